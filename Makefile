@@ -1,0 +1,160 @@
+# tidepool - see README.md. `make` builds build/tidepool; `make test` installs what is
+# missing, then runs the test suite twice (as built, and with ASan+UBSan).
+#
+# Project flags wrap the user's: `make OPT=-O0 CFLAGS=-fsanitize=address,undefined` works.
+# V=1 shows the commands.
+
+VERSION = 0.1.0
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+DESTDIR ?=
+BUILD ?= build
+OPT ?= -O2
+PKG_CONFIG ?= pkg-config
+
+PKGS = libpng libavcodec libavformat libavutil libswscale libcjson
+
+# Determinism: no FMA contraction, never -ffast-math (DESIGN.md).
+TP_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
+	-Wall -Wextra -Wpedantic -Wshadow -Wno-unknown-pragmas \
+	$(OPT) -g -ffp-contract=off -fno-fast-math -fopenmp -Isrc \
+	$(shell $(PKG_CONFIG) --cflags $(PKGS)) -DTP_VERSION='"$(VERSION)"' \
+	-MMD -MP $(CFLAGS)
+TP_LDFLAGS = -fopenmp $(LDFLAGS)
+TP_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS)) -lpthread -lm $(LDLIBS)
+
+SRC_UTIL = \
+	src/util/error.c \
+	src/util/image.c \
+	src/util/opts.c \
+	src/util/rng.c \
+	src/util/progress.c \
+	src/util/fsutil.c
+
+SRC_SCENE = \
+	src/scene/load.c \
+	src/scene/jsonpos.c
+
+SRC_SOLVERS = \
+	src/solvers/registry.c \
+	src/solvers/hooke.c \
+	src/solvers/ripple.c
+
+SRC_SIM = \
+	src/sim/stepper.c
+
+SRC_RENDER = \
+	src/render/render.c \
+	src/render/refract.c \
+	src/render/background.c
+
+SRC_ENCODE = \
+	src/encode/registry.c \
+	src/encode/sink.c \
+	src/encode/png.c \
+	src/encode/pngseq.c \
+	src/encode/null.c \
+	src/encode/queue.c
+
+SRC_COMPARE =
+
+SRC_CLI = \
+	src/cli/common.c \
+	src/cli/render.c \
+	src/cli/validate.c \
+	src/cli/solvers.c
+
+LIB_SRCS = $(SRC_UTIL) $(SRC_SCENE) $(SRC_SOLVERS) $(SRC_SIM) $(SRC_RENDER) \
+	$(SRC_ENCODE) $(SRC_COMPARE) $(SRC_CLI)
+
+TEST_SRCS = \
+	tests/test_util.c \
+	tests/reference/seed_hooke.c \
+	tests/reference/seed_ripple.c
+
+BENCH_SRCS = \
+	tests/bench/main.c
+
+LIB_OBJS = $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+MAIN_OBJ = $(BUILD)/obj/src/main.o
+TEST_OBJS = $(TEST_SRCS:%.c=$(BUILD)/obj/%.o)
+BENCH_OBJS = $(BENCH_SRCS:%.c=$(BUILD)/obj/%.o) \
+	$(filter $(BUILD)/obj/tests/reference/%,$(TEST_OBJS))
+
+BIN = $(BUILD)/tidepool
+TEST_BIN = $(BUILD)/tidepool-tests
+BENCH_BIN = $(BUILD)/tidepool-bench
+
+ifeq ($(V),1)
+Q =
+else
+Q = @
+endif
+
+.PHONY: all deps test check check-asan bench demo install uninstall clean format lint
+
+all: $(BIN)
+
+$(BIN): $(LIB_OBJS) $(MAIN_OBJ)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(TP_LDFLAGS) -o $@ $^ $(TP_LIBS)
+
+$(TEST_BIN): $(LIB_OBJS) $(TEST_OBJS)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(TP_LDFLAGS) -o $@ $^ $(TP_LIBS) $(shell $(PKG_CONFIG) --libs criterion)
+
+$(BENCH_BIN): $(LIB_OBJS) $(BENCH_OBJS)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(TP_LDFLAGS) -o $@ $^ $(TP_LIBS)
+
+$(BUILD)/obj/tests/%.o: tests/%.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(TP_CFLAGS) -Itests $(shell $(PKG_CONFIG) --cflags criterion) -c -o $@ $<
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(TP_CFLAGS) -c -o $@ $<
+
+deps:
+	@sh scripts/install-deps.sh
+
+# The suite runs from the repository root; TP_BIN tells end-to-end tests what to run.
+check: $(BIN) $(TEST_BIN)
+	TP_BIN=$(BIN) TP_BUILD=$(BUILD) $(TEST_BIN) $(TESTFLAGS)
+
+check-asan:
+	$(MAKE) BUILD=build/asan OPT=-O1 \
+		CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined $(CFLAGS)" \
+		LDFLAGS="-fsanitize=address,undefined $(LDFLAGS)" check
+
+test: deps
+	$(MAKE) check
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 $(MAKE) check-asan
+
+bench: deps $(BIN) $(BENCH_BIN)
+	@sh scripts/bench.sh $(BUILD)
+
+demo: deps $(BIN)
+	@mkdir -p out
+	$(BIN) render scenes/pond.json -o out/pond.mp4 -y
+
+install: $(BIN)
+	install -d $(DESTDIR)$(BINDIR)
+	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/tidepool
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/tidepool
+
+format:
+	clang-format -i $(LIB_SRCS) src/main.c $(TEST_SRCS) src/*/*.h
+
+lint:
+	cppcheck --quiet --enable=warning,performance,portability --std=c11 -Isrc \
+		--suppress=missingIncludeSystem --error-exitcode=1 src
+
+clean:
+	rm -rf build
+
+-include $(LIB_OBJS:.o=.d) $(MAIN_OBJ:.o=.d) $(TEST_OBJS:.o=.d) $(BENCH_OBJS:.o=.d)

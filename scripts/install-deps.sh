@@ -1,0 +1,26 @@
+#!/bin/sh
+# Installs the Debian packages tidepool needs to build, test and benchmark, skipping
+# what is already present. Safe to run repeatedly; does nothing when all are installed.
+set -eu
+
+PKGS="build-essential pkg-config libpng-dev libavcodec-dev libavformat-dev
+libavutil-dev libswscale-dev libcjson-dev libcriterion-dev ffmpeg imagemagick"
+
+missing=""
+for p in $PKGS; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		missing="$missing $p"
+	fi
+done
+
+[ -z "$missing" ] && exit 0
+
+echo "install-deps: installing:$missing"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+	SUDO="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing

@@ -1,0 +1,69 @@
+/*
+ * encoder.h - output sinks: PNG sequences, MP4, hash manifests, null.
+ *
+ * An encoder is a const descriptor (same shape as a solver): everything in its file is
+ * static but `const tp_encoder tp_encoder_NAME`, listed once in registry.c. The caller
+ * allocates priv_size zeroed bytes and calls check() before any simulation (so an
+ * unwritable directory or an existing file without -y is reported up front), then open(),
+ * write_frame() for frames 0, 1, 2, ... in order, and close() exactly once, even after a
+ * failed open(). Outputs are written under a temporary name and renamed when complete.
+ */
+#ifndef TP_ENCODE_ENCODER_H
+#define TP_ENCODE_ENCODER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/error.h"
+#include "util/image.h"
+
+typedef struct enc_config {
+	const char *path; /* file, or a printf pattern with one %d for PNG sequences */
+	int w, h;
+	double fps;
+	int frames;       /* expected frame count (for sizing and messages) */
+	tp_pixfmt fmt;    /* pixel format of the frames that will be written */
+	int overwrite;    /* -y: replace existing outputs */
+	/* mp4 */
+	int crf;          /* -1: encoder default (18) */
+	const char *preset; /* NULL: encoder default */
+	int64_t bitrate;  /* bits/s, 0 = use crf */
+} enc_config;
+
+typedef enum enc_close_mode {
+	ENC_CLOSE_DONE,        /* all frames written: finalise and rename into place */
+	ENC_CLOSE_INTERRUPTED, /* Ctrl-C: finalise what was written (playable), rename */
+	ENC_CLOSE_FAILED,      /* an error: remove temporaries, leave the output untouched */
+} enc_close_mode;
+
+typedef struct tp_encoder {
+	const char *name;
+	const char *description;
+	size_t priv_size;
+	/* 0..100: how well this encoder claims `path` (highest wins; 0 = not mine). */
+	int (*probe)(const char *path);
+	int (*check)(const enc_config *cfg, tp_err *err);
+	int (*open)(void *priv, const enc_config *cfg, tp_err *err);
+	int (*write_frame)(void *priv, int index, const tp_image *img, tp_err *err);
+	int (*close)(void *priv, enc_close_mode mode, tp_err *err);
+} tp_encoder;
+
+extern const tp_encoder *const tp_encoders[]; /* registry.c, NULL-terminated */
+const tp_encoder *enc_find_for_path(const char *path);
+const tp_encoder *enc_find(const char *name);
+
+/* A sink: an encoder bound to one configuration. */
+typedef struct enc_sink enc_sink;
+int enc_sink_create(const tp_encoder *e, const enc_config *cfg, enc_sink **out, tp_err *err);
+int enc_sink_write(enc_sink *s, int index, const tp_image *img, tp_err *err);
+int enc_sink_close(enc_sink *s, enc_close_mode mode, tp_err *err);
+void enc_sink_destroy(enc_sink *s); /* closes with ENC_CLOSE_FAILED if still open */
+
+/* Shared helpers for file outputs. */
+/* Fails with a clear message if the directory of `path` does not exist or is not
+ * writable, or if `path` exists and !overwrite. */
+int enc_check_output(const char *path, int overwrite, tp_err *err);
+/* Makes "<dir>/.<base>.tmp-<pid>" for `path`. */
+void enc_temp_name(const char *path, char *buf, size_t n);
+
+#endif

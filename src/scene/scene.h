@@ -1,0 +1,176 @@
+/*
+ * scene.h - a validated, immutable scene: everything a render needs to know.
+ *
+ * scene_load() parses a tidepool-scene/1 JSON file (format reference: scenes/README.md),
+ * applies command-line overrides, validates every field and resolves file paths relative
+ * to the scene file. On success the caller owns the scene and frees it with
+ * scene_destroy(); every array inside belongs to the scene. After loading the scene is
+ * read-only: solvers, the stepper and the renderer take `const scene *`.
+ *
+ * Errors are one line, "FILE:LINE:COL: json.path: what is wrong (got X)", code TP_EINPUT
+ * (TP_EIO if the file cannot be read). Units: lengths in output pixels, times in seconds,
+ * heights in "height units" (1.0 = a drop of strength 1 at its centre).
+ *
+ * The struct is exposed (not opaque) because it is plain immutable data; nothing but
+ * scene/ writes to it.
+ */
+#ifndef TP_SCENE_SCENE_H
+#define TP_SCENE_SCENE_H
+
+#include <stdint.h>
+
+#include "util/error.h"
+
+struct tp_solver;
+
+typedef enum scene_boundary {
+	SCENE_BOUNDARY_REFLECT, /* waves bounce off the edges (Neumann / held edge) */
+	SCENE_BOUNDARY_ABSORB,  /* waves leave without coming back */
+	SCENE_BOUNDARY_WRAP,    /* periodic: the output tiles */
+} scene_boundary;
+
+/* One keyframe of a path; between keyframes positions are linearly interpolated, before
+ * the first and after the last they hold. */
+typedef struct scene_key {
+	double t;
+	double x, y;  /* centre, pixels */
+	double angle; /* degrees, counter-clockwise; 0 if absent */
+} scene_key;
+
+typedef struct scene_path {
+	int n; /* >= 1 */
+	scene_key *keys; /* sorted by strictly increasing t */
+} scene_path;
+
+typedef struct scene_drop {
+	double t;
+	double x, y;
+	double radius;   /* pixels, > 0 */
+	double strength; /* height units at the centre; negative pushes down */
+} scene_drop;
+
+typedef enum scene_emitter_type {
+	SCENE_EMIT_RAIN,   /* random drops over an area (every solver) */
+	SCENE_EMIT_STREAM, /* a nozzle of particles (sph) */
+} scene_emitter_type;
+
+typedef struct scene_emitter {
+	scene_emitter_type type;
+	double from, to;                   /* active time window [from, to) */
+	double rate;                       /* rain: drops/s; stream: particles/s */
+	double radius[2];                  /* rain: drop radius range */
+	double strength[2];                /* rain: drop strength range */
+	double area[4];                    /* rain: x, y, w, h (default: whole pool) */
+	double at[2];                      /* stream: nozzle position */
+	double direction;                  /* stream: degrees, 0 = +x, 90 = +y (down) */
+	double speed;                      /* stream: pixels/s */
+	double spread;                     /* stream: degrees of random spread */
+	int cap;                           /* stream: max particles emitted (0 = no cap) */
+} scene_emitter;
+
+typedef struct scene_box {
+	double size[2];  /* footprint w, h in pixels */
+	double height;   /* vertical extent in height units */
+	double density;  /* relative to water (floating boxes) */
+	int floating;    /* 1: dynamic (the path gives only the start); 0: kinematic */
+	scene_path path;
+} scene_box;
+
+typedef struct scene_block { /* sph: initial rectangle of fluid (dam break) */
+	double x, y, w, h;
+} scene_block;
+
+typedef struct scene_tank { /* sph: the container, keyframed like a box */
+	double size[2];
+	scene_path path;
+} scene_tank;
+
+typedef enum scene_pattern {
+	SCENE_PATTERN_TILES,
+	SCENE_PATTERN_CHECKER,
+	SCENE_PATTERN_PEBBLES,
+	SCENE_PATTERN_GRADIENT,
+} scene_pattern;
+
+typedef struct scene_background {
+	char *image;           /* resolved PNG path, or NULL for a pattern */
+	scene_pattern pattern;
+	double scale;          /* pattern cell size in pixels */
+	uint8_t color[2][3];   /* pattern's two colours (sRGB) */
+} scene_background;
+
+typedef enum scene_mode {
+	SCENE_MODE_COLOR,
+	SCENE_MODE_HEIGHT,
+	SCENE_MODE_NORMAL,
+	SCENE_MODE_CAUSTICS,
+	SCENE_MODE_PARTICLES, /* sph debug view */
+} scene_mode;
+
+typedef struct scene_render {
+	scene_mode mode;
+	double refraction;   /* background offset = refraction * slope (pixels per unit slope) */
+	double reflection;   /* brightness += reflection * height */
+	double tint[3];      /* water colour, 0..1 */
+	double tint_strength;/* 0 = clear water, 1 = opaque tint */
+	double specular;     /* strength of the sun highlight, 0 = off */
+	int shadows;         /* boxes cast a shadow on the water */
+} scene_render;
+
+typedef struct scene_param { /* a validated solver parameter */
+	char *name;
+	double value;
+} scene_param;
+
+typedef struct scene {
+	char *path; /* the scene file as given */
+	char *dir;  /* its directory, for resolving relative paths */
+
+	int width, height;
+	double fps;
+	int frames;
+	uint64_t seed;
+
+	const struct tp_solver *solver;
+	scene_param *params;
+	int nparams;
+	int substeps;
+	scene_boundary boundary;
+
+	scene_background background;
+	scene_render render;
+
+	scene_drop *drops;
+	int ndrops;
+	scene_emitter *emitters;
+	int nemitters;
+	scene_box *boxes;
+	int nboxes;
+	scene_block *blocks;
+	int nblocks;
+	int has_tank;
+	scene_tank tank;
+
+	char *output; /* resolved output path or pattern, NULL if none */
+} scene;
+
+/* Command-line values that override the scene; a zero/NULL field leaves it alone. */
+typedef struct scene_overrides {
+	int width, height;
+	int frames;
+	int has_seed;
+	uint64_t seed;
+	const char *output; /* taken as given (relative to the working directory) */
+} scene_overrides;
+
+int scene_load(const char *path, const scene_overrides *ov, scene **out, tp_err *err);
+void scene_destroy(scene *s);
+
+/* Position of a path at time t (linear between keyframes, held outside them). */
+void scene_path_eval(const scene_path *p, double t, double *x, double *y, double *angle);
+
+/* Memory bound: scenes whose per-frame working set would exceed this are refused. */
+#define SCENE_MAX_PIXELS (8192.0 * 8192.0)
+#define SCENE_MAX_FRAMES 1000000
+
+#endif

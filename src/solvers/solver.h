@@ -1,0 +1,130 @@
+/*
+ * solver.h - the solver interface: one const descriptor per solver, FFmpeg-codec style.
+ *
+ * A solver is one file under src/solvers/ in which everything is static except its
+ * `const tp_solver tp_solver_NAME`, plus one line in registry.c. The framework allocates
+ * `priv_size` zeroed bytes, fills them with the option defaults from `options`, applies
+ * the scene's "params", and calls init(). init() allocates everything the solver will ever
+ * need; step() never allocates. uninit() must be safe after a failed or partial init()
+ * (it sees the zeroed/defaulted private struct). A solver knows nothing of rendering or
+ * files: it reads the scene and the per-step input, and exposes a tp_surface.
+ *
+ * Time: frame k shows time k/fps. Frame 0 is the initial state plus the events at t <= 0;
+ * each later frame advances `substeps` steps of dt = 1 / (fps * substeps).
+ *
+ * Determinism: for a given scene and build, every method must produce the same bits
+ * whatever the OpenMP thread count (static schedules, fixed-size reduction chunks).
+ */
+#ifndef TP_SOLVERS_SOLVER_H
+#define TP_SOLVERS_SOLVER_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "scene/scene.h"
+#include "util/error.h"
+#include "util/opts.h"
+
+/* A box as the solver sees it at one instant (kinematic poses come from the stepper;
+ * floating boxes are integrated by the solver and reported back through tp_surface). */
+typedef struct tp_box_pose {
+	double x, y;       /* centre, pixels */
+	double angle;      /* degrees about the vertical axis */
+	double vx, vy;     /* pixels/s (finite difference of the path) */
+	double z;          /* height of the box bottom in height units (floating boxes) */
+	double tilt[2];    /* radians about the x and y axes (floating boxes) */
+} tp_box_pose;
+
+/* Everything that changes from step to step, given by the stepper. */
+typedef struct tp_step_in {
+	double t;                  /* time at the end of this step */
+	double dt;                 /* seconds */
+	const tp_box_pose *boxes;  /* scene->nboxes poses at t (kinematic ones meaningful) */
+	double tank_x, tank_y;     /* tank centre at t (sph) */
+	double tank_vx, tank_vy;   /* tank velocity at t, pixels/s */
+} tp_step_in;
+
+typedef enum tp_surface_kind {
+	TP_SURFACE_HEIGHT, /* a height field over the whole image */
+	TP_SURFACE_FLUID,  /* a fluid-coverage field (sph): 0 = air, >= 1 = inside the fluid */
+} tp_surface_kind;
+
+typedef enum tp_sample_type { TP_SAMPLE_I32, TP_SAMPLE_F32 } tp_sample_type;
+
+/* What the renderer may read. Pointers stay valid until the next step()/uninit(). */
+typedef struct tp_surface {
+	tp_surface_kind kind;
+	int w, h;                 /* == scene width, height */
+	tp_sample_type type;
+	const void *data;         /* row-major samples */
+	ptrdiff_t stride;         /* samples between rows */
+	float scale;              /* height units per stored unit (int solvers: 1/unit) */
+	int wrap;                 /* periodic field: sample across the edges */
+	int nboxes;
+	const tp_box_pose *boxes; /* current poses of scene->boxes */
+	/* sph only */
+	double tank[4];           /* x, y, w, h of the tank interior, pixels */
+	int nparticles;
+	const float *px, *py;     /* particle positions (debug view) */
+} tp_surface;
+
+#define TP_STATS_MAX 16
+typedef struct tp_stats {
+	int n;
+	const char *name[TP_STATS_MAX];
+	double value[TP_STATS_MAX];
+} tp_stats;
+
+typedef struct tp_solver_ctx {
+	const struct scene *scene;
+	int threads; /* informational; OpenMP is already configured */
+} tp_solver_ctx;
+
+typedef struct tp_solver {
+	const char *name;
+	const char *description;
+	size_t priv_size;
+	const tp_option *options; /* NULL-terminated; scene "params" keys */
+	unsigned caps;            /* TP_SOLVER_* flags */
+
+	int (*init)(void *priv, const tp_solver_ctx *ctx, tp_err *err);
+	void (*uninit)(void *priv);
+	/* A drop centred at (x, y) pixels of radius r pixels and centre height `strength`. */
+	void (*drop)(void *priv, double x, double y, double r, double strength);
+	/* One step of in->dt seconds. Returns 0, or TP_EIO if the state blew up (NaN). */
+	int (*step)(void *priv, const tp_step_in *in);
+	/* Fills *out; may compute into buffers allocated at init (no allocation). */
+	void (*surface)(void *priv, tp_surface *out);
+	void (*stats)(const void *priv, tp_stats *out);
+	/* Optional checkpoints (NULL if unsupported). */
+	int (*save)(const void *priv, FILE *f, tp_err *err);
+	int (*load)(void *priv, FILE *f, tp_err *err);
+} tp_solver;
+
+enum {
+	TP_SOLVER_HEIGHTFIELD = 1u << 0,
+	TP_SOLVER_PARTICLES = 1u << 1,
+};
+
+/* registry.c */
+extern const tp_solver *const tp_solvers[]; /* NULL-terminated */
+const tp_solver *solver_find(const char *name);
+
+/* An instance: descriptor + private state. solver_create() applies defaults, the
+ * scene's params and calls init(); solver_destroy(NULL) is a no-op. */
+typedef struct solver solver;
+int solver_create(const struct scene *sc, int threads, solver **out, tp_err *err);
+void solver_destroy(solver *s);
+const tp_solver *solver_desc(const solver *s);
+void *solver_priv(solver *s);
+
+static inline void tp_stats_add(tp_stats *st, const char *name, double v)
+{
+	if (st->n < TP_STATS_MAX) {
+		st->name[st->n] = name;
+		st->value[st->n] = v;
+		st->n++;
+	}
+}
+
+#endif

@@ -1,0 +1,47 @@
+/*
+ * error.h - error codes and the error-message buffer used everywhere below src/cli/.
+ *
+ * Contract: a function that can fail returns 0 or one of the negative TP_E* codes and,
+ * on failure, writes a one-line, human-readable message into a caller-owned tp_err.
+ * Library code never prints and never exits; src/cli/ turns codes into exit statuses
+ * with tp_exit_code() and prints "tidepool: <msg>".
+ */
+#ifndef TP_UTIL_ERROR_H
+#define TP_UTIL_ERROR_H
+
+enum {
+	TP_OK = 0,
+	TP_EDIFF = -1,   /* compare: frames differ beyond tolerance */
+	TP_EUSAGE = -2,  /* bad command line */
+	TP_EINPUT = -3,  /* bad scene, image or other input */
+	TP_EIO = -4,     /* I/O or runtime failure (also out of memory) */
+	TP_EINTR = -130, /* interrupted by SIGINT/SIGTERM */
+};
+
+/* Process exit statuses (DESIGN.md "Errors, exit codes, safety"). */
+enum {
+	TP_EXIT_OK = 0,
+	TP_EXIT_DIFF = 1,
+	TP_EXIT_USAGE = 2,
+	TP_EXIT_INPUT = 3,
+	TP_EXIT_IO = 4,
+	TP_EXIT_INTR = 130,
+};
+
+typedef struct tp_err {
+	char msg[1024];
+} tp_err;
+
+/* Formats the message into e (if non-NULL) and returns code, so callers can write
+ * `return tp_errf(err, TP_EINPUT, "%s: ...", path);`. */
+int tp_errf(tp_err *e, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Prefixes an existing message: "prefix: old message". Returns code. */
+int tp_errprefix(tp_err *e, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Maps a TP_E* code (or 0) to a process exit status. */
+int tp_exit_code(int code);
+
+#endif

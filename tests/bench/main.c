@@ -1,0 +1,47 @@
+/* tidepool-bench: runs the registered workloads (all, or those named) and prints a table.
+ * scripts/bench.sh runs it as part of `make bench`. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench/bench.h"
+
+/* One line per workload file. */
+static const bench_entry *const entries[] = {
+	NULL,
+};
+
+double bench_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void bench_row(const char *workload, const char *metric, double value, const char *unit,
+	       double baseline, int higher_is_better)
+{
+	double ratio = 0;
+	if (value > 0 && baseline > 0)
+		ratio = higher_is_better ? value / baseline : baseline / value;
+	printf("| %-34s | %-22s | %12.2f %-8s | %12.2f | %7.2fx |\n", workload, metric, value,
+	       unit, baseline, ratio);
+	fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+	printf("| %-34s | %-22s | %21s | %12s | %8s |\n", "workload", "metric", "value",
+	       "baseline", "ratio");
+	printf("|%s|%s|%s|%s|%s|\n", "------------------------------------",
+	       "------------------------", "-----------------------", "--------------",
+	       "----------");
+	for (int i = 0; entries[i]; i++) {
+		int want = argc < 2;
+		for (int a = 1; a < argc; a++)
+			want |= !strcmp(argv[a], entries[i]->name);
+		if (want)
+			entries[i]->run();
+	}
+	return 0;
+}

@@ -1,0 +1,69 @@
+#include <criterion/criterion.h>
+
+#include "util/error.h"
+#include "util/opts.h"
+#include "util/rng.h"
+
+Test(rng, pcg32_reference_sequence)
+{
+	/* PCG32 reference: pcg32-demo with seed 42, stream 54 prints these first values. */
+	tp_rng r;
+	tp_rng_seed(&r, 42u, 54u);
+	const uint32_t want[] = { 0xa15c02b7, 0x7b47f409, 0xba1d3330, 0x83d2f293, 0xbfa4784b, 0xcbed606e };
+	for (int i = 0; i < 6; i++)
+		cr_assert_eq(tp_rng_u32(&r), want[i], "value %d", i);
+}
+
+Test(rng, below_stays_in_range_and_covers_it)
+{
+	tp_rng r;
+	tp_rng_seed(&r, 1, 2);
+	int seen[7] = { 0 };
+	for (int i = 0; i < 7000; i++) {
+		uint32_t v = tp_rng_below(&r, 7);
+		cr_assert_lt(v, 7u);
+		seen[v]++;
+	}
+	for (int i = 0; i < 7; i++)
+		cr_assert_gt(seen[i], 800, "bucket %d has %d", i, seen[i]);
+}
+
+Test(rng, unit_in_half_open_interval)
+{
+	tp_rng r;
+	tp_rng_seed(&r, 7, 0);
+	for (int i = 0; i < 100000; i++) {
+		double u = tp_rng_unit(&r);
+		cr_assert(u >= 0.0 && u < 1.0);
+	}
+}
+
+typedef struct { int n; double d; int b; int e; } demo_priv;
+static const char *const demo_choices[] = { "a", "bee", NULL };
+static const tp_option demo_opts[] = {
+	{ "n", "an int", offsetof(demo_priv, n), TP_OPT_INT, 5, 0, 16, NULL },
+	{ "d", "a double", offsetof(demo_priv, d), TP_OPT_DOUBLE, 0.5, 0, 1, NULL },
+	{ "b", "a bool", offsetof(demo_priv, b), TP_OPT_BOOL, 1, 0, 1, NULL },
+	{ "e", "an enum", offsetof(demo_priv, e), TP_OPT_ENUM, 1, 0, 1, demo_choices },
+	{ NULL },
+};
+
+Test(opts, defaults_set_and_range_errors)
+{
+	demo_priv p = { 0 };
+	tp_err err;
+	tp_opts_defaults(&p, demo_opts);
+	cr_assert_eq(p.n, 5);
+	cr_assert_eq(p.d, 0.5);
+	cr_assert_eq(p.b, 1);
+	cr_assert_eq(p.e, 1);
+	cr_assert_eq(tp_opts_set(&p, tp_opts_find(demo_opts, "n"), 9, &err), 0);
+	cr_assert_eq(p.n, 9);
+	cr_assert_eq(tp_opts_set(&p, tp_opts_find(demo_opts, "n"), 17, &err), TP_EINPUT);
+	cr_assert_str_eq(err.msg, "n: must be in 0..16 (got 17)");
+	cr_assert_eq(tp_opts_set(&p, tp_opts_find(demo_opts, "n"), 2.5, &err), TP_EINPUT);
+	cr_assert_str_eq(err.msg, "n: must be a whole number (got 2.5)");
+	cr_assert_null(tp_opts_find(demo_opts, "zz"));
+	cr_assert_eq(tp_exit_code(TP_EINPUT), 3);
+	cr_assert_eq(tp_exit_code(TP_EINTR), 130);
+}
