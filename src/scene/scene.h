@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "util/error.h"
+#include "util/image.h"
 
 struct tp_solver;
 
@@ -94,6 +95,7 @@ typedef enum scene_pattern {
 
 typedef struct scene_background {
 	char *image;           /* resolved PNG path, or NULL for a pattern */
+	tp_image pixels;       /* image: decoded as TP_RGB8 at load time (validated) */
 	scene_pattern pattern;
 	double scale;          /* pattern cell size in pixels */
 	uint8_t color[2][3];   /* pattern's two colours (sRGB) */

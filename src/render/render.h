@@ -1,0 +1,25 @@
+/*
+ * render.h - turns a solver surface into a picture.
+ *
+ * render_create() prepares everything a mode needs (the background at output size,
+ * lookup tables, scratch buffers) so that render_frame() never allocates. Modes:
+ * color (the refracted background, seeds 000/001), height, normal, caustics (texture
+ * maps) and particles (sph debug). The renderer knows the solver only through tp_surface.
+ * render_frame() writes into a caller-owned image of render_format() and size w x h.
+ */
+#ifndef TP_RENDER_RENDER_H
+#define TP_RENDER_RENDER_H
+
+#include "scene/scene.h"
+#include "solvers/solver.h"
+#include "util/error.h"
+#include "util/image.h"
+
+typedef struct render_ctx render_ctx;
+
+int render_create(const scene *sc, scene_mode mode, render_ctx **out, tp_err *err);
+void render_destroy(render_ctx *r);
+tp_pixfmt render_format(const render_ctx *r);
+int render_frame(render_ctx *r, const tp_surface *s, tp_image *out);
+
+#endif

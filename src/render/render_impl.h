@@ -1,0 +1,37 @@
+/*
+ * render_impl.h - what the render modes share inside src/render/ (not a public API).
+ *
+ * render.c converts the surface to float heights (height units) once per frame and
+ * dispatches to one mode function. Mode functions read `in` and write `out`; they may use
+ * in->scratch (w*h*4 floats owned by the context) and must not allocate.
+ */
+#ifndef TP_RENDER_IMPL_H
+#define TP_RENDER_IMPL_H
+
+#include "render/render.h"
+
+typedef struct render_in {
+	const scene *sc;
+	const tp_surface *surf;
+	const float *height; /* w*h heights in height units, row-major; NULL for fluid surfaces */
+	int w, h;
+	int wrap;            /* sample periodically (boundary "wrap") */
+	const tp_image *bg;  /* background, TP_RGB8, w x h */
+	float *scratch;      /* w*h*4 floats */
+} render_in;
+
+/* refract.c: seeds 000/001 refraction + reflection, tint and specular (TP_RGB8). */
+void render_color(const render_in *in, tp_image *out);
+/* background.c: the background at w x h as TP_RGB8 (pattern, or the scene's image
+ * tiled/scaled to cover). */
+int render_background(const scene *sc, int w, int h, tp_image *out, tp_err *err);
+/* boxes.c: draws boxes (solid, lit blocks, optional shadow) over a TP_RGB8 frame. */
+void render_boxes(const render_in *in, tp_image *out);
+/* fluid.c: the sph fluid surface over the background, tank and obstacles (TP_RGB8). */
+void render_fluid(const render_in *in, tp_image *out);
+/* maps.c: texture maps. */
+void render_height_map(const render_in *in, tp_image *out);
+void render_normal_map(const render_in *in, tp_image *out);
+void render_caustics(const render_in *in, tp_image *out);
+
+#endif
