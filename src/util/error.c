@@ -24,7 +24,16 @@ int tp_errprefix(tp_err *e, int code, const char *fmt, ...)
 		vsnprintf(prefix, sizeof prefix, fmt, ap);
 		va_end(ap);
 		memcpy(old, e->msg, sizeof old);
-		snprintf(e->msg, sizeof e->msg, "%s: %s", prefix, old);
+		size_t n = strlen(prefix);
+		if (n + 2 < sizeof e->msg) {
+			memcpy(e->msg, prefix, n);
+			memcpy(e->msg + n, ": ", 2);
+			size_t m = strlen(old);
+			if (m > sizeof e->msg - n - 3)
+				m = sizeof e->msg - n - 3;
+			memcpy(e->msg + n + 2, old, m);
+			e->msg[n + 2 + m] = 0;
+		}
 	}
 	return code;
 }

@@ -1,0 +1,36 @@
+/*
+ * cli.h - what the subcommands share: their entry points, error printing, signal state
+ * and option parsing helpers. Only src/cli/ and src/main.c print or choose exit codes.
+ */
+#ifndef TP_CLI_CLI_H
+#define TP_CLI_CLI_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "util/error.h"
+
+int cmd_render(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+int cmd_solvers(int argc, char **argv);
+
+/* Set by SIGINT/SIGTERM once tp_cli_catch_signals() ran; long loops poll it. */
+extern volatile sig_atomic_t tp_cli_interrupted;
+void tp_cli_catch_signals(void);
+
+/* Prints "tidepool: MSG" to stderr and returns the exit status for code. */
+int tp_cli_fail(int code, const tp_err *err);
+/* Prints "tidepool: CMD: MSG" plus a hint to --help, returns TP_EXIT_USAGE. */
+int tp_cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Strict number parsing for option values: the whole string must be consumed. */
+int tp_parse_int(const char *s, long min, long max, long *out);
+int tp_parse_double(const char *s, double *out);
+int tp_parse_u64(const char *s, uint64_t *out);
+/* "640x360" */
+int tp_parse_size(const char *s, int *w, int *h);
+
+/* Applies --threads (0 = all cores) to OpenMP; returns the thread count in use. */
+int tp_cli_threads(int n);
+
+#endif

@@ -1,0 +1,226 @@
+/* png.c - PNG reading and writing through libpng (the only file that includes png.h). */
+#include "encode/png.h"
+
+#include <errno.h>
+#include <png.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "encode/encoder.h"
+#include "util/fsutil.h"
+
+typedef struct png_io {
+	char msg[256];
+} png_io;
+
+static void on_error(png_structp png, png_const_charp msg)
+{
+	png_io *io = png_get_error_ptr(png);
+	snprintf(io->msg, sizeof io->msg, "%s", msg);
+	png_longjmp(png, 1);
+}
+
+static void on_warning(png_structp png, png_const_charp msg)
+{
+	(void)png;
+	(void)msg;
+}
+
+/* Converts one decoded row (RGBA16 big-endian after transforms below) to `want`. */
+static void convert_row(const png_byte *src, uint8_t *dst, int w, tp_pixfmt want)
+{
+	for (int x = 0; x < w; x++) {
+		const png_byte *p = src + 8 * x;
+		unsigned c[4];
+		for (int k = 0; k < 4; k++)
+			c[k] = (unsigned)(p[2 * k] << 8 | p[2 * k + 1]);
+		if (want != TP_RGBA8) /* composite over black: c * a / 65535, rounded */
+			for (int k = 0; k < 3; k++)
+				c[k] = (unsigned)(((uint64_t)c[k] * c[3] + 32767) / 65535);
+		switch (want) {
+		case TP_RGB8:
+			for (int k = 0; k < 3; k++)
+				dst[3 * x + k] = (uint8_t)((c[k] * 255 + 32767) / 65535);
+			break;
+		case TP_RGBA8:
+			for (int k = 0; k < 4; k++)
+				dst[4 * x + k] = (uint8_t)((c[k] * 255 + 32767) / 65535);
+			break;
+		case TP_RGB16:
+			for (int k = 0; k < 3; k++)
+				((uint16_t *)dst)[3 * x + k] = (uint16_t)c[k];
+			break;
+		case TP_GRAY16: /* Rec. 709 luma on the stored values */
+			((uint16_t *)dst)[x] = (uint16_t)((2126 * c[0] + 7152 * c[1] + 722 * c[2] + 5000) / 10000);
+			break;
+		case TP_GRAY8:
+			dst[x] = (uint8_t)(((2126 * c[0] + 7152 * c[1] + 722 * c[2] + 5000) / 10000 * 255 + 32767) / 65535);
+			break;
+		}
+	}
+}
+
+int tp_png_read(const char *path, tp_pixfmt want, tp_image *out, tp_err *err)
+{
+	memset(out, 0, sizeof *out);
+	png_io io = { "" };
+	png_structp png = NULL;
+	png_infop info = NULL;
+	png_bytep volatile row = NULL; /* survives longjmp */
+	int rc = TP_EINPUT;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return tp_errf(err, TP_EIO, "%s: cannot open (%s)", path, strerror(errno));
+
+	png_byte sig[8];
+	if (fread(sig, 1, 8, f) != 8 || png_sig_cmp(sig, 0, 8)) {
+		fclose(f);
+		return tp_errf(err, TP_EINPUT, "%s: not a PNG file", path);
+	}
+	png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &io, on_error, on_warning);
+	if (png)
+		info = png_create_info_struct(png);
+	if (!png || !info) {
+		rc = tp_errf(err, TP_EIO, "%s: out of memory", path);
+		goto fail;
+	}
+	if (setjmp(png_jmpbuf(png))) {
+		rc = tp_errf(err, TP_EINPUT, "%s: corrupt PNG (%s)", path, io.msg);
+		goto fail;
+	}
+	png_init_io(png, f);
+	png_set_sig_bytes(png, 8);
+	/* Refuse absurd dimensions before allocating (libpng's default limit is 1M x 1M). */
+	png_set_user_limits(png, 32768, 32768);
+	png_read_info(png, info);
+
+	png_uint_32 w = png_get_image_width(png, info), h = png_get_image_height(png, info);
+	int color = png_get_color_type(png, info);
+	/* Expand everything to 16-bit RGBA so one conversion handles every PNG type. */
+	png_set_expand(png);
+	png_set_expand_16(png);
+	if (color == PNG_COLOR_TYPE_GRAY || color == PNG_COLOR_TYPE_GRAY_ALPHA)
+		png_set_gray_to_rgb(png);
+	png_set_add_alpha(png, 0xffff, PNG_FILLER_AFTER);
+	int passes = png_set_interlace_handling(png);
+	png_read_update_info(png, info);
+	if (png_get_rowbytes(png, info) != (size_t)w * 8) {
+		rc = tp_errf(err, TP_EINPUT, "%s: unsupported PNG layout", path);
+		goto fail;
+	}
+	if (tp_image_alloc(out, (int)w, (int)h, want) < 0) {
+		rc = tp_errf(err, TP_EIO, "%s: out of memory for %ux%u image", path, w, h);
+		goto fail;
+	}
+	if (passes > 1) {
+		/* Interlaced: decode the whole image at 16-bit RGBA first. */
+		row = malloc((size_t)w * 8 * h);
+		png_bytep *rows = malloc(sizeof *rows * h);
+		if (!row || !rows) {
+			free(rows);
+			rc = tp_errf(err, TP_EIO, "%s: out of memory", path);
+			goto fail;
+		}
+		for (png_uint_32 y = 0; y < h; y++)
+			rows[y] = row + (size_t)y * w * 8;
+		png_read_image(png, rows);
+		free(rows);
+		for (png_uint_32 y = 0; y < h; y++)
+			convert_row(row + (size_t)y * w * 8, tp_image_row(out, (int)y), (int)w, want);
+	} else {
+		row = malloc((size_t)w * 8);
+		if (!row) {
+			rc = tp_errf(err, TP_EIO, "%s: out of memory", path);
+			goto fail;
+		}
+		for (png_uint_32 y = 0; y < h; y++) {
+			png_read_row(png, row, NULL);
+			convert_row(row, tp_image_row(out, (int)y), (int)w, want);
+		}
+	}
+	png_read_end(png, NULL);
+	png_destroy_read_struct(&png, &info, NULL);
+	free(row);
+	fclose(f);
+	return 0;
+fail:
+	png_destroy_read_struct(&png, &info, NULL);
+	free(row);
+	fclose(f);
+	tp_image_free(out);
+	return rc;
+}
+
+/* Writes to an open FILE; returns 0 or fills io->msg. Kept apart from tp_png_write so the
+ * setjmp frame holds no locals that need to survive the longjmp. */
+static int write_stream(FILE *f, const tp_image *img, int level, png_io *io)
+{
+	png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, io, on_error, on_warning);
+	png_infop info = png ? png_create_info_struct(png) : NULL;
+	if (!png || !info) {
+		png_destroy_write_struct(&png, &info);
+		snprintf(io->msg, sizeof io->msg, "out of memory");
+		return -1;
+	}
+	if (setjmp(png_jmpbuf(png))) {
+		png_destroy_write_struct(&png, &info);
+		return -1;
+	}
+	png_init_io(png, f);
+	int type, depth = 8;
+	switch (img->fmt) {
+	case TP_RGB8: type = PNG_COLOR_TYPE_RGB; break;
+	case TP_RGBA8: type = PNG_COLOR_TYPE_RGBA; break;
+	case TP_GRAY8: type = PNG_COLOR_TYPE_GRAY; break;
+	case TP_GRAY16: type = PNG_COLOR_TYPE_GRAY; depth = 16; break;
+	default: type = PNG_COLOR_TYPE_RGB; depth = 16; break;
+	}
+	png_set_IHDR(png, info, (png_uint_32)img->w, (png_uint_32)img->h, depth, type,
+		     PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+	png_set_compression_level(png, level < 0 ? 6 : level);
+	/* The frames are photographic; Paeth/sub filters pay off, and a fixed choice keeps
+	 * the output bytes independent of libpng's heuristics across versions. */
+	png_set_filter(png, 0, PNG_FILTER_SUB | PNG_FILTER_PAETH);
+	png_write_info(png, info);
+	if (depth == 16)
+		png_set_swap(png); /* our samples are host (little) endian, PNG is big endian */
+	for (int y = 0; y < img->h; y++)
+		png_write_row(png, tp_image_row(img, y));
+	png_write_end(png, NULL);
+	png_destroy_write_struct(&png, &info);
+	return 0;
+}
+
+int tp_png_write(const char *path, const tp_image *img, int level, tp_err *err)
+{
+	char tmp[4352];
+	enc_temp_name(path, tmp, sizeof tmp);
+	FILE *f = fopen(tmp, "wb");
+	if (!f)
+		return tp_errf(err, TP_EIO, "%s: cannot create (%s)", tmp, strerror(errno));
+	png_io io = { "" };
+	int bad = write_stream(f, img, level, &io);
+	if (!bad && fflush(f) != 0) {
+		snprintf(io.msg, sizeof io.msg, "%s", strerror(errno));
+		bad = 1;
+	}
+	if (ferror(f) && !bad) {
+		snprintf(io.msg, sizeof io.msg, "write error");
+		bad = 1;
+	}
+	if (fclose(f) != 0 && !bad) {
+		snprintf(io.msg, sizeof io.msg, "%s", strerror(errno));
+		bad = 1;
+	}
+	if (bad) {
+		unlink(tmp);
+		/* libpng reports a failed fwrite as "Write Error"; errno says why (e.g. ENOSPC). */
+		if (errno == ENOSPC)
+			snprintf(io.msg, sizeof io.msg, "%s", strerror(ENOSPC));
+		return tp_errf(err, TP_EIO, "%s: cannot write PNG (%s)", path, io.msg);
+	}
+	return tp_commit_file(tmp, path, err);
+}

@@ -1,0 +1,175 @@
+/*
+ * pngseq.c - PNG frames: a printf pattern with one %d ("out/%04d.png") or, for a
+ * single-frame render, a plain file name.
+ *
+ * Frames are compressed in parallel in small batches (each frame is its own file, so the
+ * bytes do not depend on the thread count) and each is written under a temporary name and
+ * renamed when complete. On failure the frames this render wrote are removed again.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "encode/encoder.h"
+#include "encode/png.h"
+#include "util/fsutil.h"
+
+#define BATCH 4
+
+typedef struct pngseq {
+	char pattern[4096];
+	int is_pattern;
+	int frames;
+	tp_image batch[BATCH];
+	int batch_index[BATCH];
+	int nbatch;
+	int written; /* frames 0..written-1 are on disk */
+	int overwrite;
+} pngseq;
+
+/* Accepts exactly one %d conversion (optionally "%0Nd"); "%%" is a literal percent. */
+static int pattern_kind(const char *p)
+{
+	int convs = 0;
+	for (; *p; p++) {
+		if (*p != '%')
+			continue;
+		if (p[1] == '%') {
+			p++;
+			continue;
+		}
+		p++;
+		while (*p == '0')
+			p++;
+		while (isdigit((unsigned char)*p))
+			p++;
+		if (*p != 'd')
+			return -1;
+		convs++;
+	}
+	return convs > 1 ? -1 : convs;
+}
+
+static void frame_path(const pngseq *s, int index, char *buf, size_t n)
+{
+	if (s->is_pattern)
+		snprintf(buf, n, s->pattern, index);
+	else
+		snprintf(buf, n, "%s", s->pattern);
+}
+
+static int pngseq_probe(const char *path)
+{
+	size_t n = strlen(path);
+	return n > 4 && !strcasecmp(path + n - 4, ".png") ? 50 : 0;
+}
+
+static int pngseq_check(const enc_config *cfg, tp_err *err)
+{
+	int kind = pattern_kind(cfg->path);
+	if (kind < 0)
+		return tp_errf(err, TP_EUSAGE, "%s: a PNG pattern takes one %%d (like out/%%04d.png)", cfg->path);
+	if (kind == 0 && cfg->frames > 1)
+		return tp_errf(err, TP_EUSAGE,
+			       "%s: %d frames need a pattern with %%d (like out/%%04d.png), or use --frames 1",
+			       cfg->path, cfg->frames);
+	int rc = tp_mkdirs_for(cfg->path, err);
+	if (rc < 0)
+		return rc;
+	pngseq tmp = { .is_pattern = kind == 1 };
+	snprintf(tmp.pattern, sizeof tmp.pattern, "%s", cfg->path);
+	for (int i = 0; i < cfg->frames; i++) {
+		char path[4352];
+		frame_path(&tmp, i, path, sizeof path);
+		rc = enc_check_output(path, cfg->overwrite, err);
+		if (rc < 0)
+			return rc;
+		if (cfg->overwrite)
+			break; /* the directory is what matters then */
+	}
+	return 0;
+}
+
+static int pngseq_open(void *priv, const enc_config *cfg, tp_err *err)
+{
+	pngseq *s = priv;
+	int rc = pngseq_check(cfg, err);
+	if (rc < 0)
+		return rc;
+	snprintf(s->pattern, sizeof s->pattern, "%s", cfg->path);
+	s->is_pattern = pattern_kind(cfg->path) == 1;
+	s->frames = cfg->frames;
+	s->overwrite = cfg->overwrite;
+	for (int i = 0; i < BATCH; i++)
+		if (tp_image_alloc(&s->batch[i], cfg->w, cfg->h, cfg->fmt) < 0)
+			return tp_errf(err, TP_EIO, "out of memory");
+	return 0;
+}
+
+static int flush_batch(pngseq *s, tp_err *err)
+{
+	int rc = 0;
+	tp_err errs[BATCH];
+	int rcs[BATCH];
+	/* Each frame is compressed independently, so scheduling cannot change any byte. */
+#pragma omp parallel for schedule(static, 1)
+	for (int i = 0; i < s->nbatch; i++) {
+		char path[4352];
+		frame_path(s, s->batch_index[i], path, sizeof path);
+		rcs[i] = tp_png_write(path, &s->batch[i], -1, &errs[i]);
+	}
+	for (int i = 0; i < s->nbatch; i++) {
+		if (rcs[i] < 0 && rc == 0) {
+			rc = rcs[i];
+			*err = errs[i];
+		}
+	}
+	if (rc == 0)
+		s->written = s->batch_index[s->nbatch - 1] + 1;
+	s->nbatch = 0;
+	return rc;
+}
+
+static int pngseq_write(void *priv, int index, const tp_image *img, tp_err *err)
+{
+	pngseq *s = priv;
+	tp_image *dst = &s->batch[s->nbatch];
+	size_t row = (size_t)img->w * (size_t)tp_pixfmt_bytes(img->fmt);
+	for (int y = 0; y < img->h; y++)
+		memcpy(tp_image_row(dst, y), tp_image_row(img, y), row);
+	s->batch_index[s->nbatch++] = index;
+	return s->nbatch == BATCH ? flush_batch(s, err) : 0;
+}
+
+static int pngseq_close(void *priv, enc_close_mode mode, tp_err *err)
+{
+	pngseq *s = priv;
+	int rc = 0;
+	if (mode != ENC_CLOSE_FAILED && s->nbatch > 0)
+		rc = flush_batch(s, err);
+	if (mode == ENC_CLOSE_FAILED || rc < 0) {
+		/* Leave no partial sequence behind after an error. */
+		for (int i = 0; i < s->written; i++) {
+			char path[4352];
+			frame_path(s, i, path, sizeof path);
+			unlink(path);
+		}
+	}
+	for (int i = 0; i < BATCH; i++)
+		tp_image_free(&s->batch[i]);
+	return rc;
+}
+
+const tp_encoder tp_encoder_pngseq = {
+	.name = "png",
+	.description = "PNG frames (a pattern such as out/%04d.png, or one file for one frame)",
+	.priv_size = sizeof(pngseq),
+	.probe = pngseq_probe,
+	.check = pngseq_check,
+	.open = pngseq_open,
+	.write_frame = pngseq_write,
+	.close = pngseq_close,
+};

@@ -1,0 +1,61 @@
+/* registry.c - the list of encoders and output-path helpers shared by file encoders. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "encode/encoder.h"
+#include "util/fsutil.h"
+
+extern const tp_encoder tp_encoder_pngseq;
+extern const tp_encoder tp_encoder_null;
+
+/* Adding an encoder: one file plus one line here. */
+const tp_encoder *const tp_encoders[] = {
+	&tp_encoder_pngseq,
+	&tp_encoder_null,
+	NULL,
+};
+
+const tp_encoder *enc_find_for_path(const char *path)
+{
+	const tp_encoder *best = NULL;
+	int best_score = 0;
+	for (int i = 0; tp_encoders[i]; i++) {
+		int s = tp_encoders[i]->probe(path);
+		if (s > best_score) {
+			best_score = s;
+			best = tp_encoders[i];
+		}
+	}
+	return best;
+}
+
+const tp_encoder *enc_find(const char *name)
+{
+	for (int i = 0; tp_encoders[i]; i++)
+		if (!strcmp(tp_encoders[i]->name, name))
+			return tp_encoders[i];
+	return NULL;
+}
+
+int enc_check_output(const char *path, int overwrite, tp_err *err)
+{
+	char dir[4096];
+	tp_path_dir(path, dir, sizeof dir);
+	int rc = tp_dir_writable(dir, err);
+	if (rc < 0)
+		return tp_errprefix(err, rc, "%s", path);
+	if (!overwrite && tp_path_exists(path))
+		return tp_errf(err, TP_EIO, "%s: already exists (use -y to overwrite)", path);
+	return 0;
+}
+
+void enc_temp_name(const char *path, char *buf, size_t n)
+{
+	char dir[4096];
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	tp_path_dir(path, dir, sizeof dir);
+	/* Hidden and pid-tagged: never mistaken for output, never shared by two renders. */
+	snprintf(buf, n, "%s/.%s.tmp-%ld", dir, base, (long)getpid());
+}

@@ -1,0 +1,67 @@
+/* tidepool - batch renderer for water. main() dispatches through the command table. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+typedef struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+} command;
+
+static const command commands[] = {
+	{ "render", cmd_render, "simulate a scene and write PNG frames, an MP4 or nothing" },
+	{ "validate", cmd_validate, "check scene files without rendering" },
+	{ "solvers", cmd_solvers, "list solvers and their parameters" },
+};
+
+static void print_help(FILE *f)
+{
+	fprintf(f, "usage: tidepool COMMAND [options]\n\n"
+		   "tidepool simulates water described by a JSON scene file and renders it.\n\n"
+		   "commands:\n");
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\n'tidepool COMMAND --help' describes a command; the scene format is in\n"
+		   "scenes/README.md. Options: -h/--help, -V/--version.\n");
+}
+
+static int finish(int status)
+{
+	/* A full disk or closed pipe on stdout must not pass silently. */
+	if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
+		fprintf(stderr, "tidepool: error writing to standard output\n");
+		return status ? status : 4;
+	}
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		print_help(stderr);
+		return 2;
+	}
+	const char *cmd = argv[1];
+	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+		if (argc > 2 && strcmp(cmd, "help") == 0) {
+			for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+				if (!strcmp(argv[2], commands[i].name)) {
+					char *args[] = { argv[2], "--help", NULL };
+					return finish(commands[i].run(2, args));
+				}
+		}
+		print_help(stdout);
+		return finish(0);
+	}
+	if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version")) {
+		printf("tidepool %s\n", TP_VERSION);
+		return finish(0);
+	}
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (!strcmp(cmd, commands[i].name))
+			return finish(commands[i].run(argc - 1, argv + 1));
+	fprintf(stderr, "tidepool: unknown command '%s' (see 'tidepool --help')\n", cmd);
+	return 2;
+}

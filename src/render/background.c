@@ -1,0 +1,155 @@
+/*
+ * background.c - what lies under the water: the scene's PNG (decoded by the scene loader)
+ * resampled to the output size, or a built-in pattern, so no asset is ever required.
+ *
+ * Patterns are pure functions of the pixel position (and a hash for per-tile variation),
+ * so they are identical on every run. With boundary "wrap" the cell size is adjusted to
+ * divide the frame exactly, so the background tiles too.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "render/render_impl.h"
+
+static uint32_t hash2(int32_t x, int32_t y)
+{
+	uint32_t h = (uint32_t)x * 0x8da6b343u ^ (uint32_t)y * 0xd8163841u;
+	h ^= h >> 13;
+	h *= 0x85ebca6bu;
+	h ^= h >> 16;
+	return h;
+}
+
+static double mixc(double a, double b, double t) { return a + (b - a) * t; }
+
+static uint8_t to8(double v)
+{
+	v = v < 0 ? 0 : v > 255 ? 255 : v;
+	return (uint8_t)(v + 0.5);
+}
+
+/* Euclidean modulo for cell coordinates. */
+static double fmodp(double a, double m)
+{
+	double r = fmod(a, m);
+	return r < 0 ? r + m : r;
+}
+
+static void pattern_pixel(const scene_background *bg, double cx, double cy, double x, double y,
+			  int periodic_w, int periodic_h, uint8_t *out)
+{
+	const uint8_t *c0 = bg->color[0], *c1 = bg->color[1];
+	double t = 0, shade = 1;
+	int ix = (int)floor(x / cx), iy = (int)floor(y / cy);
+	if (periodic_w > 0)
+		ix = ((ix % periodic_w) + periodic_w) % periodic_w;
+	if (periodic_h > 0)
+		iy = ((iy % periodic_h) + periodic_h) % periodic_h;
+	double fx = fmodp(x, cx) / cx, fy = fmodp(y, cy) / cy;
+	switch (bg->pattern) {
+	case SCENE_PATTERN_TILES: {
+		/* Glazed tiles: face colour c0 with a little per-tile variation, grout c1,
+		 * and a soft bevel that darkens toward the grout. */
+		double g = fmax(1.0 / 14.0, 1.0 / cx);
+		double ex = fmin(fx, 1 - fx), ey = fmin(fy, 1 - fy), e = fmin(ex, ey);
+		if (e < g * 0.5) {
+			t = 1;
+		} else {
+			double bevel = fmin(1.0, (e - g * 0.5) / (g * 1.5));
+			shade = (0.90 + 0.10 * bevel) * (0.96 + 0.08 * (double)(hash2(ix, iy) & 255) / 255.0);
+		}
+		break;
+	}
+	case SCENE_PATTERN_CHECKER:
+		t = ((ix + iy) & 1) ? 1 : 0;
+		break;
+	case SCENE_PATTERN_PEBBLES: {
+		/* Cellular pattern: each cell holds a pebble at a hashed position; pixels take
+		 * the nearest one and are grout (c1) far from every pebble. */
+		double best = 1e9;
+		uint32_t bh = 0;
+		for (int dy = -1; dy <= 1; dy++)
+			for (int dx = -1; dx <= 1; dx++) {
+				int nx = ix + dx, ny = iy + dy;
+				int hx = periodic_w > 0 ? ((nx % periodic_w) + periodic_w) % periodic_w : nx;
+				int hy = periodic_h > 0 ? ((ny % periodic_h) + periodic_h) % periodic_h : ny;
+				uint32_t h = hash2(hx, hy);
+				double px = dx + 0.2 + 0.6 * (double)(h & 1023) / 1023.0;
+				double py = dy + 0.2 + 0.6 * (double)((h >> 10) & 1023) / 1023.0;
+				double d = (px - fx) * (px - fx) + (py - fy) * (py - fy);
+				if (d < best) {
+					best = d;
+					bh = h;
+				}
+			}
+		double r = sqrt(best);
+		t = r > 0.42 ? 1 : 0;
+		shade = t ? 1 : (0.75 + 0.25 * (double)((bh >> 20) & 255) / 255.0) * (1.0 - 0.5 * r);
+		break;
+	}
+	case SCENE_PATTERN_GRADIENT:
+		t = y / (cy * periodic_h > 0 ? cy * periodic_h : cy);
+		t = t < 0 ? 0 : t > 1 ? 1 : t;
+		break;
+	}
+	for (int k = 0; k < 3; k++)
+		out[k] = to8(mixc(c0[k], c1[k], t) * shade);
+}
+
+/* Bilinear resample of src (RGB8) to cover w x h exactly. */
+static void resample(const tp_image *src, tp_image *dst)
+{
+	double sx = (double)src->w / dst->w, sy = (double)src->h / dst->h;
+#pragma omp parallel for schedule(static)
+	for (int y = 0; y < dst->h; y++) {
+		uint8_t *o = tp_image_row(dst, y);
+		double fy = (y + 0.5) * sy - 0.5;
+		fy = fy < 0 ? 0 : fy > src->h - 1 ? src->h - 1 : fy;
+		int y0 = (int)fy, y1 = y0 + 1 < src->h ? y0 + 1 : y0;
+		double ty = fy - y0;
+		for (int x = 0; x < dst->w; x++) {
+			double fx = (x + 0.5) * sx - 0.5;
+			fx = fx < 0 ? 0 : fx > src->w - 1 ? src->w - 1 : fx;
+			int x0 = (int)fx, x1 = x0 + 1 < src->w ? x0 + 1 : x0;
+			double tx = fx - x0;
+			const uint8_t *r0 = tp_image_row(src, y0), *r1 = tp_image_row(src, y1);
+			for (int k = 0; k < 3; k++) {
+				double a = mixc(r0[3 * x0 + k], r0[3 * x1 + k], tx);
+				double b = mixc(r1[3 * x0 + k], r1[3 * x1 + k], tx);
+				o[3 * x + k] = to8(mixc(a, b, ty));
+			}
+		}
+	}
+}
+
+int render_background(const scene *sc, int w, int h, tp_image *out, tp_err *err)
+{
+	if (tp_image_alloc(out, w, h, TP_RGB8) < 0)
+		return tp_errf(err, TP_EIO, "out of memory for a %dx%d background", w, h);
+	const scene_background *bg = &sc->background;
+	if (bg->image) {
+		resample(&bg->pixels, out);
+		return 0;
+	}
+	double cx = bg->scale, cy = bg->scale;
+	int pw = 0, ph = 0;
+	if (sc->boundary == SCENE_BOUNDARY_WRAP) {
+		/* Whole cells across the frame, so the pattern tiles with the water. */
+		pw = (int)lround(w / cx);
+		ph = (int)lround(h / cy);
+		pw = pw < 1 ? 1 : pw;
+		ph = ph < 1 ? 1 : ph;
+		cx = (double)w / pw;
+		cy = (double)h / ph;
+	} else if (bg->pattern == SCENE_PATTERN_GRADIENT) {
+		ph = (int)ceil(h / cy);
+	}
+#pragma omp parallel for schedule(static)
+	for (int y = 0; y < h; y++) {
+		uint8_t *o = tp_image_row(out, y);
+		for (int x = 0; x < w; x++)
+			pattern_pixel(bg, cx, cy, x + 0.5, y + 0.5, pw, ph, o + 3 * x);
+	}
+	return 0;
+}

@@ -1,0 +1,175 @@
+#include "sim/stepper.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "util/rng.h"
+
+struct stepper {
+	const scene *sc;
+	solver *sol;
+	const tp_solver *desc;
+	void *priv;
+	int frame;
+	long step;        /* steps taken so far */
+	int *drop_order;  /* scene drops sorted by time */
+	int next_drop;
+	tp_rng *rain;     /* one stream per emitter */
+	tp_box_pose *poses;
+};
+
+static const scene *sort_scene; /* qsort has no context argument in C11 */
+
+static int by_time(const void *a, const void *b)
+{
+	const scene_drop *da = &sort_scene->drops[*(const int *)a];
+	const scene_drop *db = &sort_scene->drops[*(const int *)b];
+	if (da->t != db->t)
+		return da->t < db->t ? -1 : 1;
+	return *(const int *)a - *(const int *)b; /* stable: file order breaks ties */
+}
+
+int stepper_create(const scene *sc, int threads, stepper **out, tp_err *err)
+{
+	*out = NULL;
+	stepper *st = calloc(1, sizeof *st);
+	if (!st)
+		return tp_errf(err, TP_EIO, "out of memory");
+	st->sc = sc;
+	st->frame = -1;
+	st->drop_order = calloc((size_t)sc->ndrops + 1, sizeof *st->drop_order);
+	st->rain = calloc((size_t)sc->nemitters + 1, sizeof *st->rain);
+	st->poses = calloc((size_t)sc->nboxes + 1, sizeof *st->poses);
+	if (!st->drop_order || !st->rain || !st->poses) {
+		stepper_destroy(st);
+		return tp_errf(err, TP_EIO, "out of memory");
+	}
+	for (int i = 0; i < sc->ndrops; i++)
+		st->drop_order[i] = i;
+	sort_scene = sc;
+	qsort(st->drop_order, (size_t)sc->ndrops, sizeof *st->drop_order, by_time);
+	for (int i = 0; i < sc->nemitters; i++)
+		tp_rng_seed(&st->rain[i], sc->seed, 0x7261696eu + (uint64_t)i); /* "rain" + i */
+	for (int i = 0; i < sc->nboxes; i++) {
+		const scene_path *p = &sc->boxes[i].path;
+		scene_path_eval(p, 0, &st->poses[i].x, &st->poses[i].y, &st->poses[i].angle);
+	}
+	int rc = solver_create(sc, threads, &st->sol, err);
+	if (rc < 0) {
+		stepper_destroy(st);
+		return rc;
+	}
+	st->desc = solver_desc(st->sol);
+	st->priv = solver_priv(st->sol);
+	*out = st;
+	return 0;
+}
+
+void stepper_destroy(stepper *st)
+{
+	if (!st)
+		return;
+	solver_destroy(st->sol);
+	free(st->drop_order);
+	free(st->rain);
+	free(st->poses);
+	free(st);
+}
+
+/* Scheduled drops with t <= t1 not applied yet. */
+static void apply_drops(stepper *st, double t1)
+{
+	const scene *sc = st->sc;
+	while (st->next_drop < sc->ndrops) {
+		const scene_drop *d = &sc->drops[st->drop_order[st->next_drop]];
+		if (d->t > t1)
+			break;
+		st->desc->drop(st->priv, d->x, d->y, d->radius, d->strength);
+		st->next_drop++;
+	}
+}
+
+/* Rain over (t0, t1]: the expected count is rate * (overlap with [from, to)); its whole
+ * part falls for sure and its fraction with that probability. Each drop's place, radius
+ * and strength are uniform over the emitter's ranges. */
+static void apply_rain(stepper *st, double t0, double t1)
+{
+	const scene *sc = st->sc;
+	for (int i = 0; i < sc->nemitters; i++) {
+		const scene_emitter *e = &sc->emitters[i];
+		if (e->type != SCENE_EMIT_RAIN)
+			continue;
+		double a = fmax(t0, e->from), b = fmin(t1, e->to);
+		if (b <= a)
+			continue;
+		tp_rng *r = &st->rain[i];
+		double expect = e->rate * (b - a);
+		int n = (int)expect;
+		if (tp_rng_unit(r) < expect - n)
+			n++;
+		for (int k = 0; k < n; k++) {
+			double x = e->area[0] + e->area[2] * tp_rng_unit(r);
+			double y = e->area[1] + e->area[3] * tp_rng_unit(r);
+			double rad = tp_rng_range(r, e->radius[0], e->radius[1]);
+			double s = tp_rng_range(r, e->strength[0], e->strength[1]);
+			st->desc->drop(st->priv, x, y, rad, s);
+		}
+	}
+}
+
+static void eval_pose(const scene_path *p, double t0, double t1, tp_box_pose *pose)
+{
+	double x0, y0, a0;
+	scene_path_eval(p, t0, &x0, &y0, &a0);
+	scene_path_eval(p, t1, &pose->x, &pose->y, &pose->angle);
+	double dt = t1 - t0;
+	pose->vx = dt > 0 ? (pose->x - x0) / dt : 0;
+	pose->vy = dt > 0 ? (pose->y - y0) / dt : 0;
+}
+
+int stepper_next(stepper *st, tp_err *err)
+{
+	const scene *sc = st->sc;
+	st->frame++;
+	if (st->frame == 0) {
+		apply_drops(st, 0);
+		return 0;
+	}
+	double steps_per_s = sc->fps * sc->substeps;
+	for (int s = 0; s < sc->substeps; s++) {
+		/* Times from the step count, not accumulated, so they never drift. */
+		double t0 = (double)st->step / steps_per_s;
+		double t1 = (double)(st->step + 1) / steps_per_s;
+		apply_drops(st, t1);
+		apply_rain(st, t0, t1);
+		tp_step_in in = { .t = t1, .dt = t1 - t0, .boxes = st->poses };
+		for (int i = 0; i < sc->nboxes; i++)
+			if (!sc->boxes[i].floating)
+				eval_pose(&sc->boxes[i].path, t0, t1, &st->poses[i]);
+		if (sc->has_tank) {
+			tp_box_pose tank;
+			eval_pose(&sc->tank.path, t0, t1, &tank);
+			in.tank_x = tank.x;
+			in.tank_y = tank.y;
+			in.tank_vx = tank.vx;
+			in.tank_vy = tank.vy;
+		}
+		int rc = st->desc->step(st->priv, &in);
+		if (rc < 0)
+			return tp_errf(err, rc, "%s: the %s solver became unstable at t=%.3fs (frame %d)",
+				       sc->path, st->desc->name, t1, st->frame);
+		st->step++;
+	}
+	return 0;
+}
+
+int stepper_frame(const stepper *st) { return st->frame; }
+double stepper_time(const stepper *st) { return st->frame < 0 ? 0 : st->frame / st->sc->fps; }
+void stepper_surface(stepper *st, tp_surface *out) { st->desc->surface(st->priv, out); }
+solver *stepper_solver(stepper *st) { return st->sol; }
+
+void stepper_stats(const stepper *st, tp_stats *out)
+{
+	out->n = 0;
+	st->desc->stats(st->priv, out);
+}

@@ -1,0 +1,76 @@
+#include "util/fsutil.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void tp_path_dir(const char *path, char *buf, size_t n)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		snprintf(buf, n, ".");
+	else if (slash == path)
+		snprintf(buf, n, "/");
+	else
+		snprintf(buf, n, "%.*s", (int)(slash - path), path);
+}
+
+int tp_path_join(const char *dir, const char *rel, char *buf, size_t n)
+{
+	int len;
+	if (rel[0] == '/' || !dir || !dir[0] || !strcmp(dir, "."))
+		len = snprintf(buf, n, "%s", rel);
+	else
+		len = snprintf(buf, n, "%s/%s", dir, rel);
+	return (len < 0 || (size_t)len >= n) ? TP_EINPUT : 0;
+}
+
+int tp_path_exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0;
+}
+
+int tp_dir_writable(const char *dir, tp_err *err)
+{
+	struct stat st;
+	if (stat(dir, &st) != 0)
+		return tp_errf(err, TP_EIO, "%s: directory does not exist", dir);
+	if (!S_ISDIR(st.st_mode))
+		return tp_errf(err, TP_EIO, "%s: not a directory", dir);
+	if (access(dir, W_OK | X_OK) != 0)
+		return tp_errf(err, TP_EIO, "%s: directory is not writable (%s)", dir, strerror(errno));
+	return 0;
+}
+
+int tp_mkdirs_for(const char *path, tp_err *err)
+{
+	char dir[4096];
+	tp_path_dir(path, dir, sizeof dir);
+	for (char *p = dir + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+			return tp_errf(err, TP_EIO, "%s: cannot create directory (%s)", dir, strerror(errno));
+		*p = '/';
+	}
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+		return tp_errf(err, TP_EIO, "%s: cannot create directory (%s)", dir, strerror(errno));
+	return 0;
+}
+
+int tp_commit_file(const char *tmp, const char *path, tp_err *err)
+{
+	/* rename() is atomic: readers see the old file or the complete new one, never a torn
+	 * one. (No fsync per file: it would dominate PNG-sequence time; the writer has already
+	 * checked every write and fclose for ENOSPC/EIO.) */
+	if (rename(tmp, path) != 0) {
+		int e = errno;
+		unlink(tmp);
+		return tp_errf(err, TP_EIO, "%s: cannot rename into place (%s)", path, strerror(e));
+	}
+	return 0;
+}
