@@ -54,7 +54,8 @@ SRC_ENCODE = \
 	src/encode/png.c \
 	src/encode/pngseq.c \
 	src/encode/null.c \
-	src/encode/queue.c
+	src/encode/queue.c \
+	src/encode/mp4.c
 
 SRC_COMPARE =
 

@@ -46,6 +46,9 @@ typedef struct tp_encoder {
 	int (*open)(void *priv, const enc_config *cfg, tp_err *err);
 	int (*write_frame)(void *priv, int index, const tp_image *img, tp_err *err);
 	int (*close)(void *priv, enc_close_mode mode, tp_err *err);
+	/* Optional (may be NULL): a one-line notice for the CLI to print before rendering,
+	 * such as a codec fallback ("libx264 is not available: ..."), or NULL for none. */
+	const char *(*note)(const enc_config *cfg);
 } tp_encoder;
 
 extern const tp_encoder *const tp_encoders[]; /* registry.c, NULL-terminated */
