@@ -70,6 +70,9 @@ LIB_SRCS = $(SRC_UTIL) $(SRC_SCENE) $(SRC_SOLVERS) $(SRC_SIM) $(SRC_RENDER) \
 
 TEST_SRCS = \
 	tests/test_util.c \
+	tests/test_png.c \
+	tests/test_render.c \
+	tests/test_cli.c \
 	tests/reference/seed_hooke.c \
 	tests/reference/seed_ripple.c
 

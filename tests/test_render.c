@@ -1,0 +1,194 @@
+/* The colour renderer against known height fields: offsets, reflection, wrap, threads. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render/render.h"
+
+static const tp_solver fake_solver = { .name = "fake", .caps = TP_SOLVER_HEIGHTFIELD };
+
+/* A scene whose background is a horizontal ramp: red = x, green = y, blue = 100, so
+ * a sampled colour tells where the renderer looked. */
+static void make_scene(scene *sc, int w, int h)
+{
+	memset(sc, 0, sizeof *sc);
+	sc->path = "test.json";
+	sc->width = w;
+	sc->height = h;
+	sc->solver = &fake_solver;
+	sc->render.mode = SCENE_MODE_COLOR;
+	sc->render.refraction = 1.0;
+	sc->background.image = "ramp";
+	cr_assert_eq(tp_image_alloc(&sc->background.pixels, w, h, TP_RGB8), 0);
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++) {
+			uint8_t *p = tp_image_row(&sc->background.pixels, y) + 3 * x;
+			p[0] = (uint8_t)x;
+			p[1] = (uint8_t)y;
+			p[2] = 100;
+		}
+}
+
+static tp_surface float_surface(const float *data, int w, int h)
+{
+	tp_surface s = { .kind = TP_SURFACE_HEIGHT, .w = w, .h = h, .type = TP_SAMPLE_F32,
+			 .data = data, .stride = w, .scale = 1.0f };
+	return s;
+}
+
+Test(render, flat_water_shows_the_background_unchanged)
+{
+	scene sc;
+	make_scene(&sc, 64, 48);
+	float *hf = calloc(64 * 48, sizeof *hf);
+	render_ctx *r;
+	tp_err err;
+	cr_assert_eq(render_create(&sc, SCENE_MODE_COLOR, &r, &err), 0, "%s", err.msg);
+	cr_assert_eq(render_format(r), TP_RGB8);
+	tp_image out;
+	tp_image_alloc(&out, 64, 48, TP_RGB8);
+	tp_surface s = float_surface(hf, 64, 48);
+	render_frame(r, &s, &out);
+	for (int y = 0; y < 48; y++)
+		cr_assert_eq(memcmp(tp_image_row(&out, y), tp_image_row(&sc.background.pixels, y), 64 * 3), 0);
+	render_destroy(r);
+	tp_image_free(&out);
+	tp_image_free(&sc.background.pixels);
+	free(hf);
+}
+
+Test(render, slope_offsets_the_sample_by_refraction_times_slope)
+{
+	/* h = 0.05 * x: central difference (h(x+1) - h(x-1))/2 = 0.05, so the sample moves
+	 * by 24 px/unit * refraction 2 * 0.05 = 2.4 px to the right; bilinear between the
+	 * ramp's integer columns gives red = x + 2.4 exactly (rounded). */
+	scene sc;
+	make_scene(&sc, 64, 16);
+	sc.render.refraction = 2.0;
+	float *hf = malloc(64 * 16 * sizeof *hf);
+	for (int y = 0; y < 16; y++)
+		for (int x = 0; x < 64; x++)
+			hf[y * 64 + x] = 0.05f * x;
+	render_ctx *r;
+	tp_err err;
+	cr_assert_eq(render_create(&sc, SCENE_MODE_COLOR, &r, &err), 0);
+	tp_image out;
+	tp_image_alloc(&out, 64, 16, TP_RGB8);
+	tp_surface s = float_surface(hf, 64, 16);
+	render_frame(r, &s, &out);
+	for (int x = 1; x < 60; x++) {
+		const uint8_t *p = tp_image_row(&out, 5) + 3 * x;
+		cr_assert_eq(p[0], (uint8_t)lrint(x + 2.4), "x=%d red=%d", x, p[0]);
+		cr_assert_eq(p[1], 5, "rows must not move");
+	}
+	render_destroy(r);
+	tp_image_free(&out);
+	tp_image_free(&sc.background.pixels);
+	free(hf);
+}
+
+Test(render, reflection_brightens_crests_and_darkens_troughs)
+{
+	scene sc;
+	make_scene(&sc, 32, 32);
+	sc.render.refraction = 0;
+	sc.render.reflection = 1.0;
+	float *hf = malloc(32 * 32 * sizeof *hf);
+	for (int i = 0; i < 32 * 32; i++)
+		hf[i] = (i / 32) < 16 ? 0.5f : -0.5f; /* top half a crest, bottom a trough */
+	render_ctx *r;
+	tp_err err;
+	cr_assert_eq(render_create(&sc, SCENE_MODE_COLOR, &r, &err), 0);
+	tp_image out;
+	tp_image_alloc(&out, 32, 32, TP_RGB8);
+	tp_surface s = float_surface(hf, 32, 32);
+	render_frame(r, &s, &out);
+	/* 40 levels per height unit: +20 above, -20 below (blue 100 -> 120 / 80). */
+	cr_assert_eq(tp_image_row(&out, 4)[3 * 10 + 2], 120);
+	cr_assert_eq(tp_image_row(&out, 28)[3 * 10 + 2], 80);
+	render_destroy(r);
+	tp_image_free(&out);
+	tp_image_free(&sc.background.pixels);
+	free(hf);
+}
+
+Test(render, integer_surfaces_are_scaled_to_height_units)
+{
+	scene sc;
+	make_scene(&sc, 16, 16);
+	sc.render.refraction = 0;
+	sc.render.reflection = 1.0;
+	int32_t *hi = malloc(16 * 16 * sizeof *hi);
+	for (int i = 0; i < 256; i++)
+		hi[i] = 128; /* with scale 1/256: 0.5 height units -> +20 levels */
+	tp_surface s = { .kind = TP_SURFACE_HEIGHT, .w = 16, .h = 16, .type = TP_SAMPLE_I32,
+			 .data = hi, .stride = 16, .scale = 1.0f / 256 };
+	render_ctx *r;
+	tp_err err;
+	cr_assert_eq(render_create(&sc, SCENE_MODE_COLOR, &r, &err), 0);
+	tp_image out;
+	tp_image_alloc(&out, 16, 16, TP_RGB8);
+	render_frame(r, &s, &out);
+	cr_assert_eq(tp_image_row(&out, 7)[3 * 7 + 2], 120);
+	render_destroy(r);
+	tp_image_free(&out);
+	tp_image_free(&sc.background.pixels);
+	free(hi);
+}
+
+Test(render, same_bytes_with_one_and_two_threads_and_patterns_tile_with_wrap)
+{
+	scene sc;
+	make_scene(&sc, 96, 64);
+	tp_image_free(&sc.background.pixels);
+	sc.background.image = NULL;
+	sc.background.pattern = SCENE_PATTERN_TILES;
+	sc.background.scale = 20; /* adjusted to 96/5 x 64/3 under wrap */
+	sc.background.color[0][0] = 220, sc.background.color[0][1] = 235, sc.background.color[0][2] = 240;
+	sc.background.color[1][0] = 40, sc.background.color[1][1] = 90, sc.background.color[1][2] = 120;
+	sc.boundary = SCENE_BOUNDARY_WRAP;
+	sc.render.reflection = 1;
+	sc.render.specular = 0.5;
+	sc.render.tint_strength = 0.2;
+	sc.render.tint[2] = 1;
+	float *hf = malloc(96 * 64 * sizeof *hf);
+	for (int y = 0; y < 64; y++)
+		for (int x = 0; x < 96; x++)
+			hf[y * 96 + x] = (float)(sin(2 * M_PI * x / 96.0) * cos(2 * M_PI * 2 * y / 64.0));
+	tp_surface s = float_surface(hf, 96, 64);
+	s.wrap = 1;
+	tp_image a, b;
+	tp_image_alloc(&a, 96, 64, TP_RGB8);
+	tp_image_alloc(&b, 96, 64, TP_RGB8);
+	render_ctx *r;
+	tp_err err;
+	cr_assert_eq(render_create(&sc, SCENE_MODE_COLOR, &r, &err), 0);
+	omp_set_num_threads(1);
+	render_frame(r, &s, &a);
+	omp_set_num_threads(2);
+	render_frame(r, &s, &b);
+	for (int y = 0; y < 64; y++)
+		cr_assert_eq(memcmp(tp_image_row(&a, y), tp_image_row(&b, y), 96 * 3), 0);
+	/* Periodic field + periodic background: shifting the field by a whole period of
+	 * both gives the same picture shifted, so column 0 continues column 95 like any
+	 * interior pair: compare the edge step with the largest interior step. */
+	int edge = 0, inner = 0;
+	for (int y = 0; y < 64; y++) {
+		const uint8_t *row = tp_image_row(&a, y);
+		for (int k = 0; k < 3; k++) {
+			int e = abs(row[k] - row[3 * 95 + k]);
+			edge = e > edge ? e : edge;
+			for (int x = 1; x < 96; x++) {
+				int d = abs(row[3 * x + k] - row[3 * (x - 1) + k]);
+				inner = d > inner ? d : inner;
+			}
+		}
+	}
+	cr_assert_leq(edge, inner, "seam %d larger than any interior step %d", edge, inner);
+	render_destroy(r);
+	tp_image_free(&a);
+	tp_image_free(&b);
+	free(hf);
+}
