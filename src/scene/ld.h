@@ -1,0 +1,100 @@
+/*
+ * ld.h - internals of the scene loader (src/scene/ only): the loading context and the
+ * typed, range-checked readers every field goes through.
+ *
+ * Each reader takes a cJSON node, checks its type and range and either stores the value
+ * or fails with the project's one-line error,
+ *     FILE:LINE:COL: json.path: what is wrong (got X)
+ * code TP_EINPUT. The JSON path and the position are recovered from the node itself
+ * (ld_fail() finds it in the tree, then in the source text with jsonpos.h), so callers
+ * never track where they are. Readers return 0 or a negative TP_E* code.
+ */
+#ifndef TP_SCENE_LD_H
+#define TP_SCENE_LD_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "scene/scene.h"
+#include "util/error.h"
+
+typedef struct ld {
+	const char *file;  /* the scene path as given, for messages */
+	const char *text;  /* the whole source, jsonpos_check()ed */
+	size_t len;
+	const cJSON *root;
+	tp_err *err;
+	scene *s;          /* the scene being filled */
+	double end;        /* scene length in seconds (frames / fps), once known */
+} ld;
+
+/* Range of a numeric field. */
+enum {
+	LD_INT = 1u << 0,     /* must be a whole number */
+	LD_LO_OPEN = 1u << 1, /* value > lo rather than >= lo */
+	LD_HI_OPEN = 1u << 2, /* value < hi rather than <= hi */
+};
+typedef struct ld_range {
+	double lo, hi;
+	unsigned flags;
+} ld_range;
+
+/* Fails at `node` (at its key instead of its value with at_key) with a message made
+ * from fmt. Always returns TP_EINPUT. */
+int ld_fail(ld *L, const cJSON *node, int at_key, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Short description of a value for "(got X)": its source text for numbers and
+ * literals, the quoted string (shortened), "an array", "an object". */
+const char *ld_got(ld *L, const cJSON *node, char *buf, size_t n);
+/* Formats a limit compactly: integers without a fraction, others with %.10g. */
+const char *ld_numstr(double v, char *buf, size_t n);
+
+/* obj must be an object whose keys all appear in the NULL-terminated `keys` (at most
+ * 64); unknown keys fail with a did-you-mean hint, repeated keys fail too. */
+int ld_object(ld *L, const cJSON *obj, const char *const *keys);
+/* The member `key` of obj, or NULL. */
+const cJSON *ld_get(const cJSON *obj, const char *key);
+/* Fails at obj (an object) because `key` is missing. */
+int ld_missing(ld *L, const cJSON *obj, const char *key, const char *hint);
+
+int ld_num(ld *L, const cJSON *v, const ld_range *r, double *out);
+int ld_int(ld *L, const cJSON *v, const ld_range *r, int *out);
+int ld_bool(ld *L, const cJSON *v, int *out);
+int ld_string(ld *L, const cJSON *v, const char **out);
+/* A string that is one of the NULL-terminated `names`; *out is its index. */
+int ld_enum(ld *L, const cJSON *v, const char *const *names, int *out);
+/* An array of exactly n numbers, each in r. */
+int ld_vec(ld *L, const cJSON *v, int n, const ld_range *r, double *out);
+/* Like ld_vec, with a separate range per element. */
+int ld_vec_each(ld *L, const cJSON *v, int n, const ld_range *r, double *out);
+/* A number (min = max) or a [min, max] pair with min <= max, both in r. */
+int ld_minmax(ld *L, const cJSON *v, const ld_range *r, double out[2]);
+/* A "#rrggbb" colour. */
+int ld_color(ld *L, const cJSON *v, uint8_t rgb[3]);
+
+/* Optional members: absent keeps *out (the default) untouched. */
+int ld_opt_num(ld *L, const cJSON *obj, const char *key, const ld_range *r, double *out);
+int ld_opt_int(ld *L, const cJSON *obj, const char *key, const ld_range *r, int *out);
+int ld_opt_bool(ld *L, const cJSON *obj, const char *key, int *out);
+
+/* The closest of the NULL-terminated candidates to word (case-insensitive edit
+ * distance), or NULL if none is close enough to be a plausible typo. */
+const char *ld_suggest(const char *word, const char *const *cands);
+/* Writes "a, b, c" into buf. */
+void ld_list(const char *const *names, char *buf, size_t n);
+
+/* items.c: the parts of a scene after the top-level numbers are known (L->s->width,
+ * height, fps, frames and L->end are set). Each takes the member (may be NULL). */
+int ld_background(ld *L, const cJSON *v);
+int ld_render(ld *L, const cJSON *v);
+int ld_drops(ld *L, const cJSON *v);
+int ld_emitters(ld *L, const cJSON *v);
+int ld_boxes(ld *L, const cJSON *v);
+int ld_tank(ld *L, const cJSON *v);
+int ld_blocks(ld *L, const cJSON *v);
+
+/* Joins the scene directory and a relative path into a new heap string. */
+int ld_resolve(ld *L, const cJSON *at, const char *rel, char **out);
+
+#endif

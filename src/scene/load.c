@@ -1,0 +1,424 @@
+/*
+ * load.c - scene_load(): read the file, check it is JSON, parse it with cJSON, then read
+ * the top-level fields in dependency order (size, fps and frames before anything placed
+ * in the pool or in time; the solver before its params). items.c reads the rest.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "scene/jsonpos.h"
+#include "scene/ld.h"
+#include "solvers/solver.h"
+#include "util/fsutil.h"
+#include "util/opts.h"
+
+/* Scene files are small; anything bigger is a mistake (a video or a dump passed by
+ * accident), refused before it is read. */
+#define SCENE_MAX_FILE (16u << 20)
+
+#define SCENE_FORMAT "tidepool-scene/1"
+#define SEED_MAX 9007199254740992.0 /* 2^53: every integer up to it is exact in JSON */
+
+static const char *const top_keys[] = {
+	"format", "description", "size", "fps", "duration", "frames", "seed", "solver", "params",
+	"substeps", "boundary", "background", "render", "drops", "emitters", "boxes", "tank",
+	"blocks", "output", NULL,
+};
+
+static const char *const boundary_names[] = { "reflect", "absorb", "wrap", NULL };
+
+static int check_overrides(const scene_overrides *ov, tp_err *err)
+{
+	if (!ov)
+		return 0;
+	if (ov->width < 0 || ov->height < 0 || (ov->width && (ov->width < 2 || ov->width > 8192)) ||
+	    (ov->height && (ov->height < 2 || ov->height > 8192)))
+		return tp_errf(err, TP_EUSAGE, "--size: width and height must be in 2..8192 (got %dx%d)",
+			ov->width, ov->height);
+	if (ov->frames < 0 || ov->frames > SCENE_MAX_FRAMES)
+		return tp_errf(err, TP_EUSAGE, "--frames: must be in 1..%d (got %d)", SCENE_MAX_FRAMES,
+			ov->frames);
+	if (ov->has_seed && (double)ov->seed > SEED_MAX)
+		return tp_errf(err, TP_EUSAGE, "--seed: must be in 0..9007199254740992 (got %llu)",
+			(unsigned long long)ov->seed);
+	if (ov->output && !ov->output[0])
+		return tp_errf(err, TP_EUSAGE, "-o: the output path is empty");
+	return 0;
+}
+
+/* Reads the whole file into a NUL-terminated buffer, refusing directories and anything
+ * over SCENE_MAX_FILE without reading it (a regular file by its size, a pipe or device
+ * by reading at most one byte past the limit). */
+static int read_file(const char *path, char **out, size_t *outlen, tp_err *err)
+{
+	char *buf = NULL;
+	size_t len = 0, cap;
+	int rc = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return tp_errf(err, TP_EIO, "%s: cannot open (%s)", path, strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		rc = tp_errf(err, TP_EIO, "%s: cannot read (%s)", path, strerror(errno));
+		goto fail;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		rc = tp_errf(err, TP_EIO, "%s: is a directory, not a scene file", path);
+		goto fail;
+	}
+	if (S_ISREG(st.st_mode) && st.st_size > (off_t)SCENE_MAX_FILE) {
+		rc = tp_errf(err, TP_EINPUT, "%s: too large for a scene file (%.1f MiB; the limit is %u MiB)",
+			path, (double)st.st_size / (1 << 20), SCENE_MAX_FILE >> 20);
+		goto fail;
+	}
+	cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 65536;
+	buf = malloc(cap + 1);
+	if (!buf) {
+		rc = tp_errf(err, TP_EIO, "out of memory");
+		goto fail;
+	}
+	for (;;) {
+		if (len == cap) {
+			if (cap > SCENE_MAX_FILE) {
+				rc = tp_errf(err, TP_EINPUT, "%s: too large for a scene file (over %u MiB)", path,
+					SCENE_MAX_FILE >> 20);
+				goto fail;
+			}
+			cap *= 2;
+			char *nb = realloc(buf, cap + 1);
+			if (!nb) {
+				rc = tp_errf(err, TP_EIO, "out of memory");
+				goto fail;
+			}
+			buf = nb;
+		}
+		ssize_t k = read(fd, buf + len, cap - len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			rc = tp_errf(err, TP_EIO, "%s: cannot read (%s)", path, strerror(errno));
+			goto fail;
+		}
+		if (k == 0)
+			break;
+		len += (size_t)k;
+	}
+	if (len > SCENE_MAX_FILE) {
+		rc = tp_errf(err, TP_EINPUT, "%s: too large for a scene file (over %u MiB)", path,
+			SCENE_MAX_FILE >> 20);
+		goto fail;
+	}
+	close(fd);
+	buf[len] = 0;
+	*out = buf;
+	*outlen = len;
+	return 0;
+fail:
+	free(buf);
+	close(fd);
+	return rc;
+}
+
+static int fail_text(const char *path, const char *text, size_t len, size_t off, const char *why,
+	tp_err *err)
+{
+	int line, col;
+	jsonpos_linecol(text, len, off, &line, &col);
+	return tp_errf(err, TP_EINPUT, "%s:%d:%d: %s", path, line, col, why);
+}
+
+static int read_format(ld *L)
+{
+	const cJSON *f = ld_get(L->root, "format");
+	char got[96];
+	if (!f)
+		return ld_missing(L, L->root, "format",
+			" (a scene file starts with \"format\": \"" SCENE_FORMAT "\")");
+	if (!cJSON_IsString(f) || strcmp(f->valuestring, SCENE_FORMAT))
+		return ld_fail(L, f, 0, "unsupported format (got %s; this version reads \"" SCENE_FORMAT "\")",
+			ld_got(L, f, got, sizeof got));
+	return 0;
+}
+
+static int read_timing(ld *L, const scene_overrides *ov)
+{
+	scene *s = L->s;
+	const cJSON *size = ld_get(L->root, "size");
+	int rc;
+	double wh[2] = { 640, 360 }, fps = 30, duration = 4;
+	const ld_range side = { 2, 8192, LD_INT };
+	if (size && (rc = ld_vec(L, size, 2, &side, wh)) < 0)
+		return rc;
+	s->width = ov && ov->width ? ov->width : (int)wh[0];
+	s->height = ov && ov->height ? ov->height : (int)wh[1];
+	if ((double)s->width * s->height > SCENE_MAX_PIXELS)
+		return ld_fail(L, size, 0, "%dx%d is more than %.0f pixels", s->width, s->height,
+			SCENE_MAX_PIXELS);
+
+	const ld_range fps_r = { 0, 240, LD_LO_OPEN };
+	if ((rc = ld_opt_num(L, L->root, "fps", &fps_r, &fps)) < 0)
+		return rc;
+	s->fps = fps;
+
+	const cJSON *dur = ld_get(L->root, "duration"), *frames = ld_get(L->root, "frames");
+	if (dur && frames)
+		return ld_fail(L, frames, 1, "give either \"duration\" or \"frames\", not both");
+	if (frames) {
+		const ld_range fr = { 1, SCENE_MAX_FRAMES, LD_INT };
+		if ((rc = ld_int(L, frames, &fr, &s->frames)) < 0)
+			return rc;
+	} else {
+		const ld_range dr = { 0, 1e9, LD_LO_OPEN };
+		if (dur && (rc = ld_num(L, dur, &dr, &duration)) < 0)
+			return rc;
+		long n = lround(duration * fps);
+		if (n < 1)
+			return ld_fail(L, dur, 0, "too short: %g s at %g fps is less than one frame", duration,
+				fps);
+		if (n > SCENE_MAX_FRAMES)
+			return ld_fail(L, dur ? dur : L->root, 0,
+				"%g s at %g fps is %ld frames, more than the limit of %d", duration, fps, n,
+				SCENE_MAX_FRAMES);
+		s->frames = (int)n;
+	}
+	if (ov && ov->frames)
+		s->frames = ov->frames;
+	L->end = s->frames / s->fps;
+
+	double seed = 1;
+	const ld_range seed_r = { 0, SEED_MAX, LD_INT };
+	if ((rc = ld_opt_num(L, L->root, "seed", &seed_r, &seed)) < 0)
+		return rc;
+	s->seed = ov && ov->has_seed ? ov->seed : (uint64_t)seed;
+	return 0;
+}
+
+static int read_solver(ld *L)
+{
+	scene *s = L->s;
+	const cJSON *v = ld_get(L->root, "solver");
+	const char *name = "ripple";
+	const char *names[64];
+	int n = 0, rc, idx;
+	for (; tp_solvers[n] && n < 63; n++)
+		names[n] = tp_solvers[n]->name;
+	names[n] = NULL;
+	if (v) {
+		if ((rc = ld_enum(L, v, names, &idx)) < 0)
+			return rc;
+		name = names[idx];
+	}
+	s->solver = solver_find(name);
+	if (!s->solver)
+		return tp_errf(L->err, TP_EIO, "%s: the default solver \"%s\" is not built in", L->file, name);
+
+	const ld_range sub = { 1, 64, LD_INT };
+	s->substeps = 1;
+	if ((rc = ld_opt_int(L, L->root, "substeps", &sub, &s->substeps)) < 0)
+		return rc;
+	int b = SCENE_BOUNDARY_REFLECT;
+	if ((v = ld_get(L->root, "boundary")) && (rc = ld_enum(L, v, boundary_names, &b)) < 0)
+		return rc;
+	s->boundary = (scene_boundary)b;
+	return 0;
+}
+
+/* Each key must be an option of the chosen solver; values are range-checked by
+ * tp_opts_set() into a scratch private struct so the messages give the solver's own
+ * ranges, and are kept as doubles for solver_create() to apply again. */
+static int read_params(ld *L)
+{
+	scene *s = L->s;
+	const tp_solver *sv = s->solver;
+	const cJSON *p = ld_get(L->root, "params");
+	const char *names[65];
+	char list[512], got[96];
+	int n = 0, rc = 0;
+	void *scratch = NULL;
+	if (!p)
+		return 0;
+	for (const tp_option *o = sv->options; o && o->name && n < 64; o++)
+		names[n++] = o->name;
+	names[n] = NULL;
+	if (!cJSON_IsObject(p))
+		return ld_fail(L, p, 0, "must be an object {...} (got %s)", ld_got(L, p, got, sizeof got));
+	for (const cJSON *m = p->child; m; m = m->next) {
+		if (tp_opts_find(sv->options, m->string))
+			continue;
+		const char *sug = ld_suggest(m->string, names);
+		ld_list(names, list, sizeof list);
+		if (!n)
+			return ld_fail(L, m, 1, "solver \"%s\" has no parameters", sv->name);
+		if (sug)
+			return ld_fail(L, m, 1, "unknown parameter of solver \"%s\" (did you mean \"%s\"?)",
+				sv->name, sug);
+		return ld_fail(L, m, 1, "unknown parameter of solver \"%s\" (parameters: %s)", sv->name,
+			list);
+	}
+	if ((rc = ld_object(L, p, names)) < 0) /* duplicates */
+		return rc;
+	int count = cJSON_GetArraySize(p);
+	s->params = calloc((size_t)count + 1, sizeof *s->params);
+	scratch = calloc(1, sv->priv_size ? sv->priv_size : 1);
+	if (!s->params || !scratch) {
+		rc = tp_errf(L->err, TP_EIO, "out of memory");
+		goto fail;
+	}
+	tp_opts_defaults(scratch, sv->options);
+	for (const cJSON *m = p->child; m; m = m->next) {
+		const tp_option *o = tp_opts_find(sv->options, m->string);
+		double v = 0;
+		int iv = 0;
+		if (o->type == TP_OPT_BOOL) {
+			if ((rc = ld_bool(L, m, &iv)) < 0)
+				goto fail;
+			v = iv;
+		} else if (o->type == TP_OPT_ENUM) {
+			if ((rc = ld_enum(L, m, o->choices, &iv)) < 0)
+				goto fail;
+			v = iv;
+		} else {
+			if (!cJSON_IsNumber(m)) {
+				rc = ld_fail(L, m, 0, "must be %s (got %s)",
+					o->type == TP_OPT_INT ? "an integer" : "a number", ld_got(L, m, got, sizeof got));
+				goto fail;
+			}
+			v = m->valuedouble;
+		}
+		tp_err e;
+		if (tp_opts_set(scratch, o, v, &e) < 0) {
+			/* tp_opts_set says "NAME: reason"; the location already names it. */
+			size_t k = strlen(o->name);
+			const char *why = !strncmp(e.msg, o->name, k) && e.msg[k] == ':' ? e.msg + k + 2 : e.msg;
+			rc = ld_fail(L, m, 0, "%s", why);
+			goto fail;
+		}
+		s->params[s->nparams].name = strdup(o->name);
+		if (!s->params[s->nparams].name) {
+			rc = tp_errf(L->err, TP_EIO, "out of memory");
+			goto fail;
+		}
+		s->params[s->nparams++].value = v;
+	}
+fail:
+	free(scratch);
+	return rc;
+}
+
+static int read_output(ld *L, const scene_overrides *ov)
+{
+	const cJSON *v = ld_get(L->root, "output");
+	const char *o;
+	int rc;
+	if (v && (rc = ld_string(L, v, &o)) < 0)
+		return rc;
+	if (ov && ov->output) {
+		L->s->output = strdup(ov->output);
+		return L->s->output ? 0 : tp_errf(L->err, TP_EIO, "out of memory");
+	}
+	return v ? ld_resolve(L, v, o, &L->s->output) : 0;
+}
+
+static int read_scene(ld *L, const scene_overrides *ov)
+{
+	int rc;
+	const cJSON *v;
+	char got[96];
+	if (!cJSON_IsObject(L->root))
+		return ld_fail(L, L->root, 0, "a scene must be a JSON object {...} (got %s)",
+			ld_got(L, L->root, got, sizeof got));
+	if ((rc = read_format(L)) < 0 || (rc = ld_object(L, L->root, top_keys)) < 0)
+		return rc;
+	const char *desc;
+	if ((v = ld_get(L->root, "description")) && (rc = ld_string(L, v, &desc)) < 0)
+		return rc;
+	if ((rc = read_timing(L, ov)) < 0 || (rc = read_solver(L)) < 0 || (rc = read_params(L)) < 0)
+		return rc;
+	if ((rc = ld_background(L, ld_get(L->root, "background"))) < 0 ||
+	    (rc = ld_render(L, ld_get(L->root, "render"))) < 0 ||
+	    (rc = ld_drops(L, ld_get(L->root, "drops"))) < 0 ||
+	    (rc = ld_emitters(L, ld_get(L->root, "emitters"))) < 0 ||
+	    (rc = ld_boxes(L, ld_get(L->root, "boxes"))) < 0 ||
+	    (rc = ld_tank(L, ld_get(L->root, "tank"))) < 0 ||
+	    (rc = ld_blocks(L, ld_get(L->root, "blocks"))) < 0)
+		return rc;
+	return read_output(L, ov);
+}
+
+int scene_load(const char *path, const scene_overrides *ov, scene **out, tp_err *err)
+{
+	char *text = NULL;
+	size_t len = 0, off;
+	const char *why;
+	cJSON *root = NULL;
+	scene *s = NULL;
+	char dir[4096];
+	int rc;
+
+	*out = NULL;
+	if ((rc = check_overrides(ov, err)) < 0)
+		return rc;
+	if ((rc = read_file(path, &text, &len, err)) < 0)
+		return rc;
+	if (jsonpos_check_text(text, len, &off, &why) < 0 || jsonpos_check(text, len, &off, &why) < 0) {
+		rc = fail_text(path, text, len, off, why, err);
+		goto fail;
+	}
+	/* The text is known-good JSON, so a failure here can only be memory. The BOM that
+	 * jsonpos tolerates is skipped for cJSON. */
+	size_t bom = len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3) ? 3 : 0;
+	root = cJSON_ParseWithLength(text + bom, len - bom);
+	s = calloc(1, sizeof *s);
+	tp_path_dir(path, dir, sizeof dir);
+	if (!root || !s || !(s->path = strdup(path)) || !(s->dir = strdup(dir))) {
+		rc = tp_errf(err, TP_EIO, "%s: out of memory", path);
+		goto fail;
+	}
+	ld L = { .file = path, .text = text + bom, .len = len - bom, .root = root, .err = err, .s = s };
+	if ((rc = read_scene(&L, ov)) < 0)
+		goto fail;
+	cJSON_Delete(root);
+	free(text);
+	*out = s;
+	return 0;
+fail:
+	scene_destroy(s);
+	cJSON_Delete(root);
+	free(text);
+	return rc;
+}
+
+static void free_path(scene_path *p)
+{
+	free(p->keys);
+	p->keys = NULL;
+	p->n = 0;
+}
+
+void scene_destroy(scene *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; s->params && i < s->nparams; i++)
+		free(s->params[i].name);
+	free(s->params);
+	free(s->background.image);
+	tp_image_free(&s->background.pixels);
+	free(s->drops);
+	free(s->emitters);
+	for (int i = 0; s->boxes && i < s->nboxes; i++)
+		free_path(&s->boxes[i].path);
+	free(s->boxes);
+	free(s->blocks);
+	free_path(&s->tank.path);
+	free(s->output);
+	free(s->path);
+	free(s->dir);
+	free(s);
+}
