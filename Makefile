@@ -33,7 +33,10 @@ SRC_UTIL = \
 
 SRC_SCENE = \
 	src/scene/load.c \
-	src/scene/jsonpos.c
+	src/scene/jsonpos.c \
+	src/scene/ld.c \
+	src/scene/items.c \
+	src/scene/path.c
 
 SRC_SOLVERS = \
 	src/solvers/registry.c \
