@@ -41,6 +41,7 @@ SRC_SCENE = \
 SRC_SOLVERS = \
 	src/solvers/registry.c \
 	src/solvers/hooke.c \
+	src/solvers/intgrid.c \
 	src/solvers/ripple.c
 
 SRC_SIM = \
@@ -77,10 +78,12 @@ TEST_SRCS = \
 	tests/test_render.c \
 	tests/test_cli.c \
 	tests/reference/seed_hooke.c \
-	tests/reference/seed_ripple.c
+	tests/reference/seed_ripple.c \
+	tests/reference/seed_render.c
 
 BENCH_SRCS = \
-	tests/bench/main.c
+	tests/bench/main.c \
+	tests/bench/bench_render.c
 
 LIB_OBJS = $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 MAIN_OBJ = $(BUILD)/obj/src/main.o

@@ -6,8 +6,11 @@
 
 #include "bench/bench.h"
 
-/* One line per workload file. */
+extern const bench_entry bench_render;
+
+/* One line per workload. */
 static const bench_entry *const entries[] = {
+	&bench_render,
 	NULL,
 };
 

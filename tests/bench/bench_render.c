@@ -1,0 +1,77 @@
+/*
+ * bench_render.c - the colour renderer at 1920x1080 (refraction, reflection, tint,
+ * highlight, bilinear sampling; all threads) against seed 000's nearest-pixel render loop
+ * (tests/reference/seed_render.c, one thread) on the same ripple field.
+ */
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/bench.h"
+#include "reference/reference_render.h"
+#include "render/render.h"
+
+enum { W = 1920, H = 1080 };
+
+static const tp_solver bench_solver = { .name = "bench", .caps = TP_SOLVER_HEIGHTFIELD };
+
+static void run(void)
+{
+	int32_t *hi = malloc(sizeof *hi * W * H);
+	uint8_t *bgp = malloc(3 * W * H), *ref_out = malloc(3 * W * H);
+	/* Concentric ripples of amplitude 512 (two drops' worth in int units). */
+	for (int y = 0; y < H; y++)
+		for (int x = 0; x < W; x++) {
+			double r = hypot(x - 700.0, y - 500.0);
+			hi[y * W + x] = (int32_t)lrint(512 * sin(r / 9.0) * exp(-r / 600.0));
+		}
+	scene sc;
+	memset(&sc, 0, sizeof sc);
+	sc.path = "bench";
+	sc.width = W;
+	sc.height = H;
+	sc.solver = &bench_solver;
+	sc.render = (scene_render){ .mode = SCENE_MODE_COLOR, .refraction = 1, .reflection = 1,
+				    .tint = { 0.1, 0.4, 0.65 }, .tint_strength = 0.15, .specular = 0.6 };
+	sc.background.pattern = SCENE_PATTERN_TILES;
+	sc.background.scale = 32;
+	memcpy(sc.background.color, (uint8_t[2][3]){ { 220, 235, 240 }, { 40, 90, 120 } }, 6);
+	render_ctx *r;
+	tp_err err;
+	if (render_create(&sc, SCENE_MODE_COLOR, &r, &err) < 0)
+		return;
+	tp_image out;
+	tp_image_alloc(&out, W, H, TP_RGB8);
+	tp_surface s = { .kind = TP_SURFACE_HEIGHT, .w = W, .h = H, .type = TP_SAMPLE_I32,
+			 .data = hi, .stride = W, .scale = 1.0f / 256 };
+	for (int i = 0; i < W * H * 3; i++)
+		bgp[i] = (uint8_t)(i * 7);
+
+	int n = 0;
+	double t0 = bench_now(), el;
+	do {
+		render_frame(r, &s, &out);
+		n++;
+	} while ((el = bench_now() - t0) < 1.5);
+	double fps = n / el;
+
+	int m = 0;
+	t0 = bench_now();
+	do {
+		ref_seed_render(hi, bgp, ref_out, W, H);
+		m++;
+	} while ((el = bench_now() - t0) < 1.5);
+	double ref_fps = m / el;
+
+	char label[64];
+	snprintf(label, sizeof label, "render color 1920x1080 (%d thr)", omp_get_max_threads());
+	bench_row(label, "frames/s", fps, "fps", ref_fps, 1);
+	render_destroy(r);
+	tp_image_free(&out);
+	free(hi);
+	free(bgp);
+	free(ref_out);
+}
+
+const bench_entry bench_render = { "render", run };
