@@ -124,6 +124,54 @@ typedef struct scene_param { /* a validated solver parameter */
 	double value;
 } scene_param;
 
+/* One of "outputs": a render mode and where it goes. */
+typedef struct scene_output {
+	scene_mode mode;
+	char *path; /* resolved like "output" */
+} scene_output;
+
+/* "maps": how the texture modes encode what they show. */
+typedef struct scene_maps {
+	double height_scale;       /* 16-bit levels per height unit; 0 = lossless solver units */
+	double normal_strength;    /* slope multiplier before normalising */
+	int normal_directx;        /* 1: green is -Y (DirectX); 0: +Y (OpenGL) */
+	int normal_bits;           /* 8 or 16 */
+	double caustics_depth;     /* water depth under the surface, pixels */
+	double caustics_intensity; /* output level of unfocused light, 0..1 of white */
+	int caustics_bits;         /* 8 or 16 */
+} scene_maps;
+
+/* "loop": the frames are a seamless loop of `frames`, cut from the simulation at
+ * start_frame and cross-faded over fade_frames (sim/loop.h). */
+typedef struct scene_loop {
+	int on;
+	double duration, start, crossfade; /* seconds, as written */
+	int frames, start_frame, fade_frames;
+} scene_loop;
+
+/* "flipbook": a cols x rows atlas of frame_w x frame_h cells, left to right then top to
+ * bottom; pot rounds the atlas up to powers of two. */
+typedef struct scene_flipbook {
+	int on;
+	int cols, rows;
+	int frame_w, frame_h; /* 0: the scene size */
+	int pot;
+} scene_flipbook;
+
+/* "variants": each key (a --set path such as "params.damping") with its values as JSON
+ * text; `tidepool batch` renders every combination, named from `name`. */
+typedef struct scene_vary {
+	char *key;
+	int n;
+	char **values;
+} scene_vary;
+
+typedef struct scene_variants {
+	int n;
+	scene_vary *vary;
+	char *name; /* pattern with {key} placeholders, NULL for the default */
+} scene_variants;
+
 typedef struct scene {
 	char *path; /* the scene file as given */
 	char *dir;  /* its directory, for resolving relative paths */
@@ -154,6 +202,14 @@ typedef struct scene {
 	scene_tank tank;
 
 	char *output; /* resolved output path or pattern, NULL if none */
+
+	/* Texture work (scene/textures.c, README "Textures for artists"). */
+	scene_output *outputs; /* "outputs": several renders of one simulation (0: use output) */
+	int noutputs;
+	scene_maps maps;       /* "maps": height, normal and caustics settings */
+	scene_loop loop;       /* "loop": a seamless loop (frames above is then loop.frames) */
+	scene_flipbook flipbook; /* "flipbook": single-file PNG outputs become frame atlases */
+	scene_variants variants; /* "variants": what `tidepool batch` varies */
 } scene;
 
 /* Command-line values that override the scene; a zero/NULL field leaves it alone. */
@@ -163,6 +219,10 @@ typedef struct scene_overrides {
 	int has_seed;
 	uint64_t seed;
 	const char *output; /* taken as given (relative to the working directory) */
+	/* --set KEY=VALUE: JSON values written over the file's before it is read; KEY is a
+	 * dotted path of object members ("params.damping", "maps.caustics.depth"). */
+	const char *const *sets;
+	int nsets;
 } scene_overrides;
 
 int scene_load(const char *path, const scene_overrides *ov, scene **out, tp_err *err);
