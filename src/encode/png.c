@@ -180,7 +180,8 @@ static int write_stream(FILE *f, const tp_image *img, int level, png_io *io)
 	}
 	png_set_IHDR(png, info, (png_uint_32)img->w, (png_uint_32)img->h, depth, type,
 		     PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-	png_set_compression_level(png, level < 0 ? 6 : level);
+	/* Level 3: ~3x faster than zlib's default 6 for ~12% larger frames (measured on 640x360 water). */
+	png_set_compression_level(png, level < 0 ? 3 : level);
 	/* The frames are photographic; Paeth/sub filters pay off, and a fixed choice keeps
 	 * the output bytes independent of libpng's heuristics across versions. */
 	png_set_filter(png, 0, PNG_FILTER_SUB | PNG_FILTER_PAETH);

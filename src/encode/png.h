@@ -8,7 +8,7 @@
  * cannot be opened, TP_EINPUT when it is not a valid PNG.
  *
  * tp_png_write() writes img to `path` atomically (temporary name, then rename).
- * `level` is the zlib level 0..9 (-1: default 6).
+ * `level` is the zlib level 0..9 (-1: default 3, which favours speed).
  */
 #ifndef TP_ENCODE_PNG_H
 #define TP_ENCODE_PNG_H
