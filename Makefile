@@ -77,6 +77,7 @@ TEST_SRCS = \
 	tests/test_png.c \
 	tests/test_render.c \
 	tests/test_cli.c \
+	tests/test_mp4.c \
 	tests/reference/seed_hooke.c \
 	tests/reference/seed_ripple.c \
 	tests/reference/seed_render.c

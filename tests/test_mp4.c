@@ -1,0 +1,621 @@
+/*
+ * test_mp4.c - the MP4 encoder, checked by decoding what it wrote with libavformat and
+ * libavcodec: codec, pixel format, frame count, frame rate, duration, picture quality,
+ * byte-identical reruns, faststart, temporaries, interrupted and failed renders, write
+ * errors (RLIMIT_FSIZE always; a full tmpfs when mounting is permitted).
+ */
+#include <criterion/criterion.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/pixdesc.h>
+#include <libswscale/swscale.h>
+
+#include "encode/encoder.h"
+#include "util/image.h"
+
+extern const tp_encoder tp_encoder_mp4;
+
+/* ---- fixtures and helpers ------------------------------------------------------------ */
+
+static char dir[64];
+
+static void make_dir(void)
+{
+	snprintf(dir, sizeof dir, "/tmp/tp-mp4-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+}
+
+static void remove_dir(void)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		char p[512];
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+		if (unlink(p) != 0) { /* the tmpfs of full_disk_*, if an assertion stopped it */
+			umount2(p, MNT_DETACH);
+			rmdir(p);
+		}
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+TestSuite(mp4, .init = make_dir, .fini = remove_dir);
+
+static void path_in(char *buf, size_t n, const char *name) { snprintf(buf, n, "%s/%s", dir, name); }
+
+/* Names in the test directory other than `except` (NULL: any), e.g. leftover temporaries. */
+static int count_entries(const char *except)
+{
+	DIR *d = opendir(dir);
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && (!except || strcmp(e->d_name, except)))
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* Smooth moving content (a gradient and a bright square drifting right), like a render. */
+static void make_frame(tp_image *img, int k)
+{
+	for (int y = 0; y < img->h; y++) {
+		uint8_t *r = tp_image_row(img, y);
+		for (int x = 0; x < img->w; x++) {
+			int in = x >= 4 + 2 * k && x < 16 + 2 * k && y >= img->h / 4 && y < img->h / 4 + 12;
+			r[3 * x + 0] = (uint8_t)(in ? 240 : 40 + (x * 150) / img->w);
+			r[3 * x + 1] = (uint8_t)(in ? 230 : 60 + (y * 120) / img->h);
+			r[3 * x + 2] = (uint8_t)(in ? 200 : 120 + ((x + y + k) % 64));
+		}
+	}
+}
+
+static enc_config config(const char *path, int w, int h, double fps, int frames)
+{
+	return (enc_config){ .path = path, .w = w, .h = h, .fps = fps, .frames = frames,
+			     .fmt = TP_RGB8, .overwrite = 0, .crf = -1, .preset = NULL, .bitrate = 0 };
+}
+
+static int failed_at; /* frame whose write_frame failed in encode_n, -1: none */
+
+/* Encodes n synthetic frames and closes with `mode`; returns the first error. */
+static int encode_n(const enc_config *cfg, int n, enc_close_mode mode, tp_err *err)
+{
+	const tp_encoder *e = &tp_encoder_mp4;
+	void *priv = calloc(1, e->priv_size);
+	tp_image img;
+	cr_assert_eq(tp_image_alloc(&img, cfg->w, cfg->h, TP_RGB8), 0);
+	int rc = e->check(cfg, err);
+	if (rc == 0)
+		rc = e->open(priv, cfg, err);
+	failed_at = -1;
+	for (int k = 0; k < n && rc == 0; k++) {
+		make_frame(&img, k);
+		rc = e->write_frame(priv, k, &img, err);
+		if (rc < 0)
+			failed_at = k;
+	}
+	tp_err cerr;
+	int crc = e->close(priv, rc < 0 ? ENC_CLOSE_FAILED : mode, &cerr);
+	if (rc == 0 && crc < 0) {
+		rc = crc;
+		*err = cerr;
+	}
+	tp_image_free(&img);
+	free(priv);
+	return rc;
+}
+
+typedef struct decoded {
+	char codec[32], pixfmt[32];
+	int w, h;         /* decoded picture size */
+	AVRational rate;  /* the stream's average frame rate */
+	double duration;  /* seconds */
+	int nframes;
+	tp_image frames[64]; /* RGB8, converted with the stream's BT.709 limited range */
+} decoded;
+
+static void decoded_free(decoded *d)
+{
+	for (int i = 0; i < 64; i++)
+		tp_image_free(&d->frames[i]);
+}
+
+/* Demuxes and decodes every frame of path; returns 0, or -1 if it does not play. */
+static int decode_file(const char *path, decoded *d)
+{
+	AVFormatContext *fc = NULL;
+	AVCodecContext *cc = NULL;
+	AVPacket *pkt = av_packet_alloc();
+	AVFrame *fr = av_frame_alloc();
+	struct SwsContext *sws = NULL;
+	int ok = -1;
+	memset(d, 0, sizeof *d);
+	if (avformat_open_input(&fc, path, NULL, NULL) < 0 || avformat_find_stream_info(fc, NULL) < 0)
+		goto done;
+	int si = av_find_best_stream(fc, AVMEDIA_TYPE_VIDEO, -1, -1, NULL, 0);
+	if (si < 0)
+		goto done;
+	AVStream *st = fc->streams[si];
+	const AVCodec *dec = avcodec_find_decoder(st->codecpar->codec_id);
+	if (!dec || !(cc = avcodec_alloc_context3(dec)) ||
+	    avcodec_parameters_to_context(cc, st->codecpar) < 0 || avcodec_open2(cc, dec, NULL) < 0)
+		goto done;
+	snprintf(d->codec, sizeof d->codec, "%s", avcodec_get_name(st->codecpar->codec_id));
+	snprintf(d->pixfmt, sizeof d->pixfmt, "%s",
+		 av_get_pix_fmt_name((enum AVPixelFormat)st->codecpar->format));
+	d->rate = st->avg_frame_rate;
+	d->duration = fc->duration / (double)AV_TIME_BASE;
+	int eof = 0;
+	while (!eof) {
+		int rc = av_read_frame(fc, pkt);
+		if (rc < 0) {
+			eof = 1;
+			avcodec_send_packet(cc, NULL);
+		} else if (pkt->stream_index == si) {
+			rc = avcodec_send_packet(cc, pkt);
+			av_packet_unref(pkt);
+			if (rc < 0)
+				goto done;
+		} else {
+			av_packet_unref(pkt);
+			continue;
+		}
+		while (avcodec_receive_frame(cc, fr) == 0) {
+			d->w = fr->width;
+			d->h = fr->height;
+			if (d->nframes < 64) {
+				tp_image *im = &d->frames[d->nframes];
+				tp_image_alloc(im, fr->width, fr->height, TP_RGB8);
+				sws = sws_getCachedContext(sws, fr->width, fr->height, fr->format, fr->width,
+							   fr->height, AV_PIX_FMT_RGB24,
+							   SWS_BILINEAR | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT,
+							   NULL, NULL, NULL);
+				sws_setColorspaceDetails(sws, sws_getCoefficients(SWS_CS_ITU709), 0,
+							 sws_getCoefficients(SWS_CS_ITU709), 1, 0, 1 << 16,
+							 1 << 16);
+				uint8_t *dst[4] = { im->pixels };
+				int dstride[4] = { (int)im->stride };
+				sws_scale(sws, (const uint8_t *const *)fr->data, fr->linesize, 0, fr->height,
+					  dst, dstride);
+			}
+			d->nframes++;
+			av_frame_unref(fr);
+		}
+	}
+	ok = 0;
+done:
+	sws_freeContext(sws);
+	av_frame_free(&fr);
+	av_packet_free(&pkt);
+	avcodec_free_context(&cc);
+	avformat_close_input(&fc);
+	return ok;
+}
+
+/* PSNR over the w x h top-left region of two RGB8 images, in dB. */
+static double psnr(const tp_image *a, const tp_image *b, int w, int h)
+{
+	double se = 0;
+	for (int y = 0; y < h; y++) {
+		const uint8_t *p = tp_image_row(a, y), *q = tp_image_row(b, y);
+		for (int x = 0; x < 3 * w; x++)
+			se += (double)(p[x] - q[x]) * (p[x] - q[x]);
+	}
+	double mse = se / (3.0 * w * h);
+	return mse == 0 ? 99 : 10 * log10(255.0 * 255.0 / mse);
+}
+
+static uint8_t *slurp(const char *path, long *n)
+{
+	FILE *f = fopen(path, "rb");
+	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+	fseek(f, 0, SEEK_END);
+	*n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	uint8_t *b = malloc((size_t)*n + 1);
+	cr_assert_eq(fread(b, 1, (size_t)*n, f), (size_t)*n);
+	fclose(f);
+	return b;
+}
+
+static int contains(const uint8_t *b, long n, const char *s)
+{
+	size_t k = strlen(s);
+	for (long i = 0; i + (long)k <= n; i++)
+		if (!memcmp(b + i, s, k))
+			return 1;
+	return 0;
+}
+
+/* ---- the encoder on its own ---------------------------------------------------------- */
+
+Test(mp4, probe_claims_mp4_m4v_mov_only)
+{
+	cr_assert_gt(tp_encoder_mp4.probe("out/pond.mp4"), 0);
+	cr_assert_gt(tp_encoder_mp4.probe("a.M4V"), 0);
+	cr_assert_gt(tp_encoder_mp4.probe("a.mov"), 0);
+	cr_assert_eq(tp_encoder_mp4.probe("a.png"), 0);
+	cr_assert_eq(tp_encoder_mp4.probe("mp4"), 0);
+	cr_assert_eq(enc_find_for_path("x/y.mp4"), &tp_encoder_mp4);
+	cr_assert_eq(enc_find("mp4"), &tp_encoder_mp4);
+}
+
+Test(mp4, h264_stream_properties_and_quality)
+{
+	char p[256];
+	path_in(p, sizeof p, "a.mp4");
+	enc_config cfg = config(p, 96, 64, 24, 12);
+	tp_err err;
+	cr_assert_eq(encode_n(&cfg, 12, ENC_CLOSE_DONE, &err), 0, "%s", err.msg);
+	cr_assert_null(tp_encoder_mp4.note(&cfg), "libx264 is installed on the test machines");
+
+	decoded d;
+	cr_assert_eq(decode_file(p, &d), 0);
+	cr_assert_str_eq(d.codec, "h264");
+	cr_assert_str_eq(d.pixfmt, "yuv420p");
+	cr_assert_eq(d.w, 96);
+	cr_assert_eq(d.h, 64);
+	cr_assert_eq(d.nframes, 12);
+	cr_assert_eq(d.rate.num, 24);
+	cr_assert_eq(d.rate.den, 1);
+	cr_assert_float_eq(d.duration, 0.5, 1e-3);
+	tp_image src;
+	tp_image_alloc(&src, 96, 64, TP_RGB8);
+	for (int k = 0; k < 12; k++) {
+		make_frame(&src, k);
+		double q = psnr(&src, &d.frames[k], 96, 64);
+		/* CRF 18 on hard-edged synthetic content gives ~35 dB; decoding with the wrong
+		 * (BT.601) matrix would give ~31.5 dB. */
+		cr_assert_gt(q, 34.0, "frame %d: PSNR %.1f dB", k, q);
+	}
+	tp_image_free(&src);
+	decoded_free(&d);
+	cr_assert_eq(count_entries("a.mp4"), 0, "no temporary left behind");
+}
+
+Test(mp4, faststart_and_no_version_or_time_metadata)
+{
+	char p[256];
+	path_in(p, sizeof p, "fs.mp4");
+	enc_config cfg = config(p, 64, 48, 30, 6);
+	tp_err err;
+	cr_assert_eq(encode_n(&cfg, 6, ENC_CLOSE_DONE, &err), 0, "%s", err.msg);
+	long n;
+	uint8_t *b = slurp(p, &n);
+	/* Top-level boxes: ftyp, then moov before mdat (playable while downloading). */
+	long moov = -1, mdat = -1;
+	for (long i = 0; i + 8 <= n;) {
+		uint32_t sz = (uint32_t)b[i] << 24 | (uint32_t)b[i + 1] << 16 | (uint32_t)b[i + 2] << 8 | b[i + 3];
+		if (!memcmp(b + i + 4, "moov", 4))
+			moov = i;
+		if (!memcmp(b + i + 4, "mdat", 4))
+			mdat = i;
+		cr_assert_geq(sz, 8u);
+		i += sz;
+	}
+	cr_assert(moov >= 0 && mdat > moov, "moov at %ld, mdat at %ld", moov, mdat);
+	cr_assert_not(contains(b, n, "Lavf"), "muxer version string");
+	cr_assert_not(contains(b, n, "Lavc"), "codec version string");
+	cr_assert_not(contains(b, n, "x264 - core"), "x264 version SEI");
+	/* mvhd creation and modification times (version 0: bytes 12..19 of the box) are 0. */
+	long mvhd = -1;
+	for (long i = moov; i + 4 <= n && mvhd < 0; i++)
+		if (!memcmp(b + i, "mvhd", 4))
+			mvhd = i - 4;
+	cr_assert_geq(mvhd, 0);
+	for (int i = 12; i < 20; i++)
+		cr_assert_eq(b[mvhd + i], 0, "mvhd time byte %d", i);
+	free(b);
+}
+
+Test(mp4, same_frames_give_identical_bytes)
+{
+	char p1[256], p2[256];
+	path_in(p1, sizeof p1, "r1.mp4");
+	path_in(p2, sizeof p2, "r2.mp4");
+	tp_err err;
+	/* Big enough for x264's frame threads and lookahead to be busy. */
+	enc_config c1 = config(p1, 320, 192, 30, 40), c2 = config(p2, 320, 192, 30, 40);
+	cr_assert_eq(encode_n(&c1, 40, ENC_CLOSE_DONE, &err), 0, "%s", err.msg);
+	cr_assert_eq(encode_n(&c2, 40, ENC_CLOSE_DONE, &err), 0, "%s", err.msg);
+	long n1, n2;
+	uint8_t *b1 = slurp(p1, &n1), *b2 = slurp(p2, &n2);
+	cr_assert_eq(n1, n2);
+	cr_assert_eq(memcmp(b1, b2, (size_t)n1), 0);
+	free(b1);
+	free(b2);
+}
+
+Test(mp4, odd_size_is_padded_by_repeating_the_edge)
+{
+	char p[256];
+	path_in(p, sizeof p, "odd.mp4");
+	enc_config cfg = config(p, 33, 17, 25, 4);
+	tp_err err;
+	cr_assert_eq(encode_n(&cfg, 4, ENC_CLOSE_DONE, &err), 0, "%s", err.msg);
+	decoded d;
+	cr_assert_eq(decode_file(p, &d), 0);
+	cr_assert_eq(d.w, 34);
+	cr_assert_eq(d.h, 18);
+	cr_assert_eq(d.nframes, 4);
+	tp_image src;
+	tp_image_alloc(&src, 33, 17, TP_RGB8);
+	make_frame(&src, 3);
+	double q = psnr(&src, &d.frames[3], 33, 17);
+	/* ~31 dB: in so small a frame the square's hard edges dominate. A row or column
+	 * misplaced by the padding would fall far below. */
+	cr_assert_gt(q, 29.0, "PSNR %.1f dB", q);
+	/* The added column and row look like their neighbours, not black. */
+	for (int y = 0; y < 17; y++) {
+		const uint8_t *r = tp_image_row(&d.frames[3], y);
+		for (int c = 0; c < 3; c++)
+			cr_assert_leq(abs(r[3 * 33 + c] - r[3 * 32 + c]), 12, "row %d", y);
+	}
+	const uint8_t *r16 = tp_image_row(&d.frames[3], 16), *r17 = tp_image_row(&d.frames[3], 17);
+	for (int x = 0; x < 3 * 33; x++)
+		cr_assert_leq(abs(r17[x] - r16[x]), 12, "byte %d", x);
+	tp_image_free(&src);
+	decoded_free(&d);
+}
+
+Test(mp4, fractional_fps_is_the_time_base)
+{
+	char p[256];
+	path_in(p, sizeof p, "ntsc.mp4");
+	enc_config cfg = config(p, 32, 32, 30000.0 / 1001.0, 30);
+	tp_err err;
+	cr_assert_eq(encode_n(&cfg, 30, ENC_CLOSE_DONE, &err), 0, "%s", err.msg);
+	decoded d;
+	cr_assert_eq(decode_file(p, &d), 0);
+	cr_assert_eq(d.rate.num, 30000);
+	cr_assert_eq(d.rate.den, 1001);
+	cr_assert_eq(d.nframes, 30);
+	cr_assert_float_eq(d.duration, 1.001, 1e-3);
+	decoded_free(&d);
+}
+
+Test(mp4, crf_preset_and_bitrate_change_the_stream)
+{
+	char p[256];
+	long size[3];
+	tp_err err;
+	const char *names[3] = { "q18.mp4", "q40.mp4", "br.mp4" };
+	for (int i = 0; i < 3; i++) {
+		path_in(p, sizeof p, names[i]);
+		enc_config cfg = config(p, 160, 96, 30, 15);
+		cfg.preset = "veryfast";
+		if (i == 1)
+			cfg.crf = 40;
+		if (i == 2)
+			cfg.bitrate = 20000;
+		cr_assert_eq(encode_n(&cfg, 15, ENC_CLOSE_DONE, &err), 0, "%s", err.msg);
+		struct stat st;
+		cr_assert_eq(stat(p, &st), 0);
+		size[i] = (long)st.st_size;
+	}
+	cr_assert_lt(size[1], size[0], "crf 40 (%ld bytes) vs crf 18 (%ld)", size[1], size[0]);
+	/* 20 kbit/s for half a second is ~1.3 kB of video; crf 18 takes far more here. */
+	cr_assert_lt(size[2], size[0] / 2, "20 kbit/s: %ld bytes vs crf 18: %ld", size[2], size[0]);
+}
+
+Test(mp4, bad_options_are_refused_before_anything_is_written)
+{
+	char p[256];
+	tp_err err;
+	path_in(p, sizeof p, "x.mp4");
+	enc_config cfg = config(p, 64, 64, 30, 1);
+	cfg.preset = "quick";
+	cr_assert_eq(tp_encoder_mp4.check(&cfg, &err), TP_EUSAGE);
+	cr_assert(strstr(err.msg, "--preset") && strstr(err.msg, "veryslow"), "%s", err.msg);
+	cfg = config(p, 64, 64, 30, 1);
+	cfg.crf = 52;
+	cr_assert_eq(tp_encoder_mp4.check(&cfg, &err), TP_EUSAGE);
+	cr_assert(strstr(err.msg, "--crf"), "%s", err.msg);
+	cfg = config(p, 64, 64, 30, 1);
+	cfg.crf = 20;
+	cfg.bitrate = 1000000;
+	cr_assert_eq(tp_encoder_mp4.check(&cfg, &err), TP_EUSAGE);
+	cfg = config(p, 20000, 64, 30, 1);
+	cr_assert_eq(tp_encoder_mp4.check(&cfg, &err), TP_EUSAGE);
+	cr_assert(strstr(err.msg, "16384"), "%s", err.msg);
+	/* A directory that cannot exist (its parent is a file). */
+	cfg = config("tests/test_mp4.c/x.mp4", 64, 64, 30, 1);
+	cr_assert_lt(tp_encoder_mp4.check(&cfg, &err), 0);
+	cr_assert(strstr(err.msg, "tests/test_mp4.c"), "%s", err.msg);
+	cr_assert_eq(count_entries(NULL), 0);
+}
+
+Test(mp4, existing_file_is_kept_without_overwrite)
+{
+	char p[256];
+	tp_err err;
+	path_in(p, sizeof p, "keep.mp4");
+	FILE *f = fopen(p, "w");
+	fputs("precious", f);
+	fclose(f);
+	enc_config cfg = config(p, 32, 32, 30, 2);
+	cr_assert_eq(encode_n(&cfg, 2, ENC_CLOSE_DONE, &err), TP_EIO);
+	cr_assert(strstr(err.msg, "-y"), "%s", err.msg);
+	long n;
+	uint8_t *b = slurp(p, &n);
+	cr_assert_eq(n, 8);
+	free(b);
+	/* A failed render with -y leaves the old file too. */
+	cfg.overwrite = 1;
+	cr_assert_eq(encode_n(&cfg, 2, ENC_CLOSE_FAILED, &err), 0);
+	b = slurp(p, &n);
+	cr_assert_eq(n, 8);
+	free(b);
+	cr_assert_eq(count_entries("keep.mp4"), 0);
+	/* And -y replaces it once the render completes. */
+	cr_assert_eq(encode_n(&cfg, 2, ENC_CLOSE_DONE, &err), 0, "%s", err.msg);
+	decoded d;
+	cr_assert_eq(decode_file(p, &d), 0);
+	cr_assert_eq(d.nframes, 2);
+	decoded_free(&d);
+}
+
+Test(mp4, interrupted_render_is_playable)
+{
+	char p[256];
+	tp_err err;
+	path_in(p, sizeof p, "int.mp4");
+	enc_config cfg = config(p, 64, 48, 30, 100);
+	cr_assert_eq(encode_n(&cfg, 7, ENC_CLOSE_INTERRUPTED, &err), 0, "%s", err.msg);
+	decoded d;
+	cr_assert_eq(decode_file(p, &d), 0);
+	cr_assert_str_eq(d.codec, "h264");
+	cr_assert_eq(d.nframes, 7);
+	cr_assert_float_eq(d.duration, 7 / 30.0, 1e-3);
+	decoded_free(&d);
+	cr_assert_eq(count_entries("int.mp4"), 0);
+}
+
+Test(mp4, interrupted_before_any_frame_leaves_nothing)
+{
+	char p[256];
+	tp_err err;
+	path_in(p, sizeof p, "none.mp4");
+	enc_config cfg = config(p, 64, 48, 30, 100);
+	cr_assert_eq(encode_n(&cfg, 0, ENC_CLOSE_INTERRUPTED, &err), 0, "%s", err.msg);
+	cr_assert_eq(count_entries(NULL), 0);
+}
+
+Test(mp4, failed_render_leaves_nothing)
+{
+	char p[256];
+	tp_err err;
+	path_in(p, sizeof p, "fail.mp4");
+	enc_config cfg = config(p, 64, 48, 30, 100);
+	cr_assert_eq(encode_n(&cfg, 9, ENC_CLOSE_FAILED, &err), 0);
+	cr_assert_eq(count_entries(NULL), 0);
+}
+
+Test(mp4, mpeg4_fallback)
+{
+	char p[256];
+	tp_err err;
+	path_in(p, sizeof p, "m4.mp4");
+	setenv("TIDEPOOL_MP4_CODEC", "mpeg4", 1); /* each Criterion test is its own process */
+	enc_config cfg = config(p, 80, 48, 25, 10);
+	const char *note = tp_encoder_mp4.note(&cfg);
+	cr_assert(note && strstr(note, "MPEG-4 Part 2"), "the fallback is announced");
+	cr_assert_eq(encode_n(&cfg, 10, ENC_CLOSE_DONE, &err), 0, "%s", err.msg);
+	decoded d;
+	cr_assert_eq(decode_file(p, &d), 0);
+	cr_assert_str_eq(d.codec, "mpeg4");
+	cr_assert_str_eq(d.pixfmt, "yuv420p");
+	cr_assert_eq(d.nframes, 10);
+	tp_image src;
+	tp_image_alloc(&src, 80, 48, TP_RGB8);
+	make_frame(&src, 9);
+	cr_assert_gt(psnr(&src, &d.frames[9], 80, 48), 30.0);
+	tp_image_free(&src);
+	decoded_free(&d);
+}
+
+Test(mp4, height_maps_and_rgba_frames_are_accepted)
+{
+	const tp_pixfmt fmts[] = { TP_GRAY16, TP_RGBA8, TP_GRAY8, TP_RGB16 };
+	for (int f = 0; f < 4; f++) {
+		char p[256], name[32];
+		snprintf(name, sizeof name, "f%d.mp4", f);
+		path_in(p, sizeof p, name);
+		enc_config cfg = config(p, 32, 16, 30, 3);
+		cfg.fmt = fmts[f];
+		const tp_encoder *e = &tp_encoder_mp4;
+		void *priv = calloc(1, e->priv_size);
+		tp_err err;
+		tp_image img;
+		tp_image_alloc(&img, 32, 16, fmts[f]);
+		memset(img.pixels, 0x80, (size_t)img.stride * 16);
+		cr_assert_eq(e->open(priv, &cfg, &err), 0, "%s", err.msg);
+		for (int k = 0; k < 3; k++)
+			cr_assert_eq(e->write_frame(priv, k, &img, &err), 0, "%s", err.msg);
+		cr_assert_eq(e->close(priv, ENC_CLOSE_DONE, &err), 0, "%s", err.msg);
+		decoded d;
+		cr_assert_eq(decode_file(p, &d), 0);
+		cr_assert_eq(d.nframes, 3);
+		/* Mid grey in, mid grey out. */
+		const uint8_t *px = tp_image_row(&d.frames[2], 8) + 3 * 16;
+		cr_assert(abs(px[0] - 128) < 6 && abs(px[1] - 128) < 6, "%s: got %d %d %d",
+			  tp_pixfmt_name(fmts[f]), px[0], px[1], px[2]);
+		decoded_free(&d);
+		tp_image_free(&img);
+		free(priv);
+	}
+}
+
+/* ---- write errors -------------------------------------------------------------------- */
+
+static void assert_write_error_leaves_nothing(const char *p, const char *reason)
+{
+	tp_err err;
+	enc_config cfg = config(p, 256, 160, 30, 60);
+	cfg.crf = 0; /* lossless: big packets that reach the limit quickly */
+	cfg.preset = "ultrafast";
+	int rc = encode_n(&cfg, 60, ENC_CLOSE_DONE, &err);
+	cr_assert_eq(rc, TP_EIO, "rc %d: %s", rc, err.msg);
+	cr_assert(strstr(err.msg, p) && strstr(err.msg, reason), "%s", err.msg);
+	cr_assert(failed_at >= 0, "reported by write_frame, while rendering, not only at the end");
+	struct stat st;
+	cr_assert_neq(stat(p, &st), 0, "no file at the output path");
+}
+
+Test(mp4, write_error_mid_run_is_reported_and_cleaned_up)
+{
+	char p[256];
+	path_in(p, sizeof p, "big.mp4");
+	/* A file-size limit makes write() fail with EFBIG part way, as a full disk would. */
+	signal(SIGXFSZ, SIG_IGN);
+	struct rlimit old, lim;
+	getrlimit(RLIMIT_FSIZE, &old);
+	lim = old;
+	lim.rlim_cur = 200000;
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	assert_write_error_leaves_nothing(p, "File too large");
+	setrlimit(RLIMIT_FSIZE, &old);
+	cr_assert_eq(count_entries(NULL), 0);
+}
+
+Test(mp4, full_disk_is_reported_and_cleaned_up)
+{
+	char mnt[256], p[300];
+	path_in(mnt, sizeof mnt, "small");
+	cr_assert_eq(mkdir(mnt, 0755), 0);
+	if (mount("tmpfs", mnt, "tmpfs", 0, "size=200k") != 0) {
+		rmdir(mnt);
+		cr_skip("cannot mount a small tmpfs here (%s)", strerror(errno));
+	}
+	snprintf(p, sizeof p, "%s/full.mp4", mnt);
+	assert_write_error_leaves_nothing(p, "No space left on device");
+	DIR *d = opendir(mnt);
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.' || (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."));
+	closedir(d);
+	umount(mnt);
+	rmdir(mnt);
+	cr_assert_eq(n, 0, "the temporary is removed");
+}
