@@ -78,6 +78,7 @@ TEST_SRCS = \
 	tests/test_render.c \
 	tests/test_cli.c \
 	tests/test_mp4.c \
+	tests/reference/seed_common.c \
 	tests/reference/seed_hooke.c \
 	tests/reference/seed_ripple.c \
 	tests/reference/seed_render.c

@@ -1,0 +1,191 @@
+/*
+ * hooke - seed 000/002: every cell is a mass on springs to its 8 neighbours (Hooke's law),
+ * int32 height h and velocity v, two height buffers swapped every step.
+ *
+ *   a  = (D h - (e (N + S + W + E) + c (NW + NE + SE + SW))) / D,  D = 4 (e + c)
+ *   v -= a;  v -= v >> sv;  h' = h + v;  h' -= h' >> sh
+ *
+ * with C integer division (toward zero) and arithmetic shifts, exactly as the seed writes
+ * it; the seed's constants are the defaults (e = 3, c = 1, D = 16, sv = 6, sh = 8). Units:
+ * h and v are stored units (1/unit height units), v per step. The step is bit-identical to
+ * tests/reference/seed_hooke.c whatever the thread count.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "solvers/intgrid.h"
+#include "solvers/solver.h"
+
+typedef struct hooke {
+	int edge, corner; /* spring weights of the 4 edge and 4 corner neighbours */
+	int vshift;       /* velocity damping: v -= v >> vshift */
+	int hshift;       /* height damping: h -= h >> hshift */
+	int unit;         /* stored units per height unit */
+	int sponge;       /* absorb band, pixels */
+	double wake;      /* bow push of moving boxes */
+
+	ig_grid g;
+	int32_t *hbuf[2], *vbuf; /* allocations; cur indexes the current heights */
+	int cur;
+	int kshift;              /* D = 1 << kshift when D is a power of two, else -1 */
+} hooke;
+
+#define OFF(f) offsetof(hooke, f)
+static const tp_option hooke_options[] = {
+	{ "edge", "spring weight of the 4 edge neighbours (seed: 3)", OFF(edge), TP_OPT_INT, 3, 0, 15, NULL },
+	{ "corner", "spring weight of the 4 corner neighbours (seed: 1)", OFF(corner), TP_OPT_INT, 1, 0, 15, NULL },
+	{ "velocity_damping", "v -= v >> this each step (seed: 6; larger = less damping)", OFF(vshift), TP_OPT_INT, 6, 1, 30, NULL },
+	{ "height_damping", "h -= h >> this each step (seed: 8; larger = less damping)", OFF(hshift), TP_OPT_INT, 8, 1, 30, NULL },
+	{ "unit", "stored integer units per height unit (a drop of strength 1)", OFF(unit), TP_OPT_INT, 1024, 16, 65536, NULL },
+	{ "sponge", "width in pixels of the absorbing band (boundary absorb)", OFF(sponge), TP_OPT_INT, 32, 1, 4096, NULL },
+	{ "wake", "how hard a moving box pushes the water around it (0 = off)", OFF(wake), TP_OPT_DOUBLE, 0.5, 0, 100, NULL },
+	{ NULL },
+};
+
+/* The kernel above for one row of n cells, for D = 1 << k: C division by a power of two
+ * is (t + (t < 0 ? D - 1 : 0)) >> k, which vectorises where `/` by a variable cannot. */
+__attribute__((target_clones("avx2", "default"))) static void
+row_pow2(const int32_t *restrict h, int32_t *restrict hn, int32_t *restrict v, ptrdiff_t s, int n,
+	 int32_t e, int32_t c, int k, int sv, int sh)
+{
+	const int32_t *restrict up = h - s, *restrict dn = h + s;
+	const int32_t dd = (int32_t)1 << k, bias = dd - 1;
+#pragma omp simd
+	for (int x = 0; x < n; x++) {
+		int32_t t = dd * h[x] - (e * (up[x] + dn[x] + h[x - 1] + h[x + 1]) +
+					 c * (up[x - 1] + up[x + 1] + dn[x + 1] + dn[x - 1]));
+		int32_t a = (t + ((t >> 31) & bias)) >> k;
+		int32_t vv = v[x] - a;
+		vv -= vv >> sv;
+		v[x] = vv;
+		int32_t hh = h[x] + vv;
+		hh -= hh >> sh;
+		hn[x] = hh;
+	}
+}
+
+/* Any other D (e + c not a power of two): plain division. */
+static void row_div(const int32_t *restrict h, int32_t *restrict hn, int32_t *restrict v, ptrdiff_t s,
+		    int n, int32_t e, int32_t c, int sv, int sh)
+{
+	const int32_t *up = h - s, *dn = h + s;
+	const int32_t dd = 4 * (e + c);
+	for (int x = 0; x < n; x++) {
+		int32_t a = (dd * h[x] - (e * (up[x] + dn[x] + h[x - 1] + h[x + 1]) +
+					  c * (up[x - 1] + up[x + 1] + dn[x + 1] + dn[x - 1]))) / dd;
+		int32_t vv = v[x] - a;
+		vv -= vv >> sv;
+		v[x] = vv;
+		int32_t hh = h[x] + vv;
+		hh -= hh >> sh;
+		hn[x] = hh;
+	}
+}
+
+static void hooke_uninit(void *priv)
+{
+	hooke *p = priv;
+	free(p->hbuf[0]);
+	free(p->hbuf[1]);
+	free(p->vbuf);
+	ig_free(&p->g);
+}
+
+static int hooke_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
+{
+	hooke *p = priv;
+	if (p->edge + p->corner < 1)
+		return tp_errf(err, TP_EINPUT, "params: edge and corner cannot both be 0");
+	int rc = ig_setup(&p->g, ctx->scene, 1, p->unit, p->sponge, err);
+	if (rc < 0)
+		return rc;
+	p->hbuf[0] = ig_alloc(&p->g);
+	p->hbuf[1] = ig_alloc(&p->g);
+	p->vbuf = ig_alloc(&p->g);
+	if (!p->hbuf[0] || !p->hbuf[1] || !p->vbuf)
+		return tp_errf(err, TP_EIO, "out of memory for a %dx%d pool", p->g.w, p->g.h);
+	int d = 4 * (p->edge + p->corner);
+	p->kshift = -1;
+	for (int k = 0; k < 8; k++)
+		if (d == 1 << k)
+			p->kshift = k;
+	return 0;
+}
+
+static void hooke_drop(void *priv, double x, double y, double r, double strength)
+{
+	hooke *p = priv;
+	int32_t *h = ig_org(p->hbuf[p->cur], &p->g);
+	ig_drop(&p->g, &h, 1, x, y, r, strength); /* displaced at rest: v is untouched */
+}
+
+static int hooke_step(void *priv, const tp_step_in *in)
+{
+	hooke *p = priv;
+	const ig_grid *g = &p->g;
+	int32_t *h = ig_org(p->hbuf[p->cur], g), *hn = ig_org(p->hbuf[!p->cur], g);
+	int32_t *v = ig_org(p->vbuf, g);
+	if (g->wrap)
+		ig_wrap_ghosts(g, h);
+	const ptrdiff_t s = g->stride;
+	const int x0 = g->x0, n = g->x1 - g->x0;
+#pragma omp parallel for schedule(static)
+	for (int y = g->y0; y < g->y1; y++) {
+		const ptrdiff_t o = y * s + x0;
+		if (p->kshift >= 0)
+			row_pow2(h + o, hn + o, v + o, s, n, p->edge, p->corner, p->kshift, p->vshift,
+				 p->hshift);
+		else
+			row_div(h + o, hn + o, v + o, s, n, p->edge, p->corner, p->vshift, p->hshift);
+		if (g->sponge) {
+			ig_sponge_row(g, y, hn + y * s);
+			ig_sponge_row(g, y, v + y * s);
+		}
+	}
+	p->cur = !p->cur;
+	int32_t *hold[2] = { hn, v };
+	ig_boxes(&p->g, in->boxes, in->dt, p->wake, hold, 1, hold, 2);
+	return 0;
+}
+
+static void hooke_surface(void *priv, tp_surface *out)
+{
+	hooke *p = priv;
+	ig_surface(&p->g, ig_org(p->hbuf[p->cur], &p->g), out);
+}
+
+static void hooke_stats(const void *priv, tp_stats *out)
+{
+	const hooke *p = priv;
+	ig_stats(&p->g, ig_org(p->hbuf[p->cur], &p->g), ig_org(p->vbuf, &p->g), 0, out);
+}
+
+static int hooke_save(const void *priv, FILE *f, tp_err *err)
+{
+	const hooke *p = priv;
+	const int32_t *b[2] = { ig_org(p->hbuf[p->cur], &p->g), ig_org(p->vbuf, &p->g) };
+	return ig_save(&p->g, "hooke", b, 2, f, err);
+}
+
+static int hooke_load(void *priv, FILE *f, tp_err *err)
+{
+	hooke *p = priv;
+	int32_t *b[2] = { ig_org(p->hbuf[p->cur], &p->g), ig_org(p->vbuf, &p->g) };
+	return ig_load(&p->g, "hooke", b, 2, f, err);
+}
+
+const tp_solver tp_solver_hooke = {
+	.name = "hooke",
+	.description = "seed 000: int32 height and velocity, 8 springs (Hooke's law), shift damping",
+	.priv_size = sizeof(hooke),
+	.options = hooke_options,
+	.caps = TP_SOLVER_HEIGHTFIELD,
+	.init = hooke_init,
+	.uninit = hooke_uninit,
+	.drop = hooke_drop,
+	.step = hooke_step,
+	.surface = hooke_surface,
+	.stats = hooke_stats,
+	.save = hooke_save,
+	.load = hooke_load,
+};

@@ -1,0 +1,405 @@
+#include "solvers/intgrid.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static inline int wrapi(int i, int n)
+{
+	i %= n;
+	return i < 0 ? i + n : i;
+}
+
+static inline int imin(int a, int b) { return a < b ? a : b; }
+
+int ig_setup(ig_grid *g, const scene *sc, int ring, int unit, int sponge, tp_err *err)
+{
+	const int w = sc->width, h = sc->height;
+	if (w < 2 * ring + 1 || h < 2 * ring + 1 || w < 2 * IG_GHOST || h < 2 * IG_GHOST)
+		return tp_errf(err, TP_EINPUT, "size: the %s solver needs at least %dx%d cells (got %dx%d)",
+			       sc->solver ? sc->solver->name : "integer", 2 * ring + 1, 2 * ring + 1, w, h);
+	g->sc = sc;
+	g->w = w;
+	g->h = h;
+	/* Rows start on 64-byte boundaries so the vector loops see aligned, contiguous rows. */
+	g->stride = ((ptrdiff_t)w + 2 * IG_GHOST + 15) & ~(ptrdiff_t)15;
+	g->count = (size_t)g->stride * (size_t)(h + 2 * IG_GHOST);
+	g->wrap = sc->boundary == SCENE_BOUNDARY_WRAP;
+	g->unit = unit;
+	if (g->wrap) {
+		g->x0 = 0, g->x1 = w, g->y0 = 0, g->y1 = h;
+	} else {
+		g->x0 = ring, g->x1 = w - ring, g->y0 = ring, g->y1 = h - ring;
+	}
+	g->sponge = 0;
+	if (sc->boundary == SCENE_BOUNDARY_ABSORB) {
+		int b = imin(sponge, imin(w, h) / 4);
+		g->sponge = b > 1 ? b : 1;
+		g->sponge_f = malloc((size_t)g->sponge * sizeof *g->sponge_f);
+		if (!g->sponge_f)
+			goto oom;
+		/* Quadratic ramp from no damping at the inner edge of the band to IG_SPONGE_EDGE
+		 * at the outermost cell: gentle enough that the ramp itself hardly reflects. */
+		for (int k = 0; k < g->sponge; k++) {
+			int64_t q = (int64_t)(g->sponge - k) * (g->sponge - k);
+			g->sponge_f[k] = (int32_t)(IG_Q16 - IG_SPONGE_EDGE * q / ((int64_t)g->sponge * g->sponge));
+		}
+	}
+	g->rows = calloc((size_t)h, sizeof *g->rows);
+	g->nboxes = sc->nboxes;
+	g->poses = calloc((size_t)sc->nboxes + 1, sizeof *g->poses);
+	if (!g->rows || !g->poses)
+		goto oom;
+	for (int i = 0; i < sc->nboxes; i++)
+		scene_path_eval(&sc->boxes[i].path, 0, &g->poses[i].x, &g->poses[i].y,
+				&g->poses[i].angle);
+	return 0;
+oom:
+	ig_free(g);
+	return tp_errf(err, TP_EIO, "out of memory");
+}
+
+void ig_free(ig_grid *g)
+{
+	free(g->sponge_f);
+	free(g->rows);
+	free(g->poses);
+	g->sponge_f = NULL;
+	g->rows = NULL;
+	g->poses = NULL;
+}
+
+int32_t *ig_alloc(const ig_grid *g)
+{
+	size_t bytes = (g->count * sizeof(int32_t) + 63) & ~(size_t)63;
+	int32_t *p = aligned_alloc(64, bytes);
+	if (p)
+		memset(p, 0, bytes);
+	return p;
+}
+
+void ig_wrap_ghosts(const ig_grid *g, int32_t *org)
+{
+	const int w = g->w, h = g->h;
+	const ptrdiff_t s = g->stride;
+	for (int y = 0; y < h; y++) {
+		int32_t *r = org + y * s;
+		for (int k = 1; k <= IG_GHOST; k++) {
+			r[-k] = r[w - k];
+			r[w - 1 + k] = r[k - 1];
+		}
+	}
+	const size_t row = (size_t)(w + 2 * IG_GHOST) * sizeof *org;
+	for (int k = 1; k <= IG_GHOST; k++) {
+		memcpy(org - IG_GHOST - k * s, org - IG_GHOST + (h - k) * s, row);
+		memcpy(org - IG_GHOST + (h - 1 + k) * s, org - IG_GHOST + (k - 1) * s, row);
+	}
+}
+
+static inline int32_t sponge_scale(int32_t v, int32_t f)
+{
+	return (int32_t)((int64_t)v * f / IG_Q16); /* truncates toward 0, so small waves die out */
+}
+
+void ig_sponge_row(const ig_grid *g, int y, int32_t *row)
+{
+	const int b = g->sponge, w = g->w;
+	if (!b)
+		return;
+	const int dy = imin(y, g->h - 1 - y);
+	if (dy < b) {
+		for (int x = g->x0; x < g->x1; x++) {
+			int d = imin(dy, imin(x, w - 1 - x));
+			row[x] = sponge_scale(row[x], g->sponge_f[d]);
+		}
+		return;
+	}
+	/* b <= w / 4: the left and right bands never overlap. */
+	for (int x = g->x0; x < imin(b, g->x1); x++)
+		row[x] = sponge_scale(row[x], g->sponge_f[x]);
+	for (int x = w - b > g->x0 ? w - b : g->x0; x < g->x1; x++)
+		row[x] = sponge_scale(row[x], g->sponge_f[w - 1 - x]);
+}
+
+/* v in stored units, rounded half away from zero (symmetric for negative strengths) and
+ * saturated at +-IG_HMAX. */
+static int32_t round_sat(double v)
+{
+	if (v != v)
+		return 0;
+	if (v >= IG_HMAX)
+		return IG_HMAX;
+	if (v <= -IG_HMAX)
+		return -IG_HMAX;
+	return (int32_t)(v >= 0 ? floor(v + 0.5) : -floor(-v + 0.5));
+}
+
+static inline void add_sat(int32_t *cell, int32_t add)
+{
+	int64_t s = (int64_t)*cell + add;
+	*cell = (int32_t)(s > IG_HMAX ? IG_HMAX : s < -IG_HMAX ? -IG_HMAX : s);
+}
+
+/* Clamps a (possibly huge) coordinate before it is converted to int. */
+static inline int to_cell(double v, int lo, int hi)
+{
+	return v < lo ? lo : v > hi ? hi : (int)v;
+}
+
+/* The cells [i0, i1] x [j0, j1] whose centres (i + 0.5, j + 0.5) may lie within ex, ey
+ * of (x, y): clipped to the active cells, or for wrap (x, y already reduced to the pool)
+ * to the pool and its neighbouring periodic images, so a cell is visited once for each of
+ * its images at offsets -1, 0, +1 periods. */
+static void cell_range(const ig_grid *g, double x, double ex, double y, double ey, int *i0,
+		       int *i1, int *j0, int *j1)
+{
+	const int w = g->w, h = g->h;
+	if (g->wrap) {
+		*i0 = to_cell(floor(x - ex - 0.5), -w, 2 * w - 1);
+		*i1 = to_cell(ceil(x + ex - 0.5), -w, 2 * w - 1);
+		*j0 = to_cell(floor(y - ey - 0.5), -h, 2 * h - 1);
+		*j1 = to_cell(ceil(y + ey - 0.5), -h, 2 * h - 1);
+	} else {
+		*i0 = to_cell(floor(x - ex - 0.5), g->x0, g->x1);
+		*i1 = to_cell(ceil(x + ex - 0.5), g->x0 - 1, g->x1 - 1);
+		*j0 = to_cell(floor(y - ey - 0.5), g->y0, g->y1);
+		*j1 = to_cell(ceil(y + ey - 0.5), g->y0 - 1, g->y1 - 1);
+	}
+}
+
+void ig_drop(const ig_grid *g, int32_t *const *org, int n, double x, double y, double r,
+	     double strength)
+{
+	if (!(r > 0) || !isfinite(x) || !isfinite(y) || !isfinite(r) || !isfinite(strength))
+		return;
+	const int w = g->w, h = g->h;
+	const double rmax = w > h ? w : h;
+	if (r > rmax)
+		r = rmax;
+	if (g->wrap) {
+		x -= floor(x / w) * w;
+		y -= floor(y / h) * h;
+	}
+	const double e = strength * g->unit;
+	int i0, i1, j0, j1;
+	cell_range(g, x, r, y, r, &i0, &i1, &j0, &j1);
+	for (int j = j0; j <= j1; j++) {
+		const ptrdiff_t row = (ptrdiff_t)wrapi(j, h) * g->stride;
+		for (int i = i0; i <= i1; i++) {
+			double dx = i + 0.5 - x, dy = j + 0.5 - y;
+			double d = sqrt(dx * dx + dy * dy);
+			if (!(d < r))
+				continue;
+			/* seed 001: E_b = E_a (1 - d / R) */
+			int32_t add = round_sat(e * (1.0 - d / r));
+			for (int b = 0; b < n; b++)
+				add_sat(&org[b][row + wrapi(i, w)], add);
+		}
+	}
+}
+
+/* One box's cells. pass 0 pushes the band around the footprint, pass 1 zeroes it. */
+static void box_cells(const ig_grid *g, const scene_box *bx, const tp_box_pose *p, int pass,
+		      double dt, double wake, int32_t *const *buf, int n)
+{
+	const int w = g->w, h = g->h;
+	double px = p->x, py = p->y;
+	if (!isfinite(px) || !isfinite(py) || !isfinite(p->angle) || !isfinite(p->vx) ||
+	    !isfinite(p->vy))
+		return;
+	if (g->wrap) {
+		px -= floor(px / w) * w;
+		py -= floor(py / h) * h;
+	}
+	double s, c;
+	ig_sincos_deg(p->angle, &s, &c);
+	const double a = 0.5 * bx->size[0], b = 0.5 * bx->size[1];
+	const double m = pass == 0 ? IG_WAKE_BAND : 0;
+	const double ea = a + m, eb = b + m;
+	/* Half extents of the bounding box of the (band-grown) rotated rectangle. */
+	const double ex = fabs(c) * ea + fabs(s) * eb, ey = fabs(s) * ea + fabs(c) * eb;
+	int i0, i1, j0, j1;
+	cell_range(g, px, ex, py, ey, &i0, &i1, &j0, &j1);
+	/* The box velocity in its own frame (same rotation as positions). */
+	const double vu = c * p->vx - s * p->vy, vv = s * p->vx + c * p->vy;
+	const double push = wake * dt * g->unit;
+	for (int j = j0; j <= j1; j++) {
+		const ptrdiff_t row = (ptrdiff_t)wrapi(j, h) * g->stride;
+		for (int i = i0; i <= i1; i++) {
+			/* Angle counter-clockwise on screen (y down): u = c dx - s dy, v = s dx + c dy. */
+			double dx = i + 0.5 - px, dy = j + 0.5 - py;
+			double u = c * dx - s * dy, v = s * dx + c * dy;
+			int inside = fabs(u) < a && fabs(v) < b;
+			if (pass == 1) {
+				if (inside)
+					for (int k = 0; k < n; k++)
+						buf[k][row + wrapi(i, w)] = 0;
+				continue;
+			}
+			if (inside || !(fabs(u) < ea && fabs(v) < eb))
+				continue;
+			/* Outward normal of the nearest side; velocity along it pushes water. */
+			double du = fabs(u) - a, dv = fabs(v) - b, dist, vn;
+			if (du > dv) {
+				dist = du;
+				vn = u > 0 ? vu : -vu;
+			} else {
+				dist = dv;
+				vn = v > 0 ? vv : -vv;
+			}
+			int32_t add = round_sat(push * vn * (1.0 - dist / m));
+			for (int k = 0; k < n; k++)
+				add_sat(&buf[k][row + wrapi(i, w)], add);
+		}
+	}
+}
+
+void ig_boxes(ig_grid *g, const tp_box_pose *poses, double dt, double wake, int32_t *const *push,
+	      int npush, int32_t *const *hold, int nhold)
+{
+	if (!poses || !g->nboxes)
+		return;
+	memcpy(g->poses, poses, (size_t)g->nboxes * sizeof *poses);
+	if (wake != 0 && dt > 0)
+		for (int i = 0; i < g->nboxes; i++)
+			box_cells(g, &g->sc->boxes[i], &poses[i], 0, dt, wake, push, npush);
+	for (int i = 0; i < g->nboxes; i++)
+		box_cells(g, &g->sc->boxes[i], &poses[i], 1, dt, wake, hold, nhold);
+}
+
+void ig_stats(const ig_grid *g, const int32_t *h, const int32_t *k, int kind, tp_stats *out)
+{
+	const int w = g->w;
+#pragma omp parallel for schedule(static)
+	for (int y = 0; y < g->h; y++) {
+		const int32_t *hr = h + y * g->stride, *kr = k + y * g->stride;
+		int32_t mn = hr[0], mx = hr[0];
+		int64_t sum = 0;
+		double e = 0;
+		for (int x = 0; x < w; x++) {
+			int32_t v = hr[x];
+			mn = v < mn ? v : mn;
+			mx = v > mx ? v : mx;
+			sum += v;
+			double kv = kind ? (double)v - kr[x] : (double)kr[x];
+			e += (double)v * v + kv * kv;
+		}
+		g->rows[y] = (ig_rowstat){ mn, mx, sum, e };
+	}
+	int32_t mn = g->rows[0].min, mx = g->rows[0].max;
+	int64_t sum = 0;
+	double e = 0;
+	for (int y = 0; y < g->h; y++) {
+		mn = g->rows[y].min < mn ? g->rows[y].min : mn;
+		mx = g->rows[y].max > mx ? g->rows[y].max : mx;
+		sum += g->rows[y].sum;
+		e += g->rows[y].energy;
+	}
+	const double u = g->unit;
+	tp_stats_add(out, "min", mn / u);
+	tp_stats_add(out, "max", mx / u);
+	tp_stats_add(out, "sum", (double)sum / u);
+	tp_stats_add(out, "energy", e / (u * u));
+}
+
+#define IG_MAGIC "TPINTG01"
+
+typedef struct ig_header {
+	char magic[8];
+	char tag[16];
+	int32_t w, h, unit, n;
+} ig_header;
+
+static void fill_header(ig_header *hd, const ig_grid *g, const char *tag, int n)
+{
+	memset(hd, 0, sizeof *hd);
+	memcpy(hd->magic, IG_MAGIC, sizeof hd->magic);
+	strncpy(hd->tag, tag, sizeof hd->tag - 1);
+	hd->w = g->w;
+	hd->h = g->h;
+	hd->unit = g->unit;
+	hd->n = n;
+}
+
+int ig_save(const ig_grid *g, const char *tag, const int32_t *const *org, int n, FILE *f,
+	    tp_err *err)
+{
+	ig_header hd;
+	fill_header(&hd, g, tag, n);
+	if (fwrite(&hd, sizeof hd, 1, f) != 1)
+		goto fail;
+	for (int b = 0; b < n; b++)
+		for (int y = 0; y < g->h; y++)
+			if (fwrite(org[b] + y * g->stride, sizeof(int32_t), (size_t)g->w, f) != (size_t)g->w)
+				goto fail;
+	return 0;
+fail:
+	return tp_errf(err, TP_EIO, "checkpoint: write failed");
+}
+
+int ig_load(const ig_grid *g, const char *tag, int32_t *const *org, int n, FILE *f, tp_err *err)
+{
+	ig_header want, got;
+	fill_header(&want, g, tag, n);
+	if (fread(&got, sizeof got, 1, f) != 1)
+		return tp_errf(err, TP_EIO, "checkpoint: truncated header");
+	if (memcmp(got.magic, want.magic, sizeof got.magic) || memcmp(got.tag, want.tag, sizeof got.tag))
+		return tp_errf(err, TP_EINPUT, "checkpoint: not a %s checkpoint", tag);
+	if (got.w != want.w || got.h != want.h || got.unit != want.unit || got.n != want.n)
+		return tp_errf(err, TP_EINPUT,
+			       "checkpoint: made for %dx%d, unit %d (this scene: %dx%d, unit %d)", got.w,
+			       got.h, got.unit, want.w, want.h, want.unit);
+	for (int b = 0; b < n; b++)
+		for (int y = 0; y < g->h; y++)
+			if (fread(org[b] + y * g->stride, sizeof(int32_t), (size_t)g->w, f) != (size_t)g->w)
+				return tp_errf(err, TP_EIO, "checkpoint: truncated data");
+	/* A checkpoint from another boundary could carry non-zero held cells: re-zero them. */
+	for (int b = 0; b < n; b++)
+		for (int y = 0; y < g->h; y++)
+			for (int x = 0; x < g->w; x++)
+				if (x < g->x0 || x >= g->x1 || y < g->y0 || y >= g->y1)
+					org[b][y * g->stride + x] = 0;
+	return 0;
+}
+
+void ig_surface(const ig_grid *g, const int32_t *org, tp_surface *out)
+{
+	memset(out, 0, sizeof *out);
+	out->kind = TP_SURFACE_HEIGHT;
+	out->w = g->w;
+	out->h = g->h;
+	out->type = TP_SAMPLE_I32;
+	out->data = org;
+	out->stride = g->stride;
+	out->scale = 1.0f / (float)g->unit;
+	out->wrap = g->wrap;
+	out->nboxes = g->nboxes;
+	out->boxes = g->poses;
+}
+
+void ig_sincos_deg(double deg, double *s, double *c)
+{
+	if (!isfinite(deg)) {
+		*s = 0;
+		*c = 1;
+		return;
+	}
+	double d = fmod(deg, 360.0); /* exact */
+	if (d < 0)
+		d += 360.0;
+	int q = (int)(d / 90.0);
+	double x = (d - 90.0 * q) * (3.14159265358979323846 / 180.0); /* about [0, pi/2] */
+	/* Taylor series to x^21 / x^22: the truncation error is below 1e-17 on [0, pi/2]. */
+	double x2 = x * x, sn = 0, cs = 0;
+	for (int k = 21; k >= 1; k -= 2) /* sn = x (1 - x^2/(2*3) (1 - x^2/(4*5) (...))) */
+		sn = 1.0 - x2 / (double)((k + 1) * (k + 2)) * sn;
+	sn *= x;
+	for (int k = 22; k >= 2; k -= 2)
+		cs = 1.0 - x2 / (double)((k - 1) * k) * cs;
+	switch (q & 3) {
+	case 0: *s = sn, *c = cs; break;
+	case 1: *s = cs, *c = -sn; break;
+	case 2: *s = -sn, *c = -cs; break;
+	default: *s = -cs, *c = sn; break;
+	}
+}

@@ -1,0 +1,117 @@
+/*
+ * intgrid.h - what the two integer height-field solvers (hooke, ripple) share: the padded
+ * int32 grid, drops, the three boundaries, box footprints, statistics and checkpoints.
+ * Internal to src/solvers/; tests/reference/ re-implements all of it in plain loops
+ * (sharing only ig_sincos_deg) so the tests can compare the two bit for bit.
+ *
+ * Layout: a buffer holds (h + 4) rows of `stride` int32; the image cell (x, y) lives at
+ * ig_org(buf, g)[y * stride + x], with IG_GHOST ghost cells on every side so the kernels'
+ * stencils (reach 1 for hooke, 2 for ripple) never branch. Ghosts are 0 for reflect and
+ * absorb and copies of the opposite edge for wrap (ig_wrap_ghosts before each step).
+ *
+ * Geometry: cell (x, y) is the unit square whose centre is (x + 0.5, y + 0.5) pixels.
+ * Active cells (the ones a step updates and drops or boxes touch) are all cells for wrap;
+ * for reflect and absorb, cells closer than `ring` to the edge are never written and stay
+ * 0, as in the seeds' interior loops: that held border is what reflects the waves.
+ *
+ * Heights are int32 in 1/unit height units. Drops saturate cells at +-IG_HMAX so that the
+ * kernels' neighbour sums (at most 12 cells, or 4 (edge + corner) <= 120 times a cell)
+ * stay far from int32 overflow under the solvers' bounded (damped) dynamics.
+ *
+ * Nothing here allocates except ig_setup() and ig_alloc(); nothing prints.
+ */
+#ifndef TP_SOLVERS_INTGRID_H
+#define TP_SOLVERS_INTGRID_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "scene/scene.h"
+#include "solvers/solver.h"
+#include "util/error.h"
+
+#define IG_GHOST 2
+#define IG_HMAX (1 << 22)
+#define IG_Q16 65536          /* fixed-point one of the sponge factors */
+#define IG_SPONGE_EDGE 9830   /* sponge damping per step at the outermost cell, Q16 (0.15) */
+#define IG_WAKE_BAND 4.0      /* pixels around a box footprint that its motion pushes */
+
+typedef struct ig_rowstat {
+	int32_t min, max;
+	int64_t sum;
+	double energy;
+} ig_rowstat;
+
+typedef struct ig_grid {
+	int w, h;
+	ptrdiff_t stride;   /* int32 between rows */
+	size_t count;       /* int32 per buffer, ghosts included */
+	int wrap;           /* periodic boundary */
+	int x0, x1, y0, y1; /* active cells [x0, x1) x [y0, y1) */
+	int unit;           /* stored units per height unit */
+	int sponge;         /* absorbing band width in cells (0: no sponge) */
+	int32_t *sponge_f;  /* Q16 factor by depth (distance to the nearest edge), sponge entries */
+	ig_rowstat *rows;   /* stats scratch, h entries */
+	const scene *sc;
+	int nboxes;
+	tp_box_pose *poses; /* latest box poses, for the surface */
+} ig_grid;
+
+/* Sets up g for the scene: `ring` = stencil reach (held border width for reflect/absorb),
+ * `sponge` = requested absorb band width in pixels (clamped to a quarter of the smaller
+ * side). Allocates the tables; ig_free() releases them and is safe on a zeroed g. */
+int ig_setup(ig_grid *g, const scene *sc, int ring, int unit, int sponge, tp_err *err);
+void ig_free(ig_grid *g);
+
+/* A zeroed, 64-byte aligned buffer of g->count int32 (free with free()), or NULL. */
+int32_t *ig_alloc(const ig_grid *g);
+
+static inline int32_t *ig_org(int32_t *buf, const ig_grid *g)
+{
+	return buf + IG_GHOST * g->stride + IG_GHOST;
+}
+
+/* Periodic ghosts: copies the opposite edges (IG_GHOST wide, corners included). */
+void ig_wrap_ghosts(const ig_grid *g, int32_t *org);
+
+/* Absorb: scales the active cells of row y that lie in the sponge band,
+ * v <- trunc(v * f[depth] / 65536), depth = distance to the nearest edge in cells. */
+void ig_sponge_row(const ig_grid *g, int y, int32_t *row);
+
+/* Adds a drop to each of the n buffers (origins): every active cell whose centre is at
+ * distance d < r of (x, y) gets += round(strength * unit * (1 - d / r)) (rounded half away
+ * from zero, saturating). r is clamped to max(w, h). Wrap: (x, y) is first reduced to the
+ * pool, and the disc adds through each periodic image of a cell one period away or less. */
+void ig_drop(const ig_grid *g, int32_t *const *org, int n, double x, double y, double r,
+	     double strength);
+
+/* Boxes, once per step after the kernel, using poses (scene->nboxes entries or NULL):
+ * first every box pushes the cells within IG_WAKE_BAND pixels outside its footprint by
+ * wake * (box velocity . outward normal) * dt * (1 - distance / band) height units (a bow
+ * wave in front, a trough behind; added like a drop to the `npush` buffers), then every
+ * cell whose centre lies under a footprint is set to 0 in the `nhold` buffers. Footprints
+ * are rectangles size[0] x size[1] centred on the pose, turned `angle` degrees
+ * counter-clockwise as seen on screen; for wrap they repeat like drops. Remembers the poses
+ * for ig_surface(). */
+void ig_boxes(ig_grid *g, const tp_box_pose *poses, double dt, double wake, int32_t *const *push,
+	      int npush, int32_t *const *hold, int nhold);
+
+/* Stats over the whole image: min, max, sum of h, and energy = sum(h^2 + k^2) where k is
+ * `k` itself (kind 0, hooke's velocity) or h - k (kind 1, ripple's previous state); all
+ * in height units. Row results are combined in row order (thread-count independent). */
+void ig_stats(const ig_grid *g, const int32_t *h, const int32_t *k, int kind, tp_stats *out);
+
+/* Checkpoints: a header (tag, size, unit, buffer count) then the image cells of each
+ * buffer, host byte order. */
+int ig_save(const ig_grid *g, const char *tag, const int32_t *const *org, int n, FILE *f,
+	    tp_err *err);
+int ig_load(const ig_grid *g, const char *tag, int32_t *const *org, int n, FILE *f, tp_err *err);
+
+void ig_surface(const ig_grid *g, const int32_t *org, tp_surface *out);
+
+/* sin and cos of an angle in degrees from a fixed polynomial (no libm transcendental), so
+ * box footprints are the same bits on every platform. Exact at multiples of 90 degrees. */
+void ig_sincos_deg(double deg, double *s, double *c);
+
+#endif
