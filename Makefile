@@ -59,15 +59,22 @@ SRC_ENCODE = \
 	src/encode/pngseq.c \
 	src/encode/null.c \
 	src/encode/queue.c \
-	src/encode/mp4.c
+	src/encode/mp4.c \
+	src/encode/mp4_read.c \
+	src/encode/hash.c
 
-SRC_COMPARE =
+SRC_COMPARE = \
+	src/compare/metrics.c \
+	src/compare/sources.c \
+	src/compare/run.c \
+	src/compare/report.c
 
 SRC_CLI = \
 	src/cli/common.c \
 	src/cli/render.c \
 	src/cli/validate.c \
-	src/cli/solvers.c
+	src/cli/solvers.c \
+	src/cli/compare.c
 
 LIB_SRCS = $(SRC_UTIL) $(SRC_SCENE) $(SRC_SOLVERS) $(SRC_SIM) $(SRC_RENDER) \
 	$(SRC_ENCODE) $(SRC_COMPARE) $(SRC_CLI)

@@ -9,12 +9,14 @@
 extern const tp_encoder tp_encoder_pngseq;
 extern const tp_encoder tp_encoder_null;
 extern const tp_encoder tp_encoder_mp4;
+extern const tp_encoder tp_encoder_hash;
 
 /* Adding an encoder: one file plus one line here. */
 const tp_encoder *const tp_encoders[] = {
 	&tp_encoder_pngseq,
 	&tp_encoder_null,
 	&tp_encoder_mp4,
+	&tp_encoder_hash,
 	NULL,
 };
 

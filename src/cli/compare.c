@@ -1,0 +1,254 @@
+/* tidepool compare: regression comparison of frames (src/compare/ does the work). */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "compare/compare.h"
+
+#define MAX_IGNORE 64
+
+static const char usage[] =
+	"usage: tidepool compare A B [options]\n"
+	"\n"
+	"Compares frames: A is the reference (golden), B the frames under test. Each side is\n"
+	"  a PNG file (one frame),\n"
+	"  a directory of PNGs (*.png in natural order: f2.png before f10.png),\n"
+	"  a printf pattern ('out/%04d.png', frames from 0 or 1 on) or a quoted glob ('out/*.png'),\n"
+	"  a video (MP4, decoded with libavcodec to rgb24), or\n"
+	"  a frame-hash manifest (written by 'tidepool render --hash FILE').\n"
+	"Frames are matched by index. A different frame count or frame size is a difference\n"
+	"(exit 1) and is reported as such; such frames are never compared.\n"
+	"\n"
+	"Tolerances (all given ones must hold; default: exact equality):\n"
+	"      --max-diff N     largest channel difference allowed, 0..255\n"
+	"      --max-pixels N   number of differing pixels allowed (see --fuzz)\n"
+	"      --max-ratio R    fraction of differing pixels allowed, 0..1 or a percentage (0.5%)\n"
+	"      --min-psnr DB    lowest PSNR allowed, in dB\n"
+	"      --min-ssim S     lowest SSIM allowed, -1..1\n"
+	"      --fuzz N         a pixel differs when some channel differs by more than N,\n"
+	"                       0..255 or a percentage of 255 (default 0)\n"
+	"      --ignore X,Y,W,H leave out a rectangle (repeatable); needs pixels on both sides\n"
+	"\n"
+	"Reports:\n"
+	"      --diff DIR       for each failing frame, DIR/diff-NNNNNN.png: left, A faded to\n"
+	"                       grey with pixels over --fuzz in red and smaller differences in\n"
+	"                       orange; right, a heat map of the difference (white = the frame's\n"
+	"                       max-diff)\n"
+	"      --json FILE      per-frame metrics and the changed rectangle (\"format\":\n"
+	"                       \"tidepool-compare/1\"; psnr null means identical)\n"
+	"      --junit FILE     JUnit XML, one test case per frame\n"
+	"  -q, --quiet          no summary on standard error\n"
+	"\n"
+	"      --update         make A match B: rewrite the frames of A (PNGs or manifest) that\n"
+	"                       differ beyond tolerance, and only those, then list them; creates A\n"
+	"                       (a .manifest, a .png or a %d pattern) when it does not exist\n"
+	"      --threads N      worker threads (default: all cores); results are identical for\n"
+	"                       every N\n"
+	"  -h, --help           show this help\n"
+	"\n"
+	"Metrics, over the N pixels compared (outside --ignore), with d(p,c) = |A(p,c) - B(p,c)|\n"
+	"the difference of channel c (R, G, B; 8 bits) at pixel p:\n"
+	"  max-diff = max over p, c of d(p,c)\n"
+	"  pixels   = number of p with max over c of d(p,c) > fuzz. This is ImageMagick 6's\n"
+	"             'compare -metric AE -fuzz F%' with F = 100 fuzz / 255: IM 6.9 also counts a\n"
+	"             pixel when any one channel differs by more than the fuzz distance (it is\n"
+	"             not a colour-space distance there), so both give the same count.\n"
+	"  ratio    = pixels / N\n"
+	"  MSE      = sum over p, c of d(p,c)^2 / (3 N)      (pooled over R, G, B)\n"
+	"  PSNR     = 10 log10(255^2 / MSE) dB; infinite when MSE = 0. Same as ImageMagick's\n"
+	"             'compare -metric PSNR'.\n"
+	"  SSIM     = mean of the SSIM maps of R, G and B (Wang, Bovik, Sheikh, Simoncelli 2004):\n"
+	"             per window SSIM = (2 ma mb + C1)(2 sab + C2) / ((ma^2 + mb^2 + C1)\n"
+	"             (sa^2 + sb^2 + C2)), an 11x11 Gaussian window with sigma 1.5, C1 = (0.01 L)^2,\n"
+	"             C2 = (0.03 L)^2, L = 255, over every window wholly inside the frame; a frame\n"
+	"             under 11 pixels wide or high is one window with equal weights.\n"
+	"Frames equal pixel for pixel (or by hash) pass at once: max-diff 0, PSNR infinite,\n"
+	"SSIM 1. When one side is a manifest, only hashes can be compared: a differing hash\n"
+	"fails whatever the tolerances.\n"
+	"\n"
+	"Exit status: 0 every frame within tolerance (or --update fixed every difference),\n"
+	"1 a difference beyond tolerance, a frame-count or size mismatch, 2 usage error,\n"
+	"3 missing or unreadable input, 4 cannot write a report, 130 interrupted.\n";
+
+typedef struct compare_opts {
+	cmp_config cfg;
+	cmp_rect ignore[MAX_IGNORE];
+	const char *json, *junit;
+	int quiet;
+	long threads;
+} compare_opts;
+
+/* "0.5%" -> 0.005 when pct_scale = 0.01; plain numbers as they are. */
+static int parse_amount(const char *s, double pct_scale, double *out)
+{
+	char buf[64];
+	size_t n = strlen(s);
+	if (n == 0 || n >= sizeof buf)
+		return -1;
+	memcpy(buf, s, n + 1);
+	double scale = 1;
+	if (buf[n - 1] == '%') {
+		buf[n - 1] = 0;
+		scale = pct_scale;
+	}
+	if (tp_parse_double(buf, out))
+		return -1;
+	*out *= scale;
+	return 0;
+}
+
+static int parse_rect(const char *s, cmp_rect *r)
+{
+	long v[4];
+	char buf[128];
+	if (strlen(s) >= sizeof buf)
+		return -1;
+	strcpy(buf, s);
+	char *save = NULL, *tok = strtok_r(buf, ",", &save);
+	for (int i = 0; i < 4; i++) {
+		if (!tok || tp_parse_int(tok, i < 2 ? 0 : 1, 1 << 20, &v[i]))
+			return -1;
+		tok = strtok_r(NULL, ",", &save);
+	}
+	if (tok)
+		return -1;
+	*r = (cmp_rect){ (int)v[0], (int)v[1], (int)v[2], (int)v[3] };
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, compare_opts *o)
+{
+	enum { OPT_MAX_DIFF = 256, OPT_MAX_PIXELS, OPT_MAX_RATIO, OPT_MIN_PSNR, OPT_MIN_SSIM,
+	       OPT_FUZZ, OPT_IGNORE, OPT_DIFF, OPT_JSON, OPT_JUNIT, OPT_UPDATE, OPT_THREADS };
+	static const struct option longopts[] = {
+		{ "max-diff", required_argument, NULL, OPT_MAX_DIFF },
+		{ "max-pixels", required_argument, NULL, OPT_MAX_PIXELS },
+		{ "max-ratio", required_argument, NULL, OPT_MAX_RATIO },
+		{ "min-psnr", required_argument, NULL, OPT_MIN_PSNR },
+		{ "min-ssim", required_argument, NULL, OPT_MIN_SSIM },
+		{ "fuzz", required_argument, NULL, OPT_FUZZ },
+		{ "ignore", required_argument, NULL, OPT_IGNORE },
+		{ "diff", required_argument, NULL, OPT_DIFF },
+		{ "json", required_argument, NULL, OPT_JSON },
+		{ "junit", required_argument, NULL, OPT_JUNIT },
+		{ "update", no_argument, NULL, OPT_UPDATE },
+		{ "threads", required_argument, NULL, OPT_THREADS },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	cmp_tolerance *t = &o->cfg.tol;
+	long v;
+	double d;
+	int c;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'q': o->quiet = 1; break;
+		case 'h': fputs(usage, stdout); return 1;
+		case OPT_MAX_DIFF:
+			if (tp_parse_int(optarg, 0, 255, &v))
+				return tp_cli_usage("compare", "--max-diff: expected 0..255 (got '%s')", optarg);
+			t->max_diff = (int)v;
+			t->checks |= CMP_CHECK_MAX_DIFF;
+			break;
+		case OPT_MAX_PIXELS:
+			if (tp_parse_int(optarg, 0, (long)1 << 40, &v))
+				return tp_cli_usage("compare", "--max-pixels: expected a whole number >= 0 (got '%s')",
+						    optarg);
+			t->max_pixels = v;
+			t->checks |= CMP_CHECK_MAX_PIXELS;
+			break;
+		case OPT_MAX_RATIO:
+			if (parse_amount(optarg, 0.01, &d) || d < 0 || d > 1)
+				return tp_cli_usage("compare", "--max-ratio: expected 0..1 or 0%%..100%% (got '%s')",
+						    optarg);
+			t->max_ratio = d;
+			t->checks |= CMP_CHECK_MAX_RATIO;
+			break;
+		case OPT_MIN_PSNR:
+			if (tp_parse_double(optarg, &d) || d < 0)
+				return tp_cli_usage("compare", "--min-psnr: expected decibels >= 0 (got '%s')", optarg);
+			t->min_psnr = d;
+			t->checks |= CMP_CHECK_MIN_PSNR;
+			break;
+		case OPT_MIN_SSIM:
+			if (tp_parse_double(optarg, &d) || d < -1 || d > 1)
+				return tp_cli_usage("compare", "--min-ssim: expected -1..1 (got '%s')", optarg);
+			t->min_ssim = d;
+			t->checks |= CMP_CHECK_MIN_SSIM;
+			break;
+		case OPT_FUZZ:
+			/* A percentage is of 255, as ImageMagick's -fuzz is of the quantum range. */
+			if (parse_amount(optarg, 2.55, &d) || d < 0 || d > 255)
+				return tp_cli_usage("compare", "--fuzz: expected 0..255 or 0%%..100%% (got '%s')", optarg);
+			/* Counting is "d > fuzz" on whole numbers: d > 12.75 is d > 12. */
+			t->fuzz = (int)floor(d);
+			break;
+		case OPT_IGNORE:
+			if (o->cfg.n_ignore == MAX_IGNORE)
+				return tp_cli_usage("compare", "--ignore: at most %d rectangles", MAX_IGNORE);
+			if (parse_rect(optarg, &o->ignore[o->cfg.n_ignore]))
+				return tp_cli_usage("compare", "--ignore: expected X,Y,W,H with W, H >= 1 (got '%s')",
+						    optarg);
+			o->cfg.n_ignore++;
+			break;
+		case OPT_DIFF: o->cfg.diff_dir = optarg; break;
+		case OPT_JSON: o->json = optarg; break;
+		case OPT_JUNIT: o->junit = optarg; break;
+		case OPT_UPDATE: o->cfg.update = 1; break;
+		case OPT_THREADS:
+			if (tp_parse_int(optarg, 0, 1024, &o->threads))
+				return tp_cli_usage("compare", "--threads: expected 0..1024 (got '%s')", optarg);
+			break;
+		case ':': return tp_cli_usage("compare", "%s needs a value", argv[optind - 1]);
+		default: return tp_cli_usage("compare", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (argc - optind < 2)
+		return tp_cli_usage("compare", "expected two inputs, A and B");
+	if (argc - optind > 2)
+		return tp_cli_usage("compare", "expected two inputs, A and B (got '%s' too)", argv[optind + 2]);
+	o->cfg.a = argv[optind];
+	o->cfg.b = argv[optind + 1];
+	return 0;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	compare_opts o;
+	memset(&o, 0, sizeof o);
+	o.cfg.ignore = o.ignore;
+	o.cfg.png_level = -1;
+	int prc = parse_args(argc, argv, &o);
+	if (prc)
+		return prc == 1 ? TP_EXIT_OK : prc;
+	o.cfg.threads = tp_cli_threads((int)o.threads);
+	tp_cli_catch_signals();
+	o.cfg.stop = &tp_cli_interrupted;
+
+	tp_err err = { "" };
+	cmp_result res;
+	int rc = cmp_run(&o.cfg, &res, &err);
+	if (rc < 0 && rc != TP_EDIFF) {
+		cmp_result_free(&res);
+		if (rc == TP_EUSAGE)
+			return tp_cli_usage("compare", "%s", err.msg);
+		return tp_cli_fail(rc, &err);
+	}
+	if (!o.quiet)
+		cmp_report_summary(stderr, &o.cfg, &res);
+	int wrc = 0;
+	if (o.json)
+		wrc = cmp_report_json(o.json, &o.cfg, &res, &err);
+	if (wrc == 0 && o.junit)
+		wrc = cmp_report_junit(o.junit, &o.cfg, &res, &err);
+	cmp_result_free(&res);
+	if (wrc < 0)
+		return tp_cli_fail(wrc, &err);
+	return tp_exit_code(rc);
+}

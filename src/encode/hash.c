@@ -1,0 +1,375 @@
+/* hash.c - frame hashing (libavutil av_hash), frame-hash manifests and the `hash` encoder. */
+#include "encode/hash.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <libavutil/hash.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "encode/encoder.h"
+#include "util/fsutil.h"
+
+struct enc_hasher {
+	struct AVHashContext *ctx;
+	char algo[32];
+	uint8_t *row; /* big-endian copy of one 16-bit row */
+	size_t row_cap;
+};
+
+int enc_hasher_create(const char *algo, enc_hasher **out, tp_err *err)
+{
+	*out = NULL;
+	if (!algo)
+		algo = ENC_HASH_DEFAULT;
+	/* libavutil spells names "SHA256", "murmur3", ...; match without case. */
+	const char *name = NULL;
+	for (int i = 0; av_hash_names(i); i++)
+		if (!strcasecmp(av_hash_names(i), algo))
+			name = av_hash_names(i);
+	if (!name || strlen(name) >= sizeof((enc_hasher *)0)->algo)
+		return tp_errf(err, TP_EUSAGE, "unknown hash algorithm '%s'", algo);
+	enc_hasher *h = calloc(1, sizeof *h);
+	if (!h)
+		return tp_errf(err, TP_EIO, "out of memory");
+	if (av_hash_alloc(&h->ctx, name) < 0 || av_hash_get_size(h->ctx) * 2 + 1 > ENC_HASH_HEX_MAX) {
+		enc_hasher_destroy(h);
+		return tp_errf(err, TP_EIO, "cannot set up hash '%s'", name);
+	}
+	for (size_t i = 0; name[i]; i++)
+		h->algo[i] = (char)tolower((unsigned char)name[i]);
+	*out = h;
+	return 0;
+}
+
+void enc_hasher_destroy(enc_hasher *h)
+{
+	if (!h)
+		return;
+	av_hash_freep(&h->ctx);
+	free(h->row);
+	free(h);
+}
+
+const char *enc_hasher_algo(const enc_hasher *h)
+{
+	return h->algo;
+}
+
+int enc_hasher_image(enc_hasher *h, const tp_image *img, char *hex, size_t n, tp_err *err)
+{
+	if (n < ENC_HASH_HEX_MAX)
+		return tp_errf(err, TP_EIO, "hash buffer too small");
+	size_t bytes = (size_t)img->w * (size_t)tp_pixfmt_bytes(img->fmt);
+	int wide = img->fmt == TP_GRAY16 || img->fmt == TP_RGB16;
+	if (wide && bytes > h->row_cap) {
+		uint8_t *p = realloc(h->row, bytes);
+		if (!p)
+			return tp_errf(err, TP_EIO, "out of memory");
+		h->row = p;
+		h->row_cap = bytes;
+	}
+	av_hash_init(h->ctx);
+	for (int y = 0; y < img->h; y++) {
+		const uint8_t *src = tp_image_row(img, y);
+		if (wide) {
+			/* Canonical order is big-endian, as PNG stores 16-bit samples. */
+			const uint16_t *s = (const uint16_t *)src;
+			for (size_t i = 0; i < bytes / 2; i++) {
+				h->row[2 * i] = (uint8_t)(s[i] >> 8);
+				h->row[2 * i + 1] = (uint8_t)(s[i] & 0xff);
+			}
+			src = h->row;
+		}
+		av_hash_update(h->ctx, src, bytes);
+	}
+	av_hash_final_hex(h->ctx, (uint8_t *)hex, (int)n);
+	return 0;
+}
+
+static const struct {
+	tp_pixfmt fmt;
+	const char *name;
+} pixfmt_names[] = {
+	{ TP_RGB8, "rgb24" },
+	{ TP_RGBA8, "rgba" },
+	{ TP_GRAY8, "gray" },
+	{ TP_GRAY16, "gray16be" },
+	{ TP_RGB16, "rgb48be" },
+};
+
+const char *enc_hash_pixfmt_name(tp_pixfmt f)
+{
+	for (size_t i = 0; i < sizeof pixfmt_names / sizeof pixfmt_names[0]; i++)
+		if (pixfmt_names[i].fmt == f)
+			return pixfmt_names[i].name;
+	return "unknown";
+}
+
+int enc_hash_pixfmt_parse(const char *name, tp_pixfmt *out)
+{
+	for (size_t i = 0; i < sizeof pixfmt_names / sizeof pixfmt_names[0]; i++)
+		if (!strcmp(pixfmt_names[i].name, name)) {
+			*out = pixfmt_names[i].fmt;
+			return 0;
+		}
+	return TP_EINPUT;
+}
+
+void enc_manifest_free(enc_manifest *m)
+{
+	if (!m)
+		return;
+	free(m->hashes);
+	m->hashes = NULL;
+	m->n = m->cap = 0;
+}
+
+static int manifest_reserve(enc_manifest *m, int n, tp_err *err)
+{
+	if (n <= m->cap)
+		return 0;
+	int cap = m->cap ? m->cap : 16;
+	while (cap < n)
+		cap *= 2;
+	void *p = realloc(m->hashes, (size_t)cap * sizeof *m->hashes);
+	if (!p)
+		return tp_errf(err, TP_EIO, "out of memory for %d frame hashes", n);
+	m->hashes = p;
+	memset(m->hashes + m->cap, 0, (size_t)(cap - m->cap) * sizeof *m->hashes);
+	m->cap = cap;
+	return 0;
+}
+
+int enc_manifest_set(enc_manifest *m, int i, const char *hex, tp_err *err)
+{
+	if (i < 0 || strlen(hex) >= ENC_HASH_HEX_MAX)
+		return tp_errf(err, TP_EINPUT, "bad frame hash for frame %d", i);
+	int rc = manifest_reserve(m, i + 1, err);
+	if (rc < 0)
+		return rc;
+	snprintf(m->hashes[i], ENC_HASH_HEX_MAX, "%s", hex);
+	if (i >= m->n)
+		m->n = i + 1;
+	return 0;
+}
+
+static int is_hex(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!isxdigit((unsigned char)*s) || isupper((unsigned char)*s))
+			return 0;
+	return 1;
+}
+
+/* Parses one "key value" header line; returns 1 when it was a header key. */
+static int header_line(enc_manifest *m, const char *key, const char *val, unsigned *seen,
+		       const char *path, int line, tp_err *err, int *rc)
+{
+	static const char *const keys[] = { ENC_MANIFEST_MAGIC, "width", "height", "pixfmt", "hash" };
+	for (unsigned k = 0; k < 5; k++) {
+		if (strcmp(key, keys[k]))
+			continue;
+		char *end = NULL;
+		long v = strtol(val, &end, 10);
+		int bad = 0;
+		switch (k) {
+		case 0: bad = *end || v != ENC_MANIFEST_VERSION; break;
+		case 1: bad = *end || v < 1 || v > 65536; m->w = (int)v; break;
+		case 2: bad = *end || v < 1 || v > 65536; m->h = (int)v; break;
+		case 3: bad = enc_hash_pixfmt_parse(val, &m->fmt) < 0; break;
+		default:
+			bad = !*val || strlen(val) >= sizeof m->algo;
+			if (!bad)
+				snprintf(m->algo, sizeof m->algo, "%s", val);
+		}
+		if (bad)
+			*rc = tp_errf(err, TP_EINPUT, "%s:%d: bad value for '%s': '%s'", path, line, key, val);
+		else if (k == 0 && *seen)
+			*rc = tp_errf(err, TP_EINPUT, "%s:%d: '%s' must be the first line", path, line, key);
+		else if (*seen & (1u << k))
+			*rc = tp_errf(err, TP_EINPUT, "%s:%d: '%s' given twice", path, line, key);
+		*seen |= 1u << k;
+		return 1;
+	}
+	return 0;
+}
+
+int enc_manifest_read(const char *path, enc_manifest *m, tp_err *err)
+{
+	memset(m, 0, sizeof *m);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return tp_errf(err, TP_EIO, "%s: cannot open (%s)", path, strerror(errno));
+	char buf[512];
+	int rc = 0, line = 0;
+	unsigned seen = 0;
+	while (rc == 0 && fgets(buf, sizeof buf, f)) {
+		line++;
+		size_t len = strlen(buf);
+		if (len == sizeof buf - 1 && buf[len - 1] != '\n') {
+			rc = tp_errf(err, TP_EINPUT, "%s:%d: line too long", path, line);
+			break;
+		}
+		while (len && isspace((unsigned char)buf[len - 1]))
+			buf[--len] = 0;
+		if (!len || buf[0] == '#')
+			continue;
+		char *sp = strchr(buf, ' ');
+		if (!sp) {
+			rc = tp_errf(err, TP_EINPUT, "%s:%d: expected 'key value', got '%s'", path, line, buf);
+			break;
+		}
+		*sp = 0;
+		const char *key = buf, *val = sp + 1;
+		if (line == 1 && strcmp(key, ENC_MANIFEST_MAGIC)) {
+			rc = tp_errf(err, TP_EINPUT, "%s: not a frame-hash manifest (no '%s' line)", path,
+				     ENC_MANIFEST_MAGIC);
+			break;
+		}
+		if (header_line(m, key, val, &seen, path, line, err, &rc))
+			continue;
+		if (seen != 0x1f) {
+			rc = tp_errf(err, TP_EINPUT, "%s:%d: frame line before the header is complete", path, line);
+			break;
+		}
+		char *end = NULL;
+		long idx = strtol(key, &end, 10);
+		if (*end || !isdigit((unsigned char)key[0]) || idx != m->n || !is_hex(val) ||
+		    strlen(val) >= ENC_HASH_HEX_MAX) {
+			rc = tp_errf(err, TP_EINPUT, "%s:%d: expected '%d <lower-case hex digest>', got '%s %s'",
+				     path, line, m->n, key, val);
+			break;
+		}
+		rc = enc_manifest_set(m, (int)idx, val, err);
+	}
+	if (rc == 0 && ferror(f))
+		rc = tp_errf(err, TP_EIO, "%s: read error", path);
+	if (rc == 0 && seen != 0x1f)
+		rc = tp_errf(err, TP_EINPUT, "%s: incomplete header (needs %s, width, height, pixfmt, hash)",
+			     path, ENC_MANIFEST_MAGIC);
+	fclose(f);
+	if (rc < 0)
+		enc_manifest_free(m);
+	return rc;
+}
+
+int enc_manifest_write(const char *path, const enc_manifest *m, tp_err *err)
+{
+	char tmp[4352];
+	enc_temp_name(path, tmp, sizeof tmp);
+	FILE *f = fopen(tmp, "w");
+	if (!f)
+		return tp_errf(err, TP_EIO, "%s: cannot create (%s)", tmp, strerror(errno));
+	/* No software version here: a manifest must only change when the frames do. */
+	fprintf(f, "%s %d\nwidth %d\nheight %d\npixfmt %s\nhash %s\n", ENC_MANIFEST_MAGIC,
+		ENC_MANIFEST_VERSION, m->w, m->h, enc_hash_pixfmt_name(m->fmt), m->algo);
+	for (int i = 0; i < m->n; i++)
+		fprintf(f, "%d %s\n", i, m->hashes[i]);
+	int bad = fflush(f) != 0 || ferror(f);
+	int saved = errno;
+	if (fclose(f) != 0)
+		bad = 1;
+	if (bad) {
+		unlink(tmp);
+		return tp_errf(err, TP_EIO, "%s: cannot write (%s)", path, strerror(saved ? saved : errno));
+	}
+	return tp_commit_file(tmp, path, err);
+}
+
+/* The encoder: collects one hash per frame and writes the manifest when closed, so the
+ * file appears complete or not at all. */
+typedef struct hash_enc {
+	enc_hasher *hasher;
+	enc_manifest m;
+	char path[4096];
+	int opened;
+} hash_enc;
+
+static int hash_probe(const char *path)
+{
+	size_t n = strlen(path);
+	if (n > 11 && !strcasecmp(path + n - 11, ".tpmanifest"))
+		return 100;
+	if (n > 9 && !strcasecmp(path + n - 9, ".manifest"))
+		return 60;
+	return 0;
+}
+
+static int hash_check(const enc_config *cfg, tp_err *err)
+{
+	if (strlen(cfg->path) >= sizeof((hash_enc *)0)->path)
+		return tp_errf(err, TP_EUSAGE, "%s: path too long", cfg->path);
+	if (enc_hash_pixfmt_name(cfg->fmt)[0] == 'u')
+		return tp_errf(err, TP_EUSAGE, "%s: cannot hash pixel format %d", cfg->path, (int)cfg->fmt);
+	return enc_check_output(cfg->path, cfg->overwrite, err);
+}
+
+static int hash_open(void *priv, const enc_config *cfg, tp_err *err)
+{
+	hash_enc *s = priv;
+	int rc = hash_check(cfg, err);
+	if (rc < 0)
+		return rc;
+	snprintf(s->path, sizeof s->path, "%s", cfg->path);
+	rc = enc_hasher_create(NULL, &s->hasher, err);
+	if (rc < 0)
+		return rc;
+	s->m.w = cfg->w;
+	s->m.h = cfg->h;
+	s->m.fmt = cfg->fmt;
+	snprintf(s->m.algo, sizeof s->m.algo, "%s", enc_hasher_algo(s->hasher));
+	/* Reserve up front so write_frame does not allocate. */
+	rc = manifest_reserve(&s->m, cfg->frames > 0 ? cfg->frames : 1, err);
+	if (rc < 0)
+		return rc;
+	s->opened = 1;
+	return 0;
+}
+
+static int hash_write(void *priv, int index, const tp_image *img, tp_err *err)
+{
+	hash_enc *s = priv;
+	if (img->w != s->m.w || img->h != s->m.h || img->fmt != s->m.fmt)
+		return tp_errf(err, TP_EIO, "%s: frame %d is %dx%d %s, manifest is %dx%d %s", s->path, index,
+			       img->w, img->h, enc_hash_pixfmt_name(img->fmt), s->m.w, s->m.h,
+			       enc_hash_pixfmt_name(s->m.fmt));
+	if (index != s->m.n)
+		return tp_errf(err, TP_EIO, "%s: frame %d arrived out of order (expected %d)", s->path,
+			       index, s->m.n);
+	char hex[ENC_HASH_HEX_MAX];
+	int rc = enc_hasher_image(s->hasher, img, hex, sizeof hex, err);
+	if (rc < 0)
+		return rc;
+	return enc_manifest_set(&s->m, index, hex, err);
+}
+
+static int hash_close(void *priv, enc_close_mode mode, tp_err *err)
+{
+	hash_enc *s = priv;
+	int rc = 0;
+	/* An interrupted render keeps the hashes of the frames it finished. */
+	if (s->opened && mode != ENC_CLOSE_FAILED)
+		rc = enc_manifest_write(s->path, &s->m, err);
+	enc_manifest_free(&s->m);
+	enc_hasher_destroy(s->hasher);
+	s->hasher = NULL;
+	s->opened = 0;
+	return rc;
+}
+
+const tp_encoder tp_encoder_hash = {
+	.name = "hash",
+	.description = "frame-hash manifest (" ENC_MANIFEST_MAGIC " 1, sha256 of canonical pixels)",
+	.priv_size = sizeof(hash_enc),
+	.probe = hash_probe,
+	.check = hash_check,
+	.open = hash_open,
+	.write_frame = hash_write,
+	.close = hash_close,
+};

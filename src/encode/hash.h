@@ -1,0 +1,69 @@
+/*
+ * hash.h - frame hashes and frame-hash manifests (the `hash` encoder and `tidepool compare`).
+ *
+ * A frame's hash is the digest of its canonical bytes: rows top to bottom, pixels left to
+ * right, channels interleaved, no row padding, 16-bit samples big-endian (as in PNG), so a
+ * hash never depends on the stride, the host or the software version. An RGB8 frame is
+ * hashed as plain "rgb24" bytes: `ffmpeg -i f.png -f rawvideo -pix_fmt rgb24 - | sha256sum`
+ * gives the same digest.
+ *
+ * A manifest is a text file, one item per line, diffable with `diff -u`:
+ *
+ *     tidepool-frame-hashes 1        format name and version
+ *     width 640
+ *     height 360
+ *     pixfmt rgb24                   rgb24 | rgba | gray | gray16be | rgb48be
+ *     hash sha256                    any libavutil hash name, lower case
+ *     0 9f86d081884c7d65...          frame index, hex digest; indices 0..n-1 in order
+ *
+ * Blank lines and lines starting with '#' are ignored when reading. The hashing goes
+ * through libavutil's av_hash API, so this module lives in src/encode/ (the only place
+ * for libav*); compare uses it through the opaque enc_hasher.
+ *
+ * Errors: TP_EIO when a file cannot be opened or written, TP_EINPUT when a manifest is
+ * malformed (the message names the file and line), TP_EUSAGE for an unknown algorithm.
+ */
+#ifndef TP_ENCODE_HASH_H
+#define TP_ENCODE_HASH_H
+
+#include <stddef.h>
+
+#include "util/error.h"
+#include "util/image.h"
+
+#define ENC_HASH_DEFAULT "sha256"
+#define ENC_HASH_HEX_MAX 129 /* SHA-512: 128 hex digits + NUL */
+#define ENC_MANIFEST_MAGIC "tidepool-frame-hashes"
+#define ENC_MANIFEST_VERSION 1
+
+typedef struct enc_hasher enc_hasher;
+
+/* algo: a libavutil hash name in any case ("sha256", "MD5"); NULL = ENC_HASH_DEFAULT. */
+int enc_hasher_create(const char *algo, enc_hasher **out, tp_err *err);
+void enc_hasher_destroy(enc_hasher *h); /* NULL is a no-op */
+const char *enc_hasher_algo(const enc_hasher *h); /* lower case, as in manifests */
+/* Writes img's digest as lower-case hex into hex (n >= ENC_HASH_HEX_MAX). Allocates only
+ * the first time it meets a wider 16-bit frame. */
+int enc_hasher_image(enc_hasher *h, const tp_image *img, char *hex, size_t n, tp_err *err);
+
+/* Manifest names of pixel formats ("rgb24", "gray16be", ...) and back. */
+const char *enc_hash_pixfmt_name(tp_pixfmt f);
+int enc_hash_pixfmt_parse(const char *name, tp_pixfmt *out); /* 0 or TP_EINPUT */
+
+typedef struct enc_manifest {
+	int w, h;
+	tp_pixfmt fmt;
+	char algo[32];
+	int n, cap;                        /* frames held, capacity */
+	char (*hashes)[ENC_HASH_HEX_MAX];  /* hashes[i]: frame i */
+} enc_manifest;
+
+/* Parses path into m (zeroed first). */
+int enc_manifest_read(const char *path, enc_manifest *m, tp_err *err);
+/* Writes m to path atomically (temporary name, fsync, rename). */
+int enc_manifest_write(const char *path, const enc_manifest *m, tp_err *err);
+/* Sets frame i's hash, growing m->n to i + 1 if needed (frames in between stay ""). */
+int enc_manifest_set(enc_manifest *m, int i, const char *hex, tp_err *err);
+void enc_manifest_free(enc_manifest *m); /* safe on a zeroed or freed manifest */
+
+#endif

@@ -1,0 +1,33 @@
+/*
+ * mp4_read.h - decodes the video frames of an MP4 (or any container libavformat reads)
+ * to RGB8, for `tidepool compare`. Lives in src/encode/ because that is the only place
+ * for libav*; mp4.c is the writer.
+ *
+ * enc_mp4_open() opens the file, finds its best video stream and counts its frames
+ * (the container's count when it has one, else a demux-only pass). enc_mp4_next() then
+ * decodes frames in order. Conversion to RGB8 uses libswscale with bit-exact flags and the
+ * stream's colour matrix and range (BT.601 when unspecified), so decoding the same file
+ * twice gives the same pixels. The reader owns its buffers; enc_mp4_next() fills a
+ * caller-owned RGB8 image of the stream's size and does not allocate.
+ *
+ * Errors: TP_EIO when the file cannot be opened, TP_EINPUT when it has no decodable
+ * video stream or a frame fails to decode (the message names the file).
+ */
+#ifndef TP_ENCODE_MP4_READ_H
+#define TP_ENCODE_MP4_READ_H
+
+#include "util/error.h"
+#include "util/image.h"
+
+typedef struct enc_mp4_reader enc_mp4_reader;
+
+int enc_mp4_open(const char *path, enc_mp4_reader **out, tp_err *err);
+void enc_mp4_close(enc_mp4_reader *r); /* NULL is a no-op */
+int enc_mp4_width(const enc_mp4_reader *r);
+int enc_mp4_height(const enc_mp4_reader *r);
+int enc_mp4_frames(const enc_mp4_reader *r);
+/* Decodes the next frame into img (TP_RGB8, width x height). Returns 1 when a frame was
+ * written, 0 at the end of the stream, or a negative TP_E* code. */
+int enc_mp4_next(enc_mp4_reader *r, tp_image *img, tp_err *err);
+
+#endif
