@@ -34,6 +34,8 @@ static const char usage[] =
 	"      --preset NAME    x264 preset, ultrafast .. veryslow (default medium)\n"
 	"      --bitrate RATE   MP4 target bit rate in bits/s (k and M suffixes), instead of crf\n"
 	"      --stats FILE     write one JSON line per frame: frame, time, solver diagnostics\n"
+	"      --hash FILE      also write a frame-hash manifest (sha256 of each frame's pixels)\n"
+	"                       for 'tidepool compare'\n"
 	"  -y, --overwrite      replace existing output files\n"
 	"  -q, --quiet          no progress or summary\n"
 	"  -h, --help           show this help\n"
@@ -46,6 +48,7 @@ typedef struct render_opts {
 	int threads;
 	int overwrite, quiet;
 	const char *stats;
+	const char *hash;
 	int crf;
 	const char *preset;
 	int64_t bitrate;
@@ -75,7 +78,7 @@ static int parse_bitrate(const char *s, int64_t *out)
 static int parse_args(int argc, char **argv, render_opts *o, const char **scene_file)
 {
 	enum { OPT_FRAMES = 256, OPT_SIZE, OPT_SEED, OPT_THREADS, OPT_STATS, OPT_CRF, OPT_PRESET,
-	       OPT_BITRATE };
+	       OPT_BITRATE, OPT_HASH };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "frames", required_argument, NULL, OPT_FRAMES },
@@ -83,6 +86,7 @@ static int parse_args(int argc, char **argv, render_opts *o, const char **scene_
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "threads", required_argument, NULL, OPT_THREADS },
 		{ "stats", required_argument, NULL, OPT_STATS },
+		{ "hash", required_argument, NULL, OPT_HASH },
 		{ "crf", required_argument, NULL, OPT_CRF },
 		{ "preset", required_argument, NULL, OPT_PRESET },
 		{ "bitrate", required_argument, NULL, OPT_BITRATE },
@@ -122,6 +126,7 @@ static int parse_args(int argc, char **argv, render_opts *o, const char **scene_
 			o->threads = (int)v;
 			break;
 		case OPT_STATS: o->stats = optarg; break;
+		case OPT_HASH: o->hash = optarg; break;
 		case OPT_CRF:
 			if (tp_parse_int(optarg, 0, 51, &v))
 				return tp_cli_usage("render", "--crf: expected 0..51 (got '%s')", optarg);
@@ -202,6 +207,14 @@ int cmd_render(int argc, char **argv)
 	if (rc < 0)
 		goto fail;
 	/* (Further sinks such as --hash are added here, each with its own check.) */
+	const tp_encoder *hash_enc = enc_find("hash");
+	enc_config hash_cfg = cfg;
+	hash_cfg.path = o.hash;
+	if (o.hash) {
+		rc = hash_enc->check(&hash_cfg, &err);
+		if (rc < 0)
+			goto fail;
+	}
 	if (o.stats) {
 		rc = enc_check_output(o.stats, o.overwrite, &err);
 		if (rc < 0)
@@ -224,6 +237,12 @@ int cmd_render(int argc, char **argv)
 	if (rc < 0)
 		goto fail;
 	fmts[nsinks++] = cfg.fmt;
+	if (o.hash) {
+		rc = enc_sink_create(hash_enc, &hash_cfg, &sinks[nsinks], &err);
+		if (rc < 0)
+			goto fail;
+		fmts[nsinks++] = hash_cfg.fmt;
+	}
 	rc = enc_queue_create(sinks, fmts, nsinks, sc->width, sc->height, QUEUE_DEPTH, &q, &err);
 	if (rc < 0)
 		goto fail;
@@ -241,6 +260,11 @@ int cmd_render(int argc, char **argv)
 		tp_surface surf;
 		stepper_surface(st, &surf);
 		render_frame(rd, &surf, &slot[0]);
+		/* Every further sink gets the same pixels in its own slot image. */
+		for (int s = 1; s < nsinks; s++)
+			for (int y = 0; y < slot[0].h; y++)
+				memcpy(tp_image_row(&slot[s], y), tp_image_row(&slot[0], y),
+				       (size_t)slot[0].w * (size_t)tp_pixfmt_bytes(slot[0].fmt));
 		enc_queue_submit(q, k);
 		if (stats) {
 			tp_stats s;
