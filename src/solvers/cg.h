@@ -1,0 +1,65 @@
+/*
+ * cg.h - conjugate gradient on a masked 4-neighbour Laplacian over a small rectangle.
+ *
+ * Used by the shallow solver (seed 003, GAMES103 lab 4) to find the "virtual height" that
+ * pushes water out from under the boxes. It solves
+ *
+ *     (scale * L + shift * I) x = b        on the masked cells,
+ *     (L x)_i = deg_i * x_i - sum_{j in N4(i)} x_j,
+ *
+ * where unmasked cells hold x = 0 (Dirichlet) and neighbours outside the pool do not exist
+ * (deg_i counts the neighbours that do: 4 inside, fewer on a Neumann edge). With shift = 0
+ * this is exactly the operator the water update applies to the virtual height, so
+ * `water += -rate * L vh` removes rate * b from the masked cells.
+ *
+ * Layout: row-major w x h cells, the outermost ring of cells must be unmasked so the
+ * stencil needs no bounds checks. x holds the initial guess on entry (warm start) and the
+ * solution on return. Before iterating, cg_solve() clears x and its scratch vectors outside
+ * the mask, so nothing left over from an earlier, differently shaped mask is ever read.
+ *
+ * Ownership: the caller provides every array (the shallow solver carves them from one
+ * arena at init), so cg_solve() never allocates.
+ *
+ * Determinism: dot products are summed per block of CG_BLOCK_ROWS rows in a fixed order
+ * and the block sums are added in block order, so the bits do not depend on the number
+ * of OpenMP threads (or on whether the parallel path is used at all).
+ */
+#ifndef TP_SOLVERS_CG_H
+#define TP_SOLVERS_CG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CG_BLOCK_ROWS 8
+
+typedef struct cg_problem {
+	int w, h;
+	const uint8_t *mask; /* 1 = unknown, 0 = held at zero */
+	const uint8_t *deg;  /* existing neighbours per cell (0..4) */
+	double scale, shift;
+} cg_problem;
+
+typedef struct cg_work {
+	double *r, *p, *q; /* w*h each */
+	double *part;      /* cg_blocks(h) partial sums */
+} cg_work;
+
+typedef struct cg_stats {
+	int iters;    /* iterations run */
+	double resid; /* final ||r|| / ||b|| (0 when b = 0) */
+	int ok;       /* 1 if the tolerance was reached */
+} cg_stats;
+
+/* Number of row blocks (and of partial sums) for a rectangle h rows high. */
+static inline int cg_blocks(int h) { return (h + CG_BLOCK_ROWS - 1) / CG_BLOCK_ROWS; }
+
+/* y = (scale * L + shift * I) x on masked cells, 0 elsewhere (x must be 0 off the mask). */
+void cg_apply(const cg_problem *pb, const double *x, double *y);
+
+/* Runs CG until ||r|| <= tol * ||b|| or max_iters iterations. b is read on masked cells
+ * only. parallel != 0 spreads row blocks over the OpenMP threads (worth it for large
+ * rectangles); the result is bit-identical either way. */
+cg_stats cg_solve(const cg_problem *pb, const double *b, double *x, const cg_work *wk,
+		  double tol, int max_iters, int parallel);
+
+#endif

@@ -1,0 +1,1109 @@
+/*
+ * shallow.c - the `shallow` solver: seed 003 (GAMES103 lab 4) shallow waves, with boxes
+ * coupled to the water through a "virtual height" solved by conjugate gradient (cg.c).
+ *
+ * State: eta and eta_old, float heights in height units relative to the rest depth, on a
+ * w x h grid of 1-pixel cells with a one-cell ghost ring (so the stencil has no branches);
+ * vh, the raw CG solution under the boxes, kept as the next solve's warm start.
+ *
+ * One internal step of dt_sub seconds:
+ *   1. eta' = eta + d (eta - eta_old) + rate * sum_{j in N4} (eta_j - eta)     (wave_rows)
+ *      Neumann edges: a missing neighbour contributes nothing (ghost = edge value); wrap:
+ *      periodic; absorb: first-order Mur condition on the edge cells.
+ *   2. Boxes, grouped into clusters whose regions touch (couple): mask the cells under a
+ *      box whose bottom `low` is below the effective water level eta' + gamma vh_prev;
+ *      solve L vh = (eta' - low) / rate there (L = minus the 4-neighbour Laplacian, masked-out
+ *      neighbours zero); eta' += rate * gamma * sum_j (vh_j - vh). The update is a
+ *      discrete divergence, so it moves water sideways and never creates or destroys it.
+ *   3. Floating boxes (float_box): buoyancy and pressure from the effective level
+ *      eta + gamma vh (the water plus what the box is holding down), gravity, drag.
+ *
+ * Scaling (the seed's constants are per step on a 100-cell pool at 8 steps per frame): the
+ * wave speed is sqrt(rate) cells per step; `speed` (px/s, default: the lab's 17 cells/s
+ * scaled by the pool size / 100) sets how many steps each solver step takes; `damping` is
+ * per 1/240 s (the lab's step at 30 fps) and converted to the real step length, so the
+ * look does not depend on the grid size, fps or the scene's substeps.
+ *
+ * Stability: for a Fourier mode with Laplacian eigenvalue -l (0 <= l <= 8) the update has
+ * amplification factors g with g^2 - (1 + d - rate l) g + d = 0. Both roots stay in the
+ * unit disc iff |d| < 1 and 0 < rate l < 2 (1 + d); the worst mode (the checkerboard,
+ * l = 8) gives 4 rate < 1 + d. init() refuses anything else.
+ *
+ * Box geometry: a box with centre (x, y) and angle a (degrees, counter-clockwise as seen
+ * in the image, y down) covers the cells whose centre (i + 0.5, j + 0.5) has local
+ * coordinates |u| <= w/2, |v| <= h/2 with u = dx cos a - dy sin a, v = dx sin a + dy cos a.
+ * Its bottom at (u, v) is z + v sin(tilt[0]) - u sin(tilt[1]), z relative to the rest
+ * level (negative = below it). One height unit is one pixel where the two meet (tilt,
+ * horizontal forces).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solvers/cg.h"
+#include "solvers/solver.h"
+
+/* The lab's scale: a 100-cell pool, 8 steps per frame at 30 fps, rate 0.005. */
+#define REF_CELLS 100.0
+#define REF_STEPS_PER_S 240.0
+#define REF_RATE 0.005
+#define MAX_SUBSTEPS 4096
+#define TILT_MAX 0.6      /* radians; a box tipping further is outside this model */
+#define CG_PAR_CELLS 16384 /* a lone cluster this big spreads its CG over the threads */
+
+static const double PI = 3.14159265358979323846;
+
+enum { FLOAT_START_SURFACE, FLOAT_START_REST };
+static const char *const float_start_names[] = { "surface", "rest", NULL };
+
+typedef struct box_state {
+	double x, y, angle;    /* centre (px) and yaw (degrees) */
+	double vx, vy;         /* px/s */
+	double z, vz;          /* bottom relative to the rest level, height units (and /s) */
+	double tilt[2], wt[2]; /* radians, rad/s */
+	double hw, hh, height; /* half footprint (px), height (units) */
+	double mass, inertia[2];
+	int floating;
+	/* this step's region, in its cluster's frame */
+	int active, x0, y0, rw, rh;
+	int sx, sy;   /* shift into the cluster frame (wrap) */
+	int cluster;
+	double sn, cs; /* sin, cos of angle */
+} box_state;
+
+typedef struct cluster {
+	int x0, y0, w, h; /* region incl. a one-cell margin, cluster frame (== pool frame
+			     up to multiples of the pool size) */
+	size_t off;       /* cells into the arena */
+	size_t part_off;  /* partial sums into the arena */
+	int alive;
+	cg_stats cg;
+	int masked;
+} cluster;
+
+typedef struct shallow {
+	/* options */
+	double rate, damping, gamma, speed, depth, gravity, cg_tol, drag;
+	int substeps, cg_iters, float_start;
+
+	/* derived */
+	int w, h, S; /* S = w + 2, the stride of the ghosted buffers */
+	scene_boundary boundary;
+	int nsub;
+	double dt_sub, d_step, c_px, g_box, mur_k;
+
+	float *buf[3];         /* ghosted (w+2) x (h+2) */
+	float *eta, *old, *nw; /* rotate through buf */
+	float *vh;             /* w*h raw virtual height */
+	float *surf;           /* w*h, surface() output */
+
+	int nbox;
+	box_state *box;
+	tp_box_pose *pose; /* reported poses */
+	tp_box_pose *prev; /* the stepper's poses at the previous step */
+	cluster *cl;
+	int ncl;
+	cluster *old_cl; /* last step's regions, to clear vh there */
+	int nold;
+
+	/* arena for the clusters */
+	size_t cap, part_cap;
+	uint8_t *a_mask, *a_deg;
+	float *a_low;
+	double *a_b, *a_x, *a_r, *a_p, *a_q, *a_part;
+
+	/* bookkeeping */
+	double v0;
+	int last_iters, masked, cg_fail;
+	double last_resid;
+	int blown;
+} shallow;
+
+#define OFF(f) offsetof(shallow, f)
+static const tp_option shallow_options[] = {
+	{ "rate", "c^2 dt^2/dx^2 per internal step (seed: 0.005); needs 4 rate < 1 + damping",
+	  OFF(rate), TP_OPT_DOUBLE, REF_RATE, 1e-6, 1, NULL },
+	{ "damping", "velocity kept per 1/240 s (seed: 0.996 per step at 8 steps/frame, 30 fps)",
+	  OFF(damping), TP_OPT_DOUBLE, 0.996, 0, 1, NULL },
+	{ "gamma", "fraction of the virtual height applied per step (seed: 0.004)",
+	  OFF(gamma), TP_OPT_DOUBLE, 0.004, 1e-6, 1, NULL },
+	{ "speed", "wave speed, px/s; 0 = the lab's look scaled to the pool (0.17 x longer side)",
+	  OFF(speed), TP_OPT_DOUBLE, 0, 0, 1e6, NULL },
+	{ "substeps", "internal steps per solver step; 0 = from speed (overrides speed if set)",
+	  OFF(substeps), TP_OPT_INT, 0, 0, MAX_SUBSTEPS, NULL },
+	{ "depth", "rest depth of the pool, height units", OFF(depth), TP_OPT_DOUBLE, 40, 0.01,
+	  1e6, NULL },
+	{ "gravity", "for floating boxes, units/s^2; 0 = speed^2 / depth (shallow-water c^2 = g D)",
+	  OFF(gravity), TP_OPT_DOUBLE, 0, 0, 1e9, NULL },
+	{ "cg_tol", "CG stops at |r| <= cg_tol |b|", OFF(cg_tol), TP_OPT_DOUBLE, 1e-5, 1e-12, 0.5,
+	  NULL },
+	{ "cg_iters", "CG iteration cap per solve", OFF(cg_iters), TP_OPT_INT, 200, 1, 100000,
+	  NULL },
+	{ "drag", "linear drag on floating boxes, 1/s", OFF(drag), TP_OPT_DOUBLE, 1.0, 0, 1000,
+	  NULL },
+	{ "float_start", "floating boxes start resting on the surface (and settle) or at rest",
+	  OFF(float_start), TP_OPT_ENUM, FLOAT_START_SURFACE, 0, 1, float_start_names },
+	{ NULL },
+};
+
+/* ---- deterministic helpers (no libm transcendental functions in the state path) ---- */
+
+/* sin x for |x| <= pi/4, Taylor to x^17 (truncation < 1e-17). */
+static double sin_poly(double x)
+{
+	double x2 = x * x;
+	return x * (1 + x2 * (-1.0 / 6 + x2 * (1.0 / 120 + x2 * (-1.0 / 5040 + x2 * (1.0 / 362880 +
+		x2 * (-1.0 / 39916800 + x2 * (1.0 / 6227020800.0 + x2 * (-1.0 / 1307674368000.0 +
+		x2 * (1.0 / 355687428096000.0)))))))));
+}
+
+static double cos_poly(double x)
+{
+	double x2 = x * x;
+	return 1 + x2 * (-1.0 / 2 + x2 * (1.0 / 24 + x2 * (-1.0 / 720 + x2 * (1.0 / 40320 +
+		x2 * (-1.0 / 3628800 + x2 * (1.0 / 479001600.0 + x2 * (-1.0 / 87178291200.0 +
+		x2 * (1.0 / 20922789888000.0))))))));
+}
+
+static void sincos_deg(double deg, double *sn, double *cs)
+{
+	double t = deg - 360.0 * floor(deg / 360.0);
+	double q = floor(t / 90.0 + 0.5);
+	double x = (t - 90.0 * q) * (PI / 180.0);
+	double s = sin_poly(x), c = cos_poly(x);
+	switch ((int)q & 3) {
+	case 0: *sn = s; *cs = c; break;
+	case 1: *sn = c; *cs = -s; break;
+	case 2: *sn = -s; *cs = -c; break;
+	default: *sn = -c; *cs = s; break;
+	}
+}
+
+/* a^e for 0 <= a <= 1, e >= 0 with multiplications and square roots only (both correctly
+ * rounded in IEEE 754): integer part by squaring, fraction bit by bit. */
+static double pow_sqrt(double a, double e)
+{
+	double r = 1, sq = a;
+	for (unsigned long n = (unsigned long)floor(e); n; n >>= 1) {
+		if (n & 1)
+			r *= sq;
+		sq *= sq;
+	}
+	double f = e - floor(e), root = a;
+	for (int k = 0; k < 53 && f > 0; k++) {
+		root = sqrt(root);
+		f *= 2;
+		if (f >= 1) {
+			r *= root;
+			f -= 1;
+		}
+	}
+	return r;
+}
+
+static inline float *row(float *b, int S, int y) { return b + (size_t)(y + 1) * S + 1; }
+
+/* ---- wave update ---- */
+
+/* Fills the ghost ring of a ghosted buffer: Neumann (and absorb) copy the edge, so
+ * eta_ghost - eta_edge = 0 and a missing neighbour contributes nothing; wrap copies the
+ * opposite edge. */
+static void fill_ghosts(const shallow *s, float *b)
+{
+	const int w = s->w, h = s->h, S = s->S;
+	const int wrap = s->boundary == SCENE_BOUNDARY_WRAP;
+	for (int y = 0; y < h; y++) {
+		float *r = row(b, S, y);
+		r[-1] = wrap ? r[w - 1] : r[0];
+		r[w] = wrap ? r[0] : r[w - 1];
+	}
+	memcpy(row(b, S, -1), row(b, S, wrap ? h - 1 : 0), (size_t)w * sizeof(float));
+	memcpy(row(b, S, h), row(b, S, wrap ? 0 : h - 1), (size_t)w * sizeof(float));
+}
+
+/* eta' = eta + d (eta - eta_old) + rate * (sum_{N4} eta_j - 4 eta), height units.
+ * Returns nonzero if any new value is not finite or beyond 1e20 (blown up). */
+static int wave_update(shallow *s)
+{
+	const int w = s->w, h = s->h, S = s->S;
+	const float d = (float)s->d_step, r = (float)s->rate;
+	int bad = 0;
+#pragma omp parallel for schedule(static) reduction(| : bad)
+	for (int y = 0; y < h; y++) {
+		const float *restrict c = row(s->eta, S, y);
+		const float *restrict up = c - S, *restrict dn = c + S;
+		const float *restrict o = row(s->old, S, y);
+		float *restrict n = row(s->nw, S, y);
+		int rb = 0;
+#pragma omp simd reduction(| : rb)
+		for (int x = 0; x < w; x++) {
+			float hc = c[x];
+			float v = hc + d * (hc - o[x]) + r * (((c[x - 1] + c[x + 1]) + (up[x] + dn[x])) - 4.0f * hc);
+			n[x] = v;
+			rb |= !(fabsf(v) < 1e20f);
+		}
+		bad |= rb;
+	}
+	if (s->boundary == SCENE_BOUNDARY_ABSORB) {
+		/* Mur's first-order absorbing condition, u0' = u1 + k (u1' - u0), k = (c-1)/(c+1)
+		 * with c = sqrt(rate) cells per step: a wave leaving at speed c is not reflected. */
+		const float k = (float)s->mur_k;
+		for (int y = 0; y < h; y++) {
+			const float *c = row(s->eta, S, y);
+			float *n = row(s->nw, S, y);
+			n[0] = c[1] + k * (n[1] - c[0]);
+			n[w - 1] = c[w - 2] + k * (n[w - 2] - c[w - 1]);
+		}
+		const float *c0 = row(s->eta, S, 0), *c1 = row(s->eta, S, 1);
+		const float *ce = row(s->eta, S, h - 1), *cf = row(s->eta, S, h - 2);
+		float *n0 = row(s->nw, S, 0), *n1 = row(s->nw, S, 1);
+		float *ne = row(s->nw, S, h - 1), *nf = row(s->nw, S, h - 2);
+		for (int x = 0; x < w; x++) {
+			n0[x] = c1[x] + k * (n1[x] - c0[x]);
+			ne[x] = cf[x] + k * (nf[x] - ce[x]);
+		}
+	}
+	return bad;
+}
+
+/* ---- boxes: regions and clusters ---- */
+
+/* The pool cells under box b, plus a one-cell margin, in b's own frame. */
+static void box_region(const shallow *s, box_state *b)
+{
+	sincos_deg(b->angle, &b->sn, &b->cs);
+	double ex = fabs(b->cs) * b->hw + fabs(b->sn) * b->hh;
+	double ey = fabs(b->sn) * b->hw + fabs(b->cs) * b->hh;
+	b->active = 0;
+	if (!(fabs(b->x) < 1e7 && fabs(b->y) < 1e7))
+		return;
+	int i0 = (int)ceil(b->x - ex - 0.5), i1 = (int)floor(b->x + ex - 0.5);
+	int j0 = (int)ceil(b->y - ey - 0.5), j1 = (int)floor(b->y + ey - 0.5);
+	if (s->boundary != SCENE_BOUNDARY_WRAP) {
+		i0 = i0 < 0 ? 0 : i0;
+		j0 = j0 < 0 ? 0 : j0;
+		i1 = i1 > s->w - 1 ? s->w - 1 : i1;
+		j1 = j1 > s->h - 1 ? s->h - 1 : j1;
+	} else {
+		/* a box larger than the pool would meet itself across the seam */
+		if (i1 - i0 + 3 > s->w)
+			i1 = i0 + s->w - 3;
+		if (j1 - j0 + 3 > s->h)
+			j1 = j0 + s->h - 3;
+	}
+	if (i0 > i1 || j0 > j1)
+		return;
+	b->active = 1;
+	b->x0 = i0 - 1;
+	b->y0 = j0 - 1;
+	b->rw = i1 - i0 + 3;
+	b->rh = j1 - j0 + 3;
+	b->sx = b->sy = 0;
+}
+
+/* Do [a0, a0 + an) and [b0 + k p, b0 + k p + bn) meet for some k in {0, -1, 1} (k = 0
+ * only when p == 0)? Stores the shift k p. */
+static int meet(int a0, int an, int b0, int bn, int p, int *shift)
+{
+	for (int k = 0; k < (p ? 3 : 1); k++) {
+		int d = k == 0 ? 0 : k == 1 ? -p : p;
+		if (b0 + d < a0 + an && a0 < b0 + d + bn) {
+			*shift = d;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Moves cluster c (and its boxes' shifts) so that its x0, y0 lie in [0, w) x [0, h). */
+static void normalise_cluster(shallow *s, int ci)
+{
+	cluster *c = &s->cl[ci];
+	int kx = (int)floor((double)c->x0 / s->w) * s->w;
+	int ky = (int)floor((double)c->y0 / s->h) * s->h;
+	c->x0 -= kx;
+	c->y0 -= ky;
+	for (int i = 0; i < s->nbox; i++)
+		if (s->box[i].active && s->box[i].cluster == ci) {
+			s->box[i].sx -= kx;
+			s->box[i].sy -= ky;
+		}
+}
+
+/* Groups the active boxes into clusters whose regions (margins included) are pairwise
+ * disjoint, so each cluster is solved on its own and clusters can run in parallel
+ * without ever writing the same cell. Returns 0, or -1 if the arena is too small. */
+static int build_clusters(shallow *s)
+{
+	const int wrap = s->boundary == SCENE_BOUNDARY_WRAP;
+	s->ncl = 0;
+	for (int i = 0; i < s->nbox; i++) {
+		box_state *b = &s->box[i];
+		box_region(s, b);
+		if (!b->active)
+			continue;
+		cluster *c = &s->cl[s->ncl];
+		*c = (cluster){ b->x0, b->y0, b->rw, b->rh, 0, 0, 1, { 0, 0, 1 }, 0 };
+		b->cluster = s->ncl++;
+		if (wrap)
+			normalise_cluster(s, b->cluster);
+	}
+	for (int changed = 1; changed;) {
+		changed = 0;
+		for (int a = 0; a < s->ncl; a++)
+			for (int bi = a + 1; bi < s->ncl; bi++) {
+				cluster *ca = &s->cl[a], *cb = &s->cl[bi];
+				int dx, dy;
+				if (!ca->alive || !cb->alive ||
+				    !meet(ca->x0, ca->w, cb->x0, cb->w, wrap ? s->w : 0, &dx) ||
+				    !meet(ca->y0, ca->h, cb->y0, cb->h, wrap ? s->h : 0, &dy))
+					continue;
+				int x0 = ca->x0 < cb->x0 + dx ? ca->x0 : cb->x0 + dx;
+				int y0 = ca->y0 < cb->y0 + dy ? ca->y0 : cb->y0 + dy;
+				int x1 = ca->x0 + ca->w > cb->x0 + dx + cb->w ? ca->x0 + ca->w : cb->x0 + dx + cb->w;
+				int y1 = ca->y0 + ca->h > cb->y0 + dy + cb->h ? ca->y0 + ca->h : cb->y0 + dy + cb->h;
+				ca->x0 = x0;
+				ca->y0 = y0;
+				ca->w = x1 - x0;
+				ca->h = y1 - y0;
+				if (wrap && ca->w > s->w)
+					ca->w = s->w;
+				if (wrap && ca->h > s->h)
+					ca->h = s->h;
+				cb->alive = 0;
+				for (int k = 0; k < s->nbox; k++)
+					if (s->box[k].active && s->box[k].cluster == bi) {
+						s->box[k].cluster = a;
+						s->box[k].sx += dx;
+						s->box[k].sy += dy;
+					}
+				if (wrap)
+					normalise_cluster(s, a);
+				changed = 1;
+			}
+	}
+	/* Compact the live clusters and lay them out in the arena. */
+	int n = 0;
+	size_t off = 0, poff = 0;
+	for (int a = 0; a < s->ncl; a++) {
+		if (!s->cl[a].alive)
+			continue;
+		for (int k = 0; k < s->nbox; k++)
+			if (s->box[k].active && s->box[k].cluster == a)
+				s->box[k].cluster = n;
+		s->cl[n] = s->cl[a];
+		s->cl[n].off = off;
+		s->cl[n].part_off = poff;
+		off += (size_t)s->cl[n].w * s->cl[n].h;
+		poff += (size_t)cg_blocks(s->cl[n].h);
+		n++;
+	}
+	s->ncl = n;
+	return off <= s->cap && poff <= s->part_cap ? 0 : -1;
+}
+
+/* Pool index of cluster-frame cell (gx, gy), or -1 outside the pool. */
+static inline long pool_index(const shallow *s, int gx, int gy)
+{
+	if (s->boundary == SCENE_BOUNDARY_WRAP) {
+		gx = gx >= s->w ? gx - s->w : gx;
+		gy = gy >= s->h ? gy - s->h : gy;
+	} else if (gx < 0 || gy < 0 || gx >= s->w || gy >= s->h) {
+		return -1;
+	}
+	return (long)gy * s->w + gx;
+}
+
+static inline float *eta_at(float *b, const shallow *s, long p)
+{
+	return b + (size_t)(p / s->w + 1) * s->S + 1 + (size_t)(p % s->w);
+}
+
+/* Runs the statements for every pool cell of box b's footprint, with k the local index in
+ * cluster c, p the pool index, (gx, gy) the cluster-frame cell and (u, v) box coordinates. */
+#define FOR_FOOTPRINT(s, b, c, ...)                                                      \
+	for (int fj = 0; fj < (b)->rh; fj++) {                                           \
+		int gy = (b)->y0 + (b)->sy + fj, lj = gy - (c)->y0;                      \
+		if (lj < 1 || lj >= (c)->h - 1)                                          \
+			continue;                                                        \
+		for (int fi = 0; fi < (b)->rw; fi++) {                                   \
+			int gx = (b)->x0 + (b)->sx + fi, li = gx - (c)->x0;              \
+			if (li < 1 || li >= (c)->w - 1)                                  \
+				continue;                                                \
+			long p = pool_index(s, gx, gy);                                  \
+			if (p < 0)                                                       \
+				continue;                                                \
+			double dx = gx + 0.5 - (b)->sx - (b)->x;                         \
+			double dy = gy + 0.5 - (b)->sy - (b)->y;                         \
+			double u = dx * (b)->cs - dy * (b)->sn;                          \
+			double v = dx * (b)->sn + dy * (b)->cs;                          \
+			if (fabs(u) > (b)->hw || fabs(v) > (b)->hh)                      \
+				continue;                                                \
+			size_t k = (size_t)lj * (c)->w + (size_t)li;                     \
+			__VA_ARGS__                                                      \
+		}                                                                        \
+	}
+
+/* Phase 1 of a cluster: degrees, box bottoms, the mask and b, the warm start.
+ * settle != 0 is the initial state (water at rest level, no previous solve). */
+static void cluster_setup(shallow *s, int ci, int settle)
+{
+	cluster *c = &s->cl[ci];
+	const int W = c->w, H = c->h, wrap = s->boundary == SCENE_BOUNDARY_WRAP;
+	uint8_t *mask = s->a_mask + c->off, *deg = s->a_deg + c->off;
+	float *low = s->a_low + c->off;
+	double *bv = s->a_b + c->off, *x = s->a_x + c->off;
+	for (int j = 0; j < H; j++)
+		for (int i = 0; i < W; i++) {
+			size_t k = (size_t)j * W + i;
+			int gx = c->x0 + i, gy = c->y0 + j;
+			long p = pool_index(s, gx, gy);
+			deg[k] = p < 0 ? 0
+				 : wrap ? 4
+					: (uint8_t)((gx > 0) + (gx < s->w - 1) + (gy > 0) + (gy < s->h - 1));
+			low[k] = INFINITY;
+			mask[k] = 0;
+			bv[k] = x[k] = 0;
+		}
+	for (int bi = 0; bi < s->nbox; bi++) {
+		box_state *b = &s->box[bi];
+		if (!b->active || b->cluster != ci)
+			continue;
+		double st0 = sin_poly(b->tilt[0]), st1 = sin_poly(b->tilt[1]);
+		FOR_FOOTPRINT(s, b, c, {
+			(void)p;
+			float bottom = (float)(b->z + v * st0 - u * st1);
+			if (bottom < low[k])
+				low[k] = bottom;
+		})
+	}
+	int masked = 0;
+	for (int j = 1; j < H - 1; j++)
+		for (int i = 1; i < W - 1; i++) {
+			size_t k = (size_t)j * W + i;
+			if (!(low[k] < INFINITY))
+				continue;
+			long p = pool_index(s, c->x0 + i, c->y0 + j);
+			if (p < 0)
+				continue;
+			float hn = settle ? 0.0f : *eta_at(s->nw, s, p);
+			float vprev = settle ? 0.0f : s->vh[p];
+			/* Under the box where its bottom is below the effective level (the water
+			 * plus what the box held down last step: a resting box stays masked even
+			 * where round-off puts the water a hair under its bottom). */
+			if (!(low[k] < hn + (float)s->gamma * vprev))
+				continue;
+			mask[k] = 1;
+			masked++;
+			if (settle) {
+				bv[k] = -(double)low[k]; /* level 0 minus the bottom */
+			} else {
+				bv[k] = ((double)hn - (double)low[k]) / s->rate;
+				x[k] = vprev;
+			}
+		}
+	c->masked = masked;
+}
+
+/* Phase 2 of a cluster: CG, then the water takes rate * gamma * sum_j (vh_j - vh).
+ * Returns the cluster's CG statistics in c->cg. */
+static void cluster_solve(shallow *s, int ci, int settle, int parallel)
+{
+	cluster *c = &s->cl[ci];
+	const int W = c->w, H = c->h;
+	const uint8_t *mask = s->a_mask + c->off, *deg = s->a_deg + c->off;
+	double *x = s->a_x + c->off;
+	cg_problem pb = { W, H, mask, deg, 1.0, 0.0 };
+	cg_work wk = { s->a_r + c->off, s->a_p + c->off, s->a_q + c->off, s->a_part + c->part_off };
+	if (settle) {
+		/* The resting state: eta + gamma vh = 0 and a steady step, which gives
+		 * (rate (1 - gamma) L + gamma) vh = 0 - low on the mask (see settle_boxes). */
+		pb.scale = s->rate * (1 - s->gamma);
+		pb.shift = s->gamma;
+	}
+	if (c->masked)
+		c->cg = cg_solve(&pb, s->a_b + c->off, x, &wk, settle ? fmin(s->cg_tol, 1e-9) : s->cg_tol,
+				 settle ? 100000 : s->cg_iters, parallel);
+	else
+		c->cg = (cg_stats){ 0, 0, 1 };
+	const double k = s->rate * s->gamma;
+	for (int j = 0; j < H; j++)
+		for (int i = 0; i < W; i++) {
+			long p = pool_index(s, c->x0 + i, c->y0 + j);
+			if (p < 0)
+				continue;
+			size_t q = (size_t)j * W + i;
+			s->vh[p] = (float)x[q];
+			if (settle) {
+				if (mask[q])
+					*eta_at(s->eta, s, p) = (float)(-s->gamma * x[q]);
+				continue;
+			}
+			double nb = (i > 0 ? x[q - 1] : 0) + (i < W - 1 ? x[q + 1] : 0) +
+				    (j > 0 ? x[q - W] : 0) + (j < H - 1 ? x[q + W] : 0);
+			double lap = nb - (double)deg[q] * x[q];
+			if (lap != 0)
+				*eta_at(s->nw, s, p) += (float)(k * lap);
+		}
+}
+
+/* Effective water level (height units) at local cell q / pool cell p after the coupling. */
+static inline double level_at(const shallow *s, const double *x, size_t q, long p)
+{
+	return (double)*eta_at(s->nw, s, p) + s->gamma * x[q];
+}
+
+/* Floating box: buoyancy g * (submerged volume) against its weight g * mass, moments of
+ * the buoyancy about its centre (tilt), and the horizontal pressure force
+ * -g * sum(d * grad level) (the water is pushed down-slope); symplectic Euler, with a
+ * linear drag. Submerged depth per cell: d = clamp(level - bottom, 0, height). */
+static void float_box(shallow *s, box_state *b, const cluster *c)
+{
+	const double *x = s->a_x + c->off;
+	const int W = c->w;
+	double st0 = sin_poly(b->tilt[0]), st1 = sin_poly(b->tilt[1]);
+	double vol = 0, m0 = 0, m1 = 0, fx = 0, fy = 0;
+	FOR_FOOTPRINT(s, b, c, {
+		double lv = level_at(s, x, k, p);
+		double d = lv - (b->z + v * st0 - u * st1);
+		if (d > 0) {
+			d = d > b->height ? b->height : d;
+			vol += d;
+			m0 += d * v;
+			m1 -= d * u;
+			long pl = pool_index(s, gx - 1, gy), pr = pool_index(s, gx + 1, gy);
+			long pu = pool_index(s, gx, gy - 1), pd = pool_index(s, gx, gy + 1);
+			double ll = pl < 0 ? lv : level_at(s, x, k - 1, pl);
+			double lr = pr < 0 ? lv : level_at(s, x, k + 1, pr);
+			double lu = pu < 0 ? lv : level_at(s, x, k - W, pu);
+			double ld = pd < 0 ? lv : level_at(s, x, k + W, pd);
+			fx -= d * 0.5 * (lr - ll);
+			fy -= d * 0.5 * (ld - lu);
+		}
+	})
+	const double g = s->g_box, dt = s->dt_sub, dr = s->drag;
+	b->vz += dt * (g * (vol / b->mass - 1) - dr * b->vz);
+	b->z += dt * b->vz;
+	if (b->z < -s->depth) { /* resting on the pool floor */
+		b->z = -s->depth;
+		b->vz = b->vz < 0 ? 0 : b->vz;
+	}
+	double mom[2] = { m0, m1 };
+	for (int a = 0; a < 2; a++) {
+		b->wt[a] += dt * (g * mom[a] / b->inertia[a] - dr * b->wt[a]);
+		b->tilt[a] += dt * b->wt[a];
+		if (fabs(b->tilt[a]) > TILT_MAX) {
+			b->tilt[a] = b->tilt[a] > 0 ? TILT_MAX : -TILT_MAX;
+			b->wt[a] = 0;
+		}
+	}
+	b->vx += dt * (g * fx / b->mass - dr * b->vx);
+	b->vy += dt * (g * fy / b->mass - dr * b->vy);
+	b->x += dt * b->vx;
+	b->y += dt * b->vy;
+	if (s->boundary == SCENE_BOUNDARY_WRAP) {
+		b->x -= s->w * floor(b->x / s->w);
+		b->y -= s->h * floor(b->y / s->h);
+	} else {
+		/* keep the footprint in the pool; the walls take half the speed away */
+		double ex = fabs(b->cs) * b->hw + fabs(b->sn) * b->hh;
+		double ey = fabs(b->sn) * b->hw + fabs(b->cs) * b->hh;
+		double lo[2] = { ex, ey }, hi[2] = { s->w - ex, s->h - ey };
+		double *pos[2] = { &b->x, &b->y }, *vel[2] = { &b->vx, &b->vy };
+		for (int a = 0; a < 2; a++) {
+			if (lo[a] > hi[a]) {
+				*pos[a] = 0.5 * (lo[a] + hi[a]);
+				*vel[a] = 0;
+			} else if (*pos[a] < lo[a]) {
+				*pos[a] = lo[a];
+				*vel[a] = 0.5 * fabs(*vel[a]);
+			} else if (*pos[a] > hi[a]) {
+				*pos[a] = hi[a];
+				*vel[a] = -0.5 * fabs(*vel[a]);
+			}
+		}
+	}
+}
+
+/* The box coupling of one internal step (settle: the initial resting state instead).
+ * Returns 0, or -1 if the boxes did not fit the arena (cannot happen by construction). */
+static int couple(shallow *s, int settle)
+{
+	if (build_clusters(s) < 0)
+		return -1;
+	const int ncl = s->ncl;
+	const int par = ncl > 1;
+#pragma omp parallel for schedule(static, 1) if (par)
+	for (int ci = 0; ci < ncl; ci++)
+		cluster_setup(s, ci, settle);
+	/* vh must be zero outside the current masks: clear last step's regions (this step's
+	 * are rewritten whole by cluster_solve). */
+	for (int o = 0; o < s->nold; o++) {
+		const cluster *c = &s->old_cl[o];
+		for (int j = 0; j < c->h; j++)
+			for (int i = 0; i < c->w; i++) {
+				long p = pool_index(s, c->x0 + i, c->y0 + j);
+				if (p >= 0)
+					s->vh[p] = 0;
+			}
+	}
+#pragma omp parallel for schedule(static, 1) if (par)
+	for (int ci = 0; ci < ncl; ci++) {
+		const cluster *c = &s->cl[ci];
+		cluster_solve(s, ci, settle, !par && (size_t)c->w * c->h >= CG_PAR_CELLS);
+		if (settle)
+			continue;
+		for (int bi = 0; bi < s->nbox; bi++)
+			if (s->box[bi].floating && s->box[bi].active && s->box[bi].cluster == ci)
+				float_box(s, &s->box[bi], c);
+	}
+	int iters = 0, masked = 0, fail = 0;
+	double resid = 0;
+	for (int ci = 0; ci < ncl; ci++) {
+		iters = s->cl[ci].cg.iters > iters ? s->cl[ci].cg.iters : iters;
+		resid = s->cl[ci].cg.resid > resid ? s->cl[ci].cg.resid : resid;
+		masked += s->cl[ci].masked;
+		fail += !s->cl[ci].cg.ok;
+	}
+	s->last_iters = iters;
+	s->last_resid = resid;
+	s->masked = masked;
+	s->cg_fail += fail;
+	memcpy(s->old_cl, s->cl, (size_t)ncl * sizeof *s->cl);
+	s->nold = ncl;
+	return 0;
+}
+
+/* ---- descriptor methods ---- */
+
+static void shallow_uninit(void *priv)
+{
+	shallow *s = priv;
+	for (int i = 0; i < 3; i++)
+		free(s->buf[i]);
+	free(s->vh);
+	free(s->surf);
+	free(s->box);
+	free(s->pose);
+	free(s->prev);
+	free(s->cl);
+	free(s->old_cl);
+	free(s->a_mask);
+	free(s->a_deg);
+	free(s->a_low);
+	free(s->a_b);
+	free(s->a_x);
+	free(s->a_r);
+	free(s->a_p);
+	free(s->a_q);
+	free(s->a_part);
+	memset(s->buf, 0, sizeof s->buf);
+	s->vh = s->surf = NULL;
+	s->box = NULL;
+	s->pose = s->prev = NULL;
+	s->cl = s->old_cl = NULL;
+}
+
+/* Volume-preserving drop. r < 1 is the seed's rule (the centre cell gains `strength`, its
+ * existing 4-neighbours share the loss); otherwise a smooth bump strength (1 - q^2)^2,
+ * q = d / r, and a compensating trough ring over r < d < 2r scaled so the sum over the
+ * cells actually touched is zero. Applied to eta and eta_old alike: the drop starts at
+ * rest. Units: pixels, height units. */
+static void shallow_drop(void *priv, double x, double y, double r, double strength)
+{
+	shallow *s = priv;
+	const int wrap = s->boundary == SCENE_BOUNDARY_WRAP;
+	if (!(r > 0) || !isfinite(x) || !isfinite(y) || !isfinite(strength) || fabs(x) > 1e7 ||
+	    fabs(y) > 1e7)
+		return;
+	if (r < 1) {
+		int ci = (int)floor(x), cj = (int)floor(y);
+		int nx[4] = { ci - 1, ci + 1, ci, ci }, ny[4] = { cj, cj, cj - 1, cj + 1 };
+		long pc = pool_index(s, wrap ? ((ci % s->w) + s->w) % s->w : ci,
+				     wrap ? ((cj % s->h) + s->h) % s->h : cj);
+		if (pc < 0)
+			return;
+		long pn[4];
+		int cnt = 0;
+		for (int k = 0; k < 4; k++) {
+			pn[k] = pool_index(s, wrap ? ((nx[k] % s->w) + s->w) % s->w : nx[k],
+					   wrap ? ((ny[k] % s->h) + s->h) % s->h : ny[k]);
+			cnt += pn[k] >= 0;
+		}
+		float share = (float)(strength / cnt);
+		for (int b = 0; b < 2; b++) {
+			float *buf = b ? s->old : s->eta;
+			*eta_at(buf, s, pc) += (float)strength;
+			for (int k = 0; k < 4; k++)
+				if (pn[k] >= 0)
+					*eta_at(buf, s, pn[k]) -= share;
+		}
+		fill_ghosts(s, s->eta);
+		return;
+	}
+	double rmax = wrap ? 0.25 * (s->w < s->h ? s->w : s->h) : 1e6;
+	r = r > rmax ? rmax : r;
+	if (r < 1)
+		r = 1;
+	int i0 = (int)floor(x - 2 * r), i1 = (int)ceil(x + 2 * r);
+	int j0 = (int)floor(y - 2 * r), j1 = (int)ceil(y + 2 * r);
+	if (!wrap) {
+		i0 = i0 < 0 ? 0 : i0;
+		j0 = j0 < 0 ? 0 : j0;
+		i1 = i1 > s->w - 1 ? s->w - 1 : i1;
+		j1 = j1 > s->h - 1 ? s->h - 1 : j1;
+	}
+	double sum[2] = { 0, 0 }, scale = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		for (int j = j0; j <= j1; j++)
+			for (int i = i0; i <= i1; i++) {
+				double dx = i + 0.5 - x, dy = j + 0.5 - y;
+				double d = sqrt(dx * dx + dy * dy), q = d / r, t = (d - 1.5 * r) / (0.5 * r);
+				double bump = q < 1 ? (1 - q * q) * (1 - q * q) : 0;
+				double ring = fabs(t) < 1 ? (1 - t * t) * (1 - t * t) : 0;
+				if (bump == 0 && ring == 0)
+					continue;
+				long p = pool_index(s, wrap ? ((i % s->w) + s->w) % s->w : i,
+						    wrap ? ((j % s->h) + s->h) % s->h : j);
+				if (pass == 0) {
+					sum[0] += bump;
+					sum[1] += ring;
+				} else {
+					float dv = (float)(strength * (bump - scale * ring));
+					*eta_at(s->eta, s, p) += dv;
+					*eta_at(s->old, s, p) += dv;
+				}
+			}
+		if (pass == 0) {
+			if (!(sum[1] > 0))
+				return;
+			scale = sum[0] / sum[1];
+		}
+	}
+	fill_ghosts(s, s->eta);
+	fill_ghosts(s, s->old);
+}
+
+static double volume_of(const shallow *s)
+{
+	double v = 0;
+	for (int y = 0; y < s->h; y++) {
+		const float *r = row(s->eta, s->S, y);
+		double rv = 0;
+		for (int x = 0; x < s->w; x++)
+			rv += r[x];
+		v += rv;
+	}
+	return s->depth * s->w * s->h + v;
+}
+
+/* Kinematic boxes ride at the draft they would float at (density x height, at most the
+ * height), or stand on the pool floor if that is deeper: an island is a box with
+ * density >= depth / height. */
+static double kinematic_z(const shallow *s, const scene_box *sb)
+{
+	double rho = sb->density < 0 ? 0 : sb->density > 1 ? 1 : sb->density;
+	double draft = rho * sb->height;
+	return -(draft > s->depth ? s->depth : draft);
+}
+
+static void report_poses(shallow *s)
+{
+	for (int i = 0; i < s->nbox; i++) {
+		const box_state *b = &s->box[i];
+		s->pose[i] = (tp_box_pose){ b->x, b->y, b->angle, b->vx, b->vy, b->z,
+					    { b->tilt[0], b->tilt[1] } };
+	}
+}
+
+static int shallow_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
+{
+	shallow *s = priv;
+	const scene *sc = ctx->scene;
+	s->w = sc->width;
+	s->h = sc->height;
+	s->S = s->w + 2;
+	s->boundary = sc->boundary;
+	if (s->w < 3 || s->h < 3)
+		return tp_errf(err, TP_EINPUT, "size: shallow needs at least 3x3 cells (got %dx%d)", s->w,
+			       s->h);
+	const double dt = 1.0 / (sc->fps * (sc->substeps > 0 ? sc->substeps : 1));
+	const int longer = s->w > s->h ? s->w : s->h;
+	double speed = s->speed > 0 ? s->speed
+				    : sqrt(REF_RATE) * REF_STEPS_PER_S * (longer / REF_CELLS);
+	if (s->substeps > 0) {
+		s->nsub = s->substeps;
+	} else {
+		double n = ceil(speed * dt / sqrt(s->rate) - 1e-9);
+		if (!(n <= MAX_SUBSTEPS))
+			return tp_errf(err, TP_EINPUT,
+				       "params.speed: %g px/s needs %.0f internal steps per step at rate "
+				       "%g (limit %d); lower the speed or raise the rate",
+				       speed, n, s->rate, MAX_SUBSTEPS);
+		s->nsub = n < 1 ? 1 : (int)n;
+	}
+	s->dt_sub = dt / s->nsub;
+	s->d_step = pow_sqrt(s->damping, REF_STEPS_PER_S * s->dt_sub);
+	if (!(4 * s->rate < 1 + s->d_step))
+		return tp_errf(err, TP_EINPUT,
+			       "params.rate: %g would blow up because the update h' = h + d(h - h_old) "
+			       "+ rate*sum(h_j - h) amplifies the checkerboard mode unless 4*rate < 1 + "
+			       "d (here 4*rate = %g, 1 + d = %.6g with d = %.6g per step); use rate < %.4g",
+			       s->rate, 4 * s->rate, 1 + s->d_step, s->d_step, (1 + s->d_step) / 4);
+	s->c_px = sqrt(s->rate) / s->dt_sub;
+	s->g_box = s->gravity > 0 ? s->gravity : s->c_px * s->c_px / s->depth;
+	s->mur_k = (sqrt(s->rate) - 1) / (sqrt(s->rate) + 1);
+
+	size_t cells = (size_t)s->w * s->h, ghosted = (size_t)s->S * (s->h + 2);
+	for (int i = 0; i < 3; i++)
+		if (!(s->buf[i] = calloc(ghosted, sizeof(float))))
+			goto oom;
+	if (!(s->vh = calloc(cells, sizeof(float))) || !(s->surf = calloc(cells, sizeof(float))))
+		goto oom;
+	s->eta = s->buf[0];
+	s->old = s->buf[1];
+	s->nw = s->buf[2];
+
+	s->nbox = sc->nboxes;
+	if (s->nbox) {
+		size_t nb = (size_t)s->nbox;
+		if (!(s->box = calloc(nb, sizeof *s->box)) || !(s->pose = calloc(nb, sizeof *s->pose)) ||
+		    !(s->prev = calloc(nb, sizeof *s->prev)) || !(s->cl = calloc(nb, sizeof *s->cl)) ||
+		    !(s->old_cl = calloc(nb, sizeof *s->old_cl)))
+			goto oom;
+		double sumw = 0, sumh = 0;
+		for (int i = 0; i < s->nbox; i++) {
+			const scene_box *sb = &sc->boxes[i];
+			box_state *b = &s->box[i];
+			if (!(sb->size[0] > 0 && sb->size[1] > 0 && sb->height > 0))
+				return tp_errf(err, TP_EINPUT, "boxes[%d]: size and height must be > 0", i);
+			if (sb->floating && !(sb->density > 0))
+				return tp_errf(err, TP_EINPUT,
+					       "boxes[%d].density: a floating box needs density > 0 (got %g)",
+					       i, sb->density);
+			scene_path_eval(&sb->path, 0.0, &b->x, &b->y, &b->angle);
+			b->hw = 0.5 * sb->size[0];
+			b->hh = 0.5 * sb->size[1];
+			b->height = sb->height;
+			b->floating = sb->floating;
+			b->mass = sb->density * sb->size[0] * sb->size[1] * sb->height;
+			b->inertia[0] = b->mass * (sb->size[1] * sb->size[1] + sb->height * sb->height) / 12;
+			b->inertia[1] = b->mass * (sb->size[0] * sb->size[0] + sb->height * sb->height) / 12;
+			if (!b->floating)
+				b->z = kinematic_z(s, sb);
+			else if (s->float_start == FLOAT_START_REST)
+				b->z = -fmin(sb->density * sb->height, s->depth);
+			s->prev[i] = (tp_box_pose){ b->x, b->y, b->angle, 0, 0, b->z, { 0, 0 } };
+			double diag = sqrt(sb->size[0] * sb->size[0] + sb->size[1] * sb->size[1]);
+			sumw += fmin(ceil(diag) + 4, s->w + 2);
+			sumh += fmin(ceil(diag) + 4, s->h + 2);
+		}
+		double capd = fmin(sumw * sumh, (double)(s->w + 2) * (s->h + 2));
+		s->cap = (size_t)capd;
+		s->part_cap = (size_t)(sumh / CG_BLOCK_ROWS) + (size_t)s->nbox + 2;
+		if (!(s->a_mask = malloc(s->cap)) || !(s->a_deg = malloc(s->cap)) ||
+		    !(s->a_low = malloc(s->cap * sizeof(float))) ||
+		    !(s->a_b = malloc(s->cap * sizeof(double))) ||
+		    !(s->a_x = malloc(s->cap * sizeof(double))) ||
+		    !(s->a_r = malloc(s->cap * sizeof(double))) ||
+		    !(s->a_p = malloc(s->cap * sizeof(double))) ||
+		    !(s->a_q = malloc(s->cap * sizeof(double))) ||
+		    !(s->a_part = malloc(s->part_cap * sizeof(double))))
+			goto oom;
+		/* Start with the water already displaced by the boxes that sit in it, so a box at
+		 * rest in still water leaves it still. */
+		if (couple(s, 1) < 0)
+			return tp_errf(err, TP_EIO, "shallow: box regions overflow (internal error)");
+		memcpy(s->old, s->eta, ghosted * sizeof(float));
+		report_poses(s);
+	}
+	fill_ghosts(s, s->eta);
+	fill_ghosts(s, s->old);
+	s->v0 = volume_of(s);
+	return 0;
+oom:
+	return tp_errf(err, TP_EIO, "shallow: out of memory for a %dx%d pool", s->w, s->h);
+}
+
+static int shallow_step(void *priv, const tp_step_in *in)
+{
+	shallow *s = priv;
+	if (s->blown)
+		return TP_EIO;
+	for (int k = 0; k < s->nsub; k++) {
+		/* kinematic poses move linearly across the internal steps */
+		double f = (double)(k + 1) / s->nsub;
+		for (int i = 0; i < s->nbox; i++) {
+			box_state *b = &s->box[i];
+			if (b->floating || !in->boxes)
+				continue;
+			const tp_box_pose *a = &s->prev[i], *z = &in->boxes[i];
+			b->x = a->x + f * (z->x - a->x);
+			b->y = a->y + f * (z->y - a->y);
+			b->angle = a->angle + f * (z->angle - a->angle);
+			b->vx = z->vx;
+			b->vy = z->vy;
+		}
+		int bad = wave_update(s);
+		if (s->nbox && couple(s, 0) < 0)
+			bad = 1;
+		fill_ghosts(s, s->nw);
+		float *t = s->old;
+		s->old = s->eta;
+		s->eta = s->nw;
+		s->nw = t;
+		for (int i = 0; i < s->nbox; i++)
+			bad |= !isfinite(s->box[i].z) || !isfinite(s->box[i].x) || !isfinite(s->box[i].y);
+		if (bad) {
+			s->blown = 1;
+			return TP_EIO;
+		}
+	}
+	for (int i = 0; i < s->nbox; i++)
+		if (!s->box[i].floating && in->boxes) {
+			s->prev[i] = in->boxes[i];
+		}
+	report_poses(s);
+	return 0;
+}
+
+static void shallow_surface(void *priv, tp_surface *out)
+{
+	shallow *s = priv;
+	memset(out, 0, sizeof *out);
+	out->kind = TP_SURFACE_HEIGHT;
+	out->w = s->w;
+	out->h = s->h;
+	out->type = TP_SAMPLE_F32;
+	out->scale = 1.0f;
+	out->wrap = s->boundary == SCENE_BOUNDARY_WRAP;
+	out->nboxes = s->nbox;
+	out->boxes = s->pose;
+	if (!s->nbox) {
+		out->data = row(s->eta, s->S, 0);
+		out->stride = s->S;
+		return;
+	}
+	/* Under a box show the effective level eta + gamma vh (smooth across the box edge),
+	 * so the refraction around a box is not a cliff. */
+	const float g = (float)s->gamma;
+#pragma omp parallel for schedule(static)
+	for (int y = 0; y < s->h; y++) {
+		const float *e = row(s->eta, s->S, y), *v = s->vh + (size_t)y * s->w;
+		float *o = s->surf + (size_t)y * s->w;
+		for (int x = 0; x < s->w; x++)
+			o[x] = e[x] + g * v[x];
+	}
+	out->data = s->surf;
+	out->stride = s->w;
+}
+
+/* Per-frame statistics. energy = 1/2 sum (eta - eta_old)^2 / rate + 1/2 sum over edges
+ * (eta_i - eta_j)^2, the discrete wave energy (height units^2 px^2); volume = sum of
+ * water columns (height units px^2), constant with reflect/wrap edges. */
+static void shallow_stats(const void *priv, tp_stats *out)
+{
+	const shallow *s = priv;
+	double kin = 0, pot = 0, vmax = 0;
+	for (int y = 0; y < s->h; y++) {
+		const float *e = row(s->eta, s->S, y), *o = row(s->old, s->S, y);
+		const float *dn = row(s->eta, s->S, y + 1);
+		for (int x = 0; x < s->w; x++) {
+			double v = (double)e[x] - o[x];
+			kin += v * v;
+			if (x + 1 < s->w)
+				pot += ((double)e[x + 1] - e[x]) * ((double)e[x + 1] - e[x]);
+			if (y + 1 < s->h)
+				pot += ((double)dn[x] - e[x]) * ((double)dn[x] - e[x]);
+			vmax = fabs(e[x]) > vmax ? fabs(e[x]) : vmax;
+		}
+	}
+	double vol = volume_of(s);
+	out->n = 0;
+	tp_stats_add(out, "volume", vol);
+	tp_stats_add(out, "dvolume", vol - s->v0);
+	tp_stats_add(out, "energy", 0.5 * kin / s->rate + 0.5 * pot);
+	tp_stats_add(out, "max_dev", vmax);
+	tp_stats_add(out, "substeps", s->nsub);
+	tp_stats_add(out, "speed", s->c_px);
+	if (s->nbox) {
+		tp_stats_add(out, "masked", s->masked);
+		tp_stats_add(out, "cg_iters", s->last_iters);
+		tp_stats_add(out, "cg_resid", s->last_resid);
+		tp_stats_add(out, "cg_unconverged", s->cg_fail);
+	}
+}
+
+/* Checkpoint: a magic, the sizes, then eta, eta_old, vh and the box states (host byte
+ * order: checkpoints are for resuming on the same machine). */
+static const char SAVE_MAGIC[8] = { 'T', 'P', 'S', 'H', 'A', 'L', '0', '1' };
+
+static int rw_all(void *p, size_t size, size_t n, FILE *f, int wr)
+{
+	return (wr ? fwrite(p, size, n, f) : fread(p, size, n, f)) == n ? 0 : -1;
+}
+
+static int save_load(shallow *s, FILE *f, int wr)
+{
+	int32_t dims[3] = { s->w, s->h, s->nbox };
+	char magic[8];
+	memcpy(magic, SAVE_MAGIC, sizeof magic);
+	if (rw_all(magic, 1, sizeof magic, f, wr) || rw_all(dims, sizeof dims[0], 3, f, wr))
+		return -1;
+	if (!wr && (memcmp(magic, SAVE_MAGIC, sizeof magic) || dims[0] != s->w || dims[1] != s->h ||
+		    dims[2] != s->nbox))
+		return -2;
+	for (int y = 0; y < s->h; y++)
+		if (rw_all(row(s->eta, s->S, y), sizeof(float), (size_t)s->w, f, wr) ||
+		    rw_all(row(s->old, s->S, y), sizeof(float), (size_t)s->w, f, wr))
+			return -1;
+	if (rw_all(s->vh, sizeof(float), (size_t)s->w * s->h, f, wr) ||
+	    (s->nbox && (rw_all(s->box, sizeof *s->box, (size_t)s->nbox, f, wr) ||
+			 rw_all(s->prev, sizeof *s->prev, (size_t)s->nbox, f, wr) ||
+			 rw_all(s->old_cl, sizeof *s->old_cl, (size_t)s->nbox, f, wr) ||
+			 rw_all(&s->nold, sizeof s->nold, 1, f, wr))) ||
+	    rw_all(&s->v0, sizeof s->v0, 1, f, wr))
+		return -1;
+	if (!wr) {
+		fill_ghosts(s, s->eta);
+		fill_ghosts(s, s->old);
+		report_poses(s);
+	}
+	return 0;
+}
+
+static int shallow_save(const void *priv, FILE *f, tp_err *err)
+{
+	/* save_load only reads the state when writing */
+	if (save_load((shallow *)(uintptr_t)priv, f, 1) < 0)
+		return tp_errf(err, TP_EIO, "shallow: cannot write the checkpoint");
+	return 0;
+}
+
+static int shallow_load(void *priv, FILE *f, tp_err *err)
+{
+	int rc = save_load(priv, f, 0);
+	if (rc == -2)
+		return tp_errf(err, TP_EINPUT, "shallow: the checkpoint is for another scene");
+	if (rc < 0)
+		return tp_errf(err, TP_EIO, "shallow: cannot read the checkpoint");
+	return 0;
+}
+
+const tp_solver tp_solver_shallow = {
+	.name = "shallow",
+	.description = "GAMES103 shallow waves (seed 003): float heights, volume-preserving drops, "
+		       "boxes dragged or floating, coupled through conjugate gradient",
+	.priv_size = sizeof(shallow),
+	.options = shallow_options,
+	.caps = TP_SOLVER_HEIGHTFIELD,
+	.init = shallow_init,
+	.uninit = shallow_uninit,
+	.drop = shallow_drop,
+	.step = shallow_step,
+	.surface = shallow_surface,
+	.stats = shallow_stats,
+	.save = shallow_save,
+	.load = shallow_load,
+};
