@@ -206,6 +206,9 @@ int cmd_render(int argc, char **argv)
 	rc = enc->check(&cfg, &err);
 	if (rc < 0)
 		goto fail;
+	const char *note = enc->note ? enc->note(&cfg) : NULL;
+	if (note && !o.quiet)
+		fprintf(stderr, "tidepool: %s\n", note);
 	/* (Further sinks such as --hash are added here, each with its own check.) */
 	const tp_encoder *hash_enc = enc_find("hash");
 	enc_config hash_cfg = cfg;
