@@ -9,7 +9,7 @@ PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 DESTDIR ?=
 BUILD ?= build
-OPT ?= -O2
+OPT ?= -O3
 PKG_CONFIG ?= pkg-config
 
 PKGS = libpng libavcodec libavformat libavutil libswscale libcjson
@@ -17,7 +17,7 @@ PKGS = libpng libavcodec libavformat libavutil libswscale libcjson
 # Determinism: no FMA contraction, never -ffast-math (DESIGN.md).
 TP_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
 	-Wall -Wextra -Wpedantic -Wshadow -Wno-unknown-pragmas \
-	$(OPT) -g -ffp-contract=off -fno-fast-math -fopenmp -Isrc \
+	$(OPT) -g -ffp-contract=off -fno-fast-math -fno-math-errno -fno-trapping-math -fopenmp -Isrc \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS)) -DTP_VERSION='"$(VERSION)"' \
 	-MMD -MP $(CFLAGS)
 TP_LDFLAGS = -fopenmp $(LDFLAGS)
@@ -42,7 +42,9 @@ SRC_SOLVERS = \
 	src/solvers/registry.c \
 	src/solvers/hooke.c \
 	src/solvers/intgrid.c \
-	src/solvers/ripple.c
+	src/solvers/ripple.c \
+	src/solvers/shallow.c \
+	src/solvers/cg.c
 
 SRC_SIM = \
 	src/sim/stepper.c
@@ -50,7 +52,8 @@ SRC_SIM = \
 SRC_RENDER = \
 	src/render/render.c \
 	src/render/refract.c \
-	src/render/background.c
+	src/render/background.c \
+	src/render/maps.c
 
 SRC_ENCODE = \
 	src/encode/registry.c \
@@ -85,6 +88,9 @@ TEST_SRCS = \
 	tests/test_render.c \
 	tests/test_cli.c \
 	tests/test_mp4.c \
+	tests/test_scene.c \
+	tests/test_solvers_int.c \
+	tests/test_compare.c \
 	tests/reference/seed_common.c \
 	tests/reference/seed_hooke.c \
 	tests/reference/seed_ripple.c \

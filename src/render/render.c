@@ -11,8 +11,11 @@ struct render_ctx {
 	scene_mode mode;
 	int w, h;
 	tp_image bg;
-	float *height;  /* w*h: the surface in height units */
+	uint8_t *bgx;   /* (w+1) x (h+1) RGBX, see render_in.bgx */
+	float *hpad;    /* (w+2) x (h+2) heights with ghost cells */
+	float *height;  /* w*h: the surface in height units (modes other than color) */
 	float *scratch; /* w*h*4 */
+	int32_t *iscratch; /* w*h*4 */
 };
 
 static const char *mode_name(scene_mode m)
@@ -21,11 +24,32 @@ static const char *mode_name(scene_mode m)
 	return names[m];
 }
 
+/* RGB background -> RGBX with one extra column and row: a copy of the first (wrap) or
+ * of the last (clamp). */
+static void pad_background(const tp_image *bg, int wrap, uint8_t *dst)
+{
+	const int w = bg->w, h = bg->h;
+	const size_t ds = (size_t)(w + 1) * 4;
+	for (int y = 0; y <= h; y++) {
+		int sy = y < h ? y : (wrap ? 0 : h - 1);
+		const uint8_t *src = tp_image_row(bg, sy);
+		uint8_t *d = dst + (size_t)y * ds;
+		for (int x = 0; x <= w; x++) {
+			int sx = x < w ? x : (wrap ? 0 : w - 1);
+			d[4 * x + 0] = src[3 * sx + 0];
+			d[4 * x + 1] = src[3 * sx + 1];
+			d[4 * x + 2] = src[3 * sx + 2];
+			d[4 * x + 3] = 0;
+		}
+	}
+}
+
 int render_create(const scene *sc, scene_mode mode, render_ctx **out, tp_err *err)
 {
 	*out = NULL;
 	int fluid = (sc->solver->caps & TP_SOLVER_PARTICLES) != 0;
-	int supported = !fluid && mode == SCENE_MODE_COLOR;
+	int supported = !fluid && (mode == SCENE_MODE_COLOR || mode == SCENE_MODE_HEIGHT ||
+				   mode == SCENE_MODE_NORMAL || mode == SCENE_MODE_CAUSTICS);
 	if (!supported)
 		return tp_errf(err, TP_EINPUT, "%s: render mode \"%s\" is not available for the %s solver",
 			       sc->path, mode_name(mode), sc->solver->name);
@@ -39,7 +63,10 @@ int render_create(const scene *sc, scene_mode mode, render_ctx **out, tp_err *er
 	size_t n = (size_t)r->w * (size_t)r->h;
 	r->height = malloc(n * sizeof *r->height);
 	r->scratch = malloc(n * 4 * sizeof *r->scratch);
-	if (!r->height || !r->scratch) {
+	r->iscratch = malloc(n * 4 * sizeof *r->iscratch);
+	r->hpad = malloc((size_t)(r->w + 2) * (size_t)(r->h + 2) * sizeof *r->hpad);
+	r->bgx = malloc((size_t)(r->w + 1) * (size_t)(r->h + 1) * 4);
+	if (!r->height || !r->scratch || !r->hpad || !r->bgx || !r->iscratch) {
 		render_destroy(r);
 		return tp_errf(err, TP_EIO, "out of memory for a %dx%d renderer", sc->width, sc->height);
 	}
@@ -48,6 +75,7 @@ int render_create(const scene *sc, scene_mode mode, render_ctx **out, tp_err *er
 		render_destroy(r);
 		return rc;
 	}
+	pad_background(&r->bg, sc->boundary == SCENE_BOUNDARY_WRAP, r->bgx);
 	*out = r;
 	return 0;
 }
@@ -57,33 +85,51 @@ void render_destroy(render_ctx *r)
 	if (!r)
 		return;
 	tp_image_free(&r->bg);
+	free(r->bgx);
+	free(r->hpad);
 	free(r->height);
 	free(r->scratch);
+	free(r->iscratch);
 	free(r);
 }
 
 tp_pixfmt render_format(const render_ctx *r)
 {
-	(void)r;
-	return TP_RGB8;
+	const scene_maps *m = &r->sc->maps;
+	switch (r->mode) {
+	case SCENE_MODE_HEIGHT: return TP_GRAY16;
+	case SCENE_MODE_NORMAL: return m->normal_bits == 16 ? TP_RGB16 : TP_RGB8;
+	case SCENE_MODE_CAUSTICS: return m->caustics_bits == 16 ? TP_GRAY16 : TP_GRAY8;
+	default: return TP_RGB8;
+	}
 }
 
-/* Integer or float samples to float height units, once per frame. */
-static void to_height(const tp_surface *s, float *dst)
+/* Integer or float samples to float height units, once per frame, into the padded
+ * buffer (ghost cells copy the edge, or the opposite edge with wrap) and, when a mode
+ * needs it, the plain w*h buffer. */
+static void to_height(const tp_surface *s, float *pad, float *plain)
 {
+	const int w = s->w, h = s->h;
+	const ptrdiff_t ps = w + 2;
 #pragma omp parallel for schedule(static)
-	for (int y = 0; y < s->h; y++) {
-		float *d = dst + (size_t)y * s->w;
+	for (int y = 0; y < h; y++) {
+		float *d = pad + (y + 1) * ps + 1;
 		if (s->type == TP_SAMPLE_I32) {
 			const int32_t *src = (const int32_t *)s->data + (ptrdiff_t)y * s->stride;
-			for (int x = 0; x < s->w; x++)
+			for (int x = 0; x < w; x++)
 				d[x] = (float)src[x] * s->scale;
 		} else {
 			const float *src = (const float *)s->data + (ptrdiff_t)y * s->stride;
-			for (int x = 0; x < s->w; x++)
+			for (int x = 0; x < w; x++)
 				d[x] = src[x] * s->scale;
 		}
+		d[-1] = s->wrap ? d[w - 1] : d[0];
+		d[w] = s->wrap ? d[0] : d[w - 1];
+		if (plain)
+			memcpy(plain + (size_t)y * w, d, (size_t)w * sizeof *d);
 	}
+	memcpy(pad, pad + (s->wrap ? h : 1) * ps, (size_t)ps * sizeof *pad);
+	memcpy(pad + (h + 1) * ps, pad + (s->wrap ? 1 : h) * ps, (size_t)ps * sizeof *pad);
 }
 
 int render_frame(render_ctx *r, const tp_surface *s, tp_image *out)
@@ -96,14 +142,27 @@ int render_frame(render_ctx *r, const tp_surface *s, tp_image *out)
 		.wrap = s->wrap,
 		.bg = &r->bg,
 		.scratch = r->scratch,
+		.bgx = r->bgx,
+		.iscratch = r->iscratch,
 	};
 	if (s->kind == TP_SURFACE_HEIGHT) {
-		to_height(s, r->height);
-		in.height = r->height;
+		int plain = r->mode != SCENE_MODE_COLOR;
+		to_height(s, r->hpad, plain ? r->height : NULL);
+		in.hpad = r->hpad;
+		in.height = plain ? r->height : NULL;
 	}
 	switch (r->mode) {
 	case SCENE_MODE_COLOR:
 		render_color(&in, out);
+		break;
+	case SCENE_MODE_HEIGHT:
+		render_height_map(&in, out);
+		break;
+	case SCENE_MODE_NORMAL:
+		render_normal_map(&in, out);
+		break;
+	case SCENE_MODE_CAUSTICS:
+		render_caustics(&in, out);
 		break;
 	default:
 		break;

@@ -18,6 +18,14 @@ typedef struct render_in {
 	int wrap;            /* sample periodically (boundary "wrap") */
 	const tp_image *bg;  /* background, TP_RGB8, w x h */
 	float *scratch;      /* w*h*4 floats */
+	/* The surface padded by one ghost cell on every side ((w+2) x (h+2), row stride
+	 * w+2; ghosts copy the edge, or the opposite edge with wrap), so kernels read
+	 * neighbours without branches. NULL for fluid surfaces. */
+	const float *hpad;
+	/* The background as RGBX with one extra column and row (clamped or wrapped), so a
+	 * bilinear tap at (x0+1, y0+1) never needs a bounds check. Row stride (w+1)*4. */
+	const uint8_t *bgx;
+	int32_t *iscratch;   /* w*h*4 int32, integer scratch (same rules as scratch) */
 } render_in;
 
 /* refract.c: seeds 000/001 refraction + reflection, tint and specular (TP_RGB8). */
