@@ -36,7 +36,9 @@ SRC_SCENE = \
 	src/scene/jsonpos.c \
 	src/scene/ld.c \
 	src/scene/items.c \
-	src/scene/path.c
+	src/scene/path.c \
+	src/scene/textures.c \
+	src/scene/sets.c
 
 SRC_SOLVERS = \
 	src/solvers/registry.c \

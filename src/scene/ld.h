@@ -97,4 +97,13 @@ int ld_blocks(ld *L, const cJSON *v);
 /* Joins the scene directory and a relative path into a new heap string. */
 int ld_resolve(ld *L, const cJSON *at, const char *rel, char **out);
 
+/* textures.c: "loop" (right after the timing: it sets frames and L->end), then "outputs",
+ * "maps", "flipbook" and "variants" (last); scene_free_textures() for scene_destroy(). */
+int ld_loop(ld *L, const scene_overrides *ov);
+int ld_textures(ld *L);
+void scene_free_textures(scene *s);
+/* sets.c: applies --set KEY=VALUE edits to the source text (reallocated) before parsing. */
+int ld_apply_sets(const char *file, char **text, size_t *len, const char *const *sets, int nsets,
+	tp_err *err);
+
 #endif

@@ -28,7 +28,7 @@
 static const char *const top_keys[] = {
 	"format", "description", "size", "fps", "duration", "frames", "seed", "solver", "params",
 	"substeps", "boundary", "background", "render", "drops", "emitters", "boxes", "tank",
-	"blocks", "output", NULL,
+	"blocks", "output", "outputs", "maps", "loop", "flipbook", "variants", NULL,
 };
 
 static const char *const boundary_names[] = { "reflect", "absorb", "wrap", NULL };
@@ -338,7 +338,8 @@ static int read_scene(ld *L, const scene_overrides *ov)
 	const char *desc;
 	if ((v = ld_get(L->root, "description")) && (rc = ld_string(L, v, &desc)) < 0)
 		return rc;
-	if ((rc = read_timing(L, ov)) < 0 || (rc = read_solver(L)) < 0 || (rc = read_params(L)) < 0)
+	if ((rc = read_timing(L, ov)) < 0 || (rc = ld_loop(L, ov)) < 0 || (rc = read_solver(L)) < 0 ||
+	    (rc = read_params(L)) < 0)
 		return rc;
 	if ((rc = ld_background(L, ld_get(L->root, "background"))) < 0 ||
 	    (rc = ld_render(L, ld_get(L->root, "render"))) < 0 ||
@@ -348,7 +349,9 @@ static int read_scene(ld *L, const scene_overrides *ov)
 	    (rc = ld_tank(L, ld_get(L->root, "tank"))) < 0 ||
 	    (rc = ld_blocks(L, ld_get(L->root, "blocks"))) < 0)
 		return rc;
-	return read_output(L, ov);
+	if ((rc = read_output(L, ov)) < 0)
+		return rc;
+	return ld_textures(L);
 }
 
 int scene_load(const char *path, const scene_overrides *ov, scene **out, tp_err *err)
@@ -370,6 +373,8 @@ int scene_load(const char *path, const scene_overrides *ov, scene **out, tp_err 
 		rc = fail_text(path, text, len, off, why, err);
 		goto fail;
 	}
+	if (ov && ov->nsets && (rc = ld_apply_sets(path, &text, &len, ov->sets, ov->nsets, err)) < 0)
+		goto fail;
 	/* The text is known-good JSON, so a failure here can only be memory. The BOM that
 	 * jsonpos tolerates is skipped for cJSON. */
 	size_t bom = len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3) ? 3 : 0;
@@ -418,6 +423,7 @@ void scene_destroy(scene *s)
 	free(s->blocks);
 	free_path(&s->tank.path);
 	free(s->output);
+	scene_free_textures(s);
 	free(s->path);
 	free(s->dir);
 	free(s);

@@ -1,0 +1,184 @@
+/*
+ * sets.c - `--set KEY=VALUE`: values written over a scene's JSON text before it is read.
+ *
+ * KEY is a dotted path of object members ("params.damping", "maps.caustics.depth");
+ * missing objects on the way are created. VALUE is JSON ("4", "true", "[1, 2]",
+ * "\"tiles\"") or, if it does not parse as JSON, taken as a string ("tiles").
+ *
+ * The edit is made on the source text, not on the parsed tree: the new value replaces
+ * the old one's characters (or a new member is inserted right after the object's "{"),
+ * and line breaks in VALUE become spaces. The lines of the file therefore stay where
+ * they were, and a value that the loader then rejects is reported at the place of the
+ * member it replaced, with its own text in "(got ...)". This is what `tidepool batch`
+ * uses for its variants.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scene/jsonpos.h"
+#include "scene/ld.h"
+
+#define SET_MAX_DEPTH 16
+
+/* Appends s as a JSON string literal ("..." with escapes) to buf at *n (cap checked). */
+static int put_json_string(char *buf, size_t cap, size_t *n, const char *s)
+{
+	if (*n + 1 >= cap)
+		return -1;
+	buf[(*n)++] = '"';
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		char esc[8];
+		if (c == '"' || c == '\\')
+			snprintf(esc, sizeof esc, "\\%c", c);
+		else if (c < 0x20)
+			snprintf(esc, sizeof esc, "\\u%04x", c);
+		else
+			esc[0] = (char)c, esc[1] = 0;
+		size_t k = strlen(esc);
+		if (*n + k + 1 >= cap)
+			return -1;
+		memcpy(buf + *n, esc, k);
+		*n += k;
+	}
+	if (*n + 1 >= cap)
+		return -1;
+	buf[(*n)++] = '"';
+	buf[*n] = 0;
+	return 0;
+}
+
+/* Replaces text[off, end) by ins (a new buffer; the old one is freed). */
+static int splice(char **text, size_t *len, size_t off, size_t end, const char *ins)
+{
+	size_t k = strlen(ins), n = *len - (end - off) + k;
+	char *t = malloc(n + 1);
+	if (!t)
+		return -1;
+	memcpy(t, *text, off);
+	memcpy(t + off, ins, k);
+	memcpy(t + off + k, *text + end, *len - end);
+	t[n] = 0;
+	free(*text);
+	*text = t;
+	*len = n;
+	return 0;
+}
+
+static int apply_one(const char *file, char **text, size_t *len, const char *set, tp_err *err)
+{
+	char key[512], value[4096], ins[4096 + 1024];
+	const char *eq = strchr(set, '=');
+	if (!eq || eq == set)
+		return tp_errf(err, TP_EUSAGE, "--set %s: expected KEY=VALUE (such as params.damping=4)", set);
+	size_t kn = (size_t)(eq - set);
+	if (kn >= sizeof key || strlen(eq + 1) >= sizeof value)
+		return tp_errf(err, TP_EUSAGE, "--set %.40s...: too long", set);
+	memcpy(key, set, kn);
+	key[kn] = 0;
+
+	/* The key's members. */
+	char *parts[SET_MAX_DEPTH];
+	int np = 0;
+	for (char *p = key;;) {
+		char *dot = strchr(p, '.');
+		if (dot)
+			*dot = 0;
+		if (!*p || np == SET_MAX_DEPTH)
+			return tp_errf(err, TP_EUSAGE, "--set %s: KEY must be a dotted path such as params.damping",
+				set);
+		parts[np++] = p;
+		if (!dot)
+			break;
+		p = dot + 1;
+	}
+
+	/* The value as one line of JSON; anything that is not JSON becomes a string. */
+	size_t off, vn = 0;
+	const char *why;
+	snprintf(value, sizeof value, "%s", eq + 1);
+	for (char *c = value; *c; c++)
+		if (*c == '\n' || *c == '\r')
+			*c = ' '; /* raw line breaks are only ever whitespace in valid JSON */
+	if (jsonpos_check(value, strlen(value), &off, &why) < 0) {
+		char quoted[sizeof value];
+		if (put_json_string(quoted, sizeof quoted, &vn, eq + 1) < 0)
+			return tp_errf(err, TP_EUSAGE, "--set %.40s...: too long", set);
+		snprintf(value, sizeof value, "%s", quoted);
+	}
+
+	size_t bom = *len >= 3 && !memcmp(*text, "\xEF\xBB\xBF", 3) ? 3 : 0;
+	cJSON *root = cJSON_ParseWithLength(*text + bom, *len - bom);
+	if (!root)
+		return tp_errf(err, TP_EIO, "%s: out of memory", file);
+	int steps[SET_MAX_DEPTH], rc = 0;
+	const cJSON *node = root;
+	int k = 0;
+	for (; k < np; k++) {
+		if (!cJSON_IsObject(node)) {
+			rc = tp_errf(err, TP_EINPUT, "%s: --set %s: \"%s\" is not an object", file, set,
+				k ? parts[k - 1] : "the scene");
+			goto done;
+		}
+		int i = 0;
+		const cJSON *c = node->child;
+		for (; c && strcmp(c->string, parts[k]); c = c->next)
+			i++;
+		if (!c)
+			break;
+		steps[k] = i;
+		node = c;
+	}
+	size_t end, n = 0;
+	long at;
+	if (k == np) { /* the member exists: replace its value */
+		at = jsonpos_find(*text, *len, steps, np, 0, &end);
+		if (at < 0 || splice(text, len, (size_t)at, end, value) < 0)
+			rc = tp_errf(err, TP_EIO, "%s: --set %s: cannot edit the scene", file, set);
+		goto done;
+	}
+	/* Insert "parts[k]": {"parts[k+1]": ... VALUE ...} right after the "{" of `node`. */
+	for (int j = k; j < np; j++) {
+		if (put_json_string(ins, sizeof ins, &n, parts[j]) < 0 || n + 2 >= sizeof ins)
+			goto too_long;
+		ins[n++] = ':';
+		if (j < np - 1)
+			ins[n++] = '{';
+	}
+	size_t vl = strlen(value);
+	if (n + vl + (size_t)(np - k) + 2 >= sizeof ins)
+		goto too_long;
+	memcpy(ins + n, value, vl);
+	n += vl;
+	for (int j = k; j < np - 1; j++)
+		ins[n++] = '}';
+	if (node->child)
+		ins[n++] = ',';
+	ins[n] = 0;
+	at = jsonpos_find(*text, *len, steps, k, 0, &end);
+	if (at < 0 || splice(text, len, (size_t)at + 1, (size_t)at + 1, ins) < 0)
+		rc = tp_errf(err, TP_EIO, "%s: --set %s: cannot edit the scene", file, set);
+	goto done;
+too_long:
+	rc = tp_errf(err, TP_EUSAGE, "--set %.40s...: too long", set);
+done:
+	cJSON_Delete(root);
+	return rc;
+}
+
+int ld_apply_sets(const char *file, char **text, size_t *len, const char *const *sets, int nsets,
+	tp_err *err)
+{
+	for (int i = 0; i < nsets; i++) {
+		int rc = apply_one(file, text, len, sets[i], err);
+		if (rc < 0)
+			return rc;
+		size_t off;
+		const char *why;
+		if (jsonpos_check(*text, *len, &off, &why) < 0)
+			return tp_errf(err, TP_EUSAGE, "--set %s: the scene is no longer valid JSON (%s)", sets[i],
+				why);
+	}
+	return 0;
+}
