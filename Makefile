@@ -93,6 +93,7 @@ TEST_SRCS = \
 	tests/test_scene.c \
 	tests/test_solvers_int.c \
 	tests/test_compare.c \
+	tests/test_compare_cli.c \
 	tests/reference/seed_common.c \
 	tests/reference/seed_hooke.c \
 	tests/reference/seed_ripple.c \

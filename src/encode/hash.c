@@ -220,6 +220,12 @@ int enc_manifest_read(const char *path, enc_manifest *m, tp_err *err)
 			buf[--len] = 0;
 		if (!len || buf[0] == '#')
 			continue;
+		size_t ml = strlen(ENC_MANIFEST_MAGIC);
+		if (!seen && (strncmp(buf, ENC_MANIFEST_MAGIC, ml) || buf[ml] != ' ')) {
+			rc = tp_errf(err, TP_EINPUT, "%s: not a frame-hash manifest (no '%s' line)", path,
+				     ENC_MANIFEST_MAGIC);
+			break;
+		}
 		char *sp = strchr(buf, ' ');
 		if (!sp) {
 			rc = tp_errf(err, TP_EINPUT, "%s:%d: expected 'key value', got '%s'", path, line, buf);
@@ -227,11 +233,6 @@ int enc_manifest_read(const char *path, enc_manifest *m, tp_err *err)
 		}
 		*sp = 0;
 		const char *key = buf, *val = sp + 1;
-		if (line == 1 && strcmp(key, ENC_MANIFEST_MAGIC)) {
-			rc = tp_errf(err, TP_EINPUT, "%s: not a frame-hash manifest (no '%s' line)", path,
-				     ENC_MANIFEST_MAGIC);
-			break;
-		}
 		if (header_line(m, key, val, &seen, path, line, err, &rc))
 			continue;
 		if (seen != 0x1f) {
