@@ -149,7 +149,7 @@ static const ld_range strength_r = { -1000, 1000, 0 };
 int ld_drops(ld *L, const cJSON *v)
 {
 	scene *s = L->s;
-	int n, rc;
+	int n = 0, rc;
 	if (!v)
 		return 0;
 	if ((rc = array(L, v, "drops", &n)) < 0)
@@ -254,7 +254,7 @@ static int read_emitter(ld *L, const cJSON *e, scene_emitter *em)
 int ld_emitters(ld *L, const cJSON *v)
 {
 	scene *s = L->s;
-	int n, rc;
+	int n = 0, rc;
 	if (!v)
 		return 0;
 	if ((rc = array(L, v, "emitters", &n)) < 0)
@@ -280,7 +280,7 @@ static const ld_range angle_r = { -COORD_MAX, COORD_MAX, 0 };
 static int read_placement(ld *L, const cJSON *obj, scene_path *p, int def_x, double dx, double dy)
 {
 	const cJSON *path = ld_get(obj, "path"), *at = ld_get(obj, "at"), *angle = ld_get(obj, "angle");
-	int n, rc;
+	int n = 0, rc;
 	double xy[2] = { dx, dy };
 	if (path && at)
 		return ld_fail(L, at, 1, "give either \"path\" or \"at\", not both");
@@ -337,7 +337,7 @@ static const ld_range extent_r = { 0, 16384, LD_LO_OPEN };
 int ld_boxes(ld *L, const cJSON *v)
 {
 	scene *s = L->s;
-	int n, rc;
+	int n = 0, rc;
 	if (!v)
 		return 0;
 	if ((rc = array(L, v, "boxes", &n)) < 0)
@@ -388,7 +388,7 @@ static const char *const block_keys[] = { "rect", NULL };
 int ld_blocks(ld *L, const cJSON *v)
 {
 	scene *s = L->s;
-	int n, rc;
+	int n = 0, rc;
 	if (!v)
 		return 0;
 	if ((rc = array(L, v, "blocks", &n)) < 0)

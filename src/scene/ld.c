@@ -185,7 +185,7 @@ const char *ld_suggest(const char *word, const char *const *cands)
 		int d = distance(word, cands[i]);
 		/* A typo changes a few characters, fewer than the word has; a prefix of three
 		 * or more characters ("dur" for "duration") also counts. */
-		int limit = nw <= 3 ? 1 : nw <= 6 ? 2 : 3;
+		int limit = nw <= 4 ? 1 : nw <= 8 ? 2 : 3;
 		size_t longest = nw > nc ? nw : nc;
 		int close = d <= limit && (size_t)d < longest;
 		if (!close && nw >= 3 && nw < nc && !strncasecmp(word, cands[i], nw))
@@ -295,7 +295,7 @@ int ld_int(ld *L, const cJSON *v, const ld_range *r, int *out)
 {
 	ld_range ri = *r;
 	ri.flags |= LD_INT;
-	double x;
+	double x = 0;
 	int rc = ld_num(L, v, &ri, &x);
 	if (rc == 0)
 		*out = (int)x;
@@ -347,18 +347,11 @@ static int array_of(ld *L, const cJSON *v, int n, const char *what)
 	return 0;
 }
 
-static const char *vec_what(int n)
-{
-	switch (n) {
-	case 2: return "an array of 2 numbers [x, y]";
-	case 4: return "an array of 4 numbers [x, y, w, h]";
-	default: return "an array of numbers";
-	}
-}
-
 int ld_vec_each(ld *L, const cJSON *v, int n, const ld_range *r, double *out)
 {
-	int rc = array_of(L, v, n, vec_what(n));
+	char what[48];
+	snprintf(what, sizeof what, "an array of %d numbers", n);
+	int rc = array_of(L, v, n, what);
 	if (rc < 0)
 		return rc;
 	int i = 0;
