@@ -36,7 +36,7 @@ static const tp_option hooke_options[] = {
 	{ "corner", "spring weight of the 4 corner neighbours (seed: 1)", OFF(corner), TP_OPT_INT, 1, 0, 15, NULL },
 	{ "velocity_damping", "v -= v >> this each step (seed: 6; larger = less damping)", OFF(vshift), TP_OPT_INT, 6, 1, 30, NULL },
 	{ "height_damping", "h -= h >> this each step (seed: 8; larger = less damping)", OFF(hshift), TP_OPT_INT, 8, 1, 30, NULL },
-	{ "unit", "stored integer units per height unit (a drop of strength 1)", OFF(unit), TP_OPT_INT, 1024, 16, 65536, NULL },
+	{ "unit", "stored integer units per height unit (a drop of strength 1)", OFF(unit), TP_OPT_INT, 4096, 16, 65536, NULL },
 	{ "sponge", "width in pixels of the absorbing band (boundary absorb)", OFF(sponge), TP_OPT_INT, 32, 1, 4096, NULL },
 	{ "wake", "how hard a moving box pushes the water around it (0 = off)", OFF(wake), TP_OPT_DOUBLE, 0.5, 0, 100, NULL },
 	{ NULL },
@@ -129,7 +129,7 @@ static int hooke_step(void *priv, const tp_step_in *in)
 		ig_wrap_ghosts(g, h);
 	const ptrdiff_t s = g->stride;
 	const int x0 = g->x0, n = g->x1 - g->x0;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (g->par)
 	for (int y = g->y0; y < g->y1; y++) {
 		const ptrdiff_t o = y * s + x0;
 		if (p->kshift >= 0)
@@ -138,8 +138,8 @@ static int hooke_step(void *priv, const tp_step_in *in)
 		else
 			row_div(h + o, hn + o, v + o, s, n, p->edge, p->corner, p->vshift, p->hshift);
 		if (g->sponge) {
-			ig_sponge_row(g, y, hn + y * s);
-			ig_sponge_row(g, y, v + y * s);
+			ig_sponge_row(g, y, hn + y * s, h + y * s);
+			ig_sponge_row(g, y, v + y * s, NULL);
 		}
 	}
 	p->cur = !p->cur;

@@ -31,6 +31,7 @@ int ig_setup(ig_grid *g, const scene *sc, int ring, int unit, int sponge, tp_err
 	} else {
 		g->x0 = ring, g->x1 = w - ring, g->y0 = ring, g->y1 = h - ring;
 	}
+	g->par = (double)w * h >= IG_PAR_CELLS;
 	g->sponge = 0;
 	if (sc->boundary == SCENE_BOUNDARY_ABSORB) {
 		int b = imin(sponge, imin(w, h) / 4);
@@ -96,29 +97,34 @@ void ig_wrap_ghosts(const ig_grid *g, int32_t *org)
 	}
 }
 
-static inline int32_t sponge_scale(int32_t v, int32_t f)
+/* base + (v - base) f / 65536, truncated toward base so small motions die out. */
+static inline int32_t sponge_scale(int32_t v, int32_t base, int32_t f)
 {
-	return (int32_t)((int64_t)v * f / IG_Q16); /* truncates toward 0, so small waves die out */
+	return base + (int32_t)((int64_t)(v - base) * f / IG_Q16);
 }
 
-void ig_sponge_row(const ig_grid *g, int y, int32_t *row)
+void ig_sponge_row(const ig_grid *g, int y, int32_t *row, const int32_t *base)
 {
+	static const int32_t zeros[1];
 	const int b = g->sponge, w = g->w;
 	if (!b)
 		return;
+	/* base == NULL damps toward 0: a stride-0 view of one zero. */
+	const int32_t *bs = base ? base : zeros;
+	const int step = base ? 1 : 0;
 	const int dy = imin(y, g->h - 1 - y);
 	if (dy < b) {
 		for (int x = g->x0; x < g->x1; x++) {
 			int d = imin(dy, imin(x, w - 1 - x));
-			row[x] = sponge_scale(row[x], g->sponge_f[d]);
+			row[x] = sponge_scale(row[x], bs[x * step], g->sponge_f[d]);
 		}
 		return;
 	}
 	/* b <= w / 4: the left and right bands never overlap. */
 	for (int x = g->x0; x < imin(b, g->x1); x++)
-		row[x] = sponge_scale(row[x], g->sponge_f[x]);
+		row[x] = sponge_scale(row[x], bs[x * step], g->sponge_f[x]);
 	for (int x = w - b > g->x0 ? w - b : g->x0; x < g->x1; x++)
-		row[x] = sponge_scale(row[x], g->sponge_f[w - 1 - x]);
+		row[x] = sponge_scale(row[x], bs[x * step], g->sponge_f[w - 1 - x]);
 }
 
 /* v in stored units, rounded half away from zero (symmetric for negative strengths) and
@@ -269,10 +275,12 @@ void ig_boxes(ig_grid *g, const tp_box_pose *poses, double dt, double wake, int3
 
 void ig_stats(const ig_grid *g, const int32_t *h, const int32_t *k, int kind, tp_stats *out)
 {
-	const int w = g->w;
-#pragma omp parallel for schedule(static)
-	for (int y = 0; y < g->h; y++) {
+	const int w = g->w, hh = g->h;
+#pragma omp parallel for schedule(static) if (g->par)
+	for (int y = 0; y < hh; y++) {
 		const int32_t *hr = h + y * g->stride, *kr = k + y * g->stride;
+		/* The pair below row y: the next row, the first one for wrap, none at the bottom. */
+		const int32_t *dn = y + 1 < hh ? hr + g->stride : g->wrap ? h : NULL;
 		int32_t mn = hr[0], mx = hr[0];
 		int64_t sum = 0;
 		double e = 0;
@@ -281,15 +289,17 @@ void ig_stats(const ig_grid *g, const int32_t *h, const int32_t *k, int kind, tp
 			mn = v < mn ? v : mn;
 			mx = v > mx ? v : mx;
 			sum += v;
-			double kv = kind ? (double)v - kr[x] : (double)kr[x];
-			e += (double)v * v + kv * kv;
+			double kin = kind ? (double)v - kr[x] : (double)kr[x];
+			double gx = x + 1 < w ? (double)hr[x + 1] - v : g->wrap ? (double)hr[0] - v : 0;
+			double gy = dn ? (double)dn[x] - v : 0;
+			e += kin * kin + gx * gx + gy * gy;
 		}
 		g->rows[y] = (ig_rowstat){ mn, mx, sum, e };
 	}
 	int32_t mn = g->rows[0].min, mx = g->rows[0].max;
 	int64_t sum = 0;
 	double e = 0;
-	for (int y = 0; y < g->h; y++) {
+	for (int y = 0; y < hh; y++) {
 		mn = g->rows[y].min < mn ? g->rows[y].min : mn;
 		mx = g->rows[y].max > mx ? g->rows[y].max : mx;
 		sum += g->rows[y].sum;

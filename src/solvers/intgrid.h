@@ -36,6 +36,7 @@
 #define IG_Q16 65536          /* fixed-point one of the sponge factors */
 #define IG_SPONGE_EDGE 9830   /* sponge damping per step at the outermost cell, Q16 (0.15) */
 #define IG_WAKE_BAND 4.0      /* pixels around a box footprint that its motion pushes */
+#define IG_PAR_CELLS 32768    /* smaller pools step on one thread: forking costs more */
 
 typedef struct ig_rowstat {
 	int32_t min, max;
@@ -49,6 +50,7 @@ typedef struct ig_grid {
 	size_t count;       /* int32 per buffer, ghosts included */
 	int wrap;           /* periodic boundary */
 	int x0, x1, y0, y1; /* active cells [x0, x1) x [y0, y1) */
+	int par;            /* worth running the row loops in parallel */
 	int unit;           /* stored units per height unit */
 	int sponge;         /* absorbing band width in cells (0: no sponge) */
 	int32_t *sponge_f;  /* Q16 factor by depth (distance to the nearest edge), sponge entries */
@@ -75,9 +77,12 @@ static inline int32_t *ig_org(int32_t *buf, const ig_grid *g)
 /* Periodic ghosts: copies the opposite edges (IG_GHOST wide, corners included). */
 void ig_wrap_ghosts(const ig_grid *g, int32_t *org);
 
-/* Absorb: scales the active cells of row y that lie in the sponge band,
- * v <- trunc(v * f[depth] / 65536), depth = distance to the nearest edge in cells. */
-void ig_sponge_row(const ig_grid *g, int y, int32_t *row);
+/* Absorb: a Rayleigh sponge. The active cells of row y that lie in the band have their
+ * change since `base` (the same row one step earlier) scaled down,
+ *   v <- base + trunc((v - base) f[depth] / 65536),  depth = distance to the nearest edge,
+ * or, with base NULL, v itself (a velocity). Damping motion rather than height lets waves
+ * die in the band without pulling the water level there toward 0. */
+void ig_sponge_row(const ig_grid *g, int y, int32_t *row, const int32_t *base);
 
 /* Adds a drop to each of the n buffers (origins): every active cell whose centre is at
  * distance d < r of (x, y) gets += round(strength * unit * (1 - d / r)) (rounded half away
@@ -97,9 +102,11 @@ void ig_drop(const ig_grid *g, int32_t *const *org, int n, double x, double y, d
 void ig_boxes(ig_grid *g, const tp_box_pose *poses, double dt, double wake, int32_t *const *push,
 	      int npush, int32_t *const *hold, int nhold);
 
-/* Stats over the whole image: min, max, sum of h, and energy = sum(h^2 + k^2) where k is
- * `k` itself (kind 0, hooke's velocity) or h - k (kind 1, ripple's previous state); all
- * in height units. Row results are combined in row order (thread-count independent). */
+/* Stats over the whole image, in height units: min, max and sum of h, and the wave energy
+ * = sum over cells of kinetic k^2 + the spring (slope) energy (h[x+1] - h)^2 + (h[y+1] - h)^2
+ * (pairs inside the image; across the edges too for wrap). k is `k` itself (kind 0,
+ * hooke's velocity) or h - k (kind 1, ripple's previous state). A level surface has no
+ * energy, whatever its height. Rows are combined in row order (thread-count independent). */
 void ig_stats(const ig_grid *g, const int32_t *h, const int32_t *k, int kind, tp_stats *out);
 
 /* Checkpoints: a header (tag, size, unit, buffer count) then the image cells of each

@@ -31,7 +31,7 @@ typedef struct ripple {
 #define OFF(f) offsetof(ripple, f)
 static const tp_option ripple_options[] = {
 	{ "damping", "h -= h >> this each step (larger = waves last longer)", OFF(damping), TP_OPT_INT, 5, 1, 30, NULL },
-	{ "unit", "stored integer units per height unit (a drop of strength 1)", OFF(unit), TP_OPT_INT, 1024, 16, 65536, NULL },
+	{ "unit", "stored integer units per height unit (a drop of strength 1)", OFF(unit), TP_OPT_INT, 4096, 16, 65536, NULL },
 	{ "sponge", "width in pixels of the absorbing band (boundary absorb)", OFF(sponge), TP_OPT_INT, 32, 1, 4096, NULL },
 	{ "wake", "how hard a moving box pushes the water around it (0 = off)", OFF(wake), TP_OPT_DOUBLE, 0.5, 0, 100, NULL },
 	{ NULL },
@@ -91,11 +91,11 @@ static int ripple_step(void *priv, const tp_step_in *in)
 		ig_wrap_ghosts(g, c);
 	const ptrdiff_t s = g->stride;
 	const int x0 = g->x0, n = g->x1 - g->x0;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (g->par)
 	for (int y = g->y0; y < g->y1; y++) {
 		row_kernel(c + y * s + x0, nx + y * s + x0, s, n, p->damping);
 		if (g->sponge)
-			ig_sponge_row(g, y, nx + y * s);
+			ig_sponge_row(g, y, nx + y * s, c + y * s);
 	}
 	p->cur = !p->cur;
 	int32_t *both[2] = { nx, c };

@@ -32,7 +32,8 @@ int ref_pool_init(ref_pool *p, int w, int h, scene_boundary b, int ring, int uni
 void ref_pool_free(ref_pool *p);
 void ref_drop(const ref_pool *p, int32_t **bufs, int n, double x, double y, double r,
 	      double strength);
-void ref_sponge(const ref_pool *p, int32_t *buf);
+/* Scales the change of buf since base (or buf itself if base is NULL) in the band. */
+void ref_sponge(const ref_pool *p, int32_t *buf, const int32_t *base);
 void ref_boxes(const ref_pool *p, const scene_box *boxes, const tp_box_pose *poses, int nboxes,
 	       double dt, int32_t **push, int npush, int32_t **hold, int nhold);
 

@@ -88,7 +88,7 @@ void ref_drop(const ref_pool *p, int32_t **bufs, int n, double x, double y, doub
 		}
 }
 
-void ref_sponge(const ref_pool *p, int32_t *buf)
+void ref_sponge(const ref_pool *p, int32_t *buf, const int32_t *base)
 {
 	if (!p->sponge)
 		return;
@@ -101,9 +101,10 @@ void ref_sponge(const ref_pool *p, int32_t *buf)
 				d = y;
 			if (p->h - 1 - y < d)
 				d = p->h - 1 - y;
-			if (d < p->sponge && is_active(p, x, y))
-				buf[y * p->w + x] =
-					(int32_t)((int64_t)buf[y * p->w + x] * p->sponge_f[d] / 65536);
+			if (d >= p->sponge || !is_active(p, x, y))
+				continue;
+			int32_t b = base ? base[y * p->w + x] : 0;
+			buf[y * p->w + x] = b + (int32_t)((int64_t)(buf[y * p->w + x] - b) * p->sponge_f[d] / 65536);
 		}
 }
 

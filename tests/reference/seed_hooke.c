@@ -71,8 +71,8 @@ void ref_hooke_step(ref_hooke *r, const scene_box *boxes, const tp_box_pose *pos
 					B[yd * W + xl], &r->v[y * W + x]);
 			}
 	}
-	ref_sponge(&r->p, r->front);
-	ref_sponge(&r->p, r->v);
+	ref_sponge(&r->p, r->front, r->back);
+	ref_sponge(&r->p, r->v, NULL);
 	int32_t *t = r->front;
 	r->front = r->back;
 	r->back = t;

@@ -66,7 +66,7 @@ void ref_ripple_step(ref_ripple *r, const scene_box *boxes, const tp_box_pose *p
 				r->prev[y * W + x] = next(r, sum, r->prev[y * W + x]);
 			}
 	}
-	ref_sponge(&r->p, r->prev);
+	ref_sponge(&r->p, r->prev, r->cur);
 	int32_t *t = r->prev;
 	r->prev = r->cur;
 	r->cur = t;
