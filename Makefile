@@ -49,7 +49,8 @@ SRC_SOLVERS = \
 	src/solvers/cg.c
 
 SRC_SIM = \
-	src/sim/stepper.c
+	src/sim/stepper.c \
+	src/sim/loop.c
 
 SRC_RENDER = \
 	src/render/render.c \
@@ -66,7 +67,8 @@ SRC_ENCODE = \
 	src/encode/queue.c \
 	src/encode/mp4.c \
 	src/encode/mp4_read.c \
-	src/encode/hash.c
+	src/encode/hash.c \
+	src/encode/flipbook.c
 
 SRC_COMPARE = \
 	src/compare/metrics.c \

@@ -28,6 +28,8 @@ typedef struct enc_config {
 	int crf;          /* -1: encoder default (18) */
 	const char *preset; /* NULL: encoder default */
 	int64_t bitrate;  /* bits/s, 0 = use crf */
+	/* flipbook: the atlas layout (encode/flipbook.h); NULL for every other encoder */
+	const struct enc_flipbook *flipbook;
 } enc_config;
 
 typedef enum enc_close_mode {

@@ -10,6 +10,7 @@ extern const tp_encoder tp_encoder_pngseq;
 extern const tp_encoder tp_encoder_null;
 extern const tp_encoder tp_encoder_mp4;
 extern const tp_encoder tp_encoder_hash;
+extern const tp_encoder tp_encoder_flipbook;
 
 /* Adding an encoder: one file plus one line here. */
 const tp_encoder *const tp_encoders[] = {
@@ -17,6 +18,7 @@ const tp_encoder *const tp_encoders[] = {
 	&tp_encoder_null,
 	&tp_encoder_mp4,
 	&tp_encoder_hash,
+	&tp_encoder_flipbook,
 	NULL,
 };
 
