@@ -96,6 +96,7 @@ TEST_SRCS = \
 	tests/test_solvers_int.c \
 	tests/test_compare.c \
 	tests/test_compare_cli.c \
+	tests/test_golden.c \
 	tests/reference/seed_common.c \
 	tests/reference/seed_hooke.c \
 	tests/reference/seed_ripple.c \
@@ -121,7 +122,7 @@ else
 Q = @
 endif
 
-.PHONY: all deps test check check-asan bench demo install uninstall clean format lint
+.PHONY: all deps test check check-asan bench demo golden install uninstall clean format lint
 
 all: $(BIN)
 
@@ -165,6 +166,10 @@ test: deps
 
 bench: deps $(BIN) $(BENCH_BIN)
 	@sh scripts/bench.sh $(BUILD)
+
+# Rewrites tests/golden/*.manifest after an intended change of the frames (lists what changed).
+golden: $(BIN)
+	@sh scripts/golden.sh $(BIN)
 
 demo: deps $(BIN)
 	@mkdir -p out

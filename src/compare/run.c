@@ -246,8 +246,7 @@ static void hash_frame(run *r, worker *w, cmp_frame *f, int threads)
 		f->status = CMP_IDENTICAL;
 	} else {
 		f->status = CMP_HASH;
-		snprintf(f->detail, sizeof f->detail,
-			 "hash differs (%.12s vs %.12s); metrics need pixels on both sides", ha, hb);
+		snprintf(f->detail, sizeof f->detail, "A %.12s.., B %.12s.. (no pixels to measure)", ha, hb);
 	}
 }
 

@@ -1,0 +1,25 @@
+#!/bin/sh
+# Regenerates the golden frame-hash manifests, tests/golden/<scene>.manifest, one for
+# every example scene scenes/<scene>.json (run by `make golden`).
+#
+# Each scene is rendered exactly as tests/test_golden.c renders it (ARGS below; the test
+# checks they agree), and `tidepool compare --update` rewrites only the frames whose hash
+# changed and lists them, so `git diff tests/golden` shows what an output change did.
+# Usage: scripts/golden.sh [path/to/tidepool]
+set -eu
+
+BIN=${1:-build/tidepool}
+ARGS="-q -o null --frames 16"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+status=0
+for scene in scenes/*.json; do
+	name=$(basename "$scene" .json)
+	# shellcheck disable=SC2086
+	"$BIN" render "$scene" $ARGS --threads 1 --hash "$tmp/$name.manifest"
+	echo "golden: $name"
+	"$BIN" compare --update "tests/golden/$name.manifest" "$tmp/$name.manifest" || status=1
+done
+exit $status
