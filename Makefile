@@ -104,6 +104,7 @@ TEST_SRCS = \
 
 BENCH_SRCS = \
 	tests/bench/main.c \
+	tests/bench/bench_int.c \
 	tests/bench/bench_render.c
 
 LIB_OBJS = $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)

@@ -7,10 +7,12 @@
 #include "bench/bench.h"
 
 extern const bench_entry bench_render;
+extern const bench_entry bench_ripple, bench_hooke;
 
 /* One line per workload. */
 static const bench_entry *const entries[] = {
 	&bench_render,
+	&bench_ripple, &bench_hooke,
 	NULL,
 };
 
