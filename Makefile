@@ -79,6 +79,7 @@ SRC_COMPARE = \
 SRC_CLI = \
 	src/cli/common.c \
 	src/cli/render.c \
+	src/cli/outputs.c \
 	src/cli/validate.c \
 	src/cli/solvers.c \
 	src/cli/compare.c

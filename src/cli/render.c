@@ -6,15 +6,18 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/outputs.h"
 #include "encode/encoder.h"
 #include "encode/queue.h"
 #include "render/render.h"
 #include "scene/scene.h"
+#include "sim/loop.h"
 #include "sim/stepper.h"
 #include "util/fsutil.h"
 #include "util/progress.h"
 
-#define MAX_SINKS 8
+#define MAX_SINKS (OUTPUTS_MAX + 2)
+#define MAX_SETS 64
 #define QUEUE_DEPTH 4
 
 static const char usage[] =
@@ -24,7 +27,14 @@ static const char usage[] =
 	"\n"
 	"  -o, --output OUT     PNG pattern (out/%04d.png), one PNG (with --frames 1),\n"
 	"                       an .mp4 file, or 'null' to discard frames (timing);\n"
-	"                       default: the scene's \"output\"\n"
+	"                       MODE=OUT renders mode color, height, normal or caustics;\n"
+	"                       repeat -o for several outputs of one simulation;\n"
+	"                       default: the scene's \"outputs\" or \"output\"\n"
+	"      --set KEY=VALUE  change a scene value (params.damping=4, maps.normal.bits=16,\n"
+	"                       loop.duration=2); repeatable\n"
+	"      --flipbook CxR   write single-file .png outputs as atlases of C x R frames\n"
+	"      --frame-size WxH size of each flipbook frame (default: the render size)\n"
+	"      --pot            round flipbook atlases up to powers of two\n"
 	"      --frames N       render N frames (overrides duration)\n"
 	"      --size WxH       output size in pixels\n"
 	"      --seed N         random seed (rain and other random events)\n"
@@ -49,6 +59,9 @@ typedef struct render_opts {
 	int overwrite, quiet;
 	const char *stats;
 	const char *hash;
+	out_cli outs;
+	const char *sets[MAX_SETS];
+	int nsets;
 	int crf;
 	const char *preset;
 	int64_t bitrate;
@@ -78,7 +91,7 @@ static int parse_bitrate(const char *s, int64_t *out)
 static int parse_args(int argc, char **argv, render_opts *o, const char **scene_file)
 {
 	enum { OPT_FRAMES = 256, OPT_SIZE, OPT_SEED, OPT_THREADS, OPT_STATS, OPT_CRF, OPT_PRESET,
-	       OPT_BITRATE, OPT_HASH };
+	       OPT_BITRATE, OPT_HASH, OPT_SET, OPT_FLIPBOOK, OPT_FRAME_SIZE, OPT_POT };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "frames", required_argument, NULL, OPT_FRAMES },
@@ -90,6 +103,10 @@ static int parse_args(int argc, char **argv, render_opts *o, const char **scene_
 		{ "crf", required_argument, NULL, OPT_CRF },
 		{ "preset", required_argument, NULL, OPT_PRESET },
 		{ "bitrate", required_argument, NULL, OPT_BITRATE },
+		{ "set", required_argument, NULL, OPT_SET },
+		{ "flipbook", required_argument, NULL, OPT_FLIPBOOK },
+		{ "frame-size", required_argument, NULL, OPT_FRAME_SIZE },
+		{ "pot", no_argument, NULL, OPT_POT },
 		{ "overwrite", no_argument, NULL, 'y' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -101,7 +118,27 @@ static int parse_args(int argc, char **argv, render_opts *o, const char **scene_
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":o:yqh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'o': o->ov.output = optarg; break;
+		case 'o':
+			if (o->outs.n == OUTPUTS_MAX)
+				return tp_cli_usage("render", "at most %d outputs (-o)", OUTPUTS_MAX);
+			o->outs.spec[o->outs.n++] = optarg;
+			break;
+		case OPT_SET:
+			if (o->nsets == MAX_SETS)
+				return tp_cli_usage("render", "at most %d --set options", MAX_SETS);
+			o->sets[o->nsets++] = optarg;
+			break;
+		case OPT_FLIPBOOK:
+			if (tp_parse_size(optarg, &o->outs.cols, &o->outs.rows) || o->outs.cols > 256 ||
+			    o->outs.rows > 256)
+				return tp_cli_usage("render", "--flipbook: expected CxR such as 8x8, at most 256x256 (got '%s')",
+						    optarg);
+			break;
+		case OPT_FRAME_SIZE:
+			if (tp_parse_size(optarg, &o->outs.frame_w, &o->outs.frame_h))
+				return tp_cli_usage("render", "--frame-size: expected WxH such as 128x128 (got '%s')", optarg);
+			break;
+		case OPT_POT: o->outs.pot = 1; break;
 		case 'y': o->overwrite = 1; break;
 		case 'q': o->quiet = 1; break;
 		case 'h': fputs(usage, stdout); return 1;
@@ -146,6 +183,15 @@ static int parse_args(int argc, char **argv, render_opts *o, const char **scene_
 	if (optind + 1 < argc)
 		return tp_cli_usage("render", "one scene at a time (got '%s' too)", argv[optind + 1]);
 	*scene_file = argv[optind];
+	if ((o->outs.frame_w || o->outs.pot) && !o->outs.cols)
+		return tp_cli_usage("render", "--frame-size and --pot go with --flipbook CxR");
+	/* The scene's "output" is replaced by the first -o (its path, without MODE=). */
+	if (o->outs.n) {
+		int mode;
+		outputs_split(o->outs.spec[0], &mode, &o->ov.output);
+	}
+	o->ov.sets = o->sets;
+	o->ov.nsets = o->nsets;
 	return 0;
 }
 
@@ -168,8 +214,9 @@ int cmd_render(int argc, char **argv)
 
 	tp_err err = { "" };
 	scene *sc = NULL;
+	sim_loop *lp = NULL;
 	stepper *st = NULL;
-	render_ctx *rd = NULL;
+	out_plan plan = { 0 };
 	enc_sink *sinks[MAX_SINKS] = { NULL };
 	tp_pixfmt fmts[MAX_SINKS];
 	int nsinks = 0;
@@ -178,37 +225,27 @@ int cmd_render(int argc, char **argv)
 	char stats_tmp[4352] = "";
 	int rc = 0, frames_done = 0;
 
+	/* Caught from the start: Ctrl-C during set-up leaves nothing behind either. */
+	tp_cli_catch_signals();
 	int threads = tp_cli_threads(o.threads);
 	rc = scene_load(scene_file, &o.ov, &sc, &err);
 	if (rc < 0)
 		goto fail;
-	if (!sc->output) {
-		rc = tp_errf(&err, TP_EUSAGE, "%s: no output: give -o OUT or \"output\" in the scene", scene_file);
-		goto fail;
-	}
 
 	/* Every output is checked before any simulation: a bad path costs nothing. */
-	const tp_encoder *enc = enc_find_for_path(sc->output);
-	if (!enc) {
-		rc = tp_errf(&err, TP_EUSAGE,
-			     "%s: unknown output type (use a .png pattern such as out/%%04d.png, .mp4, or null)",
-			     sc->output);
+	const enc_config base = { .overwrite = o.overwrite, .crf = o.crf, .preset = o.preset,
+				  .bitrate = o.bitrate };
+	rc = outputs_plan(&plan, sc, &o.outs, &base, &err);
+	if (rc < 0)
 		goto fail;
+	for (int i = 0; i < plan.n; i++) {
+		const out_item *it = &plan.o[i];
+		const char *note = it->enc->note ? it->enc->note(&it->cfg) : NULL;
+		if (note && !o.quiet)
+			fprintf(stderr, "tidepool: %s\n", note);
 	}
-	rc = render_create(sc, sc->render.mode, &rd, &err);
-	if (rc < 0)
-		goto fail;
-	enc_config cfg = {
-		.path = sc->output, .w = sc->width, .h = sc->height, .fps = sc->fps,
-		.frames = sc->frames, .fmt = render_format(rd), .overwrite = o.overwrite,
-		.crf = o.crf, .preset = o.preset, .bitrate = o.bitrate,
-	};
-	rc = enc->check(&cfg, &err);
-	if (rc < 0)
-		goto fail;
-	const char *note = enc->note ? enc->note(&cfg) : NULL;
-	if (note && !o.quiet)
-		fprintf(stderr, "tidepool: %s\n", note);
+	enc_config cfg = plan.o[0].cfg; /* --hash covers the first output's frames */
+	cfg.flipbook = NULL;
 	/* (Further sinks such as --hash are added here, each with its own check.) */
 	const tp_encoder *hash_enc = enc_find("hash");
 	enc_config hash_cfg = cfg;
@@ -224,9 +261,10 @@ int cmd_render(int argc, char **argv)
 			goto fail;
 	}
 
-	rc = stepper_create(sc, threads, &st, &err);
+	rc = loop_create(sc, threads, &lp, &err);
 	if (rc < 0)
 		goto fail;
+	st = loop_stepper(lp);
 	if (o.stats) {
 		enc_temp_name(o.stats, stats_tmp, sizeof stats_tmp);
 		stats = fopen(stats_tmp, "w");
@@ -236,10 +274,12 @@ int cmd_render(int argc, char **argv)
 			goto fail;
 		}
 	}
-	rc = enc_sink_create(enc, &cfg, &sinks[nsinks], &err);
-	if (rc < 0)
-		goto fail;
-	fmts[nsinks++] = cfg.fmt;
+	for (int i = 0; i < plan.n; i++) {
+		rc = enc_sink_create(plan.o[i].enc, &plan.o[i].cfg, &sinks[nsinks], &err);
+		if (rc < 0)
+			goto fail;
+		fmts[nsinks++] = plan.o[i].cfg.fmt;
+	}
 	if (o.hash) {
 		rc = enc_sink_create(hash_enc, &hash_cfg, &sinks[nsinks], &err);
 		if (rc < 0)
@@ -250,21 +290,19 @@ int cmd_render(int argc, char **argv)
 	if (rc < 0)
 		goto fail;
 
-	tp_cli_catch_signals();
 	tp_progress prog;
 	tp_progress_start(&prog, "render", sc->frames, o.quiet);
 	for (int k = 0; k < sc->frames && !tp_cli_interrupted; k++) {
-		rc = stepper_next(st, &err);
+		tp_surface surf;
+		rc = loop_next(lp, &surf, &err);
 		if (rc < 0)
 			break;
 		tp_image *slot = enc_queue_acquire(q);
 		if (!slot)
 			break; /* an encoder failed; enc_queue_finish() reports it */
-		tp_surface surf;
-		stepper_surface(st, &surf);
-		render_frame(rd, &surf, &slot[0]);
-		/* Every further sink gets the same pixels in its own slot image. */
-		for (int s = 1; s < nsinks; s++)
+		outputs_render(&plan, &surf, slot);
+		/* Further sinks (--hash) get the first output's pixels in their own slot image. */
+		for (int s = plan.n; s < nsinks; s++)
 			for (int y = 0; y < slot[0].h; y++)
 				memcpy(tp_image_row(&slot[s], y), tp_image_row(&slot[0], y),
 				       (size_t)slot[0].w * (size_t)tp_pixfmt_bytes(slot[0].fmt));
@@ -311,10 +349,13 @@ int cmd_render(int argc, char **argv)
 	if (rc == 0) {
 		double el = tp_now() - prog.start;
 		char summary[1024];
-		snprintf(summary, sizeof summary, "%s %d frame%s (%dx%d, %s) to %s in %.2f s (%.1f fps)",
+		char more[32] = "";
+		if (plan.n > 1)
+			snprintf(more, sizeof more, " (+%d more)", plan.n - 1);
+		snprintf(summary, sizeof summary, "%s %d frame%s (%dx%d, %s) to %s%s in %.2f s (%.1f fps)",
 			 interrupted ? "interrupted after" : "rendered", frames_done,
-			 frames_done == 1 ? "" : "s", sc->width, sc->height, sc->solver->name, sc->output, el,
-			 el > 0 ? frames_done / el : 0.0);
+			 frames_done == 1 ? "" : "s", sc->width, sc->height, sc->solver->name, plan.o[0].path,
+			 more, el, el > 0 ? frames_done / el : 0.0);
 		tp_progress_done(&prog, summary);
 		if (interrupted)
 			rc = TP_EINTR;
@@ -331,8 +372,8 @@ fail:
 	enc_queue_destroy(q);
 	for (int i = 0; i < nsinks; i++)
 		enc_sink_destroy(sinks[i]);
-	stepper_destroy(st);
-	render_destroy(rd);
+	loop_destroy(lp);
+	outputs_free(&plan);
 	scene_destroy(sc);
 	if (rc < 0 && rc != TP_EINTR)
 		return tp_cli_fail(rc, &err);

@@ -1,8 +1,8 @@
 /*
  * sets.c - `--set KEY=VALUE`: values written over a scene's JSON text before it is read.
  *
- * KEY is a dotted path of object members ("params.damping", "maps.caustics.depth");
- * missing objects on the way are created. VALUE is JSON ("4", "true", "[1, 2]",
+ * KEY is a dotted path of object members ("params.damping", "maps.caustics.depth") and
+ * array indices ("emitters.0.rate"); missing objects on the way are created. VALUE is JSON ("4", "true", "[1, 2]",
  * "\"tiles\"") or, if it does not parse as JSON, taken as a string ("tiles").
  *
  * The edit is made on the source text, not on the parsed tree: the new value replaces
@@ -116,6 +116,19 @@ static int apply_one(const char *file, char **text, size_t *len, const char *set
 	const cJSON *node = root;
 	int k = 0;
 	for (; k < np; k++) {
+		if (cJSON_IsArray(node)) {
+			/* An element of an existing array: "emitters.0.rate". */
+			char *end;
+			long idx = strtol(parts[k], &end, 10);
+			if (*end || end == parts[k] || idx < 0 || idx >= cJSON_GetArraySize(node)) {
+				rc = tp_errf(err, TP_EINPUT, "%s: --set %s: \"%s\" has no element %s", file, set,
+					k ? parts[k - 1] : "the scene", parts[k]);
+				goto done;
+			}
+			steps[k] = (int)idx;
+			node = cJSON_GetArrayItem(node, (int)idx);
+			continue;
+		}
 		if (!cJSON_IsObject(node)) {
 			rc = tp_errf(err, TP_EINPUT, "%s: --set %s: \"%s\" is not an object", file, set,
 				k ? parts[k - 1] : "the scene");

@@ -1,0 +1,114 @@
+/* outputs.c - the outputs of one render: modes, paths, renderers, encoders (outputs.h). */
+#include "cli/outputs.h"
+
+#include <string.h>
+
+static const char *const mode_names[] = { "color", "height", "normal", "caustics", "particles", NULL };
+
+void outputs_split(const char *spec, int *mode, const char **path)
+{
+	const char *eq = strchr(spec, '=');
+	*mode = -1;
+	*path = spec;
+	if (!eq)
+		return;
+	for (int i = 0; mode_names[i]; i++)
+		if (strlen(mode_names[i]) == (size_t)(eq - spec) && !strncmp(spec, mode_names[i], (size_t)(eq - spec))) {
+			*mode = i;
+			*path = eq + 1;
+			return;
+		}
+}
+
+static int is_single_png(const char *path)
+{
+	size_t n = strlen(path);
+	return n > 4 && !strcmp(path + n - 4, ".png") && !strchr(path, '%');
+}
+
+/* The atlas layout: the scene's "flipbook" with the command line's changes on top.
+ * Returns 0 if no flipbook is asked for. */
+static int layout(const scene *sc, const out_cli *cli, scene_mode mode, enc_flipbook *fb)
+{
+	const scene_flipbook *s = &sc->flipbook;
+	if (!s->on && !cli->cols)
+		return 0;
+	fb->cols = cli->cols ? cli->cols : s->cols;
+	fb->rows = cli->cols ? cli->rows : s->rows;
+	fb->cell_w = cli->frame_w ? cli->frame_w : s->on ? s->frame_w : sc->width;
+	fb->cell_h = cli->frame_w ? cli->frame_h : s->on ? s->frame_h : sc->height;
+	fb->pot = cli->pot || s->pot;
+	fb->renormalize = mode == SCENE_MODE_NORMAL;
+	return 1;
+}
+
+static int add(out_plan *p, const scene *sc, const out_cli *cli, const enc_config *base, int mode,
+	       const char *path, tp_err *err)
+{
+	out_item *it = &p->o[p->n++];
+	it->mode = (scene_mode)(mode < 0 ? (int)sc->render.mode : mode);
+	it->path = path;
+	it->enc = enc_find_for_path(path);
+	int atlas = layout(sc, cli, it->mode, &it->fb) && is_single_png(path);
+	if (atlas)
+		it->enc = enc_find("flipbook");
+	if (!it->enc)
+		return tp_errf(err, TP_EUSAGE,
+			       "%s: unknown output type (use a .png pattern such as out/%%04d.png, .mp4, or null)",
+			       path);
+	int rc = render_create(sc, it->mode, &it->rd, err);
+	if (rc < 0)
+		return rc;
+	it->cfg = *base;
+	it->cfg.path = path;
+	it->cfg.w = sc->width;
+	it->cfg.h = sc->height;
+	it->cfg.fps = sc->fps;
+	it->cfg.frames = sc->frames;
+	it->cfg.fmt = render_format(it->rd);
+	it->cfg.flipbook = atlas ? &it->fb : NULL;
+	return it->enc->check(&it->cfg, err);
+}
+
+int outputs_plan(out_plan *p, const scene *sc, const out_cli *cli, const enc_config *base,
+		 tp_err *err)
+{
+	int rc = 0;
+	memset(p, 0, sizeof *p);
+	if (cli->n) {
+		for (int i = 0; i < cli->n && rc == 0; i++) {
+			int mode;
+			const char *path;
+			outputs_split(cli->spec[i], &mode, &path);
+			rc = add(p, sc, cli, base, mode, path, err);
+		}
+	} else if (sc->noutputs) {
+		for (int i = 0; i < sc->noutputs && i < OUTPUTS_MAX && rc == 0; i++)
+			rc = add(p, sc, cli, base, (int)sc->outputs[i].mode, sc->outputs[i].path, err);
+	} else if (sc->output) {
+		rc = add(p, sc, cli, base, -1, sc->output, err);
+	} else {
+		rc = tp_errf(err, TP_EUSAGE, "%s: no output: give -o OUT or \"output\" in the scene", sc->path);
+	}
+	/* Two outputs writing the same files would destroy each other. */
+	for (int i = 0; i < p->n && rc == 0; i++)
+		for (int j = 0; j < i && rc == 0; j++)
+			if (strcmp(p->o[i].path, "null") && !strcmp(p->o[i].path, p->o[j].path))
+				rc = tp_errf(err, TP_EUSAGE, "%s: given as two outputs", p->o[i].path);
+	if (rc < 0)
+		outputs_free(p);
+	return rc;
+}
+
+void outputs_render(out_plan *p, const tp_surface *s, tp_image *slot)
+{
+	for (int i = 0; i < p->n; i++)
+		render_frame(p->o[i].rd, s, &slot[i]);
+}
+
+void outputs_free(out_plan *p)
+{
+	for (int i = 0; i < p->n; i++)
+		render_destroy(p->o[i].rd);
+	memset(p, 0, sizeof *p);
+}
