@@ -17,3 +17,60 @@ echo
 
 # --- command-level workloads ------------------------------------------------------------
 # (each section prints rows in the same table format)
+
+# --- mp4: `tidepool render` to H.264 against ffmpeg encoding the same frames --------------
+# scenes/pond.json at 1920x1080, 300 frames (TP_BENCH_MP4_FRAMES overrides). The baseline
+# is ffmpeg reading the identical RGB frames from a pipe with identical settings (libx264
+# medium, crf 18, 4 frame threads, the same swscale flags and BT.709 limited range, SEI
+# stripped), so the ratio is what simulating and rendering cost on top of encoding.
+# Target: tidepool/ffmpeg wall time <= 1.10 (table ratio >= 0.91). Runs alternate, best of
+# TP_BENCH_MP4_REPS (default 2) each, so both see the same machine load.
+mp4_row() { # workload metric value unit baseline  (lower is better)
+	awk -v w="$1" -v m="$2" -v v="$3" -v u="$4" -v b="$5" 'BEGIN {
+		printf "| %-34s | %-22s | %12.2f %-8s | %12.2f | %7.2fx |\n", w, m, v, u, b, (v > 0 ? b / v : 0) }'
+}
+mp4_time() { # command...: runs it, prints elapsed seconds
+	t0=$(date +%s.%N)
+	"$@"
+	t1=$(date +%s.%N)
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }'
+}
+mp4_min() { awk -v a="$1" -v b="$2" 'BEGIN { print (b == "" || a + 0 < b + 0) ? a : b }'; }
+mp4_ffmpeg() {
+	cat "$WORK/mp4.rgb" | ffmpeg -nostdin -v error -y -f rawvideo -pix_fmt rgb24 -s 1920x1080 -r 30 -i - \
+		-vf "scale=out_color_matrix=bt709:out_range=tv:flags=bilinear+accurate_rnd+bitexact,format=yuv420p,setsar=1" \
+		-c:v libx264 -preset medium -crf 18 -threads 4 -color_range tv -colorspace bt709 \
+		-color_primaries bt709 -color_trc bt709 -flags +bitexact -fflags +bitexact \
+		-bsf:v filter_units=remove_types=6 -movflags +faststart -map_metadata -1 "$WORK/ff.mp4"
+}
+mp4_tidepool() {
+	"$TP" render scenes/pond.json -q -y --size 1920x1080 --frames "$MP4_FRAMES" -o "$WORK/tp.mp4"
+}
+MP4_FRAMES=${TP_BENCH_MP4_FRAMES:-300}
+MP4_REPS=${TP_BENCH_MP4_REPS:-2}
+if command -v ffmpeg >/dev/null 2>&1; then
+	# The baseline's input: the same frames, rendered to PNG, unpacked to raw RGB (untimed).
+	mkdir -p "$WORK/mp4png"
+	"$TP" render scenes/pond.json -q -y --size 1920x1080 --frames "$MP4_FRAMES" -o "$WORK/mp4png/%04d.png"
+	ffmpeg -nostdin -v error -i "$WORK/mp4png/%04d.png" -f rawvideo -pix_fmt rgb24 "$WORK/mp4.rgb"
+	rm -rf "$WORK/mp4png"
+	tp_best="" ff_best=""
+	i=0
+	while [ "$i" -lt "$MP4_REPS" ]; do
+		ff_best=$(mp4_min "$(mp4_time mp4_ffmpeg)" "$ff_best")
+		tp_best=$(mp4_min "$(mp4_time mp4_tidepool)" "$tp_best")
+		i=$((i + 1))
+	done
+	mp4_row "mp4 pond 1920x1080 x$MP4_FRAMES" "wall time vs ffmpeg" "$tp_best" "s" "$ff_best"
+	same=no
+	if [ "$(ffmpeg -nostdin -v error -i "$WORK/tp.mp4" -map 0:v -c copy -f md5 -)" = \
+	     "$(ffmpeg -nostdin -v error -i "$WORK/ff.mp4" -map 0:v -c copy -f md5 -)" ]; then
+		same=yes
+	fi
+	awk -v t="$tp_best" -v f="$ff_best" -v s="$same" 'BEGIN {
+		printf "mp4: tidepool/ffmpeg wall time = %.3f (target <= 1.10); same H.264 bitstream as ffmpeg: %s\n",
+		       t / f, s }'
+	rm -f "$WORK/mp4.rgb" "$WORK/tp.mp4" "$WORK/ff.mp4"
+else
+	echo "mp4: skipped (ffmpeg not installed)"
+fi
