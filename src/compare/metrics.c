@@ -25,7 +25,7 @@ struct cmp_scratch {
 	chunk *chunks;
 	int nschunks;    /* chunks of SSIM output rows */
 	double *ssim_sum;
-	double *rows;    /* per thread: 6 arrays of 3w doubles (see ssim_row) */
+	double *rows;    /* per thread: 5 arrays of 3w doubles (see ssim_row) */
 	size_t row_len;
 	double g[WIN];   /* normalised Gaussian window, sigma 1.5 */
 };
@@ -46,7 +46,7 @@ int cmp_scratch_create(int w, int h, int threads, cmp_scratch **out, tp_err *err
 	s->row_len = (size_t)w * 3;
 	s->chunks = calloc((size_t)s->nchunks, sizeof *s->chunks);
 	s->ssim_sum = calloc((size_t)s->nschunks, sizeof *s->ssim_sum);
-	s->rows = malloc(sizeof *s->rows * s->row_len * 6 * (size_t)threads);
+	s->rows = malloc(sizeof *s->rows * s->row_len * 5 * (size_t)threads);
 	if (!s->chunks || !s->ssim_sum || !s->rows) {
 		cmp_scratch_destroy(s);
 		return tp_errf(err, TP_EIO, "out of memory for %dx%d comparison buffers", w, h);
@@ -219,52 +219,91 @@ void cmp_metrics_basic(const tp_image *a, const tp_image *b, int fuzz, int64_t c
 
 /* SSIM of one window from its weighted moments (Wang et al. 2004, eq. 13):
  *   SSIM = (2 mu_a mu_b + C1)(2 s_ab + C2) / ((mu_a^2 + mu_b^2 + C1)(s_a^2 + s_b^2 + C2))
- * with s_a^2 = E[a^2] - mu_a^2, s_ab = E[ab] - mu_a mu_b, C1 = (0.01 L)^2, C2 = (0.03 L)^2,
- * L = 255. Identical windows give exactly 1: both factors are then computed alike. */
-static inline double ssim_window(double ma, double mb, double eaa, double ebb, double eab)
+ * with s_a^2 + s_b^2 = E[a^2 + b^2] - mu_a^2 - mu_b^2, s_ab = E[ab] - mu_a mu_b,
+ * C1 = (0.01 L)^2, C2 = (0.03 L)^2, L = 255 (sample values 0..255). Identical windows
+ * give exactly 1: numerator and denominator are then the same operations on the same
+ * numbers. */
+static inline double ssim_window(double ma, double mb, double eqq, double eab)
 {
 	const double c1 = (0.01 * 255) * (0.01 * 255), c2 = (0.03 * 255) * (0.03 * 255);
-	double va = eaa - ma * ma, vb = ebb - mb * mb, cov = eab - ma * mb;
-	return ((2 * ma * mb + c1) * (2 * cov + c2)) / ((ma * ma + mb * mb + c1) * (va + vb + c2));
+	double maa = ma * ma, mbb = mb * mb, mab = ma * mb;
+	return ((2 * mab + c1) * (2 * (eab - mab) + c2)) / ((maa + mbb + c1) * (eqq - maa - mbb + c2));
 }
 
-/* Sum of the SSIM of output row yo's windows xs..xe, all three channels. buf holds 6
- * arrays of 3w doubles: the vertical Gaussian sums of a, b, a^2, b^2, ab over rows
- * yo..yo+10, for the columns the windows cover, then the per-sample SSIM. */
+/* Vertical pass, one symmetric tap pair (rows k and 10 - k, weight gk): adds the pair's
+ * weighted a, b, a^2 + b^2 and ab. The pair sums are exact integers. Kernels take
+ * restrict parameters so that they vectorise. */
+static void ssim_vpair(const uint8_t *restrict a0, const uint8_t *restrict a1,
+		       const uint8_t *restrict b0, const uint8_t *restrict b1, double gk,
+		       double *restrict va, double *restrict vb, double *restrict vq,
+		       double *restrict vx, size_t i0, size_t i1)
+{
+	for (size_t i = i0; i < i1; i++) {
+		int u0 = a0[i], v0 = b0[i], u1 = a1[i], v1 = b1[i];
+		va[i] += gk * (u0 + u1);
+		vb[i] += gk * (v0 + v1);
+		vq[i] += gk * (u0 * u0 + v0 * v0 + u1 * u1 + v1 * v1);
+		vx[i] += gk * (u0 * v0 + u1 * v1);
+	}
+}
+
+/* Vertical pass, the centre row (k = 5): same sums, single row. */
+static void ssim_vcentre(const uint8_t *restrict a0, const uint8_t *restrict b0, double gk,
+			 double *restrict va, double *restrict vb, double *restrict vq,
+			 double *restrict vx, size_t i0, size_t i1)
+{
+	for (size_t i = i0; i < i1; i++) {
+		int u = a0[i], v = b0[i];
+		va[i] += gk * u;
+		vb[i] += gk * v;
+		vq[i] += gk * (u * u + v * v);
+		vx[i] += gk * (u * v);
+	}
+}
+
+/* Horizontal pass and the SSIM of each window: output sample i (column xo, channel c)
+ * covers vertical sums i + 3k, k = 0..10. */
+static void ssim_hpass(const double *restrict va, const double *restrict vb,
+		       const double *restrict vq, const double *restrict vx, const double *gw,
+		       double *restrict out, size_t i0, size_t i1)
+{
+	double g[WIN]; /* a local copy: no store can alias it */
+	memcpy(g, gw, sizeof g);
+	for (size_t i = i0; i < i1; i++) {
+		double ma = g[HALF] * va[i + 3 * HALF], mb = g[HALF] * vb[i + 3 * HALF];
+		double eq = g[HALF] * vq[i + 3 * HALF], ex = g[HALF] * vx[i + 3 * HALF];
+		for (int k = 0; k < HALF; k++) {
+			size_t l = i + 3 * (size_t)k, r = i + 3 * (size_t)(WIN - 1 - k);
+			ma += g[k] * (va[l] + va[r]);
+			mb += g[k] * (vb[l] + vb[r]);
+			eq += g[k] * (vq[l] + vq[r]);
+			ex += g[k] * (vx[l] + vx[r]);
+		}
+		out[i] = ssim_window(ma, mb, eq, ex);
+	}
+}
+
+/* Sum of the SSIM of output row yo's windows xs..xe, all three channels. buf holds 5
+ * arrays of 3w doubles: the vertical Gaussian sums of a, b, a^2 + b^2 and ab over rows
+ * yo..yo+10 for the columns those windows cover, then the per-sample SSIM. */
 static double ssim_row(const tp_image *a, const tp_image *b, const double *g, int yo, int xs,
 		       int xe, double *buf, size_t len)
 {
-	double *va = buf, *vb = buf + len, *vaa = buf + 2 * len, *vbb = buf + 3 * len;
-	double *vab = buf + 4 * len, *out = buf + 5 * len;
+	double *va = buf, *vb = buf + len, *vq = buf + 2 * len, *vx = buf + 3 * len;
+	double *out = buf + 4 * len;
 	size_t i0 = 3 * (size_t)xs, i1 = 3 * ((size_t)xe + WIN); /* input samples used */
-	for (size_t i = i0; i < i1; i++)
-		va[i] = vb[i] = vaa[i] = vbb[i] = vab[i] = 0;
-	for (int k = 0; k < WIN; k++) {
-		const uint8_t *pa = tp_image_row(a, yo + k), *pb = tp_image_row(b, yo + k);
-		double gk = g[k];
-		for (size_t i = i0; i < i1; i++) {
-			double x = pa[i], y = pb[i];
-			va[i] += gk * x;
-			vb[i] += gk * y;
-			vaa[i] += gk * (x * x);
-			vbb[i] += gk * (y * y);
-			vab[i] += gk * (x * y);
-		}
-	}
-	/* Horizontal pass: window at output column xo covers samples 3(xo + k) + c. */
+	memset(va + i0, 0, (i1 - i0) * sizeof *va);
+	memset(vb + i0, 0, (i1 - i0) * sizeof *vb);
+	memset(vq + i0, 0, (i1 - i0) * sizeof *vq);
+	memset(vx + i0, 0, (i1 - i0) * sizeof *vx);
+	for (int k = 0; k < HALF; k++)
+		ssim_vpair(tp_image_row(a, yo + k), tp_image_row(a, yo + WIN - 1 - k),
+			   tp_image_row(b, yo + k), tp_image_row(b, yo + WIN - 1 - k), g[k], va, vb,
+			   vq, vx, i0, i1);
+	ssim_vcentre(tp_image_row(a, yo + HALF), tp_image_row(b, yo + HALF), g[HALF], va, vb, vq, vx,
+		     i0, i1);
 	size_t o1 = 3 * ((size_t)xe + 1);
-	for (size_t i = i0; i < o1; i++) {
-		double ma = 0, mb = 0, eaa = 0, ebb = 0, eab = 0;
-		for (int k = 0; k < WIN; k++) {
-			size_t j = i + 3 * (size_t)k;
-			ma += g[k] * va[j];
-			mb += g[k] * vb[j];
-			eaa += g[k] * vaa[j];
-			ebb += g[k] * vbb[j];
-			eab += g[k] * vab[j];
-		}
-		out[i] = ssim_window(ma, mb, eaa, ebb, eab);
-	}
+	ssim_hpass(va, vb, vq, vx, g, out, i0, o1);
 	double sum = 0;
 	for (size_t i = i0; i < o1; i++)
 		sum += out[i];
@@ -288,7 +327,7 @@ static double ssim_global(const tp_image *a, const tp_image *b)
 				sab += u * v;
 			}
 		}
-		total += ssim_window(sa / n, sb / n, saa / n, sbb / n, sab / n);
+		total += ssim_window(sa / n, sb / n, (saa + sbb) / n, sab / n);
 	}
 	return total / 3;
 }
@@ -310,7 +349,7 @@ double cmp_ssim(const tp_image *a, const tp_image *b, const cmp_rect *change, cm
 	ye = ye > oh - 1 ? oh - 1 : ye;
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
 	for (int c = 0; c < nch; c++) {
-		double *buf = s->rows + (size_t)omp_get_thread_num() * 6 * s->row_len;
+		double *buf = s->rows + (size_t)omp_get_thread_num() * 5 * s->row_len;
 		double sum = 0;
 		int y1 = (c + 1) * CHUNK_ROWS < oh ? (c + 1) * CHUNK_ROWS : oh;
 		for (int yo = c * CHUNK_ROWS; yo < y1; yo++) {
