@@ -80,6 +80,8 @@ SRC_CLI = \
 	src/cli/common.c \
 	src/cli/render.c \
 	src/cli/outputs.c \
+	src/cli/sheet.c \
+	src/cli/batch.c \
 	src/cli/validate.c \
 	src/cli/solvers.c \
 	src/cli/compare.c

@@ -14,6 +14,7 @@ static const command commands[] = {
 	{ "render", cmd_render, "simulate a scene and write PNG frames, an MP4 or nothing" },
 	{ "validate", cmd_validate, "check scene files without rendering" },
 	{ "solvers", cmd_solvers, "list solvers and their parameters" },
+	{ "batch", cmd_batch, "render every combination of varied scene values, with a contact sheet" },
 	{ "compare", cmd_compare, "compare frames (PNG, directory, MP4, hash manifest) with tolerances" },
 };
 

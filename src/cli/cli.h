@@ -13,6 +13,7 @@
 int cmd_render(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_solvers(int argc, char **argv);
+int cmd_batch(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 
 /* Set by SIGINT/SIGTERM once tp_cli_catch_signals() ran; long loops poll it. */

@@ -1,0 +1,672 @@
+/* tidepool batch: every combination of varied scene values, rendered several at once,
+ * plus a contact sheet for choosing among them. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/sheet.h"
+#include "scene/scene.h"
+#include "util/fsutil.h"
+#include "util/progress.h"
+
+#define MAX_VARY 16
+#define MAX_VALUES 10000
+#define MAX_VARIANTS 100000
+#define MAX_SETS 64
+#define MAX_OUT 8
+#define NAME_MAX_LEN 200
+
+extern char **environ;
+
+static const char usage[] =
+	"usage: tidepool batch SCENE --vary KEY=VALUES... -O DIR [options]\n"
+	"\n"
+	"Renders every combination of the varied values, several at once, into\n"
+	"DIR/NAME/ (each of the scene's outputs under its own file name), and writes a\n"
+	"contact sheet of labelled thumbnails, DIR/contact.png.\n"
+	"\n"
+	"  --vary KEY=VALUES    KEY as for --set (seed, params.damping, maps.caustics.depth,\n"
+	"                       emitters.0.rate); VALUES a range A..B of whole numbers or a\n"
+	"                       comma list (3,4  tiles,pebbles); repeatable; default: the\n"
+	"                       scene's \"variants\"\n"
+	"  -O, --out-dir DIR    where the variants go (created if missing)\n"
+	"      --name PATTERN   variant names: {scene}, {index} and {KEY} (full or last part,\n"
+	"                       {params.damping} or {damping}); default {scene}_seed{seed}...\n"
+	"  -j, --jobs N         variants rendered at once (default: one per core); each gets\n"
+	"                       cores/N threads, which does not change any byte\n"
+	"      --sheet FILE     contact sheet path (default DIR/contact.png)\n"
+	"      --no-sheet       no contact sheet\n"
+	"      --thumb W        thumbnail width in pixels (default 192)\n"
+	"      --set KEY=VALUE  change a scene value for every variant; repeatable\n"
+	"      --frames N       frames per variant\n"
+	"      --size WxH       output size\n"
+	"  -y, --overwrite      replace existing variant directories' files\n"
+	"  -q, --quiet          no progress or summary\n"
+	"  -h, --help           show this help\n"
+	"\n"
+	"Exit status: 0 done, 2 usage error, 3 bad scene or variant (nothing is rendered),\n"
+	"4 a variant failed to render (the others still are), 130 interrupted.\n";
+
+typedef struct vary {
+	const char *key;
+	int n;
+	char **values; /* JSON text or plain strings, as --set takes them */
+} vary;
+
+typedef struct batch_opts {
+	const char *scene, *dir, *name, *sheet;
+	int no_sheet, jobs, thumb, overwrite, quiet;
+	const char *vary_spec[MAX_VARY];
+	int nvary_spec;
+	const char *sets[MAX_SETS];
+	int nsets;
+	const char *frames, *size;
+} batch_opts;
+
+typedef struct variant {
+	char name[NAME_MAX_LEN + 1];
+	char *sets[MAX_VARY];      /* "key=value" */
+	char *outs[MAX_OUT];       /* "MODE=DIR/NAME/file" */
+	int nouts;
+	char preview[4608];        /* PNG to show on the contact sheet, "" if none */
+	pid_t pid;
+	int status;                /* exit status, -1 until done */
+} variant;
+
+static const char *const mode_names[] = { "color", "height", "normal", "caustics", "particles" };
+
+/* ---- values ---- */
+
+/* Splits "3,4" or "tiles,pebbles" at commas outside brackets and quotes, or expands
+ * "A..B". Returns the count, or -1 with a message. */
+static int parse_values(const char *spec, char ***out, char *why, size_t nwhy)
+{
+	char *end;
+	long a = strtol(spec, &end, 10), b;
+	char **v = NULL;
+	int n = 0;
+	if (end != spec && !strncmp(end, "..", 2)) {
+		const char *t = end + 2;
+		b = strtol(t, &end, 10);
+		if (end == t || *end || b < a || b - a >= MAX_VALUES) {
+			snprintf(why, nwhy, "a range is A..B with A <= B, at most %d values", MAX_VALUES);
+			return -1;
+		}
+		v = calloc((size_t)(b - a + 1), sizeof *v);
+		for (long i = a; v && i <= b; i++) {
+			char buf[32];
+			snprintf(buf, sizeof buf, "%ld", i);
+			if (!(v[n++] = strdup(buf)))
+				break;
+		}
+	} else {
+		size_t len = strlen(spec);
+		v = calloc(len + 1, sizeof *v);
+		int depth = 0, quoted = 0;
+		const char *start = spec;
+		for (const char *p = spec; v; p++) {
+			if (*p == '"' && (p == spec || p[-1] != '\\'))
+				quoted = !quoted;
+			else if (!quoted && (*p == '[' || *p == '{'))
+				depth++;
+			else if (!quoted && (*p == ']' || *p == '}'))
+				depth--;
+			if (*p == 0 || (*p == ',' && !depth && !quoted)) {
+				if (p == start) {
+					snprintf(why, nwhy, "an empty value");
+					goto fail;
+				}
+				if (!(v[n++] = strndup(start, (size_t)(p - start))))
+					break;
+				start = p + 1;
+			}
+			if (!*p)
+				break;
+		}
+	}
+	if (!v || !v[n - 1]) {
+		snprintf(why, nwhy, "out of memory");
+		goto fail;
+	}
+	*out = v;
+	return n;
+fail:
+	for (int i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+	return -1;
+}
+
+/* A value as it appears in a name: JSON quotes dropped, anything but letters, digits,
+ * '.', '+' and '-' turned into '-'. */
+static void name_part(const char *value, char *buf, size_t n)
+{
+	size_t k = 0, len = strlen(value);
+	if (len >= 2 && value[0] == '"' && value[len - 1] == '"')
+		value++, len -= 2;
+	for (size_t i = 0; i < len && k + 1 < n; i++) {
+		char c = value[i];
+		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+			 c == '.' || c == '+' || c == '-';
+		buf[k++] = ok ? c : '-';
+	}
+	buf[k] = 0;
+}
+
+static const char *last_part(const char *key)
+{
+	const char *d = strrchr(key, '.');
+	return d ? d + 1 : key;
+}
+
+/* Expands the name pattern for one combination. Returns 0, or -1 with a message. */
+static int make_name(const char *pattern, const char *scene_base, int index, int count,
+		     const vary *vs, int nv, const int *pick, char *out, char *why, size_t nwhy)
+{
+	size_t k = 0;
+	for (const char *p = pattern; *p; p++) {
+		char part[256] = "";
+		if (*p != '{') {
+			part[0] = *p;
+			part[1] = 0;
+		} else {
+			const char *close = strchr(p, '}');
+			if (!close) {
+				snprintf(why, nwhy, "--name: '{' without '}'");
+				return -1;
+			}
+			size_t len = (size_t)(close - p - 1);
+			char key[128];
+			snprintf(key, sizeof key, "%.*s", (int)len, p + 1);
+			if (!strcmp(key, "scene")) {
+				snprintf(part, sizeof part, "%s", scene_base);
+			} else if (!strcmp(key, "index")) {
+				int width = snprintf(NULL, 0, "%d", count);
+				snprintf(part, sizeof part, "%0*d", width, index + 1);
+			} else {
+				int found = 0;
+				for (int i = 0; i < nv && !found; i++)
+					if (!strcmp(vs[i].key, key) || !strcmp(last_part(vs[i].key), key)) {
+						name_part(vs[i].values[pick[i]], part, sizeof part);
+						found = 1;
+					}
+				if (!found) {
+					snprintf(why, nwhy, "--name: {%s} is not a varied key", key);
+					return -1;
+				}
+			}
+			p = close;
+		}
+		size_t pl = strlen(part);
+		if (k + pl > NAME_MAX_LEN) {
+			snprintf(why, nwhy, "variant name longer than %d characters", NAME_MAX_LEN);
+			return -1;
+		}
+		memcpy(out + k, part, pl);
+		k += pl;
+	}
+	out[k] = 0;
+	if (!k || strchr(out, '/') || !strcmp(out, ".") || !strcmp(out, "..")) {
+		snprintf(why, nwhy, "variant name '%s' is not a usable directory name", out);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- options ---- */
+
+static int parse_args(int argc, char **argv, batch_opts *o)
+{
+	enum { OPT_VARY = 256, OPT_NAME, OPT_SHEET, OPT_NO_SHEET, OPT_THUMB, OPT_SET, OPT_FRAMES, OPT_SIZE };
+	static const struct option longopts[] = {
+		{ "vary", required_argument, NULL, OPT_VARY },
+		{ "out-dir", required_argument, NULL, 'O' },
+		{ "name", required_argument, NULL, OPT_NAME },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "sheet", required_argument, NULL, OPT_SHEET },
+		{ "no-sheet", no_argument, NULL, OPT_NO_SHEET },
+		{ "thumb", required_argument, NULL, OPT_THUMB },
+		{ "set", required_argument, NULL, OPT_SET },
+		{ "frames", required_argument, NULL, OPT_FRAMES },
+		{ "size", required_argument, NULL, OPT_SIZE },
+		{ "overwrite", no_argument, NULL, 'y' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	long v;
+	int c, w, h;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":O:j:yqh", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_VARY:
+			if (o->nvary_spec == MAX_VARY)
+				return tp_cli_usage("batch", "at most %d --vary options", MAX_VARY);
+			if (!strchr(optarg, '=') || optarg[0] == '=')
+				return tp_cli_usage("batch", "--vary: expected KEY=VALUES such as seed=1..16 (got '%s')",
+						    optarg);
+			o->vary_spec[o->nvary_spec++] = optarg;
+			break;
+		case 'O': o->dir = optarg; break;
+		case OPT_NAME: o->name = optarg; break;
+		case 'j':
+			if (tp_parse_int(optarg, 0, 256, &v))
+				return tp_cli_usage("batch", "--jobs: expected 0..256 (got '%s')", optarg);
+			o->jobs = (int)v;
+			break;
+		case OPT_SHEET: o->sheet = optarg; break;
+		case OPT_NO_SHEET: o->no_sheet = 1; break;
+		case OPT_THUMB:
+			if (tp_parse_int(optarg, 16, 4096, &v))
+				return tp_cli_usage("batch", "--thumb: expected 16..4096 (got '%s')", optarg);
+			o->thumb = (int)v;
+			break;
+		case OPT_SET:
+			if (o->nsets == MAX_SETS)
+				return tp_cli_usage("batch", "at most %d --set options", MAX_SETS);
+			o->sets[o->nsets++] = optarg;
+			break;
+		case OPT_FRAMES:
+			if (tp_parse_int(optarg, 1, SCENE_MAX_FRAMES, &v))
+				return tp_cli_usage("batch", "--frames: expected 1..%d (got '%s')", SCENE_MAX_FRAMES, optarg);
+			o->frames = optarg;
+			break;
+		case OPT_SIZE:
+			if (tp_parse_size(optarg, &w, &h))
+				return tp_cli_usage("batch", "--size: expected WxH such as 256x256 (got '%s')", optarg);
+			o->size = optarg;
+			break;
+		case 'y': o->overwrite = 1; break;
+		case 'q': o->quiet = 1; break;
+		case 'h': fputs(usage, stdout); return 1;
+		case ':': return tp_cli_usage("batch", "%s needs a value", argv[optind - 1]);
+		default: return tp_cli_usage("batch", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return tp_cli_usage("batch", "no scene file given");
+	if (optind + 1 < argc)
+		return tp_cli_usage("batch", "one scene at a time (got '%s' too)", argv[optind + 1]);
+	if (!o->dir)
+		return tp_cli_usage("batch", "no output directory: give -O DIR");
+	o->scene = argv[optind];
+	return 0;
+}
+
+/* ---- planning ---- */
+
+static int is_pattern(const char *path) { return strchr(path, '%') != NULL; }
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && !strcmp(s + n - k, suffix);
+}
+
+/* Loads the scene as the variant will render it (so a bad value stops the batch before
+ * anything renders) and fills in the variant's outputs and preview picture. */
+static int plan_variant(const batch_opts *o, const scene_overrides *base, variant *va, int nv,
+			const char *dir, tp_err *err)
+{
+	const char *sets[MAX_SETS + MAX_VARY];
+	int ns = 0;
+	for (int i = 0; i < o->nsets; i++)
+		sets[ns++] = o->sets[i];
+	for (int i = 0; i < nv; i++)
+		sets[ns++] = va->sets[i];
+	scene_overrides ov = *base;
+	ov.sets = sets;
+	ov.nsets = ns;
+	scene *sc = NULL;
+	int rc = scene_load(o->scene, &ov, &sc, err);
+	if (rc < 0)
+		return tp_errprefix(err, rc, "variant %s", va->name);
+	const char *paths[MAX_OUT];
+	int modes[MAX_OUT], n = 0;
+	if (sc->noutputs) {
+		for (int i = 0; i < sc->noutputs && n < MAX_OUT; i++, n++) {
+			paths[n] = sc->outputs[i].path;
+			modes[n] = (int)sc->outputs[i].mode;
+		}
+	} else if (sc->output) {
+		paths[n] = sc->output;
+		modes[n++] = (int)sc->render.mode;
+	}
+	if (!n) {
+		rc = tp_errf(err, TP_EUSAGE, "%s: no output: batch renders the scene's \"outputs\" or \"output\"",
+			     o->scene);
+		goto done;
+	}
+	int best = -1;
+	for (int i = 0; i < n; i++) {
+		const char *base_name = strrchr(paths[i], '/');
+		base_name = base_name ? base_name + 1 : paths[i];
+		char file[512];
+		snprintf(file, sizeof file, "%s", base_name);
+		for (int j = 0; j < i; j++) /* two outputs with one file name: keep them apart */
+			if (!strcmp(strchr(va->outs[j], '/') ? strrchr(va->outs[j], '/') + 1 : "", file))
+				snprintf(file, sizeof file, "%s-%s", mode_names[modes[i]], base_name);
+		size_t len = strlen(dir) + strlen(va->name) + strlen(file) + 32;
+		if (!(va->outs[i] = malloc(len))) {
+			rc = tp_errf(err, TP_EIO, "out of memory");
+			goto done;
+		}
+		snprintf(va->outs[i], len, "%s=%s/%s/%s", mode_names[modes[i]], dir, va->name, file);
+		va->nouts = i + 1;
+		/* Preview: the first PNG output, preferring anything over a (flat-looking)
+		 * height map. */
+		if (ends_with(file, ".png") && (best < 0 || (modes[best] == SCENE_MODE_HEIGHT &&
+							  modes[i] != SCENE_MODE_HEIGHT)))
+			best = i;
+	}
+	if (best >= 0) {
+		const char *file = strchr(va->outs[best], '=') + 1;
+		if (is_pattern(file))
+			snprintf(va->preview, sizeof va->preview, file, sc->frames / 2);
+		else
+			snprintf(va->preview, sizeof va->preview, "%s", file);
+	}
+done:
+	scene_destroy(sc);
+	return rc;
+}
+
+/* ---- running ---- */
+
+static int spawn(const batch_opts *o, variant *va, int nv, int threads)
+{
+	char *args[16 + 2 * (MAX_SETS + MAX_VARY + MAX_OUT)];
+	char th[16];
+	int n = 0;
+	snprintf(th, sizeof th, "%d", threads);
+	args[n++] = "tidepool";
+	args[n++] = "render";
+	args[n++] = (char *)o->scene;
+	args[n++] = "-q";
+	args[n++] = "--threads";
+	args[n++] = th;
+	if (o->overwrite)
+		args[n++] = "-y";
+	if (o->frames)
+		args[n++] = "--frames", args[n++] = (char *)o->frames;
+	if (o->size)
+		args[n++] = "--size", args[n++] = (char *)o->size;
+	for (int i = 0; i < o->nsets; i++)
+		args[n++] = "--set", args[n++] = (char *)o->sets[i];
+	for (int i = 0; i < nv; i++)
+		args[n++] = "--set", args[n++] = va->sets[i];
+	for (int i = 0; i < va->nouts; i++)
+		args[n++] = "-o", args[n++] = va->outs[i];
+	args[n] = NULL;
+	return posix_spawn(&va->pid, "/proc/self/exe", NULL, NULL, args, environ);
+}
+
+static void free_variants(variant *vs, int n)
+{
+	for (int i = 0; vs && i < n; i++) {
+		for (int k = 0; k < MAX_VARY; k++)
+			free(vs[i].sets[k]);
+		for (int k = 0; k < vs[i].nouts; k++)
+			free(vs[i].outs[k]);
+	}
+	free(vs);
+}
+
+int cmd_batch(int argc, char **argv)
+{
+	batch_opts o = { .thumb = 192 };
+	int prc = parse_args(argc, argv, &o);
+	if (prc)
+		return prc == 1 ? TP_EXIT_OK : prc;
+
+	tp_err err = { "" };
+	scene *sc = NULL;
+	vary vs[MAX_VARY];
+	int nv = 0, nvariants = 0, rc = 0;
+	variant *vars = NULL;
+	char why[256], sheet_path[4352];
+	memset(vs, 0, sizeof vs);
+
+	tp_cli_catch_signals();
+	scene_overrides base = { 0 };
+	if (o.frames)
+		base.frames = atoi(o.frames);
+	if (o.size)
+		tp_parse_size(o.size, &base.width, &base.height);
+	scene_overrides first = base;
+	first.sets = o.sets;
+	first.nsets = o.nsets;
+	if ((rc = scene_load(o.scene, &first, &sc, &err)) < 0)
+		goto fail;
+
+	/* What varies: the command line, else the scene's "variants". */
+	if (o.nvary_spec) {
+		for (int i = 0; i < o.nvary_spec; i++) {
+			const char *eq = strchr(o.vary_spec[i], '=');
+			char *key = strndup(o.vary_spec[i], (size_t)(eq - o.vary_spec[i]));
+			vs[nv].key = key;
+			if (!key || (vs[nv].n = parse_values(eq + 1, &vs[nv].values, why, sizeof why)) < 0) {
+				if (key)
+					rc = tp_errf(&err, TP_EUSAGE, "batch: --vary %s: %s", o.vary_spec[i], why);
+				else
+					rc = tp_errf(&err, TP_EIO, "out of memory");
+				nv++;
+				goto fail;
+			}
+			nv++;
+		}
+	} else {
+		for (int i = 0; i < sc->variants.n && i < MAX_VARY; i++, nv++) {
+			vs[nv].key = sc->variants.vary[i].key;
+			vs[nv].n = sc->variants.vary[i].n;
+			vs[nv].values = sc->variants.vary[i].values;
+		}
+	}
+	if (!nv) {
+		rc = tp_errf(&err, TP_EUSAGE, "batch: nothing varies: give --vary KEY=VALUES or \"variants\" in %s",
+			     o.scene);
+		goto fail;
+	}
+	double count = 1;
+	for (int i = 0; i < nv; i++)
+		count *= vs[i].n;
+	if (count > MAX_VARIANTS) {
+		rc = tp_errf(&err, TP_EUSAGE, "batch: %.0f variants, more than %d", count, MAX_VARIANTS);
+		goto fail;
+	}
+	nvariants = (int)count;
+
+	/* Names: the pattern, or {scene}_KEY{KEY}... */
+	char pattern[1024];
+	const char *pat = o.name ? o.name : sc->variants.name;
+	if (!pat) {
+		size_t k = (size_t)snprintf(pattern, sizeof pattern, "{scene}");
+		for (int i = 0; i < nv && k < sizeof pattern; i++) {
+			/* seed3 for numbers, solver-hooke for words */
+			int numeric = 1;
+			for (int j = 0; j < vs[i].n && numeric; j++) {
+				char *end;
+				strtod(vs[i].values[j], &end);
+				numeric = end != vs[i].values[j] && !*end;
+			}
+			k += (size_t)snprintf(pattern + k, sizeof pattern - k, "_%s%s{%s}", last_part(vs[i].key),
+					      numeric ? "" : "-", vs[i].key);
+		}
+		pat = pattern;
+	}
+	char scene_base[256];
+	const char *b = strrchr(o.scene, '/');
+	snprintf(scene_base, sizeof scene_base, "%s", b ? b + 1 : o.scene);
+	if (ends_with(scene_base, ".json"))
+		scene_base[strlen(scene_base) - 5] = 0;
+
+	vars = calloc((size_t)nvariants, sizeof *vars);
+	if (!vars) {
+		rc = tp_errf(&err, TP_EIO, "out of memory");
+		goto fail;
+	}
+	int pick[MAX_VARY] = { 0 };
+	for (int v = 0; v < nvariants; v++) {
+		/* Odometer: the last key varies fastest. */
+		int r = v;
+		for (int i = nv - 1; i >= 0; i--) {
+			pick[i] = r % vs[i].n;
+			r /= vs[i].n;
+		}
+		variant *va = &vars[v];
+		va->status = -1;
+		if (make_name(pat, scene_base, v, nvariants, vs, nv, pick, va->name, why, sizeof why) < 0) {
+			rc = tp_errf(&err, TP_EUSAGE, "batch: %s", why);
+			goto fail;
+		}
+		for (int i = 0; i < nv; i++) {
+			size_t len = strlen(vs[i].key) + strlen(vs[i].values[pick[i]]) + 2;
+			if (!(va->sets[i] = malloc(len))) {
+				rc = tp_errf(&err, TP_EIO, "out of memory");
+				goto fail;
+			}
+			snprintf(va->sets[i], len, "%s=%s", vs[i].key, vs[i].values[pick[i]]);
+		}
+		for (int u = 0; u < v; u++)
+			if (!strcmp(vars[u].name, va->name)) {
+				rc = tp_errf(&err, TP_EUSAGE,
+					     "batch: variants %d and %d are both named '%s' (put every varied key in --name)",
+					     u + 1, v + 1, va->name);
+				goto fail;
+			}
+		if ((rc = plan_variant(&o, &base, va, nv, o.dir, &err)) < 0)
+			goto fail;
+	}
+
+	/* Directories, up front: an existing variant is only replaced with -y. */
+	char path[4352];
+	snprintf(path, sizeof path, "%s/x", o.dir);
+	if ((rc = tp_mkdirs_for(path, &err)) < 0)
+		goto fail;
+	for (int v = 0; v < nvariants; v++) {
+		snprintf(path, sizeof path, "%s/%s", o.dir, vars[v].name);
+		if (tp_path_exists(path) && !o.overwrite) {
+			rc = tp_errf(&err, TP_EIO, "%s: already exists (use -y to overwrite)", path);
+			goto fail;
+		}
+		if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+			rc = tp_errf(&err, TP_EIO, "%s: cannot create (%s)", path, strerror(errno));
+			goto fail;
+		}
+	}
+	snprintf(sheet_path, sizeof sheet_path, "%s", o.sheet ? o.sheet : "");
+	if (!o.sheet)
+		snprintf(sheet_path, sizeof sheet_path, "%s/contact.png", o.dir);
+	if (!o.no_sheet && tp_path_exists(sheet_path) && !o.overwrite) {
+		rc = tp_errf(&err, TP_EIO, "%s: already exists (use -y to overwrite)", sheet_path);
+		goto fail;
+	}
+
+	/* Run: `jobs` renders at a time, the cores shared among them. */
+	int cores = tp_cli_threads(0);
+	int jobs = o.jobs ? o.jobs : cores;
+	jobs = jobs > nvariants ? nvariants : jobs;
+	int threads = cores / jobs > 0 ? cores / jobs : 1;
+	int next = 0, running = 0, done = 0, failed = 0, first_fail = 0;
+	tp_progress prog;
+	tp_progress_start(&prog, "batch", nvariants, o.quiet);
+	while ((next < nvariants && !tp_cli_interrupted) || running > 0) {
+		while (running < jobs && next < nvariants && !tp_cli_interrupted) {
+			int e = spawn(&o, &vars[next], nv, threads);
+			if (e) {
+				rc = tp_errf(&err, TP_EIO, "cannot start a render (%s)", strerror(e));
+				tp_cli_interrupted = 1; /* stop starting more; wait for the rest */
+				break;
+			}
+			running++;
+			next++;
+		}
+		if (!running)
+			break;
+		int st;
+		pid_t pid = waitpid(-1, &st, 0);
+		if (pid < 0) {
+			if (errno == EINTR && tp_cli_interrupted) {
+				/* Ctrl-C reaches the renders too; SIGTERM may only have reached us. */
+				for (int v = 0; v < next; v++)
+					if (vars[v].status < 0 && vars[v].pid > 0)
+						kill(vars[v].pid, SIGTERM);
+			}
+			if (errno == ECHILD)
+				break;
+			continue;
+		}
+		for (int v = 0; v < next; v++) {
+			if (vars[v].pid != pid || vars[v].status >= 0)
+				continue;
+			vars[v].status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+			running--;
+			done++;
+			if (vars[v].status != 0 && vars[v].status != TP_EXIT_INTR) {
+				failed++;
+				if (!first_fail)
+					first_fail = vars[v].status;
+				fprintf(stderr, "tidepool: batch: variant %s failed (exit status %d)\n", vars[v].name,
+					vars[v].status);
+			}
+			tp_progress_update(&prog, done);
+		}
+	}
+
+	int interrupted = tp_cli_interrupted && rc == 0;
+	if (rc == 0 && !interrupted && !o.no_sheet) {
+		sheet_item *items = calloc((size_t)nvariants, sizeof *items);
+		int n = 0;
+		for (int v = 0; items && v < nvariants; v++) {
+			if (vars[v].status != 0)
+				continue;
+			items[n].label = vars[v].name;
+			items[n++].image = vars[v].preview[0] ? vars[v].preview : NULL;
+		}
+		if (!items)
+			rc = tp_errf(&err, TP_EIO, "out of memory");
+		else if (n)
+			rc = sheet_write(sheet_path, items, n, o.thumb, &err);
+		free(items);
+	}
+	if (rc == 0) {
+		char summary[4608];
+		double el = tp_now() - prog.start;
+		snprintf(summary, sizeof summary, "%s %d of %d variants to %s in %.1f s%s%s%s",
+			 interrupted ? "interrupted after" : "rendered", done - failed, nvariants, o.dir, el,
+			 o.no_sheet || interrupted ? "" : " (contact sheet ", o.no_sheet || interrupted ? "" : sheet_path,
+			 o.no_sheet || interrupted ? "" : ")");
+		tp_progress_done(&prog, summary);
+	} else {
+		tp_progress_done(&prog, NULL);
+	}
+	if (rc == 0 && failed)
+		rc = tp_errf(&err, first_fail == TP_EXIT_INPUT ? TP_EINPUT : TP_EIO, "batch: %d of %d variants failed",
+			     failed, nvariants);
+	if (rc == 0 && interrupted)
+		rc = TP_EINTR;
+
+fail:
+	if (o.nvary_spec)
+		for (int i = 0; i < nv; i++) {
+			for (int k = 0; vs[i].values && k < vs[i].n; k++)
+				free(vs[i].values[k]);
+			free(vs[i].values);
+			free((char *)vs[i].key);
+		}
+	free_variants(vars, nvariants);
+	scene_destroy(sc);
+	if (rc < 0 && rc != TP_EINTR)
+		return tp_cli_fail(rc, &err);
+	return tp_exit_code(rc);
+}
