@@ -93,6 +93,7 @@ TEST_SRCS = \
 	tests/test_util.c \
 	tests/test_png.c \
 	tests/test_render.c \
+	tests/test_maps.c \
 	tests/test_cli.c \
 	tests/test_mp4.c \
 	tests/test_scene.c \
