@@ -26,6 +26,7 @@
 
 #include "cli_util.h"
 #include "encode/encoder.h"
+#include "encode/mp4_read.h"
 #include "encode/png.h"
 #include "util/image.h"
 
@@ -687,6 +688,21 @@ Test(mp4_cli, render_matches_the_png_frames_of_the_same_scene)
 		tp_image_free(&png);
 	}
 	decoded_free(&d);
+	/* tidepool's own reader (compare) sees the same frames. */
+	enc_mp4_reader *r;
+	tp_err e;
+	cr_assert_eq(enc_mp4_open(mp4, &r, &e), 0, "%s", e.msg);
+	cr_assert_eq(enc_mp4_width(r), 96);
+	cr_assert_eq(enc_mp4_height(r), 64);
+	cr_assert_eq(enc_mp4_frames(r), 20);
+	tp_image img;
+	tp_image_alloc(&img, 96, 64, TP_RGB8);
+	int n = 0;
+	while (enc_mp4_next(r, &img, &e) == 1)
+		n++;
+	cr_assert_eq(n, 20);
+	tp_image_free(&img);
+	enc_mp4_close(r);
 }
 
 Test(mp4_cli, two_renders_are_byte_identical_whatever_the_threads)
