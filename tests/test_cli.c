@@ -93,7 +93,7 @@ Test(cli, renders_png_frames_that_decode_and_stats_lines)
 	for (const char *c = s; *c; c++)
 		lines += *c == '\n';
 	cr_assert_eq(lines, 6, "%s", s);
-	cr_assert(strncmp(s, "{\"frame\":0,\"t\":0,", 18) == 0, "%s", s);
+	cr_assert(strncmp(s, "{\"frame\":0,\"t\":0,", 17) == 0, "%s", s);
 	cr_assert(strstr(s, "\"frame\":5,\"t\":0.166666667") != NULL, "%s", s);
 }
 

@@ -7,6 +7,7 @@
  * renamed when complete. On failure the frames this render wrote are removed again.
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,53 @@ static int pngseq_probe(const char *path)
 	return n > 4 && !strcasecmp(path + n - 4, ".png") ? 50 : 0;
 }
 
+/* Nothing is overwritten without -y: fails if any frame 0..frames-1 exists. Long
+ * renders have many frames, so when the %d is in the file name the directory is read
+ * once instead of testing every name. */
+static int first_existing_frame(const pngseq *s, int frames, tp_err *err)
+{
+	char path[4352];
+	const char *slash = strrchr(s->pattern, '/');
+	const char *conv = strchr(s->pattern, '%');
+	while (conv && conv[1] == '%')
+		conv = strchr(conv + 2, '%');
+	if (!s->is_pattern || !conv || (slash && conv < slash) || frames < 64) {
+		for (int i = 0; i < frames; i++) {
+			frame_path(s, i, path, sizeof path);
+			if (tp_path_exists(path))
+				return tp_errf(err, TP_EIO, "%s: already exists (use -y to overwrite)", path);
+		}
+		return 0;
+	}
+	char dir[4096];
+	tp_path_dir(s->pattern, dir, sizeof dir);
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0; /* created by check(); an unreadable directory fails later, clearly */
+	int found = -1;
+	for (struct dirent *e; (e = readdir(d));) {
+		/* A name belongs to the sequence if formatting its number gives it back. */
+		const char *digits = e->d_name;
+		while (*digits && (*digits < '0' || *digits > '9'))
+			digits++;
+		if (!*digits)
+			continue;
+		long v = strtol(digits, NULL, 10);
+		if (v < 0 || v >= frames)
+			continue;
+		frame_path(s, (int)v, path, sizeof path);
+		const char *base = strrchr(path, '/');
+		if (!strcmp(base ? base + 1 : path, e->d_name) && (found < 0 || v < found))
+			found = (int)v;
+	}
+	closedir(d);
+	if (found >= 0) {
+		frame_path(s, found, path, sizeof path);
+		return tp_errf(err, TP_EIO, "%s: already exists (use -y to overwrite)", path);
+	}
+	return 0;
+}
+
 static int pngseq_check(const enc_config *cfg, tp_err *err)
 {
 	int kind = pattern_kind(cfg->path);
@@ -81,16 +129,12 @@ static int pngseq_check(const enc_config *cfg, tp_err *err)
 		return rc;
 	pngseq tmp = { .is_pattern = kind == 1 };
 	snprintf(tmp.pattern, sizeof tmp.pattern, "%s", cfg->path);
-	for (int i = 0; i < cfg->frames; i++) {
-		char path[4352];
-		frame_path(&tmp, i, path, sizeof path);
-		rc = enc_check_output(path, cfg->overwrite, err);
-		if (rc < 0)
-			return rc;
-		if (cfg->overwrite)
-			break; /* the directory is what matters then */
-	}
-	return 0;
+	char path[4352];
+	frame_path(&tmp, 0, path, sizeof path);
+	rc = enc_check_output(path, cfg->overwrite, err); /* the directory, and frame 0 */
+	if (rc < 0 || cfg->overwrite)
+		return rc;
+	return first_existing_frame(&tmp, cfg->frames, err);
 }
 
 static int pngseq_open(void *priv, const enc_config *cfg, tp_err *err)
