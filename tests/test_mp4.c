@@ -468,6 +468,11 @@ Test(mp4, bad_options_are_refused_before_anything_is_written)
 	cfg = config(p, 20000, 64, 30, 1);
 	cr_assert_eq(tp_encoder_mp4.check(&cfg, &err), TP_EUSAGE);
 	cr_assert(strstr(err.msg, "16384"), "%s", err.msg);
+	/* A directory where the file should go, even with -y. */
+	cfg = config(dir, 64, 64, 30, 1);
+	cfg.overwrite = 1;
+	cr_assert_eq(tp_encoder_mp4.check(&cfg, &err), TP_EUSAGE);
+	cr_assert(strstr(err.msg, "is a directory"), "%s", err.msg);
 	/* A directory that cannot exist (its parent is a file). */
 	cfg = config("tests/test_mp4.c/x.mp4", 64, 64, 30, 1);
 	cr_assert_lt(tp_encoder_mp4.check(&cfg, &err), 0);

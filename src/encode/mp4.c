@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <libavcodec/avcodec.h>
@@ -197,6 +198,10 @@ static int mp4_check(const enc_config *cfg, tp_err *err)
 	if (!pick_codec(&x264))
 		return tp_errf(err, TP_EIO, "%s: this libavcodec has neither libx264 nor an MPEG-4 encoder",
 			       cfg->path);
+	struct stat st;
+	if (stat(cfg->path, &st) == 0 && S_ISDIR(st.st_mode))
+		return tp_errf(err, TP_EUSAGE, "%s: is a directory (give a file name such as %s/out.mp4)",
+			       cfg->path, cfg->path);
 	int rc = tp_mkdirs_for(cfg->path, err);
 	if (rc < 0)
 		return rc;
