@@ -14,7 +14,9 @@
  *   SSIM     = mean over R, G, B of the mean SSIM map (Wang et al. 2004): 11x11 Gaussian
  *              window, sigma 1.5, K1 = 0.01, K2 = 0.03, L = 255, windows wholly inside the
  *              image; an image narrower or shorter than 11 pixels uses one window covering
- *              the whole image with equal weights.
+ *              the whole image with equal weights. The map is computed in single
+ *              precision about mid-grey (a - 128) and agrees with a double-precision
+ *              evaluation to about 1e-5.
  *
  * Every reduction runs over fixed 16-row chunks combined in order, so results are
  * identical for any thread count. Library functions return 0 or a negative TP_E* code and
