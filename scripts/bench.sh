@@ -74,3 +74,45 @@ if command -v ffmpeg >/dev/null 2>&1; then
 else
 	echo "mp4: skipped (ffmpeg not installed)"
 fi
+
+# --- compare: `tidepool compare` against ImageMagick `compare -metric AE` ------------------
+# Pairs of 3840x2160 PNGs made from scenes/pond.json: frames 6 and 7 (the first drop's
+# rings: a local change), frame 7 against itself brightened by 1% (every pixel changed),
+# and frame 7 against a copy (identical). Both tools decode both files and count the
+# differing pixels; tidepool also computes max-diff, PSNR, SSIM and the changed rectangle.
+# Target: tidepool no slower than ImageMagick (ratio >= 1). Runs alternate, best of
+# TP_BENCH_CMP_REPS (default 3) each, so both see the same machine load.
+cmp_time() { # command...: runs it (its exit status does not matter), prints elapsed seconds
+	t0=$(date +%s.%N)
+	"$@" >/dev/null 2>&1 || true
+	t1=$(date +%s.%N)
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }'
+}
+cmp_min() { awk -v a="$1" -v b="$2" 'BEGIN { print (b == "" || a + 0 < b + 0) ? a : b }'; }
+CMP_REPS=${TP_BENCH_CMP_REPS:-3}
+if command -v compare >/dev/null 2>&1 && compare -version 2>/dev/null | grep -q ImageMagick; then
+	C="$WORK/cmp"
+	mkdir -p "$C"
+	"$TP" render scenes/pond.json -q -y --size 3840x2160 --frames 8 -o "$C/%d.png"
+	convert "$C/7.png" -evaluate add 1% "$C/all.png"
+	cp "$C/7.png" "$C/same.png"
+	for pair in "local:6.png:7.png" "all:7.png:all.png" "identical:7.png:same.png"; do
+		name=${pair%%:*}
+		rest=${pair#*:}
+		a="$C/${rest%%:*}"
+		b="$C/${rest#*:}"
+		tp_best="" im_best=""
+		i=0
+		while [ "$i" -lt "$CMP_REPS" ]; do
+			im_best=$(cmp_min "$(cmp_time compare -metric AE "$a" "$b" null:)" "$im_best")
+			tp_best=$(cmp_min "$(cmp_time "$TP" compare -q "$a" "$b")" "$tp_best")
+			i=$((i + 1))
+		done
+		awk -v w="compare 3840x2160 png, $name" -v v="$tp_best" -v b="$im_best" 'BEGIN {
+			printf "| %-34s | %-22s | %12.2f %-8s | %12.2f | %7.2fx |\n", w, "wall time vs IM AE", v, "s", b,
+			       (v > 0 ? b / v : 0) }'
+	done
+	rm -rf "$C"
+else
+	echo "compare: skipped (ImageMagick compare not installed)"
+fi
