@@ -65,9 +65,11 @@ static void pattern_pixel(const scene_background *bg, double cx, double cy, doub
 		t = ((ix + iy) & 1) ? 1 : 0;
 		break;
 	case SCENE_PATTERN_PEBBLES: {
-		/* Cellular pattern: each cell holds a pebble at a hashed position; pixels take
-		 * the nearest one and are grout (c1) far from every pebble. */
-		double best = 1e9;
+		/* Cobbles: a cellular (Worley) pattern. Each cell holds a pebble centre at a
+		 * hashed position; a pixel belongs to the nearest (F1) and is sand (c1) near
+		 * the border with the second nearest (F2 - F1 small). Pebbles are domed (darker
+		 * toward their rim, lit from the upper left) and vary in tone. */
+		double f1 = 1e9, f2 = 1e9, cx1 = 0, cy1 = 0;
 		uint32_t bh = 0;
 		for (int dy = -1; dy <= 1; dy++)
 			for (int dx = -1; dx <= 1; dx++) {
@@ -75,17 +77,32 @@ static void pattern_pixel(const scene_background *bg, double cx, double cy, doub
 				int hx = periodic_w > 0 ? ((nx % periodic_w) + periodic_w) % periodic_w : nx;
 				int hy = periodic_h > 0 ? ((ny % periodic_h) + periodic_h) % periodic_h : ny;
 				uint32_t h = hash2(hx, hy);
-				double px = dx + 0.2 + 0.6 * (double)(h & 1023) / 1023.0;
-				double py = dy + 0.2 + 0.6 * (double)((h >> 10) & 1023) / 1023.0;
-				double d = (px - fx) * (px - fx) + (py - fy) * (py - fy);
-				if (d < best) {
-					best = d;
+				double px = dx + 0.15 + 0.7 * (double)(h & 1023) / 1023.0;
+				double py = dy + 0.15 + 0.7 * (double)((h >> 10) & 1023) / 1023.0;
+				double d = sqrt((px - fx) * (px - fx) + (py - fy) * (py - fy));
+				if (d < f1) {
+					f2 = f1;
+					f1 = d;
 					bh = h;
+					cx1 = px - fx;
+					cy1 = py - fy;
+				} else if (d < f2) {
+					f2 = d;
 				}
 			}
-		double r = sqrt(best);
-		t = r > 0.42 ? 1 : 0;
-		shade = t ? 1 : (0.75 + 0.25 * (double)((bh >> 20) & 255) / 255.0) * (1.0 - 0.5 * r);
+		double edge = f2 - f1;
+		if (edge < 0.10) {
+			t = 1;
+			shade = 0.85 + 0.15 * edge / 0.10;
+		} else {
+			double tone = (double)((bh >> 20) & 255) / 255.0;
+			double rim = fmin(1.0, (edge - 0.10) / 0.25);
+			/* (cx1, cy1) points from the pixel to the centre: lit where it points
+			 * down-right, i.e. on the upper-left flank. */
+			double lit = 0.5 * (cx1 + cy1);
+			t = 0.35 * tone;
+			shade = (0.78 + 0.22 * rim) * (0.85 + 0.3 * tone) * (1.0 + 0.35 * lit);
+		}
 		break;
 	}
 	case SCENE_PATTERN_GRADIENT:

@@ -61,11 +61,17 @@ static const char *const pattern_names[] = { "tiles", "checker", "pebbles", "gra
 int ld_background(ld *L, const cJSON *v)
 {
 	scene_background *bg = &L->s->background;
-	static const uint8_t def[2][3] = { { 0x2a, 0x6f, 0x97 }, { 0xe9, 0xd8, 0xa6 } };
+	/* Per-pattern colours when "colors" is absent: [face, grout/gap]. */
+	static const uint8_t def[4][2][3] = {
+		{ { 0xdc, 0xeb, 0xef }, { 0x5f, 0x8e, 0xa3 } }, /* tiles: pale glaze, blue grout */
+		{ { 0xe8, 0xee, 0xf0 }, { 0x7a, 0xa5, 0xb8 } }, /* checker */
+		{ { 0x8a, 0x7f, 0x6c }, { 0xc9, 0xb9, 0x8f } }, /* pebbles: stones on sand */
+		{ { 0xbf, 0xe3, 0xea }, { 0x2f, 0x6f, 0x8a } }, /* gradient: shallow to deep */
+	};
 	int rc, pat = SCENE_PATTERN_TILES;
 	bg->pattern = SCENE_PATTERN_TILES;
 	bg->scale = 32;
-	memcpy(bg->color, def, sizeof def);
+	memcpy(bg->color, def[0], sizeof def[0]);
 	if (!v)
 		return 0;
 	if ((rc = ld_object(L, v, bg_keys)) < 0)
@@ -91,6 +97,7 @@ int ld_background(ld *L, const cJSON *v)
 	if (p && (rc = ld_enum(L, p, pattern_names, &pat)) < 0)
 		return rc;
 	bg->pattern = (scene_pattern)pat;
+	memcpy(bg->color, def[pat], sizeof def[pat]);
 	const ld_range scale = { 2, 4096, 0 };
 	if ((rc = ld_opt_num(L, v, "scale", &scale, &bg->scale)) < 0)
 		return rc;
