@@ -94,6 +94,7 @@ TEST_SRCS = \
 	tests/test_png.c \
 	tests/test_render.c \
 	tests/test_maps.c \
+	tests/test_textures.c \
 	tests/test_cli.c \
 	tests/test_mp4.c \
 	tests/test_scene.c \
@@ -175,6 +176,7 @@ bench: deps $(BIN) $(BENCH_BIN)
 # Rewrites tests/golden/*.manifest after an intended change of the frames (lists what changed).
 golden: $(BIN)
 	@sh scripts/golden.sh $(BIN)
+	@sh scripts/golden-textures.sh $(BIN)
 
 demo: deps $(BIN)
 	@mkdir -p out

@@ -1,0 +1,317 @@
+/* Textures end to end: several outputs of one run, tiling under wrap for every
+ * height-field solver, seamless loops, flipbook layout, batch naming and contact sheets,
+ * --set, and golden hashes of the texture scenes. */
+#include <glob.h>
+#include <math.h>
+
+#include "cli_util.h"
+#include "encode/png.h"
+#include "scene/scene.h"
+#include "solvers/solver.h"
+
+static char dir[64];
+static char errpath[128];
+
+static void setup(void)
+{
+	strcpy(dir, "/tmp/tp-tex-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(errpath, sizeof errpath, "%s/stderr", dir);
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(textures, .init = setup, .fini = teardown, .timeout = 120);
+
+/* A small wrapped rain scene, written into the test directory. */
+static const char *write_scene(const char *name, const char *solver, const char *extra)
+{
+	static char path[160];
+	snprintf(path, sizeof path, "%s/%s.json", dir, name);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fprintf(f,
+		"{ \"format\": \"tidepool-scene/1\", \"size\": [48, 40], \"fps\": 30, \"frames\": 12,\n"
+		"  \"seed\": 4, \"solver\": \"%s\", \"boundary\": \"wrap\",\n"
+		"  \"emitters\": [ { \"type\": \"rain\", \"rate\": 60, \"radius\": [3, 6], \"strength\": [0.5, 1.5] } ],\n"
+		"  \"maps\": { \"caustics\": { \"depth\": 250 } }%s%s }\n",
+		solver, extra ? ",\n  " : "", extra ? extra : "");
+	fclose(f);
+	return path;
+}
+
+static tp_image load(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static tp_image load(const char *fmt, ...)
+{
+	char path[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(path, sizeof path, fmt, ap);
+	va_end(ap);
+	tp_image img;
+	tp_err err;
+	int rc = tp_png_read(path, TP_RGB16, &img, &err);
+	cr_assert_eq(rc, 0, "%s", err.msg);
+	return img;
+}
+
+static double px(const tp_image *img, int x, int y, int c)
+{
+	return ((const uint16_t *)(const void *)tp_image_row(img, y))[3 * x + c];
+}
+
+/* Mean absolute difference of two whole images. */
+static double frame_diff(const tp_image *a, const tp_image *b)
+{
+	double s = 0;
+	for (int y = 0; y < a->h; y++)
+		for (int x = 0; x < a->w; x++)
+			for (int c = 0; c < 3; c++)
+				s += fabs(px(a, x, y, c) - px(b, x, y, c));
+	return s / (3.0 * a->w * a->h);
+}
+
+/* The seam of a 2x2 tiling (last column against the first, last row against the
+ * first) over the largest step between neighbouring columns or rows inside. */
+static double seam_ratio(const tp_image *img)
+{
+	double inner = 0, seam = 0;
+	for (int x = 0; x < img->w; x++) {
+		double d = 0;
+		for (int y = 0; y < img->h; y++)
+			for (int c = 0; c < 3; c++)
+				d += fabs(px(img, x, y, c) - px(img, (x + 1) % img->w, y, c));
+		if (x + 1 < img->w)
+			inner = fmax(inner, d / img->h);
+		else
+			seam = fmax(seam, d / img->h);
+	}
+	for (int y = 0; y < img->h; y++) {
+		double d = 0;
+		for (int x = 0; x < img->w; x++)
+			for (int c = 0; c < 3; c++)
+				d += fabs(px(img, x, y, c) - px(img, x, (y + 1) % img->h, c));
+		if (y + 1 < img->h)
+			inner = fmax(inner, d / img->w);
+		else
+			seam = fmax(seam, d / img->w);
+	}
+	return seam / fmax(inner, 1e-9);
+}
+
+Test(textures, every_heightfield_solver_tiles_in_every_mode)
+{
+	static const char *const modes[] = { "color", "height", "normal", "caustics" };
+	int tested = 0;
+	for (int i = 0; tp_solvers[i]; i++) {
+		if (!(tp_solvers[i]->caps & TP_SOLVER_HEIGHTFIELD))
+			continue;
+		const char *sc = write_scene("tile", tp_solvers[i]->name, NULL);
+		cr_assert_eq(run_tp(NULL, errpath,
+				    "render %s -q -y --frames 8 -o color=%s/c%%d.png -o height=%s/h%%d.png "
+				    "-o normal=%s/n%%d.png -o caustics=%s/k%%d.png",
+				    sc, dir, dir, dir, dir),
+			     0, "%s: %s", tp_solvers[i]->name, slurp(errpath));
+		for (int m = 0; m < 4; m++) {
+			tp_image img = load("%s/%c7.png", dir, modes[m][0] == 'c' && m == 3 ? 'k' : modes[m][0]);
+			double r = seam_ratio(&img);
+			cr_assert_leq(r, 1.0, "%s %s: the 2x2 seam is %.2f x the largest interior step",
+				      tp_solvers[i]->name, modes[m], r);
+			tp_image_free(&img);
+		}
+		tested++;
+	}
+	cr_assert_geq(tested, 2);
+}
+
+/* Loop of 24 frames cut from a ripple run: the step from the last frame to the first is
+ * no larger than the largest step between neighbouring frames. Without the cross-fade
+ * the same measure finds the jump. */
+static void loop_steps(double crossfade, double *wrap, double *max_step)
+{
+	char extra[160];
+	snprintf(extra, sizeof extra, "\"loop\": { \"duration\": 0.8, \"start\": 0.5, \"crossfade\": %g }", crossfade);
+	const char *sc = write_scene("loop", "ripple", extra);
+	cr_assert_eq(run_tp(NULL, errpath, "render %s -q -y -o height=%s/l%%02d.png", sc, dir), 0, "%s",
+		     slurp(errpath));
+	tp_image f[24];
+	for (int k = 0; k < 24; k++)
+		f[k] = load("%s/l%02d.png", dir, k);
+	*max_step = 0;
+	for (int k = 0; k + 1 < 24; k++)
+		*max_step = fmax(*max_step, frame_diff(&f[k], &f[k + 1]));
+	*wrap = frame_diff(&f[23], &f[0]);
+	for (int k = 0; k < 24; k++)
+		tp_image_free(&f[k]);
+	char cmd[160];
+	snprintf(cmd, sizeof cmd, "test ! -e %s/l24.png", dir);
+	cr_assert_eq(system(cmd), 0, "a 0.8 s loop at 30 fps is 24 frames");
+}
+
+Test(textures, loops_wrap_as_smoothly_as_they_run)
+{
+	double wrap, step;
+	loop_steps(0.3, &wrap, &step);
+	cr_assert_leq(wrap, step, "last -> first %.1f, largest neighbour step %.1f", wrap, step);
+	loop_steps(0, &wrap, &step);
+	cr_assert_gt(wrap, 1.5 * step, "without a cross-fade: last -> first %.1f, steps up to %.1f", wrap, step);
+}
+
+Test(textures, flipbook_cells_are_the_frames_left_to_right_then_down)
+{
+	const char *sc = write_scene("fb", "ripple", NULL);
+	/* 12 frames into a 3x2 atlas: cell i is frame 2i; same size cells are exact copies. */
+	cr_assert_eq(run_tp(NULL, errpath, "render %s -q -o normal=%s/f%%02d.png -o normal=%s/atlas.png --flipbook 3x2",
+			    sc, dir, dir),
+		     0, "%s", slurp(errpath));
+	tp_image atlas = load("%s/atlas.png", dir);
+	cr_assert_eq(atlas.w, 3 * 48);
+	cr_assert_eq(atlas.h, 2 * 40);
+	for (int i = 0; i < 6; i++) {
+		tp_image f = load("%s/f%02d.png", dir, 2 * i);
+		int cx = (i % 3) * 48, cy = (i / 3) * 40;
+		for (int y = 0; y < 40; y++)
+			cr_assert_eq(memcmp(tp_image_row(&atlas, cy + y) + 6 * cx, tp_image_row(&f, y), 6 * 48), 0,
+				     "cell %d row %d is not frame %d", i, y, 2 * i);
+		tp_image_free(&f);
+	}
+	tp_image_free(&atlas);
+}
+
+Test(textures, flipbook_sizes_power_of_two_and_limits)
+{
+	const char *sc = write_scene("fbp", "hooke",
+				     "\"flipbook\": { \"grid\": [3, 2], \"frame\": [20, 20], \"pot\": true }");
+	cr_assert_eq(run_tp(NULL, errpath, "render %s -q -o caustics=%s/pot.png", sc, dir), 0, "%s", slurp(errpath));
+	tp_image a = load("%s/pot.png", dir);
+	cr_assert_eq(a.w, 64, "60 wide rounds up to 64");
+	cr_assert_eq(a.h, 64, "40 high rounds up to 64");
+	tp_image_free(&a);
+	/* From the command line; resampled cells keep unit normals. */
+	const char *plain = write_scene("fbn", "hooke", NULL);
+	cr_assert_eq(run_tp(NULL, errpath, "render %s -q -o normal=%s/n.png --flipbook 2x2 --frame-size 17x13", plain,
+			    dir),
+		     0, "%s", slurp(errpath));
+	tp_image n = load("%s/n.png", dir);
+	cr_assert_eq(n.w, 34);
+	cr_assert_eq(n.h, 26);
+	for (int y = 0; y < n.h; y++)
+		for (int x = 0; x < n.w; x++) {
+			double len = 0;
+			for (int c = 0; c < 3; c++)
+				len += pow(px(&n, x, y, c) / 65535.0 * 2 - 1, 2);
+			cr_assert(fabs(sqrt(len) - 1) < 0.012, "|n| = %g at %d,%d", sqrt(len), x, y);
+		}
+	tp_image_free(&n);
+	/* Too few frames for the grid, and absurd atlases, are refused before rendering. */
+	cr_assert_eq(run_tp(NULL, errpath, "render %s -q -o %s/x.png --flipbook 4x4", sc, dir), 2);
+	cr_assert(strstr(slurp(errpath), "16 cells but the render has 12 frames") != NULL, "%s", slurp(errpath));
+	cr_assert_eq(run_tp(NULL, errpath, "render %s -q -o %s/x.png --flipbook 3x2 --frame-size 8000x8000", sc, dir), 2);
+	cr_assert(strstr(slurp(errpath), "the largest texture GPUs take") != NULL, "%s", slurp(errpath));
+}
+
+Test(textures, set_changes_values_and_reports_bad_ones_in_place)
+{
+	const char *sc = write_scene("set", "ripple", NULL);
+	cr_assert_eq(run_tp(NULL, errpath, "render %s -q --set params.damping=99 -o null", sc), 3);
+	cr_assert(strstr(slurp(errpath), "set.json:1:") != NULL && strstr(slurp(errpath), "params.damping") != NULL &&
+		  strstr(slurp(errpath), "(got 99)") != NULL,
+		  "%s", slurp(errpath));
+	cr_assert_eq(run_tp(NULL, errpath, "render %s -q --set emitters.3.rate=1 -o null", sc), 3);
+	cr_assert(strstr(slurp(errpath), "has no element 3") != NULL, "%s", slurp(errpath));
+	cr_assert_eq(run_tp(NULL, errpath, "render %s -q --set nonsense -o null", sc), 2);
+	/* Strings need no JSON quotes; frames and seed change what is rendered. */
+	cr_assert_eq(run_tp(NULL, errpath, "render %s -q --set boundary=reflect --set frames=3 -o %s/s%%d.png", sc, dir),
+		     0, "%s", slurp(errpath));
+	char cmd[256];
+	snprintf(cmd, sizeof cmd, "test -e %s/s2.png && test ! -e %s/s3.png", dir, dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+Test(textures, batch_names_every_combination_and_makes_a_contact_sheet)
+{
+	const char *sc = write_scene("pool", "ripple", "\"outputs\": [ { \"mode\": \"caustics\", \"path\": \"c%d.png\" }, "
+						      "{ \"mode\": \"height\", \"path\": \"h%d.png\" } ]");
+	cr_assert_eq(run_tp(NULL, errpath, "batch %s -q --frames 2 --vary seed=1..2 --vary params.damping=3,4 -O %s/b",
+			    sc, dir),
+		     0, "%s", slurp(errpath));
+	const char *names[] = { "pool_seed1_damping3", "pool_seed1_damping4", "pool_seed2_damping3",
+				"pool_seed2_damping4" };
+	for (int i = 0; i < 4; i++) {
+		char cmd[512];
+		snprintf(cmd, sizeof cmd, "test -e %s/b/%s/c1.png && test -e %s/b/%s/h1.png", dir, names[i], dir, names[i]);
+		cr_assert_eq(system(cmd), 0, "%s", names[i]);
+	}
+	/* Variants differ by what they vary (seed 1 vs 2 with the same damping). */
+	char a[256], b[256];
+	snprintf(a, sizeof a, "%s/b/%s/c1.png", dir, names[0]);
+	snprintf(b, sizeof b, "%s/b/%s/c1.png", dir, names[2]);
+	cr_assert(!files_equal(a, b));
+	/* A 2x2 sheet: 192-pixel boxes (48x40 frames: 160 high), 17-pixel labels, 8-pixel
+	 * gaps. */
+	tp_image sheet = load("%s/b/contact.png", dir);
+	cr_assert_eq(sheet.w, 2 * (192 + 8) + 8);
+	cr_assert_eq(sheet.h, 2 * (160 + 17 + 8) + 8);
+	tp_image_free(&sheet);
+
+	/* A pattern; names that collide are refused before anything renders. */
+	cr_assert_eq(run_tp(NULL, errpath, "batch %s -q --frames 2 --vary seed=5,6 --name v{index}-s{seed} -O %s/p",
+			    sc, dir),
+		     0, "%s", slurp(errpath));
+	char cmd[256];
+	snprintf(cmd, sizeof cmd, "test -d %s/p/v1-s5 && test -d %s/p/v2-s6", dir, dir);
+	cr_assert_eq(system(cmd), 0);
+	cr_assert_eq(run_tp(NULL, errpath, "batch %s -q --vary seed=1..3 --name same -O %s/q", sc, dir), 2);
+	cr_assert(strstr(slurp(errpath), "both named 'same'") != NULL, "%s", slurp(errpath));
+	snprintf(cmd, sizeof cmd, "test ! -e %s/q", dir);
+	cr_assert_eq(system(cmd), 0, "nothing is created for a refused batch");
+	/* A bad value stops the batch up front too (exit 3), naming the variant. */
+	cr_assert_eq(run_tp(NULL, errpath, "batch %s -q --vary params.damping=4,99 -O %s/r", sc, dir), 3);
+	cr_assert(strstr(slurp(errpath), "variant pool_damping99") != NULL, "%s", slurp(errpath));
+}
+
+/* ---- golden hashes of the texture scenes ---- */
+
+/* What scripts/golden-textures.sh renders with (the test checks it agrees). */
+#define GOLDEN_TEX_ARGS "-q --size 64x64 --frames 6"
+
+Test(textures, texture_scenes_match_their_golden_hashes, .timeout = 300)
+{
+	/* One manifest per scene and mode of its "outputs". */
+	glob_t g;
+	cr_assert_eq(glob("scenes/textures/*.json", 0, NULL, &g), 0);
+	cr_assert_geq(g.gl_pathc, 3u);
+	int checked = 0;
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		char name[128];
+		const char *base = strrchr(g.gl_pathv[i], '/') + 1;
+		snprintf(name, sizeof name, "%.*s", (int)(strlen(base) - 5), base);
+		scene *sc;
+		tp_err err;
+		cr_assert_eq(scene_load(g.gl_pathv[i], NULL, &sc, &err), 0, "%s", err.msg);
+		for (int m = 0; m < sc->noutputs; m++) {
+			static const char *const modes[] = { "color", "height", "normal", "caustics", "particles" };
+			const char *mode = modes[sc->outputs[m].mode];
+			char golden[256], got[256];
+			snprintf(golden, sizeof golden, "tests/golden/textures/%s-%s.manifest", name, mode);
+			snprintf(got, sizeof got, "%s/%s-%s.manifest", dir, name, mode);
+			cr_assert_eq(run_tp(NULL, errpath, "render %s " GOLDEN_TEX_ARGS " --threads 2 -o %s=null --hash %s",
+					    g.gl_pathv[i], mode, got),
+				     0, "%s: %s", name, slurp(errpath));
+			cr_expect(files_equal(golden, got), "%s in %s mode differs from %s (if intended: make golden)",
+				  g.gl_pathv[i], mode, golden);
+			checked++;
+		}
+		scene_destroy(sc);
+	}
+	globfree(&g);
+	cr_assert_geq(checked, 3);
+	const char *script = slurp("scripts/golden-textures.sh");
+	cr_assert(strstr(script, "ARGS=\"" GOLDEN_TEX_ARGS "\"") != NULL,
+		  "scripts/golden-textures.sh must render with " GOLDEN_TEX_ARGS);
+}
