@@ -121,7 +121,7 @@ Test(scene, minimal_scene_gets_documented_defaults, .init = setup, .fini = teard
 	cr_assert_null(s->background.pixels.pixels);
 	cr_assert_eq(s->background.pattern, SCENE_PATTERN_TILES);
 	cr_assert_eq(s->background.scale, 32.0);
-	const uint8_t c0[3] = { 0x2a, 0x6f, 0x97 }, c1[3] = { 0xe9, 0xd8, 0xa6 };
+	const uint8_t c0[3] = { 0xdc, 0xeb, 0xef }, c1[3] = { 0x5f, 0x8e, 0xa3 };
 	cr_assert_arr_eq(s->background.color[0], c0, 3);
 	cr_assert_arr_eq(s->background.color[1], c1, 3);
 	cr_assert_eq(s->render.mode, SCENE_MODE_COLOR);
@@ -300,6 +300,16 @@ Test(scene, emitter_defaults_follow_the_scene_end, .init = setup, .fini = teardo
 	cr_assert_eq(s->emitters[2].speed, 300.0);
 	cr_assert_eq(s->emitters[2].spread, 5.0);
 	cr_assert_eq(s->emitters[2].cap, 0);
+	scene_destroy(s);
+}
+
+Test(scene, pattern_colours_default_per_pattern, .init = setup, .fini = teardown)
+{
+	scene *s = load_ok("{" FMT ", \"background\": {\"pattern\": \"pebbles\"}}", NULL);
+	const uint8_t c0[3] = { 0x8a, 0x7f, 0x6c }, c1[3] = { 0xc9, 0xb9, 0x8f };
+	cr_assert_eq(s->background.pattern, SCENE_PATTERN_PEBBLES);
+	cr_assert_arr_eq(s->background.color[0], c0, 3);
+	cr_assert_arr_eq(s->background.color[1], c1, 3);
 	scene_destroy(s);
 }
 
@@ -641,6 +651,8 @@ Test(scene, bad_overrides_are_usage_errors, .init = setup, .fini = teardown)
 	load_bad_ov(p, &frames, TP_EUSAGE, "--frames: must be in 1..1000000 (got -4)");
 	scene_overrides seed = { .has_seed = 1, .seed = UINT64_C(1) << 60 };
 	load_bad_ov(p, &seed, TP_EUSAGE, "--seed: must be in 0..9007199254740992 (got 1152921504606846976)");
+	scene_overrides seed1 = { .has_seed = 1, .seed = (UINT64_C(1) << 53) + 1 };
+	load_bad_ov(p, &seed1, TP_EUSAGE, "--seed: must be in 0..9007199254740992 (got 9007199254740993)");
 	scene_overrides out = { .output = "" };
 	load_bad_ov(p, &out, TP_EUSAGE, "-o: the output path is empty");
 	cr_assert_eq(tp_exit_code(TP_EUSAGE), TP_EXIT_USAGE);

@@ -44,7 +44,7 @@ static int check_overrides(const scene_overrides *ov, tp_err *err)
 	if (ov->frames < 0 || ov->frames > SCENE_MAX_FRAMES)
 		return tp_errf(err, TP_EUSAGE, "--frames: must be in 1..%d (got %d)", SCENE_MAX_FRAMES,
 			ov->frames);
-	if (ov->has_seed && (double)ov->seed > SEED_MAX)
+	if (ov->has_seed && ov->seed > (UINT64_C(1) << 53)) /* not via double: 2^53 + 1 rounds */
 		return tp_errf(err, TP_EUSAGE, "--seed: must be in 0..9007199254740992 (got %llu)",
 			(unsigned long long)ov->seed);
 	if (ov->output && !ov->output[0])
@@ -206,7 +206,7 @@ static int read_solver(ld *L)
 	const char *name = "ripple";
 	const char *names[64];
 	int n = 0, rc, idx;
-	for (; tp_solvers[n] && n < 63; n++)
+	for (; n < 63 && tp_solvers[n]; n++)
 		names[n] = tp_solvers[n]->name;
 	names[n] = NULL;
 	if (v) {
