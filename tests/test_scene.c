@@ -16,6 +16,7 @@
 #include "scene/jsonpos.h"
 #include "scene/scene.h"
 #include "solvers/solver.h"
+#include "util/opts.h"
 
 static char dir[64];
 
@@ -311,6 +312,23 @@ Test(scene, pattern_colours_default_per_pattern, .init = setup, .fini = teardown
 	cr_assert_arr_eq(s->background.color[0], c0, 3);
 	cr_assert_arr_eq(s->background.color[1], c1, 3);
 	scene_destroy(s);
+}
+
+Test(scene, enum_params_are_stored_as_choice_index, .init = setup, .fini = teardown)
+{
+	const tp_solver *sv = solver_find("shallow");
+	const tp_option *o = sv ? tp_opts_find(sv->options, "float_start") : NULL;
+	if (!o || o->type != TP_OPT_ENUM)
+		cr_skip_test("no solver with an enum parameter to test against");
+	scene *s = load_ok("{" FMT ", \"solver\": \"shallow\", \"params\": {\"float_start\": \"rest\"}}", NULL);
+	cr_assert_eq(s->nparams, 1);
+	cr_assert_str_eq(s->params[0].name, "float_start");
+	cr_assert_eq(s->params[0].value, 1.0);
+	scene_destroy(s);
+	load_bad("{" FMT ", \"solver\": \"shallow\", \"params\": {\"float_start\": \"rset\"}}",
+		":1:79: params.float_start: must be one of surface, rest (got \"rset\"; did you mean \"rest\"?)");
+	load_bad("{" FMT ", \"solver\": \"shallow\", \"params\": {\"float_start\": 1}}",
+		":1:79: params.float_start: must be one of surface, rest (got 1)");
 }
 
 Test(scene, tank_defaults_to_the_pool, .init = setup, .fini = teardown)
