@@ -38,7 +38,7 @@ static const tp_option hooke_options[] = {
 	{ "height_damping", "h -= h >> this each step (seed: 8; larger = less damping)", OFF(hshift), TP_OPT_INT, 8, 1, 30, NULL },
 	{ "unit", "stored integer units per height unit (a drop of strength 1)", OFF(unit), TP_OPT_INT, 4096, 16, 65536, NULL },
 	{ "sponge", "width in pixels of the absorbing band (boundary absorb)", OFF(sponge), TP_OPT_INT, 32, 1, 4096, NULL },
-	{ "wake", "how hard a moving box pushes the water around it (0 = off)", OFF(wake), TP_OPT_DOUBLE, 0.5, 0, 100, NULL },
+	{ "wake", "bow wave of a moving box: about 4.3 x this height units (0 = off)", OFF(wake), TP_OPT_DOUBLE, 0.1, 0, 100, NULL },
 	{ NULL },
 };
 

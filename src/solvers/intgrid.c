@@ -244,16 +244,20 @@ static void box_cells(const ig_grid *g, const scene_box *bx, const tp_box_pose *
 			}
 			if (inside || !(fabs(u) < ea && fabs(v) < eb))
 				continue;
-			/* Outward normal of the nearest side; velocity along it pushes water. */
-			double du = fabs(u) - a, dv = fabs(v) - b, dist, vn;
-			if (du > dv) {
-				dist = du;
-				vn = u > 0 ? vu : -vu;
-			} else {
-				dist = dv;
-				vn = v > 0 ? vv : -vv;
-			}
-			int32_t add = round_sat(push * vn * (1.0 - dist / m));
+			/* Distance to the footprint and its outward normal (continuous around the
+			 * corners); the velocity along the normal pushes water. The profile is 0 with
+			 * zero slope at both ends of the band: a smooth source excites no pixel-scale
+			 * waves, which these integer schemes would keep as glitter. */
+			double du = fabs(u) - a, dv = fabs(v) - b;
+			du = du > 0 ? du : 0;
+			dv = dv > 0 ? dv : 0;
+			double dist = sqrt(du * du + dv * dv);
+			if (!(dist < m) || dist <= 0)
+				continue;
+			double vn = ((u > 0 ? du : -du) * vu + (v > 0 ? dv : -dv) * vv) / dist;
+			double q = dist / m;
+			double prof = 16.0 * q * q * (1.0 - q) * (1.0 - q);
+			int32_t add = round_sat(push * vn * prof);
 			for (int k = 0; k < n; k++)
 				add_sat(&buf[k][row + wrapi(i, w)], add);
 		}

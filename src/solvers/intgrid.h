@@ -35,7 +35,7 @@
 #define IG_HMAX (1 << 22)
 #define IG_Q16 65536          /* fixed-point one of the sponge factors */
 #define IG_SPONGE_EDGE 9830   /* sponge damping per step at the outermost cell, Q16 (0.15) */
-#define IG_WAKE_BAND 4.0      /* pixels around a box footprint that its motion pushes */
+#define IG_WAKE_BAND 8.0      /* pixels around a box footprint that its motion pushes */
 #define IG_PAR_CELLS 32768    /* smaller pools step on one thread: forking costs more */
 
 typedef struct ig_rowstat {
@@ -92,11 +92,13 @@ void ig_drop(const ig_grid *g, int32_t *const *org, int n, double x, double y, d
 	     double strength);
 
 /* Boxes, once per step after the kernel, using poses (scene->nboxes entries or NULL):
- * first every box pushes the cells within IG_WAKE_BAND pixels outside its footprint by
- * wake * (box velocity . outward normal) * dt * (1 - distance / band) height units (a bow
- * wave in front, a trough behind; added like a drop to the `npush` buffers), then every
- * cell whose centre lies under a footprint is set to 0 in the `nhold` buffers. Footprints
- * are rectangles size[0] x size[1] centred on the pose, turned `angle` degrees
+ * first every box pushes the cells within IG_WAKE_BAND = m pixels outside its footprint,
+ * at distance d with outward normal n, by
+ *     wake * (box velocity . n) * dt * 16 q^2 (1 - q)^2  height units,  q = d / m
+ * (added like a drop to the `npush` buffers): a bow wave ahead, a trough behind, about
+ * 4.3 * wake height units in all as the box sweeps past a cell. Then every cell whose
+ * centre lies under a footprint is set to 0 in the `nhold` buffers. Footprints are
+ * rectangles size[0] x size[1] centred on the pose, turned `angle` degrees
  * counter-clockwise as seen on screen; for wrap they repeat like drops. Remembers the poses
  * for ig_surface(). */
 void ig_boxes(ig_grid *g, const tp_box_pose *poses, double dt, double wake, int32_t *const *push,

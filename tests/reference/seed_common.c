@@ -108,7 +108,7 @@ void ref_sponge(const ref_pool *p, int32_t *buf, const int32_t *base)
 		}
 }
 
-/* pass 0: push the 4-pixel band around each footprint; pass 1: zero the footprints. */
+/* pass 0: push the 8-pixel band around each footprint; pass 1: zero the footprints. */
 static void box_pass(const ref_pool *p, const scene_box *bx, const tp_box_pose *ps, int pass,
 		     double dt, int32_t **bufs, int n)
 {
@@ -122,7 +122,7 @@ static void box_pass(const ref_pool *p, const scene_box *bx, const tp_box_pose *
 	}
 	double s, c;
 	ig_sincos_deg(ps->angle, &s, &c);
-	double a = 0.5 * bx->size[0], b = 0.5 * bx->size[1], m = 4.0;
+	double a = 0.5 * bx->size[0], b = 0.5 * bx->size[1], m = 8.0;
 	double vu = c * ps->vx - s * ps->vy, vv = s * ps->vx + c * ps->vy;
 	int k = images(p);
 	for (int cy = 0; cy < p->h; cy++)
@@ -144,9 +144,15 @@ static void box_pass(const ref_pool *p, const scene_box *bx, const tp_box_pose *
 					if (inside || !(fabs(u) < a + m && fabs(v) < b + m))
 						continue;
 					double du = fabs(u) - a, dv = fabs(v) - b;
-					double dist = du > dv ? du : dv;
-					double vn = du > dv ? (u > 0 ? vu : -vu) : (v > 0 ? vv : -vv);
-					int32_t add = rounded(p->wake * dt * p->unit * vn * (1.0 - dist / m));
+					du = du > 0 ? du : 0;
+					dv = dv > 0 ? dv : 0;
+					double dist = sqrt(du * du + dv * dv);
+					if (!(dist < m) || dist <= 0)
+						continue;
+					double vn = ((u > 0 ? du : -du) * vu + (v > 0 ? dv : -dv) * vv) / dist;
+					double f = dist / m;
+					double prof = 16.0 * f * f * (1.0 - f) * (1.0 - f);
+					int32_t add = rounded(p->wake * dt * p->unit * vn * prof);
 					for (int q = 0; q < n; q++)
 						add_to(&bufs[q][cy * p->w + cx], add);
 				}
