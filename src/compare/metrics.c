@@ -248,43 +248,34 @@ static inline float ssim_window_f(float ma, float mb, float eqq, float eab)
 	       ((ua * ua + ub * ub + c1) * (eqq - maa - mbb + c2));
 }
 
-/* Vertical pass, two symmetric tap pairs (rows k, 10 - k with weight g0 and rows j,
- * 10 - j with weight g1): adds their weighted a', b', a'^2 + b'^2 and a'b'
- * (a' = a - 128). Each pair's sums are exact integers. Kernels take restrict parameters
- * so that they vectorise; two pairs per pass halve the traffic through the sums. */
-static void ssim_vpairs(const uint8_t *restrict a0, const uint8_t *restrict a1,
-			const uint8_t *restrict a2, const uint8_t *restrict a3,
-			const uint8_t *restrict b0, const uint8_t *restrict b1,
-			const uint8_t *restrict b2, const uint8_t *restrict b3, float g0, float g1,
-			float *restrict va, float *restrict vb, float *restrict vq,
-			float *restrict vx, size_t i0, size_t i1)
+/* Vertical pass, one symmetric tap pair (rows k and 10 - k, weight gk): adds the pair's
+ * weighted a', b', a'^2 + b'^2 and a'b' (a' = a - 128). The pair sums are exact integers.
+ * Kernels take restrict parameters so that they vectorise. */
+static void ssim_vpair(const uint8_t *restrict a0, const uint8_t *restrict a1,
+		       const uint8_t *restrict b0, const uint8_t *restrict b1, float gk,
+		       float *restrict va, float *restrict vb, float *restrict vq,
+		       float *restrict vx, size_t i0, size_t i1)
 {
 	for (size_t i = i0; i < i1; i++) {
 		int u0 = a0[i] - 128, v0 = b0[i] - 128, u1 = a1[i] - 128, v1 = b1[i] - 128;
-		int u2 = a2[i] - 128, v2 = b2[i] - 128, u3 = a3[i] - 128, v3 = b3[i] - 128;
-		va[i] += g0 * (float)(u0 + u1) + g1 * (float)(u2 + u3);
-		vb[i] += g0 * (float)(v0 + v1) + g1 * (float)(v2 + v3);
-		vq[i] += g0 * (float)(u0 * u0 + v0 * v0 + u1 * u1 + v1 * v1) +
-			 g1 * (float)(u2 * u2 + v2 * v2 + u3 * u3 + v3 * v3);
-		vx[i] += g0 * (float)(u0 * v0 + u1 * v1) + g1 * (float)(u2 * v2 + u3 * v3);
+		va[i] += gk * (float)(u0 + u1);
+		vb[i] += gk * (float)(v0 + v1);
+		vq[i] += gk * (float)(u0 * u0 + v0 * v0 + u1 * u1 + v1 * v1);
+		vx[i] += gk * (float)(u0 * v0 + u1 * v1);
 	}
 }
 
-/* Vertical pass, first step: the centre row (k = 5) and the innermost pair (4, 6)
- * initialise the sums. */
-static void ssim_vcentre(const uint8_t *restrict ac, const uint8_t *restrict a0,
-			 const uint8_t *restrict a1, const uint8_t *restrict bc,
-			 const uint8_t *restrict b0, const uint8_t *restrict b1, float gc, float g0,
+/* Vertical pass, the centre row (k = 5): same sums, single row. */
+static void ssim_vcentre(const uint8_t *restrict a0, const uint8_t *restrict b0, float gk,
 			 float *restrict va, float *restrict vb, float *restrict vq,
 			 float *restrict vx, size_t i0, size_t i1)
 {
 	for (size_t i = i0; i < i1; i++) {
-		int u = ac[i] - 128, v = bc[i] - 128;
-		int u0 = a0[i] - 128, v0 = b0[i] - 128, u1 = a1[i] - 128, v1 = b1[i] - 128;
-		va[i] = gc * (float)u + g0 * (float)(u0 + u1);
-		vb[i] = gc * (float)v + g0 * (float)(v0 + v1);
-		vq[i] = gc * (float)(u * u + v * v) + g0 * (float)(u0 * u0 + v0 * v0 + u1 * u1 + v1 * v1);
-		vx[i] = gc * (float)(u * v) + g0 * (float)(u0 * v0 + u1 * v1);
+		int u = a0[i] - 128, v = b0[i] - 128;
+		va[i] += gk * (float)u;
+		vb[i] += gk * (float)v;
+		vq[i] += gk * (float)(u * u + v * v);
+		vx[i] += gk * (float)(u * v);
 	}
 }
 
@@ -319,17 +310,16 @@ static double ssim_row(const tp_image *a, const tp_image *b, const float *g, int
 	float *va = buf, *vb = buf + len, *vq = buf + 2 * len, *vx = buf + 3 * len;
 	float *out = buf + 4 * len;
 	size_t i0 = 3 * (size_t)xs, i1 = 3 * ((size_t)xe + WIN); /* input samples used */
-	const uint8_t *ra[WIN], *rb[WIN];
-	for (int k = 0; k < WIN; k++) {
-		ra[k] = tp_image_row(a, yo + k);
-		rb[k] = tp_image_row(b, yo + k);
-	}
-	/* Centre row and pair (4, 6), then pairs (3, 7) + (2, 8) and (1, 9) + (0, 10). */
-	ssim_vcentre(ra[5], ra[4], ra[6], rb[5], rb[4], rb[6], g[5], g[4], va, vb, vq, vx, i0, i1);
-	ssim_vpairs(ra[3], ra[7], ra[2], ra[8], rb[3], rb[7], rb[2], rb[8], g[3], g[2], va, vb, vq, vx,
-		    i0, i1);
-	ssim_vpairs(ra[1], ra[9], ra[0], ra[10], rb[1], rb[9], rb[0], rb[10], g[1], g[0], va, vb, vq,
-		    vx, i0, i1);
+	memset(va + i0, 0, (i1 - i0) * sizeof *va);
+	memset(vb + i0, 0, (i1 - i0) * sizeof *vb);
+	memset(vq + i0, 0, (i1 - i0) * sizeof *vq);
+	memset(vx + i0, 0, (i1 - i0) * sizeof *vx);
+	for (int k = 0; k < HALF; k++)
+		ssim_vpair(tp_image_row(a, yo + k), tp_image_row(a, yo + WIN - 1 - k),
+			   tp_image_row(b, yo + k), tp_image_row(b, yo + WIN - 1 - k), g[k], va, vb,
+			   vq, vx, i0, i1);
+	ssim_vcentre(tp_image_row(a, yo + HALF), tp_image_row(b, yo + HALF), g[HALF], va, vb, vq, vx,
+		     i0, i1);
 	size_t o1 = 3 * ((size_t)xe + 1);
 	ssim_hpass(va, vb, vq, vx, g, out, i0, o1);
 	double sum = 0;
