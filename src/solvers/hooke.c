@@ -54,7 +54,7 @@ row_pow2(const int32_t *restrict h, int32_t *restrict hn, int32_t *restrict v, p
 	for (int x = 0; x < n; x++) {
 		int32_t t = dd * h[x] - (e * (up[x] + dn[x] + h[x - 1] + h[x + 1]) +
 					 c * (up[x - 1] + up[x + 1] + dn[x + 1] + dn[x - 1]));
-		int32_t a = (t + ((t >> 31) & bias)) >> k;
+		int32_t a = (t + (t < 0 ? bias : 0)) >> k;
 		int32_t vv = v[x] - a;
 		vv -= vv >> sv;
 		v[x] = vv;
