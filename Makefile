@@ -46,7 +46,10 @@ SRC_SOLVERS = \
 	src/solvers/intgrid.c \
 	src/solvers/ripple.c \
 	src/solvers/shallow.c \
-	src/solvers/cg.c
+	src/solvers/cg.c \
+	src/solvers/sph.c \
+	src/solvers/sph_kern.c \
+	src/solvers/sph_surf.c
 
 SRC_SIM = \
 	src/sim/stepper.c \

@@ -1,0 +1,668 @@
+/*
+ * sph.c - "sph": a 2D particle fluid in a tank (seed 004, "simulating fluid particles").
+ *
+ * Seed 004 (an AS3 write-up after saharan's wonderfl demo): unit-mass particles, density
+ * rho_i = sum_j (1 - r/R)^2, pressure P = k (rho - rho0) floored at 0, pair pressure
+ * forces with the averaged pressures (P_i + P_j) / (2 rho_j) (1 - r/R), viscosity from
+ * velocity differences (v_i - v_j) (1 - r/R) / rho_j, gravity, walls as springs, and the
+ * bottle's acceleration subtracted from every particle when it is dragged. Model "seed"
+ * runs exactly that (in px and s, symplectic Euler).
+ *
+ * Model "relaxed" (default) keeps the seed's kernel and pairwise forms but integrates
+ * them as Clavet, Beaudoin & Poulin's double density relaxation ("Particle-based
+ * viscoelastic fluid simulation", SCA 2005): predict positions, then displace particles
+ * by dt^2 times the pressure terms, velocities from the displacement. A near pressure
+ * k_near * sum (1 - r/R)^3 keeps particles from clumping, the negative pressure at the
+ * free surface (scaled by `cohesion`) gives surface tension, and the walls add back the
+ * density of the fluid missing beyond them. Both models: a CFL-limited number of
+ * substeps per step, an optional velocity cap, and hard containment (tank clamp and
+ * obstacle push-out) so no particle ever leaves the tank or enters an obstacle.
+ *
+ * The code: this file (options, scene set-up, emitters, the step loop, stats,
+ * checkpoints), sph_kern.c (grid and passes), sph_surf.c (the render field).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solvers/sph_impl.h"
+
+
+#define SPH_MAX_PARTICLES (8 << 20)
+#ifndef SPH_KCFL
+#define SPH_KCFL 1.4
+#endif
+#define SQRT3_2 0.86602540378443864676
+#define PI 3.14159265358979323846
+
+static const char *const model_names[] = { "seed", "relaxed", NULL };
+
+static const tp_option sph_options[] = {
+	{ "model", "seed: seed 004 as written; relaxed: double density relaxation",
+	  offsetof(sph, model), TP_OPT_ENUM, SPH_MODEL_RELAXED, 0, 1, model_names },
+	{ "spacing", "particle spacing of blocks, drops and streams, px",
+	  offsetof(sph, spacing), TP_OPT_DOUBLE, 4, 1, 64, NULL },
+	{ "radius", "kernel radius R, px (0: 2.25 x spacing)",
+	  offsetof(sph, radius), TP_OPT_DOUBLE, 0, 0, 512, NULL },
+	{ "stiffness", "k in P = k (rho - rho0), px/s^2 (0: from gravity, depth and compression)",
+	  offsetof(sph, stiffness), TP_OPT_DOUBLE, 0, 0, 1e10, NULL },
+	{ "compression", "with stiffness 0: target compression at the bottom of the settled fluid",
+	  offsetof(sph, compression), TP_OPT_DOUBLE, 0.1, 0.005, 1, NULL },
+	{ "near_stiffness", "relaxed: k_near in Pn = k_near rho_near, as a fraction of k",
+	  offsetof(sph, near_stiffness), TP_OPT_DOUBLE, 0.5, 0, 100, NULL },
+	{ "rest_density", "rho0, a kernel sum (0: that of an interior particle of a block)",
+	  offsetof(sph, rest_density), TP_OPT_DOUBLE, 0, 0, 1000, NULL },
+	{ "cohesion", "relaxed: fraction of negative pressure kept (surface tension)",
+	  offsetof(sph, cohesion), TP_OPT_DOUBLE, 0.5, 0, 1, NULL },
+	{ "viscosity", "mu in dv = -dt mu sum (v_i - v_j) q / rho_j, 1/s",
+	  offsetof(sph, viscosity), TP_OPT_DOUBLE, 3, 0, 1000, NULL },
+	{ "gravity", "px/s^2, positive = down the image",
+	  offsetof(sph, gravity), TP_OPT_DOUBLE, 1000, -1e6, 1e6, NULL },
+	{ "wall_stiffness", "seed wall springs: a = k_w * penetration of the margin, 1/s^2",
+	  offsetof(sph, wall_stiffness), TP_OPT_DOUBLE, 20000, 0, 1e9, NULL },
+	{ "max_speed", "velocity cap, px/s (0: none)",
+	  offsetof(sph, max_speed), TP_OPT_DOUBLE, 4000, 0, 1e7, NULL },
+	{ "cfl", "fraction of the stable time step used by each substep",
+	  offsetof(sph, cfl), TP_OPT_DOUBLE, 0.5, 0.02, 2, NULL },
+	{ "max_substeps", "most substeps per step (the CFL limit asks for more: dt is stretched)",
+	  offsetof(sph, max_substeps), TP_OPT_INT, 200, 1, 100000, NULL },
+	{ "splat", "render field: splat radius in spacings",
+	  offsetof(sph, splat), TP_OPT_DOUBLE, 1.6, 0.5, 8, NULL },
+	{ "iso", "render field: surface level as a fraction of the interior's splat sum",
+	  offsetof(sph, iso), TP_OPT_DOUBLE, 0.35, 0.05, 1, NULL },
+	{ NULL },
+};
+
+void sph_sincos_deg(double deg, double *sn, double *cs)
+{
+	/* Range reduction to [-45, 45] degrees is exact (fmod is), then Taylor series to
+	 * double precision: the same bits on every platform, no libm. */
+	double a = fmod(deg, 360.0);
+	if (a < 0)
+		a += 360.0;
+	int q = (int)((a + 45.0) / 90.0);
+	double r = (a - 90.0 * q) * (PI / 180.0), r2 = r * r;
+	double s = r * (1 + r2 * (-1.0 / 6 + r2 * (1.0 / 120 + r2 * (-1.0 / 5040 + r2 * (1.0 / 362880 +
+		   r2 * (-1.0 / 39916800 + r2 / 6227020800.0))))));
+	double c = 1 + r2 * (-0.5 + r2 * (1.0 / 24 + r2 * (-1.0 / 720 + r2 * (1.0 / 40320 +
+		   r2 * (-1.0 / 3628800 + r2 / 479001600.0)))));
+	switch (q & 3) {
+	case 0: *sn = s; *cs = c; break;
+	case 1: *sn = c; *cs = -s; break;
+	case 2: *sn = -s; *cs = -c; break;
+	default: *sn = -c; *cs = s; break;
+	}
+}
+
+static void *alloc_floats(size_t n)
+{
+	size_t bytes = (n * sizeof(float) + 63) & ~(size_t)63;
+	void *p = aligned_alloc(64, bytes ? bytes : 64);
+	if (p)
+		memset(p, 0, bytes ? bytes : 64);
+	return p;
+}
+
+/* ---- lattice fills: the same code counts (s->x == NULL) and places particles ---- */
+
+static int inside_obstacle0(const sph *s, double x, double y)
+{
+	for (int b = 0; b < s->nobst; b++) {
+		const sph_obst *o = &s->obst_sub0[b];
+		double dx = x - o->cx, dy = y - o->cy;
+		double lx = o->c * dx + o->s * dy, ly = -o->s * dx + o->c * dy;
+		if (fabs(lx) < o->hx && fabs(ly) < o->hy)
+			return 1;
+	}
+	return 0;
+}
+
+/* Appends one particle at a local position with a local velocity. */
+static void add_particle(sph *s, double x, double y, double vx, double vy)
+{
+	s->emitted++;
+	if (s->n >= s->cap) {
+		s->lost++;
+		return;
+	}
+	const double eps = 0.01;
+	int i = s->n++;
+	s->x[i] = (float)fmin(fmax(x, eps), s->W - eps);
+	s->y[i] = (float)fmin(fmax(y, eps), s->H - eps);
+	s->vx[i] = (float)vx;
+	s->vy[i] = (float)vy;
+}
+
+/* A block of fluid at rest (local frame) on the hexagonal lattice, clipped to the tank
+ * and to the obstacles at t = 0. Returns the number of particles. */
+static long fill_block(sph *s, const scene_block *b, int place)
+{
+	const double sp = s->s, dy = sp * SQRT3_2;
+	double x0 = b->x - s->org_x, y0 = b->y - s->org_y;
+	long count = 0;
+	for (int j = 0;; j++) {
+		double y = y0 + dy * (j + 0.5);
+		if (y > y0 + b->h)
+			break;
+		for (int i = 0;; i++) {
+			double x = x0 + sp * (i + 0.5 + 0.5 * (j & 1));
+			if (x > x0 + b->w)
+				break;
+			if (x < 0 || x > s->W || y < 0 || y > s->H || inside_obstacle0(s, x, y))
+				continue;
+			count++;
+			if (place)
+				add_particle(s, x, y, 0, 0);
+		}
+	}
+	return count;
+}
+
+/* A disc of radius r on the lattice centred at local (cx, cy); at least one particle. */
+static long fill_disc(sph *s, double cx, double cy, double r, double vx, double vy, int place)
+{
+	const double sp = s->s, dy = sp * SQRT3_2;
+	int J = (int)(r / dy), I = (int)(r / sp) + 1;
+	long count = 0;
+	for (int j = -J; j <= J; j++)
+		for (int i = -I; i <= I; i++) {
+			double px = sp * (i + 0.5 * (j & 1)), py = dy * j;
+			if (px * px + py * py > r * r)
+				continue;
+			count++;
+			if (place)
+				add_particle(s, cx + px, cy + py, vx, vy);
+		}
+	return count;
+}
+
+/* ---- stream emitters ---- */
+
+/* Particle k of a stream leaves the nozzle at t_k = from + k / rate. */
+static double stream_time(const scene_emitter *e, long k) { return e->from + (double)k / e->rate; }
+
+static long stream_total(const scene *sc, const scene_emitter *e)
+{
+	double t_end = sc->frames > 1 ? (double)(sc->frames - 1) / sc->fps : 0;
+	if (e->rate <= 0 || e->from > t_end)
+		return 0;
+	double last = fmin(e->to, t_end + 1e-9);
+	long n = (long)floor((last - e->from) * e->rate) + 2; /* bound, then exact count */
+	while (n > 0 && !(stream_time(e, n - 1) < e->to && stream_time(e, n - 1) <= t_end))
+		n--;
+	if (e->cap > 0 && n > e->cap)
+		n = e->cap;
+	return n;
+}
+
+/* Emits every particle of every stream due by time t; the nozzle is fixed in the world,
+ * so a particle that left at t_k is at nozzle + u (t - t_k), with velocity u - v_tank
+ * in the tank frame. New particles are pushed out of obstacles like the others. */
+static void emit_streams(sph *s, double t, const sph_sub *c)
+{
+	for (int k = 0; k < s->nstreams; k++) {
+		sph_stream *st = &s->streams[k];
+		const scene_emitter *e = &s->sc->emitters[st->scene_index];
+		double bs, bc;
+		sph_sincos_deg(e->direction, &bs, &bc);
+		while (st->emitted < st->total && stream_time(e, st->emitted) <= t) {
+			double age = t - stream_time(e, st->emitted);
+			double ds, dc;
+			sph_sincos_deg(e->direction + e->spread * (tp_rng_unit(&st->rng) - 0.5), &ds, &dc);
+			double ux = e->speed * dc, uy = e->speed * ds;
+			int slot = (int)(st->emitted % st->slots);
+			double off = (slot - 0.5 * (st->slots - 1)) * s->s;
+			double x = e->at[0] - s->org_x - off * bs + ux * age;
+			double y = e->at[1] - s->org_y + off * bc + uy * age;
+			int before = s->n;
+			add_particle(s, x, y, ux - s->tank_vx, uy - s->tank_vy);
+			st->emitted++;
+			if (c && s->n > before) {
+				int i = s->n - 1;
+				float px = (float)(e->at[0] - s->org_x), py = (float)(e->at[1] - s->org_y);
+				sph_collide(s, c, px, py, &s->x[i], &s->y[i], &s->vx[i], &s->vy[i]);
+			}
+		}
+	}
+}
+
+/* ---- obstacles ---- */
+
+/* Obstacle b from a world pose into the tank frame whose origin is (ox, oy); the
+ * scene's angle is counter-clockwise on screen (+y down), so the local x axis is
+ * (cos a, -sin a). Half extents grow by half a spacing: particles are blobs. */
+static void obst_from_pose(const sph *s, int b, const tp_box_pose *p, double ox, double oy,
+			   double tvx, double tvy, sph_obst *o, double *angle)
+{
+	const scene_box *sb = &s->sc->boxes[b];
+	double sn, cs;
+	sph_sincos_deg(p->angle, &sn, &cs);
+	o->cx = (float)(p->x - ox);
+	o->cy = (float)(p->y - oy);
+	o->c = (float)cs;
+	o->s = (float)-sn;
+	o->hx = (float)(0.5 * sb->size[0] + 0.5 * s->s);
+	o->hy = (float)(0.5 * sb->size[1] + 0.5 * s->s);
+	o->vx = (float)(p->vx - tvx);
+	o->vy = (float)(p->vy - tvy);
+	*angle = p->angle;
+}
+
+/* Pose at fraction f of the step, interpolated in the tank frame. */
+static void obst_lerp(const sph *s, int nb, const double *a0, const double *a1, double f, sph_obst *out)
+{
+	for (int b = 0; b < nb; b++) {
+		const sph_obst *p = &s->obst_prev[b], *q = &s->obst_cur[b];
+		double sn, cs;
+		sph_sincos_deg(a0[b] + f * (a1[b] - a0[b]), &sn, &cs);
+		out[b] = *q;
+		out[b].cx = (float)(p->cx + f * (q->cx - p->cx));
+		out[b].cy = (float)(p->cy + f * (q->cy - p->cy));
+		out[b].c = (float)cs;
+		out[b].s = (float)-sn;
+	}
+}
+
+/* ---- descriptor methods ---- */
+
+static void sph_uninit(void *priv)
+{
+	sph *s = priv;
+	float **fa[] = { &s->x, &s->y, &s->vx, &s->vy, &s->x2, &s->y2, &s->vx2, &s->vy2,
+			 &s->rho, &s->rhon, &s->p, &s->pn, &s->irho, &s->field, &s->wx, &s->wy };
+	for (size_t i = 0; i < sizeof fa / sizeof fa[0]; i++) {
+		free(*fa[i]);
+		*fa[i] = NULL;
+	}
+	free(s->key);
+	free(s->perm);
+	free(s->cell_start);
+	free(s->cell_fill);
+	free(s->part);
+	free(s->obst_prev);
+	free(s->obst_cur);
+	free(s->obst_sub0);
+	free(s->obst_sub1);
+	free(s->obst_angle);
+	free(s->streams);
+	s->key = s->perm = s->cell_start = s->cell_fill = NULL;
+	s->part = NULL;
+	s->obst_prev = s->obst_cur = s->obst_sub0 = s->obst_sub1 = NULL;
+	s->obst_angle = NULL;
+	s->streams = NULL;
+}
+
+/* Stiffness from the hydrostatic balance of the relaxed pressure terms: a pressure
+ * gradient dP/dy gives a_y = -dP/dy * n0 pi R^3 / 24, so holding a column of depth D
+ * against g compresses its bottom by e = 144 g D / (k n0^2 pi^2 R^5); solve for k. The
+ * seed model divides by rho_j, hence the extra rho0. */
+static double auto_stiffness(const sph *s, double depth)
+{
+	double n0 = 2.0 / (sqrt(3.0) * s->s * s->s), R = s->R;
+	double g = fabs(s->gravity) > 1 ? fabs(s->gravity) : 1;
+	double k = 144.0 * g * depth / (s->compression * n0 * n0 * PI * PI * R * R * R * R * R);
+	return s->model == SPH_MODEL_SEED ? k * s->rho0 : k;
+}
+
+static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
+{
+	sph *s = priv;
+	const scene *sc = ctx->scene;
+	s->sc = sc;
+	s->s = (float)s->spacing;
+	s->R = (float)(s->radius > 0 ? s->radius : 2.25 * s->spacing);
+	if (s->R < 1.2f * s->s)
+		return tp_errf(err, TP_EINPUT, "params.radius: must be at least 1.2 x spacing (got %g, spacing %g)",
+			       (double)s->R, s->spacing);
+	s->invR = 1.0f / s->R;
+	double lat = sph_lattice_sum(s->spacing, s->R, 2);
+	s->rho0 = (float)(s->rest_density > 0 ? s->rest_density : lat);
+	s->margin = 0.5f * s->s;
+
+	/* the tank (or the whole picture) and its pose at t = 0 */
+	double cx, cy, ang;
+	if (sc->has_tank) {
+		s->W = (float)sc->tank.size[0];
+		s->H = (float)sc->tank.size[1];
+		scene_path_eval(&sc->tank.path, 0, &cx, &cy, &ang);
+	} else {
+		s->W = (float)sc->width;
+		s->H = (float)sc->height;
+		cx = 0.5 * sc->width;
+		cy = 0.5 * sc->height;
+	}
+	s->org_x = cx - 0.5 * s->W;
+	s->org_y = cy - 0.5 * s->H;
+	if (s->W < 2 * s->s || s->H < 2 * s->s)
+		return tp_errf(err, TP_EINPUT, "tank: %gx%g px is too small for a particle spacing of %g px",
+			       (double)s->W, (double)s->H, s->spacing);
+
+	/* obstacles at t = 0 (blocks are clipped against them) */
+	s->nobst = sc->nboxes;
+	size_t nb = (size_t)sc->nboxes + 1;
+	s->obst_prev = calloc(nb, sizeof(sph_obst));
+	s->obst_cur = calloc(nb, sizeof(sph_obst));
+	s->obst_sub0 = calloc(nb, sizeof(sph_obst));
+	s->obst_sub1 = calloc(nb, sizeof(sph_obst));
+	s->obst_angle = calloc(2 * nb, sizeof(double));
+	if (!s->obst_prev || !s->obst_cur || !s->obst_sub0 || !s->obst_sub1 || !s->obst_angle)
+		goto oom;
+	for (int b = 0; b < sc->nboxes; b++) {
+		tp_box_pose p = { 0 };
+		scene_path_eval(&sc->boxes[b].path, 0, &p.x, &p.y, &p.angle);
+		obst_from_pose(s, b, &p, s->org_x, s->org_y, 0, 0, &s->obst_prev[b], &s->obst_angle[b]);
+		s->obst_angle[nb + b] = s->obst_angle[b];
+	}
+	memcpy(s->obst_cur, s->obst_prev, nb * sizeof(sph_obst));
+	memcpy(s->obst_sub0, s->obst_prev, nb * sizeof(sph_obst));
+
+	/* capacity: blocks + scene drops + streams + the most rain could bring */
+	double cap = 0;
+	for (int i = 0; i < sc->nblocks; i++)
+		cap += (double)fill_block(s, &sc->blocks[i], 0);
+	for (int i = 0; i < sc->ndrops; i++)
+		cap += (double)fill_disc(s, 0, 0, sc->drops[i].radius, 0, 0, 0);
+	s->nstreams = 0;
+	for (int i = 0; i < sc->nemitters; i++)
+		s->nstreams += sc->emitters[i].type == SCENE_EMIT_STREAM;
+	s->streams = calloc((size_t)s->nstreams + 1, sizeof(sph_stream));
+	if (!s->streams)
+		goto oom;
+	double t_end = sc->frames > 1 ? (double)(sc->frames - 1) / sc->fps : 0;
+	double steps = (double)sc->frames * sc->substeps;
+	for (int i = 0, k = 0; i < sc->nemitters; i++) {
+		const scene_emitter *e = &sc->emitters[i];
+		if (e->type == SCENE_EMIT_STREAM) {
+			sph_stream *st = &s->streams[k++];
+			st->scene_index = i;
+			st->total = stream_total(sc, e);
+			double ap = SQRT3_2 * s->spacing * s->spacing;
+			double wdt = e->rate * ap / (fmax(e->speed, 1.0) * s->spacing);
+			st->slots = (int)fmin(fmax(floor(wdt + 0.5), 1), 64);
+			tp_rng_seed(&st->rng, sc->seed, 0x73747265616dULL + (uint64_t)i); /* "stream" */
+			cap += (double)st->total;
+		} else if (e->rate > 0 && e->from < t_end) {
+			/* the stepper rounds each step's expected count up at most once */
+			double span = fmin(e->to, t_end) - fmax(e->from, 0);
+			double drops = ceil(e->rate * fmax(span, 0)) + steps + 1;
+			cap += drops * (double)fill_disc(s, 0, 0, e->radius[1], 0, 0, 0);
+		}
+	}
+	if (cap > SPH_MAX_PARTICLES)
+		return tp_errf(err, TP_EINPUT, "%s: the scene could need %.0f particles; the limit is %d "
+			       "(raise params.spacing, or lower emitter rates, caps or rain)",
+			       sc->path, cap, SPH_MAX_PARTICLES);
+	s->cap = (int)cap + 1;
+
+	/* stiffness and the stable step */
+	if (s->stiffness <= 0) {
+		double area = (double)s->cap * SQRT3_2 * s->spacing * s->spacing;
+		double depth = fmin(area / s->W, s->H);
+		s->stiffness = auto_stiffness(s, fmax(depth, 4 * s->spacing));
+	}
+	double kn = s->near_stiffness * s->stiffness;
+	s->near_stiffness = kn;
+	{
+		/* Small-oscillation rate of a particle in its neighbours' pressure field,
+		 * omega^2 ~ (2/R) (k rho0 + 2 k_near rhon0) (relaxed; seed: k per unit of
+		 * rho0), so a substep is at most cfl * 2 / omega. */
+		double rhon0 = sph_lattice_sum(s->spacing, s->R, 3);
+		double kk = s->model == SPH_MODEL_SEED ? s->stiffness : s->stiffness * s->rho0;
+		s->omega2 = 2.0 / s->R * (kk + 2.0 * kn * rhon0);
+	}
+
+	sph_wall_tables(s);
+
+	/* particle arrays and grid */
+	size_t n = (size_t)s->cap;
+	float **fa[] = { &s->x, &s->y, &s->vx, &s->vy, &s->x2, &s->y2, &s->vx2, &s->vy2,
+			 &s->rho, &s->rhon, &s->p, &s->pn, &s->irho, &s->wx, &s->wy };
+	for (size_t i = 0; i < sizeof fa / sizeof fa[0]; i++)
+		if (!(*fa[i] = alloc_floats(n + SPH_LANES)))
+			goto oom;
+	s->key = calloc(n, sizeof(int));
+	s->perm = calloc(n, sizeof(int));
+	if (!s->key || !s->perm)
+		goto oom;
+	s->ncx = (int)fmax(1, floor(2 * s->W / s->R));
+	s->ncy = (int)fmax(1, floor(s->H / s->R));
+	if ((double)s->ncx * s->ncy > 1 << 26)
+		return tp_errf(err, TP_EINPUT, "tank: %gx%g px needs too many grid cells for a kernel radius "
+			       "of %g px", (double)s->W, (double)s->H, (double)s->R);
+	s->ncells = s->ncx * s->ncy;
+	s->cell_start = calloc((size_t)s->ncells + 1, sizeof(int));
+	s->cell_fill = calloc((size_t)s->ncells, sizeof(int));
+	s->nchunks_max = (s->cap + SPH_CHUNK - 1) / SPH_CHUNK + 1;
+	s->part = calloc((size_t)s->nchunks_max * 4, sizeof(double));
+	s->fw = sc->width;
+	s->fh = sc->height;
+	s->field = alloc_floats((size_t)s->fw * (size_t)s->fh);
+	if (!s->cell_start || !s->cell_fill || !s->part || !s->field)
+		goto oom;
+	{
+		/* Splat kernel (1 - r^2/Rs^2)^2 integrates to pi Rs^2 / 3 per particle; scale so
+		 * the surface level `iso` of the interior sum maps to 1. */
+		double n0 = 2.0 / (sqrt(3.0) * s->spacing * s->spacing);
+		s->splat_r = (float)(s->splat * s->spacing);
+		s->splat_scale = (float)(1.0 / (s->iso * n0 * PI * s->splat_r * s->splat_r / 3.0));
+	}
+
+	for (int i = 0; i < sc->nblocks; i++)
+		fill_block(s, &sc->blocks[i], 1);
+	emit_streams(s, 0, NULL);
+	if (sph_reduce(s) < 0)
+		return tp_errf(err, TP_EIO, "sph: initial state is not finite");
+	return 0;
+oom:
+	return tp_errf(err, TP_EIO, "out of memory for %d particles", s->cap);
+}
+
+static void sph_drop(void *priv, double x, double y, double r, double strength)
+{
+	sph *s = priv;
+	(void)strength; /* a drop of fluid has no height: its size is r */
+	/* released at rest in the world: in the tank frame it moves against the tank */
+	fill_disc(s, x - s->org_x, y - s->org_y, r, -s->tank_vx, -s->tank_vy, 1);
+}
+
+static int sph_step(void *priv, const tp_step_in *in)
+{
+	sph *s = priv;
+	const scene *sc = s->sc;
+	const double dt = in->dt, t0 = in->t - dt;
+	const int nb = s->nobst;
+
+	/* Tank: its velocity change over this step is an inertial kick -dv on every
+	 * particle, spread over the substeps as the acceleration -dv/dt (seed 004). */
+	double ox0 = s->org_x, oy0 = s->org_y, ox1 = ox0, oy1 = oy0, tvx = 0, tvy = 0;
+	if (sc->has_tank) {
+		ox1 = in->tank_x - 0.5 * s->W;
+		oy1 = in->tank_y - 0.5 * s->H;
+		tvx = in->tank_vx;
+		tvy = in->tank_vy;
+		if (!s->have_tank_v) {
+			s->tank_vx = tvx;
+			s->tank_vy = tvy;
+			s->have_tank_v = 1;
+		}
+	}
+	double dvx = tvx - s->tank_vx, dvy = tvy - s->tank_vy;
+
+	/* obstacles at the end of the step, in the tank frame */
+	double *ang0 = s->obst_angle, *ang1 = s->obst_angle + nb + 1;
+	for (int b = 0; b < nb; b++)
+		obst_from_pose(s, b, &in->boxes[b], ox1, oy1, tvx, tvy, &s->obst_cur[b], &ang1[b]);
+
+	/* substeps: particles move at most cfl * R per substep, and the pressure
+	 * and viscosity terms stay inside their stability limits */
+	double vref = s->vmax + sqrt(dvx * dvx + dvy * dvy) + fabs(s->gravity) * dt;
+	for (int k = 0; k < s->nstreams; k++)
+		vref = fmax(vref, sc->emitters[s->streams[k].scene_index].speed);
+	for (int b = 0; b < nb; b++) {
+		double bvx = s->obst_cur[b].vx, bvy = s->obst_cur[b].vy;
+		vref = fmax(vref, sqrt(bvx * bvx + bvy * bvy));
+	}
+	double h = s->cfl * s->R / fmax(vref, 1e-6);
+	h = fmin(h, SPH_KCFL * s->cfl / sqrt(s->omega2));
+	if (s->viscosity > 0)
+		h = fmin(h, 0.25 / s->viscosity);
+	double want = ceil(dt / h);
+	int nsub = (int)fmin(fmax(want, 1), s->max_substeps);
+	s->substeps_last = nsub;
+
+	sph_sub c = { .dt = (float)(dt / nsub), .nobst = nb, .prev = s->obst_sub0, .cur = s->obst_sub1 };
+	c.ax = (float)(-dvx / dt);
+	c.ay = (float)(s->gravity - dvy / dt);
+	for (int i = 0; i < nsub; i++) {
+		double f0 = (double)i / nsub, f1 = (double)(i + 1) / nsub;
+		obst_lerp(s, nb, ang0, ang1, f0, s->obst_sub0);
+		obst_lerp(s, nb, ang0, ang1, f1, s->obst_sub1);
+		if (s->model == SPH_MODEL_RELAXED) {
+			sph_predict(s, &c);
+			sph_sort(s);
+			sph_density(s);
+			sph_relax(s, &c);
+		} else {
+			sph_sort(s);
+			sph_density(s);
+			sph_forces_seed(s, &c);
+		}
+		/* the world moves under the tank frame during the step */
+		s->org_x = ox0 + f1 * (ox1 - ox0);
+		s->org_y = oy0 + f1 * (oy1 - oy0);
+		s->tank_vx += dvx / nsub;
+		s->tank_vy += dvy / nsub;
+		emit_streams(s, t0 + dt * f1, &c);
+	}
+	s->org_x = ox1;
+	s->org_y = oy1;
+	s->tank_vx = tvx;
+	s->tank_vy = tvy;
+	memcpy(s->obst_prev, s->obst_cur, (size_t)nb * sizeof(sph_obst));
+	memcpy(ang0, ang1, (size_t)nb * sizeof(double));
+	s->t = in->t;
+	return sph_reduce(s) < 0 ? TP_EIO : 0;
+}
+
+static void sph_surface(void *priv, tp_surface *out)
+{
+	sph *s = priv;
+	sph_splat(s);
+	memset(out, 0, sizeof *out);
+	out->kind = TP_SURFACE_FLUID;
+	out->w = s->fw;
+	out->h = s->fh;
+	out->type = TP_SAMPLE_F32;
+	out->data = s->field;
+	out->stride = s->fw;
+	out->scale = 1;
+	out->nboxes = 0;
+	out->tank[0] = s->org_x;
+	out->tank[1] = s->org_y;
+	out->tank[2] = s->W;
+	out->tank[3] = s->H;
+	out->nparticles = s->n;
+	out->px = s->wx;
+	out->py = s->wy;
+}
+
+static void sph_stats(const void *priv, tp_stats *out)
+{
+	const sph *s = priv;
+	tp_stats_add(out, "particles", s->n);
+	tp_stats_add(out, "kinetic_energy", s->ke);
+	tp_stats_add(out, "max_speed", s->vmax);
+	tp_stats_add(out, "density_error", s->derr);
+	tp_stats_add(out, "mean_density", s->mean_rho);
+	tp_stats_add(out, "substeps", s->substeps_last);
+}
+
+/* ---- checkpoints ---- */
+
+static const char sph_magic[8] = "TPSPH01";
+
+static int put(FILE *f, const void *p, size_t n) { return fwrite(p, 1, n, f) == n ? 0 : -1; }
+static int get(FILE *f, void *p, size_t n) { return fread(p, 1, n, f) == n ? 0 : -1; }
+
+static int sph_save(const void *priv, FILE *f, tp_err *err)
+{
+	const sph *s = priv;
+	size_t n = (size_t)s->n, nb = (size_t)s->nobst;
+	int rc = put(f, sph_magic, sizeof sph_magic);
+	rc |= put(f, &s->n, sizeof s->n);
+	rc |= put(f, &s->t, sizeof s->t);
+	rc |= put(f, &s->org_x, sizeof s->org_x);
+	rc |= put(f, &s->org_y, sizeof s->org_y);
+	rc |= put(f, &s->tank_vx, sizeof s->tank_vx);
+	rc |= put(f, &s->tank_vy, sizeof s->tank_vy);
+	rc |= put(f, &s->have_tank_v, sizeof s->have_tank_v);
+	rc |= put(f, &s->emitted, sizeof s->emitted);
+	rc |= put(f, &s->lost, sizeof s->lost);
+	rc |= put(f, &s->vmax, sizeof s->vmax);
+	rc |= put(f, s->x, n * sizeof(float));
+	rc |= put(f, s->y, n * sizeof(float));
+	rc |= put(f, s->vx, n * sizeof(float));
+	rc |= put(f, s->vy, n * sizeof(float));
+	rc |= put(f, s->obst_prev, nb * sizeof(sph_obst));
+	rc |= put(f, s->obst_angle, nb * sizeof(double));
+	for (int k = 0; k < s->nstreams; k++) {
+		rc |= put(f, &s->streams[k].emitted, sizeof(long));
+		rc |= put(f, &s->streams[k].rng, sizeof(tp_rng));
+	}
+	return rc ? tp_errf(err, TP_EIO, "sph: cannot write the checkpoint") : 0;
+}
+
+static int sph_load(void *priv, FILE *f, tp_err *err)
+{
+	sph *s = priv;
+	char magic[8];
+	int n;
+	if (get(f, magic, sizeof magic) || memcmp(magic, sph_magic, sizeof magic) || get(f, &n, sizeof n))
+		return tp_errf(err, TP_EINPUT, "sph: not an sph checkpoint");
+	if (n < 0 || n > s->cap)
+		return tp_errf(err, TP_EINPUT, "sph: checkpoint has %d particles, this scene holds %d", n, s->cap);
+	size_t nn = (size_t)n, nb = (size_t)s->nobst;
+	int rc = get(f, &s->t, sizeof s->t);
+	rc |= get(f, &s->org_x, sizeof s->org_x);
+	rc |= get(f, &s->org_y, sizeof s->org_y);
+	rc |= get(f, &s->tank_vx, sizeof s->tank_vx);
+	rc |= get(f, &s->tank_vy, sizeof s->tank_vy);
+	rc |= get(f, &s->have_tank_v, sizeof s->have_tank_v);
+	rc |= get(f, &s->emitted, sizeof s->emitted);
+	rc |= get(f, &s->lost, sizeof s->lost);
+	rc |= get(f, &s->vmax, sizeof s->vmax);
+	rc |= get(f, s->x, nn * sizeof(float));
+	rc |= get(f, s->y, nn * sizeof(float));
+	rc |= get(f, s->vx, nn * sizeof(float));
+	rc |= get(f, s->vy, nn * sizeof(float));
+	rc |= get(f, s->obst_prev, nb * sizeof(sph_obst));
+	rc |= get(f, s->obst_angle, nb * sizeof(double));
+	for (int k = 0; k < s->nstreams; k++) {
+		rc |= get(f, &s->streams[k].emitted, sizeof(long));
+		rc |= get(f, &s->streams[k].rng, sizeof(tp_rng));
+	}
+	if (rc)
+		return tp_errf(err, TP_EINPUT, "sph: truncated checkpoint");
+	s->n = n;
+	for (int i = 0; i < n; i++)
+		if (!(s->x[i] >= 0 && s->x[i] <= s->W && s->y[i] >= 0 && s->y[i] <= s->H))
+			return tp_errf(err, TP_EINPUT, "sph: checkpoint particle %d is outside the tank", i);
+	return sph_reduce(s) < 0 ? tp_errf(err, TP_EINPUT, "sph: checkpoint is not finite") : 0;
+}
+
+const tp_solver tp_solver_sph = {
+	.name = "sph",
+	.description = "2D particle fluid in a tank (seed 004; double density relaxation)",
+	.priv_size = sizeof(sph),
+	.options = sph_options,
+	.caps = TP_SOLVER_PARTICLES,
+	.init = sph_init,
+	.uninit = sph_uninit,
+	.drop = sph_drop,
+	.step = sph_step,
+	.surface = sph_surface,
+	.stats = sph_stats,
+	.save = sph_save,
+	.load = sph_load,
+};

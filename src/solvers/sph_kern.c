@@ -1,0 +1,583 @@
+/*
+ * sph_kern.c - the sph solver's neighbour grid and per-particle passes.
+ *
+ * Every pass gathers: particle i reads its neighbours and writes only its own outputs,
+ * so results do not depend on how OpenMP splits the particles. Neighbours are found on a
+ * uniform grid of cells at least R wide, rebuilt every substep by a stable counting
+ * sort that also reorders the particles, so the 3x3 block of cells around a particle is
+ * three contiguous index ranges (one per cell row).
+ *
+ * Notation: r_ij = x_j - x_i, r = |r_ij|, q = 1 - r/R for r < R (0 beyond), P pressure.
+ * Units: px, s; densities are dimensionless kernel sums (self excluded).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "solvers/sph_impl.h"
+
+/* Pairs closer than this (px^2) exert no force: they have no direction. */
+#define SPH_EPS2 1e-12f
+/* How far from the walls clamped particles stay, px. */
+#define SPH_WALL_EPS 0.01f
+
+static inline int imin(int a, int b) { return a < b ? a : b; }
+static inline int imax(int a, int b) { return a > b ? a : b; }
+
+static inline int cell_x(const sph *s, float x)
+{
+	int c = (int)(x * ((float)s->ncx / s->W));
+	return imin(imax(c, 0), s->ncx - 1);
+}
+
+static inline int cell_y(const sph *s, float y)
+{
+	int c = (int)(y * ((float)s->ncy / s->H));
+	return imin(imax(c, 0), s->ncy - 1);
+}
+
+/* Sum over an infinite hexagonal lattice of spacing `spacing`, self excluded, of
+ * (1 - r/R)^power: the density (power 2) or near density (3) of an interior particle of
+ * a block at rest. */
+double sph_lattice_sum(double spacing, double R, int power)
+{
+	double dy = spacing * sqrt(3.0) / 2, sum = 0;
+	int ny = (int)(R / dy) + 2, nx = (int)(R / spacing) + 2;
+	for (int j = -ny; j <= ny; j++)
+		for (int i = -nx; i <= nx; i++) {
+			double px = spacing * (i + 0.5 * (j & 1)), py = dy * j;
+			double r = sqrt(px * px + py * py);
+			if (r <= 0 || r >= R)
+				continue;
+			double q = 1 - r / R, t = q;
+			for (int k = 1; k < power; k++)
+				t *= q;
+			sum += t;
+		}
+	return sum;
+}
+
+/*
+ * Wall tables for the relaxed model. A wall cuts the kernel of a particle at distance d;
+ * the fluid that would be on the far side ("ghosts" at the lattice number density
+ * n0 = 2 / (sqrt(3) s^2), with the particle's own pressure) is added back:
+ *     rho_w(d)  = n0 * Int_{u > d} (1 - r/R)^2 dA,     rhon_w(d) = n0 * Int (1 - r/R)^3 dA
+ *     f_w(d)    = n0 * Int (1 - r/R) (u / r) dA,       fn_w(d)   = n0 * Int (1 - r/R)^2 (u / r) dA
+ * where u is the distance of the area element past the particle, measured towards the
+ * wall; f_w is the push away from the wall per unit of pressure. The integrals are
+ * scaled so that a full plane gives the lattice sum (+1 for self), matching rho0.
+ */
+void sph_wall_tables(sph *s)
+{
+	enum { NU = 512, NY = 256 };
+	const double R = s->R, sp = s->s, n0 = 2.0 / (sqrt(3.0) * sp * sp);
+	double S[4][NU + 1]; /* per-strip integrals over y at u = (k + 0.5) du */
+	const double du = R / NU, dyy = R / NY;
+	for (int k = 0; k < NU; k++) {
+		double u = (k + 0.5) * du, a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+		for (int m = 0; m < NY; m++) {
+			double yy = (m + 0.5) * dyy, r = sqrt(u * u + yy * yy);
+			if (r >= R)
+				break;
+			double q = 1 - r / R;
+			a0 += q * q;
+			a1 += q * q * q;
+			a2 += q * u / r;
+			a3 += q * q * u / r;
+		}
+		/* both signs of y */
+		S[0][k] = 2 * a0 * dyy * du;
+		S[1][k] = 2 * a1 * dyy * du;
+		S[2][k] = 2 * a2 * dyy * du;
+		S[3][k] = 2 * a3 * dyy * du;
+	}
+	/* Full-plane integral of (1 - r/R)^2 is pi R^2 / 6; scale to the lattice sum + 1. */
+	double full = n0 * 3.14159265358979323846 * R * R / 6.0;
+	double scale = n0 * ((double)s->rho0 + 1.0) / full;
+	for (int t = 0; t <= SPH_WALL_N + 1; t++) {
+		double d = R * t / SPH_WALL_N, acc[4] = { 0, 0, 0, 0 };
+		for (int k = 0; k < NU; k++) {
+			double u = (k + 0.5) * du;
+			if (u < d)
+				continue;
+			for (int c = 0; c < 4; c++)
+				acc[c] += S[c][k];
+		}
+		s->wall_rho[t] = (float)(acc[0] * scale);
+		s->wall_rhon[t] = (float)(acc[1] * scale);
+		s->wall_f[t] = (float)(acc[2] * scale);
+		s->wall_fn[t] = (float)(acc[3] * scale);
+	}
+}
+
+static inline float wall_lookup(const float *tab, float d, float scale)
+{
+	float f = d * scale;
+	int i = (int)f;
+	if (i >= SPH_WALL_N)
+		return 0;
+	float a = f - (float)i;
+	return tab[i] + a * (tab[i + 1] - tab[i]);
+}
+
+static void swap_state(sph *s)
+{
+	float *t;
+	t = s->x, s->x = s->x2, s->x2 = t;
+	t = s->y, s->y = s->y2, s->y2 = t;
+	t = s->vx, s->vx = s->vx2, s->vx2 = t;
+	t = s->vy, s->vy = s->vy2, s->vy2 = t;
+}
+
+/* Stable counting sort of the particles by cell; rebuilds cell_start. */
+void sph_sort(sph *s)
+{
+	const int n = s->n, nc = s->ncells;
+	int *restrict key = s->key, *restrict perm = s->perm;
+	int *restrict start = s->cell_start, *restrict fill = s->cell_fill;
+	const float *x = s->x, *y = s->y;
+
+#pragma omp parallel for schedule(static)
+	for (int i = 0; i < n; i++)
+		key[i] = cell_y(s, y[i]) * s->ncx + cell_x(s, x[i]);
+
+	memset(start, 0, (size_t)(nc + 1) * sizeof *start);
+	for (int i = 0; i < n; i++)
+		start[key[i] + 1]++;
+	for (int c = 0; c < nc; c++)
+		start[c + 1] += start[c];
+	memcpy(fill, start, (size_t)nc * sizeof *fill);
+	for (int i = 0; i < n; i++)
+		perm[fill[key[i]]++] = i;
+
+	const float *restrict vx = s->vx, *restrict vy = s->vy;
+	float *restrict x2 = s->x2, *restrict y2 = s->y2, *restrict vx2 = s->vx2, *restrict vy2 = s->vy2;
+#pragma omp parallel for schedule(static)
+	for (int k = 0; k < n; k++) {
+		int i = perm[k];
+		x2[k] = x[i];
+		y2[k] = y[i];
+		vx2[k] = vx[i];
+		vy2[k] = vy[i];
+	}
+	swap_state(s);
+}
+
+/* Seed wall springs: inside the margin a wall pushes with a = k_w * penetration (px/s^2). */
+static inline void wall_spring(const sph *s, float x, float y, float *ax, float *ay)
+{
+	const float m = s->margin, k = (float)s->wall_stiffness;
+	if (x < m)
+		*ax += k * (m - x);
+	if (x > s->W - m)
+		*ax += k * (s->W - m - x);
+	if (y < m)
+		*ay += k * (m - y);
+	if (y > s->H - m)
+		*ay += k * (s->H - m - y);
+}
+
+static inline float clampf(float v, float lo, float hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+/* Position of (x, y) in the frame of obstacle o. */
+static inline void to_local(const sph_obst *o, float x, float y, float *lx, float *ly)
+{
+	float dx = x - o->cx, dy = y - o->cy;
+	*lx = o->c * dx + o->s * dy;
+	*ly = -o->s * dx + o->c * dy;
+}
+
+void sph_collide(const sph *s, const sph_sub *c, float xp, float yp, float *x, float *y,
+		 float *vx, float *vy)
+{
+	for (int b = 0; b < c->nobst; b++) {
+		const sph_obst *o = &c->cur[b];
+		float lx, ly;
+		to_local(o, *x, *y, &lx, &ly);
+		if (!(fabsf(lx) < o->hx && fabsf(ly) < o->hy))
+			continue;
+		/* Leave through the face the particle was outside of at the start of the
+		 * substep (in the obstacle's frame then), so a fast obstacle sweeps particles
+		 * ahead of it instead of letting them through; if it was already inside, leave
+		 * by the nearest face. */
+		float px, py;
+		to_local(&c->prev[b], xp, yp, &px, &py);
+		float ex = fabsf(px) - c->prev[b].hx, ey = fabsf(py) - c->prev[b].hy;
+		int axis_x;
+		float sign;
+		if (ex > 0 || ey > 0) {
+			axis_x = ex >= ey;
+			sign = axis_x ? (px < 0 ? -1.0f : 1.0f) : (py < 0 ? -1.0f : 1.0f);
+		} else {
+			axis_x = o->hx - fabsf(lx) <= o->hy - fabsf(ly);
+			sign = axis_x ? (lx < 0 ? -1.0f : 1.0f) : (ly < 0 ? -1.0f : 1.0f);
+		}
+		float nx, ny; /* outward normal, world */
+		if (axis_x) {
+			lx = sign * o->hx;
+			nx = sign * o->c;
+			ny = sign * o->s;
+		} else {
+			ly = sign * o->hy;
+			nx = -sign * o->s;
+			ny = sign * o->c;
+		}
+		*x = o->cx + o->c * lx - o->s * ly;
+		*y = o->cy + o->s * lx + o->c * ly;
+		if (vx) {
+			float un = (*vx - o->vx) * nx + (*vy - o->vy) * ny;
+			if (un < 0) {
+				*vx -= un * nx;
+				*vy -= un * ny;
+			}
+		}
+	}
+	/* The tank last: nothing ever leaves it. */
+	float cx = clampf(*x, SPH_WALL_EPS, s->W - SPH_WALL_EPS);
+	float cy = clampf(*y, SPH_WALL_EPS, s->H - SPH_WALL_EPS);
+	if (vx) {
+		if (cx != *x)
+			*vx = 0;
+		if (cy != *y)
+			*vy = 0;
+	}
+	*x = cx;
+	*y = cy;
+}
+
+/* Velocity cap: |v| <= max_speed (0 = none). */
+static inline void cap_speed(const sph *s, float *vx, float *vy)
+{
+	float vm = (float)s->max_speed;
+	float v2 = *vx * *vx + *vy * *vy;
+	if (vm > 0 && v2 > vm * vm) {
+		float f = vm / sqrtf(v2);
+		*vx *= f;
+		*vy *= f;
+	}
+}
+
+/*
+ * Relaxed model, step 1 (Clavet et al. 2005, "prediction-relaxation"):
+ *     v* = v + dt (g - a_tank + a_spring),   x~ = x + dt v*
+ * then the tank clamp, with v* = (x~ - x) / dt so a clamped particle loses its velocity
+ * into the wall.
+ */
+void sph_predict(sph *s, const sph_sub *c)
+{
+	const int n = s->n;
+	const float dt = c->dt, idt = 1.0f / dt;
+	float *restrict x = s->x, *restrict y = s->y, *restrict vx = s->vx, *restrict vy = s->vy;
+#pragma omp parallel for schedule(static)
+	for (int i = 0; i < n; i++) {
+		float ax = c->ax, ay = c->ay;
+		wall_spring(s, x[i], y[i], &ax, &ay);
+		float ux = vx[i] + dt * ax, uy = vy[i] + dt * ay;
+		cap_speed(s, &ux, &uy);
+		float nx = clampf(x[i] + dt * ux, SPH_WALL_EPS, s->W - SPH_WALL_EPS);
+		float ny = clampf(y[i] + dt * uy, SPH_WALL_EPS, s->H - SPH_WALL_EPS);
+		vx[i] = (nx - x[i]) * idt;
+		vy[i] = (ny - y[i]) * idt;
+		x[i] = nx;
+		y[i] = ny;
+	}
+}
+
+/*
+ * Neighbour loops. Cells are R/2 wide and R tall, so the neighbours of a particle lie in
+ * three row ranges of five cells, each contiguous in the sorted arrays. The inner loops
+ * run over a range in groups of SPH_LANES candidates with one explicit accumulator per
+ * lane; lanes past the end of a range read the next particles (or the zeroed padding
+ * after the last one) and are masked out. Because every lane's sum and the final sum
+ * over lanes have a fixed order, the result is the same bits whether the loop is
+ * compiled for SSE2 or AVX2 (the kernels are built for both and picked at run time;
+ * FMA contraction is off) and whatever the thread count: each particle only gathers.
+ * Work is split across threads in fixed chunks of SPH_PCHUNK particles.
+ */
+#define SPH_PCHUNK 256
+#define SPH_GROUP 2
+
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__) \
+	&& !defined(SPH_NO_CLONES)
+#define SPH_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define SPH_CLONES
+#endif
+
+typedef struct nb_ranges {
+	int n;
+	int a[3], b[3];
+} nb_ranges;
+
+static inline void ranges_of(const sph *s, float x, float y, nb_ranges *r)
+{
+	const int ncx = s->ncx, cx = cell_x(s, x), cy = cell_y(s, y);
+	const int c0 = imax(cx - 2, 0), c1 = imin(cx + 2, ncx - 1);
+	r->n = 0;
+	for (int row = imax(cy - 1, 0); row <= imin(cy + 1, s->ncy - 1); row++) {
+		r->a[r->n] = s->cell_start[row * ncx + c0];
+		r->b[r->n] = s->cell_start[row * ncx + c1 + 1];
+		r->n++;
+	}
+}
+
+/* Pairwise sum of the lanes in a fixed order. */
+static inline float lane_sum(const float *v)
+{
+	float t[SPH_LANES];
+	for (int l = 0; l < SPH_LANES; l++)
+		t[l] = v[l];
+	for (int w = SPH_LANES / 2; w > 0; w /= 2)
+		for (int l = 0; l < w; l++)
+			t[l] = t[2 * l] + t[2 * l + 1];
+	return t[0];
+}
+
+/* Pressures from the kernel sums of particle i (see the density pass). */
+static inline void density_finish(sph *s, int i, float d, float dn)
+{
+	const float xi = s->x[i], yi = s->y[i], rho0 = s->rho0, ws = (float)SPH_WALL_N * s->invR;
+	const float k = (float)s->stiffness, kn = (float)s->near_stiffness, coh = (float)s->cohesion;
+	d -= 1.0f; /* the particle itself (r = 0, q = 1) */
+	dn -= 1.0f;
+	if (s->model == SPH_MODEL_RELAXED) {
+		d += wall_lookup(s->wall_rho, xi, ws) + wall_lookup(s->wall_rho, s->W - xi, ws) +
+		     wall_lookup(s->wall_rho, yi, ws) + wall_lookup(s->wall_rho, s->H - yi, ws);
+		dn += wall_lookup(s->wall_rhon, xi, ws) + wall_lookup(s->wall_rhon, s->W - xi, ws) +
+		      wall_lookup(s->wall_rhon, yi, ws) + wall_lookup(s->wall_rhon, s->H - yi, ws);
+		float e = d - rho0;
+		s->p[i] = k * (e < 0 ? coh * e : e);
+		s->pn[i] = kn * dn;
+	} else {
+		if (d < rho0)
+			d = rho0;
+		s->p[i] = k * (d - rho0);
+		s->pn[i] = 0;
+	}
+	s->rho[i] = d;
+	s->rhon[i] = dn;
+	s->irho[i] = 1.0f / (d > rho0 ? d : rho0);
+}
+
+/*
+ * Density pass:
+ *     rho_i = sum_j q^2 (seed 004's kernel),  rhon_i = sum_j q^3 (near density)
+ * Relaxed: plus the wall ghosts; P_i = k (rho_i - rho0), negative part scaled by
+ * `cohesion`; Pn_i = k_near rhon_i.  Seed: rho_i floored at rho0, P_i = k (rho_i - rho0).
+ * Both: irho_i = 1 / max(rho_i, rho0), the weight of i in its neighbours' viscosity.
+ */
+SPH_CLONES
+static void density_chunk(sph *s, int i0, int i1)
+{
+	const float *restrict x = s->x, *restrict y = s->y;
+	const float R2 = s->R * s->R, invR = s->invR;
+
+	for (int i = i0; i < i1; i++) {
+		const float xi = x[i], yi = y[i];
+		float d8[SPH_LANES] = { 0 }, dn8[SPH_LANES] = { 0 };
+		nb_ranges nr;
+		ranges_of(s, xi, yi, &nr);
+		for (int r = 0; r < nr.n; r++) {
+			const int b = nr.b[r];
+			for (int j0 = nr.a[r]; j0 < b; j0 += SPH_LANES) {
+#pragma omp simd
+				for (int l = 0; l < SPH_LANES; l++) {
+					const int j = j0 + l;
+					float dx = x[j] - xi, dy = y[j] - yi;
+					float r2 = dx * dx + dy * dy;
+					float rc = r2 < R2 ? r2 : R2;
+					float q = (1.0f - sqrtf(rc) * invR) * ((r2 < R2) & (j < b) ? 1.0f : 0.0f);
+					d8[l] += q * q;
+					dn8[l] += q * q * q;
+				}
+			}
+		}
+		density_finish(s, i, lane_sum(d8), lane_sum(dn8));
+	}
+}
+
+void sph_density(sph *s)
+{
+	const int n = s->n, nch = (n + SPH_PCHUNK - 1) / SPH_PCHUNK;
+#pragma omp parallel for schedule(static)
+	for (int ch = 0; ch < nch; ch++)
+		density_chunk(s, ch * SPH_PCHUNK, imin(ch * SPH_PCHUNK + SPH_PCHUNK, n));
+}
+
+/*
+ * The pair sums both models need, for particle i at (xi, yi):
+ *     a   = -sum_j [ (P_i + P_j)/2 q + (Pn_i + Pn_j)/2 q^2 ] c_j r_ij / r
+ *     sw  = sum_j q / max(rho_j, rho0),   sv = sum_j v_j q / max(rho_j, rho0)
+ * with c_j = 1 (relaxed) or 1 / max(rho_j, rho0) (seed, whose Pn is 0).
+ */
+typedef struct pair_sums {
+	float ax, ay, sw, svx, svy;
+} pair_sums;
+
+static inline __attribute__((always_inline)) void pair_loop(const sph *s, int seed, float xi, float yi, float Pi, float Pni, pair_sums *o)
+{
+	const float *restrict x = s->x, *restrict y = s->y, *restrict vx = s->vx, *restrict vy = s->vy;
+	const float *restrict P = s->p, *restrict Pn = s->pn, *restrict ir = s->irho;
+	const float R2 = s->R * s->R, invR = s->invR;
+	float ax[SPH_LANES] = { 0 }, ay[SPH_LANES] = { 0 }, sw[SPH_LANES] = { 0 };
+	float svx[SPH_LANES] = { 0 }, svy[SPH_LANES] = { 0 };
+	nb_ranges nr;
+	ranges_of(s, xi, yi, &nr);
+	for (int r = 0; r < nr.n; r++) {
+		const int b = nr.b[r];
+		for (int j0 = nr.a[r]; j0 < b; j0 += SPH_LANES) {
+#pragma omp simd
+			for (int l = 0; l < SPH_LANES; l++) {
+				const int j = j0 + l;
+				float dx = x[j] - xi, dy = y[j] - yi;
+				float r2 = dx * dx + dy * dy;
+				float rc = r2 < R2 ? r2 : R2;
+				rc = rc > SPH_EPS2 ? rc : R2; /* self: no direction, no force */
+				float rr = sqrtf(rc);
+				float q = (1.0f - rr * invR) * ((rc < R2) & (j < b) ? 1.0f : 0.0f);
+				float w = q * ir[j];
+				float D = 0.5f * ((Pi + P[j]) * q + (Pni + Pn[j]) * q * q) / rr;
+				D = seed ? D * ir[j] : D;
+				ax[l] -= D * dx;
+				ay[l] -= D * dy;
+				sw[l] += w;
+				svx[l] += w * vx[j];
+				svy[l] += w * vy[j];
+			}
+		}
+	}
+	o->ax = lane_sum(ax);
+	o->ay = lane_sum(ay);
+	o->sw = lane_sum(sw);
+	o->svx = lane_sum(svx);
+	o->svy = lane_sum(svy);
+}
+
+/*
+ * Relaxed model, step 2: double density relaxation, gathered per particle (a Jacobi
+ * form of Clavet's loop, whose pair (i, j) moves i by -D/2 with P_i and again with P_j):
+ *     dx_i = -dt^2 sum_j [ (P_i + P_j)/2 q + (Pn_i + Pn_j)/2 q^2 ] r_ij / r
+ *            + dt^2 [ P_i+ f_w(d) + Pn_i fn_w(d) ] n_wall  (for each wall within R)
+ * and seed 004's viscosity from velocity differences, as a velocity change
+ *     dv_i = -dt mu sum_j (v_i - v_j) q / max(rho_j, rho0)               (mu in 1/s)
+ * x = x~ + dx_i + dt dv_i, then obstacles and tank, then v = (x - x_start) / dt.
+ */
+SPH_CLONES
+static void relax_chunk(sph *s, const sph_sub *c, int i0, int i1)
+{
+	const float *restrict x = s->x, *restrict y = s->y, *restrict vx = s->vx, *restrict vy = s->vy;
+	float *restrict x2 = s->x2, *restrict y2 = s->y2, *restrict vx2 = s->vx2, *restrict vy2 = s->vy2;
+	const float ws = (float)SPH_WALL_N * s->invR;
+	const float dt = c->dt, dt2 = dt * dt, idt = 1.0f / dt, mu = (float)s->viscosity;
+
+	for (int i = i0; i < i1; i++) {
+		const float xi = x[i], yi = y[i], vxi = vx[i], vyi = vy[i], Pi = s->p[i], Pni = s->pn[i];
+		pair_sums o;
+		pair_loop(s, 0, xi, yi, Pi, Pni, &o);
+		/* wall ghosts push with the particle's own (non-negative) pressure */
+		const float Pp = Pi > 0 ? Pi : 0;
+		float ax = o.ax, ay = o.ay;
+		ax += Pp * wall_lookup(s->wall_f, xi, ws) + Pni * wall_lookup(s->wall_fn, xi, ws);
+		ax -= Pp * wall_lookup(s->wall_f, s->W - xi, ws) + Pni * wall_lookup(s->wall_fn, s->W - xi, ws);
+		ay += Pp * wall_lookup(s->wall_f, yi, ws) + Pni * wall_lookup(s->wall_fn, yi, ws);
+		ay -= Pp * wall_lookup(s->wall_f, s->H - yi, ws) + Pni * wall_lookup(s->wall_fn, s->H - yi, ws);
+		float dvx = -dt * mu * (vxi * o.sw - o.svx), dvy = -dt * mu * (vyi * o.sw - o.svy);
+		float nx = xi + dt2 * ax + dt * dvx, ny = yi + dt2 * ay + dt * dvy;
+		sph_collide(s, c, xi - dt * vxi, yi - dt * vyi, &nx, &ny, NULL, NULL);
+		float ux = vxi + (nx - xi) * idt, uy = vyi + (ny - yi) * idt;
+		cap_speed(s, &ux, &uy);
+		x2[i] = nx;
+		y2[i] = ny;
+		vx2[i] = ux;
+		vy2[i] = uy;
+	}
+}
+
+void sph_relax(sph *s, const sph_sub *c)
+{
+	const int n = s->n, nch = (n + SPH_PCHUNK - 1) / SPH_PCHUNK;
+#pragma omp parallel for schedule(static)
+	for (int ch = 0; ch < nch; ch++)
+		relax_chunk(s, c, ch * SPH_PCHUNK, imin(ch * SPH_PCHUNK + SPH_PCHUNK, n));
+	swap_state(s);
+}
+
+/*
+ * Seed model (seed 004 as written, in px and s), symplectic Euler:
+ *     a_i = sum_j (P_i + P_j) / (2 rho_j) q (x_i - x_j)/r  - mu sum_j (v_i - v_j) q / rho_j
+ *           + g - a_tank + wall springs
+ *     v += dt a,  x += dt v,  then obstacles and tank (velocity into a wall removed).
+ */
+SPH_CLONES
+static void seed_chunk(sph *s, const sph_sub *c, int i0, int i1)
+{
+	const float *restrict x = s->x, *restrict y = s->y, *restrict vx = s->vx, *restrict vy = s->vy;
+	float *restrict x2 = s->x2, *restrict y2 = s->y2, *restrict vx2 = s->vx2, *restrict vy2 = s->vy2;
+	const float dt = c->dt, mu = (float)s->viscosity;
+
+	for (int i = i0; i < i1; i++) {
+		const float xi = x[i], yi = y[i], vxi = vx[i], vyi = vy[i];
+		pair_sums o;
+		pair_loop(s, 1, xi, yi, s->p[i], 0, &o);
+		float ax = o.ax + c->ax - mu * (vxi * o.sw - o.svx);
+		float ay = o.ay + c->ay - mu * (vyi * o.sw - o.svy);
+		wall_spring(s, xi, yi, &ax, &ay);
+		float ux = vxi + dt * ax, uy = vyi + dt * ay;
+		cap_speed(s, &ux, &uy);
+		float nx = xi + dt * ux, ny = yi + dt * uy;
+		sph_collide(s, c, xi, yi, &nx, &ny, &ux, &uy);
+		x2[i] = nx;
+		y2[i] = ny;
+		vx2[i] = ux;
+		vy2[i] = uy;
+	}
+}
+
+void sph_forces_seed(sph *s, const sph_sub *c)
+{
+	const int n = s->n, nch = (n + SPH_PCHUNK - 1) / SPH_PCHUNK;
+#pragma omp parallel for schedule(static)
+	for (int ch = 0; ch < nch; ch++)
+		seed_chunk(s, c, ch * SPH_PCHUNK, imin(ch * SPH_PCHUNK + SPH_PCHUNK, n));
+	swap_state(s);
+}
+
+/* Diagnostics over fixed chunks of SPH_CHUNK particles, combined in index order:
+ * kinetic energy 1/2 sum |v|^2 (unit mass, px^2/s^2), max speed, mean compression
+ * max(rho/rho0 - 1, 0) and mean rho/rho0. Returns -1 if anything is not finite. */
+int sph_reduce(sph *s)
+{
+	const int n = s->n, nch = (n + SPH_CHUNK - 1) / SPH_CHUNK;
+	const float *vx = s->vx, *vy = s->vy, *rho = s->rho;
+	const double irho0 = 1.0 / s->rho0;
+#pragma omp parallel for schedule(static)
+	for (int ch = 0; ch < nch; ch++) {
+		int a = ch * SPH_CHUNK, b = imin(a + SPH_CHUNK, n);
+		double ke = 0, vm = 0, ce = 0, mr = 0;
+		for (int i = a; i < b; i++) {
+			double v2 = (double)vx[i] * vx[i] + (double)vy[i] * vy[i];
+			ke += v2;
+			if (!(v2 <= vm))
+				vm = v2; /* NaN sticks */
+			double e = rho[i] * irho0;
+			ce += e > 1 ? e - 1 : 0;
+			mr += e;
+		}
+		s->part[4 * ch + 0] = ke;
+		s->part[4 * ch + 1] = vm;
+		s->part[4 * ch + 2] = ce;
+		s->part[4 * ch + 3] = mr;
+	}
+	double ke = 0, vm = 0, ce = 0, mr = 0;
+	for (int ch = 0; ch < nch; ch++) {
+		ke += s->part[4 * ch + 0];
+		if (!(s->part[4 * ch + 1] <= vm))
+			vm = s->part[4 * ch + 1];
+		ce += s->part[4 * ch + 2];
+		mr += s->part[4 * ch + 3];
+	}
+	s->ke = 0.5 * ke;
+	s->vmax = sqrt(vm);
+	s->derr = n ? ce / n : 0;
+	s->mean_rho = n ? mr / n : 1;
+	return isfinite(s->ke) && isfinite(s->vmax) && isfinite(s->derr) ? 0 : -1;
+}
