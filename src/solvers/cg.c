@@ -12,8 +12,24 @@ static void block_rows(const cg_problem *pb, int c, int *j0, int *j1)
 	*j1 = b > pb->h - 1 ? pb->h - 1 : b;
 }
 
-/* q = (scale*L + shift) p on the masked cells of block c; returns sum p.q over the block.
- * (L p)_i = deg_i p_i - sum_{N4} p_j, dimensionless (p in height units). */
+/* Sum of a[i] * b[i] for i in [1, n - 1), in two interleaved lanes added at the end: a
+ * fixed order (the same bits on every run and thread count) that still vectorizes. */
+static double row_dot(const double *restrict a, const double *restrict b, int n)
+{
+	double s0 = 0, s1 = 0;
+	int i = 1;
+	for (; i + 1 < n - 1; i += 2) {
+		s0 += a[i] * b[i];
+		s1 += a[i + 1] * b[i + 1];
+	}
+	if (i < n - 1)
+		s0 += a[i] * b[i];
+	return s0 + s1;
+}
+
+/* q = (scale*L + shift + D) p on the masked cells of block c; returns sum p.q over the
+ * block. (L p)_i = deg_i p_i - sum_{N4} p_j, dimensionless (p in height units). Unmasked
+ * cells get q = 0 (their p is 0, so computing and then masking is exact). */
 static double block_apply_dot(const cg_problem *pb, int c, const double *p, double *q)
 {
 	const int w = pb->w;
@@ -22,18 +38,26 @@ static double block_apply_dot(const cg_problem *pb, int c, const double *p, doub
 	int j0, j1;
 	block_rows(pb, c, &j0, &j1);
 	for (int j = j0; j < j1; j++) {
-		const uint8_t *m = pb->mask + (size_t)j * w, *dg = pb->deg + (size_t)j * w;
-		const double *pr = p + (size_t)j * w;
-		double *qr = q + (size_t)j * w;
-		for (int i = 1; i < w - 1; i++) {
-			double v = 0;
-			if (m[i]) {
+		const uint8_t *restrict m = pb->mask + (size_t)j * w, *restrict dg = pb->deg + (size_t)j * w;
+		const double *restrict pr = p + (size_t)j * w;
+		double *restrict qr = q + (size_t)j * w;
+		if (pb->diag) {
+			const double *restrict dr = pb->diag + (size_t)j * w;
+#pragma omp simd
+			for (int i = 1; i < w - 1; i++) {
 				double nb = (pr[i - 1] + pr[i + 1]) + (pr[i - w] + pr[i + w]);
-				v = sc * ((double)dg[i] * pr[i] - nb) + sh * pr[i];
+				double v = sc * ((double)dg[i] * pr[i] - nb) + (sh + dr[i]) * pr[i];
+				qr[i] = m[i] ? v : 0.0;
 			}
-			qr[i] = v;
-			s += pr[i] * v;
+		} else {
+#pragma omp simd
+			for (int i = 1; i < w - 1; i++) {
+				double nb = (pr[i - 1] + pr[i + 1]) + (pr[i - w] + pr[i + w]);
+				double v = sc * ((double)dg[i] * pr[i] - nb) + sh * pr[i];
+				qr[i] = m[i] ? v : 0.0;
+			}
 		}
+		s += row_dot(pr, qr, w);
 	}
 	return s;
 }
@@ -48,11 +72,14 @@ static double block_update(const cg_problem *pb, int c, double alpha, double *x,
 	block_rows(pb, c, &j0, &j1);
 	for (int j = j0; j < j1; j++) {
 		size_t o = (size_t)j * w;
+		double *restrict xr = x + o, *restrict rr = r + o;
+		const double *restrict pr = p + o, *restrict qr = q + o;
+#pragma omp simd
 		for (int i = 1; i < w - 1; i++) {
-			x[o + i] += alpha * p[o + i];
-			r[o + i] -= alpha * q[o + i];
-			s += r[o + i] * r[o + i];
+			xr[i] += alpha * pr[i];
+			rr[i] -= alpha * qr[i];
 		}
+		s += row_dot(rr, rr, w);
 	}
 	return s;
 }
@@ -65,8 +92,11 @@ static void block_direction(const cg_problem *pb, int c, double beta, const doub
 	block_rows(pb, c, &j0, &j1);
 	for (int j = j0; j < j1; j++) {
 		size_t o = (size_t)j * w;
+		const double *restrict rr = r + o;
+		double *restrict pr = p + o;
+#pragma omp simd
 		for (int i = 1; i < w - 1; i++)
-			p[o + i] = r[o + i] + beta * p[o + i];
+			pr[i] = rr[i] + beta * pr[i];
 	}
 }
 
@@ -87,29 +117,113 @@ void cg_apply(const cg_problem *pb, const double *x, double *y)
 		block_apply_dot(pb, c, x, y);
 }
 
+/* Modified incomplete Cholesky, MIC(0) (Bridson, "Fluid Simulation for Computer Graphics",
+ * ch. 5): A ~ (F + E) E^-1 (F + E)^T with E = diag(1/pc^2) and F the strictly lower part of
+ * A. tau blends in the dropped fill-in (keeps row sums, which is what removes the slow,
+ * smooth error components); sigma guards against a tiny pivot. */
+#define MIC_TAU 0.97
+#define MIC_SIGMA 0.25
+
+static void mic_build(const cg_problem *pb, double *pc)
+{
+	const int w = pb->w, h = pb->h;
+	const uint8_t *m = pb->mask;
+	const double a = -pb->scale; /* coupling between two masked neighbours */
+	for (size_t k = 0; k < (size_t)w * h; k++)
+		pc[k] = 0;
+	for (int j = 1; j < h - 1; j++)
+		for (int i = 1; i < w - 1; i++) {
+			size_t k = (size_t)j * w + i, l = k - 1, u = k - w;
+			if (!m[k])
+				continue;
+			double ad = pb->scale * pb->deg[k] + pb->shift + (pb->diag ? pb->diag[k] : 0);
+			double e = ad;
+			if (m[l]) {
+				double al = a * pc[l], alj = m[l + w] ? a : 0;
+				e -= al * al + MIC_TAU * (a * alj) * pc[l] * pc[l];
+			}
+			if (m[u]) {
+				double au = a * pc[u], aui = m[u + 1] ? a : 0;
+				e -= au * au + MIC_TAU * (a * aui) * pc[u] * pc[u];
+			}
+			if (e < MIC_SIGMA * ad)
+				e = ad;
+			pc[k] = 1 / sqrt(e);
+		}
+}
+
+/* Rows solved together by the triangular sweeps below: a wavefront over MIC_ROWS rows
+ * (row r of the group trails row r-1 by one column) keeps MIC_ROWS independent
+ * dependency chains in flight. Every cell still sees exactly the inputs of the plain
+ * row-major sweep, so the bits are the same as the sequential order. */
+#define MIC_ROWS 4
+
+/* z = M^-1 r: forward substitution in row-major order, then backward in reverse. Returns
+ * r.z summed by blocks in order. pc and z are 0 off the mask (and on the outer ring), so
+ * neighbours need no mask test. tmp is scratch whose outer ring must be 0. */
+static double mic_apply(const cg_problem *pb, const double *pc, const double *r, double *tmp,
+			double *z, double *part)
+{
+	const int w = pb->w, h = pb->h;
+	const double a = -pb->scale;
+	/* forward: tmp_k = (r_k - a pc_l tmp_l - a pc_u tmp_u) pc_k, l = left, u = up */
+	for (int j0 = 1; j0 < h - 1; j0 += MIC_ROWS) {
+		int nr = h - 1 - j0 < MIC_ROWS ? h - 1 - j0 : MIC_ROWS;
+		for (int t = 1; t < w - 1 + nr - 1; t++)
+			for (int rr = 0; rr < nr; rr++) {
+				int i = t - rr;
+				if (i < 1 || i > w - 2)
+					continue;
+				size_t k = (size_t)(j0 + rr) * w + i;
+				tmp[k] = (r[k] - a * pc[k - 1] * tmp[k - 1] - a * pc[k - w] * tmp[k - w]) * pc[k];
+			}
+	}
+	/* backward: z_k = (tmp_k - a pc_k z_right - a pc_k z_down) pc_k */
+	for (int j1 = h - 2; j1 >= 1; j1 -= MIC_ROWS) {
+		int nr = j1 < MIC_ROWS ? j1 : MIC_ROWS;
+		for (int t = w - 2; t > 0 - (nr - 1); t--)
+			for (int rr = 0; rr < nr; rr++) {
+				int i = t + rr;
+				if (i < 1 || i > w - 2)
+					continue;
+				size_t k = (size_t)(j1 - rr) * w + i;
+				z[k] = (tmp[k] - a * pc[k] * z[k + 1] - a * pc[k] * z[k + w]) * pc[k];
+			}
+	}
+	const int nb = cg_blocks(h);
+	for (int c = 0; c < nb; c++) {
+		int j0, j1;
+		block_rows(pb, c, &j0, &j1);
+		double s = 0;
+		for (int j = j0; j < j1; j++)
+			s += row_dot(r + (size_t)j * w, z + (size_t)j * w, w);
+		part[c] = s;
+	}
+	return sum_parts(part, nb);
+}
+
 cg_stats cg_solve(const cg_problem *pb, const double *b, double *x, const cg_work *wk,
 		  double tol, int max_iters, int parallel)
 {
 	const size_t n = (size_t)pb->w * pb->h;
 	const int nb = cg_blocks(pb->h);
-	double *r = wk->r, *p = wk->p, *q = wk->q, *part = wk->part;
+	double *r = wk->r, *p = wk->p, *q = wk->q, *z = wk->z, *pc = wk->pc, *part = wk->part;
 	cg_stats st = { 0, 0, 1 };
 
-	/* Clear everything off the mask: x there is the Dirichlet zero, and r, p, q may hold
-	 * values from a previous, differently shaped mask. */
+	/* Clear everything off the mask: x there is the Dirichlet zero, and the scratch
+	 * vectors may hold values from a previous, differently shaped mask. */
 	for (size_t k = 0; k < n; k++) {
 		if (!pb->mask[k])
 			x[k] = 0;
-		r[k] = p[k] = q[k] = 0;
+		r[k] = p[k] = q[k] = z[k] = 0;
 	}
 
-	/* r = b - A x, p = r. */
+	/* r = b - A x. */
 	cg_apply(pb, x, q);
-	double bb = 0, rr = 0;
+	double bb = 0;
 	for (size_t k = 0; k < n; k++) {
 		if (pb->mask[k]) {
 			r[k] = b[k] - q[k];
-			p[k] = r[k];
 			bb += b[k] * b[k];
 		}
 	}
@@ -119,11 +233,10 @@ cg_stats cg_solve(const cg_problem *pb, const double *b, double *x, const cg_wor
 		block_rows(pb, c, &j0, &j1);
 		double s = 0;
 		for (int j = j0; j < j1; j++)
-			for (int i = 1; i < pb->w - 1; i++)
-				s += r[(size_t)j * pb->w + i] * r[(size_t)j * pb->w + i];
+			s += row_dot(r + (size_t)j * pb->w, r + (size_t)j * pb->w, pb->w);
 		part[c] = s;
 	}
-	rr = sum_parts(part, nb);
+	double rr = sum_parts(part, nb);
 	if (bb == 0) {
 		for (size_t k = 0; k < n; k++)
 			x[k] = 0;
@@ -131,12 +244,19 @@ cg_stats cg_solve(const cg_problem *pb, const double *b, double *x, const cg_wor
 	}
 	const double target = tol * tol * bb;
 	int it = 0, done = !(rr > target);
-	double alpha = 0, beta = 0;
+	double alpha = 0, beta = 0, rz = 0;
+	if (!done) {
+		mic_build(pb, pc);
+		rz = mic_apply(pb, pc, r, q, z, part); /* q is free until the first A p */
+		for (size_t k = 0; k < n; k++)
+			p[k] = z[k];
+	}
 
-	/* One parallel region for the whole solve; the scalar steps run in `single`, whose
-	 * implicit barrier publishes alpha, beta and done to every thread. */
+	/* One parallel region for the whole solve; the scalar steps and the (sequential)
+	 * preconditioner run in `single`, whose implicit barrier publishes alpha, beta and
+	 * done to every thread. */
 #pragma omp parallel if (parallel) default(none) \
-	shared(pb, x, r, p, q, part, nb, rr, alpha, beta, done, it, max_iters, target)
+	shared(pb, x, r, p, q, z, pc, part, nb, rr, rz, alpha, beta, done, it, max_iters, target)
 	{
 		while (!done) {
 #pragma omp for schedule(static)
@@ -148,7 +268,7 @@ cg_stats cg_solve(const cg_problem *pb, const double *b, double *x, const cg_wor
 				if (!(pq > 0)) /* breakdown: A is not positive definite on this mask */
 					done = 1;
 				else
-					alpha = rr / pq;
+					alpha = rz / pq;
 			}
 			if (done)
 				break;
@@ -157,17 +277,20 @@ cg_stats cg_solve(const cg_problem *pb, const double *b, double *x, const cg_wor
 				part[c] = block_update(pb, c, alpha, x, r, p, q);
 #pragma omp single
 			{
-				double rr1 = sum_parts(part, nb);
-				beta = rr1 / rr;
-				rr = rr1;
+				rr = sum_parts(part, nb);
 				it++;
 				done = !(rr > target) || it >= max_iters;
+				if (!done) {
+					double rz1 = mic_apply(pb, pc, r, q, z, part);
+					beta = rz1 / rz;
+					rz = rz1;
+				}
 			}
 			if (done)
 				break;
 #pragma omp for schedule(static)
 			for (int c = 0; c < nb; c++)
-				block_direction(pb, c, beta, r, p);
+				block_direction(pb, c, beta, z, p);
 		}
 	}
 	st.iters = it;

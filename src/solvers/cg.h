@@ -4,12 +4,12 @@
  * Used by the shallow solver (seed 003, GAMES103 lab 4) to find the "virtual height" that
  * pushes water out from under the boxes. It solves
  *
- *     (scale * L + shift * I) x = b        on the masked cells,
+ *     (scale * L + shift * I + D) x = b    on the masked cells,
  *     (L x)_i = deg_i * x_i - sum_{j in N4(i)} x_j,
  *
  * where unmasked cells hold x = 0 (Dirichlet) and neighbours outside the pool do not exist
- * (deg_i counts the neighbours that do: 4 inside, fewer on a Neumann edge). With shift = 0
- * this is exactly the operator the water update applies to the virtual height, so
+ * (deg_i counts the neighbours that do: 4 inside, fewer on a Neumann edge), and D is an
+ * optional non-negative per-cell diagonal. With shift = 0 and no D this is exactly the operator the water update applies to the virtual height, so
  * `water += -rate * L vh` removes rate * b from the masked cells.
  *
  * Layout: row-major w x h cells, the outermost ring of cells must be unmasked so the
@@ -37,11 +37,12 @@ typedef struct cg_problem {
 	const uint8_t *mask; /* 1 = unknown, 0 = held at zero */
 	const uint8_t *deg;  /* existing neighbours per cell (0..4) */
 	double scale, shift;
+	const double *diag;  /* optional per-cell addition to the diagonal (>= 0), or NULL */
 } cg_problem;
 
 typedef struct cg_work {
-	double *r, *p, *q; /* w*h each */
-	double *part;      /* cg_blocks(h) partial sums */
+	double *r, *p, *q, *z, *pc; /* w*h each */
+	double *part;               /* cg_blocks(h) partial sums */
 } cg_work;
 
 typedef struct cg_stats {
@@ -53,10 +54,11 @@ typedef struct cg_stats {
 /* Number of row blocks (and of partial sums) for a rectangle h rows high. */
 static inline int cg_blocks(int h) { return (h + CG_BLOCK_ROWS - 1) / CG_BLOCK_ROWS; }
 
-/* y = (scale * L + shift * I) x on masked cells, 0 elsewhere (x must be 0 off the mask). */
+/* y = (scale * L + shift * I + D) x on masked cells, 0 elsewhere (x must be 0 off the mask). */
 void cg_apply(const cg_problem *pb, const double *x, double *y);
 
-/* Runs CG until ||r|| <= tol * ||b|| or max_iters iterations. b is read on masked cells
+/* Runs CG, preconditioned with a modified incomplete Cholesky factorisation (MIC(0)),
+ * until ||r|| <= tol * ||b|| or max_iters iterations. b is read on masked cells
  * only. parallel != 0 spreads row blocks over the OpenMP threads (worth it for large
  * rectangles); the result is bit-identical either way. */
 cg_stats cg_solve(const cg_problem *pb, const double *b, double *x, const cg_work *wk,

@@ -5,12 +5,14 @@
 
 extern const tp_solver tp_solver_hooke;
 extern const tp_solver tp_solver_ripple;
+extern const tp_solver tp_solver_shallow;
 extern const tp_solver tp_solver_sph;
 
 /* Adding a solver: one file plus one line here. */
 const tp_solver *const tp_solvers[] = {
 	&tp_solver_ripple,
 	&tp_solver_hooke,
+	&tp_solver_shallow,
 	&tp_solver_sph,
 	NULL,
 };

@@ -51,6 +51,7 @@
 #define MAX_SUBSTEPS 4096
 #define TILT_MAX 0.6      /* radians; a box tipping further is outside this model */
 #define CG_PAR_CELLS 16384 /* a lone cluster this big spreads its CG over the threads */
+#define SOFT_PENALTY 1.0   /* pull of vh towards 0 on partly covered cells, see cluster_setup */
 
 static const double PI = 3.14159265358979323846;
 
@@ -84,7 +85,7 @@ typedef struct cluster {
 
 typedef struct shallow {
 	/* options */
-	double rate, damping, gamma, speed, depth, gravity, cg_tol, drag;
+	double rate, damping, gamma, speed, depth, gravity, cg_tol, drag, edge;
 	int substeps, cg_iters, float_start;
 
 	/* derived */
@@ -110,8 +111,8 @@ typedef struct shallow {
 	/* arena for the clusters */
 	size_t cap, part_cap;
 	uint8_t *a_mask, *a_deg;
-	float *a_low;
-	double *a_b, *a_x, *a_r, *a_p, *a_q, *a_part;
+	float *a_low, *a_cov;
+	double *a_b, *a_x, *a_r, *a_p, *a_q, *a_z, *a_pc, *a_part, *a_diag;
 
 	/* bookkeeping */
 	double v0;
@@ -142,6 +143,8 @@ static const tp_option shallow_options[] = {
 	  NULL },
 	{ "drag", "linear drag on floating boxes, 1/s", OFF(drag), TP_OPT_DOUBLE, 1.0, 0, 1000,
 	  NULL },
+	{ "edge", "width of a box's soft edge, px (1 = exact cell coverage; wider rings less)",
+	  OFF(edge), TP_OPT_DOUBLE, 6, 1, 32, NULL },
 	{ "float_start", "floating boxes start resting on the surface (and settle) or at rest",
 	  OFF(float_start), TP_OPT_ENUM, FLOAT_START_SURFACE, 0, 1, float_start_names },
 	{ NULL },
@@ -201,6 +204,9 @@ static double pow_sqrt(double a, double e)
 	}
 	return r;
 }
+
+/* 3t^2 - 2t^3 on [0, 1] (t is inside it here). */
+static inline double smooth01(double t) { return t * t * (3 - 2 * t); }
 
 static inline float *row(float *b, int S, int y) { return b + (size_t)(y + 1) * S + 1; }
 
@@ -273,8 +279,9 @@ static int wave_update(shallow *s)
 static void box_region(const shallow *s, box_state *b)
 {
 	sincos_deg(b->angle, &b->sn, &b->cs);
-	double ex = fabs(b->cs) * b->hw + fabs(b->sn) * b->hh;
-	double ey = fabs(b->sn) * b->hw + fabs(b->cs) * b->hh;
+	/* the soft edge reaches half its width outside the footprint */
+	double ex = fabs(b->cs) * b->hw + fabs(b->sn) * b->hh + 0.5 * s->edge;
+	double ey = fabs(b->sn) * b->hw + fabs(b->cs) * b->hh + 0.5 * s->edge;
 	b->active = 0;
 	if (!(fabs(b->x) < 1e7 && fabs(b->y) < 1e7))
 		return;
@@ -421,7 +428,13 @@ static inline float *eta_at(float *b, const shallow *s, long p)
 }
 
 /* Runs the statements for every pool cell of box b's footprint, with k the local index in
- * cluster c, p the pool index, (gx, gy) the cluster-frame cell and (u, v) box coordinates. */
+ * cluster c, p the pool index, (gx, gy) the cluster-frame cell, (u, v) box coordinates and
+ * cov the weight of the cell: a smoothstep of the distance inside the edge over the soft
+ * edge width E (0 at E/2 outside, 1 at E/2 inside; E = 1 is the cell's covered fraction).
+ * Partial weights make the displacement follow the box continuously as it moves or turns
+ * instead of jumping a cell at a time, and a few pixels of soft edge keep the forcing
+ * free of grid-scale content, which the discrete wave equation would leave behind as a
+ * slow, hatched ringing. */
 #define FOR_FOOTPRINT(s, b, c, ...)                                                      \
 	for (int fj = 0; fj < (b)->rh; fj++) {                                           \
 		int gy = (b)->y0 + (b)->sy + fj, lj = gy - (c)->y0;                      \
@@ -438,8 +451,11 @@ static inline float *eta_at(float *b, const shallow *s, long p)
 			double dy = gy + 0.5 - (b)->sy - (b)->y;                         \
 			double u = dx * (b)->cs - dy * (b)->sn;                          \
 			double v = dx * (b)->sn + dy * (b)->cs;                          \
-			if (fabs(u) > (b)->hw || fabs(v) > (b)->hh)                      \
+			double din = (b)->hw - fabs(u) < (b)->hh - fabs(v) ? (b)->hw - fabs(u) \
+								 : (b)->hh - fabs(v);   \
+			if (!(din > -0.5 * s->edge))                                     \
 				continue;                                                \
+			double cov = din < 0.5 * s->edge ? smooth01(din / s->edge + 0.5) : 1.0; \
 			size_t k = (size_t)lj * (c)->w + (size_t)li;                     \
 			__VA_ARGS__                                                      \
 		}                                                                        \
@@ -452,8 +468,8 @@ static void cluster_setup(shallow *s, int ci, int settle)
 	cluster *c = &s->cl[ci];
 	const int W = c->w, H = c->h, wrap = s->boundary == SCENE_BOUNDARY_WRAP;
 	uint8_t *mask = s->a_mask + c->off, *deg = s->a_deg + c->off;
-	float *low = s->a_low + c->off;
-	double *bv = s->a_b + c->off, *x = s->a_x + c->off;
+	float *low = s->a_low + c->off, *cv = s->a_cov + c->off;
+	double *bv = s->a_b + c->off, *x = s->a_x + c->off, *dg = s->a_diag + c->off;
 	for (int j = 0; j < H; j++)
 		for (int i = 0; i < W; i++) {
 			size_t k = (size_t)j * W + i;
@@ -463,43 +479,56 @@ static void cluster_setup(shallow *s, int ci, int settle)
 				 : wrap ? 4
 					: (uint8_t)((gx > 0) + (gx < s->w - 1) + (gy > 0) + (gy < s->h - 1));
 			low[k] = INFINITY;
+			cv[k] = 0;
 			mask[k] = 0;
-			bv[k] = x[k] = 0;
+			bv[k] = x[k] = dg[k] = 0;
 		}
 	for (int bi = 0; bi < s->nbox; bi++) {
 		box_state *b = &s->box[bi];
 		if (!b->active || b->cluster != ci)
 			continue;
 		double st0 = sin_poly(b->tilt[0]), st1 = sin_poly(b->tilt[1]);
+		/* Where boxes overlap, the one covering more of the cell (then the lower) wins. */
 		FOR_FOOTPRINT(s, b, c, {
 			(void)p;
 			float bottom = (float)(b->z + v * st0 - u * st1);
-			if (bottom < low[k])
+			if ((float)cov > cv[k] || ((float)cov == cv[k] && bottom < low[k])) {
 				low[k] = bottom;
+				cv[k] = (float)cov;
+			}
 		})
 	}
 	int masked = 0;
 	for (int j = 1; j < H - 1; j++)
 		for (int i = 1; i < W - 1; i++) {
 			size_t k = (size_t)j * W + i;
-			if (!(low[k] < INFINITY))
+			if (!(cv[k] > 0))
 				continue;
 			long p = pool_index(s, c->x0 + i, c->y0 + j);
 			if (p < 0)
 				continue;
-			float hn = settle ? 0.0f : *eta_at(s->nw, s, p);
-			float vprev = settle ? 0.0f : s->vh[p];
+			double hn = settle ? 0.0 : *eta_at(s->nw, s, p);
+			double vprev = settle ? 0.0 : s->vh[p];
+			double over = (double)cv[k] * (hn - (double)low[k]); /* water above the bottom */
 			/* Under the box where its bottom is below the effective level (the water
-			 * plus what the box held down last step: a resting box stays masked even
+			 * plus what the box held down last step, so a resting box stays masked even
 			 * where round-off puts the water a hair under its bottom). */
-			if (!(low[k] < hn + (float)s->gamma * vprev))
+			if (!(over + s->gamma * vprev > 0))
 				continue;
 			mask[k] = 1;
 			masked++;
+			/* A partly covered cell's virtual height is pulled towards 0 by the penalty
+			 * P (infinite at cov = 0, nothing at cov = 1), so a cell that enters or leaves
+			 * the mask does so with vh ~ 0: the soft edge is soft for vh too. */
+			double pen = SOFT_PENALTY * (1 - (double)cv[k]) / (double)cv[k];
 			if (settle) {
-				bv[k] = -(double)low[k]; /* level 0 minus the bottom */
+				/* see cluster_solve: rows divided by 1 - cov gamma to stay symmetric */
+				double f = 1 - (double)cv[k] * s->gamma;
+				bv[k] = over / f;
+				dg[k] = (s->rate * pen + s->gamma * cv[k]) / f;
 			} else {
-				bv[k] = ((double)hn - (double)low[k]) / s->rate;
+				bv[k] = over / s->rate;
+				dg[k] = pen;
 				x[k] = vprev;
 			}
 		}
@@ -514,13 +543,16 @@ static void cluster_solve(shallow *s, int ci, int settle, int parallel)
 	const int W = c->w, H = c->h;
 	const uint8_t *mask = s->a_mask + c->off, *deg = s->a_deg + c->off;
 	double *x = s->a_x + c->off;
-	cg_problem pb = { W, H, mask, deg, 1.0, 0.0 };
-	cg_work wk = { s->a_r + c->off, s->a_p + c->off, s->a_q + c->off, s->a_part + c->part_off };
+	cg_problem pb = { W, H, mask, deg, 1.0, 0.0, s->a_diag + c->off };
+	cg_work wk = { s->a_r + c->off, s->a_p + c->off, s->a_q + c->off, s->a_z + c->off,
+		       s->a_pc + c->off, s->a_part + c->part_off };
 	if (settle) {
-		/* The resting state: eta + gamma vh = 0 and a steady step, which gives
-		 * (rate (1 - gamma) L + gamma) vh = 0 - low on the mask (see settle_boxes). */
-		pb.scale = s->rate * (1 - s->gamma);
-		pb.shift = s->gamma;
+		/* The resting state: effective level eta + gamma vh = 0 everywhere and a step that
+		 * changes nothing. With eta = -gamma vh, L eta = gamma L vh on the mask, and the
+		 * step's (L + P) vh = cov (eta' - low) / rate must give back vh:
+		 *   rate (1 - cov gamma) L vh + (rate P + cov gamma) vh = -cov low,
+		 * divided row by row by (1 - cov gamma) to keep it symmetric. */
+		pb.scale = s->rate;
 	}
 	if (c->masked)
 		c->cg = cg_solve(&pb, s->a_b + c->off, x, &wk, settle ? fmin(s->cg_tol, 1e-9) : s->cg_tol,
@@ -568,7 +600,7 @@ static void float_box(shallow *s, box_state *b, const cluster *c)
 		double lv = level_at(s, x, k, p);
 		double d = lv - (b->z + v * st0 - u * st1);
 		if (d > 0) {
-			d = d > b->height ? b->height : d;
+			d = cov * (d > b->height ? b->height : d);
 			vol += d;
 			m0 += d * v;
 			m1 -= d * u;
@@ -692,11 +724,15 @@ static void shallow_uninit(void *priv)
 	free(s->a_mask);
 	free(s->a_deg);
 	free(s->a_low);
+	free(s->a_cov);
+	free(s->a_diag);
 	free(s->a_b);
 	free(s->a_x);
 	free(s->a_r);
 	free(s->a_p);
 	free(s->a_q);
+	free(s->a_z);
+	free(s->a_pc);
 	free(s->a_part);
 	memset(s->buf, 0, sizeof s->buf);
 	s->vh = s->surf = NULL;
@@ -896,19 +932,23 @@ static int shallow_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 				b->z = -fmin(sb->density * sb->height, s->depth);
 			s->prev[i] = (tp_box_pose){ b->x, b->y, b->angle, 0, 0, b->z, { 0, 0 } };
 			double diag = sqrt(sb->size[0] * sb->size[0] + sb->size[1] * sb->size[1]);
-			sumw += fmin(ceil(diag) + 4, s->w + 2);
-			sumh += fmin(ceil(diag) + 4, s->h + 2);
+			sumw += fmin(ceil(diag + s->edge) + 5, s->w + 2);
+			sumh += fmin(ceil(diag + s->edge) + 5, s->h + 2);
 		}
 		double capd = fmin(sumw * sumh, (double)(s->w + 2) * (s->h + 2));
 		s->cap = (size_t)capd;
 		s->part_cap = (size_t)(sumh / CG_BLOCK_ROWS) + (size_t)s->nbox + 2;
 		if (!(s->a_mask = malloc(s->cap)) || !(s->a_deg = malloc(s->cap)) ||
 		    !(s->a_low = malloc(s->cap * sizeof(float))) ||
+		    !(s->a_cov = malloc(s->cap * sizeof(float))) ||
+		    !(s->a_diag = malloc(s->cap * sizeof(double))) ||
 		    !(s->a_b = malloc(s->cap * sizeof(double))) ||
 		    !(s->a_x = malloc(s->cap * sizeof(double))) ||
 		    !(s->a_r = malloc(s->cap * sizeof(double))) ||
 		    !(s->a_p = malloc(s->cap * sizeof(double))) ||
 		    !(s->a_q = malloc(s->cap * sizeof(double))) ||
+		    !(s->a_z = malloc(s->cap * sizeof(double))) ||
+		    !(s->a_pc = malloc(s->cap * sizeof(double))) ||
 		    !(s->a_part = malloc(s->part_cap * sizeof(double))))
 			goto oom;
 		/* Start with the water already displaced by the boxes that sit in it, so a box at
