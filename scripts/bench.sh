@@ -18,6 +18,38 @@ echo
 # --- command-level workloads ------------------------------------------------------------
 # (each section prints rows in the same table format)
 
+# --- textures: a 1024x1024 tileable caustics loop of 64 frames, end to end -------------------
+# scenes/textures/caustics_loop.json at 1024x1024 (rain rate scaled with the area), a loop of
+# 64 frames (2.1333 s at 30 fps) written as 8-bit PNGs: output frames per second of wall
+# time, the loop's warm-up and cross-fade included. Baseline: the same run in color mode
+# (the refracted picture), so the ratio is what caustics cost relative to it. Runs
+# alternate, best of TP_BENCH_TEX_REPS (default 2) each.
+tex_time() { # command...: runs it, prints elapsed seconds
+	t0=$(date +%s.%N)
+	"$@"
+	t1=$(date +%s.%N)
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }'
+}
+tex_min() { awk -v a="$1" -v b="$2" 'BEGIN { print (b == "" || a + 0 < b + 0) ? a : b }'; }
+tex_render() { # mode
+	"$TP" render scenes/textures/caustics_loop.json -q -y --size 1024x1024 \
+		--set emitters.0.rate=640 --set loop.duration=2.1333333 -o "$1=$WORK/tex/%04d.png"
+}
+TEX_REPS=${TP_BENCH_TEX_REPS:-2}
+mkdir -p "$WORK/tex"
+tex_best="" col_best=""
+i=0
+while [ "$i" -lt "$TEX_REPS" ]; do
+	col_best=$(tex_min "$(tex_time tex_render color)" "$col_best")
+	tex_best=$(tex_min "$(tex_time tex_render caustics)" "$tex_best")
+	i=$((i + 1))
+done
+tex_frames=$(ls "$WORK/tex" | wc -l)
+awk -v n="$tex_frames" -v t="$tex_best" -v c="$col_best" 'BEGIN {
+	printf "| %-34s | %-22s | %12.2f %-8s | %12.2f | %7.2fx |\n", "caustics loop 1024x1024 x" n,
+	       "frames/s vs color mode", n / t, "fps", n / c, c / t }'
+rm -rf "$WORK/tex"
+
 # --- mp4: `tidepool render` to H.264 against ffmpeg encoding the same frames --------------
 # scenes/pond.json at 1920x1080, 300 frames (TP_BENCH_MP4_FRAMES overrides). The baseline
 # is ffmpeg reading the identical RGB frames from a pipe with identical settings (libx264
