@@ -110,6 +110,9 @@ Test(compare_cli, exit_codes)
 	cr_assert_eq(run_tp(NULL, errpath, "compare %s/g %s/t", dir, dir), 3);
 	cr_assert(strstr(err_text(), "0002.png") != NULL, "%s", err_text());
 	cr_assert_eq(run_tp(NULL, errpath, "compare --help"), 0);
+	/* 4: a report that cannot be written (its directory would be under a file). */
+	cr_assert_eq(run_tp(NULL, errpath, "compare %s/g %s/g --json %s/g/0000.png/r.json", dir, dir, dir), 4);
+	cr_assert(strstr(err_text(), "cannot create") != NULL, "%s", err_text());
 }
 
 Test(compare_cli, count_and_size_mismatches_are_reported_not_compared)
