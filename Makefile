@@ -85,6 +85,7 @@ SRC_CLI = \
 	src/cli/outputs.c \
 	src/cli/sheet.c \
 	src/cli/batch.c \
+	src/cli/variants.c \
 	src/cli/validate.c \
 	src/cli/solvers.c \
 	src/cli/compare.c

@@ -14,16 +14,15 @@
 
 #include "cli/cli.h"
 #include "cli/sheet.h"
+#include "cli/variants.h"
 #include "scene/scene.h"
 #include "util/fsutil.h"
 #include "util/progress.h"
 
 #define MAX_VARY 16
-#define MAX_VALUES 10000
 #define MAX_VARIANTS 100000
 #define MAX_SETS 64
 #define MAX_OUT 8
-#define NAME_MAX_LEN 200
 
 extern char **environ;
 
@@ -56,12 +55,6 @@ static const char usage[] =
 	"Exit status: 0 done, 2 usage error, 3 bad scene or variant (nothing is rendered),\n"
 	"4 a variant failed to render (the others still are), 130 interrupted.\n";
 
-typedef struct vary {
-	const char *key;
-	int n;
-	char **values; /* JSON text or plain strings, as --set takes them */
-} vary;
-
 typedef struct batch_opts {
 	const char *scene, *dir, *name, *sheet;
 	int no_sheet, jobs, thumb, overwrite, quiet;
@@ -73,7 +66,7 @@ typedef struct batch_opts {
 } batch_opts;
 
 typedef struct variant {
-	char name[NAME_MAX_LEN + 1];
+	char name[VARIANT_NAME_MAX + 1];
 	char *sets[MAX_VARY];      /* "key=value" */
 	char *outs[MAX_OUT];       /* "MODE=DIR/NAME/file" */
 	int nouts;
@@ -83,144 +76,6 @@ typedef struct variant {
 } variant;
 
 static const char *const mode_names[] = { "color", "height", "normal", "caustics", "particles" };
-
-/* ---- values ---- */
-
-/* Splits "3,4" or "tiles,pebbles" at commas outside brackets and quotes, or expands
- * "A..B". Returns the count, or -1 with a message. */
-static int parse_values(const char *spec, char ***out, char *why, size_t nwhy)
-{
-	char *end;
-	long a = strtol(spec, &end, 10), b;
-	char **v = NULL;
-	int n = 0;
-	if (end != spec && !strncmp(end, "..", 2)) {
-		const char *t = end + 2;
-		b = strtol(t, &end, 10);
-		if (end == t || *end || b < a || b - a >= MAX_VALUES) {
-			snprintf(why, nwhy, "a range is A..B with A <= B, at most %d values", MAX_VALUES);
-			return -1;
-		}
-		v = calloc((size_t)(b - a + 1), sizeof *v);
-		for (long i = a; v && i <= b; i++) {
-			char buf[32];
-			snprintf(buf, sizeof buf, "%ld", i);
-			if (!(v[n++] = strdup(buf)))
-				break;
-		}
-	} else {
-		size_t len = strlen(spec);
-		v = calloc(len + 1, sizeof *v);
-		int depth = 0, quoted = 0;
-		const char *start = spec;
-		for (const char *p = spec; v; p++) {
-			if (*p == '"' && (p == spec || p[-1] != '\\'))
-				quoted = !quoted;
-			else if (!quoted && (*p == '[' || *p == '{'))
-				depth++;
-			else if (!quoted && (*p == ']' || *p == '}'))
-				depth--;
-			if (*p == 0 || (*p == ',' && !depth && !quoted)) {
-				if (p == start) {
-					snprintf(why, nwhy, "an empty value");
-					goto fail;
-				}
-				if (!(v[n++] = strndup(start, (size_t)(p - start))))
-					break;
-				start = p + 1;
-			}
-			if (!*p)
-				break;
-		}
-	}
-	if (!v || !v[n - 1]) {
-		snprintf(why, nwhy, "out of memory");
-		goto fail;
-	}
-	*out = v;
-	return n;
-fail:
-	for (int i = 0; v && i < n; i++)
-		free(v[i]);
-	free(v);
-	return -1;
-}
-
-/* A value as it appears in a name: JSON quotes dropped, anything but letters, digits,
- * '.', '+' and '-' turned into '-'. */
-static void name_part(const char *value, char *buf, size_t n)
-{
-	size_t k = 0, len = strlen(value);
-	if (len >= 2 && value[0] == '"' && value[len - 1] == '"')
-		value++, len -= 2;
-	for (size_t i = 0; i < len && k + 1 < n; i++) {
-		char c = value[i];
-		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-			 c == '.' || c == '+' || c == '-';
-		buf[k++] = ok ? c : '-';
-	}
-	buf[k] = 0;
-}
-
-static const char *last_part(const char *key)
-{
-	const char *d = strrchr(key, '.');
-	return d ? d + 1 : key;
-}
-
-/* Expands the name pattern for one combination. Returns 0, or -1 with a message. */
-static int make_name(const char *pattern, const char *scene_base, int index, int count,
-		     const vary *vs, int nv, const int *pick, char *out, char *why, size_t nwhy)
-{
-	size_t k = 0;
-	for (const char *p = pattern; *p; p++) {
-		char part[256] = "";
-		if (*p != '{') {
-			part[0] = *p;
-			part[1] = 0;
-		} else {
-			const char *close = strchr(p, '}');
-			if (!close) {
-				snprintf(why, nwhy, "--name: '{' without '}'");
-				return -1;
-			}
-			size_t len = (size_t)(close - p - 1);
-			char key[128];
-			snprintf(key, sizeof key, "%.*s", (int)len, p + 1);
-			if (!strcmp(key, "scene")) {
-				snprintf(part, sizeof part, "%s", scene_base);
-			} else if (!strcmp(key, "index")) {
-				int width = snprintf(NULL, 0, "%d", count);
-				snprintf(part, sizeof part, "%0*d", width, index + 1);
-			} else {
-				int found = 0;
-				for (int i = 0; i < nv && !found; i++)
-					if (!strcmp(vs[i].key, key) || !strcmp(last_part(vs[i].key), key)) {
-						name_part(vs[i].values[pick[i]], part, sizeof part);
-						found = 1;
-					}
-				if (!found) {
-					snprintf(why, nwhy, "--name: {%s} is not a varied key", key);
-					return -1;
-				}
-			}
-			p = close;
-		}
-		size_t pl = strlen(part);
-		if (k + pl > NAME_MAX_LEN) {
-			snprintf(why, nwhy, "variant name longer than %d characters", NAME_MAX_LEN);
-			return -1;
-		}
-		memcpy(out + k, part, pl);
-		k += pl;
-	}
-	out[k] = 0;
-	if (!k || strchr(out, '/') || !strcmp(out, ".") || !strcmp(out, "..")) {
-		snprintf(why, nwhy, "variant name '%s' is not a usable directory name", out);
-		return -1;
-	}
-	return 0;
-}
 
 /* ---- options ---- */
 
@@ -455,7 +310,7 @@ int cmd_batch(int argc, char **argv)
 			const char *eq = strchr(o.vary_spec[i], '=');
 			char *key = strndup(o.vary_spec[i], (size_t)(eq - o.vary_spec[i]));
 			vs[nv].key = key;
-			if (!key || (vs[nv].n = parse_values(eq + 1, &vs[nv].values, why, sizeof why)) < 0) {
+			if (!key || (vs[nv].n = vary_parse_values(eq + 1, &vs[nv].values, why, sizeof why)) < 0) {
 				if (key)
 					rc = tp_errf(&err, TP_EUSAGE, "batch: --vary %s: %s", o.vary_spec[i], why);
 				else
@@ -490,18 +345,7 @@ int cmd_batch(int argc, char **argv)
 	char pattern[1024];
 	const char *pat = o.name ? o.name : sc->variants.name;
 	if (!pat) {
-		size_t k = (size_t)snprintf(pattern, sizeof pattern, "{scene}");
-		for (int i = 0; i < nv && k < sizeof pattern; i++) {
-			/* seed3 for numbers, solver-hooke for words */
-			int numeric = 1;
-			for (int j = 0; j < vs[i].n && numeric; j++) {
-				char *end;
-				strtod(vs[i].values[j], &end);
-				numeric = end != vs[i].values[j] && !*end;
-			}
-			k += (size_t)snprintf(pattern + k, sizeof pattern - k, "_%s%s{%s}", last_part(vs[i].key),
-					      numeric ? "" : "-", vs[i].key);
-		}
+		vary_default_pattern(vs, nv, pattern, sizeof pattern);
 		pat = pattern;
 	}
 	char scene_base[256];
@@ -525,7 +369,7 @@ int cmd_batch(int argc, char **argv)
 		}
 		variant *va = &vars[v];
 		va->status = -1;
-		if (make_name(pat, scene_base, v, nvariants, vs, nv, pick, va->name, why, sizeof why) < 0) {
+		if (vary_name(pat, scene_base, v, nvariants, vs, nv, pick, va->name, why, sizeof why) < 0) {
 			rc = tp_errf(&err, TP_EUSAGE, "batch: %s", why);
 			goto fail;
 		}
@@ -578,8 +422,7 @@ int cmd_batch(int argc, char **argv)
 	jobs = jobs > nvariants ? nvariants : jobs;
 	int threads = cores / jobs > 0 ? cores / jobs : 1;
 	int next = 0, running = 0, done = 0, failed = 0, first_fail = 0;
-	tp_progress prog;
-	tp_progress_start(&prog, "batch", nvariants, o.quiet);
+	double start = tp_now();
 	while ((next < nvariants && !tp_cli_interrupted) || running > 0) {
 		while (running < jobs && next < nvariants && !tp_cli_interrupted) {
 			int e = spawn(&o, &vars[next], nv, threads);
@@ -619,7 +462,9 @@ int cmd_batch(int argc, char **argv)
 				fprintf(stderr, "tidepool: batch: variant %s failed (exit status %d)\n", vars[v].name,
 					vars[v].status);
 			}
-			tp_progress_update(&prog, done);
+			if (!o.quiet && vars[v].status == 0)
+				fprintf(stderr, "batch: %d/%d %s (%.1f s)\n", done, nvariants, vars[v].name,
+					tp_now() - start);
 		}
 	}
 
@@ -641,14 +486,13 @@ int cmd_batch(int argc, char **argv)
 	}
 	if (rc == 0) {
 		char summary[4608];
-		double el = tp_now() - prog.start;
+		double el = tp_now() - start;
 		snprintf(summary, sizeof summary, "%s %d of %d variants to %s in %.1f s%s%s%s",
 			 interrupted ? "interrupted after" : "rendered", done - failed, nvariants, o.dir, el,
 			 o.no_sheet || interrupted ? "" : " (contact sheet ", o.no_sheet || interrupted ? "" : sheet_path,
 			 o.no_sheet || interrupted ? "" : ")");
-		tp_progress_done(&prog, summary);
-	} else {
-		tp_progress_done(&prog, NULL);
+		if (!o.quiet)
+			fprintf(stderr, "%s\n", summary);
 	}
 	if (rc == 0 && failed)
 		rc = tp_errf(&err, first_fail == TP_EXIT_INPUT ? TP_EINPUT : TP_EIO, "batch: %d of %d variants failed",
