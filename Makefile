@@ -28,6 +28,7 @@ SRC_UTIL = \
 	src/util/image.c \
 	src/util/opts.c \
 	src/util/rng.c \
+	src/util/trig.c \
 	src/util/progress.c \
 	src/util/fsutil.c
 
@@ -59,7 +60,8 @@ SRC_RENDER = \
 	src/render/render.c \
 	src/render/refract.c \
 	src/render/background.c \
-	src/render/maps.c
+	src/render/maps.c \
+	src/render/fluid.c
 
 SRC_ENCODE = \
 	src/encode/registry.c \
@@ -109,7 +111,8 @@ TEST_SRCS = \
 	tests/reference/seed_common.c \
 	tests/reference/seed_hooke.c \
 	tests/reference/seed_ripple.c \
-	tests/reference/seed_render.c
+	tests/reference/seed_render.c \
+	tests/reference/seed_sph.c
 
 BENCH_SRCS = \
 	tests/bench/main.c \

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "solvers/sph_impl.h"
+#include "util/trig.h"
 
 
 #define SPH_MAX_PARTICLES (8 << 20)
@@ -73,27 +74,6 @@ static const tp_option sph_options[] = {
 	  offsetof(sph, iso), TP_OPT_DOUBLE, 0.35, 0.05, 1, NULL },
 	{ NULL },
 };
-
-void sph_sincos_deg(double deg, double *sn, double *cs)
-{
-	/* Range reduction to [-45, 45] degrees is exact (fmod is), then Taylor series to
-	 * double precision: the same bits on every platform, no libm. */
-	double a = fmod(deg, 360.0);
-	if (a < 0)
-		a += 360.0;
-	int q = (int)((a + 45.0) / 90.0);
-	double r = (a - 90.0 * q) * (PI / 180.0), r2 = r * r;
-	double s = r * (1 + r2 * (-1.0 / 6 + r2 * (1.0 / 120 + r2 * (-1.0 / 5040 + r2 * (1.0 / 362880 +
-		   r2 * (-1.0 / 39916800 + r2 / 6227020800.0))))));
-	double c = 1 + r2 * (-0.5 + r2 * (1.0 / 24 + r2 * (-1.0 / 720 + r2 * (1.0 / 40320 +
-		   r2 * (-1.0 / 3628800 + r2 / 479001600.0)))));
-	switch (q & 3) {
-	case 0: *sn = s; *cs = c; break;
-	case 1: *sn = c; *cs = -s; break;
-	case 2: *sn = -s; *cs = -c; break;
-	default: *sn = -c; *cs = s; break;
-	}
-}
 
 static void *alloc_floats(size_t n)
 {
@@ -205,11 +185,11 @@ static void emit_streams(sph *s, double t, const sph_sub *c)
 		sph_stream *st = &s->streams[k];
 		const scene_emitter *e = &s->sc->emitters[st->scene_index];
 		double bs, bc;
-		sph_sincos_deg(e->direction, &bs, &bc);
+		tp_sincos_deg(e->direction, &bs, &bc);
 		while (st->emitted < st->total && stream_time(e, st->emitted) <= t) {
 			double age = t - stream_time(e, st->emitted);
 			double ds, dc;
-			sph_sincos_deg(e->direction + e->spread * (tp_rng_unit(&st->rng) - 0.5), &ds, &dc);
+			tp_sincos_deg(e->direction + e->spread * (tp_rng_unit(&st->rng) - 0.5), &ds, &dc);
 			double ux = e->speed * dc, uy = e->speed * ds;
 			int slot = (int)(st->emitted % st->slots);
 			double off = (slot - 0.5 * (st->slots - 1)) * s->s;
@@ -237,7 +217,7 @@ static void obst_from_pose(const sph *s, int b, const tp_box_pose *p, double ox,
 {
 	const scene_box *sb = &s->sc->boxes[b];
 	double sn, cs;
-	sph_sincos_deg(p->angle, &sn, &cs);
+	tp_sincos_deg(p->angle, &sn, &cs);
 	o->cx = (float)(p->x - ox);
 	o->cy = (float)(p->y - oy);
 	o->c = (float)cs;
@@ -255,7 +235,7 @@ static void obst_lerp(const sph *s, int nb, const double *a0, const double *a1, 
 	for (int b = 0; b < nb; b++) {
 		const sph_obst *p = &s->obst_prev[b], *q = &s->obst_cur[b];
 		double sn, cs;
-		sph_sincos_deg(a0[b] + f * (a1[b] - a0[b]), &sn, &cs);
+		tp_sincos_deg(a0[b] + f * (a1[b] - a0[b]), &sn, &cs);
 		out[b] = *q;
 		out[b].cx = (float)(p->cx + f * (q->cx - p->cx));
 		out[b].cy = (float)(p->cy + f * (q->cy - p->cy));
@@ -285,11 +265,13 @@ static void sph_uninit(void *priv)
 	free(s->obst_sub0);
 	free(s->obst_sub1);
 	free(s->obst_angle);
+	free(s->poses);
 	free(s->streams);
 	s->key = s->perm = s->cell_start = s->cell_fill = NULL;
 	s->part = NULL;
 	s->obst_prev = s->obst_cur = s->obst_sub0 = s->obst_sub1 = NULL;
 	s->obst_angle = NULL;
+	s->poses = NULL;
 	s->streams = NULL;
 }
 
@@ -346,11 +328,13 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	s->obst_sub0 = calloc(nb, sizeof(sph_obst));
 	s->obst_sub1 = calloc(nb, sizeof(sph_obst));
 	s->obst_angle = calloc(2 * nb, sizeof(double));
-	if (!s->obst_prev || !s->obst_cur || !s->obst_sub0 || !s->obst_sub1 || !s->obst_angle)
+	s->poses = calloc(nb, sizeof(tp_box_pose));
+	if (!s->obst_prev || !s->obst_cur || !s->obst_sub0 || !s->obst_sub1 || !s->obst_angle || !s->poses)
 		goto oom;
 	for (int b = 0; b < sc->nboxes; b++) {
 		tp_box_pose p = { 0 };
 		scene_path_eval(&sc->boxes[b].path, 0, &p.x, &p.y, &p.angle);
+		s->poses[b] = p;
 		obst_from_pose(s, b, &p, s->org_x, s->org_y, 0, 0, &s->obst_prev[b], &s->obst_angle[b]);
 		s->obst_angle[nb + b] = s->obst_angle[b];
 	}
@@ -491,50 +475,62 @@ static int sph_step(void *priv, const tp_step_in *in)
 
 	/* obstacles at the end of the step, in the tank frame */
 	double *ang0 = s->obst_angle, *ang1 = s->obst_angle + nb + 1;
-	for (int b = 0; b < nb; b++)
+	for (int b = 0; b < nb; b++) {
+		s->poses[b] = in->boxes[b];
 		obst_from_pose(s, b, &in->boxes[b], ox1, oy1, tvx, tvy, &s->obst_cur[b], &ang1[b]);
+	}
 
-	/* substeps: particles move at most cfl * R per substep, and the pressure
-	 * and viscosity terms stay inside their stability limits */
-	double vref = s->vmax + sqrt(dvx * dvx + dvy * dvy) + fabs(s->gravity) * dt;
+	/* Substeps, chosen one at a time: a particle moves at most cfl * R per substep
+	 * (fastest particle of the previous substep, plus what the tank kick, gravity,
+	 * streams and obstacles can add), and the pressure and viscosity terms stay inside
+	 * their stability limits. The remaining time is split evenly, so the step ends
+	 * exactly at in->t. */
+	double vmin = sqrt(dvx * dvx + dvy * dvy);
 	for (int k = 0; k < s->nstreams; k++)
-		vref = fmax(vref, sc->emitters[s->streams[k].scene_index].speed);
+		vmin = fmax(vmin, sc->emitters[s->streams[k].scene_index].speed);
 	for (int b = 0; b < nb; b++) {
 		double bvx = s->obst_cur[b].vx, bvy = s->obst_cur[b].vy;
-		vref = fmax(vref, sqrt(bvx * bvx + bvy * bvy));
+		vmin = fmax(vmin, sqrt(bvx * bvx + bvy * bvy));
 	}
-	double h = s->cfl * s->R / fmax(vref, 1e-6);
-	h = fmin(h, SPH_KCFL * s->cfl / sqrt(s->omega2));
+	double hmax = SPH_KCFL * s->cfl / sqrt(s->omega2);
 	if (s->viscosity > 0)
-		h = fmin(h, 0.25 / s->viscosity);
-	double want = ceil(dt / h);
-	int nsub = (int)fmin(fmax(want, 1), s->max_substeps);
-	s->substeps_last = nsub;
-
-	sph_sub c = { .dt = (float)(dt / nsub), .nobst = nb, .prev = s->obst_sub0, .cur = s->obst_sub1 };
+		hmax = fmin(hmax, 0.25 / s->viscosity);
+	sph_sub c = { .nobst = nb, .prev = s->obst_sub0, .cur = s->obst_sub1 };
 	c.ax = (float)(-dvx / dt);
 	c.ay = (float)(s->gravity - dvy / dt);
-	for (int i = 0; i < nsub; i++) {
-		double f0 = (double)i / nsub, f1 = (double)(i + 1) / nsub;
+	double f0 = 0, vcur = s->vmax;
+	int nsub = 0;
+	while (f0 < 1) {
+		double rem = (1 - f0) * dt;
+		double vref = fmax(vcur + fabs(s->gravity) * hmax, vmin);
+		double h = fmin(hmax, s->cfl * s->R / fmax(vref, 1e-6));
+		double left = ceil(rem / h);
+		if (nsub + left > s->max_substeps)
+			left = s->max_substeps > nsub ? s->max_substeps - nsub : 1;
+		double f1 = left <= 1 ? 1.0 : f0 + (1 - f0) / left;
+		c.dt = (float)((f1 - f0) * dt);
 		obst_lerp(s, nb, ang0, ang1, f0, s->obst_sub0);
 		obst_lerp(s, nb, ang0, ang1, f1, s->obst_sub1);
 		if (s->model == SPH_MODEL_RELAXED) {
 			sph_predict(s, &c);
 			sph_sort(s);
 			sph_density(s);
-			sph_relax(s, &c);
+			vcur = sph_relax(s, &c);
 		} else {
 			sph_sort(s);
 			sph_density(s);
-			sph_forces_seed(s, &c);
+			vcur = sph_forces_seed(s, &c);
 		}
 		/* the world moves under the tank frame during the step */
 		s->org_x = ox0 + f1 * (ox1 - ox0);
 		s->org_y = oy0 + f1 * (oy1 - oy0);
-		s->tank_vx += dvx / nsub;
-		s->tank_vy += dvy / nsub;
+		s->tank_vx += dvx * (f1 - f0);
+		s->tank_vy += dvy * (f1 - f0);
 		emit_streams(s, t0 + dt * f1, &c);
+		f0 = f1;
+		nsub++;
 	}
+	s->substeps_last = nsub;
 	s->org_x = ox1;
 	s->org_y = oy1;
 	s->tank_vx = tvx;
@@ -557,7 +553,8 @@ static void sph_surface(void *priv, tp_surface *out)
 	out->data = s->field;
 	out->stride = s->fw;
 	out->scale = 1;
-	out->nboxes = 0;
+	out->nboxes = s->nobst;
+	out->boxes = s->poses;
 	out->tank[0] = s->org_x;
 	out->tank[1] = s->org_y;
 	out->tank[2] = s->W;

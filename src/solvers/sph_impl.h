@@ -100,6 +100,7 @@ typedef struct sph {
 	int nobst;
 	sph_obst *obst_prev, *obst_cur, *obst_sub0, *obst_sub1;
 	double *obst_angle;        /* degrees: nobst at the last step, then nobst + 1 now */
+	tp_box_pose *poses;        /* world poses at the last step, for the renderer */
 	int nstreams;
 	sph_stream *streams;
 	long emitted;              /* particles created since init */
@@ -122,8 +123,9 @@ double sph_lattice_sum(double spacing, double R, int power);
 void sph_sort(sph *s);
 void sph_predict(sph *s, const sph_sub *c);
 void sph_density(sph *s);
-void sph_relax(sph *s, const sph_sub *c);
-void sph_forces_seed(sph *s, const sph_sub *c);
+/* The final pass of a substep; both return the largest speed afterwards (px/s). */
+double sph_relax(sph *s, const sph_sub *c);
+double sph_forces_seed(sph *s, const sph_sub *c);
 /* Pushes (x, y) out of the obstacles and into the tank; (xp, yp) is where the particle
  * was at the start of the substep. Velocity (vx, vy) loses its into-the-wall part when
  * vx != NULL. */
@@ -134,8 +136,5 @@ int sph_reduce(sph *s);
 
 /* sph_surf.c */
 void sph_splat(sph *s);
-
-/* sph.c: deterministic sine and cosine of an angle in degrees (no libm). */
-void sph_sincos_deg(double deg, double *sn, double *cs);
 
 #endif

@@ -462,11 +462,12 @@ static inline __attribute__((always_inline)) void pair_loop(const sph *s, int se
  * x = x~ + dx_i + dt dv_i, then obstacles and tank, then v = (x - x_start) / dt.
  */
 SPH_CLONES
-static void relax_chunk(sph *s, const sph_sub *c, int i0, int i1)
+static float relax_chunk(sph *s, const sph_sub *c, int i0, int i1)
 {
+	float vm2 = 0;
 	const float *restrict x = s->x, *restrict y = s->y, *restrict vx = s->vx, *restrict vy = s->vy;
 	float *restrict x2 = s->x2, *restrict y2 = s->y2, *restrict vx2 = s->vx2, *restrict vy2 = s->vy2;
-	const float ws = (float)SPH_WALL_N * s->invR;
+	const float ws = (float)SPH_WALL_N * s->invR, dmax2 = 0.0625f * s->R * s->R;
 	const float dt = c->dt, dt2 = dt * dt, idt = 1.0f / dt, mu = (float)s->viscosity;
 
 	for (int i = i0; i < i1; i++) {
@@ -480,8 +481,17 @@ static void relax_chunk(sph *s, const sph_sub *c, int i0, int i1)
 		ax -= Pp * wall_lookup(s->wall_f, s->W - xi, ws) + Pni * wall_lookup(s->wall_fn, s->W - xi, ws);
 		ay += Pp * wall_lookup(s->wall_f, yi, ws) + Pni * wall_lookup(s->wall_fn, yi, ws);
 		ay -= Pp * wall_lookup(s->wall_f, s->H - yi, ws) + Pni * wall_lookup(s->wall_fn, s->H - yi, ws);
+		/* A pressure push of more than a quarter kernel in one substep only happens when
+		 * particles were thrown into each other; capping it keeps such impacts from
+		 * exploding (it never binds in resting or flowing fluid). */
+		float px = dt2 * ax, py = dt2 * ay, p2 = px * px + py * py;
+		if (p2 > dmax2) {
+			float f = sqrtf(dmax2 / p2);
+			px *= f;
+			py *= f;
+		}
 		float dvx = -dt * mu * (vxi * o.sw - o.svx), dvy = -dt * mu * (vyi * o.sw - o.svy);
-		float nx = xi + dt2 * ax + dt * dvx, ny = yi + dt2 * ay + dt * dvy;
+		float nx = xi + px + dt * dvx, ny = yi + py + dt * dvy;
 		sph_collide(s, c, xi - dt * vxi, yi - dt * vyi, &nx, &ny, NULL, NULL);
 		float ux = vxi + (nx - xi) * idt, uy = vyi + (ny - yi) * idt;
 		cap_speed(s, &ux, &uy);
@@ -489,16 +499,23 @@ static void relax_chunk(sph *s, const sph_sub *c, int i0, int i1)
 		y2[i] = ny;
 		vx2[i] = ux;
 		vy2[i] = uy;
+		float v2 = ux * ux + uy * uy;
+		vm2 = v2 > vm2 ? v2 : vm2;
 	}
+	return vm2;
 }
 
-void sph_relax(sph *s, const sph_sub *c)
+double sph_relax(sph *s, const sph_sub *c)
 {
 	const int n = s->n, nch = (n + SPH_PCHUNK - 1) / SPH_PCHUNK;
-#pragma omp parallel for schedule(static)
-	for (int ch = 0; ch < nch; ch++)
-		relax_chunk(s, c, ch * SPH_PCHUNK, imin(ch * SPH_PCHUNK + SPH_PCHUNK, n));
+	float vm2 = 0; /* a max is exact in any order */
+#pragma omp parallel for schedule(static) reduction(max : vm2)
+	for (int ch = 0; ch < nch; ch++) {
+		float v = relax_chunk(s, c, ch * SPH_PCHUNK, imin(ch * SPH_PCHUNK + SPH_PCHUNK, n));
+		vm2 = v > vm2 ? v : vm2;
+	}
 	swap_state(s);
+	return sqrt((double)vm2);
 }
 
 /*
@@ -508,8 +525,9 @@ void sph_relax(sph *s, const sph_sub *c)
  *     v += dt a,  x += dt v,  then obstacles and tank (velocity into a wall removed).
  */
 SPH_CLONES
-static void seed_chunk(sph *s, const sph_sub *c, int i0, int i1)
+static float seed_chunk(sph *s, const sph_sub *c, int i0, int i1)
 {
+	float vm2 = 0;
 	const float *restrict x = s->x, *restrict y = s->y, *restrict vx = s->vx, *restrict vy = s->vy;
 	float *restrict x2 = s->x2, *restrict y2 = s->y2, *restrict vx2 = s->vx2, *restrict vy2 = s->vy2;
 	const float dt = c->dt, mu = (float)s->viscosity;
@@ -529,16 +547,23 @@ static void seed_chunk(sph *s, const sph_sub *c, int i0, int i1)
 		y2[i] = ny;
 		vx2[i] = ux;
 		vy2[i] = uy;
+		float v2 = ux * ux + uy * uy;
+		vm2 = v2 > vm2 ? v2 : vm2;
 	}
+	return vm2;
 }
 
-void sph_forces_seed(sph *s, const sph_sub *c)
+double sph_forces_seed(sph *s, const sph_sub *c)
 {
 	const int n = s->n, nch = (n + SPH_PCHUNK - 1) / SPH_PCHUNK;
-#pragma omp parallel for schedule(static)
-	for (int ch = 0; ch < nch; ch++)
-		seed_chunk(s, c, ch * SPH_PCHUNK, imin(ch * SPH_PCHUNK + SPH_PCHUNK, n));
+	float vm2 = 0;
+#pragma omp parallel for schedule(static) reduction(max : vm2)
+	for (int ch = 0; ch < nch; ch++) {
+		float v = seed_chunk(s, c, ch * SPH_PCHUNK, imin(ch * SPH_PCHUNK + SPH_PCHUNK, n));
+		vm2 = v > vm2 ? v : vm2;
+	}
 	swap_state(s);
+	return sqrt((double)vm2);
 }
 
 /* Diagnostics over fixed chunks of SPH_CHUNK particles, combined in index order:
