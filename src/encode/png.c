@@ -99,7 +99,35 @@ int tp_png_read(const char *path, tp_pixfmt want, tp_image *out, tp_err *err)
 
 	png_uint_32 w = png_get_image_width(png, info), h = png_get_image_height(png, info);
 	int color = png_get_color_type(png, info);
-	/* Expand everything to 16-bit RGBA so one conversion handles every PNG type. */
+	if (want == TP_RGB8 && png_get_bit_depth(png, info) <= 8 && !(color & PNG_COLOR_MASK_ALPHA) &&
+	    !png_get_valid(png, info, PNG_INFO_tRNS)) {
+		/* Fast path for the common case (our own frames): opaque 8-bit pixels decode
+		 * straight into RGB8 rows. Same values the general path would give. */
+		png_set_expand(png);
+		if (color == PNG_COLOR_TYPE_GRAY)
+			png_set_gray_to_rgb(png);
+		png_set_interlace_handling(png);
+		png_read_update_info(png, info);
+		if (png_get_rowbytes(png, info) != (size_t)w * 3) {
+			rc = tp_errf(err, TP_EINPUT, "%s: unsupported PNG layout", path);
+			goto fail;
+		}
+		if (tp_image_alloc(out, (int)w, (int)h, want) < 0) {
+			rc = tp_errf(err, TP_EIO, "%s: out of memory for %ux%u image", path, w, h);
+			goto fail;
+		}
+		png_bytep *rows = malloc(sizeof *rows * h);
+		if (!rows) {
+			rc = tp_errf(err, TP_EIO, "%s: out of memory", path);
+			goto fail;
+		}
+		for (png_uint_32 y = 0; y < h; y++)
+			rows[y] = tp_image_row(out, (int)y);
+		row = (png_bytep)rows; /* freed on every path below */
+		png_read_image(png, rows);
+		goto done;
+	}
+	/* Expand everything else to 16-bit RGBA so one conversion handles every PNG type. */
 	png_set_expand(png);
 	png_set_expand_16(png);
 	if (color == PNG_COLOR_TYPE_GRAY || color == PNG_COLOR_TYPE_GRAY_ALPHA)
@@ -141,6 +169,7 @@ int tp_png_read(const char *path, tp_pixfmt want, tp_image *out, tp_err *err)
 			convert_row(row, tp_image_row(out, (int)y), (int)w, want);
 		}
 	}
+done:
 	png_read_end(png, NULL);
 	png_destroy_read_struct(&png, &info, NULL);
 	free(row);
