@@ -135,7 +135,7 @@ static void draw_text(tp_image *img, int x0, int y0, const char *s, int max_char
 		snprintf(buf, sizeof buf, "%.*s...", max_chars - 3, s);
 		s = buf;
 	}
-	for (int i = 0; s[i] && i < max_chars; i++) {
+	for (int i = 0; i < max_chars && s[i]; i++) {
 		unsigned char c = (unsigned char)s[i];
 		const unsigned char *g = font[c >= 32 && c < 127 ? c - 32 : '?' - 32];
 		for (int y = 0; y < GLYPH_H; y++)
