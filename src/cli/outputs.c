@@ -49,7 +49,8 @@ static int add(out_plan *p, const scene *sc, const out_cli *cli, const enc_confi
 	it->mode = (scene_mode)(mode < 0 ? (int)sc->render.mode : mode);
 	it->path = path;
 	it->enc = enc_find_for_path(path);
-	int atlas = layout(sc, cli, it->mode, &it->fb) && is_single_png(path);
+	/* A one-frame render to one .png stays a still, whatever the flipbook settings. */
+	int atlas = layout(sc, cli, it->mode, &it->fb) && is_single_png(path) && sc->frames > 1;
 	if (atlas)
 		it->enc = enc_find("flipbook");
 	if (!it->enc)

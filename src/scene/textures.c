@@ -48,9 +48,8 @@ int ld_loop(ld *L, const scene_overrides *ov)
 
 	long frames = ov && ov->frames ? ov->frames : lround(lp->duration * s->fps);
 	long fade = lround(lp->crossfade * s->fps), start = lround(lp->start * s->fps);
-	if (frames < 2 && ov && ov->frames)
-		return tp_errf(L->err, TP_EUSAGE, "--frames %ld: a loop needs at least 2 frames", frames);
-	if (frames < 2)
+	/* --frames may ask for a single still of a looping scene; the scene itself may not. */
+	if (frames < 2 && !(ov && ov->frames))
 		return ld_fail(L, d, 0, "a loop needs at least 2 frames (%g s at %g fps is %ld)",
 			lp->duration, s->fps, frames);
 	if (fade > frames && ov && ov->frames)
