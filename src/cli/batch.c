@@ -70,7 +70,8 @@ typedef struct variant {
 	char *sets[MAX_VARY];      /* "key=value" */
 	char *outs[MAX_OUT];       /* "MODE=DIR/NAME/file" */
 	int nouts;
-	char preview[4608];        /* PNG to show on the contact sheet, "" if none */
+	char preview[4608];        /* picture for the contact sheet (PNG or MP4), "" if none */
+	int preview_frame;         /* its frame, for an MP4 */
 	pid_t pid;
 	int status;                /* exit status, -1 until done */
 } variant;
@@ -220,8 +221,9 @@ static int plan_variant(const batch_opts *o, const scene_overrides *base, varian
 		va->nouts = i + 1;
 		/* Preview: the first PNG output, preferring anything over a (flat-looking)
 		 * height map. */
-		if (ends_with(file, ".png") && (best < 0 || (modes[best] == SCENE_MODE_HEIGHT &&
-							  modes[i] != SCENE_MODE_HEIGHT)))
+		int shows = ends_with(file, ".png") || ends_with(file, ".mp4") || ends_with(file, ".m4v") ||
+			    ends_with(file, ".mov");
+		if (shows && (best < 0 || (modes[best] == SCENE_MODE_HEIGHT && modes[i] != SCENE_MODE_HEIGHT)))
 			best = i;
 	}
 	if (best >= 0) {
@@ -230,6 +232,7 @@ static int plan_variant(const batch_opts *o, const scene_overrides *base, varian
 			snprintf(va->preview, sizeof va->preview, file, sc->frames / 2);
 		else
 			snprintf(va->preview, sizeof va->preview, "%s", file);
+		va->preview_frame = sc->frames / 2; /* for a video */
 	}
 done:
 	scene_destroy(sc);
@@ -476,6 +479,7 @@ int cmd_batch(int argc, char **argv)
 			if (vars[v].status != 0)
 				continue;
 			items[n].label = vars[v].name;
+			items[n].frame = vars[v].preview_frame;
 			items[n++].image = vars[v].preview[0] ? vars[v].preview : NULL;
 		}
 		if (!items)

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "encode/mp4_read.h"
 #include "encode/png.h"
 #include "util/image.h"
 
@@ -174,6 +176,39 @@ static void draw_thumb(tp_image *img, int x0, int y0, int bw, int bh, const tp_i
 	}
 }
 
+static int is_video(const char *path)
+{
+	size_t n = strlen(path);
+	return n > 4 && (!strcasecmp(path + n - 4, ".mp4") || !strcasecmp(path + n - 4, ".m4v") ||
+			 !strcasecmp(path + n - 4, ".mov"));
+}
+
+/* The item's picture as RGB8: the PNG, or frame `frame` of the video (decoded in order). */
+static int load_preview(const sheet_item *it, tp_image *out)
+{
+	tp_err e;
+	if (!it->image)
+		return -1;
+	if (!is_video(it->image))
+		return tp_png_read(it->image, TP_RGB8, out, &e);
+	enc_mp4_reader *r = NULL;
+	int rc = enc_mp4_open(it->image, &r, &e);
+	if (rc == 0)
+		rc = tp_image_alloc(out, enc_mp4_width(r), enc_mp4_height(r), TP_RGB8);
+	for (int k = 0, got = 0; rc == 0 && k <= it->frame; k++) {
+		int n = enc_mp4_next(r, out, &e);
+		if (n < 0)
+			rc = n;
+		else if (n == 0)
+			rc = got ? 1 : -1; /* fewer frames: keep the last */
+		got |= n;
+	}
+	enc_mp4_close(r);
+	if (rc < 0)
+		tp_image_free(out);
+	return rc < 0 ? rc : 0;
+}
+
 int sheet_write(const char *path, const sheet_item *items, int n, int thumb_w, tp_err *err)
 {
 	tp_image sheet = { 0 }, thumb = { 0 };
@@ -183,8 +218,7 @@ int sheet_write(const char *path, const sheet_item *items, int n, int thumb_w, t
 	/* The first readable picture sets the boxes' aspect. */
 	int bh = thumb_w;
 	for (int i = 0; i < n; i++) {
-		tp_err e;
-		if (items[i].image && tp_png_read(items[i].image, TP_RGB8, &thumb, &e) == 0) {
+		if (load_preview(&items[i], &thumb) == 0) {
 			bh = (int)((double)thumb_w * thumb.h / thumb.w + 0.5);
 			bh = bh < 8 ? 8 : bh > 4 * thumb_w ? 4 * thumb_w : bh;
 			tp_image_free(&thumb);
@@ -201,8 +235,7 @@ int sheet_write(const char *path, const sheet_item *items, int n, int thumb_w, t
 	fill(&sheet, 0, 0, sheet.w, sheet.h, background);
 	for (int i = 0; i < n; i++) {
 		int x0 = PAD + (i % cols) * cw, y0 = PAD + (i / cols) * ch;
-		tp_err e;
-		if (items[i].image && tp_png_read(items[i].image, TP_RGB8, &thumb, &e) == 0) {
+		if (load_preview(&items[i], &thumb) == 0) {
 			fill(&sheet, x0, y0, thumb_w, bh, background);
 			draw_thumb(&sheet, x0, y0, thumb_w, bh, &thumb);
 			tp_image_free(&thumb);

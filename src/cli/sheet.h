@@ -13,7 +13,8 @@
 
 typedef struct sheet_item {
 	const char *label;
-	const char *image; /* PNG path, or NULL */
+	const char *image; /* PNG or MP4 (.mp4, .m4v, .mov) path, or NULL */
+	int frame;         /* MP4: the frame to show (the last one if there are fewer) */
 } sheet_item;
 
 /* Writes the sheet to `path` (atomically). Returns 0 or TP_EIO. */
