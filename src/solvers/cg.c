@@ -156,7 +156,7 @@ static void mic_build(const cg_problem *pb, double *pc)
  * (row r of the group trails row r-1 by one column) keeps MIC_ROWS independent
  * dependency chains in flight. Every cell still sees exactly the inputs of the plain
  * row-major sweep, so the bits are the same as the sequential order. */
-#define MIC_ROWS 4
+#define MIC_ROWS 8
 
 /* z = M^-1 r: forward substitution in row-major order, then backward in reverse. Returns
  * r.z summed by blocks in order. pc and z are 0 off the mask (and on the outer ring), so

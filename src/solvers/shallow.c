@@ -2,9 +2,12 @@
  * shallow.c - the `shallow` solver: seed 003 (GAMES103 lab 4) shallow waves, with boxes
  * coupled to the water through a "virtual height" solved by conjugate gradient (cg.c).
  *
- * State: eta and eta_old, float heights in height units relative to the rest depth, on a
- * w x h grid of 1-pixel cells with a one-cell ghost ring (so the stencil has no branches);
- * vh, the raw CG solution under the boxes, kept as the next solve's warm start.
+ * State: eta and eta_old, heights in height units relative to the rest depth, on a w x h
+ * grid of 1-pixel cells with a one-cell ghost ring (so the stencil has no branches); vh,
+ * the raw CG solution under the boxes, kept as the next solve's warm start. The state is
+ * double: with float, the per-cell rounding of tiny, one-signed increments (a box creeping
+ * to rest) adds up to a visible volume drift, which the momentum term d (h - h_old) keeps
+ * for about 1 / (1 - d) steps. The surface handed to the renderer is float.
  *
  * One internal step of dt_sub seconds:
  *   1. eta' = eta + d (eta - eta_old) + rate * sum_{j in N4} (eta_j - eta)     (wave_rows)
@@ -50,7 +53,7 @@
 #define REF_RATE 0.005
 #define MAX_SUBSTEPS 4096
 #define TILT_MAX 0.6      /* radians; a box tipping further is outside this model */
-#define CG_PAR_CELLS 16384 /* a lone cluster this big spreads its CG over the threads */
+#define CG_PAR_CELLS 16384 /* box regions this big (in all) use the threads */
 #define SOFT_PENALTY 1.0   /* pull of vh towards 0 on partly covered cells, see cluster_setup */
 
 static const double PI = 3.14159265358979323846;
@@ -94,10 +97,12 @@ typedef struct shallow {
 	int nsub;
 	double dt_sub, d_step, c_px, g_box, mur_k;
 
-	float *buf[3];         /* ghosted (w+2) x (h+2) */
-	float *eta, *old, *nw; /* rotate through buf */
-	float *vh;             /* w*h raw virtual height */
-	float *surf;           /* w*h, surface() output */
+	double *buf[2];         /* ghosted (w+2) x (h+2) */
+	double *eta, *old, *nw; /* eta, old swap through buf; nw = old during a step (the
+				   update overwrites eta_old in place, each cell reading only its
+				   own old value) */
+	double *vh;             /* w*h raw virtual height */
+	float *surf;            /* w*h, surface() output */
 
 	int nbox;
 	box_state *box;
@@ -137,7 +142,7 @@ static const tp_option shallow_options[] = {
 	  1e6, NULL },
 	{ "gravity", "for floating boxes, units/s^2; 0 = speed^2 / depth (shallow-water c^2 = g D)",
 	  OFF(gravity), TP_OPT_DOUBLE, 0, 0, 1e9, NULL },
-	{ "cg_tol", "CG stops at |r| <= cg_tol |b|", OFF(cg_tol), TP_OPT_DOUBLE, 1e-5, 1e-12, 0.5,
+	{ "cg_tol", "CG stops at |r| <= cg_tol |b|", OFF(cg_tol), TP_OPT_DOUBLE, 1e-4, 1e-12, 0.5,
 	  NULL },
 	{ "cg_iters", "CG iteration cap per solve", OFF(cg_iters), TP_OPT_INT, 200, 1, 100000,
 	  NULL },
@@ -208,63 +213,65 @@ static double pow_sqrt(double a, double e)
 /* 3t^2 - 2t^3 on [0, 1] (t is inside it here). */
 static inline double smooth01(double t) { return t * t * (3 - 2 * t); }
 
-static inline float *row(float *b, int S, int y) { return b + (size_t)(y + 1) * S + 1; }
+static inline double *row(double *b, int S, int y) { return b + (size_t)(y + 1) * S + 1; }
 
 /* ---- wave update ---- */
 
 /* Fills the ghost ring of a ghosted buffer: Neumann (and absorb) copy the edge, so
  * eta_ghost - eta_edge = 0 and a missing neighbour contributes nothing; wrap copies the
  * opposite edge. */
-static void fill_ghosts(const shallow *s, float *b)
+static void fill_ghosts(const shallow *s, double *b)
 {
 	const int w = s->w, h = s->h, S = s->S;
 	const int wrap = s->boundary == SCENE_BOUNDARY_WRAP;
 	for (int y = 0; y < h; y++) {
-		float *r = row(b, S, y);
+		double *r = row(b, S, y);
 		r[-1] = wrap ? r[w - 1] : r[0];
 		r[w] = wrap ? r[0] : r[w - 1];
 	}
-	memcpy(row(b, S, -1), row(b, S, wrap ? h - 1 : 0), (size_t)w * sizeof(float));
-	memcpy(row(b, S, h), row(b, S, wrap ? 0 : h - 1), (size_t)w * sizeof(float));
+	memcpy(row(b, S, -1), row(b, S, wrap ? h - 1 : 0), (size_t)w * sizeof(double));
+	memcpy(row(b, S, h), row(b, S, wrap ? 0 : h - 1), (size_t)w * sizeof(double));
 }
 
 /* eta' = eta + d (eta - eta_old) + rate * (sum_{N4} eta_j - 4 eta), height units.
- * Returns nonzero if any new value is not finite or beyond 1e20 (blown up). */
+ * Returns nonzero if any new value is not finite (blown up). */
 static int wave_update(shallow *s)
 {
 	const int w = s->w, h = s->h, S = s->S;
-	const float d = (float)s->d_step, r = (float)s->rate;
+	const double d = s->d_step, r = s->rate;
 	int bad = 0;
 #pragma omp parallel for schedule(static) reduction(| : bad)
 	for (int y = 0; y < h; y++) {
-		const float *restrict c = row(s->eta, S, y);
-		const float *restrict up = c - S, *restrict dn = c + S;
-		const float *restrict o = row(s->old, S, y);
-		float *restrict n = row(s->nw, S, y);
-		int rb = 0;
-#pragma omp simd reduction(| : rb)
+		const double *restrict c = row(s->eta, S, y);
+		const double *restrict up = c - S, *restrict dn = c + S;
+		const double *o = row(s->old, S, y);
+		double *n = row(s->nw, S, y); /* == o: written in place */
+		/* Blow-up check that vectorizes: v * 0 is NaN exactly when v is NaN or infinite. */
+		double nan_seen = 0;
+#pragma omp simd reduction(max : nan_seen)
 		for (int x = 0; x < w; x++) {
-			float hc = c[x];
-			float v = hc + d * (hc - o[x]) + r * (((c[x - 1] + c[x + 1]) + (up[x] + dn[x])) - 4.0f * hc);
+			double hc = c[x];
+			double v = hc + d * (hc - o[x]) + r * (((c[x - 1] + c[x + 1]) + (up[x] + dn[x])) - 4.0 * hc);
 			n[x] = v;
-			rb |= !(fabsf(v) < 1e20f);
+			double z = v * 0.0;
+			nan_seen = z != z ? 1.0 : nan_seen;
 		}
-		bad |= rb;
+		bad |= nan_seen != 0;
 	}
 	if (s->boundary == SCENE_BOUNDARY_ABSORB) {
 		/* Mur's first-order absorbing condition, u0' = u1 + k (u1' - u0), k = (c-1)/(c+1)
 		 * with c = sqrt(rate) cells per step: a wave leaving at speed c is not reflected. */
-		const float k = (float)s->mur_k;
+		const double k = s->mur_k;
 		for (int y = 0; y < h; y++) {
-			const float *c = row(s->eta, S, y);
-			float *n = row(s->nw, S, y);
+			const double *c = row(s->eta, S, y);
+			double *n = row(s->nw, S, y);
 			n[0] = c[1] + k * (n[1] - c[0]);
 			n[w - 1] = c[w - 2] + k * (n[w - 2] - c[w - 1]);
 		}
-		const float *c0 = row(s->eta, S, 0), *c1 = row(s->eta, S, 1);
-		const float *ce = row(s->eta, S, h - 1), *cf = row(s->eta, S, h - 2);
-		float *n0 = row(s->nw, S, 0), *n1 = row(s->nw, S, 1);
-		float *ne = row(s->nw, S, h - 1), *nf = row(s->nw, S, h - 2);
+		const double *c0 = row(s->eta, S, 0), *c1 = row(s->eta, S, 1);
+		const double *ce = row(s->eta, S, h - 1), *cf = row(s->eta, S, h - 2);
+		double *n0 = row(s->nw, S, 0), *n1 = row(s->nw, S, 1);
+		double *ne = row(s->nw, S, h - 1), *nf = row(s->nw, S, h - 2);
 		for (int x = 0; x < w; x++) {
 			n0[x] = c1[x] + k * (n1[x] - c0[x]);
 			ne[x] = cf[x] + k * (nf[x] - ce[x]);
@@ -422,7 +429,7 @@ static inline long pool_index(const shallow *s, int gx, int gy)
 	return (long)gy * s->w + gx;
 }
 
-static inline float *eta_at(float *b, const shallow *s, long p)
+static inline double *eta_at(double *b, const shallow *s, long p)
 {
 	return b + (size_t)(p / s->w + 1) * s->S + 1 + (size_t)(p % s->w);
 }
@@ -566,17 +573,17 @@ static void cluster_solve(shallow *s, int ci, int settle, int parallel)
 			if (p < 0)
 				continue;
 			size_t q = (size_t)j * W + i;
-			s->vh[p] = (float)x[q];
+			s->vh[p] = x[q];
 			if (settle) {
 				if (mask[q])
-					*eta_at(s->eta, s, p) = (float)(-s->gamma * x[q]);
+					*eta_at(s->eta, s, p) = -s->gamma * x[q];
 				continue;
 			}
 			double nb = (i > 0 ? x[q - 1] : 0) + (i < W - 1 ? x[q + 1] : 0) +
 				    (j > 0 ? x[q - W] : 0) + (j < H - 1 ? x[q + W] : 0);
 			double lap = nb - (double)deg[q] * x[q];
 			if (lap != 0)
-				*eta_at(s->nw, s, p) += (float)(k * lap);
+				*eta_at(s->nw, s, p) += k * lap;
 		}
 }
 
@@ -665,7 +672,12 @@ static int couple(shallow *s, int settle)
 	if (build_clusters(s) < 0)
 		return -1;
 	const int ncl = s->ncl;
-	const int par = ncl > 1;
+	/* Threads only pay off for big regions: every parallel region is a fork and a join,
+	 * which costs far more than a small box's work when the machine is busy. */
+	size_t cells = 0;
+	for (int ci = 0; ci < ncl; ci++)
+		cells += (size_t)s->cl[ci].w * s->cl[ci].h;
+	const int big = cells >= CG_PAR_CELLS, par = big && ncl > 1;
 #pragma omp parallel for schedule(static, 1) if (par)
 	for (int ci = 0; ci < ncl; ci++)
 		cluster_setup(s, ci, settle);
@@ -683,7 +695,7 @@ static int couple(shallow *s, int settle)
 #pragma omp parallel for schedule(static, 1) if (par)
 	for (int ci = 0; ci < ncl; ci++) {
 		const cluster *c = &s->cl[ci];
-		cluster_solve(s, ci, settle, !par && (size_t)c->w * c->h >= CG_PAR_CELLS);
+		cluster_solve(s, ci, settle, big && !par);
 		if (settle)
 			continue;
 		for (int bi = 0; bi < s->nbox; bi++)
@@ -712,7 +724,7 @@ static int couple(shallow *s, int settle)
 static void shallow_uninit(void *priv)
 {
 	shallow *s = priv;
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 2; i++)
 		free(s->buf[i]);
 	free(s->vh);
 	free(s->surf);
@@ -735,7 +747,8 @@ static void shallow_uninit(void *priv)
 	free(s->a_pc);
 	free(s->a_part);
 	memset(s->buf, 0, sizeof s->buf);
-	s->vh = s->surf = NULL;
+	s->vh = NULL;
+	s->surf = NULL;
 	s->box = NULL;
 	s->pose = s->prev = NULL;
 	s->cl = s->old_cl = NULL;
@@ -767,10 +780,10 @@ static void shallow_drop(void *priv, double x, double y, double r, double streng
 					   wrap ? ((ny[k] % s->h) + s->h) % s->h : ny[k]);
 			cnt += pn[k] >= 0;
 		}
-		float share = (float)(strength / cnt);
+		double share = strength / cnt;
 		for (int b = 0; b < 2; b++) {
-			float *buf = b ? s->old : s->eta;
-			*eta_at(buf, s, pc) += (float)strength;
+			double *buf = b ? s->old : s->eta;
+			*eta_at(buf, s, pc) += strength;
 			for (int k = 0; k < 4; k++)
 				if (pn[k] >= 0)
 					*eta_at(buf, s, pn[k]) -= share;
@@ -806,7 +819,7 @@ static void shallow_drop(void *priv, double x, double y, double r, double streng
 					sum[0] += bump;
 					sum[1] += ring;
 				} else {
-					float dv = (float)(strength * (bump - scale * ring));
+					double dv = strength * (bump - scale * ring);
 					*eta_at(s->eta, s, p) += dv;
 					*eta_at(s->old, s, p) += dv;
 				}
@@ -825,7 +838,7 @@ static double volume_of(const shallow *s)
 {
 	double v = 0;
 	for (int y = 0; y < s->h; y++) {
-		const float *r = row(s->eta, s->S, y);
+		const double *r = row(s->eta, s->S, y);
 		double rv = 0;
 		for (int x = 0; x < s->w; x++)
 			rv += r[x];
@@ -892,14 +905,13 @@ static int shallow_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	s->mur_k = (sqrt(s->rate) - 1) / (sqrt(s->rate) + 1);
 
 	size_t cells = (size_t)s->w * s->h, ghosted = (size_t)s->S * (s->h + 2);
-	for (int i = 0; i < 3; i++)
-		if (!(s->buf[i] = calloc(ghosted, sizeof(float))))
+	for (int i = 0; i < 2; i++)
+		if (!(s->buf[i] = calloc(ghosted, sizeof(double))))
 			goto oom;
-	if (!(s->vh = calloc(cells, sizeof(float))) || !(s->surf = calloc(cells, sizeof(float))))
+	if (!(s->vh = calloc(cells, sizeof(double))) || !(s->surf = calloc(cells, sizeof(float))))
 		goto oom;
 	s->eta = s->buf[0];
-	s->old = s->buf[1];
-	s->nw = s->buf[2];
+	s->old = s->nw = s->buf[1];
 
 	s->nbox = sc->nboxes;
 	if (s->nbox) {
@@ -955,7 +967,7 @@ static int shallow_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 		 * rest in still water leaves it still. */
 		if (couple(s, 1) < 0)
 			return tp_errf(err, TP_EIO, "shallow: box regions overflow (internal error)");
-		memcpy(s->old, s->eta, ghosted * sizeof(float));
+		memcpy(s->old, s->eta, ghosted * sizeof(double));
 		report_poses(s);
 	}
 	fill_ghosts(s, s->eta);
@@ -989,10 +1001,9 @@ static int shallow_step(void *priv, const tp_step_in *in)
 		if (s->nbox && couple(s, 0) < 0)
 			bad = 1;
 		fill_ghosts(s, s->nw);
-		float *t = s->old;
 		s->old = s->eta;
 		s->eta = s->nw;
-		s->nw = t;
+		s->nw = s->old;
 		for (int i = 0; i < s->nbox; i++)
 			bad |= !isfinite(s->box[i].z) || !isfinite(s->box[i].x) || !isfinite(s->box[i].y);
 		if (bad) {
@@ -1020,20 +1031,15 @@ static void shallow_surface(void *priv, tp_surface *out)
 	out->wrap = s->boundary == SCENE_BOUNDARY_WRAP;
 	out->nboxes = s->nbox;
 	out->boxes = s->pose;
-	if (!s->nbox) {
-		out->data = row(s->eta, s->S, 0);
-		out->stride = s->S;
-		return;
-	}
 	/* Under a box show the effective level eta + gamma vh (smooth across the box edge),
 	 * so the refraction around a box is not a cliff. */
-	const float g = (float)s->gamma;
+	const double g = s->gamma;
 #pragma omp parallel for schedule(static)
 	for (int y = 0; y < s->h; y++) {
-		const float *e = row(s->eta, s->S, y), *v = s->vh + (size_t)y * s->w;
+		const double *e = row(s->eta, s->S, y), *v = s->vh + (size_t)y * s->w;
 		float *o = s->surf + (size_t)y * s->w;
 		for (int x = 0; x < s->w; x++)
-			o[x] = e[x] + g * v[x];
+			o[x] = (float)(e[x] + g * v[x]);
 	}
 	out->data = s->surf;
 	out->stride = s->w;
@@ -1047,8 +1053,8 @@ static void shallow_stats(const void *priv, tp_stats *out)
 	const shallow *s = priv;
 	double kin = 0, pot = 0, vmax = 0;
 	for (int y = 0; y < s->h; y++) {
-		const float *e = row(s->eta, s->S, y), *o = row(s->old, s->S, y);
-		const float *dn = row(s->eta, s->S, y + 1);
+		const double *e = row(s->eta, s->S, y), *o = row(s->old, s->S, y);
+		const double *dn = row(s->eta, s->S, y + 1);
 		for (int x = 0; x < s->w; x++) {
 			double v = (double)e[x] - o[x];
 			kin += v * v;
@@ -1095,10 +1101,10 @@ static int save_load(shallow *s, FILE *f, int wr)
 		    dims[2] != s->nbox))
 		return -2;
 	for (int y = 0; y < s->h; y++)
-		if (rw_all(row(s->eta, s->S, y), sizeof(float), (size_t)s->w, f, wr) ||
-		    rw_all(row(s->old, s->S, y), sizeof(float), (size_t)s->w, f, wr))
+		if (rw_all(row(s->eta, s->S, y), sizeof(double), (size_t)s->w, f, wr) ||
+		    rw_all(row(s->old, s->S, y), sizeof(double), (size_t)s->w, f, wr))
 			return -1;
-	if (rw_all(s->vh, sizeof(float), (size_t)s->w * s->h, f, wr) ||
+	if (rw_all(s->vh, sizeof(double), (size_t)s->w * s->h, f, wr) ||
 	    (s->nbox && (rw_all(s->box, sizeof *s->box, (size_t)s->nbox, f, wr) ||
 			 rw_all(s->prev, sizeof *s->prev, (size_t)s->nbox, f, wr) ||
 			 rw_all(s->old_cl, sizeof *s->old_cl, (size_t)s->nbox, f, wr) ||
@@ -1133,7 +1139,7 @@ static int shallow_load(void *priv, FILE *f, tp_err *err)
 
 const tp_solver tp_solver_shallow = {
 	.name = "shallow",
-	.description = "GAMES103 shallow waves (seed 003): float heights, volume-preserving drops, "
+	.description = "GAMES103 shallow waves (seed 003): volume-preserving drops and rain, "
 		       "boxes dragged or floating, coupled through conjugate gradient",
 	.priv_size = sizeof(shallow),
 	.options = shallow_options,

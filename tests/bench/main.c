@@ -8,11 +8,13 @@
 
 extern const bench_entry bench_render;
 extern const bench_entry bench_ripple, bench_hooke;
+extern const bench_entry bench_shallow;
 
 /* One line per workload. */
 static const bench_entry *const entries[] = {
 	&bench_render,
 	&bench_ripple, &bench_hooke,
+	&bench_shallow,
 	NULL,
 };
 
