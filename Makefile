@@ -111,13 +111,15 @@ TEST_SRCS = \
 	tests/reference/seed_common.c \
 	tests/reference/seed_hooke.c \
 	tests/reference/seed_ripple.c \
+	tests/reference/seed_shallow.c \
 	tests/reference/seed_render.c \
 	tests/reference/seed_sph.c
 
 BENCH_SRCS = \
 	tests/bench/main.c \
 	tests/bench/bench_int.c \
-	tests/bench/bench_render.c
+	tests/bench/bench_render.c \
+	tests/bench/bench_shallow.c
 
 LIB_OBJS = $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 MAIN_OBJ = $(BUILD)/obj/src/main.o
