@@ -108,6 +108,7 @@ TEST_SRCS = \
 	tests/test_compare.c \
 	tests/test_compare_cli.c \
 	tests/test_golden.c \
+	tests/test_sph.c \
 	tests/reference/seed_common.c \
 	tests/reference/seed_hooke.c \
 	tests/reference/seed_ripple.c \

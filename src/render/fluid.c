@@ -10,7 +10,7 @@
  *   lens       h = min(F, FCAP) / FCAP, a smooth bump that is flat inside the water
  *   refraction the background at p - REFRACT_PX * refraction * grad h, bilinear
  *   body       mix(refracted, tint, t), t = tint_strength + (1 - tint_strength) * d / (d + DEPTH_PX)
- *              with d the water above the pixel in its column
+ *              with d the water above the pixel in its column, averaged sideways
  *   highlight  Blinn-Phong with n = normalize(-NORMAL_GAIN grad h, 1), exponent 32 by repeated
  *              squaring, plus a bright rim on the top surface (where grad h points down)
  *   final      mix(background, water, a)
@@ -28,6 +28,7 @@
 #define NORMAL_GAIN 5.0f   /* slope exaggeration for the highlight normal */
 #define DEPTH_PX 90.0f     /* depth at which the water is half way to its full tint */
 #define WALL_PX 4          /* thickness of the tank's glass walls */
+#define DEPTH_BLUR 12      /* half width of the horizontal average of the depth */
 
 static inline float clampf(float v, float lo, float hi) { return v < lo ? lo : v > hi ? hi : v; }
 static inline uint8_t to8(float v) { return (uint8_t)(clampf(v, 0, 255) + 0.5f); }
@@ -55,16 +56,30 @@ static inline float fieldv(const float *F, ptrdiff_t stride, int w, int h, int x
 	return F[(ptrdiff_t)y * stride + x];
 }
 
-/* Water above each pixel in its column, in pixels (bubbles and gaps add nothing, so
- * they do not leave light streaks below them). */
-static void column_depth(const float *F, ptrdiff_t stride, int w, int h, float *depth)
+/* Water above each pixel in its column, in pixels (bubbles and gaps add nothing), then
+ * averaged over DEPTH_BLUR pixels left and right so that columns under splashes or an
+ * obstacle do not show as streaks. depth and tmp are w x h. */
+static void water_depth(const float *F, ptrdiff_t stride, int w, int h, float *tmp, float *depth)
 {
 #pragma omp parallel for schedule(static)
 	for (int x = 0; x < w; x++) {
 		float d = 0;
 		for (int y = 0; y < h; y++) {
 			d += F[(ptrdiff_t)y * stride + x] >= 1.0f ? 1.0f : 0.0f;
-			depth[(size_t)y * w + x] = d;
+			tmp[(size_t)y * w + x] = d;
+		}
+	}
+#pragma omp parallel for schedule(static)
+	for (int y = 0; y < h; y++) {
+		const float *t = tmp + (size_t)y * w;
+		float *o = depth + (size_t)y * w;
+		for (int x = 0; x < w; x++) {
+			int a = x - DEPTH_BLUR < 0 ? 0 : x - DEPTH_BLUR;
+			int b = x + DEPTH_BLUR > w - 1 ? w - 1 : x + DEPTH_BLUR;
+			float sum = 0;
+			for (int k = a; k <= b; k++)
+				sum += t[k];
+			o[x] = sum / (float)(b - a + 1);
 		}
 	}
 }
@@ -81,13 +96,13 @@ static void draw_water(const render_in *in, tp_image *out)
 	const float tint[3] = { (float)rs->tint[0] * 255.0f, (float)rs->tint[1] * 255.0f,
 				(float)rs->tint[2] * 255.0f };
 	const float spec = (float)rs->specular * 255.0f;
-	float *depth = in->scratch;
+	float *depth = in->scratch, *tmp = in->scratch + (size_t)w * h;
 	/* Half vector between a light up and to the left of the viewer and the viewer. */
 	const float lx = -0.4f, ly = -0.55f, lz = 0.73f;
 	const float hl = sqrtf(lx * lx + ly * ly + (lz + 1) * (lz + 1));
 	const float hx = lx / hl, hy = ly / hl, hz = (lz + 1) / hl;
 
-	column_depth(F, st, w, h, depth);
+	water_depth(F, st, w, h, tmp, depth);
 #pragma omp parallel for schedule(static)
 	for (int y = 0; y < h; y++) {
 		uint8_t *o = tp_image_row(out, y);

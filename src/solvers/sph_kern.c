@@ -186,62 +186,76 @@ static inline void to_local(const sph_obst *o, float x, float y, float *lx, floa
 	*ly = -o->s * dx + o->c * dy;
 }
 
+/* Pushes (x, y) out of obstacle b through one face; returns 0 if it was not inside.
+ * swept: leave through the face the particle was outside of at the start of the substep
+ * (in the obstacle's frame then), so a fast obstacle sweeps particles ahead of it
+ * instead of letting them through; otherwise (or if it was inside already) leave by the
+ * nearest face. */
+static int push_out(const sph_sub *c, int b, int swept, float xp, float yp, float *x, float *y,
+		    float *vx, float *vy)
+{
+	const sph_obst *o = &c->cur[b];
+	float lx, ly;
+	to_local(o, *x, *y, &lx, &ly);
+	if (!(fabsf(lx) < o->hx && fabsf(ly) < o->hy))
+		return 0;
+	float px, py;
+	to_local(&c->prev[b], xp, yp, &px, &py);
+	float ex = fabsf(px) - c->prev[b].hx, ey = fabsf(py) - c->prev[b].hy;
+	int axis_x;
+	float sign;
+	if (swept && (ex > 0 || ey > 0)) {
+		axis_x = ex >= ey;
+		sign = axis_x ? (px < 0 ? -1.0f : 1.0f) : (py < 0 ? -1.0f : 1.0f);
+	} else {
+		axis_x = o->hx - fabsf(lx) <= o->hy - fabsf(ly);
+		sign = axis_x ? (lx < 0 ? -1.0f : 1.0f) : (ly < 0 ? -1.0f : 1.0f);
+	}
+	float nx, ny; /* outward normal, tank frame */
+	if (axis_x) {
+		lx = sign * o->hx;
+		nx = sign * o->c;
+		ny = sign * o->s;
+	} else {
+		ly = sign * o->hy;
+		nx = -sign * o->s;
+		ny = sign * o->c;
+	}
+	*x = o->cx + o->c * lx - o->s * ly;
+	*y = o->cy + o->s * lx + o->c * ly;
+	if (vx) {
+		float un = (*vx - o->vx) * nx + (*vy - o->vy) * ny;
+		if (un < 0) {
+			*vx -= un * nx;
+			*vy -= un * ny;
+		}
+	}
+	return 1;
+}
+
 void sph_collide(const sph *s, const sph_sub *c, float xp, float yp, float *x, float *y,
 		 float *vx, float *vy)
 {
-	for (int b = 0; b < c->nobst; b++) {
-		const sph_obst *o = &c->cur[b];
-		float lx, ly;
-		to_local(o, *x, *y, &lx, &ly);
-		if (!(fabsf(lx) < o->hx && fabsf(ly) < o->hy))
-			continue;
-		/* Leave through the face the particle was outside of at the start of the
-		 * substep (in the obstacle's frame then), so a fast obstacle sweeps particles
-		 * ahead of it instead of letting them through; if it was already inside, leave
-		 * by the nearest face. */
-		float px, py;
-		to_local(&c->prev[b], xp, yp, &px, &py);
-		float ex = fabsf(px) - c->prev[b].hx, ey = fabsf(py) - c->prev[b].hy;
-		int axis_x;
-		float sign;
-		if (ex > 0 || ey > 0) {
-			axis_x = ex >= ey;
-			sign = axis_x ? (px < 0 ? -1.0f : 1.0f) : (py < 0 ? -1.0f : 1.0f);
-		} else {
-			axis_x = o->hx - fabsf(lx) <= o->hy - fabsf(ly);
-			sign = axis_x ? (lx < 0 ? -1.0f : 1.0f) : (ly < 0 ? -1.0f : 1.0f);
-		}
-		float nx, ny; /* outward normal, world */
-		if (axis_x) {
-			lx = sign * o->hx;
-			nx = sign * o->c;
-			ny = sign * o->s;
-		} else {
-			ly = sign * o->hy;
-			nx = -sign * o->s;
-			ny = sign * o->c;
-		}
-		*x = o->cx + o->c * lx - o->s * ly;
-		*y = o->cy + o->s * lx + o->c * ly;
+	/* Obstacles, then the tank, which nothing ever leaves. Overlapping obstacles or one
+	 * against a wall can push a particle into another: a few more rounds by nearest
+	 * face settle that. */
+	for (int round = 0; round < 4; round++) {
+		int moved = 0;
+		for (int b = 0; b < c->nobst; b++)
+			moved |= push_out(c, b, round == 0, xp, yp, x, y, vx, vy);
+		float cx = clampf(*x, SPH_WALL_EPS, s->W - SPH_WALL_EPS);
+		float cy = clampf(*y, SPH_WALL_EPS, s->H - SPH_WALL_EPS);
 		if (vx) {
-			float un = (*vx - o->vx) * nx + (*vy - o->vy) * ny;
-			if (un < 0) {
-				*vx -= un * nx;
-				*vy -= un * ny;
-			}
+			if (cx != *x)
+				*vx = 0;
+			if (cy != *y)
+				*vy = 0;
 		}
+		*x = cx;
+		*y = cy;
+		if (!moved)
+			break;
 	}
-	/* The tank last: nothing ever leaves it. */
-	float cx = clampf(*x, SPH_WALL_EPS, s->W - SPH_WALL_EPS);
-	float cy = clampf(*y, SPH_WALL_EPS, s->H - SPH_WALL_EPS);
-	if (vx) {
-		if (cx != *x)
-			*vx = 0;
-		if (cy != *y)
-			*vy = 0;
-	}
-	*x = cx;
-	*y = cy;
 }
 
 /* Velocity cap: |v| <= max_speed (0 = none). */

@@ -1,0 +1,503 @@
+/* The sph solver (seed 004): its "seed" model against the plain O(N^2) port of the seed
+ * loop, particle bookkeeping (blocks, streams, drops), containment in the tank and out of
+ * obstacles (also fast ones, and in the example scenes), a dam break coming to rest at
+ * rest density, the tank's inertia, the same bits whatever the thread count, checkpoints,
+ * parameter errors, and the renderer's fluid picture. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reference/seed_sph.h"
+#include "render/render_impl.h"
+#include "scene/scene.h"
+#include "sim/stepper.h"
+#include "solvers/solver.h"
+#include "util/trig.h"
+
+#define DT (1.0 / 30.0)
+
+/* A tank: a minimal scene set field by field, and a solver made from it. */
+typedef struct tank {
+	scene sc;
+	scene_param params[12];
+	scene_block blocks[2];
+	scene_emitter em[2];
+	scene_box boxes[2];
+	scene_key bkeys[2][4];
+	scene_key tkeys[4];
+	tp_box_pose poses[2];
+	solver *s;
+	const tp_solver *d;
+	void *p;
+	double t;
+} tank;
+
+/* A w x h picture; a tank tw x th centred in it (tw = 0: no tank, the picture is one). */
+static void tank_scene(tank *t, int w, int h, double tw, double th)
+{
+	memset(t, 0, sizeof *t);
+	t->sc.path = "test.json";
+	t->sc.width = w;
+	t->sc.height = h;
+	t->sc.fps = 30;
+	t->sc.frames = 300;
+	t->sc.seed = 3;
+	t->sc.substeps = 1;
+	t->sc.solver = solver_find("sph");
+	t->sc.params = t->params;
+	if (tw > 0) {
+		t->sc.has_tank = 1;
+		t->sc.tank.size[0] = tw;
+		t->sc.tank.size[1] = th;
+		t->tkeys[0] = (scene_key){ 0, 0.5 * w, 0.5 * h, 0 };
+		t->sc.tank.path = (scene_path){ 1, t->tkeys };
+	}
+}
+
+/* A checker background and blue water with a highlight. */
+static void set_look(scene *sc)
+{
+	sc->background.pattern = SCENE_PATTERN_CHECKER;
+	sc->background.scale = 20;
+	memcpy(sc->background.color, (uint8_t[2][3]){ { 200, 200, 200 }, { 120, 120, 120 } }, 6);
+	sc->render = (scene_render){ .mode = SCENE_MODE_COLOR, .refraction = 1, .reflection = 1,
+				     .tint = { 0.1, 0.42, 0.66 }, .tint_strength = 0.3, .specular = 0.8 };
+}
+
+static void tank_param(tank *t, const char *name, double v)
+{
+	t->params[t->sc.nparams++] = (scene_param){ (char *)name, v };
+}
+
+static void tank_block(tank *t, double x, double y, double w, double h)
+{
+	t->blocks[t->sc.nblocks++] = (scene_block){ x, y, w, h };
+	t->sc.blocks = t->blocks;
+}
+
+static void tank_open(tank *t)
+{
+	tp_err err;
+	cr_assert_not_null(t->sc.solver);
+	cr_assert_eq(solver_create(&t->sc, omp_get_max_threads(), &t->s, &err), 0, "%s", err.msg);
+	t->d = solver_desc(t->s);
+	t->p = solver_priv(t->s);
+}
+
+static void pose_at(const scene_path *p, double t, double dt, tp_box_pose *out)
+{
+	double x0, y0, a0;
+	scene_path_eval(p, t - dt, &x0, &y0, &a0);
+	scene_path_eval(p, t, &out->x, &out->y, &out->angle);
+	out->vx = (out->x - x0) / dt;
+	out->vy = (out->y - y0) / dt;
+}
+
+/* One step of dt ending at t + dt, with the poses the stepper would give. */
+static int tank_step(tank *t, double dt)
+{
+	t->t += dt;
+	tp_step_in in = { .t = t->t, .dt = dt, .boxes = t->poses };
+	for (int b = 0; b < t->sc.nboxes; b++)
+		pose_at(&t->boxes[b].path, t->t, dt, &t->poses[b]);
+	if (t->sc.has_tank) {
+		tp_box_pose tp;
+		pose_at(&t->sc.tank.path, t->t, dt, &tp);
+		in.tank_x = tp.x;
+		in.tank_y = tp.y;
+		in.tank_vx = tp.vx;
+		in.tank_vy = tp.vy;
+	}
+	return t->d->step(t->p, &in);
+}
+
+static double stat(const tp_solver *d, const void *p, const char *name)
+{
+	tp_stats st = { 0 };
+	d->stats(p, &st);
+	for (int i = 0; i < st.n; i++)
+		if (!strcmp(st.name[i], name))
+			return st.value[i];
+	cr_assert_fail("no stat %s", name);
+	return 0;
+}
+
+/* Checks every particle of the surface: inside the tank, outside every box (the box's
+ * exact rectangle), finite. Returns the number of particles. */
+static int check_contained(const tp_surface *s, const scene *sc, const char *where)
+{
+	const double *tk = s->tank;
+	for (int i = 0; i < s->nparticles; i++) {
+		double x = s->px[i], y = s->py[i];
+		cr_assert(isfinite(x) && isfinite(y), "%s: particle %d is not finite", where, i);
+		cr_assert(x >= tk[0] && x <= tk[0] + tk[2] && y >= tk[1] && y <= tk[1] + tk[3],
+			  "%s: particle %d at (%g, %g) is outside the tank (%g, %g, %g, %g)", where, i, x,
+			  y, tk[0], tk[1], tk[2], tk[3]);
+		for (int b = 0; b < s->nboxes; b++) {
+			double sn, cs;
+			tp_sincos_deg(s->boxes[b].angle, &sn, &cs);
+			double dx = x - s->boxes[b].x, dy = y - s->boxes[b].y;
+			double u = cs * dx - sn * dy, v = sn * dx + cs * dy;
+			cr_assert(!(fabs(u) < 0.5 * sc->boxes[b].size[0] && fabs(v) < 0.5 * sc->boxes[b].size[1]),
+				  "%s: particle %d at (%g, %g) is inside box %d", where, i, x, y, b);
+		}
+	}
+	return s->nparticles;
+}
+
+/* Hexagonal lattice points of spacing sp within r of the centre (the drop's disc). */
+static int disc_count(double sp, double r)
+{
+	double dy = sp * sqrt(3.0) / 2;
+	int n = 0;
+	for (int j = -(int)(r / dy) - 1; j <= (int)(r / dy) + 1; j++)
+		for (int i = -(int)(r / sp) - 2; i <= (int)(r / sp) + 2; i++) {
+			double x = sp * (i + 0.5 * (j & 1)), y = dy * j;
+			n += x * x + y * y <= r * r;
+		}
+	return n;
+}
+
+Test(sph, seed_model_matches_the_seed_port)
+{
+	/* A small dam break with the seed's model, one substep per step, no velocity cap:
+	 * the solver (grid, threads, SIMD) and the O(N^2) port must move every particle the
+	 * same way up to float rounding (the sums run in different orders). */
+	tank t;
+	tank_scene(&t, 200, 150, 0, 0);
+	tank_param(&t, "model", 0);
+	tank_param(&t, "spacing", 4);
+	tank_param(&t, "radius", 10);
+	tank_param(&t, "rest_density", 2.5);
+	tank_param(&t, "stiffness", 30000);
+	tank_param(&t, "viscosity", 4);
+	tank_param(&t, "gravity", 1000);
+	tank_param(&t, "wall_stiffness", 20000);
+	tank_param(&t, "max_speed", 0);
+	tank_param(&t, "max_substeps", 1);
+	tank_block(&t, 0, 50, 90, 100);
+	tank_open(&t);
+	tp_surface s;
+	t.d->surface(t.p, &s);
+	const int n = s.nparticles;
+	cr_assert_gt(n, 400);
+	float *xy = malloc(sizeof(float) * 2 * (size_t)n);
+	for (int i = 0; i < n; i++) {
+		xy[2 * i] = s.px[i];
+		xy[2 * i + 1] = s.py[i];
+	}
+	seed_sph ref;
+	cr_assert_eq(seed_sph_init(&ref, n, xy, 10, 2.5f, 30000, 4, 1000, 20000, 2.0f, 200, 150), 0);
+	const double dt = 1.0 / 1200;
+	for (int k = 0; k < 120; k++) {
+		cr_assert_eq(tank_step(&t, dt), 0);
+		seed_sph_step(&ref, (float)dt, 0, 0);
+	}
+	cr_assert_eq(ref.overflow, 0);
+	t.d->surface(t.p, &s);
+	cr_assert_eq(s.nparticles, n);
+	double worst = 0, moved = 0;
+	for (int i = 0; i < n; i++) {
+		double best = 1e30;
+		for (int j = 0; j < n; j++) {
+			double dx = s.px[i] - ref.p[j].x, dy = s.py[i] - ref.p[j].y;
+			best = fmin(best, dx * dx + dy * dy);
+		}
+		worst = fmax(worst, sqrt(best));
+		moved = fmax(moved, fabs(ref.p[i].y - xy[2 * i + 1]));
+	}
+	cr_assert_gt(moved, 2.0, "the block should have started to fall (moved %g px)", moved);
+	cr_assert_lt(worst, 1e-2, "a particle is %g px from every port particle", worst);
+	seed_sph_free(&ref);
+	free(xy);
+	solver_destroy(t.s);
+}
+
+Test(sph, particle_count_is_what_was_emitted)
+{
+	tank t;
+	tank_scene(&t, 320, 240, 300, 200);
+	tank_block(&t, 10, 130, 80, 80);
+	/* 200 particles: t_k = 0.1 + k / 400 < 0.6 for k = 0..199 */
+	t.em[0] = (scene_emitter){ .type = SCENE_EMIT_STREAM, .from = 0.1, .to = 0.6, .rate = 400,
+				   .at = { 160, 60 }, .direction = 90, .speed = 200, .spread = 10 };
+	/* capped at 50 though it could make 1000 */
+	t.em[1] = (scene_emitter){ .type = SCENE_EMIT_STREAM, .from = 0, .to = 1, .rate = 1000,
+				   .at = { 250, 60 }, .direction = 180, .speed = 100, .cap = 50 };
+	t.sc.emitters = t.em;
+	t.sc.nemitters = 2;
+	t.sc.frames = 40;
+	/* drops the scene declares (the stepper calls drop() for them; so do we) */
+	scene_drop drops[2] = { { 0, 100, 100, 10, 1 }, { 0, 200, 80, 3, 1 } };
+	t.sc.drops = drops;
+	t.sc.ndrops = 2;
+	tank_open(&t);
+	int start = (int)stat(t.d, t.p, "particles");
+	/* the block: 80 x 80 px at spacing 4 on a hexagonal lattice, inside the tank */
+	int rows = (int)(80 / (4 * sqrt(3.0) / 2) - 0.5) + 1, expect_block = 0;
+	for (int j = 0; j < rows; j++)
+		expect_block += (int)(80 / 4.0 - 0.5 - 0.5 * (j & 1)) + 1;
+	cr_assert_eq(start, expect_block + 1, "block + the capped stream's first particle");
+	for (int i = 0; i < 2; i++)
+		t.d->drop(t.p, drops[i].x, drops[i].y, drops[i].radius, drops[i].strength);
+	int ndrop = disc_count(4, 10) + disc_count(4, 3);
+	for (int k = 0; k < 39; k++)
+		cr_assert_eq(tank_step(&t, DT), 0);
+	int n = (int)stat(t.d, t.p, "particles");
+	cr_assert_eq(n, expect_block + ndrop + 200 + 50, "got %d, expected %d + %d + 200 + 50", n, expect_block, ndrop);
+	tp_surface s;
+	t.d->surface(t.p, &s);
+	cr_assert_eq(s.nparticles, n);
+	check_contained(&s, &t.sc, "emitters");
+	solver_destroy(t.s);
+}
+
+Test(sph, dam_break_comes_to_rest_at_rest_density)
+{
+	tank t;
+	tank_scene(&t, 200, 160, 120, 100);
+	tank_block(&t, 40, 40, 40, 70);
+	tank_open(&t);
+	int n = (int)stat(t.d, t.p, "particles");
+	double peak = 0;
+	for (int k = 0; k < 8 * 30; k++) {
+		cr_assert_eq(tank_step(&t, DT), 0);
+		peak = fmax(peak, stat(t.d, t.p, "kinetic_energy") / n);
+	}
+	double ke = stat(t.d, t.p, "kinetic_energy") / n;
+	double err = stat(t.d, t.p, "density_error"), rho = stat(t.d, t.p, "mean_density");
+	/* px^2/s^2 per particle: from a collapse at hundreds of px/s to a few px/s */
+	cr_assert_gt(peak, 3000, "the dam should break (peak %g)", peak);
+	cr_assert_lt(ke, fmin(50, 0.01 * peak), "still moving after 8 s: %g px^2/s^2 per particle", ke);
+	cr_assert_lt(err, 0.10, "compression %g", err);
+	cr_assert(fabs(rho - 1) < 0.10, "mean density %g x rest", rho);
+	solver_destroy(t.s);
+}
+
+Test(sph, fast_obstacles_are_never_entered)
+{
+	/* A box swept through a pool at up to 3000 px/s (90 px per frame) and turning. */
+	tank t;
+	tank_scene(&t, 320, 200, 300, 180);
+	tank_block(&t, 10, 90, 300, 100);
+	t.bkeys[0][0] = (scene_key){ 0, 40, 130, 0 };
+	t.bkeys[0][1] = (scene_key){ 0.1, 280, 130, 30 };
+	t.bkeys[0][2] = (scene_key){ 0.2, 40, 150, 60 };
+	t.bkeys[0][3] = (scene_key){ 0.5, 280, 120, 0 };
+	t.boxes[0] = (scene_box){ .size = { 30, 50 }, .height = 1, .path = { 4, t.bkeys[0] } };
+	t.bkeys[1][0] = (scene_key){ 0, 160, 170, 45 };
+	t.boxes[1] = (scene_box){ .size = { 20, 20 }, .height = 1, .path = { 1, t.bkeys[1] } };
+	t.sc.boxes = t.boxes;
+	t.sc.nboxes = 2;
+	tank_open(&t);
+	tp_surface s;
+	int n0 = (int)stat(t.d, t.p, "particles");
+	for (int k = 0; k < 20; k++) {
+		cr_assert_eq(tank_step(&t, DT), 0);
+		t.d->surface(t.p, &s);
+		char where[32];
+		snprintf(where, sizeof where, "step %d", k);
+		cr_assert_eq(check_contained(&s, &t.sc, where), n0);
+	}
+	solver_destroy(t.s);
+}
+
+Test(sph, a_jerked_tank_throws_the_water_back_and_keeps_it)
+{
+	/* From t = 0.2 to 0.3 s the tank moves right at 1200 px/s: in its frame the water
+	 * is thrown left (seed 004's "drag the bottle"), and none of it leaves the tank. */
+	tank t;
+	tank_scene(&t, 500, 200, 300, 120);
+	t.tkeys[0] = (scene_key){ 0.2, 200, 100, 0 };
+	t.tkeys[1] = (scene_key){ 0.3, 320, 100, 0 };
+	t.sc.tank.path = (scene_path){ 2, t.tkeys };
+	tank_block(&t, 150, 110, 100, 50);
+	tank_open(&t);
+	tp_surface s;
+	double mean0 = 0, mean1 = 0;
+	for (int k = 0; k < 15; k++) {
+		cr_assert_eq(tank_step(&t, DT), 0);
+		t.d->surface(t.p, &s);
+		check_contained(&s, &t.sc, "jerk");
+		for (int i = 0; k == 5 && i < s.nparticles; i++) /* t = 0.2: at rest */
+			mean0 += (s.px[i] - s.tank[0]) / s.nparticles;
+		for (int i = 0; k == 8 && i < s.nparticles; i++) /* t = 0.3 */
+			mean1 += (s.px[i] - s.tank[0]) / s.nparticles;
+	}
+	cr_assert_lt(mean1, mean0 - 40, "centre of mass in the tank went from %g to %g px", mean0, mean1);
+	cr_assert_eq(s.tank[0], 170, "the tank moved (x = %g)", s.tank[0]);
+	solver_destroy(t.s);
+}
+
+static unsigned long long run_hash(int threads, int model, tp_image *frame)
+{
+	omp_set_num_threads(threads);
+	tank t;
+	tank_scene(&t, 240, 160, 220, 140);
+	tank_param(&t, "model", model);
+	tank_block(&t, 10, 30, 80, 120);
+	t.bkeys[0][0] = (scene_key){ 0, 160, 120, 0 };
+	t.bkeys[0][1] = (scene_key){ 1, 110, 110, 40 };
+	t.boxes[0] = (scene_box){ .size = { 20, 30 }, .height = 1, .path = { 2, t.bkeys[0] } };
+	t.sc.boxes = t.boxes;
+	t.sc.nboxes = 1;
+	t.em[0] = (scene_emitter){ .type = SCENE_EMIT_STREAM, .from = 0, .to = 1, .rate = 300,
+				   .at = { 200, 40 }, .direction = 120, .speed = 150, .spread = 20 };
+	t.sc.emitters = t.em;
+	t.sc.nemitters = 1;
+	set_look(&t.sc);
+	tank_open(&t);
+	for (int k = 0; k < 20; k++) {
+		cr_assert_eq(tank_step(&t, DT), 0);
+		if (k == 8)
+			t.d->drop(t.p, 150, 50, 8, 1);
+	}
+	tp_surface s;
+	t.d->surface(t.p, &s);
+	unsigned long long h = 1469598103934665603ULL;
+	const unsigned char *b[3] = { (const unsigned char *)s.px, (const unsigned char *)s.py,
+				      (const unsigned char *)s.data };
+	size_t len[3] = { sizeof(float) * s.nparticles, sizeof(float) * s.nparticles,
+			  sizeof(float) * (size_t)s.w * s.h };
+	for (int a = 0; a < 3; a++)
+		for (size_t i = 0; i < len[a]; i++)
+			h = (h ^ b[a][i]) * 1099511628211ULL;
+	if (frame) {
+		tp_image bg;
+		tp_err err;
+		cr_assert_eq(render_background(&t.sc, s.w, s.h, &bg, &err), 0, "%s", err.msg);
+		float *scratch = malloc(sizeof(float) * 4 * (size_t)s.w * s.h);
+		render_in in = { .sc = &t.sc, .surf = &s, .w = s.w, .h = s.h, .bg = &bg, .scratch = scratch };
+		render_fluid(&in, frame);
+		free(scratch);
+		tp_image_free(&bg);
+	}
+	solver_destroy(t.s);
+	return h;
+}
+
+Test(sph, one_and_two_threads_give_the_same_bits)
+{
+	int threads = omp_get_max_threads();
+	for (int model = 0; model <= 1; model++) {
+		tp_image f1, f2;
+		cr_assert_eq(tp_image_alloc(&f1, 240, 160, TP_RGB8), 0);
+		cr_assert_eq(tp_image_alloc(&f2, 240, 160, TP_RGB8), 0);
+		unsigned long long a = run_hash(1, model, &f1), b = run_hash(2, model, &f2);
+		cr_assert_eq(a, b, "model %d: state differs between 1 and 2 threads", model);
+		for (int y = 0; y < 160; y++)
+			cr_assert_eq(memcmp(tp_image_row(&f1, y), tp_image_row(&f2, y), 240 * 3), 0,
+				     "model %d: frame row %d differs", model, y);
+		tp_image_free(&f1);
+		tp_image_free(&f2);
+	}
+	omp_set_num_threads(threads);
+}
+
+Test(sph, checkpoint_resumes_bit_exactly)
+{
+	tank a, b;
+	for (int k = 0; k < 2; k++) {
+		tank *t = k ? &b : &a;
+		tank_scene(t, 200, 150, 180, 130);
+		tank_block(t, 10, 40, 60, 100);
+		t->em[0] = (scene_emitter){ .type = SCENE_EMIT_STREAM, .from = 0, .to = 2, .rate = 200,
+					    .at = { 150, 40 }, .direction = 100, .speed = 100, .spread = 30 };
+		t->sc.emitters = t->em;
+		t->sc.nemitters = 1;
+		tank_open(t);
+	}
+	for (int k = 0; k < 10; k++)
+		cr_assert_eq(tank_step(&a, DT), 0);
+	FILE *f = tmpfile();
+	tp_err err;
+	cr_assert_eq(a.d->save(a.p, f, &err), 0, "%s", err.msg);
+	rewind(f);
+	cr_assert_eq(b.d->load(b.p, f, &err), 0, "%s", err.msg);
+	fclose(f);
+	b.t = a.t;
+	for (int k = 0; k < 10; k++) {
+		cr_assert_eq(tank_step(&a, DT), 0);
+		cr_assert_eq(tank_step(&b, DT), 0);
+	}
+	tp_surface sa, sb;
+	a.d->surface(a.p, &sa);
+	b.d->surface(b.p, &sb);
+	cr_assert_eq(sa.nparticles, sb.nparticles);
+	cr_assert_eq(memcmp(sa.px, sb.px, sizeof(float) * sa.nparticles), 0);
+	cr_assert_eq(memcmp(sa.py, sb.py, sizeof(float) * sa.nparticles), 0);
+	f = tmpfile();
+	fputs("not a checkpoint", f);
+	rewind(f);
+	cr_assert_eq(b.d->load(b.p, f, &err), TP_EINPUT);
+	fclose(f);
+	solver_destroy(a.s);
+	solver_destroy(b.s);
+}
+
+Test(sph, bad_parameters_and_scenes_are_refused)
+{
+	tank t;
+	tp_err err;
+	tank_scene(&t, 200, 150, 180, 130);
+	tank_param(&t, "spacing", 8);
+	tank_param(&t, "radius", 6);
+	cr_assert_eq(solver_create(&t.sc, 1, &t.s, &err), TP_EINPUT);
+	cr_assert(strstr(err.msg, "radius") != NULL, "%s", err.msg);
+
+	tank_scene(&t, 200, 150, 180, 130);
+	t.em[0] = (scene_emitter){ .type = SCENE_EMIT_STREAM, .from = 0, .to = 1e6, .rate = 100000,
+				   .at = { 100, 75 }, .speed = 10 };
+	t.sc.emitters = t.em;
+	t.sc.nemitters = 1;
+	t.sc.frames = 1000000;
+	cr_assert_eq(solver_create(&t.sc, 1, &t.s, &err), TP_EINPUT);
+	cr_assert(strstr(err.msg, "particles") != NULL, "%s", err.msg);
+}
+
+Test(sph, the_picture_shows_water_where_the_particles_are)
+{
+	tank t;
+	tank_scene(&t, 200, 150, 180, 130);
+	tank_block(&t, 10, 90, 180, 50);
+	set_look(&t.sc);
+	tank_open(&t);
+	tp_surface s;
+	t.d->surface(t.p, &s);
+	tp_image bg, img;
+	tp_err err;
+	cr_assert_eq(render_background(&t.sc, 200, 150, &bg, &err), 0, "%s", err.msg);
+	cr_assert_eq(tp_image_alloc(&img, 200, 150, TP_RGB8), 0);
+	float *scratch = malloc(sizeof(float) * 4 * 200 * 150);
+	render_in in = { .sc = &t.sc, .surf = &s, .w = 200, .h = 150, .bg = &bg, .scratch = scratch };
+	render_fluid(&in, &img);
+	/* the field: water (>= 1) inside the block, air well above it */
+	const float *F = s.data;
+	cr_assert_geq(F[120 * 200 + 100], 1.0f);
+	cr_assert_eq(F[40 * 200 + 100], 0.0f);
+	/* air above the water is the background; the water is tinted towards blue */
+	const uint8_t *air = tp_image_row(&img, 40) + 3 * 100, *abg = tp_image_row(&bg, 40) + 3 * 100;
+	cr_assert_eq(memcmp(air, abg, 3), 0);
+	long db = 0;
+	for (int x = 20; x < 180; x++) {
+		const uint8_t *w = tp_image_row(&img, 125) + 3 * x, *b = tp_image_row(&bg, 125) + 3 * x;
+		db += (w[2] - w[0]) - (b[2] - b[0]);
+	}
+	cr_assert_gt(db, 160 * 10, "water should be bluer than the background (%ld)", db);
+	/* the tank's wall is drawn just outside its interior */
+	int wx = (int)s.tank[0] - 1;
+	cr_assert_neq(memcmp(tp_image_row(&img, 60) + 3 * wx, tp_image_row(&bg, 60) + 3 * wx, 3), 0);
+	/* the debug view draws dots where the particles are */
+	t.sc.render.mode = SCENE_MODE_PARTICLES;
+	render_fluid(&in, &img);
+	int x = (int)s.px[0], y = (int)s.py[0];
+	const uint8_t *dot = tp_image_row(&img, y) + 3 * x;
+	cr_assert_gt(dot[2], dot[0] + 60, "particle 0 at (%d, %d) should be a blue dot", x, y);
+	free(scratch);
+	tp_image_free(&img);
+	tp_image_free(&bg);
+	solver_destroy(t.s);
+}
