@@ -61,7 +61,8 @@ SRC_RENDER = \
 	src/render/refract.c \
 	src/render/background.c \
 	src/render/maps.c \
-	src/render/fluid.c
+	src/render/fluid.c \
+	src/render/boxes.c
 
 SRC_ENCODE = \
 	src/encode/registry.c \
@@ -108,6 +109,7 @@ TEST_SRCS = \
 	tests/test_compare.c \
 	tests/test_compare_cli.c \
 	tests/test_golden.c \
+	tests/test_shallow.c \
 	tests/test_sph.c \
 	tests/reference/seed_common.c \
 	tests/reference/seed_hooke.c \

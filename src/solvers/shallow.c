@@ -54,6 +54,8 @@
 #define MAX_SUBSTEPS 4096
 #define TILT_MAX 0.6      /* radians; a box tipping further is outside this model */
 #define CG_PAR_CELLS 16384 /* box regions this big (in all) use the threads */
+#define PAR_CELLS 65536    /* pools this big use the threads for the wave update: below,
+			      a fork and join cost more than the work they would share */
 #define SOFT_PENALTY 1.0   /* pull of vh towards 0 on partly covered cells, see cluster_setup */
 
 static const double PI = 3.14159265358979323846;
@@ -125,6 +127,14 @@ typedef struct shallow {
 	double last_resid;
 	int blown;
 } shallow;
+
+/* How much of a box covers a point d pixels inside one of its edges (d < 0: outside):
+ * a smoothstep 3t^2 - 2t^3 over the soft edge width E, t = d / E + 1/2. */
+static inline double edge_ramp(const shallow *s, double d)
+{
+	double t = d / s->edge + 0.5;
+	return t <= 0 ? 0 : t >= 1 ? 1 : t * t * (3 - 2 * t);
+}
 
 #define OFF(f) offsetof(shallow, f)
 static const tp_option shallow_options[] = {
@@ -210,8 +220,6 @@ static double pow_sqrt(double a, double e)
 	return r;
 }
 
-/* 3t^2 - 2t^3 on [0, 1] (t is inside it here). */
-static inline double smooth01(double t) { return t * t * (3 - 2 * t); }
 
 static inline double *row(double *b, int S, int y) { return b + (size_t)(y + 1) * S + 1; }
 
@@ -240,7 +248,7 @@ static int wave_update(shallow *s)
 	const int w = s->w, h = s->h, S = s->S;
 	const double d = s->d_step, r = s->rate;
 	int bad = 0;
-#pragma omp parallel for schedule(static) reduction(| : bad)
+#pragma omp parallel for schedule(static) reduction(| : bad) if (s->w * s->h >= PAR_CELLS)
 	for (int y = 0; y < h; y++) {
 		const double *restrict c = row(s->eta, S, y);
 		const double *restrict up = c - S, *restrict dn = c + S;
@@ -436,12 +444,13 @@ static inline double *eta_at(double *b, const shallow *s, long p)
 
 /* Runs the statements for every pool cell of box b's footprint, with k the local index in
  * cluster c, p the pool index, (gx, gy) the cluster-frame cell, (u, v) box coordinates and
- * cov the weight of the cell: a smoothstep of the distance inside the edge over the soft
- * edge width E (0 at E/2 outside, 1 at E/2 inside; E = 1 is the cell's covered fraction).
- * Partial weights make the displacement follow the box continuously as it moves or turns
- * instead of jumping a cell at a time, and a few pixels of soft edge keep the forcing
- * free of grid-scale content, which the discrete wave equation would leave behind as a
- * slow, hatched ringing. */
+ * cov the weight of the cell: ramp(w/2 - |u|) ramp(h/2 - |v|), ramp(d) a smoothstep from 0
+ * at d = -E/2 to 1 at d = E/2 over the soft edge width E. The ramp is odd about the edge,
+ * so the weights add up to the box's true area (and buoyancy balances the weight at the
+ * right draft). Partial weights make the displacement follow the box continuously as it
+ * moves or turns instead of jumping a cell at a time, and a few pixels of soft edge keep
+ * the forcing free of grid-scale content, which the discrete wave equation would leave
+ * behind as a slow, hatched ringing. */
 #define FOR_FOOTPRINT(s, b, c, ...)                                                      \
 	for (int fj = 0; fj < (b)->rh; fj++) {                                           \
 		int gy = (b)->y0 + (b)->sy + fj, lj = gy - (c)->y0;                      \
@@ -458,11 +467,10 @@ static inline double *eta_at(double *b, const shallow *s, long p)
 			double dy = gy + 0.5 - (b)->sy - (b)->y;                         \
 			double u = dx * (b)->cs - dy * (b)->sn;                          \
 			double v = dx * (b)->sn + dy * (b)->cs;                          \
-			double din = (b)->hw - fabs(u) < (b)->hh - fabs(v) ? (b)->hw - fabs(u) \
-								 : (b)->hh - fabs(v);   \
-			if (!(din > -0.5 * s->edge))                                     \
+			double cov = edge_ramp(s, (b)->hw - fabs(u)) *                   \
+				     edge_ramp(s, (b)->hh - fabs(v));                    \
+			if (!(cov > 0))                                                  \
 				continue;                                                \
-			double cov = din < 0.5 * s->edge ? smooth01(din / s->edge + 0.5) : 1.0; \
 			size_t k = (size_t)lj * (c)->w + (size_t)li;                     \
 			__VA_ARGS__                                                      \
 		}                                                                        \
@@ -1034,7 +1042,7 @@ static void shallow_surface(void *priv, tp_surface *out)
 	/* Under a box show the effective level eta + gamma vh (smooth across the box edge),
 	 * so the refraction around a box is not a cliff. */
 	const double g = s->gamma;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (s->w * s->h >= PAR_CELLS)
 	for (int y = 0; y < s->h; y++) {
 		const double *e = row(s->eta, s->S, y), *v = s->vh + (size_t)y * s->w;
 		float *o = s->surf + (size_t)y * s->w;
