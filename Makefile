@@ -122,6 +122,7 @@ BENCH_SRCS = \
 	tests/bench/main.c \
 	tests/bench/bench_int.c \
 	tests/bench/bench_render.c \
+	tests/bench/bench_sph.c \
 	tests/bench/bench_shallow.c
 
 LIB_OBJS = $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)

@@ -282,7 +282,7 @@ Test(sph, fast_obstacles_are_never_entered)
 	/* A box swept through a pool at up to 3000 px/s (90 px per frame) and turning. */
 	tank t;
 	tank_scene(&t, 320, 200, 300, 180);
-	tank_block(&t, 10, 90, 300, 100);
+	tank_block(&t, 10, 130, 300, 60);
 	t.bkeys[0][0] = (scene_key){ 0, 40, 130, 0 };
 	t.bkeys[0][1] = (scene_key){ 0.1, 280, 130, 30 };
 	t.bkeys[0][2] = (scene_key){ 0.2, 40, 150, 60 };
@@ -295,7 +295,7 @@ Test(sph, fast_obstacles_are_never_entered)
 	tank_open(&t);
 	tp_surface s;
 	int n0 = (int)stat(t.d, t.p, "particles");
-	for (int k = 0; k < 20; k++) {
+	for (int k = 0; k < 12; k++) {
 		cr_assert_eq(tank_step(&t, DT), 0);
 		t.d->surface(t.p, &s);
 		char where[32];
@@ -334,26 +334,32 @@ Test(sph, a_jerked_tank_throws_the_water_back_and_keeps_it)
 
 static unsigned long long run_hash(int threads, int model, tp_image *frame)
 {
+	/* enough particles for the passes to run threaded (SPH_PAR_MIN), a moving box, a
+	 * stream and a drop */
 	omp_set_num_threads(threads);
 	tank t;
-	tank_scene(&t, 240, 160, 220, 140);
+	tank_scene(&t, 320, 160, 300, 140);
 	tank_param(&t, "model", model);
-	tank_block(&t, 10, 30, 80, 120);
-	t.bkeys[0][0] = (scene_key){ 0, 160, 120, 0 };
-	t.bkeys[0][1] = (scene_key){ 1, 110, 110, 40 };
+	tank_block(&t, 10, 15, 240, 135);
+	t.bkeys[0][0] = (scene_key){ 0, 260, 120, 0 };
+	t.bkeys[0][1] = (scene_key){ 0.2, 200, 110, 40 };
 	t.boxes[0] = (scene_box){ .size = { 20, 30 }, .height = 1, .path = { 2, t.bkeys[0] } };
 	t.sc.boxes = t.boxes;
 	t.sc.nboxes = 1;
-	t.em[0] = (scene_emitter){ .type = SCENE_EMIT_STREAM, .from = 0, .to = 1, .rate = 300,
-				   .at = { 200, 40 }, .direction = 120, .speed = 150, .spread = 20 };
+	t.em[0] = (scene_emitter){ .type = SCENE_EMIT_STREAM, .from = 0, .to = 1, .rate = 600,
+				   .at = { 280, 40 }, .direction = 120, .speed = 150, .spread = 20 };
 	t.sc.emitters = t.em;
 	t.sc.nemitters = 1;
+	scene_drop drop = { 0.05, 250, 50, 8, 1 };
+	t.sc.drops = &drop;
+	t.sc.ndrops = 1;
 	set_look(&t.sc);
 	tank_open(&t);
-	for (int k = 0; k < 20; k++) {
-		cr_assert_eq(tank_step(&t, DT), 0);
-		if (k == 8)
-			t.d->drop(t.p, 150, 50, 8, 1);
+	cr_assert_geq((int)stat(t.d, t.p, "particles"), 2048);
+	for (int k = 0; k < 4; k++) {
+		cr_assert_eq(tank_step(&t, 1.0 / 60), 0);
+		if (k == 1)
+			t.d->drop(t.p, drop.x, drop.y, drop.radius, drop.strength);
 	}
 	tp_surface s;
 	t.d->surface(t.p, &s);
@@ -384,12 +390,12 @@ Test(sph, one_and_two_threads_give_the_same_bits)
 	int threads = omp_get_max_threads();
 	for (int model = 0; model <= 1; model++) {
 		tp_image f1, f2;
-		cr_assert_eq(tp_image_alloc(&f1, 240, 160, TP_RGB8), 0);
-		cr_assert_eq(tp_image_alloc(&f2, 240, 160, TP_RGB8), 0);
+		cr_assert_eq(tp_image_alloc(&f1, 320, 160, TP_RGB8), 0);
+		cr_assert_eq(tp_image_alloc(&f2, 320, 160, TP_RGB8), 0);
 		unsigned long long a = run_hash(1, model, &f1), b = run_hash(2, model, &f2);
 		cr_assert_eq(a, b, "model %d: state differs between 1 and 2 threads", model);
 		for (int y = 0; y < 160; y++)
-			cr_assert_eq(memcmp(tp_image_row(&f1, y), tp_image_row(&f2, y), 240 * 3), 0,
+			cr_assert_eq(memcmp(tp_image_row(&f1, y), tp_image_row(&f2, y), 320 * 3), 0,
 				     "model %d: frame row %d differs", model, y);
 		tp_image_free(&f1);
 		tp_image_free(&f2);

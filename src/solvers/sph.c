@@ -49,7 +49,7 @@ static const tp_option sph_options[] = {
 	{ "stiffness", "k in P = k (rho - rho0), px/s^2 (0: from gravity, depth and compression)",
 	  offsetof(sph, stiffness), TP_OPT_DOUBLE, 0, 0, 1e10, NULL },
 	{ "compression", "with stiffness 0: target compression at the bottom of the settled fluid",
-	  offsetof(sph, compression), TP_OPT_DOUBLE, 0.1, 0.005, 1, NULL },
+	  offsetof(sph, compression), TP_OPT_DOUBLE, 0.15, 0.005, 1, NULL },
 	{ "near_stiffness", "relaxed: k_near in Pn = k_near rho_near, as a fraction of k",
 	  offsetof(sph, near_stiffness), TP_OPT_DOUBLE, 0.5, 0, 100, NULL },
 	{ "rest_density", "rho0, a kernel sum (0: that of an interior particle of a block)",

@@ -21,6 +21,9 @@
 
 enum { SPH_MODEL_SEED = 0, SPH_MODEL_RELAXED = 1 };
 
+/* Fewer particles than this run on one thread: waking threads for tiny passes costs
+ * more than it saves (a lot more on a busy machine). Results are the same either way. */
+#define SPH_PAR_MIN 2048
 /* Particles per fixed reduction chunk: sums are combined chunk by chunk in index order,
  * so they do not depend on the thread count. */
 #define SPH_CHUNK 1024

@@ -109,6 +109,11 @@ void sph_wall_tables(sph *s)
 	}
 }
 
+static inline int near_wall(const sph *s, float x, float y)
+{
+	return x < s->R || y < s->R || s->W - x < s->R || s->H - y < s->R;
+}
+
 static inline float wall_lookup(const float *tab, float d, float scale)
 {
 	float f = d * scale;
@@ -136,7 +141,7 @@ void sph_sort(sph *s)
 	int *restrict start = s->cell_start, *restrict fill = s->cell_fill;
 	const float *x = s->x, *y = s->y;
 
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= SPH_PAR_MIN)
 	for (int i = 0; i < n; i++)
 		key[i] = cell_y(s, y[i]) * s->ncx + cell_x(s, x[i]);
 
@@ -151,7 +156,7 @@ void sph_sort(sph *s)
 
 	const float *restrict vx = s->vx, *restrict vy = s->vy;
 	float *restrict x2 = s->x2, *restrict y2 = s->y2, *restrict vx2 = s->vx2, *restrict vy2 = s->vy2;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= SPH_PAR_MIN)
 	for (int k = 0; k < n; k++) {
 		int i = perm[k];
 		x2[k] = x[i];
@@ -281,7 +286,7 @@ void sph_predict(sph *s, const sph_sub *c)
 	const int n = s->n;
 	const float dt = c->dt, idt = 1.0f / dt;
 	float *restrict x = s->x, *restrict y = s->y, *restrict vx = s->vx, *restrict vy = s->vy;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= SPH_PAR_MIN)
 	for (int i = 0; i < n; i++) {
 		float ax = c->ax, ay = c->ay;
 		wall_spring(s, x[i], y[i], &ax, &ay);
@@ -334,6 +339,13 @@ static inline void ranges_of(const sph *s, float x, float y, nb_ranges *r)
 	}
 }
 
+/* sph_tail[k][l] = 1 for the first k lanes: masks the lanes of a group past its range. */
+static const float sph_tail[SPH_LANES + 1][SPH_LANES] = {
+	{ 0, 0, 0, 0, 0, 0, 0, 0 }, { 1, 0, 0, 0, 0, 0, 0, 0 }, { 1, 1, 0, 0, 0, 0, 0, 0 },
+	{ 1, 1, 1, 0, 0, 0, 0, 0 }, { 1, 1, 1, 1, 0, 0, 0, 0 }, { 1, 1, 1, 1, 1, 0, 0, 0 },
+	{ 1, 1, 1, 1, 1, 1, 0, 0 }, { 1, 1, 1, 1, 1, 1, 1, 0 }, { 1, 1, 1, 1, 1, 1, 1, 1 },
+};
+
 /* Pairwise sum of the lanes in a fixed order. */
 static inline float lane_sum(const float *v)
 {
@@ -346,25 +358,28 @@ static inline float lane_sum(const float *v)
 	return t[0];
 }
 
-/* Pressures from the kernel sums of particle i (see the density pass). */
+/* Pressures from the kernel sums of particle i (see the density pass), stored halved:
+ * every pair term averages two particles' pressures. */
 static inline void density_finish(sph *s, int i, float d, float dn)
 {
 	const float xi = s->x[i], yi = s->y[i], rho0 = s->rho0, ws = (float)SPH_WALL_N * s->invR;
 	const float k = (float)s->stiffness, kn = (float)s->near_stiffness, coh = (float)s->cohesion;
 	d -= 1.0f; /* the particle itself (r = 0, q = 1) */
 	dn -= 1.0f;
-	if (s->model == SPH_MODEL_RELAXED) {
+	if (s->model == SPH_MODEL_RELAXED && near_wall(s, xi, yi)) {
 		d += wall_lookup(s->wall_rho, xi, ws) + wall_lookup(s->wall_rho, s->W - xi, ws) +
 		     wall_lookup(s->wall_rho, yi, ws) + wall_lookup(s->wall_rho, s->H - yi, ws);
 		dn += wall_lookup(s->wall_rhon, xi, ws) + wall_lookup(s->wall_rhon, s->W - xi, ws) +
 		      wall_lookup(s->wall_rhon, yi, ws) + wall_lookup(s->wall_rhon, s->H - yi, ws);
+	}
+	if (s->model == SPH_MODEL_RELAXED) {
 		float e = d - rho0;
-		s->p[i] = k * (e < 0 ? coh * e : e);
-		s->pn[i] = kn * dn;
+		s->p[i] = 0.5f * k * (e < 0 ? coh * e : e);
+		s->pn[i] = 0.5f * kn * dn;
 	} else {
 		if (d < rho0)
 			d = rho0;
-		s->p[i] = k * (d - rho0);
+		s->p[i] = 0.5f * k * (d - rho0);
 		s->pn[i] = 0;
 	}
 	s->rho[i] = d;
@@ -383,7 +398,7 @@ SPH_CLONES
 static void density_chunk(sph *s, int i0, int i1)
 {
 	const float *restrict x = s->x, *restrict y = s->y;
-	const float R2 = s->R * s->R, invR = s->invR;
+	const float invR = s->invR;
 
 	for (int i = i0; i < i1; i++) {
 		const float xi = x[i], yi = y[i];
@@ -393,13 +408,13 @@ static void density_chunk(sph *s, int i0, int i1)
 		for (int r = 0; r < nr.n; r++) {
 			const int b = nr.b[r];
 			for (int j0 = nr.a[r]; j0 < b; j0 += SPH_LANES) {
+				const float *m = sph_tail[imin(b - j0, SPH_LANES)];
 #pragma omp simd
 				for (int l = 0; l < SPH_LANES; l++) {
 					const int j = j0 + l;
 					float dx = x[j] - xi, dy = y[j] - yi;
-					float r2 = dx * dx + dy * dy;
-					float rc = r2 < R2 ? r2 : R2;
-					float q = (1.0f - sqrtf(rc) * invR) * ((r2 < R2) & (j < b) ? 1.0f : 0.0f);
+					float q = 1.0f - sqrtf(dx * dx + dy * dy) * invR;
+					q = (q > 0.0f ? q : 0.0f) * m[l];
 					d8[l] += q * q;
 					dn8[l] += q * q * q;
 				}
@@ -412,7 +427,7 @@ static void density_chunk(sph *s, int i0, int i1)
 void sph_density(sph *s)
 {
 	const int n = s->n, nch = (n + SPH_PCHUNK - 1) / SPH_PCHUNK;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= SPH_PAR_MIN)
 	for (int ch = 0; ch < nch; ch++)
 		density_chunk(s, ch * SPH_PCHUNK, imin(ch * SPH_PCHUNK + SPH_PCHUNK, n));
 }
@@ -431,25 +446,27 @@ static inline __attribute__((always_inline)) void pair_loop(const sph *s, int se
 {
 	const float *restrict x = s->x, *restrict y = s->y, *restrict vx = s->vx, *restrict vy = s->vy;
 	const float *restrict P = s->p, *restrict Pn = s->pn, *restrict ir = s->irho;
-	const float R2 = s->R * s->R, invR = s->invR;
+	const float invR = s->invR;
 	float ax[SPH_LANES] = { 0 }, ay[SPH_LANES] = { 0 }, sw[SPH_LANES] = { 0 };
 	float svx[SPH_LANES] = { 0 }, svy[SPH_LANES] = { 0 };
 	nb_ranges nr;
 	ranges_of(s, xi, yi, &nr);
-	for (int r = 0; r < nr.n; r++) {
-		const int b = nr.b[r];
-		for (int j0 = nr.a[r]; j0 < b; j0 += SPH_LANES) {
+	for (int g = 0; g < nr.n; g++) {
+		const int b = nr.b[g];
+		for (int j0 = nr.a[g]; j0 < b; j0 += SPH_LANES) {
+			const float *m = sph_tail[imin(b - j0, SPH_LANES)];
 #pragma omp simd
 			for (int l = 0; l < SPH_LANES; l++) {
 				const int j = j0 + l;
 				float dx = x[j] - xi, dy = y[j] - yi;
 				float r2 = dx * dx + dy * dy;
-				float rc = r2 < R2 ? r2 : R2;
-				rc = rc > SPH_EPS2 ? rc : R2; /* self: no direction, no force */
-				float rr = sqrtf(rc);
-				float q = (1.0f - rr * invR) * ((rc < R2) & (j < b) ? 1.0f : 0.0f);
+				/* the particle itself (dx = dy = 0) adds no force and, up to rounding,
+				 * no viscosity; the floor only keeps 1/r finite */
+				float r = sqrtf(r2 > SPH_EPS2 ? r2 : SPH_EPS2);
+				float q = 1.0f - r * invR;
+				q = (q > 0.0f ? q : 0.0f) * m[l];
 				float w = q * ir[j];
-				float D = 0.5f * ((Pi + P[j]) * q + (Pni + Pn[j]) * q * q) / rr;
+				float D = ((Pi + P[j]) * q + (Pni + Pn[j]) * q * q) / r;
 				D = seed ? D * ir[j] : D;
 				ax[l] -= D * dx;
 				ay[l] -= D * dy;
@@ -489,12 +506,14 @@ static float relax_chunk(sph *s, const sph_sub *c, int i0, int i1)
 		pair_sums o;
 		pair_loop(s, 0, xi, yi, Pi, Pni, &o);
 		/* wall ghosts push with the particle's own (non-negative) pressure */
-		const float Pp = Pi > 0 ? Pi : 0;
+		const float Pp = Pi > 0 ? 2 * Pi : 0, Pnf = 2 * Pni; /* full pressures */
 		float ax = o.ax, ay = o.ay;
-		ax += Pp * wall_lookup(s->wall_f, xi, ws) + Pni * wall_lookup(s->wall_fn, xi, ws);
-		ax -= Pp * wall_lookup(s->wall_f, s->W - xi, ws) + Pni * wall_lookup(s->wall_fn, s->W - xi, ws);
-		ay += Pp * wall_lookup(s->wall_f, yi, ws) + Pni * wall_lookup(s->wall_fn, yi, ws);
-		ay -= Pp * wall_lookup(s->wall_f, s->H - yi, ws) + Pni * wall_lookup(s->wall_fn, s->H - yi, ws);
+		if (near_wall(s, xi, yi)) {
+			ax += Pp * wall_lookup(s->wall_f, xi, ws) + Pnf * wall_lookup(s->wall_fn, xi, ws);
+			ax -= Pp * wall_lookup(s->wall_f, s->W - xi, ws) + Pnf * wall_lookup(s->wall_fn, s->W - xi, ws);
+			ay += Pp * wall_lookup(s->wall_f, yi, ws) + Pnf * wall_lookup(s->wall_fn, yi, ws);
+			ay -= Pp * wall_lookup(s->wall_f, s->H - yi, ws) + Pnf * wall_lookup(s->wall_fn, s->H - yi, ws);
+		}
 		/* A pressure push of more than a quarter kernel in one substep only happens when
 		 * particles were thrown into each other; capping it keeps such impacts from
 		 * exploding (it never binds in resting or flowing fluid). */
@@ -523,7 +542,7 @@ double sph_relax(sph *s, const sph_sub *c)
 {
 	const int n = s->n, nch = (n + SPH_PCHUNK - 1) / SPH_PCHUNK;
 	float vm2 = 0; /* a max is exact in any order */
-#pragma omp parallel for schedule(static) reduction(max : vm2)
+#pragma omp parallel for schedule(static) reduction(max : vm2) if (n >= SPH_PAR_MIN)
 	for (int ch = 0; ch < nch; ch++) {
 		float v = relax_chunk(s, c, ch * SPH_PCHUNK, imin(ch * SPH_PCHUNK + SPH_PCHUNK, n));
 		vm2 = v > vm2 ? v : vm2;
@@ -571,7 +590,7 @@ double sph_forces_seed(sph *s, const sph_sub *c)
 {
 	const int n = s->n, nch = (n + SPH_PCHUNK - 1) / SPH_PCHUNK;
 	float vm2 = 0;
-#pragma omp parallel for schedule(static) reduction(max : vm2)
+#pragma omp parallel for schedule(static) reduction(max : vm2) if (n >= SPH_PAR_MIN)
 	for (int ch = 0; ch < nch; ch++) {
 		float v = seed_chunk(s, c, ch * SPH_PCHUNK, imin(ch * SPH_PCHUNK + SPH_PCHUNK, n));
 		vm2 = v > vm2 ? v : vm2;
@@ -588,7 +607,7 @@ int sph_reduce(sph *s)
 	const int n = s->n, nch = (n + SPH_CHUNK - 1) / SPH_CHUNK;
 	const float *vx = s->vx, *vy = s->vy, *rho = s->rho;
 	const double irho0 = 1.0 / s->rho0;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= SPH_PAR_MIN)
 	for (int ch = 0; ch < nch; ch++) {
 		int a = ch * SPH_CHUNK, b = imin(a + SPH_CHUNK, n);
 		double ke = 0, vm = 0, ce = 0, mr = 0;

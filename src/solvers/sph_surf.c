@@ -22,13 +22,13 @@ void sph_splat(sph *s)
 	const float Rs = s->splat_r, iRs2 = 1.0f / (Rs * Rs), c = s->splat_scale;
 	float *restrict wx = s->wx, *restrict wy = s->wy, *restrict F = s->field;
 
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= SPH_PAR_MIN)
 	for (int i = 0; i < n; i++) {
 		wx[i] = s->x[i] + ox;
 		wy[i] = s->y[i] + oy;
 	}
 	const int nbands = (h + SPLAT_BAND - 1) / SPLAT_BAND;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= SPH_PAR_MIN)
 	for (int band = 0; band < nbands; band++) {
 		const int r0 = band * SPLAT_BAND, r1 = r0 + SPLAT_BAND < h ? r0 + SPLAT_BAND : h;
 		memset(F + (size_t)r0 * w, 0, (size_t)(r1 - r0) * w * sizeof *F);

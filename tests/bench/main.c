@@ -9,12 +9,14 @@
 extern const bench_entry bench_render;
 extern const bench_entry bench_ripple, bench_hooke;
 extern const bench_entry bench_shallow;
+extern const bench_entry bench_sph;
 
 /* One line per workload. */
 static const bench_entry *const entries[] = {
 	&bench_render,
 	&bench_ripple, &bench_hooke,
 	&bench_shallow,
+	&bench_sph,
 	NULL,
 };
 
