@@ -10,9 +10,10 @@
  * for about 1 / (1 - d) steps. The surface handed to the renderer is float.
  *
  * One internal step of dt_sub seconds:
- *   1. eta' = eta + d (eta - eta_old) + rate * sum_{j in N4} (eta_j - eta)     (wave_rows)
- *      Neumann edges: a missing neighbour contributes nothing (ghost = edge value); wrap:
- *      periodic; absorb: first-order Mur condition on the edge cells.
+ *   1. eta' = eta + d (eta - eta_old) + rate * sum_{j in N4} (eta_j - eta)   (wave_update)
+ *      (+ an optional viscous term, see wave_update). Neumann edges: a missing neighbour
+ *      contributes nothing (ghost = edge value); wrap: periodic; absorb: first-order Mur
+ *      condition on the edge cells.
  *   2. Boxes, grouped into clusters whose regions touch (couple): mask the cells under a
  *      box whose bottom `low` is below the effective water level eta' + gamma vh_prev;
  *      solve L vh = (eta' - low) / rate there (L = minus the 4-neighbour Laplacian, masked-out
@@ -28,9 +29,11 @@
  * look does not depend on the grid size, fps or the scene's substeps.
  *
  * Stability: for a Fourier mode with Laplacian eigenvalue -l (0 <= l <= 8) the update has
- * amplification factors g with g^2 - (1 + d - rate l) g + d = 0. Both roots stay in the
- * unit disc iff |d| < 1 and 0 < rate l < 2 (1 + d); the worst mode (the checkerboard,
- * l = 8) gives 4 rate < 1 + d. init() refuses anything else.
+ * amplification factors g with g^2 - (1 + d_l - rate l) g + d_l = 0, d_l = d - mu l (mu
+ * from the optional viscosity). Both roots stay in the unit disc iff |d_l| <= 1 and
+ * rate l < 2 (1 + d_l) (Jury); the worst mode (the checkerboard, l = 8) gives
+ *     4 rate + 8 mu < 1 + d,
+ * which init() checks, refusing anything else with the reason.
  *
  * Box geometry: a box with centre (x, y) and angle a (degrees, counter-clockwise as seen
  * in the image, y down) covers the cells whose centre (i + 0.5, j + 0.5) has local
@@ -90,19 +93,17 @@ typedef struct cluster {
 
 typedef struct shallow {
 	/* options */
-	double rate, damping, gamma, speed, depth, gravity, cg_tol, drag, edge;
+	double rate, damping, gamma, speed, depth, gravity, cg_tol, drag, edge, viscosity;
 	int substeps, cg_iters, float_start;
 
 	/* derived */
 	int w, h, S; /* S = w + 2, the stride of the ghosted buffers */
 	scene_boundary boundary;
 	int nsub;
-	double dt_sub, d_step, c_px, g_box, mur_k;
+	double dt_sub, d_step, mu, c_px, g_box, mur_k;
 
-	double *buf[2];         /* ghosted (w+2) x (h+2) */
-	double *eta, *old, *nw; /* eta, old swap through buf; nw = old during a step (the
-				   update overwrites eta_old in place, each cell reading only its
-				   own old value) */
+	double *buf[3];         /* ghosted (w+2) x (h+2) */
+	double *eta, *old, *nw; /* rotate through buf */
 	double *vh;             /* w*h raw virtual height */
 	float *surf;            /* w*h, surface() output */
 
@@ -159,7 +160,9 @@ static const tp_option shallow_options[] = {
 	{ "drag", "linear drag on floating boxes, 1/s", OFF(drag), TP_OPT_DOUBLE, 1.0, 0, 1000,
 	  NULL },
 	{ "edge", "width of a box's soft edge, px (1 = exact cell coverage; wider rings less)",
-	  OFF(edge), TP_OPT_DOUBLE, 6, 1, 32, NULL },
+	  OFF(edge), TP_OPT_DOUBLE, 8, 1, 32, NULL },
+	{ "viscosity", "px^2/s; damps short waves like real water, ~ k^2 (0 = the seed's update)",
+	  OFF(viscosity), TP_OPT_DOUBLE, 1.0, 0, 1e4, NULL },
 	{ "float_start", "floating boxes start resting on the surface (and settle) or at rest",
 	  OFF(float_start), TP_OPT_ENUM, FLOAT_START_SURFACE, 0, 1, float_start_names },
 	{ NULL },
@@ -241,28 +244,43 @@ static void fill_ghosts(const shallow *s, double *b)
 	memcpy(row(b, S, h), row(b, S, wrap ? 0 : h - 1), (size_t)w * sizeof(double));
 }
 
-/* eta' = eta + d (eta - eta_old) + rate * (sum_{N4} eta_j - 4 eta), height units.
+/* eta' = eta + d (eta - eta_old) + rate L eta + mu L (eta - eta_old),   height units,
+ * L eta = sum_{N4} eta_j - 4 eta; mu = viscosity * dt is the optional viscous term (the
+ * damped wave equation eta_tt = c^2 L eta + nu L eta_t), 0 for the seed's update.
  * Returns nonzero if any new value is not finite (blown up). */
 static int wave_update(shallow *s)
 {
 	const int w = s->w, h = s->h, S = s->S;
-	const double d = s->d_step, r = s->rate;
+	const double d = s->d_step, r = s->rate, mu = s->mu;
 	int bad = 0;
 #pragma omp parallel for schedule(static) reduction(| : bad) if (s->w * s->h >= PAR_CELLS)
 	for (int y = 0; y < h; y++) {
 		const double *restrict c = row(s->eta, S, y);
 		const double *restrict up = c - S, *restrict dn = c + S;
-		const double *o = row(s->old, S, y);
-		double *n = row(s->nw, S, y); /* == o: written in place */
+		const double *restrict o = row(s->old, S, y);
+		double *restrict n = row(s->nw, S, y);
 		/* Blow-up check that vectorizes: v * 0 is NaN exactly when v is NaN or infinite. */
 		double nan_seen = 0;
+		if (mu == 0) {
 #pragma omp simd reduction(max : nan_seen)
-		for (int x = 0; x < w; x++) {
-			double hc = c[x];
-			double v = hc + d * (hc - o[x]) + r * (((c[x - 1] + c[x + 1]) + (up[x] + dn[x])) - 4.0 * hc);
-			n[x] = v;
-			double z = v * 0.0;
-			nan_seen = z != z ? 1.0 : nan_seen;
+			for (int x = 0; x < w; x++) {
+				double hc = c[x];
+				double v = hc + d * (hc - o[x]) + r * (((c[x - 1] + c[x + 1]) + (up[x] + dn[x])) - 4.0 * hc);
+				n[x] = v;
+				double z = v * 0.0;
+				nan_seen = z != z ? 1.0 : nan_seen;
+			}
+		} else {
+#pragma omp simd reduction(max : nan_seen)
+			for (int x = 0; x < w; x++) {
+				double hc = c[x], oc = o[x];
+				double lc = ((c[x - 1] + c[x + 1]) + (up[x] + dn[x])) - 4.0 * hc;
+				double lo = ((o[x - 1] + o[x + 1]) + (o[x - S] + o[x + S])) - 4.0 * oc;
+				double v = hc + d * (hc - oc) + r * lc + mu * (lc - lo);
+				n[x] = v;
+				double z = v * 0.0;
+				nan_seen = z != z ? 1.0 : nan_seen;
+			}
 		}
 		bad |= nan_seen != 0;
 	}
@@ -732,7 +750,7 @@ static int couple(shallow *s, int settle)
 static void shallow_uninit(void *priv)
 {
 	shallow *s = priv;
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 3; i++)
 		free(s->buf[i]);
 	free(s->vh);
 	free(s->surf);
@@ -902,24 +920,37 @@ static int shallow_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	}
 	s->dt_sub = dt / s->nsub;
 	s->d_step = pow_sqrt(s->damping, REF_STEPS_PER_S * s->dt_sub);
-	if (!(4 * s->rate < 1 + s->d_step))
+	s->mu = s->viscosity * s->dt_sub;
+	/* For the viscous term, a mode's velocity factor d becomes d - 8 mu at the
+	 * checkerboard: 4 rate < 1 + d - 8 mu (and d - 8 mu > -1, implied). */
+	if (!(4 * s->rate + 8 * s->mu < 1 + s->d_step)) {
+		if (s->mu > 0 && 4 * s->rate < 1 + s->d_step)
+			return tp_errf(err, TP_EINPUT,
+				       "params.viscosity: %g would blow up because the viscous term takes "
+				       "8*viscosity*dt = %.4g per step off the checkerboard's velocity and the "
+				       "update needs 4*rate + 8*viscosity*dt < 1 + d (here %.6g >= %.6g); use "
+				       "viscosity < %.4g or more substeps",
+				       s->viscosity, 8 * s->mu, 4 * s->rate + 8 * s->mu, 1 + s->d_step,
+				       (1 + s->d_step - 4 * s->rate) / (8 * s->dt_sub));
 		return tp_errf(err, TP_EINPUT,
 			       "params.rate: %g would blow up because the update h' = h + d(h - h_old) "
 			       "+ rate*sum(h_j - h) amplifies the checkerboard mode unless 4*rate < 1 + "
 			       "d (here 4*rate = %g, 1 + d = %.6g with d = %.6g per step); use rate < %.4g",
 			       s->rate, 4 * s->rate, 1 + s->d_step, s->d_step, (1 + s->d_step) / 4);
+	}
 	s->c_px = sqrt(s->rate) / s->dt_sub;
 	s->g_box = s->gravity > 0 ? s->gravity : s->c_px * s->c_px / s->depth;
 	s->mur_k = (sqrt(s->rate) - 1) / (sqrt(s->rate) + 1);
 
 	size_t cells = (size_t)s->w * s->h, ghosted = (size_t)s->S * (s->h + 2);
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 3; i++)
 		if (!(s->buf[i] = calloc(ghosted, sizeof(double))))
 			goto oom;
 	if (!(s->vh = calloc(cells, sizeof(double))) || !(s->surf = calloc(cells, sizeof(float))))
 		goto oom;
 	s->eta = s->buf[0];
-	s->old = s->nw = s->buf[1];
+	s->old = s->buf[1];
+	s->nw = s->buf[2];
 
 	s->nbox = sc->nboxes;
 	if (s->nbox) {
@@ -1009,9 +1040,10 @@ static int shallow_step(void *priv, const tp_step_in *in)
 		if (s->nbox && couple(s, 0) < 0)
 			bad = 1;
 		fill_ghosts(s, s->nw);
+		double *t = s->old;
 		s->old = s->eta;
 		s->eta = s->nw;
-		s->nw = s->old;
+		s->nw = t;
 		for (int i = 0; i < s->nbox; i++)
 			bad |= !isfinite(s->box[i].z) || !isfinite(s->box[i].x) || !isfinite(s->box[i].y);
 		if (bad) {
