@@ -49,6 +49,8 @@ SRC_SOLVERS = \
 	src/solvers/shallow.c \
 	src/solvers/cg.c \
 	src/solvers/sph.c \
+	src/solvers/sph_scene.c \
+	src/solvers/sph_grid.c \
 	src/solvers/sph_kern.c \
 	src/solvers/sph_surf.c
 

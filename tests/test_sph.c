@@ -455,6 +455,11 @@ Test(sph, bad_parameters_and_scenes_are_refused)
 	cr_assert(strstr(err.msg, "radius") != NULL, "%s", err.msg);
 
 	tank_scene(&t, 200, 150, 180, 130);
+	t.tkeys[0].angle = 10;
+	cr_assert_eq(solver_create(&t.sc, 1, &t.s, &err), TP_EINPUT);
+	cr_assert(strstr(err.msg, "upright") != NULL, "%s", err.msg);
+
+	tank_scene(&t, 200, 150, 180, 130);
 	t.em[0] = (scene_emitter){ .type = SCENE_EMIT_STREAM, .from = 0, .to = 1e6, .rate = 100000,
 				   .at = { 100, 75 }, .speed = 10 };
 	t.sc.emitters = t.em;

@@ -27,7 +27,6 @@
 #include <string.h>
 
 #include "solvers/sph_impl.h"
-#include "util/trig.h"
 
 
 #define SPH_MAX_PARTICLES (8 << 20)
@@ -82,166 +81,6 @@ static void *alloc_floats(size_t n)
 	if (p)
 		memset(p, 0, bytes ? bytes : 64);
 	return p;
-}
-
-/* ---- lattice fills: the same code counts (s->x == NULL) and places particles ---- */
-
-static int inside_obstacle0(const sph *s, double x, double y)
-{
-	for (int b = 0; b < s->nobst; b++) {
-		const sph_obst *o = &s->obst_sub0[b];
-		double dx = x - o->cx, dy = y - o->cy;
-		double lx = o->c * dx + o->s * dy, ly = -o->s * dx + o->c * dy;
-		if (fabs(lx) < o->hx && fabs(ly) < o->hy)
-			return 1;
-	}
-	return 0;
-}
-
-/* Appends one particle at a local position with a local velocity. */
-static void add_particle(sph *s, double x, double y, double vx, double vy)
-{
-	s->emitted++;
-	if (s->n >= s->cap) {
-		s->lost++;
-		return;
-	}
-	const double eps = 0.01;
-	int i = s->n++;
-	s->x[i] = (float)fmin(fmax(x, eps), s->W - eps);
-	s->y[i] = (float)fmin(fmax(y, eps), s->H - eps);
-	s->vx[i] = (float)vx;
-	s->vy[i] = (float)vy;
-}
-
-/* A block of fluid at rest (local frame) on the hexagonal lattice, clipped to the tank
- * and to the obstacles at t = 0. Returns the number of particles. */
-static long fill_block(sph *s, const scene_block *b, int place)
-{
-	const double sp = s->s, dy = sp * SQRT3_2;
-	double x0 = b->x - s->org_x, y0 = b->y - s->org_y;
-	long count = 0;
-	for (int j = 0;; j++) {
-		double y = y0 + dy * (j + 0.5);
-		if (y > y0 + b->h)
-			break;
-		for (int i = 0;; i++) {
-			double x = x0 + sp * (i + 0.5 + 0.5 * (j & 1));
-			if (x > x0 + b->w)
-				break;
-			if (x < 0 || x > s->W || y < 0 || y > s->H || inside_obstacle0(s, x, y))
-				continue;
-			count++;
-			if (place)
-				add_particle(s, x, y, 0, 0);
-		}
-	}
-	return count;
-}
-
-/* A disc of radius r on the lattice centred at local (cx, cy); at least one particle. */
-static long fill_disc(sph *s, double cx, double cy, double r, double vx, double vy, int place)
-{
-	const double sp = s->s, dy = sp * SQRT3_2;
-	int J = (int)(r / dy), I = (int)(r / sp) + 1;
-	long count = 0;
-	for (int j = -J; j <= J; j++)
-		for (int i = -I; i <= I; i++) {
-			double px = sp * (i + 0.5 * (j & 1)), py = dy * j;
-			if (px * px + py * py > r * r)
-				continue;
-			count++;
-			if (place)
-				add_particle(s, cx + px, cy + py, vx, vy);
-		}
-	return count;
-}
-
-/* ---- stream emitters ---- */
-
-/* Particle k of a stream leaves the nozzle at t_k = from + k / rate. */
-static double stream_time(const scene_emitter *e, long k) { return e->from + (double)k / e->rate; }
-
-static long stream_total(const scene *sc, const scene_emitter *e)
-{
-	double t_end = sc->frames > 1 ? (double)(sc->frames - 1) / sc->fps : 0;
-	if (e->rate <= 0 || e->from > t_end)
-		return 0;
-	double last = fmin(e->to, t_end + 1e-9);
-	long n = (long)floor((last - e->from) * e->rate) + 2; /* bound, then exact count */
-	while (n > 0 && !(stream_time(e, n - 1) < e->to && stream_time(e, n - 1) <= t_end))
-		n--;
-	if (e->cap > 0 && n > e->cap)
-		n = e->cap;
-	return n;
-}
-
-/* Emits every particle of every stream due by time t; the nozzle is fixed in the world,
- * so a particle that left at t_k is at nozzle + u (t - t_k), with velocity u - v_tank
- * in the tank frame. New particles are pushed out of obstacles like the others. */
-static void emit_streams(sph *s, double t, const sph_sub *c)
-{
-	for (int k = 0; k < s->nstreams; k++) {
-		sph_stream *st = &s->streams[k];
-		const scene_emitter *e = &s->sc->emitters[st->scene_index];
-		double bs, bc;
-		tp_sincos_deg(e->direction, &bs, &bc);
-		while (st->emitted < st->total && stream_time(e, st->emitted) <= t) {
-			double age = t - stream_time(e, st->emitted);
-			double ds, dc;
-			tp_sincos_deg(e->direction + e->spread * (tp_rng_unit(&st->rng) - 0.5), &ds, &dc);
-			double ux = e->speed * dc, uy = e->speed * ds;
-			int slot = (int)(st->emitted % st->slots);
-			double off = (slot - 0.5 * (st->slots - 1)) * s->s;
-			double x = e->at[0] - s->org_x - off * bs + ux * age;
-			double y = e->at[1] - s->org_y + off * bc + uy * age;
-			int before = s->n;
-			add_particle(s, x, y, ux - s->tank_vx, uy - s->tank_vy);
-			st->emitted++;
-			if (c && s->n > before) {
-				int i = s->n - 1;
-				float px = (float)(e->at[0] - s->org_x), py = (float)(e->at[1] - s->org_y);
-				sph_collide(s, c, px, py, &s->x[i], &s->y[i], &s->vx[i], &s->vy[i]);
-			}
-		}
-	}
-}
-
-/* ---- obstacles ---- */
-
-/* Obstacle b from a world pose into the tank frame whose origin is (ox, oy); the
- * scene's angle is counter-clockwise on screen (+y down), so the local x axis is
- * (cos a, -sin a). Half extents grow by half a spacing: particles are blobs. */
-static void obst_from_pose(const sph *s, int b, const tp_box_pose *p, double ox, double oy,
-			   double tvx, double tvy, sph_obst *o, double *angle)
-{
-	const scene_box *sb = &s->sc->boxes[b];
-	double sn, cs;
-	tp_sincos_deg(p->angle, &sn, &cs);
-	o->cx = (float)(p->x - ox);
-	o->cy = (float)(p->y - oy);
-	o->c = (float)cs;
-	o->s = (float)-sn;
-	o->hx = (float)(0.5 * sb->size[0] + 0.5 * s->s);
-	o->hy = (float)(0.5 * sb->size[1] + 0.5 * s->s);
-	o->vx = (float)(p->vx - tvx);
-	o->vy = (float)(p->vy - tvy);
-	*angle = p->angle;
-}
-
-/* Pose at fraction f of the step, interpolated in the tank frame. */
-static void obst_lerp(const sph *s, int nb, const double *a0, const double *a1, double f, sph_obst *out)
-{
-	for (int b = 0; b < nb; b++) {
-		const sph_obst *p = &s->obst_prev[b], *q = &s->obst_cur[b];
-		double sn, cs;
-		tp_sincos_deg(a0[b] + f * (a1[b] - a0[b]), &sn, &cs);
-		out[b] = *q;
-		out[b].cx = (float)(p->cx + f * (q->cx - p->cx));
-		out[b].cy = (float)(p->cy + f * (q->cy - p->cy));
-		out[b].c = (float)cs;
-		out[b].s = (float)-sn;
-	}
 }
 
 /* ---- descriptor methods ---- */
@@ -305,6 +144,11 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	/* the tank (or the whole picture) and its pose at t = 0 */
 	double cx, cy, ang;
 	if (sc->has_tank) {
+		for (int k = 0; k < sc->tank.path.n; k++)
+			if (sc->tank.path.keys[k].angle != 0)
+				return tp_errf(err, TP_EINPUT, "%s: tank: the sph solver keeps the tank upright "
+					       "(angle %g at t=%g)", sc->path, sc->tank.path.keys[k].angle,
+					       sc->tank.path.keys[k].t);
 		s->W = (float)sc->tank.size[0];
 		s->H = (float)sc->tank.size[1];
 		scene_path_eval(&sc->tank.path, 0, &cx, &cy, &ang);
@@ -335,7 +179,7 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 		tp_box_pose p = { 0 };
 		scene_path_eval(&sc->boxes[b].path, 0, &p.x, &p.y, &p.angle);
 		s->poses[b] = p;
-		obst_from_pose(s, b, &p, s->org_x, s->org_y, 0, 0, &s->obst_prev[b], &s->obst_angle[b]);
+		sph_obst_from_pose(s, b, &p, s->org_x, s->org_y, 0, 0, &s->obst_prev[b], &s->obst_angle[b]);
 		s->obst_angle[nb + b] = s->obst_angle[b];
 	}
 	memcpy(s->obst_cur, s->obst_prev, nb * sizeof(sph_obst));
@@ -344,9 +188,9 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	/* capacity: blocks + scene drops + streams + the most rain could bring */
 	double cap = 0;
 	for (int i = 0; i < sc->nblocks; i++)
-		cap += (double)fill_block(s, &sc->blocks[i], 0);
+		cap += (double)sph_fill_block(s, &sc->blocks[i], 0);
 	for (int i = 0; i < sc->ndrops; i++)
-		cap += (double)fill_disc(s, 0, 0, sc->drops[i].radius, 0, 0, 0);
+		cap += (double)sph_fill_disc(s, 0, 0, sc->drops[i].radius, 0, 0, 0);
 	s->nstreams = 0;
 	for (int i = 0; i < sc->nemitters; i++)
 		s->nstreams += sc->emitters[i].type == SCENE_EMIT_STREAM;
@@ -360,7 +204,7 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 		if (e->type == SCENE_EMIT_STREAM) {
 			sph_stream *st = &s->streams[k++];
 			st->scene_index = i;
-			st->total = stream_total(sc, e);
+			st->total = sph_stream_total(sc, e);
 			double ap = SQRT3_2 * s->spacing * s->spacing;
 			double wdt = e->rate * ap / (fmax(e->speed, 1.0) * s->spacing);
 			st->slots = (int)fmin(fmax(floor(wdt + 0.5), 1), 64);
@@ -370,7 +214,7 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 			/* the stepper rounds each step's expected count up at most once */
 			double span = fmin(e->to, t_end) - fmax(e->from, 0);
 			double drops = ceil(e->rate * fmax(span, 0)) + steps + 1;
-			cap += drops * (double)fill_disc(s, 0, 0, e->radius[1], 0, 0, 0);
+			cap += drops * (double)sph_fill_disc(s, 0, 0, e->radius[1], 0, 0, 0);
 		}
 	}
 	if (cap > SPH_MAX_PARTICLES)
@@ -433,8 +277,8 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	}
 
 	for (int i = 0; i < sc->nblocks; i++)
-		fill_block(s, &sc->blocks[i], 1);
-	emit_streams(s, 0, NULL);
+		sph_fill_block(s, &sc->blocks[i], 1);
+	sph_emit_streams(s, 0, NULL);
 	if (sph_reduce(s) < 0)
 		return tp_errf(err, TP_EIO, "sph: initial state is not finite");
 	return 0;
@@ -447,7 +291,7 @@ static void sph_drop(void *priv, double x, double y, double r, double strength)
 	sph *s = priv;
 	(void)strength; /* a drop of fluid has no height: its size is r */
 	/* released at rest in the world: in the tank frame it moves against the tank */
-	fill_disc(s, x - s->org_x, y - s->org_y, r, -s->tank_vx, -s->tank_vy, 1);
+	sph_fill_disc(s, x - s->org_x, y - s->org_y, r, -s->tank_vx, -s->tank_vy, 1);
 }
 
 static int sph_step(void *priv, const tp_step_in *in)
@@ -477,7 +321,7 @@ static int sph_step(void *priv, const tp_step_in *in)
 	double *ang0 = s->obst_angle, *ang1 = s->obst_angle + nb + 1;
 	for (int b = 0; b < nb; b++) {
 		s->poses[b] = in->boxes[b];
-		obst_from_pose(s, b, &in->boxes[b], ox1, oy1, tvx, tvy, &s->obst_cur[b], &ang1[b]);
+		sph_obst_from_pose(s, b, &in->boxes[b], ox1, oy1, tvx, tvy, &s->obst_cur[b], &ang1[b]);
 	}
 
 	/* Substeps, chosen one at a time: a particle moves at most cfl * R per substep
@@ -509,15 +353,15 @@ static int sph_step(void *priv, const tp_step_in *in)
 			left = s->max_substeps > nsub ? s->max_substeps - nsub : 1;
 		double f1 = left <= 1 ? 1.0 : f0 + (1 - f0) / left;
 		c.dt = (float)((f1 - f0) * dt);
-		obst_lerp(s, nb, ang0, ang1, f0, s->obst_sub0);
-		obst_lerp(s, nb, ang0, ang1, f1, s->obst_sub1);
+		sph_obst_lerp(s, ang0, ang1, f0, s->obst_sub0);
+		sph_obst_lerp(s, ang0, ang1, f1, s->obst_sub1);
 		if (s->model == SPH_MODEL_RELAXED) {
 			sph_predict(s, &c);
-			sph_sort(s);
+			sph_sort(s, 1);
 			sph_density(s);
 			vcur = sph_relax(s, &c);
 		} else {
-			sph_sort(s);
+			sph_sort(s, 0);
 			sph_density(s);
 			vcur = sph_forces_seed(s, &c);
 		}
@@ -526,7 +370,7 @@ static int sph_step(void *priv, const tp_step_in *in)
 		s->org_y = oy0 + f1 * (oy1 - oy0);
 		s->tank_vx += dvx * (f1 - f0);
 		s->tank_vy += dvy * (f1 - f0);
-		emit_streams(s, t0 + dt * f1, &c);
+		sph_emit_streams(s, t0 + dt * f1, &c);
 		f0 = f1;
 		nsub++;
 	}

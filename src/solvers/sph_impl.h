@@ -1,6 +1,8 @@
 /*
- * sph_impl.h - private to the sph solver (sph.c: descriptor, scene, emitters, stepping;
- * sph_kern.c: neighbour grid and the per-particle passes; sph_surf.c: the render field).
+ * sph_impl.h - private to the sph solver: sph.c (descriptor, set-up, the step loop,
+ * stats, checkpoints), sph_scene.c (blocks, drops, streams, obstacles), sph_grid.c (set-up
+ * tables, the neighbour grid's sort, prediction, diagnostics), sph_kern.c (the neighbour
+ * passes) and sph_surf.c (the render field).
  *
  * Frames. The particles live in the tank's own frame: local (0, 0) is the top-left
  * corner of the tank interior, +y is down, units are pixels and seconds. The tank's
@@ -14,6 +16,7 @@
 #ifndef TP_SOLVERS_SPH_IMPL_H
 #define TP_SOLVERS_SPH_IMPL_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include "solvers/solver.h"
@@ -120,11 +123,32 @@ typedef struct sph {
 	float splat_r, splat_scale;
 } sph;
 
-/* sph_kern.c */
+/* sph_scene.c: particles from the scene, in the tank frame */
+/* Particles of a block (place = 0: only counts them), clipped to the tank and the
+ * obstacles at t = 0. */
+long sph_fill_block(sph *s, const scene_block *b, int place);
+/* A disc of radius r on the lattice centred at local (cx, cy); at least one particle. */
+long sph_fill_disc(sph *s, double cx, double cy, double r, double vx, double vy, int place);
+/* How many particles stream emitter e makes in the whole scene. */
+long sph_stream_total(const scene *sc, const scene_emitter *e);
+/* Emits every stream particle due by time t (c: the substep, for obstacles; may be NULL). */
+void sph_emit_streams(sph *s, double t, const sph_sub *c);
+/* Obstacle b at a world pose into the tank frame with origin (ox, oy), moving with the
+ * tank's velocity (tvx, tvy); *angle gets the pose's angle. */
+void sph_obst_from_pose(const sph *s, int b, const tp_box_pose *p, double ox, double oy,
+			double tvx, double tvy, sph_obst *o, double *angle);
+/* The obstacles at fraction f of the step (prev -> cur, angles a0 -> a1). */
+void sph_obst_lerp(const sph *s, const double *a0, const double *a1, double f, sph_obst *out);
+
+/* sph_grid.c */
 void sph_wall_tables(sph *s);
 double sph_lattice_sum(double spacing, double R, int power);
-void sph_sort(sph *s);
+void sph_sort(sph *s, int have_keys);
 void sph_predict(sph *s, const sph_sub *c);
+/* Sums over fixed chunks: ke, max speed, compression, density; returns 0 if finite. */
+int sph_reduce(sph *s);
+
+/* sph_kern.c */
 void sph_density(sph *s);
 /* The final pass of a substep; both return the largest speed afterwards (px/s). */
 double sph_relax(sph *s, const sph_sub *c);
@@ -134,10 +158,66 @@ double sph_forces_seed(sph *s, const sph_sub *c);
  * vx != NULL. */
 void sph_collide(const sph *s, const sph_sub *c, float xp, float yp, float *x, float *y,
 		 float *vx, float *vy);
-/* Sums over fixed chunks: ke, max speed, compression, density; returns 0 if finite. */
-int sph_reduce(sph *s);
 
 /* sph_surf.c */
 void sph_splat(sph *s);
+
+/* ---- small helpers shared by sph_grid.c and sph_kern.c ---- */
+
+/* How far from the walls clamped particles stay, px. */
+#define SPH_WALL_EPS 0.01f
+
+static inline int imin(int a, int b) { return a < b ? a : b; }
+
+static inline int imax(int a, int b) { return a > b ? a : b; }
+
+static inline int cell_x(const sph *s, float x)
+{
+	int c = (int)(x * ((float)s->ncx / s->W));
+	return imin(imax(c, 0), s->ncx - 1);
+}
+
+static inline int cell_y(const sph *s, float y)
+{
+	int c = (int)(y * ((float)s->ncy / s->H));
+	return imin(imax(c, 0), s->ncy - 1);
+}
+
+static inline void swap_state(sph *s)
+{
+	float *t;
+	t = s->x, s->x = s->x2, s->x2 = t;
+	t = s->y, s->y = s->y2, s->y2 = t;
+	t = s->vx, s->vx = s->vx2, s->vx2 = t;
+	t = s->vy, s->vy = s->vy2, s->vy2 = t;
+}
+
+/* Seed wall springs: inside the margin a wall pushes with a = k_w * penetration (px/s^2). */
+static inline void wall_spring(const sph *s, float x, float y, float *ax, float *ay)
+{
+	const float m = s->margin, k = (float)s->wall_stiffness;
+	if (x < m)
+		*ax += k * (m - x);
+	if (x > s->W - m)
+		*ax += k * (s->W - m - x);
+	if (y < m)
+		*ay += k * (m - y);
+	if (y > s->H - m)
+		*ay += k * (s->H - m - y);
+}
+
+static inline float clampf(float v, float lo, float hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+/* Velocity cap: |v| <= max_speed (0 = none). */
+static inline void cap_speed(const sph *s, float *vx, float *vy)
+{
+	float vm = (float)s->max_speed;
+	float v2 = *vx * *vx + *vy * *vy;
+	if (vm > 0 && v2 > vm * vm) {
+		float f = vm / sqrtf(v2);
+		*vx *= f;
+		*vy *= f;
+	}
+}
 
 #endif

@@ -1,113 +1,22 @@
 /*
- * sph_kern.c - the sph solver's neighbour grid and per-particle passes.
+ * sph_kern.c - the sph solver's neighbour passes (density, relaxation, the seed model's
+ * forces) and its obstacle collisions.
  *
  * Every pass gathers: particle i reads its neighbours and writes only its own outputs,
  * so results do not depend on how OpenMP splits the particles. Neighbours are found on a
- * uniform grid of cells at least R wide, rebuilt every substep by a stable counting
- * sort that also reorders the particles, so the 3x3 block of cells around a particle is
- * three contiguous index ranges (one per cell row).
+ * uniform grid (sph_grid.c) rebuilt every substep by a stable counting sort that also
+ * reorders the particles, so the cells around a particle are three contiguous index
+ * ranges (one per cell row).
  *
  * Notation: r_ij = x_j - x_i, r = |r_ij|, q = 1 - r/R for r < R (0 beyond), P pressure.
  * Units: px, s; densities are dimensionless kernel sums (self excluded).
  */
 #include <math.h>
-#include <string.h>
 
 #include "solvers/sph_impl.h"
 
 /* Pairs closer than this (px^2) exert no force: they have no direction. */
 #define SPH_EPS2 1e-12f
-/* How far from the walls clamped particles stay, px. */
-#define SPH_WALL_EPS 0.01f
-
-static inline int imin(int a, int b) { return a < b ? a : b; }
-static inline int imax(int a, int b) { return a > b ? a : b; }
-
-static inline int cell_x(const sph *s, float x)
-{
-	int c = (int)(x * ((float)s->ncx / s->W));
-	return imin(imax(c, 0), s->ncx - 1);
-}
-
-static inline int cell_y(const sph *s, float y)
-{
-	int c = (int)(y * ((float)s->ncy / s->H));
-	return imin(imax(c, 0), s->ncy - 1);
-}
-
-/* Sum over an infinite hexagonal lattice of spacing `spacing`, self excluded, of
- * (1 - r/R)^power: the density (power 2) or near density (3) of an interior particle of
- * a block at rest. */
-double sph_lattice_sum(double spacing, double R, int power)
-{
-	double dy = spacing * sqrt(3.0) / 2, sum = 0;
-	int ny = (int)(R / dy) + 2, nx = (int)(R / spacing) + 2;
-	for (int j = -ny; j <= ny; j++)
-		for (int i = -nx; i <= nx; i++) {
-			double px = spacing * (i + 0.5 * (j & 1)), py = dy * j;
-			double r = sqrt(px * px + py * py);
-			if (r <= 0 || r >= R)
-				continue;
-			double q = 1 - r / R, t = q;
-			for (int k = 1; k < power; k++)
-				t *= q;
-			sum += t;
-		}
-	return sum;
-}
-
-/*
- * Wall tables for the relaxed model. A wall cuts the kernel of a particle at distance d;
- * the fluid that would be on the far side ("ghosts" at the lattice number density
- * n0 = 2 / (sqrt(3) s^2), with the particle's own pressure) is added back:
- *     rho_w(d)  = n0 * Int_{u > d} (1 - r/R)^2 dA,     rhon_w(d) = n0 * Int (1 - r/R)^3 dA
- *     f_w(d)    = n0 * Int (1 - r/R) (u / r) dA,       fn_w(d)   = n0 * Int (1 - r/R)^2 (u / r) dA
- * where u is the distance of the area element past the particle, measured towards the
- * wall; f_w is the push away from the wall per unit of pressure. The integrals are
- * scaled so that a full plane gives the lattice sum (+1 for self), matching rho0.
- */
-void sph_wall_tables(sph *s)
-{
-	enum { NU = 512, NY = 256 };
-	const double R = s->R, sp = s->s, n0 = 2.0 / (sqrt(3.0) * sp * sp);
-	double S[4][NU + 1]; /* per-strip integrals over y at u = (k + 0.5) du */
-	const double du = R / NU, dyy = R / NY;
-	for (int k = 0; k < NU; k++) {
-		double u = (k + 0.5) * du, a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-		for (int m = 0; m < NY; m++) {
-			double yy = (m + 0.5) * dyy, r = sqrt(u * u + yy * yy);
-			if (r >= R)
-				break;
-			double q = 1 - r / R;
-			a0 += q * q;
-			a1 += q * q * q;
-			a2 += q * u / r;
-			a3 += q * q * u / r;
-		}
-		/* both signs of y */
-		S[0][k] = 2 * a0 * dyy * du;
-		S[1][k] = 2 * a1 * dyy * du;
-		S[2][k] = 2 * a2 * dyy * du;
-		S[3][k] = 2 * a3 * dyy * du;
-	}
-	/* Full-plane integral of (1 - r/R)^2 is pi R^2 / 6; scale to the lattice sum + 1. */
-	double full = n0 * 3.14159265358979323846 * R * R / 6.0;
-	double scale = n0 * ((double)s->rho0 + 1.0) / full;
-	for (int t = 0; t <= SPH_WALL_N + 1; t++) {
-		double d = R * t / SPH_WALL_N, acc[4] = { 0, 0, 0, 0 };
-		for (int k = 0; k < NU; k++) {
-			double u = (k + 0.5) * du;
-			if (u < d)
-				continue;
-			for (int c = 0; c < 4; c++)
-				acc[c] += S[c][k];
-		}
-		s->wall_rho[t] = (float)(acc[0] * scale);
-		s->wall_rhon[t] = (float)(acc[1] * scale);
-		s->wall_f[t] = (float)(acc[2] * scale);
-		s->wall_fn[t] = (float)(acc[3] * scale);
-	}
-}
 
 static inline int near_wall(const sph *s, float x, float y)
 {
@@ -124,65 +33,6 @@ static inline float wall_lookup(const float *tab, float d, float scale)
 	return tab[i] + a * (tab[i + 1] - tab[i]);
 }
 
-static void swap_state(sph *s)
-{
-	float *t;
-	t = s->x, s->x = s->x2, s->x2 = t;
-	t = s->y, s->y = s->y2, s->y2 = t;
-	t = s->vx, s->vx = s->vx2, s->vx2 = t;
-	t = s->vy, s->vy = s->vy2, s->vy2 = t;
-}
-
-/* Stable counting sort of the particles by cell; rebuilds cell_start. */
-void sph_sort(sph *s)
-{
-	const int n = s->n, nc = s->ncells;
-	int *restrict key = s->key, *restrict perm = s->perm;
-	int *restrict start = s->cell_start, *restrict fill = s->cell_fill;
-	const float *x = s->x, *y = s->y;
-
-#pragma omp parallel for schedule(static) if (n >= SPH_PAR_MIN)
-	for (int i = 0; i < n; i++)
-		key[i] = cell_y(s, y[i]) * s->ncx + cell_x(s, x[i]);
-
-	memset(start, 0, (size_t)(nc + 1) * sizeof *start);
-	for (int i = 0; i < n; i++)
-		start[key[i] + 1]++;
-	for (int c = 0; c < nc; c++)
-		start[c + 1] += start[c];
-	memcpy(fill, start, (size_t)nc * sizeof *fill);
-	for (int i = 0; i < n; i++)
-		perm[fill[key[i]]++] = i;
-
-	const float *restrict vx = s->vx, *restrict vy = s->vy;
-	float *restrict x2 = s->x2, *restrict y2 = s->y2, *restrict vx2 = s->vx2, *restrict vy2 = s->vy2;
-#pragma omp parallel for schedule(static) if (n >= SPH_PAR_MIN)
-	for (int k = 0; k < n; k++) {
-		int i = perm[k];
-		x2[k] = x[i];
-		y2[k] = y[i];
-		vx2[k] = vx[i];
-		vy2[k] = vy[i];
-	}
-	swap_state(s);
-}
-
-/* Seed wall springs: inside the margin a wall pushes with a = k_w * penetration (px/s^2). */
-static inline void wall_spring(const sph *s, float x, float y, float *ax, float *ay)
-{
-	const float m = s->margin, k = (float)s->wall_stiffness;
-	if (x < m)
-		*ax += k * (m - x);
-	if (x > s->W - m)
-		*ax += k * (s->W - m - x);
-	if (y < m)
-		*ay += k * (m - y);
-	if (y > s->H - m)
-		*ay += k * (s->H - m - y);
-}
-
-static inline float clampf(float v, float lo, float hi) { return v < lo ? lo : v > hi ? hi : v; }
-
 /* Position of (x, y) in the frame of obstacle o. */
 static inline void to_local(const sph_obst *o, float x, float y, float *lx, float *ly)
 {
@@ -196,7 +46,7 @@ static inline void to_local(const sph_obst *o, float x, float y, float *lx, floa
  * (in the obstacle's frame then), so a fast obstacle sweeps particles ahead of it
  * instead of letting them through; otherwise (or if it was inside already) leave by the
  * nearest face. */
-static int push_out(const sph_sub *c, int b, int swept, float xp, float yp, float *x, float *y,
+static inline int push_out(const sph_sub *c, int b, int swept, float xp, float yp, float *x, float *y,
 		    float *vx, float *vy)
 {
 	const sph_obst *o = &c->cur[b];
@@ -238,8 +88,8 @@ static int push_out(const sph_sub *c, int b, int swept, float xp, float yp, floa
 	return 1;
 }
 
-void sph_collide(const sph *s, const sph_sub *c, float xp, float yp, float *x, float *y,
-		 float *vx, float *vy)
+static inline __attribute__((always_inline)) void collide(const sph *s, const sph_sub *c, float xp,
+							  float yp, float *x, float *y, float *vx, float *vy)
 {
 	/* Obstacles, then the tank, which nothing ever leaves. Overlapping obstacles or one
 	 * against a wall can push a particle into another: a few more rounds by nearest
@@ -263,42 +113,10 @@ void sph_collide(const sph *s, const sph_sub *c, float xp, float yp, float *x, f
 	}
 }
 
-/* Velocity cap: |v| <= max_speed (0 = none). */
-static inline void cap_speed(const sph *s, float *vx, float *vy)
+void sph_collide(const sph *s, const sph_sub *c, float xp, float yp, float *x, float *y,
+		 float *vx, float *vy)
 {
-	float vm = (float)s->max_speed;
-	float v2 = *vx * *vx + *vy * *vy;
-	if (vm > 0 && v2 > vm * vm) {
-		float f = vm / sqrtf(v2);
-		*vx *= f;
-		*vy *= f;
-	}
-}
-
-/*
- * Relaxed model, step 1 (Clavet et al. 2005, "prediction-relaxation"):
- *     v* = v + dt (g - a_tank + a_spring),   x~ = x + dt v*
- * then the tank clamp, with v* = (x~ - x) / dt so a clamped particle loses its velocity
- * into the wall.
- */
-void sph_predict(sph *s, const sph_sub *c)
-{
-	const int n = s->n;
-	const float dt = c->dt, idt = 1.0f / dt;
-	float *restrict x = s->x, *restrict y = s->y, *restrict vx = s->vx, *restrict vy = s->vy;
-#pragma omp parallel for schedule(static) if (n >= SPH_PAR_MIN)
-	for (int i = 0; i < n; i++) {
-		float ax = c->ax, ay = c->ay;
-		wall_spring(s, x[i], y[i], &ax, &ay);
-		float ux = vx[i] + dt * ax, uy = vy[i] + dt * ay;
-		cap_speed(s, &ux, &uy);
-		float nx = clampf(x[i] + dt * ux, SPH_WALL_EPS, s->W - SPH_WALL_EPS);
-		float ny = clampf(y[i] + dt * uy, SPH_WALL_EPS, s->H - SPH_WALL_EPS);
-		vx[i] = (nx - x[i]) * idt;
-		vy[i] = (ny - y[i]) * idt;
-		x[i] = nx;
-		y[i] = ny;
-	}
+	collide(s, c, xp, yp, x, y, vx, vy);
 }
 
 /*
@@ -313,7 +131,6 @@ void sph_predict(sph *s, const sph_sub *c)
  * Work is split across threads in fixed chunks of SPH_PCHUNK particles.
  */
 #define SPH_PCHUNK 256
-#define SPH_GROUP 2
 
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__) \
 	&& !defined(SPH_NO_CLONES)
@@ -346,21 +163,19 @@ static const float sph_tail[SPH_LANES + 1][SPH_LANES] = {
 	{ 1, 1, 1, 1, 1, 1, 0, 0 }, { 1, 1, 1, 1, 1, 1, 1, 0 }, { 1, 1, 1, 1, 1, 1, 1, 1 },
 };
 
-/* Pairwise sum of the lanes in a fixed order. */
+/* Sum of the 8 lanes in a fixed order (the halves, then their halves: cheap on SSE2 and
+ * AVX2 alike, and the same bits on both). */
+_Static_assert(SPH_LANES == 8, "lane_sum and sph_tail are written for 8 lanes");
+
 static inline float lane_sum(const float *v)
 {
-	float t[SPH_LANES];
-	for (int l = 0; l < SPH_LANES; l++)
-		t[l] = v[l];
-	for (int w = SPH_LANES / 2; w > 0; w /= 2)
-		for (int l = 0; l < w; l++)
-			t[l] = t[2 * l] + t[2 * l + 1];
-	return t[0];
+	float a0 = v[0] + v[4], a1 = v[1] + v[5], a2 = v[2] + v[6], a3 = v[3] + v[7];
+	return (a0 + a2) + (a1 + a3);
 }
 
 /* Pressures from the kernel sums of particle i (see the density pass), stored halved:
  * every pair term averages two particles' pressures. */
-static inline void density_finish(sph *s, int i, float d, float dn)
+static inline __attribute__((always_inline)) void density_finish(sph *s, int i, float d, float dn)
 {
 	const float xi = s->x[i], yi = s->y[i], rho0 = s->rho0, ws = (float)SPH_WALL_N * s->invR;
 	const float k = (float)s->stiffness, kn = (float)s->near_stiffness, coh = (float)s->cohesion;
@@ -525,7 +340,7 @@ static float relax_chunk(sph *s, const sph_sub *c, int i0, int i1)
 		}
 		float dvx = -dt * mu * (vxi * o.sw - o.svx), dvy = -dt * mu * (vyi * o.sw - o.svy);
 		float nx = xi + px + dt * dvx, ny = yi + py + dt * dvy;
-		sph_collide(s, c, xi - dt * vxi, yi - dt * vyi, &nx, &ny, NULL, NULL);
+		collide(s, c, xi - dt * vxi, yi - dt * vyi, &nx, &ny, NULL, NULL);
 		float ux = vxi + (nx - xi) * idt, uy = vyi + (ny - yi) * idt;
 		cap_speed(s, &ux, &uy);
 		x2[i] = nx;
@@ -575,7 +390,7 @@ static float seed_chunk(sph *s, const sph_sub *c, int i0, int i1)
 		float ux = vxi + dt * ax, uy = vyi + dt * ay;
 		cap_speed(s, &ux, &uy);
 		float nx = xi + dt * ux, ny = yi + dt * uy;
-		sph_collide(s, c, xi, yi, &nx, &ny, &ux, &uy);
+		collide(s, c, xi, yi, &nx, &ny, &ux, &uy);
 		x2[i] = nx;
 		y2[i] = ny;
 		vx2[i] = ux;
@@ -599,43 +414,3 @@ double sph_forces_seed(sph *s, const sph_sub *c)
 	return sqrt((double)vm2);
 }
 
-/* Diagnostics over fixed chunks of SPH_CHUNK particles, combined in index order:
- * kinetic energy 1/2 sum |v|^2 (unit mass, px^2/s^2), max speed, mean compression
- * max(rho/rho0 - 1, 0) and mean rho/rho0. Returns -1 if anything is not finite. */
-int sph_reduce(sph *s)
-{
-	const int n = s->n, nch = (n + SPH_CHUNK - 1) / SPH_CHUNK;
-	const float *vx = s->vx, *vy = s->vy, *rho = s->rho;
-	const double irho0 = 1.0 / s->rho0;
-#pragma omp parallel for schedule(static) if (n >= SPH_PAR_MIN)
-	for (int ch = 0; ch < nch; ch++) {
-		int a = ch * SPH_CHUNK, b = imin(a + SPH_CHUNK, n);
-		double ke = 0, vm = 0, ce = 0, mr = 0;
-		for (int i = a; i < b; i++) {
-			double v2 = (double)vx[i] * vx[i] + (double)vy[i] * vy[i];
-			ke += v2;
-			if (!(v2 <= vm))
-				vm = v2; /* NaN sticks */
-			double e = rho[i] * irho0;
-			ce += e > 1 ? e - 1 : 0;
-			mr += e;
-		}
-		s->part[4 * ch + 0] = ke;
-		s->part[4 * ch + 1] = vm;
-		s->part[4 * ch + 2] = ce;
-		s->part[4 * ch + 3] = mr;
-	}
-	double ke = 0, vm = 0, ce = 0, mr = 0;
-	for (int ch = 0; ch < nch; ch++) {
-		ke += s->part[4 * ch + 0];
-		if (!(s->part[4 * ch + 1] <= vm))
-			vm = s->part[4 * ch + 1];
-		ce += s->part[4 * ch + 2];
-		mr += s->part[4 * ch + 3];
-	}
-	s->ke = 0.5 * ke;
-	s->vmax = sqrt(vm);
-	s->derr = n ? ce / n : 0;
-	s->mean_rho = n ? mr / n : 1;
-	return isfinite(s->ke) && isfinite(s->vmax) && isfinite(s->derr) ? 0 : -1;
-}

@@ -1,0 +1,189 @@
+/*
+ * sph_grid.c - the sph solver's set-up tables, neighbour grid and per-particle upkeep:
+ * the rest density of the lattice, the wall tables, the counting sort that rebuilds the
+ * grid every substep, the prediction step of the relaxed model and the diagnostics.
+ * Units: px, s; densities are dimensionless kernel sums (self excluded).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "solvers/sph_impl.h"
+
+/* Sum over an infinite hexagonal lattice of spacing `spacing`, self excluded, of
+ * (1 - r/R)^power: the density (power 2) or near density (3) of an interior particle of
+ * a block at rest. */
+double sph_lattice_sum(double spacing, double R, int power)
+{
+	double dy = spacing * sqrt(3.0) / 2, sum = 0;
+	int ny = (int)(R / dy) + 2, nx = (int)(R / spacing) + 2;
+	for (int j = -ny; j <= ny; j++)
+		for (int i = -nx; i <= nx; i++) {
+			double px = spacing * (i + 0.5 * (j & 1)), py = dy * j;
+			double r = sqrt(px * px + py * py);
+			if (r <= 0 || r >= R)
+				continue;
+			double q = 1 - r / R, t = q;
+			for (int k = 1; k < power; k++)
+				t *= q;
+			sum += t;
+		}
+	return sum;
+}
+
+/*
+ * Wall tables for the relaxed model. A wall cuts the kernel of a particle at distance d;
+ * the fluid that would be on the far side ("ghosts" at the lattice number density
+ * n0 = 2 / (sqrt(3) s^2), with the particle's own pressure) is added back:
+ *     rho_w(d)  = n0 * Int_{u > d} (1 - r/R)^2 dA,     rhon_w(d) = n0 * Int (1 - r/R)^3 dA
+ *     f_w(d)    = n0 * Int (1 - r/R) (u / r) dA,       fn_w(d)   = n0 * Int (1 - r/R)^2 (u / r) dA
+ * where u is the distance of the area element past the particle, measured towards the
+ * wall; f_w is the push away from the wall per unit of pressure. The integrals are
+ * scaled so that a full plane gives the lattice sum (+1 for self), matching rho0.
+ */
+void sph_wall_tables(sph *s)
+{
+	enum { NU = 512, NY = 256 };
+	const double R = s->R, sp = s->s, n0 = 2.0 / (sqrt(3.0) * sp * sp);
+	double S[4][NU + 1]; /* per-strip integrals over y at u = (k + 0.5) du */
+	const double du = R / NU, dyy = R / NY;
+	for (int k = 0; k < NU; k++) {
+		double u = (k + 0.5) * du, a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+		for (int m = 0; m < NY; m++) {
+			double yy = (m + 0.5) * dyy, r = sqrt(u * u + yy * yy);
+			if (r >= R)
+				break;
+			double q = 1 - r / R;
+			a0 += q * q;
+			a1 += q * q * q;
+			a2 += q * u / r;
+			a3 += q * q * u / r;
+		}
+		/* both signs of y */
+		S[0][k] = 2 * a0 * dyy * du;
+		S[1][k] = 2 * a1 * dyy * du;
+		S[2][k] = 2 * a2 * dyy * du;
+		S[3][k] = 2 * a3 * dyy * du;
+	}
+	/* Full-plane integral of (1 - r/R)^2 is pi R^2 / 6; scale to the lattice sum + 1. */
+	double full = n0 * 3.14159265358979323846 * R * R / 6.0;
+	double scale = n0 * ((double)s->rho0 + 1.0) / full;
+	for (int t = 0; t <= SPH_WALL_N + 1; t++) {
+		double d = R * t / SPH_WALL_N, acc[4] = { 0, 0, 0, 0 };
+		for (int k = 0; k < NU; k++) {
+			double u = (k + 0.5) * du;
+			if (u < d)
+				continue;
+			for (int c = 0; c < 4; c++)
+				acc[c] += S[c][k];
+		}
+		s->wall_rho[t] = (float)(acc[0] * scale);
+		s->wall_rhon[t] = (float)(acc[1] * scale);
+		s->wall_f[t] = (float)(acc[2] * scale);
+		s->wall_fn[t] = (float)(acc[3] * scale);
+	}
+}
+
+/* Stable counting sort of the particles by cell (keys from sph_predict when have_keys);
+ * rebuilds cell_start. */
+void sph_sort(sph *s, int have_keys)
+{
+	const int n = s->n, nc = s->ncells;
+	int *restrict key = s->key, *restrict perm = s->perm;
+	int *restrict start = s->cell_start, *restrict fill = s->cell_fill;
+	const float *x = s->x, *y = s->y;
+
+	if (!have_keys) {
+#pragma omp parallel for schedule(static) if (n >= SPH_PAR_MIN)
+		for (int i = 0; i < n; i++)
+			key[i] = cell_y(s, y[i]) * s->ncx + cell_x(s, x[i]);
+	}
+
+	memset(start, 0, (size_t)(nc + 1) * sizeof *start);
+	for (int i = 0; i < n; i++)
+		start[key[i] + 1]++;
+	for (int c = 0; c < nc; c++)
+		start[c + 1] += start[c];
+	memcpy(fill, start, (size_t)nc * sizeof *fill);
+	for (int i = 0; i < n; i++)
+		perm[fill[key[i]]++] = i;
+
+	const float *restrict vx = s->vx, *restrict vy = s->vy;
+	float *restrict x2 = s->x2, *restrict y2 = s->y2, *restrict vx2 = s->vx2, *restrict vy2 = s->vy2;
+#pragma omp parallel for schedule(static) if (n >= SPH_PAR_MIN)
+	for (int k = 0; k < n; k++) {
+		int i = perm[k];
+		x2[k] = x[i];
+		y2[k] = y[i];
+		vx2[k] = vx[i];
+		vy2[k] = vy[i];
+	}
+	swap_state(s);
+}
+
+/*
+ * Relaxed model, step 1 (Clavet et al. 2005, "prediction-relaxation"):
+ *     v* = v + dt (g - a_tank + a_spring),   x~ = x + dt v*
+ * then the tank clamp, with v* = (x~ - x) / dt so a clamped particle loses its velocity
+ * into the wall. Also computes the particles' grid keys for sph_sort().
+ */
+void sph_predict(sph *s, const sph_sub *c)
+{
+	const int n = s->n;
+	const float dt = c->dt, idt = 1.0f / dt;
+	float *restrict x = s->x, *restrict y = s->y, *restrict vx = s->vx, *restrict vy = s->vy;
+#pragma omp parallel for schedule(static) if (n >= SPH_PAR_MIN)
+	for (int i = 0; i < n; i++) {
+		float ax = c->ax, ay = c->ay;
+		wall_spring(s, x[i], y[i], &ax, &ay);
+		float ux = vx[i] + dt * ax, uy = vy[i] + dt * ay;
+		cap_speed(s, &ux, &uy);
+		float nx = clampf(x[i] + dt * ux, SPH_WALL_EPS, s->W - SPH_WALL_EPS);
+		float ny = clampf(y[i] + dt * uy, SPH_WALL_EPS, s->H - SPH_WALL_EPS);
+		vx[i] = (nx - x[i]) * idt;
+		vy[i] = (ny - y[i]) * idt;
+		x[i] = nx;
+		y[i] = ny;
+		s->key[i] = cell_y(s, ny) * s->ncx + cell_x(s, nx);
+	}
+}
+
+/* Diagnostics over fixed chunks of SPH_CHUNK particles, combined in index order:
+ * kinetic energy 1/2 sum |v|^2 (unit mass, px^2/s^2), max speed, mean compression
+ * max(rho/rho0 - 1, 0) and mean rho/rho0. Returns -1 if anything is not finite. */
+int sph_reduce(sph *s)
+{
+	const int n = s->n, nch = (n + SPH_CHUNK - 1) / SPH_CHUNK;
+	const float *vx = s->vx, *vy = s->vy, *rho = s->rho;
+	const double irho0 = 1.0 / s->rho0;
+#pragma omp parallel for schedule(static) if (n >= SPH_PAR_MIN)
+	for (int ch = 0; ch < nch; ch++) {
+		int a = ch * SPH_CHUNK, b = imin(a + SPH_CHUNK, n);
+		double ke = 0, vm = 0, ce = 0, mr = 0;
+		for (int i = a; i < b; i++) {
+			double v2 = (double)vx[i] * vx[i] + (double)vy[i] * vy[i];
+			ke += v2;
+			if (!(v2 <= vm))
+				vm = v2; /* NaN sticks */
+			double e = rho[i] * irho0;
+			ce += e > 1 ? e - 1 : 0;
+			mr += e;
+		}
+		s->part[4 * ch + 0] = ke;
+		s->part[4 * ch + 1] = vm;
+		s->part[4 * ch + 2] = ce;
+		s->part[4 * ch + 3] = mr;
+	}
+	double ke = 0, vm = 0, ce = 0, mr = 0;
+	for (int ch = 0; ch < nch; ch++) {
+		ke += s->part[4 * ch + 0];
+		if (!(s->part[4 * ch + 1] <= vm))
+			vm = s->part[4 * ch + 1];
+		ce += s->part[4 * ch + 2];
+		mr += s->part[4 * ch + 3];
+	}
+	s->ke = 0.5 * ke;
+	s->vmax = sqrt(vm);
+	s->derr = n ? ce / n : 0;
+	s->mean_rho = n ? mr / n : 1;
+	return isfinite(s->ke) && isfinite(s->vmax) && isfinite(s->derr) ? 0 : -1;
+}
