@@ -28,6 +28,12 @@ static int check_one(const char *path, int quiet)
 	int rc = scene_load(path, NULL, &sc, &err);
 	if (rc == 0)
 		rc = render_create(sc, sc->render.mode, &rd, &err);
+	/* Every mode named in "outputs" must be one the solver's surface can feed. */
+	for (int i = 0; rc == 0 && i < sc->noutputs; i++) {
+		render_ctx *other = NULL;
+		rc = render_create(sc, sc->outputs[i].mode, &other, &err);
+		render_destroy(other);
+	}
 	if (rc == 0)
 		rc = stepper_create(sc, 1, &st, &err);
 	if (rc == 0 && !quiet)
