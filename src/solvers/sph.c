@@ -29,7 +29,8 @@
 #include "solvers/sph_impl.h"
 
 
-#define SPH_MAX_PARTICLES (8 << 20)
+/* About 70 bytes a particle: 4M is under 300 MB. */
+#define SPH_MAX_PARTICLES (4 << 20)
 #ifndef SPH_KCFL
 #define SPH_KCFL 1.4
 #endif
@@ -65,7 +66,7 @@ static const tp_option sph_options[] = {
 	  offsetof(sph, max_speed), TP_OPT_DOUBLE, 4000, 0, 1e7, NULL },
 	{ "cfl", "fraction of the stable time step used by each substep",
 	  offsetof(sph, cfl), TP_OPT_DOUBLE, 0.5, 0.02, 2, NULL },
-	{ "max_substeps", "most substeps per step (the CFL limit asks for more: dt is stretched)",
+	{ "max_substeps", "most substeps per step (beyond it, substeps get longer than the CFL limit)",
 	  offsetof(sph, max_substeps), TP_OPT_INT, 200, 1, 100000, NULL },
 	{ "splat", "render field: splat radius in spacings",
 	  offsetof(sph, splat), TP_OPT_DOUBLE, 1.6, 0.5, 8, NULL },
@@ -279,6 +280,9 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	for (int i = 0; i < sc->nblocks; i++)
 		sph_fill_block(s, &sc->blocks[i], 1);
 	sph_emit_streams(s, 0, NULL);
+	/* densities of the initial state, so that frame 0's stats mean something */
+	sph_sort(s, 0);
+	sph_density(s);
 	if (sph_reduce(s) < 0)
 		return tp_errf(err, TP_EIO, "sph: initial state is not finite");
 	return 0;
