@@ -254,7 +254,7 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	s->perm = calloc(n, sizeof(int));
 	if (!s->key || !s->perm)
 		goto oom;
-	s->ncx = (int)fmax(1, floor(2 * s->W / s->R));
+	s->ncx = (int)fmax(1, floor(4 * s->W / s->R));
 	s->ncy = (int)fmax(1, floor(s->H / s->R));
 	if ((double)s->ncx * s->ncy > 1 << 26)
 		return tp_errf(err, TP_EINPUT, "tank: %gx%g px needs too many grid cells for a kernel radius "

@@ -89,7 +89,7 @@ typedef struct sph {
 	float *rho, *rhon, *p, *pn, *irho;
 	int *key, *perm;
 
-	/* uniform grid over the tank, cells >= R/2 wide and >= R tall, row-major */
+	/* uniform grid over the tank, cells >= R/4 wide and >= R tall, row-major */
 	int ncx, ncy, ncells;
 	int *cell_start; /* ncells + 1 */
 	int *cell_fill;  /* ncells */

@@ -120,8 +120,9 @@ void sph_collide(const sph *s, const sph_sub *c, float xp, float yp, float *x, f
 }
 
 /*
- * Neighbour loops. Cells are R/2 wide and R tall, so the neighbours of a particle lie in
- * three row ranges of five cells, each contiguous in the sorted arrays. The inner loops
+ * Neighbour loops. Cells are R/4 wide and R tall, so the neighbours of a particle lie in
+ * three row ranges of nine cells (2.25 R wide: fewer needless candidates than three
+ * cells of R), each contiguous in the sorted arrays. The inner loops
  * run over a range in groups of SPH_LANES candidates with one explicit accumulator per
  * lane; lanes past the end of a range read the next particles (or the zeroed padding
  * after the last one) and are masked out. Because every lane's sum and the final sum
@@ -147,7 +148,7 @@ typedef struct nb_ranges {
 static inline void ranges_of(const sph *s, float x, float y, nb_ranges *r)
 {
 	const int ncx = s->ncx, cx = cell_x(s, x), cy = cell_y(s, y);
-	const int c0 = imax(cx - 2, 0), c1 = imin(cx + 2, ncx - 1);
+	const int c0 = imax(cx - 4, 0), c1 = imin(cx + 4, ncx - 1);
 	r->n = 0;
 	for (int row = imax(cy - 1, 0); row <= imin(cy + 1, s->ncy - 1); row++) {
 		r->a[r->n] = s->cell_start[row * ncx + c0];

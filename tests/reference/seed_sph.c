@@ -11,12 +11,16 @@ int seed_sph_init(seed_sph *s, int n, const float *xy, float range, float rest_d
 {
 	memset(s, 0, sizeof *s);
 	s->p = calloc((size_t)n + 1, sizeof *s->p);
-	if (!s->p)
+	s->nb_pool = malloc(((size_t)n + 1) * SEED_SPH_MAX_NB * sizeof *s->nb_pool);
+	if (!s->p || !s->nb_pool) {
+		seed_sph_free(s);
 		return -1;
+	}
 	s->n = n;
 	for (int i = 0; i < n; i++) {
 		s->p[i].x = xy[2 * i];
 		s->p[i].y = xy[2 * i + 1];
+		s->p[i].neighbors = s->nb_pool + (size_t)i * SEED_SPH_MAX_NB;
 	}
 	s->range = range;
 	s->density = rest_density;
@@ -33,7 +37,9 @@ int seed_sph_init(seed_sph *s, int n, const float *xy, float range, float rest_d
 void seed_sph_free(seed_sph *s)
 {
 	free(s->p);
+	free(s->nb_pool);
 	s->p = NULL;
+	s->nb_pool = NULL;
 }
 
 static void add_neighbor(seed_sph *s, seed_sph_particle *a, int j)

@@ -20,16 +20,19 @@
 
 #define SEED_SPH_MAX_NB 256
 
+/* A particle as the seed's objects hold it; its neighbour list lives in a separate array
+ * (as an AS3 object holds a reference), so the particles themselves stay compact. */
 typedef struct seed_sph_particle {
 	float x, y, vx, vy, fx, fy;
 	float density, pressure;
 	int num_neighbors;
-	int neighbors[SEED_SPH_MAX_NB];
+	int *neighbors; /* SEED_SPH_MAX_NB entries */
 } seed_sph_particle;
 
 typedef struct seed_sph {
 	int n;
 	seed_sph_particle *p;
+	int *nb_pool;
 	float range, density, stiffness, viscosity, gravity, wall_k, margin, w, h;
 	long overflow;
 } seed_sph;
