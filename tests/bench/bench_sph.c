@@ -8,8 +8,11 @@
  * the substeps CFL asked for, and the mean density error (compression) over the run.
  *
  * Baseline (same run, 5,000 particles): the plain O(N^2) port of seed 004's loop
- * (tests/reference/seed_sph.c, one thread), stepping the same block: its time per
- * substep times the solver's mean substeps per 1/60 s. The solver's
+ * (tests/reference/seed_sph.c, one thread), stepping the same block: its fastest of
+ * PORT_SUBSTEPS substeps (the work does not depend on the state: every pair is tested)
+ * times the solver's mean substeps per 1/60 s. The solver's time per 1/60 s is the sum
+ * over the steps of the fastest of REPS identical runs, so both sides are timed the same
+ * way on a machine that other processes share. The solver's
  * own "seed" model at 5,000 is also shown against it: the same physics as the port,
  * so that ratio is what the grid, SIMD and threads buy alone.
  */
@@ -25,7 +28,8 @@
 #include "solvers/sph_impl.h"
 
 #define BENCH_S 2.0
-#define PORT_STEPS 2
+#define PORT_SUBSTEPS 6
+#define REPS 2
 
 typedef struct dam {
 	scene sc;
@@ -90,41 +94,56 @@ typedef struct dam_result {
 	double ms, substeps, derr, rho;
 } dam_result;
 
+/* Runs the dam break REPS times (the same bits each time) and keeps, step by step, the
+ * fastest time: a step slowed down by another process on the machine does not count. */
 static int dam_run(int n, int seed_model, dam_result *r, float **xy)
 {
-	dam m;
-	if (dam_open(&m, n, seed_model) < 0)
-		return -1;
-	r->particles = (int)stat(&m, "particles");
-	if (xy) { /* the initial positions, for the port */
-		tp_surface s;
-		m.d->surface(m.p, &s);
-		*xy = malloc(sizeof(float) * 2 * (size_t)s.nparticles);
-		for (int i = 0; *xy && i < s.nparticles; i++) {
-			(*xy)[2 * i] = s.px[i] - (float)s.tank[0];
-			(*xy)[2 * i + 1] = s.py[i] - (float)s.tank[1];
-		}
-	}
 	const int steps = (int)(BENCH_S * 60);
-	double el = 0, sub = 0, derr = 0;
-	tp_step_in in = { .dt = 1.0 / 60, .tank_x = m.tank_key.x, .tank_y = m.tank_key.y };
-	for (int k = 0; k < steps; k++) {
-		in.t = (k + 1) / 60.0;
-		double t0 = bench_now();
-		if (m.d->step(m.p, &in) < 0) {
-			fprintf(stderr, "bench_sph: the dam break of %d blew up\n", r->particles);
-			solver_destroy(m.s);
+	double *best = malloc(sizeof(double) * (size_t)steps);
+	if (!best)
+		return -1;
+	for (int rep = 0; rep < REPS; rep++) {
+		dam m;
+		if (dam_open(&m, n, seed_model) < 0) {
+			free(best);
 			return -1;
 		}
-		el += bench_now() - t0;
-		sub += stat(&m, "substeps");
-		derr += stat(&m, "density_error");
+		r->particles = (int)stat(&m, "particles");
+		if (xy && rep == 0) { /* the initial positions, for the port */
+			tp_surface s;
+			m.d->surface(m.p, &s);
+			*xy = malloc(sizeof(float) * 2 * (size_t)s.nparticles);
+			for (int i = 0; *xy && i < s.nparticles; i++) {
+				(*xy)[2 * i] = s.px[i] - (float)s.tank[0];
+				(*xy)[2 * i + 1] = s.py[i] - (float)s.tank[1];
+			}
+		}
+		double sub = 0, derr = 0;
+		tp_step_in in = { .dt = 1.0 / 60, .tank_x = m.tank_key.x, .tank_y = m.tank_key.y };
+		for (int k = 0; k < steps; k++) {
+			in.t = (k + 1) / 60.0;
+			double t0 = bench_now();
+			if (m.d->step(m.p, &in) < 0) {
+				fprintf(stderr, "bench_sph: the dam break of %d blew up\n", r->particles);
+				solver_destroy(m.s);
+				free(best);
+				return -1;
+			}
+			double el = bench_now() - t0;
+			best[k] = rep == 0 || el < best[k] ? el : best[k];
+			sub += stat(&m, "substeps");
+			derr += stat(&m, "density_error");
+		}
+		r->substeps = sub / steps;
+		r->derr = derr / steps;
+		r->rho = stat(&m, "mean_density");
+		solver_destroy(m.s);
 	}
+	double el = 0;
+	for (int k = 0; k < steps; k++)
+		el += best[k];
 	r->ms = 1e3 * el / steps;
-	r->substeps = sub / steps;
-	r->derr = derr / steps;
-	r->rho = stat(&m, "mean_density");
-	solver_destroy(m.s);
+	free(best);
 	return 0;
 }
 
@@ -142,14 +161,16 @@ static double port_ms(int n, const float *xy, double substeps)
 	solver_destroy(m.s);
 	if (rc < 0)
 		return 0;
-	/* its time per substep (a cost that does not depend on the state: every pair is
-	 * tested) times the solver's mean number of substeps per 1/60 s */
 	const int nsub = (int)ceil(substeps);
 	const float dt = (float)(1.0 / 60 / nsub);
-	double t0 = bench_now();
-	for (int k = 0; k < PORT_STEPS * nsub; k++)
+	double fastest = 0;
+	for (int k = 0; k < PORT_SUBSTEPS; k++) {
+		double t0 = bench_now();
 		seed_sph_step(&ref, dt, 0, 0);
-	double ms = 1e3 * (bench_now() - t0) / (PORT_STEPS * nsub) * substeps;
+		double el = bench_now() - t0;
+		fastest = k == 0 || el < fastest ? el : fastest;
+	}
+	double ms = 1e3 * fastest * substeps;
 	seed_sph_free(&ref);
 	return ms;
 }
