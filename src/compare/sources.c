@@ -14,6 +14,7 @@
 #include "encode/hash.h"
 #include "encode/mp4_read.h"
 #include "encode/png.h"
+#include "util/fsutil.h"
 
 struct cmp_source {
 	cmp_kind kind;
@@ -26,27 +27,6 @@ struct cmp_source {
 	int mp4_next;     /* index of the frame enc_mp4_next() decodes next */
 	enc_manifest man;
 };
-
-/* 1 for exactly one "%d" / "%0Nd" conversion ("%%" is a literal), 0 for none, -1 else. */
-static int pattern_kind(const char *p)
-{
-	int convs = 0;
-	for (; *p; p++) {
-		if (*p != '%')
-			continue;
-		if (p[1] == '%') {
-			p++;
-			continue;
-		}
-		p++;
-		while (isdigit((unsigned char)*p))
-			p++;
-		if (*p != 'd')
-			return -1;
-		convs++;
-	}
-	return convs > 1 ? -1 : convs;
-}
 
 static int has_glob(const char *p)
 {
@@ -234,7 +214,7 @@ int cmp_source_open(const char *spec, cmp_source **out, tp_err *err)
 	if (rc < 0)
 		return rc;
 	struct stat st;
-	int pk = pattern_kind(spec);
+	int pk = tp_pattern_kind(spec);
 	if (stat(spec, &st) == 0) {
 		if (S_ISDIR(st.st_mode)) {
 			s->kind = CMP_SRC_PNGSEQ;
@@ -269,7 +249,7 @@ int cmp_source_create_empty(const char *spec, cmp_source **out, tp_err *err)
 		s->kind = CMP_SRC_MANIFEST;
 		snprintf(s->man.algo, sizeof s->man.algo, "%s", ENC_HASH_DEFAULT);
 		s->man.fmt = TP_RGB8;
-	} else if (pattern_kind(spec) == 1) {
+	} else if (tp_pattern_kind(spec) == 1) {
 		s->kind = CMP_SRC_PNGSEQ;
 		s->is_pattern = 1;
 	} else if (ends_with(spec, ".png") && !has_glob(spec)) {

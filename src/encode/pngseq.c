@@ -31,29 +31,6 @@ typedef struct pngseq {
 	int overwrite;
 } pngseq;
 
-/* Accepts exactly one %d conversion (optionally "%0Nd"); "%%" is a literal percent. */
-static int pattern_kind(const char *p)
-{
-	int convs = 0;
-	for (; *p; p++) {
-		if (*p != '%')
-			continue;
-		if (p[1] == '%') {
-			p++;
-			continue;
-		}
-		p++;
-		while (*p == '0')
-			p++;
-		while (isdigit((unsigned char)*p))
-			p++;
-		if (*p != 'd')
-			return -1;
-		convs++;
-	}
-	return convs > 1 ? -1 : convs;
-}
-
 static void frame_path(const pngseq *s, int index, char *buf, size_t n)
 {
 	if (s->is_pattern)
@@ -117,7 +94,7 @@ static int first_existing_frame(const pngseq *s, int frames, tp_err *err)
 
 static int pngseq_check(const enc_config *cfg, tp_err *err)
 {
-	int kind = pattern_kind(cfg->path);
+	int kind = tp_pattern_kind(cfg->path);
 	if (kind < 0)
 		return tp_errf(err, TP_EUSAGE, "%s: a PNG pattern takes one %%d (like out/%%04d.png)", cfg->path);
 	if (kind == 0 && cfg->frames > 1)
@@ -144,7 +121,7 @@ static int pngseq_open(void *priv, const enc_config *cfg, tp_err *err)
 	if (rc < 0)
 		return rc;
 	snprintf(s->pattern, sizeof s->pattern, "%s", cfg->path);
-	s->is_pattern = pattern_kind(cfg->path) == 1;
+	s->is_pattern = tp_pattern_kind(cfg->path) == 1;
 	s->frames = cfg->frames;
 	s->overwrite = cfg->overwrite;
 	for (int i = 0; i < BATCH; i++)

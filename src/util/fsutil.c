@@ -1,5 +1,6 @@
 #include "util/fsutil.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -73,4 +74,24 @@ int tp_commit_file(const char *tmp, const char *path, tp_err *err)
 		return tp_errf(err, TP_EIO, "%s: cannot rename into place (%s)", path, strerror(e));
 	}
 	return 0;
+}
+
+int tp_pattern_kind(const char *p)
+{
+	int convs = 0;
+	for (; *p; p++) {
+		if (*p != '%')
+			continue;
+		if (p[1] == '%') {
+			p++;
+			continue;
+		}
+		p++;
+		while (isdigit((unsigned char)*p))
+			p++;
+		if (*p != 'd')
+			return -1;
+		convs++;
+	}
+	return convs > 1 ? -1 : convs;
 }

@@ -18,7 +18,10 @@ int tp_path_exists(const char *path);
 int tp_dir_writable(const char *dir, tp_err *err);
 /* Creates missing parent directories of `path` (mkdir -p of its directory). */
 int tp_mkdirs_for(const char *path, tp_err *err);
-/* fsync()s and renames tmp onto path, reporting errors with both names. */
+/* Frame-name patterns: 1 for exactly one "%d" / "%0Nd" conversion ("%%" is a literal
+ * percent), 0 for none, -1 for anything else (so a pattern is safe to give printf). */
+int tp_pattern_kind(const char *p);
+/* Renames tmp onto path (atomic), removing tmp and naming both on failure. */
 int tp_commit_file(const char *tmp, const char *path, tp_err *err);
 
 #endif
