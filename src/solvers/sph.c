@@ -206,9 +206,13 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 			sph_stream *st = &s->streams[k++];
 			st->scene_index = i;
 			st->total = sph_stream_total(sc, e);
-			double ap = SQRT3_2 * s->spacing * s->spacing;
-			double wdt = e->rate * ap / (fmax(e->speed, 1.0) * s->spacing);
+			/* Rows of `slots` particles across the jet, `lateral` apart, leave at
+			 * rate / slots rows per second: (speed * slots / rate) * lateral is the area
+			 * of a particle at rest density, so the jet is neither squeezed nor thin. */
+			double ap = SQRT3_2 * s->spacing * s->spacing, v = fmax(e->speed, 1.0);
+			double wdt = e->rate * ap / (v * s->spacing);
 			st->slots = (int)fmin(fmax(floor(wdt + 0.5), 1), 64);
+			st->lateral = (float)(e->rate * ap / (v * st->slots));
 			tp_rng_seed(&st->rng, sc->seed, 0x73747265616dULL + (uint64_t)i); /* "stream" */
 			cap += (double)st->total;
 		} else if (e->rate > 0 && e->from < t_end) {

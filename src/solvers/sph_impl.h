@@ -55,8 +55,8 @@ typedef struct sph_stream { /* run-time state of one stream emitter */
 	int scene_index;
 	long emitted;
 	long total;    /* how many it will emit in the whole scene */
-	int slots;     /* particles side by side across the nozzle */
-	float width;   /* nozzle width, px */
+	int slots;     /* particles side by side across the jet */
+	float lateral; /* their spacing, px */
 	tp_rng rng;
 } sph_stream;
 

@@ -115,8 +115,10 @@ void sph_emit_streams(sph *s, double t, const sph_sub *c)
 			double ds, dc;
 			tp_sincos_deg(e->direction + e->spread * (tp_rng_unit(&st->rng) - 0.5), &ds, &dc);
 			double ux = e->speed * dc, uy = e->speed * ds;
+			/* alternate rows shifted by half a slot: a hexagonal packing */
+			long row = st->emitted / st->slots;
 			int slot = (int)(st->emitted % st->slots);
-			double off = (slot - 0.5 * (st->slots - 1)) * s->s;
+			double off = (slot - 0.5 * (st->slots - 1) + ((row & 1) ? 0.25 : -0.25)) * st->lateral;
 			double x = e->at[0] - s->org_x - off * bs + ux * age;
 			double y = e->at[1] - s->org_y + off * bc + uy * age;
 			int before = s->n;
