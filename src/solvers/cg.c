@@ -203,12 +203,12 @@ static double mic_apply(const cg_problem *pb, const double *pc, const double *r,
 }
 
 cg_stats cg_solve(const cg_problem *pb, const double *b, double *x, const cg_work *wk,
-		  double tol, int max_iters, int parallel)
+		  double tol, double abs_tol, int max_iters, int parallel)
 {
 	const size_t n = (size_t)pb->w * pb->h;
 	const int nb = cg_blocks(pb->h);
 	double *r = wk->r, *p = wk->p, *q = wk->q, *z = wk->z, *pc = wk->pc, *part = wk->part;
-	cg_stats st = { 0, 0, 1 };
+	cg_stats st = { 0, 0, 0, 1 };
 
 	/* Clear everything off the mask: x there is the Dirichlet zero, and the scratch
 	 * vectors may hold values from a previous, differently shaped mask. */
@@ -242,7 +242,7 @@ cg_stats cg_solve(const cg_problem *pb, const double *b, double *x, const cg_wor
 			x[k] = 0;
 		return st;
 	}
-	const double target = tol * tol * bb;
+	const double target = fmax(tol * tol * bb, abs_tol * abs_tol);
 	int it = 0, done = !(rr > target);
 	double alpha = 0, beta = 0, rz = 0;
 	if (!done) {
@@ -295,6 +295,7 @@ cg_stats cg_solve(const cg_problem *pb, const double *b, double *x, const cg_wor
 	}
 	st.iters = it;
 	st.resid = sqrt(rr / bb);
+	st.rnorm = sqrt(rr);
 	st.ok = !(rr > target);
 	return st;
 }

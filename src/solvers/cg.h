@@ -48,6 +48,7 @@ typedef struct cg_work {
 typedef struct cg_stats {
 	int iters;    /* iterations run */
 	double resid; /* final ||r|| / ||b|| (0 when b = 0) */
+	double rnorm; /* final ||r|| */
 	int ok;       /* 1 if the tolerance was reached */
 } cg_stats;
 
@@ -58,10 +59,10 @@ static inline int cg_blocks(int h) { return (h + CG_BLOCK_ROWS - 1) / CG_BLOCK_R
 void cg_apply(const cg_problem *pb, const double *x, double *y);
 
 /* Runs CG, preconditioned with a modified incomplete Cholesky factorisation (MIC(0)),
- * until ||r|| <= tol * ||b|| or max_iters iterations. b is read on masked cells
- * only. parallel != 0 spreads row blocks over the OpenMP threads (worth it for large
- * rectangles); the result is bit-identical either way. */
+ * until ||r|| <= max(tol * ||b||, abs_tol) or max_iters iterations. b is read on masked
+ * cells only. parallel != 0 spreads row blocks over the OpenMP threads (worth it for
+ * large rectangles); the result is bit-identical either way. */
 cg_stats cg_solve(const cg_problem *pb, const double *b, double *x, const cg_work *wk,
-		  double tol, int max_iters, int parallel);
+		  double tol, double abs_tol, int max_iters, int parallel);
 
 #endif

@@ -104,7 +104,7 @@ typedef struct shallow {
 
 	double *buf[3];         /* ghosted (w+2) x (h+2) */
 	double *eta, *old, *nw; /* rotate through buf */
-	double *vh;             /* w*h raw virtual height */
+	double *vh;             /* raw virtual height, ghosted layout (the ring stays 0) */
 	float *surf;            /* w*h, surface() output */
 
 	int nbox;
@@ -153,8 +153,8 @@ static const tp_option shallow_options[] = {
 	  1e6, NULL },
 	{ "gravity", "for floating boxes, units/s^2; 0 = speed^2 / depth (shallow-water c^2 = g D)",
 	  OFF(gravity), TP_OPT_DOUBLE, 0, 0, 1e9, NULL },
-	{ "cg_tol", "CG stops at |r| <= cg_tol |b|", OFF(cg_tol), TP_OPT_DOUBLE, 1e-4, 1e-12, 0.5,
-	  NULL },
+	{ "cg_tol", "CG stops when what it leaves moves the water < this, units/step (RMS)",
+	  OFF(cg_tol), TP_OPT_DOUBLE, 1e-6, 1e-15, 1, NULL },
 	{ "cg_iters", "CG iteration cap per solve", OFF(cg_iters), TP_OPT_INT, 200, 1, 100000,
 	  NULL },
 	{ "drag", "linear drag on floating boxes, 1/s", OFF(drag), TP_OPT_DOUBLE, 1.0, 0, 1000,
@@ -244,6 +244,42 @@ static void fill_ghosts(const shallow *s, double *b)
 	memcpy(row(b, S, h), row(b, S, wrap ? 0 : h - 1), (size_t)w * sizeof(double));
 }
 
+/* One row of wave_update (below). Returns 1 if a new value is not finite: v * 0 is NaN
+ * exactly when v is NaN or infinite, a test that vectorises. Built for AVX2 as well when
+ * the compiler can (chosen at run time): the same operations in the same order, so the
+ * same bits (no FMA: -ffp-contract=off). */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+static int wave_row(const double *restrict c, const double *restrict o, double *restrict n, int w,
+		    ptrdiff_t S, double d, double r, double mu)
+{
+	const double *restrict up = c - S, *restrict dn = c + S;
+	double nan_seen = 0;
+	if (mu == 0) {
+#pragma omp simd reduction(max : nan_seen)
+		for (int x = 0; x < w; x++) {
+			double hc = c[x];
+			double v = hc + d * (hc - o[x]) + r * (((c[x - 1] + c[x + 1]) + (up[x] + dn[x])) - 4.0 * hc);
+			n[x] = v;
+			double z = v * 0.0;
+			nan_seen = z != z ? 1.0 : nan_seen;
+		}
+	} else {
+#pragma omp simd reduction(max : nan_seen)
+		for (int x = 0; x < w; x++) {
+			double hc = c[x], oc = o[x];
+			double lc = ((c[x - 1] + c[x + 1]) + (up[x] + dn[x])) - 4.0 * hc;
+			double lo = ((o[x - 1] + o[x + 1]) + (o[x - S] + o[x + S])) - 4.0 * oc;
+			double v = hc + d * (hc - oc) + r * lc + mu * (lc - lo);
+			n[x] = v;
+			double z = v * 0.0;
+			nan_seen = z != z ? 1.0 : nan_seen;
+		}
+	}
+	return nan_seen != 0;
+}
+
 /* eta' = eta + d (eta - eta_old) + rate L eta + mu L (eta - eta_old),   height units,
  * L eta = sum_{N4} eta_j - 4 eta; mu = viscosity * dt is the optional viscous term (the
  * damped wave equation eta_tt = c^2 L eta + nu L eta_t), 0 for the seed's update.
@@ -254,36 +290,8 @@ static int wave_update(shallow *s)
 	const double d = s->d_step, r = s->rate, mu = s->mu;
 	int bad = 0;
 #pragma omp parallel for schedule(static) reduction(| : bad) if (s->w * s->h >= PAR_CELLS)
-	for (int y = 0; y < h; y++) {
-		const double *restrict c = row(s->eta, S, y);
-		const double *restrict up = c - S, *restrict dn = c + S;
-		const double *restrict o = row(s->old, S, y);
-		double *restrict n = row(s->nw, S, y);
-		/* Blow-up check that vectorizes: v * 0 is NaN exactly when v is NaN or infinite. */
-		double nan_seen = 0;
-		if (mu == 0) {
-#pragma omp simd reduction(max : nan_seen)
-			for (int x = 0; x < w; x++) {
-				double hc = c[x];
-				double v = hc + d * (hc - o[x]) + r * (((c[x - 1] + c[x + 1]) + (up[x] + dn[x])) - 4.0 * hc);
-				n[x] = v;
-				double z = v * 0.0;
-				nan_seen = z != z ? 1.0 : nan_seen;
-			}
-		} else {
-#pragma omp simd reduction(max : nan_seen)
-			for (int x = 0; x < w; x++) {
-				double hc = c[x], oc = o[x];
-				double lc = ((c[x - 1] + c[x + 1]) + (up[x] + dn[x])) - 4.0 * hc;
-				double lo = ((o[x - 1] + o[x + 1]) + (o[x - S] + o[x + S])) - 4.0 * oc;
-				double v = hc + d * (hc - oc) + r * lc + mu * (lc - lo);
-				n[x] = v;
-				double z = v * 0.0;
-				nan_seen = z != z ? 1.0 : nan_seen;
-			}
-		}
-		bad |= nan_seen != 0;
-	}
+	for (int y = 0; y < h; y++)
+		bad |= wave_row(row(s->eta, S, y), row(s->old, S, y), row(s->nw, S, y), w, S, d, r, mu);
 	if (s->boundary == SCENE_BOUNDARY_ABSORB) {
 		/* Mur's first-order absorbing condition, u0' = u1 + k (u1' - u0), k = (c-1)/(c+1)
 		 * with c = sqrt(rate) cells per step: a wave leaving at speed c is not reflected. */
@@ -384,7 +392,7 @@ static int build_clusters(shallow *s)
 		if (!b->active)
 			continue;
 		cluster *c = &s->cl[s->ncl];
-		*c = (cluster){ b->x0, b->y0, b->rw, b->rh, 0, 0, 1, { 0, 0, 1 }, 0 };
+		*c = (cluster){ b->x0, b->y0, b->rw, b->rh, 0, 0, 1, { 0, 0, 0, 1 }, 0 };
 		b->cluster = s->ncl++;
 		if (wrap)
 			normalise_cluster(s, b->cluster);
@@ -443,7 +451,8 @@ static int build_clusters(shallow *s)
 	return off <= s->cap && poff <= s->part_cap ? 0 : -1;
 }
 
-/* Pool index of cluster-frame cell (gx, gy), or -1 outside the pool. */
+/* Index into the ghosted buffers (eta, eta_old, vh) of cluster-frame cell (gx, gy), or -1
+ * outside the pool. */
 static inline long pool_index(const shallow *s, int gx, int gy)
 {
 	if (s->boundary == SCENE_BOUNDARY_WRAP) {
@@ -452,12 +461,13 @@ static inline long pool_index(const shallow *s, int gx, int gy)
 	} else if (gx < 0 || gy < 0 || gx >= s->w || gy >= s->h) {
 		return -1;
 	}
-	return (long)gy * s->w + gx;
+	return (long)(gy + 1) * s->S + gx + 1;
 }
 
 static inline double *eta_at(double *b, const shallow *s, long p)
 {
-	return b + (size_t)(p / s->w + 1) * s->S + 1 + (size_t)(p % s->w);
+	(void)s;
+	return b + p;
 }
 
 /* Runs the statements for every pool cell of box b's footprint, with k the local index in
@@ -587,11 +597,15 @@ static void cluster_solve(shallow *s, int ci, int settle, int parallel)
 		 * divided row by row by (1 - cov gamma) to keep it symmetric. */
 		pb.scale = s->rate;
 	}
+	/* The CG's leftover residual r moves the water by rate gamma r per step: stop when
+	 * that is below cg_tol height units (RMS over the masked cells). The resting state is
+	 * solved to round-off. */
+	const double abs_tol = s->cg_tol / (s->rate * s->gamma) * sqrt((double)c->masked);
 	if (c->masked)
-		c->cg = cg_solve(&pb, s->a_b + c->off, x, &wk, settle ? fmin(s->cg_tol, 1e-9) : s->cg_tol,
+		c->cg = cg_solve(&pb, s->a_b + c->off, x, &wk, settle ? 1e-10 : 0, settle ? 0 : abs_tol,
 				 settle ? 100000 : s->cg_iters, parallel);
 	else
-		c->cg = (cg_stats){ 0, 0, 1 };
+		c->cg = (cg_stats){ 0, 0, 0, 1 };
 	const double k = s->rate * s->gamma;
 	for (int j = 0; j < H; j++)
 		for (int i = 0; i < W; i++) {
@@ -732,7 +746,11 @@ static int couple(shallow *s, int settle)
 	double resid = 0;
 	for (int ci = 0; ci < ncl; ci++) {
 		iters = s->cl[ci].cg.iters > iters ? s->cl[ci].cg.iters : iters;
-		resid = s->cl[ci].cg.resid > resid ? s->cl[ci].cg.resid : resid;
+		/* what the leftover residual does to the water, height units per step (RMS) */
+		double e = s->cl[ci].masked ? s->rate * s->gamma * s->cl[ci].cg.rnorm /
+						      sqrt((double)s->cl[ci].masked)
+					    : 0;
+		resid = e > resid ? e : resid;
 		masked += s->cl[ci].masked;
 		fail += !s->cl[ci].cg.ok;
 	}
@@ -892,6 +910,30 @@ static void report_poses(shallow *s)
 	}
 }
 
+/* A kinematic box must stay slower than the waves. Faster, it overtakes the water it
+ * pushes, which then piles up at its front without bound (the model has no flow under
+ * or breaking): refuse with the reason. The speed of a segment counts its corners'
+ * turning as well as its centre's travel. */
+static int check_path_speed(const shallow *s, const scene_box *sb, int i, tp_err *err)
+{
+	const double half_diag = 0.5 * sqrt(sb->size[0] * sb->size[0] + sb->size[1] * sb->size[1]);
+	for (int k = 1; k < sb->path.n; k++) {
+		const scene_key *a = &sb->path.keys[k - 1], *b = &sb->path.keys[k];
+		double dt = b->t - a->t;
+		if (!(dt > 0))
+			continue;
+		double v = (sqrt((b->x - a->x) * (b->x - a->x) + (b->y - a->y) * (b->y - a->y)) +
+			    fabs(b->angle - a->angle) * (PI / 180) * half_diag) / dt;
+		if (v >= s->c_px)
+			return tp_errf(err, TP_EINPUT,
+				       "boxes[%d].path: moves at %.4g px/s between t = %g and %g s, not "
+				       "slower than the waves (%.4g px/s): the water it pushes would pile up "
+				       "in front of it without bound; slow it down or raise params.speed",
+				       i, v, a->t, b->t, s->c_px);
+	}
+	return 0;
+}
+
 static int shallow_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 {
 	shallow *s = priv;
@@ -946,7 +988,7 @@ static int shallow_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	for (int i = 0; i < 3; i++)
 		if (!(s->buf[i] = calloc(ghosted, sizeof(double))))
 			goto oom;
-	if (!(s->vh = calloc(cells, sizeof(double))) || !(s->surf = calloc(cells, sizeof(float))))
+	if (!(s->vh = calloc(ghosted, sizeof(double))) || !(s->surf = calloc(cells, sizeof(float))))
 		goto oom;
 	s->eta = s->buf[0];
 	s->old = s->buf[1];
@@ -969,6 +1011,11 @@ static int shallow_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 				return tp_errf(err, TP_EINPUT,
 					       "boxes[%d].density: a floating box needs density > 0 (got %g)",
 					       i, sb->density);
+			if (!sb->floating) {
+				int rc = check_path_speed(s, sb, i, err);
+				if (rc < 0)
+					return rc;
+			}
 			scene_path_eval(&sb->path, 0.0, &b->x, &b->y, &b->angle);
 			b->hw = 0.5 * sb->size[0];
 			b->hh = 0.5 * sb->size[1];
@@ -1076,7 +1123,7 @@ static void shallow_surface(void *priv, tp_surface *out)
 	const double g = s->gamma;
 #pragma omp parallel for schedule(static) if (s->w * s->h >= PAR_CELLS)
 	for (int y = 0; y < s->h; y++) {
-		const double *e = row(s->eta, s->S, y), *v = s->vh + (size_t)y * s->w;
+		const double *e = row(s->eta, s->S, y), *v = row(s->vh, s->S, y);
 		float *o = s->surf + (size_t)y * s->w;
 		for (int x = 0; x < s->w; x++)
 			o[x] = (float)(e[x] + g * v[x]);
@@ -1116,7 +1163,7 @@ static void shallow_stats(const void *priv, tp_stats *out)
 	if (s->nbox) {
 		tp_stats_add(out, "masked", s->masked);
 		tp_stats_add(out, "cg_iters", s->last_iters);
-		tp_stats_add(out, "cg_resid", s->last_resid);
+		tp_stats_add(out, "cg_err", s->last_resid);
 		tp_stats_add(out, "cg_unconverged", s->cg_fail);
 	}
 }
@@ -1144,7 +1191,7 @@ static int save_load(shallow *s, FILE *f, int wr)
 		if (rw_all(row(s->eta, s->S, y), sizeof(double), (size_t)s->w, f, wr) ||
 		    rw_all(row(s->old, s->S, y), sizeof(double), (size_t)s->w, f, wr))
 			return -1;
-	if (rw_all(s->vh, sizeof(double), (size_t)s->w * s->h, f, wr) ||
+	if (rw_all(s->vh, sizeof(double), (size_t)s->S * (s->h + 2), f, wr) ||
 	    (s->nbox && (rw_all(s->box, sizeof *s->box, (size_t)s->nbox, f, wr) ||
 			 rw_all(s->prev, sizeof *s->prev, (size_t)s->nbox, f, wr) ||
 			 rw_all(s->old_cl, sizeof *s->old_cl, (size_t)s->nbox, f, wr) ||

@@ -104,9 +104,15 @@ static void conjugate_gradient(seed_shallow *s, const float *b, float *x, int li
 				AT(p, i, j) = AT(r, i, j) = AT(b, i, j) - AT(Ap, i, j);
 	double bb = dot(s, b, b, li, ui, lj, uj);
 	double rk_norm = dot(s, r, r, li, ui, lj, uj);
+	double n = 0;
+	for (int j = lj; j <= uj; j++)
+		for (int i = li; i <= ui; i++)
+			if (i >= 0 && j >= 0 && i < s->w && j < s->h && AT(s->cg_mask, i, j))
+				n++;
+	double abs_r = s->cg_err / (s->rate * s->gamma) * sqrt(n);
 	int k;
 	for (k = 0; k < s->cg_iters; k++) {
-		if (rk_norm <= s->cg_tol * s->cg_tol * bb)
+		if (rk_norm <= s->cg_tol * s->cg_tol * bb || rk_norm <= abs_r * abs_r)
 			break;
 		a_times(s, p, Ap, li, ui, lj, uj);
 		double alpha = rk_norm / dot(s, p, Ap, li, ui, lj, uj);

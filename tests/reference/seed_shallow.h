@@ -10,8 +10,10 @@
  *  - boxes are axis-aligned footprints (the seed's Bounds) with a given bottom height,
  *    instead of Unity ray casts; a cell belongs to a box when its centre (i+0.5, j+0.5)
  *    lies inside the footprint;
- *  - CG stops at ||r|| <= tol ||b|| or after max_iters (the seed: r.r < 1e-10 or 128),
- *    sums its dot products in double, and clears r, p, Ap outside the mask first.
+ *  - CG stops at ||r|| <= tol ||b||, or when the residual would move the water by less
+ *    than cg_err height units per step (RMS; 0 = off), or after max_iters (the seed:
+ *    r.r < 1e-10 or 128); it sums its dot products in double and clears r, p, Ap in its
+ *    region first.
  */
 #ifndef TP_TESTS_SEED_SHALLOW_H
 #define TP_TESTS_SEED_SHALLOW_H
@@ -25,6 +27,7 @@ typedef struct seed_shallow {
 	int w, h;
 	float rate, damping, gamma;
 	double cg_tol;
+	double cg_err; /* set after init if wanted */
 	int cg_iters;
 	float *hh, *old_h, *new_h, *low_h, *vh, *b;
 	float *cg_r, *cg_p, *cg_Ap;
