@@ -47,6 +47,7 @@ SRC_SOLVERS = \
 	src/solvers/intgrid.c \
 	src/solvers/ripple.c \
 	src/solvers/shallow.c \
+	src/solvers/shallow_boxes.c \
 	src/solvers/cg.c \
 	src/solvers/sph.c \
 	src/solvers/sph_scene.c \

@@ -592,7 +592,7 @@ Test(shallow, golden_hash)
 {
 	/* Recorded from this build's arithmetic; an intended change of the model updates it. */
 	uint64_t h = busy_hash(2, 5);
-	cr_assert_eq(h, 0x3e8e639d5d0bfa70ull, "golden hash is %016llx", (unsigned long long)h);
+	cr_assert_eq(h, 0x26ef71e2dc5d7d40ull, "golden hash is %016llx", (unsigned long long)h);
 }
 
 Test(shallow, checkpoint_resumes_exactly)

@@ -1,0 +1,120 @@
+/*
+ * shallow_impl.h - what the shallow solver's two files share (internal to src/solvers/):
+ * shallow.c (options, the wave update, drops, init/step/surface/stats/checkpoints) and
+ * shallow_boxes.c (box footprints, the CG coupling, floating boxes). The model is
+ * described at the top of shallow.c.
+ *
+ * Layout: eta, eta_old and vh are (w + 2) x (h + 2) doubles with a one-cell ghost ring;
+ * a pool cell (x, y) is index (y + 1) * S + x + 1, S = w + 2 (pool_index()).
+ */
+#ifndef TP_SOLVERS_SHALLOW_IMPL_H
+#define TP_SOLVERS_SHALLOW_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "solvers/cg.h"
+#include "solvers/solver.h"
+
+#define TILT_MAX 0.6       /* radians; a box tipping further is outside this model */
+#define CG_PAR_CELLS 16384 /* box regions this big (in all) use the threads */
+#define PAR_CELLS 65536    /* pools this big use the threads for the wave update: below,
+			      a fork and join cost more than the work they would share */
+#define SOFT_PENALTY 1.0   /* pull of vh towards 0 on partly covered cells, see cluster_setup */
+
+#define SH_PI 3.14159265358979323846
+
+typedef struct box_state {
+	double x, y, angle;    /* centre (px) and yaw (degrees) */
+	double vx, vy;         /* px/s */
+	double z, vz;          /* bottom relative to the rest level, height units (and /s) */
+	double tilt[2], wt[2]; /* radians, rad/s */
+	double hw, hh, height; /* half footprint (px), height (units) */
+	double mass, inertia[2];
+	int floating;
+	/* this step's region, in its cluster's frame */
+	int active, x0, y0, rw, rh;
+	int sx, sy;   /* shift into the cluster frame (wrap) */
+	int cluster;
+	double sn, cs; /* sin, cos of angle */
+} box_state;
+
+typedef struct cluster {
+	int x0, y0, w, h; /* region incl. a one-cell margin, cluster frame (== pool frame
+			     up to multiples of the pool size) */
+	size_t off;       /* cells into the arena */
+	size_t part_off;  /* partial sums into the arena */
+	int alive;
+	cg_stats cg;
+	int masked;
+} cluster;
+
+typedef struct shallow {
+	/* options */
+	double rate, damping, gamma, speed, depth, gravity, cg_tol, drag, edge, viscosity;
+	int substeps, cg_iters, float_start;
+
+	/* derived */
+	int w, h, S; /* S = w + 2, the stride of the ghosted buffers */
+	scene_boundary boundary;
+	int nsub;
+	double dt_sub, d_step, mu, c_px, g_box, mur_k;
+
+	double *buf[3];         /* ghosted (w+2) x (h+2) */
+	double *eta, *old, *nw; /* rotate through buf */
+	double *vh;             /* raw virtual height, ghosted layout (the ring stays 0) */
+	float *surf;            /* w*h, surface() output */
+
+	int nbox;
+	box_state *box;
+	tp_box_pose *pose; /* reported poses */
+	tp_box_pose *prev; /* the stepper's poses at the previous step */
+	cluster *cl;
+	int ncl;
+	cluster *old_cl; /* last step's regions, to clear vh there */
+	int nold;
+
+	/* arena for the clusters */
+	size_t cap, part_cap;
+	uint8_t *a_mask, *a_deg;
+	float *a_low, *a_cov;
+	double *a_b, *a_x, *a_r, *a_p, *a_q, *a_z, *a_pc, *a_part, *a_diag;
+
+	/* bookkeeping */
+	double v0;
+	int last_iters, masked, cg_fail;
+	double last_resid;
+	int blown;
+} shallow;
+
+/* How much of a box covers a point d pixels inside one of its edges (d < 0: outside):
+ * a smoothstep 3t^2 - 2t^3 over the soft edge width E, t = d / E + 1/2. */
+static inline double edge_ramp(const shallow *s, double d)
+{
+	double t = d / s->edge + 0.5;
+	return t <= 0 ? 0 : t >= 1 ? 1 : t * t * (3 - 2 * t);
+}
+
+static inline double *row(double *b, int S, int y) { return b + (size_t)(y + 1) * S + 1; }
+
+/* Index into the ghosted buffers (eta, eta_old, vh) of cluster-frame cell (gx, gy), or -1
+ * outside the pool. */
+static inline long pool_index(const shallow *s, int gx, int gy)
+{
+	if (s->boundary == SCENE_BOUNDARY_WRAP) {
+		gx = gx >= s->w ? gx - s->w : gx;
+		gy = gy >= s->h ? gy - s->h : gy;
+	} else if (gx < 0 || gy < 0 || gx >= s->w || gy >= s->h) {
+		return -1;
+	}
+	return (long)(gy + 1) * s->S + gx + 1;
+}
+
+static inline double *eta_at(double *b, long p) { return b + p; }
+
+/* shallow_boxes.c: the box coupling of one internal step (settle != 0: the initial
+ * resting state instead). Returns 0, or -1 if the boxes did not fit the arena (cannot
+ * happen by construction). */
+int shallow_couple(shallow *s, int settle);
+
+#endif
