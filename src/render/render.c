@@ -48,8 +48,11 @@ int render_create(const scene *sc, scene_mode mode, render_ctx **out, tp_err *er
 {
 	*out = NULL;
 	int fluid = (sc->solver->caps & TP_SOLVER_PARTICLES) != 0;
-	int supported = !fluid && (mode == SCENE_MODE_COLOR || mode == SCENE_MODE_HEIGHT ||
-				   mode == SCENE_MODE_NORMAL || mode == SCENE_MODE_CAUSTICS);
+	/* Particle fluids are drawn as a picture (or their particles); the texture maps
+	 * need a height field. */
+	int supported = fluid ? (mode == SCENE_MODE_COLOR || mode == SCENE_MODE_PARTICLES)
+	                      : (mode == SCENE_MODE_COLOR || mode == SCENE_MODE_HEIGHT ||
+				 mode == SCENE_MODE_NORMAL || mode == SCENE_MODE_CAUSTICS);
 	if (!supported)
 		return tp_errf(err, TP_EINPUT, "%s: render mode \"%s\" is not available for the %s solver",
 			       sc->path, mode_name(mode), sc->solver->name);
@@ -151,9 +154,15 @@ int render_frame(render_ctx *r, const tp_surface *s, tp_image *out)
 		in.hpad = r->hpad;
 		in.height = plain ? r->height : NULL;
 	}
+	if (s->kind == TP_SURFACE_FLUID) {
+		render_fluid(&in, out); /* colour or particle view, with tank and obstacles */
+		return 0;
+	}
 	switch (r->mode) {
 	case SCENE_MODE_COLOR:
 		render_color(&in, out);
+		if (s->nboxes > 0)
+			render_boxes(&in, out); /* solid blocks over the water */
 		break;
 	case SCENE_MODE_HEIGHT:
 		render_height_map(&in, out);
