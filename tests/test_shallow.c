@@ -4,6 +4,7 @@
  * settling at its density's draft, the stability check, checkpoints, thread-count
  * independence and a golden hash. */
 #include <criterion/criterion.h>
+#include <glob.h>
 #include <math.h>
 #include <omp.h>
 #include <stdint.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "reference/seed_shallow.h"
+#include "sim/stepper.h"
 #include "solvers/cg.h"
 #include "solvers/solver.h"
 #include "util/rng.h"
@@ -240,7 +242,7 @@ Test(shallow, cg_matches_a_dense_solve_on_small_masks)
 			continue;
 		const double scale = trial % 2 ? 0.37 : 1.0, shift = trial % 5 == 3 ? 0.004 : 0.0;
 		cg_problem pb = { w, h, mask, deg, scale, shift, trial % 3 == 2 ? diag : NULL };
-		cg_work wk = { r, p, q, z, pc, part };
+		cg_work wk = { r, p, q, z, pc, part, NULL };
 		cg_stats st = cg_solve(&pb, b, x, &wk, 1e-13, 0, 1000, 0);
 		cr_assert(st.ok, "trial %d did not converge (resid %g)", trial, st.resid);
 
@@ -290,7 +292,7 @@ Test(shallow, cg_bits_do_not_depend_on_the_parallel_path)
 		x1[k] = x2[k] = 0;
 	}
 	cg_problem pb = { W, H, mask, deg, 1, 0, NULL };
-	cg_work wk = { r, p, q, z, pc, part };
+	cg_work wk = { r, p, q, z, pc, part, NULL };
 	cg_stats a = cg_solve(&pb, b, x1, &wk, 1e-10, 0, 500, 0);
 	omp_set_num_threads(2);
 	cg_stats c = cg_solve(&pb, b, x2, &wk, 1e-10, 0, 500, 1);
@@ -503,6 +505,16 @@ Test(shallow, refuses_parameters_that_would_blow_up)
 	pool_param(&pl, "speed", 1e6);
 	cr_assert_eq(pool_open(&pl, &err), TP_EINPUT);
 	cr_assert(strstr(err.msg, "params.speed") != NULL, "%s", err.msg);
+
+	/* a box faster than the waves (5.4 px/s here) would plough a pile-up without bound */
+	pool_init(&pl, 32, 32, SCENE_BOUNDARY_REFLECT);
+	pool_box(&pl, 6, 4, 2, 0.5, 0, 0, 5, 16, 2, 27, 16);
+	cr_assert_eq(pool_open(&pl, &err), TP_EINPUT);
+	cr_assert(strstr(err.msg, "boxes[0].path: moves at 11 px/s") != NULL, "%s", err.msg);
+	pool_init(&pl, 32, 32, SCENE_BOUNDARY_REFLECT);
+	pool_box(&pl, 6, 4, 2, 0.5, 0, 0, 5, 16, 2, 13, 16); /* 4 px/s is fine */
+	cr_assert_eq(pool_open(&pl, &err), 0, "%s", err.msg);
+	pool_close(&pl);
 }
 
 Test(shallow, scales_steps_and_damping_to_the_pool)
@@ -623,4 +635,146 @@ Test(shallow, checkpoint_resumes_exactly)
 	cr_assert_eq(surface_hash(&sa), surface_hash(&sb), "resumed run differs");
 	pool_close(&a);
 	pool_close(&b);
+}
+
+/* ---- the example scenes ---- */
+
+Test(shallow, example_scenes_stay_finite, .timeout = 120)
+{
+	/* Their first frames (drop-ins, the paddle's first stroke, rain on the island): the
+	 * stats and poses of every frame are finite. A whole scene takes several seconds
+	 * (52 steps a frame at 640x360), too long for the suite: full runs are checked with
+	 * `tidepool render --stats`, and test_golden renders 16 frames of each. */
+	omp_set_num_threads(1);
+	glob_t g;
+	cr_assert_eq(glob("scenes/shallow_*.json", 0, NULL, &g), 0, "no shallow example scenes");
+	cr_assert_geq(g.gl_pathc, 3);
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		scene *sc;
+		stepper *st;
+		tp_err err;
+#if defined(__SANITIZE_ADDRESS__)
+		scene_overrides ov = { .frames = 3 }; /* ten times slower under the sanitizers */
+#else
+		scene_overrides ov = { .frames = 10 };
+#endif
+		cr_assert_eq(scene_load(g.gl_pathv[i], &ov, &sc, &err), 0, "%s", err.msg);
+		cr_assert_eq(stepper_create(sc, 2, &st, &err), 0, "%s: %s", g.gl_pathv[i], err.msg);
+		for (int f = 0; f < sc->frames; f++) {
+			cr_assert_eq(stepper_next(st, &err), 0, "%s frame %d: %s", g.gl_pathv[i], f, err.msg);
+			tp_stats ss;
+			stepper_stats(st, &ss);
+			for (int k = 0; k < ss.n; k++)
+				cr_assert(isfinite(ss.value[k]), "%s frame %d: %s = %g", g.gl_pathv[i], f,
+					  ss.name[k], ss.value[k]);
+			tp_surface s;
+			stepper_surface(st, &s);
+			for (int b = 0; b < s.nboxes; b++)
+				cr_assert(isfinite(s.boxes[b].x + s.boxes[b].y + s.boxes[b].z + s.boxes[b].tilt[0] +
+						   s.boxes[b].tilt[1]));
+			cr_assert_lt(fabs(at(&s, s.w / 2, s.h / 2)), 100);
+		}
+		stepper_destroy(st);
+		scene_destroy(sc);
+	}
+	globfree(&g);
+}
+
+/* ---- render_boxes ---- */
+
+#include "render/render_impl.h"
+
+/* A 120x80 frame of flat grey water and one box pose; returns the pixel (x, y). */
+typedef struct box_pic {
+	tp_image img;
+	scene sc;
+	scene_box box;
+	tp_box_pose pose;
+	float scratch[120 * 80 * 4];
+} box_pic;
+
+static void box_pic_draw(box_pic *bp, int shadows, int wrap)
+{
+	tp_image_free(&bp->img);
+	cr_assert_eq(tp_image_alloc(&bp->img, 120, 80, TP_RGB8), 0);
+	for (int y = 0; y < 80; y++)
+		memset(tp_image_row(&bp->img, y), 100, 3 * 120);
+	bp->sc.render.shadows = shadows;
+	bp->sc.boxes = &bp->box;
+	bp->sc.nboxes = 1;
+	tp_surface s = { .kind = TP_SURFACE_HEIGHT, .w = 120, .h = 80, .nboxes = 1, .boxes = &bp->pose,
+			 .wrap = wrap };
+	render_in in = { .sc = &bp->sc, .surf = &s, .w = 120, .h = 80, .wrap = wrap,
+			 .scratch = bp->scratch };
+	render_boxes(&in, &bp->img);
+}
+
+static const uint8_t *px(const box_pic *bp, int x, int y) { return tp_image_row(&bp->img, y) + 3 * x; }
+
+static int grey(const box_pic *bp, int x, int y)
+{
+	const uint8_t *p = px(bp, x, y);
+	return p[0] == 100 && p[1] == 100 && p[2] == 100;
+}
+
+Test(boxes_render, a_lit_block_with_or_without_its_shadow)
+{
+	static box_pic bp;
+	memset(&bp, 0, sizeof bp);
+	bp.box = (scene_box){ { 30, 20 }, 20, 0.5, 0, { 0, NULL } };
+	bp.pose = (tp_box_pose){ .x = 50, .y = 35, .z = -4 }; /* top 16 units above the water */
+	box_pic_draw(&bp, 0, 0);
+	const uint8_t *c = px(&bp, 50, 35);
+	cr_assert(c[0] > c[2] + 30, "the top face has the box's warm colour (%d %d %d)", c[0], c[1], c[2]);
+	cr_assert(!grey(&bp, 37, 27) && !grey(&bp, 63, 43), "covers its footprint");
+	cr_assert(grey(&bp, 33, 35) && grey(&bp, 67, 35) && grey(&bp, 50, 23) && grey(&bp, 50, 47),
+		  "and nothing outside it");
+	cr_assert(grey(&bp, 70, 50), "no shadow when shadows are off");
+	/* the bevel: the edge facing the sun (up-left) is lighter than the one facing away */
+	cr_assert_gt(px(&bp, 36, 35)[0] + 0, px(&bp, 64, 35)[0]);
+
+	box_pic_draw(&bp, 1, 0);
+	/* the sun is up-left: the shadow falls down-right, 16 units x (0.43, 0.55) away */
+	const uint8_t *sh = px(&bp, 70, 50);
+	cr_assert(sh[0] < 90 && sh[0] == sh[1] && sh[1] == sh[2], "shadow (%d %d %d)", sh[0], sh[1], sh[2]);
+	cr_assert(grey(&bp, 30, 20), "only down-right of the box");
+	cr_assert_eq(px(&bp, 50, 35)[0], c[0], "the box is drawn over its shadow");
+	tp_image_free(&bp.img);
+}
+
+Test(boxes_render, tilts_turn_and_wrap)
+{
+	static box_pic bp;
+	memset(&bp, 0, sizeof bp);
+	bp.box = (scene_box){ { 30, 20 }, 10, 0.5, 0, { 0, NULL } };
+	bp.pose = (tp_box_pose){ .x = 50, .y = 40, .z = -5 };
+	box_pic_draw(&bp, 0, 0);
+	int level = px(&bp, 50, 40)[0];
+	/* tipped towards the sun (up-left) the top is brighter, away from it darker;
+	 * bottom(u) = z - u sin(tilt1): tilt1 > 0 lowers the +u (right) side */
+	bp.pose.tilt[1] = -0.3;
+	box_pic_draw(&bp, 0, 0);
+	int towards = px(&bp, 50, 40)[0];
+	bp.pose.tilt[1] = 0.3;
+	box_pic_draw(&bp, 0, 0);
+	int away = px(&bp, 50, 40)[0];
+	cr_assert(towards > level && level > away, "lighting follows the tilt: %d %d %d", towards, level,
+		  away);
+	/* turned 90 degrees the footprint is 20 wide and 30 tall */
+	bp.pose = (tp_box_pose){ .x = 50, .y = 40, .angle = 90, .z = -5 };
+	box_pic_draw(&bp, 0, 0);
+	cr_assert(!grey(&bp, 50, 27) && grey(&bp, 50, 23) && grey(&bp, 37, 40));
+	/* with wrap a box on the right edge shows on the left */
+	bp.pose = (tp_box_pose){ .x = 115, .y = 40, .z = -5 };
+	box_pic_draw(&bp, 0, 1);
+	cr_assert(!grey(&bp, 5, 40) && !grey(&bp, 117, 40) && grey(&bp, 60, 40));
+	box_pic_draw(&bp, 0, 0);
+	cr_assert(grey(&bp, 5, 40), "but not without");
+	/* a pose that is not a number draws nothing */
+	bp.pose.x = NAN;
+	box_pic_draw(&bp, 1, 0);
+	for (int y = 0; y < 80; y++)
+		for (int x = 0; x < 120; x++)
+			cr_assert(grey(&bp, x, y));
+	tp_image_free(&bp.img);
 }

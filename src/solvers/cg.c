@@ -2,6 +2,7 @@
 #include "solvers/cg.h"
 
 #include <math.h>
+#include <string.h>
 
 /* Rows [j0, j1) of block c, clipped to the interior rows 1..h-2 (the outer ring is never
  * masked, so it never needs the stencil). */
@@ -210,30 +211,40 @@ cg_stats cg_solve(const cg_problem *pb, const double *b, double *x, const cg_wor
 	double *r = wk->r, *p = wk->p, *q = wk->q, *z = wk->z, *pc = wk->pc, *part = wk->part;
 	cg_stats st = { 0, 0, 0, 1 };
 
-	/* Clear everything off the mask: x there is the Dirichlet zero, and the scratch
-	 * vectors may hold values from a previous, differently shaped mask. */
-	for (size_t k = 0; k < n; k++) {
-		if (!pb->mask[k])
-			x[k] = 0;
-		r[k] = p[k] = q[k] = z[k] = 0;
+	/* x off the mask is the Dirichlet zero. The scratch vectors may hold values from a
+	 * previous, differently shaped mask: their outer ring (read by the stencils, never
+	 * written) is cleared, and every interior cell of r, q, z and p is written below
+	 * (0 off the mask) before it is read. */
+	const int w = pb->w, h = pb->h;
+	for (size_t k = 0; k < n; k++)
+		x[k] = pb->mask[k] ? x[k] : 0;
+	for (int i = 0; i < w; i++) {
+		size_t top = (size_t)i, bot = (size_t)(h - 1) * w + i;
+		r[top] = p[top] = q[top] = z[top] = 0;
+		r[bot] = p[bot] = q[bot] = z[bot] = 0;
+	}
+	for (int j = 1; j < h - 1; j++) {
+		size_t lft = (size_t)j * w, rgt = lft + w - 1;
+		r[lft] = p[lft] = q[lft] = z[lft] = 0;
+		r[rgt] = p[rgt] = q[rgt] = z[rgt] = 0;
 	}
 
-	/* r = b - A x. */
-	cg_apply(pb, x, q);
+	/* r = b - A x, block by block; b.b and r.r in block order like every later dot. */
 	double bb = 0;
-	for (size_t k = 0; k < n; k++) {
-		if (pb->mask[k]) {
-			r[k] = b[k] - q[k];
-			bb += b[k] * b[k];
-		}
-	}
-	/* rr in block order, like every later dot product. */
 	for (int c = 0; c < nb; c++) {
+		block_apply_dot(pb, c, x, q);
 		int j0, j1;
 		block_rows(pb, c, &j0, &j1);
 		double s = 0;
-		for (int j = j0; j < j1; j++)
-			s += row_dot(r + (size_t)j * pb->w, r + (size_t)j * pb->w, pb->w);
+		for (int j = j0; j < j1; j++) {
+			const size_t o = (size_t)j * w;
+			for (int i = 1; i < w - 1; i++) {
+				double bi = pb->mask[o + i] ? b[o + i] : 0;
+				r[o + i] = pb->mask[o + i] ? bi - q[o + i] : 0;
+				bb += bi * bi;
+			}
+			s += row_dot(r + o, r + o, w);
+		}
 		part[c] = s;
 	}
 	double rr = sum_parts(part, nb);
@@ -246,10 +257,13 @@ cg_stats cg_solve(const cg_problem *pb, const double *b, double *x, const cg_wor
 	int it = 0, done = !(rr > target);
 	double alpha = 0, beta = 0, rz = 0;
 	if (!done) {
-		mic_build(pb, pc);
+		if (!wk->pc_ready || !*wk->pc_ready)
+			mic_build(pb, pc);
+		if (wk->pc_ready)
+			*wk->pc_ready = 1;
 		rz = mic_apply(pb, pc, r, q, z, part); /* q is free until the first A p */
-		for (size_t k = 0; k < n; k++)
-			p[k] = z[k];
+		for (int j = 1; j < h - 1; j++)
+			memcpy(p + (size_t)j * w + 1, z + (size_t)j * w + 1, (size_t)(w - 2) * sizeof *p);
 	}
 
 	/* One parallel region for the whole solve; the scalar steps and the (sequential)

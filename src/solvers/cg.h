@@ -43,6 +43,10 @@ typedef struct cg_problem {
 typedef struct cg_work {
 	double *r, *p, *q, *z, *pc; /* w*h each */
 	double *part;               /* cg_blocks(h) partial sums */
+	/* Optional: 1 when pc already holds the preconditioner of this very mask, deg, diag,
+	 * scale and shift (set to 1 once built; the caller clears it when any changes).
+	 * NULL: built at every solve that iterates. */
+	int *pc_ready;
 } cg_work;
 
 typedef struct cg_stats {

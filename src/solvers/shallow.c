@@ -422,6 +422,7 @@ static int shallow_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	s->c_px = sqrt(s->rate) / s->dt_sub;
 	s->g_box = s->gravity > 0 ? s->gravity : s->c_px * s->c_px / s->depth;
 	s->mur_k = (sqrt(s->rate) - 1) / (sqrt(s->rate) + 1);
+	s->inv_edge = 1 / s->edge;
 
 	size_t cells = (size_t)s->w * s->h, ghosted = (size_t)s->S * (s->h + 2);
 	for (int i = 0; i < 3; i++)
@@ -638,6 +639,11 @@ static int save_load(shallow *s, FILE *f, int wr)
 	    rw_all(&s->v0, sizeof s->v0, 1, f, wr))
 		return -1;
 	if (!wr) {
+		/* the arena (footprints, preconditioners) is not in the file */
+		for (int i = 0; i < s->nold; i++) {
+			s->old_cl[i].key = 0;
+			s->old_cl[i].pc_ready = 0;
+		}
 		fill_ghosts(s, s->eta);
 		fill_ghosts(s, s->old);
 		report_poses(s);

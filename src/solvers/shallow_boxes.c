@@ -84,6 +84,36 @@ static void normalise_cluster(shallow *s, int ci)
 		}
 }
 
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+	for (size_t i = 0; i < n; i++) {
+		h ^= c[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+/* See cluster.key: the region, the arena offset and every member's pose, as bits. */
+static uint64_t cluster_key(const shallow *s, int ci)
+{
+	const cluster *c = &s->cl[ci];
+	uint64_t h = 1469598103934665603ull;
+	int r[4] = { c->x0, c->y0, c->w, c->h };
+	h = fnv(h, r, sizeof r);
+	h = fnv(h, &c->off, sizeof c->off);
+	for (int i = 0; i < s->nbox; i++) {
+		const box_state *b = &s->box[i];
+		if (!b->active || b->cluster != ci)
+			continue;
+		double v[6] = { b->x, b->y, b->angle, b->z, b->tilt[0], b->tilt[1] };
+		int t[5] = { i, b->x0, b->y0, b->sx, b->sy };
+		h = fnv(h, t, sizeof t);
+		h = fnv(h, v, sizeof v);
+	}
+	return h;
+}
+
 /* Groups the active boxes into clusters whose regions (margins included) are pairwise
  * disjoint, so each cluster is solved on its own and clusters can run in parallel
  * without ever writing the same cell. Returns 0, or -1 if the arena is too small. */
@@ -97,7 +127,7 @@ static int build_clusters(shallow *s)
 		if (!b->active)
 			continue;
 		cluster *c = &s->cl[s->ncl];
-		*c = (cluster){ b->x0, b->y0, b->rw, b->rh, 0, 0, 1, { 0, 0, 0, 1 }, 0 };
+		*c = (cluster){ b->x0, b->y0, b->rw, b->rh, 0, 0, 1, { 0, 0, 0, 1 }, 0, 0, 0, 0 };
 		b->cluster = s->ncl++;
 		if (wrap)
 			normalise_cluster(s, b->cluster);
@@ -153,6 +183,12 @@ static int build_clusters(shallow *s)
 		n++;
 	}
 	s->ncl = n;
+	for (int a = 0; a < n; a++) {
+		cluster *c = &s->cl[a];
+		c->key = cluster_key(s, a);
+		c->geo_valid = a < s->nold && s->old_cl[a].key == c->key && c->key != 0;
+		c->pc_ready = c->geo_valid && s->old_cl[a].pc_ready;
+	}
 	return off <= s->cap && poff <= s->part_cap ? 0 : -1;
 }
 
@@ -199,7 +235,9 @@ static void cluster_setup(shallow *s, int ci, int settle)
 	uint8_t *mask = s->a_mask + c->off, *deg = s->a_deg + c->off;
 	float *low = s->a_low + c->off, *cv = s->a_cov + c->off;
 	double *bv = s->a_b + c->off, *x = s->a_x + c->off, *dg = s->a_diag + c->off;
-	for (int j = 0; j < H; j++)
+	/* The footprint arrays, unless kept from the last step (a box at rest). */
+	const int keep = c->geo_valid && !settle;
+	for (int j = 0; j < H && !keep; j++)
 		for (int i = 0; i < W; i++) {
 			size_t k = (size_t)j * W + i;
 			int gx = c->x0 + i, gy = c->y0 + j;
@@ -212,7 +250,7 @@ static void cluster_setup(shallow *s, int ci, int settle)
 			mask[k] = 0;
 			bv[k] = x[k] = dg[k] = 0;
 		}
-	for (int bi = 0; bi < s->nbox; bi++) {
+	for (int bi = 0; bi < s->nbox && !keep; bi++) {
 		box_state *b = &s->box[bi];
 		if (!b->active || b->cluster != ci)
 			continue;
@@ -228,7 +266,7 @@ static void cluster_setup(shallow *s, int ci, int settle)
 			}
 		})
 	}
-	int masked = 0;
+	int masked = 0, changed = !keep;
 	for (int j = 1; j < H - 1; j++)
 		for (int i = 1; i < W - 1; i++) {
 			size_t k = (size_t)j * W + i;
@@ -243,14 +281,18 @@ static void cluster_setup(shallow *s, int ci, int settle)
 			/* Under the box where its bottom is below the effective level (the water
 			 * plus what the box held down last step, so a resting box stays masked even
 			 * where round-off puts the water a hair under its bottom). */
-			if (!(over + s->gamma * vprev > 0))
+			uint8_t in = over + s->gamma * vprev > 0;
+			changed |= in != mask[k];
+			mask[k] = in;
+			if (!in) {
+				bv[k] = x[k] = dg[k] = 0;
 				continue;
-			mask[k] = 1;
+			}
 			masked++;
 			/* A partly covered cell's virtual height is pulled towards 0 by the penalty
 			 * P (infinite at cov = 0, nothing at cov = 1), so a cell that enters or leaves
 			 * the mask does so with vh ~ 0: the soft edge is soft for vh too. */
-			double pen = SOFT_PENALTY * (1 - (double)cv[k]) / (double)cv[k];
+			double pen = cv[k] < 1 ? SOFT_PENALTY * (1 - (double)cv[k]) / (double)cv[k] : 0;
 			if (settle) {
 				/* see cluster_solve: rows divided by 1 - cov gamma to stay symmetric */
 				double f = 1 - (double)cv[k] * s->gamma;
@@ -263,6 +305,8 @@ static void cluster_setup(shallow *s, int ci, int settle)
 			}
 		}
 	c->masked = masked;
+	if (changed || settle)
+		c->pc_ready = 0;
 }
 
 /* Phase 2 of a cluster: CG, then the water takes rate * gamma * sum_j (vh_j - vh).
@@ -275,7 +319,7 @@ static void cluster_solve(shallow *s, int ci, int settle, int parallel)
 	double *x = s->a_x + c->off;
 	cg_problem pb = { W, H, mask, deg, 1.0, 0.0, s->a_diag + c->off };
 	cg_work wk = { s->a_r + c->off, s->a_p + c->off, s->a_q + c->off, s->a_z + c->off,
-		       s->a_pc + c->off, s->a_part + c->part_off };
+		       s->a_pc + c->off, s->a_part + c->part_off, &c->pc_ready };
 	if (settle) {
 		/* The resting state: effective level eta + gamma vh = 0 everywhere and a step that
 		 * changes nothing. With eta = -gamma vh, L eta = gamma L vh on the mask, and the
@@ -447,6 +491,9 @@ int shallow_couple(shallow *s, int settle)
 	s->cg_fail += fail;
 	memcpy(s->old_cl, s->cl, (size_t)ncl * sizeof *s->cl);
 	s->nold = ncl;
+	if (settle) /* the resting solve used other diagonals: nothing carries over */
+		for (int ci = 0; ci < ncl; ci++)
+			s->old_cl[ci].key = 0;
 	return 0;
 }
 

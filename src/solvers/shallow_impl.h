@@ -47,6 +47,12 @@ typedef struct cluster {
 	int alive;
 	cg_stats cg;
 	int masked;
+	/* Hash of the region, its place in the arena and its boxes' poses: equal to the
+	 * previous step's cluster at the same index means its footprint arrays (deg, low,
+	 * cov) in the arena are still right (0: never). */
+	uint64_t key;
+	int geo_valid; /* this step: the footprint arrays are kept from the last step */
+	int pc_ready;  /* the arena's preconditioner matches this cluster's mask */
 } cluster;
 
 typedef struct shallow {
@@ -58,7 +64,7 @@ typedef struct shallow {
 	int w, h, S; /* S = w + 2, the stride of the ghosted buffers */
 	scene_boundary boundary;
 	int nsub;
-	double dt_sub, d_step, mu, c_px, g_box, mur_k;
+	double dt_sub, d_step, mu, c_px, g_box, mur_k, inv_edge;
 
 	double *buf[3];         /* ghosted (w+2) x (h+2) */
 	double *eta, *old, *nw; /* rotate through buf */
@@ -91,7 +97,7 @@ typedef struct shallow {
  * a smoothstep 3t^2 - 2t^3 over the soft edge width E, t = d / E + 1/2. */
 static inline double edge_ramp(const shallow *s, double d)
 {
-	double t = d / s->edge + 0.5;
+	double t = d * s->inv_edge + 0.5;
 	return t <= 0 ? 0 : t >= 1 ? 1 : t * t * (3 - 2 * t);
 }
 
