@@ -4,6 +4,7 @@
  * rest density, the tank's inertia, the same bits whatever the thread count, checkpoints,
  * parameter errors, and the renderer's fluid picture. */
 #include <criterion/criterion.h>
+#include <glob.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -530,3 +531,49 @@ Test(sph, the_picture_shows_water_where_the_particles_are, .init = one_thread)
 	solver_destroy(t.s);
 }
 
+/* Sanitizer builds run much slower: they check a shorter stretch of each scene. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SCENE_CHECK_S 0.3
+#else
+#define SCENE_CHECK_S 2.5
+#endif
+
+Test(sph, example_scenes_keep_every_particle_in_the_tank_and_out_of_obstacles, .init = one_thread)
+{
+	/* Every step of the first SCENE_CHECK_S seconds of each scenes/sph_*.json (their
+	 * fast parts come early: the dam's collapse, the box's yank back, the slosh). */
+	glob_t g;
+	cr_assert_eq(glob("scenes/sph_*.json", 0, NULL, &g), 0, "no scenes/sph_*.json (run from the repository root)");
+	cr_assert_geq(g.gl_pathc, 4);
+	for (size_t k = 0; k < g.gl_pathc; k++) {
+		scene *sc;
+		tp_err err;
+		scene_overrides ov = { 0 };
+		cr_assert_eq(scene_load(g.gl_pathv[k], &ov, &sc, &err), 0, "%s", err.msg);
+		int frames = (int)(SCENE_CHECK_S * sc->fps);
+		if (frames > sc->frames)
+			frames = sc->frames;
+		cr_assert_eq(sc->substeps, 1, "%s: one step per frame, so every step is checked", sc->path);
+		stepper *st;
+		cr_assert_eq(stepper_create(sc, 1, &st, &err), 0, "%s", err.msg);
+		int n = 0;
+		for (int f = 0; f < frames; f++) {
+			cr_assert_eq(stepper_next(st, &err), 0, "%s", err.msg);
+			tp_surface s;
+			stepper_surface(st, &s);
+			char where[512];
+			snprintf(where, sizeof where, "%s frame %d", sc->path, f);
+			int m = check_contained(&s, sc, where);
+			cr_assert_geq(m, n, "%s: particles disappeared", where);
+			n = m;
+			tp_stats stt = { 0 };
+			stepper_stats(st, &stt);
+			for (int i = 0; i < stt.n; i++)
+				cr_assert(isfinite(stt.value[i]), "%s: %s is %g", where, stt.name[i], stt.value[i]);
+		}
+		cr_assert_gt(n, 0, "%s has water", sc->path);
+		stepper_destroy(st);
+		scene_destroy(sc);
+	}
+	globfree(&g);
+}
