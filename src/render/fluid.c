@@ -252,7 +252,7 @@ static void draw_particles(const render_in *in, tp_image *out)
 
 void render_fluid(const render_in *in, tp_image *out)
 {
-	if (in->sc->render.mode == SCENE_MODE_PARTICLES)
+	if (in->mode == SCENE_MODE_PARTICLES)
 		draw_particles(in, out);
 	else
 		draw_water(in, out);
