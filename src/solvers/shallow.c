@@ -62,7 +62,7 @@ static const char *const float_start_names[] = { "surface", "rest", NULL };
 
 #define OFF(f) offsetof(shallow, f)
 static const tp_option shallow_options[] = {
-	{ "rate", "c^2 dt^2/dx^2 per internal step (seed: 0.005); needs 4 rate < 1 + damping",
+	{ "rate", "c^2 dt^2/dx^2 per internal step (seed: 0.005); 4 rate + 8 viscosity dt < 1 + d",
 	  OFF(rate), TP_OPT_DOUBLE, REF_RATE, 1e-6, 1, NULL },
 	{ "damping", "velocity kept per 1/240 s (seed: 0.996 per step at 8 steps/frame, 30 fps)",
 	  OFF(damping), TP_OPT_DOUBLE, 0.996, 0, 1, NULL },
@@ -82,11 +82,11 @@ static const tp_option shallow_options[] = {
 	  NULL },
 	{ "drag", "linear drag on floating boxes, 1/s", OFF(drag), TP_OPT_DOUBLE, 1.0, 0, 1000,
 	  NULL },
-	{ "edge", "width of a box's soft edge, px (1 = exact cell coverage; wider rings less)",
+	{ "edge", "width of a box's soft edge, px (~1: cell coverage; wider: less ringing)",
 	  OFF(edge), TP_OPT_DOUBLE, 8, 1, 32, NULL },
 	{ "viscosity", "px^2/s; damps short waves like real water, ~ k^2 (0 = the seed's update)",
 	  OFF(viscosity), TP_OPT_DOUBLE, 1.0, 0, 1e4, NULL },
-	{ "float_start", "floating boxes start resting on the surface (and settle) or at rest",
+	{ "float_start", "floating boxes start on the surface (they bob and settle) or at their draft",
 	  OFF(float_start), TP_OPT_ENUM, FLOAT_START_SURFACE, 0, 1, float_start_names },
 	{ NULL },
 };
@@ -608,64 +608,70 @@ static void shallow_stats(const void *priv, tp_stats *out)
 	}
 }
 
-/* Checkpoint: a magic, the sizes, then eta, eta_old, vh and the box states (host byte
- * order: checkpoints are for resuming on the same machine). */
-static const char SAVE_MAGIC[8] = { 'T', 'P', 'S', 'H', 'A', 'L', '0', '1' };
+/* Checkpoint: a magic, the sizes, then eta, eta_old and vh (ghost rings included) and the
+ * box states, in host byte order (checkpoints are for resuming on the same machine). */
+static const char SAVE_MAGIC[8] = { 'T', 'P', 'S', 'H', 'A', 'L', '0', '2' };
 
-static int rw_all(void *p, size_t size, size_t n, FILE *f, int wr)
-{
-	return (wr ? fwrite(p, size, n, f) : fread(p, size, n, f)) == n ? 0 : -1;
-}
+typedef struct chunk {
+	void *p;
+	size_t size, n;
+} chunk;
 
-static int save_load(shallow *s, FILE *f, int wr)
+/* The state after the header, as the list of what is written and read back. */
+static int state_chunks(shallow *s, chunk *c)
 {
-	int32_t dims[3] = { s->w, s->h, s->nbox };
-	char magic[8];
-	memcpy(magic, SAVE_MAGIC, sizeof magic);
-	if (rw_all(magic, 1, sizeof magic, f, wr) || rw_all(dims, sizeof dims[0], 3, f, wr))
-		return -1;
-	if (!wr && (memcmp(magic, SAVE_MAGIC, sizeof magic) || dims[0] != s->w || dims[1] != s->h ||
-		    dims[2] != s->nbox))
-		return -2;
-	for (int y = 0; y < s->h; y++)
-		if (rw_all(row(s->eta, s->S, y), sizeof(double), (size_t)s->w, f, wr) ||
-		    rw_all(row(s->old, s->S, y), sizeof(double), (size_t)s->w, f, wr))
-			return -1;
-	if (rw_all(s->vh, sizeof(double), (size_t)s->S * (s->h + 2), f, wr) ||
-	    (s->nbox && (rw_all(s->box, sizeof *s->box, (size_t)s->nbox, f, wr) ||
-			 rw_all(s->prev, sizeof *s->prev, (size_t)s->nbox, f, wr) ||
-			 rw_all(s->old_cl, sizeof *s->old_cl, (size_t)s->nbox, f, wr) ||
-			 rw_all(&s->nold, sizeof s->nold, 1, f, wr))) ||
-	    rw_all(&s->v0, sizeof s->v0, 1, f, wr))
-		return -1;
-	if (!wr) {
-		/* the arena (footprints, preconditioners) is not in the file */
-		for (int i = 0; i < s->nold; i++) {
-			s->old_cl[i].key = 0;
-			s->old_cl[i].pc_ready = 0;
-		}
-		fill_ghosts(s, s->eta);
-		fill_ghosts(s, s->old);
-		report_poses(s);
+	const size_t ghosted = (size_t)s->S * (s->h + 2), nb = (size_t)s->nbox;
+	int n = 0;
+	c[n++] = (chunk){ s->eta, sizeof(double), ghosted };
+	c[n++] = (chunk){ s->old, sizeof(double), ghosted };
+	c[n++] = (chunk){ s->vh, sizeof(double), ghosted };
+	c[n++] = (chunk){ &s->v0, sizeof s->v0, 1 };
+	if (nb) {
+		c[n++] = (chunk){ s->box, sizeof *s->box, nb };
+		c[n++] = (chunk){ s->prev, sizeof *s->prev, nb };
+		c[n++] = (chunk){ s->old_cl, sizeof *s->old_cl, nb };
+		c[n++] = (chunk){ &s->nold, sizeof s->nold, 1 };
 	}
-	return 0;
+	return n;
 }
 
 static int shallow_save(const void *priv, FILE *f, tp_err *err)
 {
-	/* save_load only reads the state when writing */
-	if (save_load((shallow *)(uintptr_t)priv, f, 1) < 0)
-		return tp_errf(err, TP_EIO, "shallow: cannot write the checkpoint");
-	return 0;
+	/* state_chunks() only collects pointers; nothing is written to the state */
+	shallow *s = (shallow *)(uintptr_t)priv;
+	const int32_t dims[3] = { s->w, s->h, s->nbox };
+	chunk c[8];
+	int n = state_chunks(s, c);
+	int ok = fwrite(SAVE_MAGIC, 1, sizeof SAVE_MAGIC, f) == sizeof SAVE_MAGIC;
+	ok = ok && fwrite(dims, sizeof dims[0], 3, f) == 3;
+	for (int i = 0; ok && i < n; i++)
+		ok = fwrite(c[i].p, c[i].size, c[i].n, f) == c[i].n;
+	return ok ? 0 : tp_errf(err, TP_EIO, "shallow: cannot write the checkpoint");
 }
 
 static int shallow_load(void *priv, FILE *f, tp_err *err)
 {
-	int rc = save_load(priv, f, 0);
-	if (rc == -2)
-		return tp_errf(err, TP_EINPUT, "shallow: the checkpoint is for another scene");
-	if (rc < 0)
+	shallow *s = priv;
+	char magic[sizeof SAVE_MAGIC];
+	int32_t dims[3];
+	if (fread(magic, 1, sizeof magic, f) != sizeof magic || fread(dims, sizeof dims[0], 3, f) != 3)
 		return tp_errf(err, TP_EIO, "shallow: cannot read the checkpoint");
+	if (memcmp(magic, SAVE_MAGIC, sizeof magic) || dims[0] != s->w || dims[1] != s->h ||
+	    dims[2] != s->nbox)
+		return tp_errf(err, TP_EINPUT, "shallow: the checkpoint is for another scene");
+	chunk c[8];
+	int n = state_chunks(s, c);
+	for (int i = 0; i < n; i++)
+		if (fread(c[i].p, c[i].size, c[i].n, f) != c[i].n)
+			return tp_errf(err, TP_EIO, "shallow: cannot read the checkpoint");
+	/* the arena (footprints, preconditioners) is not in the file */
+	for (int i = 0; i < s->nold; i++) {
+		s->old_cl[i].key = 0;
+		s->old_cl[i].pc_ready = 0;
+	}
+	fill_ghosts(s, s->eta);
+	fill_ghosts(s, s->old);
+	report_poses(s);
 	return 0;
 }
 
