@@ -1,8 +1,8 @@
 /*
  * shallow.c - the `shallow` solver: seed 003 (GAMES103 lab 4) shallow waves, with boxes
  * coupled to the water through a "virtual height" solved by conjugate gradient (cg.c).
- * This file: options, the wave update, drops, init/step/surface/stats/checkpoints; the
- * boxes are in shallow_boxes.c, what both share in shallow_impl.h.
+ * This file: options, the wave update, drops, init/step/surface/stats/checkpoints. The
+ * boxes are in shallow_boxes.c; what both share is in shallow_impl.h.
  *
  * State: eta and eta_old, heights in height units relative to the rest depth, on a w x h
  * grid of 1-pixel cells with a one-cell ghost ring (so the stencil has no branches); vh,
@@ -13,22 +13,23 @@
  *
  * One internal step of dt_sub seconds:
  *   1. eta' = eta + d (eta - eta_old) + rate * sum_{j in N4} (eta_j - eta)   (wave_update)
- *      (+ an optional viscous term, see wave_update). Neumann edges: a missing neighbour
- *      contributes nothing (ghost = edge value); wrap: periodic; absorb: first-order Mur
- *      condition on the edge cells.
- *   2. Boxes, grouped into clusters whose regions touch (shallow_couple): mask the cells under a
- *      box whose bottom `low` is below the effective water level eta' + gamma vh_prev;
- *      solve L vh = (eta' - low) / rate there (L = minus the 4-neighbour Laplacian, masked-out
- *      neighbours zero); eta' += rate * gamma * sum_j (vh_j - vh). The update is a
- *      discrete divergence, so it moves water sideways and never creates or destroys it.
+ *      plus the optional viscous term mu L(eta - eta_old). Neumann edges: a missing
+ *      neighbour contributes nothing (ghost = edge value); wrap: periodic; absorb: Mur's
+ *      first-order condition on the edge cells.
+ *   2. Boxes, in clusters of boxes whose regions touch (shallow_couple): mask the cells
+ *      under a box whose bottom `low` is below the effective water level eta' + gamma vh;
+ *      solve L vh = cov (eta' - low) / rate there (L = minus the 4-neighbour Laplacian,
+ *      masked-out neighbours zero; cov the cell's share of the soft-edged footprint);
+ *      eta' += rate * gamma * sum_j (vh_j - vh). That is a discrete divergence: it moves
+ *      water sideways and never creates or destroys it.
  *   3. Floating boxes (float_box): buoyancy and pressure from the effective level
- *      eta + gamma vh (the water plus what the box is holding down), gravity, drag.
+ *      eta + gamma vh (the water plus what the box holds down), gravity, drag.
  *
- * Scaling (the seed's constants are per step on a 100-cell pool at 8 steps per frame): the
- * wave speed is sqrt(rate) cells per step; `speed` (px/s, default: the lab's 17 cells/s
- * scaled by the pool size / 100) sets how many steps each solver step takes; `damping` is
- * per 1/240 s (the lab's step at 30 fps) and converted to the real step length, so the
- * look does not depend on the grid size, fps or the scene's substeps.
+ * Scaling: the seed's constants are per step on a 100-cell pool at 8 steps per frame. The
+ * wave speed is sqrt(rate) cells per step, so `speed` (px/s; default the lab's 17 cells/s
+ * times the pool size / 100) sets how many steps each solver step takes. `damping` is per
+ * 1/240 s (the lab's step at 30 fps), converted to the real step length. The look then
+ * depends neither on the grid size nor on the fps or the scene's substeps.
  *
  * Stability: for a Fourier mode with Laplacian eigenvalue -l (0 <= l <= 8) the update has
  * amplification factors g with g^2 - (1 + d_l - rate l) g + d_l = 0, d_l = d - mu l (mu
@@ -38,11 +39,11 @@
  * which init() checks, refusing anything else with the reason.
  *
  * Box geometry: a box with centre (x, y) and angle a (degrees, counter-clockwise as seen
- * in the image, y down) covers the cells whose centre (i + 0.5, j + 0.5) has local
- * coordinates |u| <= w/2, |v| <= h/2 with u = dx cos a - dy sin a, v = dx sin a + dy cos a.
- * Its bottom at (u, v) is z + v sin(tilt[0]) - u sin(tilt[1]), z relative to the rest
- * level (negative = below it). One height unit is one pixel where the two meet (tilt,
- * horizontal forces).
+ * in the image, y down) has local coordinates u = dx cos a - dy sin a, v = dx sin a +
+ * dy cos a for a point (dx, dy) from its centre; it covers |u| < w/2, |v| < h/2, with a
+ * soft edge (FOR_FOOTPRINT in shallow_boxes.c). Its bottom at (u, v) is
+ * z + v sin(tilt[0]) - u sin(tilt[1]), z relative to the rest level (negative: below).
+ * Where heights and pixels meet (tilts, horizontal forces) a height unit is a pixel.
  */
 #include <math.h>
 #include <stdint.h>
@@ -112,7 +113,6 @@ static double pow_sqrt(double a, double e)
 	}
 	return r;
 }
-
 
 /* ---- wave update ---- */
 
@@ -272,6 +272,7 @@ static void shallow_drop(void *priv, double x, double y, double r, double streng
 					*eta_at(buf, pn[k]) -= share;
 		}
 		fill_ghosts(s, s->eta);
+		fill_ghosts(s, s->old);
 		return;
 	}
 	double rmax = wrap ? 0.25 * (s->w < s->h ? s->w : s->h) : 1e6;
