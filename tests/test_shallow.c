@@ -724,7 +724,8 @@ Test(boxes_render, a_lit_block_with_or_without_its_shadow)
 	bp.box = (scene_box){ { 30, 20 }, 20, 0.5, 0, { 0, NULL } };
 	bp.pose = (tp_box_pose){ .x = 50, .y = 35, .z = -4 }; /* top 16 units above the water */
 	box_pic_draw(&bp, 0, 0);
-	const uint8_t *c = px(&bp, 50, 35);
+	uint8_t c[3];
+	memcpy(c, px(&bp, 50, 35), 3);
 	cr_assert(c[0] > c[2] + 30, "the top face has the box's warm colour (%d %d %d)", c[0], c[1], c[2]);
 	cr_assert(!grey(&bp, 37, 27) && !grey(&bp, 63, 43), "covers its footprint");
 	cr_assert(grey(&bp, 33, 35) && grey(&bp, 67, 35) && grey(&bp, 50, 23) && grey(&bp, 50, 47),
