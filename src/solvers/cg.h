@@ -14,8 +14,10 @@
  *
  * Layout: row-major w x h cells, the outermost ring of cells must be unmasked so the
  * stencil needs no bounds checks. x holds the initial guess on entry (warm start) and the
- * solution on return. Before iterating, cg_solve() clears x and its scratch vectors outside
- * the mask, so nothing left over from an earlier, differently shaped mask is ever read.
+ * solution on return. Before iterating, cg_solve() sets x to 0 off the mask and clears
+ * the outer ring of its scratch vectors, and writes every interior cell of them (0 off the
+ * mask) before reading it, so nothing left over from an earlier, differently shaped mask
+ * is ever read.
  *
  * Ownership: the caller provides every array (the shallow solver carves them from one
  * arena at init), so cg_solve() never allocates.
