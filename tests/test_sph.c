@@ -521,6 +521,7 @@ Test(sph, the_picture_shows_water_where_the_particles_are, .init = one_thread)
 	cr_assert_neq(memcmp(tp_image_row(&img, 60) + 3 * wx, tp_image_row(&bg, 60) + 3 * wx, 3), 0);
 	/* the debug view draws dots where the particles are */
 	t.sc.render.mode = SCENE_MODE_PARTICLES;
+	in.mode = SCENE_MODE_PARTICLES;
 	render_fluid(&in, &img);
 	int x = (int)s.px[0], y = (int)s.py[0];
 	const uint8_t *dot = tp_image_row(&img, y) + 3 * x;
