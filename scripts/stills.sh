@@ -1,0 +1,29 @@
+#!/bin/sh
+# Renders the README's stills into docs/stills/ with the built binary.
+# Usage: scripts/stills.sh [path/to/tidepool]   (needs ImageMagick for the 2x2 tiling)
+set -eu
+BIN=${1:-build/tidepool}
+OUT=docs/stills
+CONVERT=/usr/bin/convert
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+mkdir -p "$OUT"
+
+# still SCENE FRAME NAME: frame FRAME of SCENE as $OUT/NAME.png
+still() {
+	"$BIN" render "$1" -q -y --frames $(($2 + 1)) -o "$tmp/$3-%04d.png"
+	cp "$(printf "%s/%s-%04d.png" "$tmp" "$3" "$2")" "$OUT/$3.png"
+}
+
+still scenes/pond.json 110 pond
+still scenes/rain.json 99 rain
+still scenes/boxes.json 99 boxes
+still scenes/shallow_float.json 90 shallow_float
+still scenes/sph_dambreak.json 45 sph_dambreak
+still scenes/sph_box.json 90 sph_box
+
+# A tileable caustics frame, tiled 2x2 to show there is no seam.
+"$BIN" render scenes/textures/caustics_loop.json -q -y --frames 31 -o "caustics=$tmp/c-%04d.png"
+$CONVERT \( "$tmp/c-0030.png" "$tmp/c-0030.png" +append \) \
+	\( "$tmp/c-0030.png" "$tmp/c-0030.png" +append \) -append "$OUT/caustics_2x2.png"
+echo "stills: $(ls "$OUT" | wc -l) images in $OUT"
