@@ -27,29 +27,32 @@ typedef struct pool {
 	void *p;
 } pool;
 
-static const scene_boundary boundaries[] = { SCENE_BOUNDARY_REFLECT, SCENE_BOUNDARY_WRAP,
-					     SCENE_BOUNDARY_ABSORB };
-static const char *const bnames[] = { "reflect", "absorb", "wrap" };
-static const char *const solvers[] = { "hooke", "ripple" };
+static const scene_boundary boundaries[] = {SCENE_BOUNDARY_REFLECT, SCENE_BOUNDARY_WRAP,
+					    SCENE_BOUNDARY_ABSORB};
+static const char *const bnames[] = {"reflect", "absorb", "wrap"};
+static const char *const solvers[] = {"hooke", "ripple"};
 
 /* Two boxes: a still island turned 30 degrees and a box that sails and turns (placed so
  * that for wrap it crosses the right edge). Poses at t come from box_poses(). */
 static void add_boxes(pool *pl)
 {
 	scene *sc = &pl->sc;
-	pl->keys[0] = (scene_key){ 0, 0.3 * sc->width, 0.35 * sc->height, 30 };
-	pl->keys[1] = (scene_key){ 0, 0.7 * sc->width, 0.6 * sc->height, 0 };
-	pl->boxes[0] = (scene_box){ .size = { 9, 5 }, .height = 1, .path = { 1, &pl->keys[0] } };
-	pl->boxes[1] = (scene_box){ .size = { 7, 4 }, .height = 1, .path = { 1, &pl->keys[1] } };
+	pl->keys[0] = (scene_key){0, 0.3 * sc->width, 0.35 * sc->height, 30};
+	pl->keys[1] = (scene_key){0, 0.7 * sc->width, 0.6 * sc->height, 0};
+	pl->boxes[0] = (scene_box){.size = {9, 5}, .height = 1, .path = {1, &pl->keys[0]}};
+	pl->boxes[1] = (scene_box){.size = {7, 4}, .height = 1, .path = {1, &pl->keys[1]}};
 	sc->boxes = pl->boxes;
 	sc->nboxes = 2;
 }
 
 static void box_poses(pool *pl, double t)
 {
-	pl->poses[0] = (tp_box_pose){ .x = pl->keys[0].x, .y = pl->keys[0].y, .angle = 30 };
-	pl->poses[1] = (tp_box_pose){ .x = pl->keys[1].x + 25 * t, .y = pl->keys[1].y - 6 * t,
-				      .angle = 40 * t, .vx = 25, .vy = -6 };
+	pl->poses[0] = (tp_box_pose){.x = pl->keys[0].x, .y = pl->keys[0].y, .angle = 30};
+	pl->poses[1] = (tp_box_pose){.x = pl->keys[1].x + 25 * t,
+				     .y = pl->keys[1].y - 6 * t,
+				     .angle = 40 * t,
+				     .vx = 25,
+				     .vy = -6};
 }
 
 static void pool_open(pool *pl, const char *name, int w, int h, scene_boundary b, int boxes,
@@ -77,7 +80,10 @@ static void pool_open(pool *pl, const char *name, int w, int h, scene_boundary b
 	pl->p = solver_priv(pl->s);
 }
 
-static void pool_close(pool *pl) { solver_destroy(pl->s); }
+static void pool_close(pool *pl)
+{
+	solver_destroy(pl->s);
+}
 
 static double opt(pool *pl, const char *name)
 {
@@ -88,7 +94,7 @@ static double opt(pool *pl, const char *name)
 
 static void pool_step(pool *pl, int k)
 {
-	tp_step_in in = { .t = (k + 1) * DT, .dt = DT };
+	tp_step_in in = {.t = (k + 1) * DT, .dt = DT};
 	if (pl->sc.nboxes) {
 		box_poses(pl, in.t);
 		in.boxes = pl->poses;
@@ -110,7 +116,7 @@ static int32_t at(const tp_surface *s, int x, int y)
 
 static double stat(pool *pl, const char *name)
 {
-	tp_stats st = { 0 };
+	tp_stats st = {0};
 	pl->d->stats(pl->p, &st);
 	for (int i = 0; i < st.n; i++)
 		if (!strcmp(st.name[i], name))
@@ -133,10 +139,14 @@ static void ref_open(refsim *r, pool *pl)
 	int u = (int)opt(pl, "unit"), sp = (int)opt(pl, "sponge");
 	double wake = opt(pl, "wake");
 	if (r->ripple) {
-		cr_assert_eq(ref_ripple_init(&r->rp, pl->sc.width, pl->sc.height, pl->sc.boundary, u, sp, wake), 0);
+		cr_assert_eq(ref_ripple_init(&r->rp, pl->sc.width, pl->sc.height, pl->sc.boundary,
+					     u, sp, wake),
+			     0);
 		r->rp.damping = (int)opt(pl, "damping");
 	} else {
-		cr_assert_eq(ref_hooke_init(&r->hk, pl->sc.width, pl->sc.height, pl->sc.boundary, u, sp, wake), 0);
+		cr_assert_eq(ref_hooke_init(&r->hk, pl->sc.width, pl->sc.height, pl->sc.boundary, u,
+					    sp, wake),
+			     0);
 		r->hk.edge = (int)opt(pl, "edge");
 		r->hk.corner = (int)opt(pl, "corner");
 		r->hk.vshift = (int)opt(pl, "velocity_damping");
@@ -169,7 +179,10 @@ static void ref_step_(refsim *r, pool *pl)
 		ref_hooke_step(&r->hk, pl->sc.boxes, poses, pl->sc.nboxes, DT);
 }
 
-static const int32_t *ref_height(const refsim *r) { return r->ripple ? r->rp.cur : r->hk.back; }
+static const int32_t *ref_height(const refsim *r)
+{
+	return r->ripple ? r->rp.cur : r->hk.back;
+}
 
 static void assert_same(pool *pl, const refsim *r, int step)
 {
@@ -179,9 +192,10 @@ static void assert_same(pool *pl, const refsim *r, int step)
 	for (int y = 0; y < s.h; y++)
 		for (int x = 0; x < s.w; x++) {
 			if (at(&s, x, y) != want[y * s.w + x])
-				cr_assert_fail("%s/%s step %d: cell (%d, %d) is %d, the seed port has %d",
-					       pl->d->name, bnames[pl->sc.boundary], step, x, y, at(&s, x, y),
-					       want[y * s.w + x]);
+				cr_assert_fail(
+					"%s/%s step %d: cell (%d, %d) is %d, the seed port has %d",
+					pl->d->name, bnames[pl->sc.boundary], step, x, y,
+					at(&s, x, y), want[y * s.w + x]);
 			nonzero += want[y * s.w + x] != 0;
 		}
 	cr_assert_gt(nonzero, 0, "the comparison is not of two still pools");
@@ -224,9 +238,18 @@ static void port_test(const char *name, scene_boundary b, int boxes, const scene
 	pool_close(&pl);
 }
 
-Test(hooke, matches_seed_port_reflect) { port_test("hooke", SCENE_BOUNDARY_REFLECT, 0, NULL, 0); }
-Test(hooke, matches_seed_port_wrap) { port_test("hooke", SCENE_BOUNDARY_WRAP, 0, NULL, 0); }
-Test(hooke, matches_seed_port_absorb) { port_test("hooke", SCENE_BOUNDARY_ABSORB, 0, NULL, 0); }
+Test(hooke, matches_seed_port_reflect)
+{
+	port_test("hooke", SCENE_BOUNDARY_REFLECT, 0, NULL, 0);
+}
+Test(hooke, matches_seed_port_wrap)
+{
+	port_test("hooke", SCENE_BOUNDARY_WRAP, 0, NULL, 0);
+}
+Test(hooke, matches_seed_port_absorb)
+{
+	port_test("hooke", SCENE_BOUNDARY_ABSORB, 0, NULL, 0);
+}
 
 Test(hooke, matches_seed_port_with_boxes)
 {
@@ -237,15 +260,25 @@ Test(hooke, matches_seed_port_with_boxes)
 Test(hooke, matches_port_with_other_constants)
 {
 	/* D = 12 (plain division), D = 8 (another power of two), other shifts and unit. */
-	const scene_param a[] = { { "edge", 2 }, { "corner", 1 }, { "velocity_damping", 5 }, { "unit", 700 } };
-	const scene_param b[] = { { "edge", 1 }, { "corner", 1 }, { "height_damping", 11 }, { "wake", 3 } };
+	const scene_param a[] = {
+		{"edge", 2}, {"corner", 1}, {"velocity_damping", 5}, {"unit", 700}};
+	const scene_param b[] = {{"edge", 1}, {"corner", 1}, {"height_damping", 11}, {"wake", 3}};
 	port_test("hooke", SCENE_BOUNDARY_REFLECT, 0, a, 4);
 	port_test("hooke", SCENE_BOUNDARY_WRAP, 1, b, 4);
 }
 
-Test(ripple, matches_seed_port_reflect) { port_test("ripple", SCENE_BOUNDARY_REFLECT, 0, NULL, 0); }
-Test(ripple, matches_seed_port_wrap) { port_test("ripple", SCENE_BOUNDARY_WRAP, 0, NULL, 0); }
-Test(ripple, matches_seed_port_absorb) { port_test("ripple", SCENE_BOUNDARY_ABSORB, 0, NULL, 0); }
+Test(ripple, matches_seed_port_reflect)
+{
+	port_test("ripple", SCENE_BOUNDARY_REFLECT, 0, NULL, 0);
+}
+Test(ripple, matches_seed_port_wrap)
+{
+	port_test("ripple", SCENE_BOUNDARY_WRAP, 0, NULL, 0);
+}
+Test(ripple, matches_seed_port_absorb)
+{
+	port_test("ripple", SCENE_BOUNDARY_ABSORB, 0, NULL, 0);
+}
 
 Test(ripple, matches_seed_port_with_boxes)
 {
@@ -255,7 +288,7 @@ Test(ripple, matches_seed_port_with_boxes)
 
 Test(ripple, matches_port_with_other_constants)
 {
-	const scene_param a[] = { { "damping", 9 }, { "unit", 333 }, { "sponge", 5 }, { "wake", 2 } };
+	const scene_param a[] = {{"damping", 9}, {"unit", 333}, {"sponge", 5}, {"wake", 2}};
 	port_test("ripple", SCENE_BOUNDARY_ABSORB, 1, a, 4);
 }
 
@@ -265,7 +298,7 @@ Test(ripple, matches_port_with_other_constants)
 Test(hooke, seed_numbers_by_hand)
 {
 	pool pl;
-	const scene_param u[] = { { "unit", 1600 } };
+	const scene_param u[] = {{"unit", 1600}};
 	pool_open(&pl, "hooke", 9, 9, SCENE_BOUNDARY_REFLECT, 0, u, 1);
 	pl.d->drop(pl.p, 4.5, 4.5, 0.5, 1.0);
 	tp_surface s = surf(&pl);
@@ -288,14 +321,14 @@ Test(hooke, seed_numbers_by_hand)
 Test(ripple, seed_numbers_by_hand)
 {
 	pool pl;
-	const scene_param u[] = { { "unit", 600 } };
+	const scene_param u[] = {{"unit", 600}};
 	pool_open(&pl, "ripple", 11, 11, SCENE_BOUNDARY_REFLECT, 0, u, 1);
 	pl.d->drop(pl.p, 5.5, 5.5, 0.5, 1.0);
 	pool_step(&pl, 0);
 	tp_surface s = surf(&pl);
 	cr_assert_eq(at(&s, 5, 5), -581);
-	const int nb[12][2] = { { -1, -1 }, { 0, -1 }, { 1, -1 }, { -1, 0 }, { 1, 0 }, { -1, 1 },
-				{ 0, 1 },   { 1, 1 },  { 0, -2 }, { 0, 2 },  { -2, 0 }, { 2, 0 } };
+	const int nb[12][2] = {{-1, -1}, {0, -1}, {1, -1}, {-1, 0}, {1, 0},  {-1, 1},
+			       {0, 1},   {1, 1},  {0, -2}, {0, 2},  {-2, 0}, {2, 0}};
 	for (int i = 0; i < 12; i++)
 		cr_assert_eq(at(&s, 5 + nb[i][0], 5 + nb[i][1]), 97, "neighbour %d", i);
 	cr_assert_eq(at(&s, 7, 6), 0);
@@ -305,9 +338,13 @@ Test(ripple, seed_numbers_by_hand)
 
 Test(hooke, rejects_zero_springs_and_tiny_pools)
 {
-	scene sc = { .path = "t.json", .width = 40, .height = 30, .fps = 30, .substeps = 1,
-		     .solver = solver_find("hooke") };
-	scene_param p[] = { { "edge", 0 }, { "corner", 0 } };
+	scene sc = {.path = "t.json",
+		    .width = 40,
+		    .height = 30,
+		    .fps = 30,
+		    .substeps = 1,
+		    .solver = solver_find("hooke")};
+	scene_param p[] = {{"edge", 0}, {"corner", 0}};
 	sc.params = p;
 	sc.nparams = 2;
 	solver *s = NULL;
@@ -339,8 +376,10 @@ Test(intsolvers, one_and_two_threads_give_the_same_bits)
 				tp_rng_seed(&rng, 5, 5);
 				for (int k = 0; k < 40; k++) {
 					if (k % 3 == 0)
-						pl.d->drop(pl.p, tp_rng_range(&rng, 0, 211), tp_rng_range(&rng, 0, 163),
-							   tp_rng_range(&rng, 2, 8), tp_rng_range(&rng, -1, 2));
+						pl.d->drop(pl.p, tp_rng_range(&rng, 0, 211),
+							   tp_rng_range(&rng, 0, 163),
+							   tp_rng_range(&rng, 2, 8),
+							   tp_rng_range(&rng, -1, 2));
 					pool_step(&pl, k);
 				}
 				tp_surface s = surf(&pl);
@@ -349,12 +388,20 @@ Test(intsolvers, one_and_two_threads_give_the_same_bits)
 					energy = e;
 					first = malloc(211 * 163 * sizeof *first);
 					for (int y = 0; y < 163; y++)
-						memcpy(first + y * 211, (const int32_t *)s.data + y * s.stride, 211 * 4);
+						memcpy(first + y * 211,
+						       (const int32_t *)s.data + y * s.stride,
+						       211 * 4);
 				} else {
 					for (int y = 0; y < 163; y++)
-						cr_assert_eq(memcmp(first + y * 211, (const int32_t *)s.data + y * s.stride, 211 * 4), 0,
-							     "%s/%s row %d differs with 2 threads", solvers[n], bnames[boundaries[b]], y);
-					cr_assert(e == energy, "%s: energy %.17g vs %.17g", solvers[n], e, energy);
+						cr_assert_eq(memcmp(first + y * 211,
+								    (const int32_t *)s.data +
+									    y * s.stride,
+								    211 * 4),
+							     0,
+							     "%s/%s row %d differs with 2 threads",
+							     solvers[n], bnames[boundaries[b]], y);
+					cr_assert(e == energy, "%s: energy %.17g vs %.17g",
+						  solvers[n], e, energy);
 				}
 				pool_close(&pl);
 			}
@@ -378,7 +425,8 @@ Test(intsolvers, still_water_stays_still)
 			tp_surface s = surf(&pl);
 			for (int y = 0; y < 40; y++)
 				for (int x = 0; x < 50; x++)
-					cr_assert_eq(at(&s, x, y), 0, "%s/%s", solvers[n], bnames[boundaries[b]]);
+					cr_assert_eq(at(&s, x, y), 0, "%s/%s", solvers[n],
+						     bnames[boundaries[b]]);
 			cr_assert_eq(stat(&pl, "energy"), 0);
 			cr_assert_eq(stat(&pl, "max"), 0);
 			pool_close(&pl);
@@ -405,7 +453,9 @@ Test(intsolvers, centred_drop_stays_symmetric)
 				for (int y = 0; y < N; y++)
 					for (int x = 0; x < N; x++) {
 						int32_t v = at(&s, x, y);
-						cr_assert_eq(v, at(&s, N - 1 - x, y), "%s/%s step %d (%d,%d)", solvers[n], bnames[boundaries[b]], k, x, y);
+						cr_assert_eq(v, at(&s, N - 1 - x, y),
+							     "%s/%s step %d (%d,%d)", solvers[n],
+							     bnames[boundaries[b]], k, x, y);
 						cr_assert_eq(v, at(&s, x, N - 1 - y));
 						cr_assert_eq(v, at(&s, y, x));
 						nonzero += v != 0;
@@ -428,7 +478,9 @@ Test(intsolvers, damping_makes_energy_decay)
 			pool_step(&pl, k);
 			if (k % 100 == 99) {
 				double e = stat(&pl, "energy");
-				cr_assert(e < prev || e == 0, "%s: energy %g after %d steps (before %g)", solvers[n], e, k + 1, prev);
+				cr_assert(e < prev || e == 0,
+					  "%s: energy %g after %d steps (before %g)", solvers[n], e,
+					  k + 1, prev);
 				prev = e;
 			}
 		}
@@ -436,20 +488,22 @@ Test(intsolvers, damping_makes_energy_decay)
 		pool_close(&pl);
 	}
 	/* Less damping keeps more: ripple's damping 8 against 5, hooke's shifts 9/11 vs 6/8. */
-	const scene_param weak[2][2] = { { { "velocity_damping", 9 }, { "height_damping", 11 } },
-					 { { "damping", 8 }, { "unit", 4096 } } };
+	const scene_param weak[2][2] = {{{"velocity_damping", 9}, {"height_damping", 11}},
+					{{"damping", 8}, {"unit", 4096}}};
 	for (int n = 0; n < 2; n++) {
 		double e[2];
 		for (int i = 0; i < 2; i++) {
 			pool pl;
-			pool_open(&pl, solvers[n], 120, 100, SCENE_BOUNDARY_REFLECT, 0, weak[n], i ? 2 : 0);
+			pool_open(&pl, solvers[n], 120, 100, SCENE_BOUNDARY_REFLECT, 0, weak[n],
+				  i ? 2 : 0);
 			pl.d->drop(pl.p, 60, 50, 8, 1.0);
 			for (int k = 0; k < 60; k++)
 				pool_step(&pl, k);
 			e[i] = stat(&pl, "energy");
 			pool_close(&pl);
 		}
-		cr_assert_gt(e[1], 1.5 * e[0], "%s: weaker damping %g vs %g", solvers[n], e[1], e[0]);
+		cr_assert_gt(e[1], 1.5 * e[0], "%s: weaker damping %g vs %g", solvers[n], e[1],
+			     e[0]);
 	}
 }
 
@@ -496,7 +550,8 @@ Test(intsolvers, wrap_is_periodic)
 		tp_surface t = surf(&b);
 		for (int y = 0; y < 64; y++)
 			for (int x = 0; x < 96; x++)
-				cr_assert_eq(at(&s, x, y), at(&t, (x + 37) % 96, (y + 21) % 64), "%s (%d,%d)", solvers[n], x, y);
+				cr_assert_eq(at(&s, x, y), at(&t, (x + 37) % 96, (y + 21) % 64),
+					     "%s (%d,%d)", solvers[n], x, y);
 		cr_assert_eq(s.wrap, 1);
 		cr_assert_eq(r.wrap, 0);
 		pool_close(&a);
@@ -522,14 +577,16 @@ Test(intsolvers, absorb_reflects_much_less_than_reflect)
 {
 	/* Light damping and a fine unit so the echo from the edges stays above the integer
 	 * dead zone; the middle of a 160 pool is watched while the echo crosses it. */
-	const scene_param light[2][3] = { { { "velocity_damping", 9 }, { "height_damping", 10 }, { "unit", 65536 } },
-					  { { "damping", 8 }, { "unit", 16384 }, { "sponge", 32 } } };
+	const scene_param light[2][3] = {
+		{{"velocity_damping", 9}, {"height_damping", 10}, {"unit", 65536}},
+		{{"damping", 8}, {"unit", 16384}, {"sponge", 32}}};
 	for (int n = 0; n < 2; n++) {
-		double echo[2] = { 0, 0 };
+		double echo[2] = {0, 0};
 		for (int i = 0; i < 2; i++) {
 			pool pl;
-			pool_open(&pl, solvers[n], 160, 160, i ? SCENE_BOUNDARY_ABSORB : SCENE_BOUNDARY_REFLECT,
-				  0, light[n], 3);
+			pool_open(&pl, solvers[n], 160, 160,
+				  i ? SCENE_BOUNDARY_ABSORB : SCENE_BOUNDARY_REFLECT, 0, light[n],
+				  3);
 			pl.d->drop(pl.p, 80, 80, 6, 1.0);
 			for (int k = 0; k < 360; k++) {
 				pool_step(&pl, k);
@@ -541,7 +598,8 @@ Test(intsolvers, absorb_reflects_much_less_than_reflect)
 			pool_close(&pl);
 		}
 		cr_assert_gt(echo[0], 0, "%s: the reflect pool echoes", solvers[n]);
-		cr_assert_lt(echo[1], 0.25 * echo[0], "%s: absorb echo %g vs reflect %g", solvers[n], echo[1], echo[0]);
+		cr_assert_lt(echo[1], 0.25 * echo[0], "%s: absorb echo %g vs reflect %g",
+			     solvers[n], echo[1], echo[0]);
 	}
 }
 
@@ -550,8 +608,9 @@ Test(intsolvers, boxes_hold_water_and_a_moving_box_makes_a_wake)
 	for (int n = 0; n < 2; n++)
 		for (int b = 0; b < 3; b++) {
 			const char *bn = bnames[boundaries[b]];
-			/* In still water the sailing box pushes a bow wave; with wake 0 nothing moves. */
-			const scene_param off[] = { { "wake", 0 } };
+			/* In still water the sailing box pushes a bow wave; with wake 0 nothing
+			 * moves. */
+			const scene_param off[] = {{"wake", 0}};
 			pool pl, still;
 			pool_open(&pl, solvers[n], 100, 70, boundaries[b], 1, NULL, 0);
 			pool_open(&still, solvers[n], 100, 70, boundaries[b], 1, off, 1);
@@ -564,7 +623,8 @@ Test(intsolvers, boxes_hold_water_and_a_moving_box_makes_a_wake)
 			tp_surface s = surf(&pl);
 			cr_assert_eq(s.nboxes, 2);
 			cr_assert_float_eq(s.boxes[1].x, 95.0, 1e-9);
-			cr_assert_eq(at(&s, 95, 35), 0, "%s/%s: under the sailing box", solvers[n], bn);
+			cr_assert_eq(at(&s, 95, 35), 0, "%s/%s: under the sailing box", solvers[n],
+				     bn);
 			/* Waves all around the island: the cells under it stay at 0. */
 			for (int k = 30; k < 60; k++) {
 				if (k % 3 == 0)
@@ -572,11 +632,15 @@ Test(intsolvers, boxes_hold_water_and_a_moving_box_makes_a_wake)
 				pool_step(&pl, k);
 			}
 			s = surf(&pl);
-			/* Island: 9 x 5 centred on (30, 24.5), turned 30 degrees counter-clockwise. */
+			/* Island: 9 x 5 centred on (30, 24.5), turned 30 degrees counter-clockwise.
+			 */
 			cr_assert_eq(at(&s, 30, 24), 0, "%s/%s: under the island", solvers[n], bn);
-			cr_assert_eq(at(&s, 32, 21), 0, "%s/%s: under its turned corner", solvers[n], bn);
-			cr_assert_neq(at(&s, 33, 26), 0, "%s/%s: outside the turned island", solvers[n], bn);
-			cr_assert_neq(at(&s, 30, 18), 0, "%s/%s: outside the island", solvers[n], bn);
+			cr_assert_eq(at(&s, 32, 21), 0, "%s/%s: under its turned corner",
+				     solvers[n], bn);
+			cr_assert_neq(at(&s, 33, 26), 0, "%s/%s: outside the turned island",
+				      solvers[n], bn);
+			cr_assert_neq(at(&s, 30, 18), 0, "%s/%s: outside the island", solvers[n],
+				      bn);
 			pool_close(&pl);
 			pool_close(&still);
 		}
@@ -635,8 +699,10 @@ Test(intsolvers, drop_profile_and_stats)
 		double slopes = 0;
 		for (int y = 0; y < 40; y++)
 			for (int x = 0; x < 60; x++) {
-				double gx = x + 1 < 60 ? (double)at(&s, x + 1, y) - at(&s, x, y) : 0;
-				double gy = y + 1 < 40 ? (double)at(&s, x, y + 1) - at(&s, x, y) : 0;
+				double gx =
+					x + 1 < 60 ? (double)at(&s, x + 1, y) - at(&s, x, y) : 0;
+				double gy =
+					y + 1 < 40 ? (double)at(&s, x, y + 1) - at(&s, x, y) : 0;
 				slopes += (gx * gx + gy * gy) / ((double)u * u);
 			}
 		cr_assert_gt(slopes, 1.0);

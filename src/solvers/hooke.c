@@ -27,19 +27,26 @@ typedef struct hooke {
 	ig_grid g;
 	int32_t *hbuf[2], *vbuf; /* allocations; cur indexes the current heights */
 	int cur;
-	int kshift;              /* D = 1 << kshift when D is a power of two, else -1 */
+	int kshift; /* D = 1 << kshift when D is a power of two, else -1 */
 } hooke;
 
 #define OFF(f) offsetof(hooke, f)
 static const tp_option hooke_options[] = {
-	{ "edge", "spring weight of the 4 edge neighbours (seed: 3)", OFF(edge), TP_OPT_INT, 3, 0, 15, NULL },
-	{ "corner", "spring weight of the 4 corner neighbours (seed: 1)", OFF(corner), TP_OPT_INT, 1, 0, 15, NULL },
-	{ "velocity_damping", "v -= v >> this each step (seed: 6; larger = less damping)", OFF(vshift), TP_OPT_INT, 6, 1, 30, NULL },
-	{ "height_damping", "h -= h >> this each step (seed: 8; larger = less damping)", OFF(hshift), TP_OPT_INT, 8, 1, 30, NULL },
-	{ "unit", "stored integer units per height unit (a drop of strength 1)", OFF(unit), TP_OPT_INT, 4096, 16, 65536, NULL },
-	{ "sponge", "width in pixels of the absorbing band (boundary absorb)", OFF(sponge), TP_OPT_INT, 32, 1, 4096, NULL },
-	{ "wake", "bow wave of a moving box: about 4.3 x this height units (0 = off)", OFF(wake), TP_OPT_DOUBLE, 0.1, 0, 100, NULL },
-	{ NULL },
+	{"edge", "spring weight of the 4 edge neighbours (seed: 3)", OFF(edge), TP_OPT_INT, 3, 0,
+	 15, NULL},
+	{"corner", "spring weight of the 4 corner neighbours (seed: 1)", OFF(corner), TP_OPT_INT, 1,
+	 0, 15, NULL},
+	{"velocity_damping", "v -= v >> this each step (seed: 6; larger = less damping)",
+	 OFF(vshift), TP_OPT_INT, 6, 1, 30, NULL},
+	{"height_damping", "h -= h >> this each step (seed: 8; larger = less damping)", OFF(hshift),
+	 TP_OPT_INT, 8, 1, 30, NULL},
+	{"unit", "stored integer units per height unit (a drop of strength 1)", OFF(unit),
+	 TP_OPT_INT, 4096, 16, 65536, NULL},
+	{"sponge", "width in pixels of the absorbing band (boundary absorb)", OFF(sponge),
+	 TP_OPT_INT, 32, 1, 4096, NULL},
+	{"wake", "bow wave of a moving box: about 4.3 x this height units (0 = off)", OFF(wake),
+	 TP_OPT_DOUBLE, 0.1, 0, 100, NULL},
+	{NULL},
 };
 
 /* The kernel above for one row of n cells, for D = 1 << k: C division by a power of two
@@ -65,14 +72,15 @@ row_pow2(const int32_t *restrict h, int32_t *restrict hn, int32_t *restrict v, p
 }
 
 /* Any other D (e + c not a power of two): plain division. */
-static void row_div(const int32_t *restrict h, int32_t *restrict hn, int32_t *restrict v, ptrdiff_t s,
-		    int n, int32_t e, int32_t c, int sv, int sh)
+static void row_div(const int32_t *restrict h, int32_t *restrict hn, int32_t *restrict v,
+		    ptrdiff_t s, int n, int32_t e, int32_t c, int sv, int sh)
 {
 	const int32_t *up = h - s, *dn = h + s;
 	const int32_t dd = 4 * (e + c);
 	for (int x = 0; x < n; x++) {
 		int32_t a = (dd * h[x] - (e * (up[x] + dn[x] + h[x - 1] + h[x + 1]) +
-					  c * (up[x - 1] + up[x + 1] + dn[x + 1] + dn[x - 1]))) / dd;
+					  c * (up[x - 1] + up[x + 1] + dn[x + 1] + dn[x - 1]))) /
+			    dd;
 		int32_t vv = v[x] - a;
 		vv -= vv >> sv;
 		v[x] = vv;
@@ -133,17 +141,18 @@ static int hooke_step(void *priv, const tp_step_in *in)
 	for (int y = g->y0; y < g->y1; y++) {
 		const ptrdiff_t o = y * s + x0;
 		if (p->kshift >= 0)
-			row_pow2(h + o, hn + o, v + o, s, n, p->edge, p->corner, p->kshift, p->vshift,
-				 p->hshift);
+			row_pow2(h + o, hn + o, v + o, s, n, p->edge, p->corner, p->kshift,
+				 p->vshift, p->hshift);
 		else
-			row_div(h + o, hn + o, v + o, s, n, p->edge, p->corner, p->vshift, p->hshift);
+			row_div(h + o, hn + o, v + o, s, n, p->edge, p->corner, p->vshift,
+				p->hshift);
 		if (g->sponge) {
 			ig_sponge_row(g, y, hn + y * s, h + y * s);
 			ig_sponge_row(g, y, v + y * s, NULL);
 		}
 	}
 	p->cur = !p->cur;
-	int32_t *hold[2] = { hn, v };
+	int32_t *hold[2] = {hn, v};
 	ig_boxes(&p->g, in->boxes, in->dt, p->wake, hold, 1, hold, 2);
 	return 0;
 }
@@ -163,20 +172,21 @@ static void hooke_stats(const void *priv, tp_stats *out)
 static int hooke_save(const void *priv, FILE *f, tp_err *err)
 {
 	const hooke *p = priv;
-	const int32_t *b[2] = { ig_org(p->hbuf[p->cur], &p->g), ig_org(p->vbuf, &p->g) };
+	const int32_t *b[2] = {ig_org(p->hbuf[p->cur], &p->g), ig_org(p->vbuf, &p->g)};
 	return ig_save(&p->g, "hooke", b, 2, f, err);
 }
 
 static int hooke_load(void *priv, FILE *f, tp_err *err)
 {
 	hooke *p = priv;
-	int32_t *b[2] = { ig_org(p->hbuf[p->cur], &p->g), ig_org(p->vbuf, &p->g) };
+	int32_t *b[2] = {ig_org(p->hbuf[p->cur], &p->g), ig_org(p->vbuf, &p->g)};
 	return ig_load(&p->g, "hooke", b, 2, f, err);
 }
 
 const tp_solver tp_solver_hooke = {
 	.name = "hooke",
-	.description = "seed 000: int32 height and velocity, 8 springs (Hooke's law), shift damping",
+	.description =
+		"seed 000: int32 height and velocity, 8 springs (Hooke's law), shift damping",
 	.priv_size = sizeof(hooke),
 	.options = hooke_options,
 	.caps = TP_SOLVER_HEIGHTFIELD,

@@ -10,14 +10,19 @@ static inline int wrapi(int i, int n)
 	return i < 0 ? i + n : i;
 }
 
-static inline int imin(int a, int b) { return a < b ? a : b; }
+static inline int imin(int a, int b)
+{
+	return a < b ? a : b;
+}
 
 int ig_setup(ig_grid *g, const scene *sc, int ring, int unit, int sponge, tp_err *err)
 {
 	const int w = sc->width, h = sc->height;
 	if (w < 2 * ring + 1 || h < 2 * ring + 1 || w < 2 * IG_GHOST || h < 2 * IG_GHOST)
-		return tp_errf(err, TP_EINPUT, "size: the %s solver needs at least %dx%d cells (got %dx%d)",
-			       sc->solver ? sc->solver->name : "integer", 2 * ring + 1, 2 * ring + 1, w, h);
+		return tp_errf(err, TP_EINPUT,
+			       "size: the %s solver needs at least %dx%d cells (got %dx%d)",
+			       sc->solver ? sc->solver->name : "integer", 2 * ring + 1,
+			       2 * ring + 1, w, h);
 	g->sc = sc;
 	g->w = w;
 	g->h = h;
@@ -43,7 +48,9 @@ int ig_setup(ig_grid *g, const scene *sc, int ring, int unit, int sponge, tp_err
 		 * at the outermost cell: gentle enough that the ramp itself hardly reflects. */
 		for (int k = 0; k < g->sponge; k++) {
 			int64_t q = (int64_t)(g->sponge - k) * (g->sponge - k);
-			g->sponge_f[k] = (int32_t)(IG_Q16 - IG_SPONGE_EDGE * q / ((int64_t)g->sponge * g->sponge));
+			g->sponge_f[k] =
+				(int32_t)(IG_Q16 -
+					  IG_SPONGE_EDGE * q / ((int64_t)g->sponge * g->sponge));
 		}
 	}
 	g->rows = calloc((size_t)h, sizeof *g->rows);
@@ -156,8 +163,8 @@ static inline int to_cell(double v, int lo, int hi)
  * of (x, y): clipped to the active cells, or for wrap (x, y already reduced to the pool)
  * to the pool and its neighbouring periodic images, so a cell is visited once for each of
  * its images at offsets -1, 0, +1 periods. */
-static void cell_range(const ig_grid *g, double x, double ex, double y, double ey, int *i0,
-		       int *i1, int *j0, int *j1)
+static void cell_range(const ig_grid *g, double x, double ex, double y, double ey, int *i0, int *i1,
+		       int *j0, int *j1)
 {
 	const int w = g->w, h = g->h;
 	if (g->wrap) {
@@ -232,7 +239,8 @@ static void box_cells(const ig_grid *g, const scene_box *bx, const tp_box_pose *
 	for (int j = j0; j <= j1; j++) {
 		const ptrdiff_t row = (ptrdiff_t)wrapi(j, h) * g->stride;
 		for (int i = i0; i <= i1; i++) {
-			/* Angle counter-clockwise on screen (y down): u = c dx - s dy, v = s dx + c dy. */
+			/* Angle counter-clockwise on screen (y down): u = c dx - s dy, v = s dx + c
+			 * dy. */
 			double dx = i + 0.5 - px, dy = j + 0.5 - py;
 			double u = c * dx - s * dy, v = s * dx + c * dy;
 			int inside = fabs(u) < a && fabs(v) < b;
@@ -245,9 +253,9 @@ static void box_cells(const ig_grid *g, const scene_box *bx, const tp_box_pose *
 			if (inside || !(fabs(u) < ea && fabs(v) < eb))
 				continue;
 			/* Distance to the footprint and its outward normal (continuous around the
-			 * corners); the velocity along the normal pushes water. The profile is 0 with
-			 * zero slope at both ends of the band: a smooth source excites no pixel-scale
-			 * waves, which these integer schemes would keep as glitter. */
+			 * corners); the velocity along the normal pushes water. The profile is 0
+			 * with zero slope at both ends of the band: a smooth source excites no
+			 * pixel-scale waves, which these integer schemes would keep as glitter. */
 			double du = fabs(u) - a, dv = fabs(v) - b;
 			du = du > 0 ? du : 0;
 			dv = dv > 0 ? dv : 0;
@@ -283,7 +291,8 @@ void ig_stats(const ig_grid *g, const int32_t *h, const int32_t *k, int kind, tp
 #pragma omp parallel for schedule(static) if (g->par)
 	for (int y = 0; y < hh; y++) {
 		const int32_t *hr = h + y * g->stride, *kr = k + y * g->stride;
-		/* The pair below row y: the next row, the first one for wrap, none at the bottom. */
+		/* The pair below row y: the next row, the first one for wrap, none at the bottom.
+		 */
 		const int32_t *dn = y + 1 < hh ? hr + g->stride : g->wrap ? h : NULL;
 		int32_t mn = hr[0], mx = hr[0];
 		int64_t sum = 0;
@@ -294,11 +303,13 @@ void ig_stats(const ig_grid *g, const int32_t *h, const int32_t *k, int kind, tp
 			mx = v > mx ? v : mx;
 			sum += v;
 			double kin = kind ? (double)v - kr[x] : (double)kr[x];
-			double gx = x + 1 < w ? (double)hr[x + 1] - v : g->wrap ? (double)hr[0] - v : 0;
+			double gx = x + 1 < w ? (double)hr[x + 1] - v
+				    : g->wrap ? (double)hr[0] - v
+					      : 0;
 			double gy = dn ? (double)dn[x] - v : 0;
 			e += kin * kin + gx * gx + gy * gy;
 		}
-		g->rows[y] = (ig_rowstat){ mn, mx, sum, e };
+		g->rows[y] = (ig_rowstat){mn, mx, sum, e};
 	}
 	int32_t mn = g->rows[0].min, mx = g->rows[0].max;
 	int64_t sum = 0;
@@ -344,7 +355,8 @@ int ig_save(const ig_grid *g, const char *tag, const int32_t *const *org, int n,
 		goto fail;
 	for (int b = 0; b < n; b++)
 		for (int y = 0; y < g->h; y++)
-			if (fwrite(org[b] + y * g->stride, sizeof(int32_t), (size_t)g->w, f) != (size_t)g->w)
+			if (fwrite(org[b] + y * g->stride, sizeof(int32_t), (size_t)g->w, f) !=
+			    (size_t)g->w)
 				goto fail;
 	return 0;
 fail:
@@ -357,15 +369,17 @@ int ig_load(const ig_grid *g, const char *tag, int32_t *const *org, int n, FILE 
 	fill_header(&want, g, tag, n);
 	if (fread(&got, sizeof got, 1, f) != 1)
 		return tp_errf(err, TP_EIO, "checkpoint: truncated header");
-	if (memcmp(got.magic, want.magic, sizeof got.magic) || memcmp(got.tag, want.tag, sizeof got.tag))
+	if (memcmp(got.magic, want.magic, sizeof got.magic) ||
+	    memcmp(got.tag, want.tag, sizeof got.tag))
 		return tp_errf(err, TP_EINPUT, "checkpoint: not a %s checkpoint", tag);
 	if (got.w != want.w || got.h != want.h || got.unit != want.unit || got.n != want.n)
 		return tp_errf(err, TP_EINPUT,
-			       "checkpoint: made for %dx%d, unit %d (this scene: %dx%d, unit %d)", got.w,
-			       got.h, got.unit, want.w, want.h, want.unit);
+			       "checkpoint: made for %dx%d, unit %d (this scene: %dx%d, unit %d)",
+			       got.w, got.h, got.unit, want.w, want.h, want.unit);
 	for (int b = 0; b < n; b++)
 		for (int y = 0; y < g->h; y++)
-			if (fread(org[b] + y * g->stride, sizeof(int32_t), (size_t)g->w, f) != (size_t)g->w)
+			if (fread(org[b] + y * g->stride, sizeof(int32_t), (size_t)g->w, f) !=
+			    (size_t)g->w)
 				return tp_errf(err, TP_EIO, "checkpoint: truncated data");
 	/* A checkpoint from another boundary could carry non-zero held cells: re-zero them. */
 	for (int b = 0; b < n; b++)

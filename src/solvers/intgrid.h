@@ -31,12 +31,12 @@
 #include "solvers/solver.h"
 #include "util/error.h"
 
-#define IG_GHOST 2
-#define IG_HMAX (1 << 22)
-#define IG_Q16 65536          /* fixed-point one of the sponge factors */
-#define IG_SPONGE_EDGE 9830   /* sponge damping per step at the outermost cell, Q16 (0.15) */
-#define IG_WAKE_BAND 8.0      /* pixels around a box footprint that its motion pushes */
-#define IG_PAR_CELLS 32768    /* smaller pools step on one thread: forking costs more */
+#define IG_GHOST       2
+#define IG_HMAX        (1 << 22)
+#define IG_Q16         65536 /* fixed-point one of the sponge factors */
+#define IG_SPONGE_EDGE 9830  /* sponge damping per step at the outermost cell, Q16 (0.15) */
+#define IG_WAKE_BAND   8.0   /* pixels around a box footprint that its motion pushes */
+#define IG_PAR_CELLS   32768 /* smaller pools step on one thread: forking costs more */
 
 typedef struct ig_rowstat {
 	int32_t min, max;

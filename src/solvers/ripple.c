@@ -18,10 +18,10 @@
 #include "solvers/solver.h"
 
 typedef struct ripple {
-	int damping;  /* h' -= h' >> damping */
-	int unit;     /* stored units per height unit */
-	int sponge;   /* absorb band, pixels */
-	double wake;  /* bow push of moving boxes */
+	int damping; /* h' -= h' >> damping */
+	int unit;    /* stored units per height unit */
+	int sponge;  /* absorb band, pixels */
+	double wake; /* bow push of moving boxes */
 
 	ig_grid g;
 	int32_t *buf[2]; /* buf[cur] = current surface, buf[!cur] = previous */
@@ -30,11 +30,15 @@ typedef struct ripple {
 
 #define OFF(f) offsetof(ripple, f)
 static const tp_option ripple_options[] = {
-	{ "damping", "h -= h >> this each step (larger = waves last longer)", OFF(damping), TP_OPT_INT, 5, 1, 30, NULL },
-	{ "unit", "stored integer units per height unit (a drop of strength 1)", OFF(unit), TP_OPT_INT, 4096, 16, 65536, NULL },
-	{ "sponge", "width in pixels of the absorbing band (boundary absorb)", OFF(sponge), TP_OPT_INT, 32, 1, 4096, NULL },
-	{ "wake", "bow wave of a moving box: about 4.3 x this height units (0 = off)", OFF(wake), TP_OPT_DOUBLE, 0.1, 0, 100, NULL },
-	{ NULL },
+	{"damping", "h -= h >> this each step (larger = waves last longer)", OFF(damping),
+	 TP_OPT_INT, 5, 1, 30, NULL},
+	{"unit", "stored integer units per height unit (a drop of strength 1)", OFF(unit),
+	 TP_OPT_INT, 4096, 16, 65536, NULL},
+	{"sponge", "width in pixels of the absorbing band (boundary absorb)", OFF(sponge),
+	 TP_OPT_INT, 32, 1, 4096, NULL},
+	{"wake", "bow wave of a moving box: about 4.3 x this height units (0 = off)", OFF(wake),
+	 TP_OPT_DOUBLE, 0.1, 0, 100, NULL},
+	{NULL},
 };
 
 /* The kernel above for one row of n cells; c is the current row, p the previous one,
@@ -46,8 +50,8 @@ row_kernel(const int32_t *restrict c, int32_t *restrict p, ptrdiff_t s, int n, i
 	const int32_t *restrict d1 = c + s, *restrict d2 = c + 2 * s;
 #pragma omp simd
 	for (int x = 0; x < n; x++) {
-		int32_t sum = u2[x] + u1[x - 1] + u1[x] + u1[x + 1] + c[x - 2] + c[x - 1] + c[x + 1] +
-			      c[x + 2] + d1[x - 1] + d1[x] + d1[x + 1] + d2[x];
+		int32_t sum = u2[x] + u1[x - 1] + u1[x] + u1[x + 1] + c[x - 2] + c[x - 1] +
+			      c[x + 1] + c[x + 2] + d1[x - 1] + d1[x] + d1[x + 1] + d2[x];
 		int32_t nv = sum / 6 - p[x];
 		nv -= nv >> d;
 		p[x] = nv;
@@ -78,7 +82,7 @@ static int ripple_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 static void ripple_drop(void *priv, double x, double y, double r, double strength)
 {
 	ripple *p = priv;
-	int32_t *b[2] = { ig_org(p->buf[0], &p->g), ig_org(p->buf[1], &p->g) };
+	int32_t *b[2] = {ig_org(p->buf[0], &p->g), ig_org(p->buf[1], &p->g)};
 	ig_drop(&p->g, b, 2, x, y, r, strength);
 }
 
@@ -98,7 +102,7 @@ static int ripple_step(void *priv, const tp_step_in *in)
 			ig_sponge_row(g, y, nx + y * s, c + y * s);
 	}
 	p->cur = !p->cur;
-	int32_t *both[2] = { nx, c };
+	int32_t *both[2] = {nx, c};
 	ig_boxes(&p->g, in->boxes, in->dt, p->wake, both, 2, both, 2);
 	return 0;
 }
@@ -118,20 +122,21 @@ static void ripple_stats(const void *priv, tp_stats *out)
 static int ripple_save(const void *priv, FILE *f, tp_err *err)
 {
 	const ripple *p = priv;
-	const int32_t *b[2] = { ig_org(p->buf[p->cur], &p->g), ig_org(p->buf[!p->cur], &p->g) };
+	const int32_t *b[2] = {ig_org(p->buf[p->cur], &p->g), ig_org(p->buf[!p->cur], &p->g)};
 	return ig_save(&p->g, "ripple", b, 2, f, err);
 }
 
 static int ripple_load(void *priv, FILE *f, tp_err *err)
 {
 	ripple *p = priv;
-	int32_t *b[2] = { ig_org(p->buf[p->cur], &p->g), ig_org(p->buf[!p->cur], &p->g) };
+	int32_t *b[2] = {ig_org(p->buf[p->cur], &p->g), ig_org(p->buf[!p->cur], &p->g)};
 	return ig_load(&p->g, "ripple", b, 2, f, err);
 }
 
 const tp_solver tp_solver_ripple = {
 	.name = "ripple",
-	.description = "seed 001: int32 two-buffer ripples, 12 neighbours / 6 - previous, shift damping",
+	.description =
+		"seed 001: int32 two-buffer ripples, 12 neighbours / 6 - previous, shift damping",
 	.priv_size = sizeof(ripple),
 	.options = ripple_options,
 	.caps = TP_SOLVER_HEIGHTFIELD,

@@ -28,7 +28,7 @@ typedef struct sim {
 /* Steps/s of the solver over about ROUND_S seconds. */
 static double solver_rate(sim *m)
 {
-	tp_step_in in = { .dt = 1.0 / 30 };
+	tp_step_in in = {.dt = 1.0 / 30};
 	int n = 0;
 	double t0 = bench_now(), el;
 	do {
@@ -64,7 +64,7 @@ static void run_one(const char *name)
 	sc.substeps = 1;
 	sc.boundary = SCENE_BOUNDARY_REFLECT;
 	sc.solver = solver_find(name);
-	sim m = { .name = name };
+	sim m = {.name = name};
 	tp_err err;
 	if (!sc.solver || solver_create(&sc, omp_get_max_threads(), &m.s, &err) < 0)
 		return;
@@ -111,8 +111,14 @@ done:
 	solver_destroy(m.s);
 }
 
-static void run_ripple(void) { run_one("ripple"); }
-static void run_hooke(void) { run_one("hooke"); }
+static void run_ripple(void)
+{
+	run_one("ripple");
+}
+static void run_hooke(void)
+{
+	run_one("hooke");
+}
 
-const bench_entry bench_ripple = { "ripple", run_ripple };
-const bench_entry bench_hooke = { "hooke", run_hooke };
+const bench_entry bench_ripple = {"ripple", run_ripple};
+const bench_entry bench_hooke = {"hooke", run_hooke};

@@ -20,7 +20,7 @@
 typedef struct ref_pool {
 	int w, h;
 	scene_boundary boundary;
-	int ring;          /* reflect/absorb: cells closer than this to an edge stay 0 */
+	int ring; /* reflect/absorb: cells closer than this to an edge stay 0 */
 	int unit;
 	int sponge;        /* effective absorbing band width (0 unless absorb) */
 	int32_t *sponge_f; /* Q16 factor by depth */
@@ -51,7 +51,7 @@ void ref_hooke_step(ref_hooke *r, const scene_box *boxes, const tp_box_pose *pos
 
 typedef struct ref_ripple {
 	ref_pool p;
-	int damping;          /* 5 after init */
+	int damping; /* 5 after init */
 	int32_t *cur, *prev;
 } ref_ripple;
 

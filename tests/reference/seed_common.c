@@ -8,7 +8,7 @@
 int ref_pool_init(ref_pool *p, int w, int h, scene_boundary b, int ring, int unit, int sponge,
 		  double wake)
 {
-	*p = (ref_pool){ .w = w, .h = h, .boundary = b, .ring = ring, .unit = unit, .wake = wake };
+	*p = (ref_pool){.w = w, .h = h, .boundary = b, .ring = ring, .unit = unit, .wake = wake};
 	if (b != SCENE_BOUNDARY_ABSORB)
 		return 0;
 	int m = (w < h ? w : h) / 4;
@@ -56,7 +56,10 @@ static void add_to(int32_t *cell, int32_t a)
 }
 
 /* Periodic images tried for wrap: the cell itself and one period each way. */
-static int images(const ref_pool *p) { return p->boundary == SCENE_BOUNDARY_WRAP ? 1 : 0; }
+static int images(const ref_pool *p)
+{
+	return p->boundary == SCENE_BOUNDARY_WRAP ? 1 : 0;
+}
 
 void ref_drop(const ref_pool *p, int32_t **bufs, int n, double x, double y, double r,
 	      double strength)
@@ -83,7 +86,8 @@ void ref_drop(const ref_pool *p, int32_t **bufs, int n, double x, double y, doub
 					double d = sqrt(dx * dx + dy * dy);
 					if (d < r)
 						for (int b = 0; b < n; b++)
-							add_to(&bufs[b][cy * p->w + cx], rounded(e * (1.0 - d / r)));
+							add_to(&bufs[b][cy * p->w + cx],
+							       rounded(e * (1.0 - d / r)));
 				}
 		}
 }
@@ -104,7 +108,8 @@ void ref_sponge(const ref_pool *p, int32_t *buf, const int32_t *base)
 			if (d >= p->sponge || !is_active(p, x, y))
 				continue;
 			int32_t b = base ? base[y * p->w + x] : 0;
-			buf[y * p->w + x] = b + (int32_t)((int64_t)(buf[y * p->w + x] - b) * p->sponge_f[d] / 65536);
+			buf[y * p->w + x] = b + (int32_t)((int64_t)(buf[y * p->w + x] - b) *
+							  p->sponge_f[d] / 65536);
 		}
 }
 
@@ -149,7 +154,9 @@ static void box_pass(const ref_pool *p, const scene_box *bx, const tp_box_pose *
 					double dist = sqrt(du * du + dv * dv);
 					if (!(dist < m) || dist <= 0)
 						continue;
-					double vn = ((u > 0 ? du : -du) * vu + (v > 0 ? dv : -dv) * vv) / dist;
+					double vn = ((u > 0 ? du : -du) * vu +
+						     (v > 0 ? dv : -dv) * vv) /
+						    dist;
 					double f = dist / m;
 					double prof = 16.0 * f * f * (1.0 - f) * (1.0 - f);
 					int32_t add = rounded(p->wake * dt * p->unit * vn * prof);

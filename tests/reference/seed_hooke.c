@@ -39,7 +39,8 @@ static int32_t spread(const ref_hooke *r, int32_t c, int32_t n, int32_t s, int32
 		      int32_t nw, int32_t ne, int32_t se, int32_t sw, int32_t *v)
 {
 	int32_t k = r->edge, q = r->corner, d = 4 * (k + q);
-	int32_t a = (d * c - (k * n + k * s + k * w + k * e + q * nw + q * ne + q * se + q * sw)) / d;
+	int32_t a =
+		(d * c - (k * n + k * s + k * w + k * e + q * nw + q * ne + q * se + q * sw)) / d;
 	*v -= a;
 	*v -= *v >> r->vshift;
 	int32_t f = c + *v;
@@ -65,10 +66,11 @@ void ref_hooke_step(ref_hooke *r, const scene_box *boxes, const tp_box_pose *pos
 			for (int x = 0; x < W; x++) {
 				int yu = (y + H - 1) % H, yd = (y + 1) % H;
 				int xl = (x + W - 1) % W, xr = (x + 1) % W;
-				r->front[y * W + x] = spread(
-					r, B[y * W + x], B[yu * W + x], B[yd * W + x], B[y * W + xl],
-					B[y * W + xr], B[yu * W + xl], B[yu * W + xr], B[yd * W + xr],
-					B[yd * W + xl], &r->v[y * W + x]);
+				r->front[y * W + x] =
+					spread(r, B[y * W + x], B[yu * W + x], B[yd * W + x],
+					       B[y * W + xl], B[y * W + xr], B[yu * W + xl],
+					       B[yu * W + xr], B[yd * W + xr], B[yd * W + xl],
+					       &r->v[y * W + x]);
 			}
 	}
 	ref_sponge(&r->p, r->front, r->back);
@@ -76,6 +78,6 @@ void ref_hooke_step(ref_hooke *r, const scene_box *boxes, const tp_box_pose *pos
 	int32_t *t = r->front;
 	r->front = r->back;
 	r->back = t;
-	int32_t *hold[2] = { r->back, r->v };
+	int32_t *hold[2] = {r->back, r->v};
 	ref_boxes(&r->p, boxes, poses, nboxes, dt, hold, 1, hold, 2);
 }

@@ -27,7 +27,7 @@ void ref_ripple_free(ref_ripple *r)
 
 void ref_ripple_drop(ref_ripple *r, double x, double y, double rad, double strength)
 {
-	int32_t *both[2] = { r->cur, r->prev };
+	int32_t *both[2] = {r->cur, r->prev};
 	ref_drop(&r->p, both, 2, x, y, rad, strength);
 }
 
@@ -47,9 +47,10 @@ void ref_ripple_step(ref_ripple *r, const scene_box *boxes, const tp_box_pose *p
 		for (int y = 2; y < H - 2; y++)
 			for (int x = 2; x < W - 2; x++) {
 				int32_t sum = C[(y - 1) * W + x - 1] + C[(y - 1) * W + x] +
-					      C[(y - 1) * W + x + 1] + C[y * W + x - 1] + C[y * W + x + 1] +
-					      C[(y + 1) * W + x - 1] + C[(y + 1) * W + x] +
-					      C[(y + 1) * W + x + 1] + C[(y - 2) * W + x] + C[(y + 2) * W + x] +
+					      C[(y - 1) * W + x + 1] + C[y * W + x - 1] +
+					      C[y * W + x + 1] + C[(y + 1) * W + x - 1] +
+					      C[(y + 1) * W + x] + C[(y + 1) * W + x + 1] +
+					      C[(y - 2) * W + x] + C[(y + 2) * W + x] +
 					      C[y * W + x - 2] + C[y * W + x + 2];
 				r->prev[y * W + x] = next(r, sum, r->prev[y * W + x]);
 			}
@@ -60,7 +61,8 @@ void ref_ripple_step(ref_ripple *r, const scene_box *boxes, const tp_box_pose *p
 				for (int dy = -1; dy <= 1; dy++)
 					for (int dx = -1; dx <= 1; dx++)
 						if (dx || dy)
-							sum += C[(y + dy + H) % H * W + (x + dx + W) % W];
+							sum += C[(y + dy + H) % H * W +
+								 (x + dx + W) % W];
 				sum += C[(y + H - 2) % H * W + x] + C[(y + 2) % H * W + x] +
 				       C[y * W + (x + W - 2) % W] + C[y * W + (x + 2) % W];
 				r->prev[y * W + x] = next(r, sum, r->prev[y * W + x]);
@@ -70,6 +72,6 @@ void ref_ripple_step(ref_ripple *r, const scene_box *boxes, const tp_box_pose *p
 	int32_t *t = r->prev;
 	r->prev = r->cur;
 	r->cur = t;
-	int32_t *both[2] = { r->cur, r->prev };
+	int32_t *both[2] = {r->cur, r->prev};
 	ref_boxes(&r->p, boxes, poses, nboxes, dt, both, 2, both, 2);
 }
