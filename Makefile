@@ -174,8 +174,9 @@ deps:
 	@sh scripts/install-deps.sh
 
 # The suite runs from the repository root; TP_BIN tells end-to-end tests what to run.
+# Idle OpenMP workers sleep, as in the tidepool binary: Criterion runs tests in parallel.
 check: $(BIN) $(TEST_BIN)
-	TP_BIN=$(BIN) TP_BUILD=$(BUILD) $(TEST_BIN) $(TESTFLAGS)
+	OMP_WAIT_POLICY=$${OMP_WAIT_POLICY:-passive} TP_BIN=$(BIN) TP_BUILD=$(BUILD) $(TEST_BIN) $(TESTFLAGS)
 
 check-asan:
 	$(MAKE) BUILD=build/asan OPT=-O1 \

@@ -6,6 +6,9 @@ set -eu
 BUILD=${1:-build}
 TP="$BUILD/tidepool"
 BENCH="$BUILD/tidepool-bench"
+# Like the tidepool binary itself: idle OpenMP workers sleep instead of spinning, so the
+# solvers do not fight x264's threads (or each other) for the two cores.
+export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-passive}"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT INT TERM
 
