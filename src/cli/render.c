@@ -219,6 +219,7 @@ int cmd_render(int argc, char **argv)
 	out_plan plan = { 0 };
 	enc_sink *sinks[MAX_SINKS] = { NULL };
 	tp_pixfmt fmts[MAX_SINKS];
+	int share[MAX_SINKS];
 	int nsinks = 0;
 	enc_queue *q = NULL;
 	FILE *stats = NULL;
@@ -246,7 +247,6 @@ int cmd_render(int argc, char **argv)
 	}
 	enc_config cfg = plan.o[0].cfg; /* --hash covers the first output's frames */
 	cfg.flipbook = NULL;
-	/* (Further sinks such as --hash are added here, each with its own check.) */
 	const tp_encoder *hash_enc = enc_find("hash");
 	enc_config hash_cfg = cfg;
 	hash_cfg.path = o.hash;
@@ -278,15 +278,17 @@ int cmd_render(int argc, char **argv)
 		rc = enc_sink_create(plan.o[i].enc, &plan.o[i].cfg, &sinks[nsinks], &err);
 		if (rc < 0)
 			goto fail;
+		share[nsinks] = -1;
 		fmts[nsinks++] = plan.o[i].cfg.fmt;
 	}
 	if (o.hash) {
 		rc = enc_sink_create(hash_enc, &hash_cfg, &sinks[nsinks], &err);
 		if (rc < 0)
 			goto fail;
+		share[nsinks] = 0; /* hashes the first output's own pixels, no copy */
 		fmts[nsinks++] = hash_cfg.fmt;
 	}
-	rc = enc_queue_create(sinks, fmts, nsinks, sc->width, sc->height, QUEUE_DEPTH, &q, &err);
+	rc = enc_queue_create(sinks, fmts, share, nsinks, sc->width, sc->height, QUEUE_DEPTH, &q, &err);
 	if (rc < 0)
 		goto fail;
 
@@ -301,11 +303,6 @@ int cmd_render(int argc, char **argv)
 		if (!slot)
 			break; /* an encoder failed; enc_queue_finish() reports it */
 		outputs_render(&plan, &surf, slot);
-		/* Further sinks (--hash) get the first output's pixels in their own slot image. */
-		for (int s = plan.n; s < nsinks; s++)
-			for (int y = 0; y < slot[0].h; y++)
-				memcpy(tp_image_row(&slot[s], y), tp_image_row(&slot[0], y),
-				       (size_t)slot[0].w * (size_t)tp_pixfmt_bytes(slot[0].fmt));
 		enc_queue_submit(q, k);
 		if (stats) {
 			tp_stats s;

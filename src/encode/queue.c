@@ -5,6 +5,7 @@
 
 struct enc_queue {
 	enc_sink *const *sinks;
+	int *src;         /* sink s writes image src[s] of each slot */
 	int nsinks, depth;
 	tp_image *slots;  /* depth * nsinks images */
 	int *index;       /* frame index of each slot */
@@ -32,7 +33,8 @@ static void *encoder_thread(void *arg)
 		tp_err err;
 		int rc = 0;
 		for (int s = 0; s < q->nsinks && rc == 0; s++)
-			rc = enc_sink_write(q->sinks[s], q->index[slot], &q->slots[slot * q->nsinks + s], &err);
+			rc = enc_sink_write(q->sinks[s], q->index[slot],
+					    &q->slots[slot * q->nsinks + q->src[s]], &err);
 
 		pthread_mutex_lock(&q->mu);
 		q->tail++;
@@ -47,8 +49,8 @@ static void *encoder_thread(void *arg)
 	return NULL;
 }
 
-int enc_queue_create(enc_sink *const *sinks, const tp_pixfmt *fmts, int nsinks, int w, int h,
-		     int depth, enc_queue **out, tp_err *err)
+int enc_queue_create(enc_sink *const *sinks, const tp_pixfmt *fmts, const int *share, int nsinks,
+		     int w, int h, int depth, enc_queue **out, tp_err *err)
 {
 	*out = NULL;
 	enc_queue *q = calloc(1, sizeof *q);
@@ -59,11 +61,14 @@ int enc_queue_create(enc_sink *const *sinks, const tp_pixfmt *fmts, int nsinks, 
 	q->depth = depth < 1 ? 1 : depth;
 	q->slots = calloc((size_t)q->depth * (size_t)(nsinks ? nsinks : 1), sizeof *q->slots);
 	q->index = calloc((size_t)q->depth, sizeof *q->index);
-	if (!q->slots || !q->index)
+	q->src = calloc((size_t)(nsinks ? nsinks : 1), sizeof *q->src);
+	if (!q->slots || !q->index || !q->src)
 		goto oom;
+	for (int s = 0; s < nsinks; s++)
+		q->src[s] = share && share[s] >= 0 && share[s] < s ? q->src[share[s]] : s;
 	for (int i = 0; i < q->depth; i++)
 		for (int s = 0; s < nsinks; s++)
-			if (tp_image_alloc(&q->slots[i * nsinks + s], w, h, fmts[s]) < 0)
+			if (q->src[s] == s && tp_image_alloc(&q->slots[i * nsinks + s], w, h, fmts[s]) < 0)
 				goto oom;
 	pthread_mutex_init(&q->mu, NULL);
 	pthread_cond_init(&q->not_full, NULL);
@@ -81,6 +86,7 @@ oom:
 			tp_image_free(&q->slots[i]);
 	free(q->slots);
 	free(q->index);
+	free(q->src);
 	free(q);
 	return tp_errf(err, TP_EIO, "out of memory for the frame queue");
 }
@@ -139,5 +145,6 @@ void enc_queue_destroy(enc_queue *q)
 	pthread_mutex_destroy(&q->mu);
 	free(q->slots);
 	free(q->index);
+	free(q->src);
 	free(q);
 }

@@ -15,9 +15,12 @@
 
 typedef struct enc_queue enc_queue;
 
-int enc_queue_create(enc_sink *const *sinks, const tp_pixfmt *fmts, int nsinks, int w, int h,
-		     int depth, enc_queue **out, tp_err *err);
-/* Next free slot: an array of nsinks images. NULL if an encoder has failed. */
+/* fmts[s] is sink s's pixel format. `share` may be NULL; share[s] = j < s makes sink s
+ * read the image of sink j (same frame, no copy, no image of its own). */
+int enc_queue_create(enc_sink *const *sinks, const tp_pixfmt *fmts, const int *share, int nsinks,
+		     int w, int h, int depth, enc_queue **out, tp_err *err);
+/* Next free slot: an array of nsinks images (a shared sink's entry is unused). NULL if
+ * an encoder has failed. */
 tp_image *enc_queue_acquire(enc_queue *q);
 /* Queues the acquired slot as frame `index`. */
 void enc_queue_submit(enc_queue *q, int index);

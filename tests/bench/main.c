@@ -30,9 +30,13 @@ double bench_now(void)
 void bench_row(const char *workload, const char *metric, double value, const char *unit,
 	       double baseline, int higher_is_better)
 {
-	double ratio = 0;
-	if (value > 0 && baseline > 0)
-		ratio = higher_is_better ? value / baseline : baseline / value;
+	if (!(value > 0 && baseline > 0)) { /* a measurement with no same-run baseline */
+		printf("| %-34s | %-22s | %12.2f %-8s | %12s | %8s |\n", workload, metric, value, unit,
+		       "-", "-");
+		fflush(stdout);
+		return;
+	}
+	double ratio = higher_is_better ? value / baseline : baseline / value;
 	printf("| %-34s | %-22s | %12.2f %-8s | %12.2f | %7.2fx |\n", workload, metric, value,
 	       unit, baseline, ratio);
 	fflush(stdout);
