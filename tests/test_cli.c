@@ -1,5 +1,6 @@
 /* End to end: the tidepool binary on a tiny scene. */
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -172,4 +173,19 @@ Test(cli, sigint_stops_cleanly_with_130_and_whole_frames)
 	tp_err err;
 	cr_assert_eq(tp_png_read(check, TP_RGB8, &img, &err), 0, "%s", err.msg);
 	tp_image_free(&img);
+}
+
+Test(cli, devices_are_written_directly_or_refused_never_replaced)
+{
+	struct stat st;
+	/* Stats into a device: written straight to it, so a full device is a write error. */
+	cr_assert_eq(run_tp(NULL, errpath, "render tests/data/tiny.json -q -o null --stats /dev/full"), 4);
+	cr_assert(strstr(slurp(errpath), "/dev/full: write error") != NULL, "%s", slurp(errpath));
+	cr_assert_eq(stat("/dev/full", &st), 0);
+	cr_assert(S_ISCHR(st.st_mode), "/dev/full must still be a device");
+	/* Outputs written under a temporary name never replace a device, even with -y. */
+	cr_assert_eq(run_tp(NULL, errpath, "render tests/data/tiny.json -q -y -o null --hash /dev/null"), 4);
+	cr_assert(strstr(slurp(errpath), "/dev/null: not a regular file") != NULL, "%s", slurp(errpath));
+	cr_assert_eq(stat("/dev/null", &st), 0);
+	cr_assert(S_ISCHR(st.st_mode), "/dev/null must still be a device");
 }

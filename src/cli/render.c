@@ -1,4 +1,5 @@
 /* tidepool render: scene -> stepper -> renderer -> encoder queue -> outputs. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -255,7 +256,10 @@ int cmd_render(int argc, char **argv)
 		if (rc < 0)
 			goto fail;
 	}
-	if (o.stats) {
+	/* Stats may go to a pipe or /dev/stdout, written directly; files are written
+	 * under a temporary name like every other output. */
+	int stats_direct = o.stats && tp_is_special(o.stats);
+	if (o.stats && !stats_direct) {
 		rc = enc_check_output(o.stats, o.overwrite, &err);
 		if (rc < 0)
 			goto fail;
@@ -266,10 +270,11 @@ int cmd_render(int argc, char **argv)
 		goto fail;
 	st = loop_stepper(lp);
 	if (o.stats) {
-		enc_temp_name(o.stats, stats_tmp, sizeof stats_tmp);
-		stats = fopen(stats_tmp, "w");
+		if (!stats_direct)
+			enc_temp_name(o.stats, stats_tmp, sizeof stats_tmp);
+		stats = fopen(stats_direct ? o.stats : stats_tmp, "w");
 		if (!stats) {
-			rc = tp_errf(&err, TP_EIO, "%s: cannot create", o.stats);
+			rc = tp_errf(&err, TP_EIO, "%s: cannot create (%s)", o.stats, strerror(errno));
 			stats_tmp[0] = 0;
 			goto fail;
 		}
@@ -337,10 +342,12 @@ int cmd_render(int argc, char **argv)
 		stats = NULL;
 		if (rc == 0 && bad)
 			rc = tp_errf(&err, TP_EIO, "%s: write error", o.stats);
-		if (rc == 0)
-			rc = tp_commit_file(stats_tmp, o.stats, &err);
-		else
-			unlink(stats_tmp);
+		if (!stats_direct) {
+			if (rc == 0)
+				rc = tp_commit_file(stats_tmp, o.stats, &err);
+			else
+				unlink(stats_tmp);
+		}
 		stats_tmp[0] = 0;
 	}
 	if (rc == 0) {

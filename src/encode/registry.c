@@ -1,6 +1,7 @@
 /* registry.c - the list of encoders and output-path helpers shared by file encoders. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "encode/encoder.h"
@@ -51,6 +52,9 @@ int enc_check_output(const char *path, int overwrite, tp_err *err)
 	int rc = tp_dir_writable(dir, err);
 	if (rc < 0)
 		return tp_errprefix(err, rc, "%s", path);
+	struct stat st;
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return tp_errf(err, TP_EIO, "%s: not a regular file; refusing to replace it", path);
 	if (!overwrite && tp_path_exists(path))
 		return tp_errf(err, TP_EIO, "%s: already exists (use -y to overwrite)", path);
 	return 0;

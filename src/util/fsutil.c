@@ -28,6 +28,12 @@ int tp_path_join(const char *dir, const char *rel, char *buf, size_t n)
 	return (len < 0 || (size_t)len >= n) ? TP_EINPUT : 0;
 }
 
+int tp_is_special(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode));
+}
+
 int tp_path_exists(const char *path)
 {
 	struct stat st;
@@ -68,6 +74,12 @@ int tp_commit_file(const char *tmp, const char *path, tp_err *err)
 	/* rename() is atomic: readers see the old file or the complete new one, never a torn
 	 * one. (No fsync per file: it would dominate PNG-sequence time; the writer has already
 	 * checked every write and fclose for ENOSPC/EIO.) */
+	struct stat st;
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* Never swap a device, pipe, link or directory for a regular file. */
+		unlink(tmp);
+		return tp_errf(err, TP_EIO, "%s: not a regular file; refusing to replace it", path);
+	}
 	if (rename(tmp, path) != 0) {
 		int e = errno;
 		unlink(tmp);
