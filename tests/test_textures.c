@@ -29,7 +29,7 @@ static void teardown(void)
 TestSuite(textures, .init = setup, .fini = teardown, .timeout = 120);
 
 /* A small wrapped rain scene, written into the test directory. */
-static const char *write_scene(const char *name, const char *solver, const char *extra)
+static const char *write_scene(const char *name, const char *solv, const char *extra)
 {
 	static char path[160];
 	snprintf(path, sizeof path, "%s/%s.json", dir, name);
@@ -40,7 +40,7 @@ static const char *write_scene(const char *name, const char *solver, const char 
 		"  \"seed\": 4, \"solver\": \"%s\", \"boundary\": \"wrap\",\n"
 		"  \"emitters\": [ { \"type\": \"rain\", \"rate\": 60, \"radius\": [3, 6], \"strength\": [0.5, 1.5] } ],\n"
 		"  \"maps\": { \"caustics\": { \"depth\": 250 } }%s%s }\n",
-		solver, extra ? ",\n  " : "", extra ? extra : "");
+		solv, extra ? ",\n  " : "", extra ? extra : "");
 	fclose(f);
 	return path;
 }

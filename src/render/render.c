@@ -15,7 +15,6 @@ struct render_ctx {
 	float *hpad;    /* (w+2) x (h+2) heights with ghost cells */
 	float *height;  /* w*h: the surface in height units (texture-map modes only) */
 	float *scratch; /* w*h*4 */
-	int32_t *iscratch; /* w*h*4 (colour mode only) */
 };
 
 static const char *mode_name(scene_mode m)
@@ -64,16 +63,15 @@ int render_create(const scene *sc, scene_mode mode, render_ctx **out, tp_err *er
 	r->w = sc->width;
 	r->h = sc->height;
 	size_t n = (size_t)r->w * (size_t)r->h;
-	/* Only what this mode reads: the colour pass works from the padded heights and the
-	 * integer scratch, the texture maps from the plain height buffer. */
+	/* Only what this mode reads: the colour pass works from the padded heights (and its
+	 * stack), the texture maps from the plain height buffer. */
 	int color = mode == SCENE_MODE_COLOR && !fluid;
 	int maps = !fluid && !color;
 	r->height = maps ? malloc(n * sizeof *r->height) : NULL;
 	r->scratch = malloc(n * 4 * sizeof *r->scratch);
-	r->iscratch = color ? malloc(n * 4 * sizeof *r->iscratch) : NULL;
 	r->hpad = malloc((size_t)(r->w + 2) * (size_t)(r->h + 2) * sizeof *r->hpad);
 	r->bgx = malloc((size_t)(r->w + 1) * (size_t)(r->h + 1) * 4);
-	if ((maps && !r->height) || !r->scratch || !r->hpad || !r->bgx || (color && !r->iscratch)) {
+	if ((maps && !r->height) || !r->scratch || !r->hpad || !r->bgx) {
 		render_destroy(r);
 		return tp_errf(err, TP_EIO, "out of memory for a %dx%d renderer", sc->width, sc->height);
 	}
@@ -96,7 +94,6 @@ void render_destroy(render_ctx *r)
 	free(r->hpad);
 	free(r->height);
 	free(r->scratch);
-	free(r->iscratch);
 	free(r);
 }
 
@@ -150,7 +147,6 @@ int render_frame(render_ctx *r, const tp_surface *s, tp_image *out)
 		.bg = &r->bg,
 		.scratch = r->scratch,
 		.bgx = r->bgx,
-		.iscratch = r->iscratch,
 		.mode = r->mode,
 	};
 	if (s->kind == TP_SURFACE_HEIGHT) {

@@ -22,4 +22,8 @@ void render_destroy(render_ctx *r);
 tp_pixfmt render_format(const render_ctx *r);
 int render_frame(render_ctx *r, const tp_surface *s, tp_image *out);
 
+/* Caps the vector code the colour pass may use: 2 AVX2 (where the CPU has it), 1 SSE2,
+ * 0 plain C. Every level writes the same bytes; tests use this to check that. */
+void render_set_simd(int level);
+
 #endif

@@ -25,7 +25,6 @@ typedef struct render_in {
 	/* The background as RGBX with one extra column and row (clamped or wrapped), so a
 	 * bilinear tap at (x0+1, y0+1) never needs a bounds check. Row stride (w+1)*4. */
 	const uint8_t *bgx;
-	int32_t *iscratch;   /* w*h*4 int32, integer scratch (same rules as scratch) */
 	scene_mode mode;     /* the mode of this output (a scene may have several outputs) */
 } render_in;
 
