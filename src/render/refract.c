@@ -7,8 +7,9 @@
  * sampled bilinearly; then seed 001's reflection term, brightness following height,
  *     c += REFLECT_LEVELS * reflection * h,
  * then the water tint, c = mix(c, tint, tint_strength), and a sun highlight from the
- * surface normal n = normalize(-g*dh/dx, -g*dh/dy, 1) (Blinn-Phong, (n.h)^64 by repeated
- * squaring). Everything is per pixel, so rows can be split across threads freely.
+ * surface normal n = normalize(-g*dh/dx, -g*dh/dy, 1) (Blinn-Phong (n.h)^64, taken as
+ * ((m.h)^2 / |m|^2)^32 with the unnormalised m, so no square root, by repeated squaring).
+ * Everything is per pixel, so rows can be split across threads freely.
  *
  * Rows go in runs of CHUNK pixels, two passes per run so that pass 1's results stay in
  * L1: a branch-free float pass over the padded heights that the compiler vectorises
@@ -88,9 +89,9 @@ row_geometry(const float *restrict up, const float *restrict mid, const float *r
 		}
 		off[i] = y0 * bs + x0 * 4;
 		float nx = -NORMAL_GAIN * dx, ny = -NORMAL_GAIN * dy;
-		float nd = (nx * hv[0] + ny * hv[1] + hv[2]) / sqrtf(nx * nx + ny * ny + 1.0f);
-		float s = nd > 0.0f ? nd : 0.0f;
-		s *= s; s *= s; s *= s; s *= s; s *= s; s *= s;
+		float d = nx * hv[0] + ny * hv[1] + hv[2];
+		float s = d > 0.0f ? d * d / (nx * nx + ny * ny + 1.0f) : 0.0f;
+		s *= s; s *= s; s *= s; s *= s; s *= s;
 		float l = clampf(B * mid[i + 1] + spec * s, -1024.0f, 1024.0f);
 		uint32_t lq = (uint32_t)((int32_t)(l + 1024.5f) - 1024) & 0xffffu;
 		lifts[i] = (int32_t)(lq | lq << 16);
@@ -160,8 +161,9 @@ shade_row_avx2(const uint8_t *bgx, int32_t bs, row_taps t, int w, int last, int 
 		(short)(tint_q[0] + 128), (short)(tint_q[1] + 128), (short)(tint_q[2] + 128), 128,
 		(short)(tint_q[0] + 128), (short)(tint_q[1] + 128), (short)(tint_q[2] + 128), 128,
 		(short)(tint_q[0] + 128), (short)(tint_q[1] + 128), (short)(tint_q[2] + 128), 128);
-	/* The stores write 8 bytes for 2 pixels (6 used): stop while 2 spare bytes remain. */
-	const int end = last ? w - 2 : w - 1;
+	/* Each store writes 8 bytes for 2 pixels (6 used); the 2 spare bytes land on the next
+	 * pixel, which is written later, so only a row's last run must keep one pixel back. */
+	const int end = last ? w - 1 : w;
 	int x = 0;
 	for (; x + 4 <= end; x += 4) {
 		const uint8_t *pa = bgx + t.off[x], *pb = bgx + t.off[x + 1];
