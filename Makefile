@@ -187,8 +187,9 @@ test: deps
 	$(MAKE) check
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 $(MAKE) check-asan
 
+# ONLY="mp4 sph" runs only those workloads (see scripts/bench.sh).
 bench: deps $(BIN) $(BENCH_BIN)
-	@sh scripts/bench.sh $(BUILD)
+	@TP_BENCH_ONLY="$(ONLY)" sh scripts/bench.sh $(BUILD)
 
 # Rewrites tests/golden/*.manifest after an intended change of the frames (lists what changed).
 golden: $(BIN)

@@ -1,6 +1,8 @@
 #!/bin/sh
 # make bench: every workload with its throughput, the same run's baseline and the ratio.
 # Usage: scripts/bench.sh [BUILD_DIR]   (default: build)
+#   TP_BENCH_ONLY="mp4 sph" runs only the named workloads (render ripple hooke shallow sph
+#   textures mp4 compare; `make bench ONLY="mp4 sph"` sets it).
 # Benchmarks report; they never fail on speed.
 set -eu
 BUILD=${1:-build}
@@ -14,9 +16,15 @@ trap 'rm -rf "$WORK"' EXIT INT TERM
 
 echo "tidepool benchmarks on $(nproc) cores ($(uname -m)); ratio > 1 means tidepool is faster"
 echo
+ONLY=${TP_BENCH_ONLY:-}
+want() { [ -z "$ONLY" ] || case " $ONLY " in *" $1 "*) true ;; *) false ;; esac; }
 
 # --- C workloads: solvers and renderer against tests/reference/ ports --------------------
-"$BENCH"
+C_NAMES=""
+for n in render ripple hooke shallow sph; do want "$n" && C_NAMES="$C_NAMES $n"; done
+# The table header always; "-" names no workload, so only the chosen ones run.
+# shellcheck disable=SC2086 # the names are words
+if [ -z "$ONLY" ]; then "$BENCH"; else "$BENCH" - $C_NAMES; fi
 
 # --- command-level workloads ------------------------------------------------------------
 # (each section prints rows in the same table format)
@@ -39,6 +47,7 @@ tex_render() { # mode
 		--set emitters.0.rate=640 --set loop.duration=2.1333333 -o "$1=$WORK/tex/%04d.png"
 }
 TEX_REPS=${TP_BENCH_TEX_REPS:-2}
+if want textures; then
 mkdir -p "$WORK/tex"
 tex_best="" col_best=""
 i=0
@@ -52,6 +61,7 @@ awk -v n="$tex_frames" -v t="$tex_best" -v c="$col_best" 'BEGIN {
 	printf "| %-34s | %-22s | %12.2f %-8s | %12.2f | %7.2fx |\n", "caustics loop 1024x1024 x" n,
 	       "frames/s vs color mode", n / t, "fps", n / c, c / t }'
 rm -rf "$WORK/tex"
+fi
 
 # --- mp4: `tidepool render` to H.264 against ffmpeg encoding the same frames --------------
 # scenes/pond.json at 1920x1080, 300 frames (TP_BENCH_MP4_FRAMES overrides). The baseline
@@ -83,7 +93,9 @@ mp4_tidepool() {
 }
 MP4_FRAMES=${TP_BENCH_MP4_FRAMES:-300}
 MP4_REPS=${TP_BENCH_MP4_REPS:-2}
-if command -v ffmpeg >/dev/null 2>&1; then
+if ! want mp4; then
+	:
+elif command -v ffmpeg >/dev/null 2>&1; then
 	# The baseline's input: the same frames, rendered to PNG, unpacked to raw RGB (untimed).
 	mkdir -p "$WORK/mp4png"
 	"$TP" render scenes/pond.json -q -y --size 1920x1080 --frames "$MP4_FRAMES" -o "$WORK/mp4png/%04d.png"
@@ -125,7 +137,9 @@ cmp_time() { # command...: runs it (its exit status does not matter), prints ela
 }
 cmp_min() { awk -v a="$1" -v b="$2" 'BEGIN { print (b == "" || a + 0 < b + 0) ? a : b }'; }
 CMP_REPS=${TP_BENCH_CMP_REPS:-3}
-if command -v compare >/dev/null 2>&1 && compare -version 2>/dev/null | grep -q ImageMagick; then
+if ! want compare; then
+	:
+elif command -v compare >/dev/null 2>&1 && compare -version 2>/dev/null | grep -q ImageMagick; then
 	C="$WORK/cmp"
 	mkdir -p "$C"
 	"$TP" render scenes/pond.json -q -y --size 3840x2160 --frames 8 -o "$C/%d.png"
