@@ -129,7 +129,8 @@ void sph_collide(const sph *s, const sph_sub *c, float xp, float yp, float *x, f
  * over lanes have a fixed order, the result is the same bits whether the loop is
  * compiled for SSE2 or AVX2 (the kernels are built for both and picked at run time;
  * FMA contraction is off) and whatever the thread count: each particle only gathers.
- * Work is split across threads in fixed chunks of SPH_PCHUNK particles.
+ * Work is handed to threads in chunks of SPH_PCHUNK particles, dynamically (particles near
+ * the surface have fewer neighbours): who computes a particle does not change its bits.
  */
 #define SPH_PCHUNK 256
 
@@ -243,7 +244,7 @@ static void density_chunk(sph *s, int i0, int i1)
 void sph_density(sph *s)
 {
 	const int n = s->n, nch = (n + SPH_PCHUNK - 1) / SPH_PCHUNK;
-#pragma omp parallel for schedule(static) if (n >= SPH_PAR_MIN)
+#pragma omp parallel for schedule(dynamic, 1) if (n >= SPH_PAR_MIN)
 	for (int ch = 0; ch < nch; ch++)
 		density_chunk(s, ch * SPH_PCHUNK, imin(ch * SPH_PCHUNK + SPH_PCHUNK, n));
 }
@@ -358,7 +359,7 @@ double sph_relax(sph *s, const sph_sub *c)
 {
 	const int n = s->n, nch = (n + SPH_PCHUNK - 1) / SPH_PCHUNK;
 	float vm2 = 0; /* a max is exact in any order */
-#pragma omp parallel for schedule(static) reduction(max : vm2) if (n >= SPH_PAR_MIN)
+#pragma omp parallel for schedule(dynamic, 1) reduction(max : vm2) if (n >= SPH_PAR_MIN)
 	for (int ch = 0; ch < nch; ch++) {
 		float v = relax_chunk(s, c, ch * SPH_PCHUNK, imin(ch * SPH_PCHUNK + SPH_PCHUNK, n));
 		vm2 = v > vm2 ? v : vm2;
@@ -406,7 +407,7 @@ double sph_forces_seed(sph *s, const sph_sub *c)
 {
 	const int n = s->n, nch = (n + SPH_PCHUNK - 1) / SPH_PCHUNK;
 	float vm2 = 0;
-#pragma omp parallel for schedule(static) reduction(max : vm2) if (n >= SPH_PAR_MIN)
+#pragma omp parallel for schedule(dynamic, 1) reduction(max : vm2) if (n >= SPH_PAR_MIN)
 	for (int ch = 0; ch < nch; ch++) {
 		float v = seed_chunk(s, c, ch * SPH_PCHUNK, imin(ch * SPH_PCHUNK + SPH_PCHUNK, n));
 		vm2 = v > vm2 ? v : vm2;

@@ -179,9 +179,12 @@ static void run_sph(void)
 {
 	const int threads = omp_get_max_threads();
 	const int sizes[3] = { 5000, 20000, 80000 };
+	/* TP_BENCH_SPH_SIZES=1 runs only the first size (for profiling), 2 the first two. */
+	const char *ns = getenv("TP_BENCH_SPH_SIZES");
+	const int nsizes = ns && atoi(ns) >= 1 && atoi(ns) <= 3 ? atoi(ns) : 3;
 	double port = 0;
 	char label[64];
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < nsizes; k++) {
 		dam_result r;
 		float *xy = NULL;
 		if (dam_run(sizes[k], 0, &r, k == 0 ? &xy : NULL) < 0)
