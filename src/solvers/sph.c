@@ -29,7 +29,7 @@
 #include "solvers/sph_impl.h"
 
 
-/* About 70 bytes a particle: 4M is under 300 MB. */
+/* About 100 bytes a particle: 4M is about 400 MB. */
 #define SPH_MAX_PARTICLES (4 << 20)
 #ifndef SPH_KCFL
 #define SPH_KCFL 1.4
@@ -97,6 +97,8 @@ static void sph_uninit(void *priv)
 	}
 	free(s->key);
 	free(s->perm);
+	free(s->ranges);
+	s->ranges = NULL;
 	free(s->cell_start);
 	free(s->cell_fill);
 	free(s->part);
@@ -256,7 +258,8 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 			goto oom;
 	s->key = calloc(n, sizeof(int));
 	s->perm = calloc(n, sizeof(int));
-	if (!s->key || !s->perm)
+	s->ranges = calloc(n, sizeof(nb_ranges));
+	if (!s->key || !s->perm || !s->ranges)
 		goto oom;
 	s->ncx = (int)fmax(1, floor(4 * s->W / s->R));
 	s->ncy = (int)fmax(1, floor(s->H / s->R));

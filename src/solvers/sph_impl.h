@@ -36,6 +36,13 @@ enum { SPH_MODEL_SEED = 0, SPH_MODEL_RELAXED = 1 };
 /* Samples of the wall tables over distances 0..R. */
 #define SPH_WALL_N 64
 
+/* Where a particle's neighbour candidates are: up to three index ranges [a, b) of the
+ * sorted particles, one per grid row (sph_kern.c). */
+typedef struct nb_ranges {
+	int n;
+	int a[3], b[3];
+} nb_ranges;
+
 /* An obstacle at one instant, in the tank frame: centre, rotation (cos, sin), half
  * extents grown by the particle margin, and velocity. */
 typedef struct sph_obst {
@@ -88,6 +95,7 @@ typedef struct sph {
 	float *x2, *y2, *vx2, *vy2; /* reorder / next-state buffers, swapped with the above */
 	float *rho, *rhon, *p, *pn, *irho;
 	int *key, *perm;
+	nb_ranges *ranges;         /* each particle's candidates, from the density pass */
 
 	/* uniform grid over the tank, cells >= R/4 wide and >= R tall, row-major */
 	int ncx, ncy, ncells;

@@ -141,10 +141,6 @@ void sph_collide(const sph *s, const sph_sub *c, float xp, float yp, float *x, f
 #define SPH_CLONES
 #endif
 
-typedef struct nb_ranges {
-	int n;
-	int a[3], b[3];
-} nb_ranges;
 
 static inline void ranges_of(const sph *s, float x, float y, nb_ranges *r)
 {
@@ -222,6 +218,7 @@ static void density_chunk(sph *s, int i0, int i1)
 		float d8[SPH_LANES] = { 0 }, dn8[SPH_LANES] = { 0 };
 		nb_ranges nr;
 		ranges_of(s, xi, yi, &nr);
+		s->ranges[i] = nr; /* for the pressure pass: the positions do not move until then */
 		for (int r = 0; r < nr.n; r++) {
 			const int b = nr.b[r];
 			for (int j0 = nr.a[r]; j0 < b; j0 += SPH_LANES) {
@@ -259,15 +256,14 @@ typedef struct pair_sums {
 	float ax, ay, sw, svx, svy;
 } pair_sums;
 
-static inline __attribute__((always_inline)) void pair_loop(const sph *s, int seed, float xi, float yi, float Pi, float Pni, pair_sums *o)
+static inline __attribute__((always_inline)) void pair_loop(const sph *s, int seed, int i, float xi, float yi, float Pi, float Pni, pair_sums *o)
 {
 	const float *restrict x = s->x, *restrict y = s->y, *restrict vx = s->vx, *restrict vy = s->vy;
 	const float *restrict P = s->p, *restrict Pn = s->pn, *restrict ir = s->irho;
 	const float invR = s->invR;
 	float ax[SPH_LANES] = { 0 }, ay[SPH_LANES] = { 0 }, sw[SPH_LANES] = { 0 };
 	float svx[SPH_LANES] = { 0 }, svy[SPH_LANES] = { 0 };
-	nb_ranges nr;
-	ranges_of(s, xi, yi, &nr);
+	const nb_ranges nr = s->ranges[i]; /* from the density pass */
 	for (int g = 0; g < nr.n; g++) {
 		const int b = nr.b[g];
 		for (int j0 = nr.a[g]; j0 < b; j0 += SPH_LANES) {
@@ -321,7 +317,7 @@ static float relax_chunk(sph *s, const sph_sub *c, int i0, int i1)
 	for (int i = i0; i < i1; i++) {
 		const float xi = x[i], yi = y[i], vxi = vx[i], vyi = vy[i], Pi = s->p[i], Pni = s->pn[i];
 		pair_sums o;
-		pair_loop(s, 0, xi, yi, Pi, Pni, &o);
+		pair_loop(s, 0, i, xi, yi, Pi, Pni, &o);
 		/* wall ghosts push with the particle's own (non-negative) pressure */
 		const float Pp = Pi > 0 ? 2 * Pi : 0, Pnf = 2 * Pni; /* full pressures */
 		float ax = o.ax, ay = o.ay;
@@ -385,7 +381,7 @@ static float seed_chunk(sph *s, const sph_sub *c, int i0, int i1)
 	for (int i = i0; i < i1; i++) {
 		const float xi = x[i], yi = y[i], vxi = vx[i], vyi = vy[i];
 		pair_sums o;
-		pair_loop(s, 1, xi, yi, s->p[i], 0, &o);
+		pair_loop(s, 1, i, xi, yi, s->p[i], 0, &o);
 		float ax = o.ax + c->ax - mu * (vxi * o.sw - o.svx);
 		float ay = o.ay + c->ay - mu * (vyi * o.sw - o.svy);
 		wall_spring(s, xi, yi, &ax, &ay);
