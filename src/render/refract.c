@@ -98,16 +98,16 @@ row_geometry(const float *restrict up, const float *restrict mid, const float *r
 	}
 }
 
-__attribute__((target_clones("avx2", "default"))) static void row_geometry_wrap(const float *up, const float *mid, const float *dn, int w, int hgt,
-			      int y, int xs, int n, float R, float B, float spec, const float hv[3],
-			      row_taps t)
+__attribute__((target_clones("avx2", "default"))) static void
+row_geometry_wrap(const float *up, const float *mid, const float *dn, int w, int hgt, int y,
+		  int xs, int n, float R, float B, float spec, const float hv[3], row_taps t)
 {
 	row_geometry(up, mid, dn, w, hgt, y, xs, n, 1, R, B, spec, hv, t.off, t.wx, t.wy, t.lift);
 }
 
-__attribute__((target_clones("avx2", "default"))) static void row_geometry_clamp(const float *up, const float *mid, const float *dn, int w, int hgt,
-			       int y, int xs, int n, float R, float B, float spec, const float hv[3],
-			       row_taps t)
+__attribute__((target_clones("avx2", "default"))) static void
+row_geometry_clamp(const float *up, const float *mid, const float *dn, int w, int hgt, int y,
+		   int xs, int n, float R, float B, float spec, const float hv[3], row_taps t)
 {
 	row_geometry(up, mid, dn, w, hgt, y, xs, n, 0, R, B, spec, hv, t.off, t.wx, t.wy, t.lift);
 }

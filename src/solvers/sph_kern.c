@@ -141,7 +141,6 @@ void sph_collide(const sph *s, const sph_sub *c, float xp, float yp, float *x, f
 #define SPH_CLONES
 #endif
 
-
 static inline void ranges_of(const sph *s, float x, float y, nb_ranges *r)
 {
 	const int ncx = s->ncx, cx = cell_x(s, x), cy = cell_y(s, y);

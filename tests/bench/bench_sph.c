@@ -181,7 +181,7 @@ static void run_sph(void)
 	const int sizes[3] = { 5000, 20000, 80000 };
 	/* TP_BENCH_SPH_SIZES=1 runs only the first size (for profiling), 2 the first two. */
 	const char *ns = getenv("TP_BENCH_SPH_SIZES");
-	const int nsizes = ns && atoi(ns) >= 1 && atoi(ns) <= 3 ? atoi(ns) : 3;
+	const int want = ns ? atoi(ns) : 3, nsizes = want >= 1 && want <= 3 ? want : 3;
 	double port = 0;
 	char label[64];
 	for (int k = 0; k < nsizes; k++) {
