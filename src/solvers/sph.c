@@ -97,8 +97,10 @@ static void sph_uninit(void *priv)
 	}
 	free(s->key);
 	free(s->perm);
-	free(s->ranges);
-	s->ranges = NULL;
+	free(s->skey);
+	free(s->clusters);
+	s->skey = NULL;
+	s->clusters = NULL;
 	free(s->cell_start);
 	free(s->cell_fill);
 	free(s->part);
@@ -258,8 +260,9 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 			goto oom;
 	s->key = calloc(n, sizeof(int));
 	s->perm = calloc(n, sizeof(int));
-	s->ranges = calloc(n, sizeof(nb_ranges));
-	if (!s->key || !s->perm || !s->ranges)
+	s->skey = calloc(n, sizeof(int));
+	s->clusters = calloc(n + 1, sizeof(sph_cluster));
+	if (!s->key || !s->perm || !s->skey || !s->clusters)
 		goto oom;
 	s->ncx = (int)fmax(1, floor(4 * s->W / s->R));
 	s->ncy = (int)fmax(1, floor(s->H / s->R));

@@ -83,8 +83,45 @@ void sph_wall_tables(sph *s)
 	}
 }
 
+/* Columns a cluster may span: 8 cells of R/4 keep its candidate ranges at most 4.25 R
+ * wide, so sparse spray does not make clusters whose ranges cover the whole row. */
+#define SPH_CLUSTER_SPAN 8
+
+/* Cuts the sorted particles into clusters (runs of up to SPH_LANES particles of one grid
+ * row, at most SPH_CLUSTER_SPAN columns apart) and finds each cluster's candidates: the
+ * rows above, at and below its own, from 4 columns left of its first particle's cell to
+ * 4 right of its last one's (cells are R/4 wide, so that covers R plus the cell). */
+static void build_clusters(sph *s)
+{
+	const int n = s->n, ncx = s->ncx, ncy = s->ncy;
+	const int *restrict skey = s->skey, *restrict start = s->cell_start;
+	sph_cluster *restrict cl = s->clusters;
+	int nc = 0;
+	for (int k = 0; k < n;) {
+		const int row = skey[k] / ncx, row_end = start[(row + 1) * ncx];
+		const int first = skey[k] - row * ncx;
+		const int lim = imin(imin(k + SPH_LANES, row_end), n);
+		int e = k + 1;
+		while (e < lim && skey[e] - row * ncx - first <= SPH_CLUSTER_SPAN)
+			e++;
+		const int last = skey[e - 1] - row * ncx;
+		const int c0 = imax(first - 4, 0), c1 = imin(last + 4, ncx - 1);
+		sph_cluster *c = &cl[nc++];
+		c->i0 = k;
+		c->m = e - k;
+		c->n = 0;
+		for (int r = imax(row - 1, 0); r <= imin(row + 1, ncy - 1); r++) {
+			c->a[c->n] = start[r * ncx + c0];
+			c->b[c->n] = start[r * ncx + c1 + 1];
+			c->n++;
+		}
+		k = e;
+	}
+	s->nclusters = nc;
+}
+
 /* Stable counting sort of the particles by cell (keys from sph_predict when have_keys);
- * rebuilds cell_start. */
+ * rebuilds cell_start and the clusters. */
 void sph_sort(sph *s, int have_keys)
 {
 	const int n = s->n, nc = s->ncells;
@@ -104,8 +141,13 @@ void sph_sort(sph *s, int have_keys)
 	for (int c = 0; c < nc; c++)
 		start[c + 1] += start[c];
 	memcpy(fill, start, (size_t)nc * sizeof *fill);
-	for (int i = 0; i < n; i++)
-		perm[fill[key[i]]++] = i;
+	int *restrict skey = s->skey;
+	for (int i = 0; i < n; i++) {
+		int k = fill[key[i]]++;
+		perm[k] = i;
+		skey[k] = key[i];
+	}
+	build_clusters(s);
 
 	const float *restrict vx = s->vx, *restrict vy = s->vy;
 	float *restrict x2 = s->x2, *restrict y2 = s->y2, *restrict vx2 = s->vx2, *restrict vy2 = s->vy2;

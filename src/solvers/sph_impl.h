@@ -30,18 +30,20 @@ enum { SPH_MODEL_SEED = 0, SPH_MODEL_RELAXED = 1 };
 /* Particles per fixed reduction chunk: sums are combined chunk by chunk in index order,
  * so they do not depend on the thread count. */
 #define SPH_CHUNK 1024
-/* Neighbour loops work on this many candidates at once (explicit lanes). Every particle
- * array has this many spare, finite entries after the last particle. */
+/* Neighbour loops work on clusters of up to this many particles at once, one per vector
+ * lane (sph_kern.c). Every particle array has this many spare entries after the last
+ * particle, so a cluster's lanes can always be loaded whole. */
 #define SPH_LANES 8
 /* Samples of the wall tables over distances 0..R. */
 #define SPH_WALL_N 64
 
-/* Where a particle's neighbour candidates are: up to three index ranges [a, b) of the
- * sorted particles, one per grid row (sph_kern.c). */
-typedef struct nb_ranges {
-	int n;
+/* A cluster: up to SPH_LANES consecutive sorted particles [i0, i0 + m) of one grid row,
+ * close together, and where their neighbour candidates are: up to three index ranges
+ * [a, b) of the sorted particles, one per grid row (built by sph_sort). */
+typedef struct sph_cluster {
+	int i0, m, n;
 	int a[3], b[3];
-} nb_ranges;
+} sph_cluster;
 
 /* An obstacle at one instant, in the tank frame: centre, rotation (cos, sin), half
  * extents grown by the particle margin, and velocity. */
@@ -94,8 +96,9 @@ typedef struct sph {
 	float *x, *y, *vx, *vy;   /* state */
 	float *x2, *y2, *vx2, *vy2; /* reorder / next-state buffers, swapped with the above */
 	float *rho, *rhon, *p, *pn, *irho;
-	int *key, *perm;
-	nb_ranges *ranges;         /* each particle's candidates, from the density pass */
+	int *key, *perm, *skey;    /* grid keys (unsorted, then sorted order), sort order */
+	sph_cluster *clusters;     /* the sorted particles in clusters, from sph_sort */
+	int nclusters;
 
 	/* uniform grid over the tank, cells >= R/4 wide and >= R tall, row-major */
 	int ncx, ncy, ncells;
@@ -157,6 +160,9 @@ void sph_predict(sph *s, const sph_sub *c);
 int sph_reduce(sph *s);
 
 /* sph_kern.c */
+/* Vector paths of the neighbour passes: 2 = AVX2 where the CPU has it (default), 0 =
+ * plain C. Both give the same bits. */
+void sph_set_simd(int level);
 void sph_density(sph *s);
 /* The final pass of a substep; both return the largest speed afterwards (px/s). */
 double sph_relax(sph *s, const sph_sub *c);

@@ -120,58 +120,113 @@ void sph_collide(const sph *s, const sph_sub *c, float xp, float yp, float *x, f
 }
 
 /*
- * Neighbour loops. Cells are R/4 wide and R tall, so the neighbours of a particle lie in
- * three row ranges of nine cells (2.25 R wide: fewer needless candidates than three
- * cells of R), each contiguous in the sorted arrays. The inner loops
- * run over a range in groups of SPH_LANES candidates with one explicit accumulator per
- * lane; lanes past the end of a range read the next particles (or the zeroed padding
- * after the last one) and are masked out. Because every lane's sum and the final sum
- * over lanes have a fixed order, the result is the same bits whether the loop is
- * compiled for SSE2 or AVX2 (the kernels are built for both and picked at run time;
- * FMA contraction is off) and whatever the thread count: each particle only gathers.
- * Work is handed to threads in chunks of SPH_PCHUNK particles, dynamically (particles near
- * the surface have fewer neighbours): who computes a particle does not change its bits.
+ * Neighbour loops. The particles are sorted by grid cell (cells R/4 wide and R tall,
+ * row-major) and cut into clusters of up to 8 neighbouring particles of one row
+ * (sph_grid.c); a cluster's candidates are three contiguous index ranges, one per cell
+ * row, reaching R beyond its first and last particle's cells.
+ *
+ * The loops are transposed: a cluster's particles sit in the 8 lanes of a vector and
+ * each candidate j is broadcast to all of them, so every lane sums its own particle's
+ * terms over j in index order. No lane ever mixes with another, no candidate is loaded
+ * twice for one cluster, and a range needs no tail: what a particle gets depends only on
+ * the sorted order and its cluster, never on the thread that computed it. The AVX2 path
+ * and the plain C path do the same IEEE operations in the same order (FMA contraction
+ * is off), so they give the same bits; candidates beyond R add exact zeros. Lanes past
+ * a cluster's end compute from whatever follows it and are never stored.
+ *
+ * Threads take SPH_CCHUNK clusters at a time, dynamically (surface clusters are cheaper).
  */
-#define SPH_PCHUNK 256
-
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__) \
-	&& !defined(SPH_NO_CLONES)
-#define SPH_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define SPH_CLONES
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define SPH_HAVE_AVX2 1
 #endif
 
-static inline void ranges_of(const sph *s, float x, float y, nb_ranges *r)
+#define SPH_CCHUNK 32
+
+_Static_assert(SPH_LANES == 8, "the AVX2 kernels are written for 8 lanes");
+
+static int simd_level = 2;
+
+void sph_set_simd(int level)
 {
-	const int ncx = s->ncx, cx = cell_x(s, x), cy = cell_y(s, y);
-	const int c0 = imax(cx - 4, 0), c1 = imin(cx + 4, ncx - 1);
-	r->n = 0;
-	for (int row = imax(cy - 1, 0); row <= imin(cy + 1, s->ncy - 1); row++) {
-		r->a[r->n] = s->cell_start[row * ncx + c0];
-		r->b[r->n] = s->cell_start[row * ncx + c1 + 1];
-		r->n++;
+	simd_level = level;
+}
+
+static int use_avx2(void)
+{
+#ifdef SPH_HAVE_AVX2
+	return simd_level >= 2 && __builtin_cpu_supports("avx2");
+#else
+	return 0;
+#endif
+}
+
+/* Per-lane sums of a cluster: density passes use the first two. */
+enum { S_AX, S_AY, S_SW, S_SVX, S_SVY, S_N };
+typedef float lane_sums[S_N][SPH_LANES];
+enum { S_D = 0, S_DN = 1 };
+
+/*
+ * Density sums of a cluster's particles i:
+ *     rho_i = sum_j q^2 (seed 004's kernel),  rhon_i = sum_j q^3 (near density)
+ * over j in the candidate ranges (i itself included: r = 0, q = 1).
+ */
+static void density_lanes_c(const sph *s, const sph_cluster *c, lane_sums o)
+{
+	const float *restrict x = s->x, *restrict y = s->y;
+	const float invR = s->invR;
+	float xi[SPH_LANES], yi[SPH_LANES], d[SPH_LANES] = { 0 }, dn[SPH_LANES] = { 0 };
+	for (int l = 0; l < SPH_LANES; l++) {
+		xi[l] = x[c->i0 + l];
+		yi[l] = y[c->i0 + l];
+	}
+	for (int g = 0; g < c->n; g++)
+		for (int j = c->a[g]; j < c->b[g]; j++) {
+			const float xj = x[j], yj = y[j];
+#pragma omp simd
+			for (int l = 0; l < SPH_LANES; l++) {
+				float dx = xj - xi[l], dy = yj - yi[l];
+				float q = 1.0f - sqrtf(dx * dx + dy * dy) * invR;
+				q = q > 0.0f ? q : 0.0f;
+				float q2 = q * q;
+				d[l] += q2;
+				dn[l] += q2 * q;
+			}
+		}
+	for (int l = 0; l < SPH_LANES; l++) {
+		o[S_D][l] = d[l];
+		o[S_DN][l] = dn[l];
 	}
 }
 
-/* sph_tail[k][l] = 1 for the first k lanes: masks the lanes of a group past its range. */
-static const float sph_tail[SPH_LANES + 1][SPH_LANES] = {
-	{ 0, 0, 0, 0, 0, 0, 0, 0 }, { 1, 0, 0, 0, 0, 0, 0, 0 }, { 1, 1, 0, 0, 0, 0, 0, 0 },
-	{ 1, 1, 1, 0, 0, 0, 0, 0 }, { 1, 1, 1, 1, 0, 0, 0, 0 }, { 1, 1, 1, 1, 1, 0, 0, 0 },
-	{ 1, 1, 1, 1, 1, 1, 0, 0 }, { 1, 1, 1, 1, 1, 1, 1, 0 }, { 1, 1, 1, 1, 1, 1, 1, 1 },
-};
-
-/* Sum of the 8 lanes in a fixed order (the halves, then their halves: cheap on SSE2 and
- * AVX2 alike, and the same bits on both). */
-_Static_assert(SPH_LANES == 8, "lane_sum and sph_tail are written for 8 lanes");
-
-static inline float lane_sum(const float *v)
+#ifdef SPH_HAVE_AVX2
+/* The same operations, 8 lanes at once (max(q, 0) returns 0 for q = NaN or -0, as the C
+ * select does). */
+__attribute__((target("avx2"))) static void density_lanes_avx2(const sph *s, const sph_cluster *c,
+							     lane_sums o)
 {
-	float a0 = v[0] + v[4], a1 = v[1] + v[5], a2 = v[2] + v[6], a3 = v[3] + v[7];
-	return (a0 + a2) + (a1 + a3);
+	const float *x = s->x, *y = s->y;
+	const __m256 xi = _mm256_loadu_ps(x + c->i0), yi = _mm256_loadu_ps(y + c->i0);
+	const __m256 invR = _mm256_set1_ps(s->invR), one = _mm256_set1_ps(1.0f), zero = _mm256_setzero_ps();
+	__m256 d = zero, dn = zero;
+	for (int g = 0; g < c->n; g++)
+		for (int j = c->a[g]; j < c->b[g]; j++) {
+			__m256 dx = _mm256_sub_ps(_mm256_broadcast_ss(x + j), xi);
+			__m256 dy = _mm256_sub_ps(_mm256_broadcast_ss(y + j), yi);
+			__m256 r2 = _mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy));
+			__m256 q = _mm256_sub_ps(one, _mm256_mul_ps(_mm256_sqrt_ps(r2), invR));
+			q = _mm256_max_ps(q, zero);
+			__m256 q2 = _mm256_mul_ps(q, q);
+			d = _mm256_add_ps(d, q2);
+			dn = _mm256_add_ps(dn, _mm256_mul_ps(q2, q));
+		}
+	_mm256_storeu_ps(o[S_D], d);
+	_mm256_storeu_ps(o[S_DN], dn);
 }
+#endif
 
-/* Pressures from the kernel sums of particle i (see the density pass), stored halved:
- * every pair term averages two particles' pressures. */
+/* Pressures from the kernel sums of particle i, stored halved: every pair term averages
+ * two particles' pressures. */
 static inline __attribute__((always_inline)) void density_finish(sph *s, int i, float d, float dn)
 {
 	const float xi = s->x[i], yi = s->y[i], rho0 = s->rho0, ws = (float)SPH_WALL_N * s->invR;
@@ -199,100 +254,164 @@ static inline __attribute__((always_inline)) void density_finish(sph *s, int i, 
 	s->irho[i] = 1.0f / (d > rho0 ? d : rho0);
 }
 
+
 /*
- * Density pass:
- *     rho_i = sum_j q^2 (seed 004's kernel),  rhon_i = sum_j q^3 (near density)
- * Relaxed: plus the wall ghosts; P_i = k (rho_i - rho0), negative part scaled by
+ * Density pass: the sums above, then
+ * relaxed: plus the wall ghosts; P_i = k (rho_i - rho0), negative part scaled by
  * `cohesion`; Pn_i = k_near rhon_i.  Seed: rho_i floored at rho0, P_i = k (rho_i - rho0).
  * Both: irho_i = 1 / max(rho_i, rho0), the weight of i in its neighbours' viscosity.
  */
-SPH_CLONES
-static void density_chunk(sph *s, int i0, int i1)
+static void density_chunk(sph *s, int avx2, int k0, int k1)
 {
-	const float *restrict x = s->x, *restrict y = s->y;
-	const float invR = s->invR;
-
-	for (int i = i0; i < i1; i++) {
-		const float xi = x[i], yi = y[i];
-		float d8[SPH_LANES] = { 0 }, dn8[SPH_LANES] = { 0 };
-		nb_ranges nr;
-		ranges_of(s, xi, yi, &nr);
-		s->ranges[i] = nr; /* for the pressure pass: the positions do not move until then */
-		for (int r = 0; r < nr.n; r++) {
-			const int b = nr.b[r];
-			for (int j0 = nr.a[r]; j0 < b; j0 += SPH_LANES) {
-				const float *m = sph_tail[imin(b - j0, SPH_LANES)];
-#pragma omp simd
-				for (int l = 0; l < SPH_LANES; l++) {
-					const int j = j0 + l;
-					float dx = x[j] - xi, dy = y[j] - yi;
-					float q = 1.0f - sqrtf(dx * dx + dy * dy) * invR;
-					q = (q > 0.0f ? q : 0.0f) * m[l];
-					d8[l] += q * q;
-					dn8[l] += q * q * q;
-				}
-			}
-		}
-		density_finish(s, i, lane_sum(d8), lane_sum(dn8));
+	lane_sums o;
+	for (int k = k0; k < k1; k++) {
+		const sph_cluster *c = &s->clusters[k];
+#ifdef SPH_HAVE_AVX2
+		if (avx2)
+			density_lanes_avx2(s, c, o);
+		else
+#endif
+			density_lanes_c(s, c, o);
+		for (int l = 0; l < c->m; l++)
+			density_finish(s, c->i0 + l, o[S_D][l], o[S_DN][l]);
 	}
+	(void)avx2;
 }
 
 void sph_density(sph *s)
 {
-	const int n = s->n, nch = (n + SPH_PCHUNK - 1) / SPH_PCHUNK;
-#pragma omp parallel for schedule(dynamic, 1) if (n >= SPH_PAR_MIN)
+	const int nc = s->nclusters, nch = (nc + SPH_CCHUNK - 1) / SPH_CCHUNK, avx2 = use_avx2();
+#pragma omp parallel for schedule(dynamic, 1) if (s->n >= SPH_PAR_MIN)
 	for (int ch = 0; ch < nch; ch++)
-		density_chunk(s, ch * SPH_PCHUNK, imin(ch * SPH_PCHUNK + SPH_PCHUNK, n));
+		density_chunk(s, avx2, ch * SPH_CCHUNK, imin(ch * SPH_CCHUNK + SPH_CCHUNK, nc));
 }
 
 /*
- * The pair sums both models need, for particle i at (xi, yi):
+ * The pair sums both models need, for each particle i of a cluster:
  *     a   = -sum_j [ (P_i + P_j)/2 q + (Pn_i + Pn_j)/2 q^2 ] c_j r_ij / r
  *     sw  = sum_j q / max(rho_j, rho0),   sv = sum_j v_j q / max(rho_j, rho0)
- * with c_j = 1 (relaxed) or 1 / max(rho_j, rho0) (seed, whose Pn is 0).
+ * with c_j = 1 (relaxed) or 1 / max(rho_j, rho0) (seed, whose Pn is 0 and not summed).
+ * The particle itself (r = 0) adds no force and, up to rounding, no viscosity; the floor
+ * on r^2 only keeps 1/r finite.
  */
-typedef struct pair_sums {
-	float ax, ay, sw, svx, svy;
-} pair_sums;
-
-static inline __attribute__((always_inline)) void pair_loop(const sph *s, int seed, int i, float xi, float yi, float Pi, float Pni, pair_sums *o)
+static inline __attribute__((always_inline)) void pair_lanes_c(const sph *s, const int seed,
+							     const sph_cluster *c, lane_sums o)
 {
 	const float *restrict x = s->x, *restrict y = s->y, *restrict vx = s->vx, *restrict vy = s->vy;
 	const float *restrict P = s->p, *restrict Pn = s->pn, *restrict ir = s->irho;
 	const float invR = s->invR;
+	float xi[SPH_LANES], yi[SPH_LANES], Pi[SPH_LANES], Pni[SPH_LANES];
 	float ax[SPH_LANES] = { 0 }, ay[SPH_LANES] = { 0 }, sw[SPH_LANES] = { 0 };
 	float svx[SPH_LANES] = { 0 }, svy[SPH_LANES] = { 0 };
-	const nb_ranges nr = s->ranges[i]; /* from the density pass */
-	for (int g = 0; g < nr.n; g++) {
-		const int b = nr.b[g];
-		for (int j0 = nr.a[g]; j0 < b; j0 += SPH_LANES) {
-			const float *m = sph_tail[imin(b - j0, SPH_LANES)];
+	for (int l = 0; l < SPH_LANES; l++) {
+		xi[l] = x[c->i0 + l];
+		yi[l] = y[c->i0 + l];
+		Pi[l] = P[c->i0 + l];
+		Pni[l] = Pn[c->i0 + l];
+	}
+	for (int g = 0; g < c->n; g++)
+		for (int j = c->a[g]; j < c->b[g]; j++) {
+			const float xj = x[j], yj = y[j];
+			const float vxj = vx[j], vyj = vy[j], Pj = P[j], Pnj = Pn[j], irj = ir[j];
 #pragma omp simd
 			for (int l = 0; l < SPH_LANES; l++) {
-				const int j = j0 + l;
-				float dx = x[j] - xi, dy = y[j] - yi;
+				float dx = xj - xi[l], dy = yj - yi[l];
 				float r2 = dx * dx + dy * dy;
-				/* the particle itself (dx = dy = 0) adds no force and, up to rounding,
-				 * no viscosity; the floor only keeps 1/r finite */
 				float r = sqrtf(r2 > SPH_EPS2 ? r2 : SPH_EPS2);
 				float q = 1.0f - r * invR;
-				q = (q > 0.0f ? q : 0.0f) * m[l];
-				float w = q * ir[j];
-				float D = ((Pi + P[j]) * q + (Pni + Pn[j]) * q * q) / r;
-				D = seed ? D * ir[j] : D;
+				q = q > 0.0f ? q : 0.0f;
+				float w = q * irj, D;
+				if (seed)
+					D = (Pi[l] + Pj) * q / r * irj;
+				else
+					D = ((Pi[l] + Pj) * q + (Pni[l] + Pnj) * q * q) / r;
 				ax[l] -= D * dx;
 				ay[l] -= D * dy;
 				sw[l] += w;
-				svx[l] += w * vx[j];
-				svy[l] += w * vy[j];
+				svx[l] += w * vxj;
+				svy[l] += w * vyj;
 			}
 		}
+	for (int l = 0; l < SPH_LANES; l++) {
+		o[S_AX][l] = ax[l];
+		o[S_AY][l] = ay[l];
+		o[S_SW][l] = sw[l];
+		o[S_SVX][l] = svx[l];
+		o[S_SVY][l] = svy[l];
 	}
-	o->ax = lane_sum(ax);
-	o->ay = lane_sum(ay);
-	o->sw = lane_sum(sw);
-	o->svx = lane_sum(svx);
-	o->svy = lane_sum(svy);
+}
+
+#ifdef SPH_HAVE_AVX2
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) void
+pair_lanes_avx2(const sph *s, const int seed, const sph_cluster *c, lane_sums o)
+{
+	const float *x = s->x, *y = s->y, *vx = s->vx, *vy = s->vy;
+	const float *P = s->p, *Pn = s->pn, *ir = s->irho;
+	const int i0 = c->i0;
+	const __m256 xi = _mm256_loadu_ps(x + i0), yi = _mm256_loadu_ps(y + i0);
+	const __m256 Pi = _mm256_loadu_ps(P + i0), Pni = _mm256_loadu_ps(Pn + i0);
+	const __m256 invR = _mm256_set1_ps(s->invR), one = _mm256_set1_ps(1.0f);
+	const __m256 zero = _mm256_setzero_ps(), eps2 = _mm256_set1_ps(SPH_EPS2);
+	__m256 ax = zero, ay = zero, sw = zero, svx = zero, svy = zero;
+	for (int g = 0; g < c->n; g++)
+		for (int j = c->a[g]; j < c->b[g]; j++) {
+			const __m256 irj = _mm256_broadcast_ss(ir + j);
+			__m256 dx = _mm256_sub_ps(_mm256_broadcast_ss(x + j), xi);
+			__m256 dy = _mm256_sub_ps(_mm256_broadcast_ss(y + j), yi);
+			__m256 r2 = _mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy));
+			__m256 r = _mm256_sqrt_ps(_mm256_max_ps(r2, eps2));
+			__m256 q = _mm256_max_ps(_mm256_sub_ps(one, _mm256_mul_ps(r, invR)), zero);
+			__m256 w = _mm256_mul_ps(q, irj), D;
+			__m256 pp = _mm256_mul_ps(_mm256_add_ps(Pi, _mm256_broadcast_ss(P + j)), q);
+			if (seed) {
+				D = _mm256_mul_ps(_mm256_div_ps(pp, r), irj);
+			} else {
+				__m256 pn = _mm256_add_ps(Pni, _mm256_broadcast_ss(Pn + j));
+				pn = _mm256_mul_ps(_mm256_mul_ps(pn, q), q);
+				D = _mm256_div_ps(_mm256_add_ps(pp, pn), r);
+			}
+			ax = _mm256_sub_ps(ax, _mm256_mul_ps(D, dx));
+			ay = _mm256_sub_ps(ay, _mm256_mul_ps(D, dy));
+			sw = _mm256_add_ps(sw, w);
+			svx = _mm256_add_ps(svx, _mm256_mul_ps(w, _mm256_broadcast_ss(vx + j)));
+			svy = _mm256_add_ps(svy, _mm256_mul_ps(w, _mm256_broadcast_ss(vy + j)));
+		}
+	_mm256_storeu_ps(o[S_AX], ax);
+	_mm256_storeu_ps(o[S_AY], ay);
+	_mm256_storeu_ps(o[S_SW], sw);
+	_mm256_storeu_ps(o[S_SVX], svx);
+	_mm256_storeu_ps(o[S_SVY], svy);
+}
+
+__attribute__((target("avx2"))) static void pair_relaxed_avx2(const sph *s, const sph_cluster *c,
+							    lane_sums o)
+{
+	pair_lanes_avx2(s, 0, c, o);
+}
+
+__attribute__((target("avx2"))) static void pair_seed_avx2(const sph *s, const sph_cluster *c,
+							 lane_sums o)
+{
+	pair_lanes_avx2(s, 1, c, o);
+}
+#endif
+
+static void pair_sums(const sph *s, int avx2, int seed, const sph_cluster *c, lane_sums o)
+{
+#ifdef SPH_HAVE_AVX2
+	if (avx2) {
+		if (seed)
+			pair_seed_avx2(s, c, o);
+		else
+			pair_relaxed_avx2(s, c, o);
+		return;
+	}
+#endif
+	(void)avx2;
+	if (seed)
+		pair_lanes_c(s, 1, c, o);
+	else
+		pair_lanes_c(s, 0, c, o);
 }
 
 /*
@@ -304,63 +423,55 @@ static inline __attribute__((always_inline)) void pair_loop(const sph *s, int se
  *     dv_i = -dt mu sum_j (v_i - v_j) q / max(rho_j, rho0)               (mu in 1/s)
  * x = x~ + dx_i + dt dv_i, then obstacles and tank, then v = (x - x_start) / dt.
  */
-SPH_CLONES
-static float relax_chunk(sph *s, const sph_sub *c, int i0, int i1)
+static float relax_chunk(sph *s, const sph_sub *c, int avx2, int k0, int k1)
 {
 	float vm2 = 0;
 	const float *restrict x = s->x, *restrict y = s->y, *restrict vx = s->vx, *restrict vy = s->vy;
 	float *restrict x2 = s->x2, *restrict y2 = s->y2, *restrict vx2 = s->vx2, *restrict vy2 = s->vy2;
 	const float ws = (float)SPH_WALL_N * s->invR, dmax2 = 0.0625f * s->R * s->R;
 	const float dt = c->dt, dt2 = dt * dt, idt = 1.0f / dt, mu = (float)s->viscosity;
+	lane_sums o;
 
-	for (int i = i0; i < i1; i++) {
-		const float xi = x[i], yi = y[i], vxi = vx[i], vyi = vy[i], Pi = s->p[i], Pni = s->pn[i];
-		pair_sums o;
-		pair_loop(s, 0, i, xi, yi, Pi, Pni, &o);
-		/* wall ghosts push with the particle's own (non-negative) pressure */
-		const float Pp = Pi > 0 ? 2 * Pi : 0, Pnf = 2 * Pni; /* full pressures */
-		float ax = o.ax, ay = o.ay;
-		if (near_wall(s, xi, yi)) {
-			ax += Pp * wall_lookup(s->wall_f, xi, ws) + Pnf * wall_lookup(s->wall_fn, xi, ws);
-			ax -= Pp * wall_lookup(s->wall_f, s->W - xi, ws) + Pnf * wall_lookup(s->wall_fn, s->W - xi, ws);
-			ay += Pp * wall_lookup(s->wall_f, yi, ws) + Pnf * wall_lookup(s->wall_fn, yi, ws);
-			ay -= Pp * wall_lookup(s->wall_f, s->H - yi, ws) + Pnf * wall_lookup(s->wall_fn, s->H - yi, ws);
+	for (int k = k0; k < k1; k++) {
+		const sph_cluster *cl = &s->clusters[k];
+		pair_sums(s, avx2, 0, cl, o);
+		for (int l = 0; l < cl->m; l++) {
+			const int i = cl->i0 + l;
+			const float xi = x[i], yi = y[i], vxi = vx[i], vyi = vy[i];
+			const float Pi = s->p[i], Pni = s->pn[i];
+			/* wall ghosts push with the particle's own (non-negative) pressure */
+			const float Pp = Pi > 0 ? 2 * Pi : 0, Pnf = 2 * Pni; /* full pressures */
+			float ax = o[S_AX][l], ay = o[S_AY][l];
+			if (near_wall(s, xi, yi)) {
+				ax += Pp * wall_lookup(s->wall_f, xi, ws) + Pnf * wall_lookup(s->wall_fn, xi, ws);
+				ax -= Pp * wall_lookup(s->wall_f, s->W - xi, ws) + Pnf * wall_lookup(s->wall_fn, s->W - xi, ws);
+				ay += Pp * wall_lookup(s->wall_f, yi, ws) + Pnf * wall_lookup(s->wall_fn, yi, ws);
+				ay -= Pp * wall_lookup(s->wall_f, s->H - yi, ws) + Pnf * wall_lookup(s->wall_fn, s->H - yi, ws);
+			}
+			/* A pressure push of more than a quarter kernel in one substep only happens
+			 * when particles were thrown into each other; capping it keeps such impacts
+			 * from exploding (it never binds in resting or flowing fluid). */
+			float px = dt2 * ax, py = dt2 * ay, p2 = px * px + py * py;
+			if (p2 > dmax2) {
+				float f = sqrtf(dmax2 / p2);
+				px *= f;
+				py *= f;
+			}
+			float dvx = -dt * mu * (vxi * o[S_SW][l] - o[S_SVX][l]);
+			float dvy = -dt * mu * (vyi * o[S_SW][l] - o[S_SVY][l]);
+			float nx = xi + px + dt * dvx, ny = yi + py + dt * dvy;
+			collide(s, c, xi - dt * vxi, yi - dt * vyi, &nx, &ny, NULL, NULL);
+			float ux = vxi + (nx - xi) * idt, uy = vyi + (ny - yi) * idt;
+			cap_speed(s, &ux, &uy);
+			x2[i] = nx;
+			y2[i] = ny;
+			vx2[i] = ux;
+			vy2[i] = uy;
+			float v2 = ux * ux + uy * uy;
+			vm2 = v2 > vm2 ? v2 : vm2;
 		}
-		/* A pressure push of more than a quarter kernel in one substep only happens when
-		 * particles were thrown into each other; capping it keeps such impacts from
-		 * exploding (it never binds in resting or flowing fluid). */
-		float px = dt2 * ax, py = dt2 * ay, p2 = px * px + py * py;
-		if (p2 > dmax2) {
-			float f = sqrtf(dmax2 / p2);
-			px *= f;
-			py *= f;
-		}
-		float dvx = -dt * mu * (vxi * o.sw - o.svx), dvy = -dt * mu * (vyi * o.sw - o.svy);
-		float nx = xi + px + dt * dvx, ny = yi + py + dt * dvy;
-		collide(s, c, xi - dt * vxi, yi - dt * vyi, &nx, &ny, NULL, NULL);
-		float ux = vxi + (nx - xi) * idt, uy = vyi + (ny - yi) * idt;
-		cap_speed(s, &ux, &uy);
-		x2[i] = nx;
-		y2[i] = ny;
-		vx2[i] = ux;
-		vy2[i] = uy;
-		float v2 = ux * ux + uy * uy;
-		vm2 = v2 > vm2 ? v2 : vm2;
 	}
 	return vm2;
-}
-
-double sph_relax(sph *s, const sph_sub *c)
-{
-	const int n = s->n, nch = (n + SPH_PCHUNK - 1) / SPH_PCHUNK;
-	float vm2 = 0; /* a max is exact in any order */
-#pragma omp parallel for schedule(dynamic, 1) reduction(max : vm2) if (n >= SPH_PAR_MIN)
-	for (int ch = 0; ch < nch; ch++) {
-		float v = relax_chunk(s, c, ch * SPH_PCHUNK, imin(ch * SPH_PCHUNK + SPH_PCHUNK, n));
-		vm2 = v > vm2 ? v : vm2;
-	}
-	swap_state(s);
-	return sqrt((double)vm2);
 }
 
 /*
@@ -369,45 +480,59 @@ double sph_relax(sph *s, const sph_sub *c)
  *           + g - a_tank + wall springs
  *     v += dt a,  x += dt v,  then obstacles and tank (velocity into a wall removed).
  */
-SPH_CLONES
-static float seed_chunk(sph *s, const sph_sub *c, int i0, int i1)
+static float seed_chunk(sph *s, const sph_sub *c, int avx2, int k0, int k1)
 {
 	float vm2 = 0;
 	const float *restrict x = s->x, *restrict y = s->y, *restrict vx = s->vx, *restrict vy = s->vy;
 	float *restrict x2 = s->x2, *restrict y2 = s->y2, *restrict vx2 = s->vx2, *restrict vy2 = s->vy2;
 	const float dt = c->dt, mu = (float)s->viscosity;
+	lane_sums o;
 
-	for (int i = i0; i < i1; i++) {
-		const float xi = x[i], yi = y[i], vxi = vx[i], vyi = vy[i];
-		pair_sums o;
-		pair_loop(s, 1, i, xi, yi, s->p[i], 0, &o);
-		float ax = o.ax + c->ax - mu * (vxi * o.sw - o.svx);
-		float ay = o.ay + c->ay - mu * (vyi * o.sw - o.svy);
-		wall_spring(s, xi, yi, &ax, &ay);
-		float ux = vxi + dt * ax, uy = vyi + dt * ay;
-		cap_speed(s, &ux, &uy);
-		float nx = xi + dt * ux, ny = yi + dt * uy;
-		collide(s, c, xi, yi, &nx, &ny, &ux, &uy);
-		x2[i] = nx;
-		y2[i] = ny;
-		vx2[i] = ux;
-		vy2[i] = uy;
-		float v2 = ux * ux + uy * uy;
-		vm2 = v2 > vm2 ? v2 : vm2;
+	for (int k = k0; k < k1; k++) {
+		const sph_cluster *cl = &s->clusters[k];
+		pair_sums(s, avx2, 1, cl, o);
+		for (int l = 0; l < cl->m; l++) {
+			const int i = cl->i0 + l;
+			const float xi = x[i], yi = y[i], vxi = vx[i], vyi = vy[i];
+			float ax = o[S_AX][l] + c->ax - mu * (vxi * o[S_SW][l] - o[S_SVX][l]);
+			float ay = o[S_AY][l] + c->ay - mu * (vyi * o[S_SW][l] - o[S_SVY][l]);
+			wall_spring(s, xi, yi, &ax, &ay);
+			float ux = vxi + dt * ax, uy = vyi + dt * ay;
+			cap_speed(s, &ux, &uy);
+			float nx = xi + dt * ux, ny = yi + dt * uy;
+			collide(s, c, xi, yi, &nx, &ny, &ux, &uy);
+			x2[i] = nx;
+			y2[i] = ny;
+			vx2[i] = ux;
+			vy2[i] = uy;
+			float v2 = ux * ux + uy * uy;
+			vm2 = v2 > vm2 ? v2 : vm2;
+		}
 	}
 	return vm2;
 }
 
-double sph_forces_seed(sph *s, const sph_sub *c)
+/* Runs the final pass of a substep over all clusters; returns the largest speed. */
+static double final_pass(sph *s, const sph_sub *c, int seed)
 {
-	const int n = s->n, nch = (n + SPH_PCHUNK - 1) / SPH_PCHUNK;
-	float vm2 = 0;
-#pragma omp parallel for schedule(dynamic, 1) reduction(max : vm2) if (n >= SPH_PAR_MIN)
+	const int nc = s->nclusters, nch = (nc + SPH_CCHUNK - 1) / SPH_CCHUNK, avx2 = use_avx2();
+	float vm2 = 0; /* a max is exact in any order */
+#pragma omp parallel for schedule(dynamic, 1) reduction(max : vm2) if (s->n >= SPH_PAR_MIN)
 	for (int ch = 0; ch < nch; ch++) {
-		float v = seed_chunk(s, c, ch * SPH_PCHUNK, imin(ch * SPH_PCHUNK + SPH_PCHUNK, n));
+		const int k0 = ch * SPH_CCHUNK, k1 = imin(k0 + SPH_CCHUNK, nc);
+		float v = seed ? seed_chunk(s, c, avx2, k0, k1) : relax_chunk(s, c, avx2, k0, k1);
 		vm2 = v > vm2 ? v : vm2;
 	}
 	swap_state(s);
 	return sqrt((double)vm2);
 }
 
+double sph_relax(sph *s, const sph_sub *c)
+{
+	return final_pass(s, c, 0);
+}
+
+double sph_forces_seed(sph *s, const sph_sub *c)
+{
+	return final_pass(s, c, 1);
+}
