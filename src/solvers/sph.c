@@ -90,7 +90,8 @@ static void sph_uninit(void *priv)
 {
 	sph *s = priv;
 	float **fa[] = { &s->x, &s->y, &s->vx, &s->vy, &s->x2, &s->y2, &s->vx2, &s->vy2,
-			 &s->rho, &s->rhon, &s->p, &s->pn, &s->irho, &s->field, &s->wx, &s->wy };
+			 &s->rho, &s->rhon, &s->p, &s->pn, &s->irho, &s->field, &s->wx, &s->wy,
+			 &s->fax, &s->fay, &s->fsw, &s->fsvx, &s->fsvy };
 	for (size_t i = 0; i < sizeof fa / sizeof fa[0]; i++) {
 		free(*fa[i]);
 		*fa[i] = NULL;
@@ -254,7 +255,8 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	/* particle arrays and grid */
 	size_t n = (size_t)s->cap;
 	float **fa[] = { &s->x, &s->y, &s->vx, &s->vy, &s->x2, &s->y2, &s->vx2, &s->vy2,
-			 &s->rho, &s->rhon, &s->p, &s->pn, &s->irho, &s->wx, &s->wy };
+			 &s->rho, &s->rhon, &s->p, &s->pn, &s->irho, &s->wx, &s->wy,
+			 &s->fax, &s->fay, &s->fsw, &s->fsvx, &s->fsvy };
 	for (size_t i = 0; i < sizeof fa / sizeof fa[0]; i++)
 		if (!(*fa[i] = alloc_floats(n + SPH_LANES)))
 			goto oom;

@@ -130,9 +130,10 @@ void sph_sort(sph *s, int have_keys)
 	const float *x = s->x, *y = s->y;
 
 	if (!have_keys) {
+		const sph_k k = sph_consts(s);
 #pragma omp parallel for schedule(static) if (n >= SPH_PAR_MIN)
 		for (int i = 0; i < n; i++)
-			key[i] = cell_y(s, y[i]) * s->ncx + cell_x(s, x[i]);
+			key[i] = cell_key(&k, x[i], y[i]);
 	}
 
 	memset(start, 0, (size_t)(nc + 1) * sizeof *start);
@@ -171,21 +172,24 @@ void sph_sort(sph *s, int have_keys)
 void sph_predict(sph *s, const sph_sub *c)
 {
 	const int n = s->n;
-	const float dt = c->dt, idt = 1.0f / dt;
+	const sph_k k = sph_consts(s);
+	const float dt = c->dt, idt = 1.0f / dt, gx = c->ax, gy = c->ay;
+	const float x0 = SPH_WALL_EPS, x1 = k.W - SPH_WALL_EPS, y1 = k.H - SPH_WALL_EPS;
 	float *restrict x = s->x, *restrict y = s->y, *restrict vx = s->vx, *restrict vy = s->vy;
-#pragma omp parallel for schedule(static) if (n >= SPH_PAR_MIN)
+	int *restrict key = s->key;
+#pragma omp parallel for simd schedule(static) if (n >= SPH_PAR_MIN)
 	for (int i = 0; i < n; i++) {
-		float ax = c->ax, ay = c->ay;
-		wall_spring(s, x[i], y[i], &ax, &ay);
+		float ax = gx, ay = gy;
+		wall_spring(&k, x[i], y[i], &ax, &ay);
 		float ux = vx[i] + dt * ax, uy = vy[i] + dt * ay;
-		cap_speed(s, &ux, &uy);
-		float nx = clampf(x[i] + dt * ux, SPH_WALL_EPS, s->W - SPH_WALL_EPS);
-		float ny = clampf(y[i] + dt * uy, SPH_WALL_EPS, s->H - SPH_WALL_EPS);
+		cap_speed(&k, &ux, &uy);
+		float nx = clampf(x[i] + dt * ux, x0, x1);
+		float ny = clampf(y[i] + dt * uy, x0, y1);
 		vx[i] = (nx - x[i]) * idt;
 		vy[i] = (ny - y[i]) * idt;
 		x[i] = nx;
 		y[i] = ny;
-		s->key[i] = cell_y(s, ny) * s->ncx + cell_x(s, nx);
+		key[i] = cell_key(&k, nx, ny);
 	}
 }
 

@@ -96,6 +96,7 @@ typedef struct sph {
 	float *x, *y, *vx, *vy;   /* state */
 	float *x2, *y2, *vx2, *vy2; /* reorder / next-state buffers, swapped with the above */
 	float *rho, *rhon, *p, *pn, *irho;
+	float *fax, *fay, *fsw, *fsvx, *fsvy; /* the final pass's pair sums */
 	int *key, *perm, *skey;    /* grid keys (unsorted, then sorted order), sort order */
 	sph_cluster *clusters;     /* the sorted particles in clusters, from sph_sort */
 	int nclusters;
@@ -185,16 +186,29 @@ static inline int imin(int a, int b) { return a < b ? a : b; }
 
 static inline int imax(int a, int b) { return a > b ? a : b; }
 
-static inline int cell_x(const sph *s, float x)
+/* Constants of the per-particle steps, copied out of the solver so that loops writing
+ * particle arrays need not reload them (and can be vectorised). */
+typedef struct sph_k {
+	float margin, kw;     /* wall spring zone and stiffness */
+	float W, H;           /* tank interior */
+	float vmax;           /* velocity cap, 0 = none */
+	float fx, fy;         /* cells per px */
+	int ncx, ncy;
+} sph_k;
+
+static inline sph_k sph_consts(const sph *s)
 {
-	int c = (int)(x * ((float)s->ncx / s->W));
-	return imin(imax(c, 0), s->ncx - 1);
+	return (sph_k){ s->margin, (float)s->wall_stiffness, s->W, s->H, (float)s->max_speed,
+			(float)s->ncx / s->W, (float)s->ncy / s->H, s->ncx, s->ncy };
 }
 
-static inline int cell_y(const sph *s, float y)
+/* The grid cell (row-major key) of a position. */
+static inline int cell_key(const sph_k *k, float x, float y)
 {
-	int c = (int)(y * ((float)s->ncy / s->H));
-	return imin(imax(c, 0), s->ncy - 1);
+	int cx = (int)(x * k->fx), cy = (int)(y * k->fy);
+	cx = cx < 0 ? 0 : cx > k->ncx - 1 ? k->ncx - 1 : cx;
+	cy = cy < 0 ? 0 : cy > k->ncy - 1 ? k->ncy - 1 : cy;
+	return cy * k->ncx + cx;
 }
 
 static inline void swap_state(sph *s)
@@ -207,25 +221,25 @@ static inline void swap_state(sph *s)
 }
 
 /* Seed wall springs: inside the margin a wall pushes with a = k_w * penetration (px/s^2). */
-static inline void wall_spring(const sph *s, float x, float y, float *ax, float *ay)
+static inline void wall_spring(const sph_k *k, float x, float y, float *ax, float *ay)
 {
-	const float m = s->margin, k = (float)s->wall_stiffness;
+	const float m = k->margin, kw = k->kw;
 	if (x < m)
-		*ax += k * (m - x);
-	if (x > s->W - m)
-		*ax += k * (s->W - m - x);
+		*ax += kw * (m - x);
+	if (x > k->W - m)
+		*ax += kw * (k->W - m - x);
 	if (y < m)
-		*ay += k * (m - y);
-	if (y > s->H - m)
-		*ay += k * (s->H - m - y);
+		*ay += kw * (m - y);
+	if (y > k->H - m)
+		*ay += kw * (k->H - m - y);
 }
 
 static inline float clampf(float v, float lo, float hi) { return v < lo ? lo : v > hi ? hi : v; }
 
 /* Velocity cap: |v| <= max_speed (0 = none). */
-static inline void cap_speed(const sph *s, float *vx, float *vy)
+static inline void cap_speed(const sph_k *k, float *vx, float *vy)
 {
-	float vm = (float)s->max_speed;
+	const float vm = k->vmax;
 	float v2 = *vx * *vx + *vy * *vy;
 	if (vm > 0 && v2 > vm * vm) {
 		float f = vm / sqrtf(v2);

@@ -225,57 +225,84 @@ __attribute__((target("avx2"))) static void density_lanes_avx2(const sph *s, con
 }
 #endif
 
-/* Pressures from the kernel sums of particle i, stored halved: every pair term averages
- * two particles' pressures. */
-static inline __attribute__((always_inline)) void density_finish(sph *s, int i, float d, float dn)
+/* The finishing loops run over whole particle ranges, so the compiler can vectorise
+ * them (elementwise IEEE operations: the same bits at any width). */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define SPH_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define SPH_CLONES
+#endif
+
+/* Density, step 2, for particles [i0, i1) whose sums are in rho and rhon (self
+ * included): the particle itself (r = 0, q = 1) out, the wall ghosts in (relaxed), then
+ * relaxed: P_i = k (rho_i - rho0), negative part scaled by `cohesion`; Pn_i = k_near rhon_i;
+ * seed: rho_i floored at rho0, P_i = k (rho_i - rho0).
+ * Both: irho_i = 1 / max(rho_i, rho0), the weight of i in its neighbours' viscosity.
+ * Pressures are stored halved: every pair term averages two particles' pressures. */
+SPH_CLONES
+static void density_finish(sph *s, int i0, int i1)
 {
-	const float xi = s->x[i], yi = s->y[i], rho0 = s->rho0, ws = (float)SPH_WALL_N * s->invR;
+	const float *restrict x = s->x, *restrict y = s->y;
+	float *restrict rho = s->rho, *restrict rhon = s->rhon;
+	float *restrict p = s->p, *restrict pn = s->pn, *restrict irho = s->irho;
+	const float rho0 = s->rho0, ws = (float)SPH_WALL_N * s->invR, R = s->R, W = s->W, H = s->H;
 	const float k = (float)s->stiffness, kn = (float)s->near_stiffness, coh = (float)s->cohesion;
-	d -= 1.0f; /* the particle itself (r = 0, q = 1) */
-	dn -= 1.0f;
-	if (s->model == SPH_MODEL_RELAXED && near_wall(s, xi, yi)) {
-		d += wall_lookup(s->wall_rho, xi, ws) + wall_lookup(s->wall_rho, s->W - xi, ws) +
-		     wall_lookup(s->wall_rho, yi, ws) + wall_lookup(s->wall_rho, s->H - yi, ws);
-		dn += wall_lookup(s->wall_rhon, xi, ws) + wall_lookup(s->wall_rhon, s->W - xi, ws) +
-		      wall_lookup(s->wall_rhon, yi, ws) + wall_lookup(s->wall_rhon, s->H - yi, ws);
+#pragma omp simd
+	for (int i = i0; i < i1; i++) {
+		rho[i] -= 1.0f;
+		rhon[i] -= 1.0f;
 	}
 	if (s->model == SPH_MODEL_RELAXED) {
-		float e = d - rho0;
-		s->p[i] = 0.5f * k * (e < 0 ? coh * e : e);
-		s->pn[i] = 0.5f * kn * dn;
+		for (int i = i0; i < i1; i++) {
+			const float xi = x[i], yi = y[i];
+			if (!(xi < R || yi < R || W - xi < R || H - yi < R))
+				continue;
+			rho[i] += wall_lookup(s->wall_rho, xi, ws) + wall_lookup(s->wall_rho, W - xi, ws) +
+				  wall_lookup(s->wall_rho, yi, ws) + wall_lookup(s->wall_rho, H - yi, ws);
+			rhon[i] += wall_lookup(s->wall_rhon, xi, ws) + wall_lookup(s->wall_rhon, W - xi, ws) +
+				   wall_lookup(s->wall_rhon, yi, ws) + wall_lookup(s->wall_rhon, H - yi, ws);
+		}
+#pragma omp simd
+		for (int i = i0; i < i1; i++) {
+			const float d = rho[i], e = d - rho0;
+			p[i] = 0.5f * k * (e < 0 ? coh * e : e);
+			pn[i] = 0.5f * kn * rhon[i];
+			irho[i] = 1.0f / (d > rho0 ? d : rho0);
+		}
 	} else {
-		if (d < rho0)
-			d = rho0;
-		s->p[i] = 0.5f * k * (d - rho0);
-		s->pn[i] = 0;
+#pragma omp simd
+		for (int i = i0; i < i1; i++) {
+			const float d = rho[i] < rho0 ? rho0 : rho[i];
+			rho[i] = d;
+			p[i] = 0.5f * k * (d - rho0);
+			pn[i] = 0;
+			irho[i] = 1.0f / (d > rho0 ? d : rho0);
+		}
 	}
-	s->rho[i] = d;
-	s->rhon[i] = dn;
-	s->irho[i] = 1.0f / (d > rho0 ? d : rho0);
 }
 
-
-/*
- * Density pass: the sums above, then
- * relaxed: plus the wall ghosts; P_i = k (rho_i - rho0), negative part scaled by
- * `cohesion`; Pn_i = k_near rhon_i.  Seed: rho_i floored at rho0, P_i = k (rho_i - rho0).
- * Both: irho_i = 1 / max(rho_i, rho0), the weight of i in its neighbours' viscosity.
- */
+/* Density pass: the sums of each cluster's particles into rho and rhon, then the
+ * finishing step above over the chunk's particles (consecutive clusters hold
+ * consecutive particles). */
 static void density_chunk(sph *s, int avx2, int k0, int k1)
 {
 	lane_sums o;
-	for (int k = k0; k < k1; k++) {
-		const sph_cluster *c = &s->clusters[k];
+	for (int ci = k0; ci < k1; ci++) {
+		const sph_cluster *c = &s->clusters[ci];
 #ifdef SPH_HAVE_AVX2
 		if (avx2)
 			density_lanes_avx2(s, c, o);
 		else
 #endif
 			density_lanes_c(s, c, o);
-		for (int l = 0; l < c->m; l++)
-			density_finish(s, c->i0 + l, o[S_D][l], o[S_DN][l]);
+		for (int l = 0; l < c->m; l++) {
+			s->rho[c->i0 + l] = o[S_D][l];
+			s->rhon[c->i0 + l] = o[S_DN][l];
+		}
 	}
 	(void)avx2;
+	if (k1 > k0)
+		density_finish(s, s->clusters[k0].i0, s->clusters[k1 - 1].i0 + s->clusters[k1 - 1].m);
 }
 
 void sph_density(sph *s)
@@ -423,55 +450,90 @@ static void pair_sums(const sph *s, int avx2, int seed, const sph_cluster *c, la
  *     dv_i = -dt mu sum_j (v_i - v_j) q / max(rho_j, rho0)               (mu in 1/s)
  * x = x~ + dx_i + dt dv_i, then obstacles and tank, then v = (x - x_start) / dt.
  */
-static float relax_chunk(sph *s, const sph_sub *c, int avx2, int k0, int k1)
+SPH_CLONES
+static float relax_finish(sph *s, const sph_sub *c, int i0, int i1)
 {
 	float vm2 = 0;
 	const float *restrict x = s->x, *restrict y = s->y, *restrict vx = s->vx, *restrict vy = s->vy;
 	float *restrict x2 = s->x2, *restrict y2 = s->y2, *restrict vx2 = s->vx2, *restrict vy2 = s->vy2;
+	float *restrict fax = s->fax, *restrict fay = s->fay;
+	const float *restrict fsw = s->fsw, *restrict fsvx = s->fsvx, *restrict fsvy = s->fsvy;
+	const float *restrict P = s->p, *restrict Pn = s->pn;
 	const float ws = (float)SPH_WALL_N * s->invR, dmax2 = 0.0625f * s->R * s->R;
+	const float R = s->R, W = s->W, H = s->H;
 	const float dt = c->dt, dt2 = dt * dt, idt = 1.0f / dt, mu = (float)s->viscosity;
-	lane_sums o;
+	const float x1 = W - SPH_WALL_EPS, y1 = H - SPH_WALL_EPS;
+	const sph_k k = sph_consts(s);
 
-	for (int k = k0; k < k1; k++) {
-		const sph_cluster *cl = &s->clusters[k];
+	/* wall ghosts push with the particle's own (non-negative) pressure */
+	for (int i = i0; i < i1; i++) {
+		const float xi = x[i], yi = y[i];
+		if (!(xi < R || yi < R || W - xi < R || H - yi < R))
+			continue;
+		const float Pp = P[i] > 0 ? 2 * P[i] : 0, Pnf = 2 * Pn[i]; /* full pressures */
+		float ax = fax[i], ay = fay[i];
+		ax += Pp * wall_lookup(s->wall_f, xi, ws) + Pnf * wall_lookup(s->wall_fn, xi, ws);
+		ax -= Pp * wall_lookup(s->wall_f, W - xi, ws) + Pnf * wall_lookup(s->wall_fn, W - xi, ws);
+		ay += Pp * wall_lookup(s->wall_f, yi, ws) + Pnf * wall_lookup(s->wall_fn, yi, ws);
+		ay -= Pp * wall_lookup(s->wall_f, H - yi, ws) + Pnf * wall_lookup(s->wall_fn, H - yi, ws);
+		fax[i] = ax;
+		fay[i] = ay;
+	}
+	/* Then per particle: a pressure push of more than a quarter kernel in one substep only
+	 * happens when particles were thrown into each other; capping it keeps such impacts
+	 * from exploding (it never binds in resting or flowing fluid). Obstacles need the
+	 * scalar collision loop; without them the tank clamp is all there is. */
+	const int simple = c->nobst == 0;
+#pragma omp simd
+	for (int i = i0; i < i1; i++) {
+		const float xi = x[i], yi = y[i], vxi = vx[i], vyi = vy[i];
+		float px = dt2 * fax[i], py = dt2 * fay[i], p2 = px * px + py * py;
+		if (p2 > dmax2) {
+			float f = sqrtf(dmax2 / p2);
+			px *= f;
+			py *= f;
+		}
+		float dvx = -dt * mu * (vxi * fsw[i] - fsvx[i]), dvy = -dt * mu * (vyi * fsw[i] - fsvy[i]);
+		float nx = xi + px + dt * dvx, ny = yi + py + dt * dvy;
+		if (simple) {
+			nx = clampf(nx, SPH_WALL_EPS, x1);
+			ny = clampf(ny, SPH_WALL_EPS, y1);
+		}
+		x2[i] = nx;
+		y2[i] = ny;
+	}
+	for (int i = i0; i < i1 && !simple; i++)
+		collide(s, c, x[i] - dt * vx[i], y[i] - dt * vy[i], &x2[i], &y2[i], NULL, NULL);
+#pragma omp simd reduction(max : vm2)
+	for (int i = i0; i < i1; i++) {
+		float ux = vx[i] + (x2[i] - x[i]) * idt, uy = vy[i] + (y2[i] - y[i]) * idt;
+		cap_speed(&k, &ux, &uy);
+		vx2[i] = ux;
+		vy2[i] = uy;
+		float v2 = ux * ux + uy * uy;
+		vm2 = v2 > vm2 ? v2 : vm2;
+	}
+	return vm2;
+}
+
+static float relax_chunk(sph *s, const sph_sub *c, int avx2, int k0, int k1)
+{
+	lane_sums o;
+	for (int ci = k0; ci < k1; ci++) {
+		const sph_cluster *cl = &s->clusters[ci];
 		pair_sums(s, avx2, 0, cl, o);
 		for (int l = 0; l < cl->m; l++) {
 			const int i = cl->i0 + l;
-			const float xi = x[i], yi = y[i], vxi = vx[i], vyi = vy[i];
-			const float Pi = s->p[i], Pni = s->pn[i];
-			/* wall ghosts push with the particle's own (non-negative) pressure */
-			const float Pp = Pi > 0 ? 2 * Pi : 0, Pnf = 2 * Pni; /* full pressures */
-			float ax = o[S_AX][l], ay = o[S_AY][l];
-			if (near_wall(s, xi, yi)) {
-				ax += Pp * wall_lookup(s->wall_f, xi, ws) + Pnf * wall_lookup(s->wall_fn, xi, ws);
-				ax -= Pp * wall_lookup(s->wall_f, s->W - xi, ws) + Pnf * wall_lookup(s->wall_fn, s->W - xi, ws);
-				ay += Pp * wall_lookup(s->wall_f, yi, ws) + Pnf * wall_lookup(s->wall_fn, yi, ws);
-				ay -= Pp * wall_lookup(s->wall_f, s->H - yi, ws) + Pnf * wall_lookup(s->wall_fn, s->H - yi, ws);
-			}
-			/* A pressure push of more than a quarter kernel in one substep only happens
-			 * when particles were thrown into each other; capping it keeps such impacts
-			 * from exploding (it never binds in resting or flowing fluid). */
-			float px = dt2 * ax, py = dt2 * ay, p2 = px * px + py * py;
-			if (p2 > dmax2) {
-				float f = sqrtf(dmax2 / p2);
-				px *= f;
-				py *= f;
-			}
-			float dvx = -dt * mu * (vxi * o[S_SW][l] - o[S_SVX][l]);
-			float dvy = -dt * mu * (vyi * o[S_SW][l] - o[S_SVY][l]);
-			float nx = xi + px + dt * dvx, ny = yi + py + dt * dvy;
-			collide(s, c, xi - dt * vxi, yi - dt * vyi, &nx, &ny, NULL, NULL);
-			float ux = vxi + (nx - xi) * idt, uy = vyi + (ny - yi) * idt;
-			cap_speed(s, &ux, &uy);
-			x2[i] = nx;
-			y2[i] = ny;
-			vx2[i] = ux;
-			vy2[i] = uy;
-			float v2 = ux * ux + uy * uy;
-			vm2 = v2 > vm2 ? v2 : vm2;
+			s->fax[i] = o[S_AX][l];
+			s->fay[i] = o[S_AY][l];
+			s->fsw[i] = o[S_SW][l];
+			s->fsvx[i] = o[S_SVX][l];
+			s->fsvy[i] = o[S_SVY][l];
 		}
 	}
-	return vm2;
+	if (k1 <= k0)
+		return 0;
+	return relax_finish(s, c, s->clusters[k0].i0, s->clusters[k1 - 1].i0 + s->clusters[k1 - 1].m);
 }
 
 /*
@@ -486,19 +548,20 @@ static float seed_chunk(sph *s, const sph_sub *c, int avx2, int k0, int k1)
 	const float *restrict x = s->x, *restrict y = s->y, *restrict vx = s->vx, *restrict vy = s->vy;
 	float *restrict x2 = s->x2, *restrict y2 = s->y2, *restrict vx2 = s->vx2, *restrict vy2 = s->vy2;
 	const float dt = c->dt, mu = (float)s->viscosity;
+	const sph_k k = sph_consts(s);
 	lane_sums o;
 
-	for (int k = k0; k < k1; k++) {
-		const sph_cluster *cl = &s->clusters[k];
+	for (int ci = k0; ci < k1; ci++) {
+		const sph_cluster *cl = &s->clusters[ci];
 		pair_sums(s, avx2, 1, cl, o);
 		for (int l = 0; l < cl->m; l++) {
 			const int i = cl->i0 + l;
 			const float xi = x[i], yi = y[i], vxi = vx[i], vyi = vy[i];
 			float ax = o[S_AX][l] + c->ax - mu * (vxi * o[S_SW][l] - o[S_SVX][l]);
 			float ay = o[S_AY][l] + c->ay - mu * (vyi * o[S_SW][l] - o[S_SVY][l]);
-			wall_spring(s, xi, yi, &ax, &ay);
+			wall_spring(&k, xi, yi, &ax, &ay);
 			float ux = vxi + dt * ax, uy = vyi + dt * ay;
-			cap_speed(s, &ux, &uy);
+			cap_speed(&k, &ux, &uy);
 			float nx = xi + dt * ux, ny = yi + dt * uy;
 			collide(s, c, xi, yi, &nx, &ny, &ux, &uy);
 			x2[i] = nx;
