@@ -169,16 +169,16 @@ void sph_sort(sph *s, int have_keys)
  * then the tank clamp, with v* = (x~ - x) / dt so a clamped particle loses its velocity
  * into the wall. Also computes the particles' grid keys for sph_sort().
  */
-void sph_predict(sph *s, const sph_sub *c)
+SPH_CLONES
+static void predict_range(sph *s, const sph_sub *c, int i0, int i1)
 {
-	const int n = s->n;
 	const sph_k k = sph_consts(s);
 	const float dt = c->dt, idt = 1.0f / dt, gx = c->ax, gy = c->ay;
 	const float x0 = SPH_WALL_EPS, x1 = k.W - SPH_WALL_EPS, y1 = k.H - SPH_WALL_EPS;
 	float *restrict x = s->x, *restrict y = s->y, *restrict vx = s->vx, *restrict vy = s->vy;
 	int *restrict key = s->key;
-#pragma omp parallel for simd schedule(static) if (n >= SPH_PAR_MIN)
-	for (int i = 0; i < n; i++) {
+#pragma omp simd
+	for (int i = i0; i < i1; i++) {
 		float ax = gx, ay = gy;
 		wall_spring(&k, x[i], y[i], &ax, &ay);
 		float ux = vx[i] + dt * ax, uy = vy[i] + dt * ay;
@@ -191,6 +191,14 @@ void sph_predict(sph *s, const sph_sub *c)
 		y[i] = ny;
 		key[i] = cell_key(&k, nx, ny);
 	}
+}
+
+void sph_predict(sph *s, const sph_sub *c)
+{
+	const int n = s->n, nch = (n + 255) / 256;
+#pragma omp parallel for schedule(static) if (n >= SPH_PAR_MIN)
+	for (int ch = 0; ch < nch; ch++)
+		predict_range(s, c, ch * 256, imin(ch * 256 + 256, n));
 }
 
 /* Diagnostics over fixed chunks of SPH_CHUNK particles, combined in index order:

@@ -179,6 +179,15 @@ void sph_splat(sph *s);
 
 /* ---- small helpers shared by sph_grid.c and sph_kern.c ---- */
 
+/* Per-particle loops run over whole particle ranges, so the compiler can vectorise them,
+ * with an AVX2 clone picked at run time (elementwise IEEE operations: the same bits at
+ * any width). */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define SPH_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define SPH_CLONES
+#endif
+
 /* How far from the walls clamped particles stay, px. */
 #define SPH_WALL_EPS 0.01f
 

@@ -134,7 +134,9 @@ void sph_collide(const sph *s, const sph_sub *c, float xp, float yp, float *x, f
  * is off), so they give the same bits; candidates beyond R add exact zeros. Lanes past
  * a cluster's end compute from whatever follows it and are never stored.
  *
- * Threads take SPH_CCHUNK clusters at a time, dynamically (surface clusters are cheaper).
+ * Threads take contiguous blocks of SPH_CCHUNK-cluster chunks (schedule static), so a
+ * thread works on the same particles in the density and the final pass and finds them
+ * in its own cache.
  */
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -225,14 +227,6 @@ __attribute__((target("avx2"))) static void density_lanes_avx2(const sph *s, con
 }
 #endif
 
-/* The finishing loops run over whole particle ranges, so the compiler can vectorise
- * them (elementwise IEEE operations: the same bits at any width). */
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-#define SPH_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define SPH_CLONES
-#endif
-
 /* Density, step 2, for particles [i0, i1) whose sums are in rho and rhon (self
  * included): the particle itself (r = 0, q = 1) out, the wall ghosts in (relaxed), then
  * relaxed: P_i = k (rho_i - rho0), negative part scaled by `cohesion`; Pn_i = k_near rhon_i;
@@ -308,7 +302,7 @@ static void density_chunk(sph *s, int avx2, int k0, int k1)
 void sph_density(sph *s)
 {
 	const int nc = s->nclusters, nch = (nc + SPH_CCHUNK - 1) / SPH_CCHUNK, avx2 = use_avx2();
-#pragma omp parallel for schedule(dynamic, 1) if (s->n >= SPH_PAR_MIN)
+#pragma omp parallel for schedule(static) if (s->n >= SPH_PAR_MIN)
 	for (int ch = 0; ch < nch; ch++)
 		density_chunk(s, avx2, ch * SPH_CCHUNK, imin(ch * SPH_CCHUNK + SPH_CCHUNK, nc));
 }
@@ -580,7 +574,7 @@ static double final_pass(sph *s, const sph_sub *c, int seed)
 {
 	const int nc = s->nclusters, nch = (nc + SPH_CCHUNK - 1) / SPH_CCHUNK, avx2 = use_avx2();
 	float vm2 = 0; /* a max is exact in any order */
-#pragma omp parallel for schedule(dynamic, 1) reduction(max : vm2) if (s->n >= SPH_PAR_MIN)
+#pragma omp parallel for schedule(static) reduction(max : vm2) if (s->n >= SPH_PAR_MIN)
 	for (int ch = 0; ch < nch; ch++) {
 		const int k0 = ch * SPH_CCHUNK, k1 = imin(k0 + SPH_CCHUNK, nc);
 		float v = seed ? seed_chunk(s, c, avx2, k0, k1) : relax_chunk(s, c, avx2, k0, k1);
