@@ -22,6 +22,7 @@
  * checkpoints), sph_kern.c (grid and passes), sph_surf.c (the render field).
  */
 #include <math.h>
+#include <omp.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -273,7 +274,9 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 			       "of %g px", (double)s->W, (double)s->H, (double)s->R);
 	s->ncells = s->ncx * s->ncy;
 	s->cell_start = calloc((size_t)s->ncells + 1, sizeof(int));
-	s->cell_fill = calloc((size_t)s->ncells, sizeof(int));
+	/* one histogram per thread for the parallel counting sort (one if the grid is huge) */
+	s->nhist = s->ncells > 1 << 22 ? 1 : imax(1, imin(omp_get_max_threads(), SPH_MAX_HIST));
+	s->cell_fill = calloc((size_t)s->ncells * (size_t)s->nhist, sizeof(int));
 	s->nchunks_max = (s->cap + SPH_CHUNK - 1) / SPH_CHUNK + 1;
 	s->part = calloc((size_t)s->nchunks_max * 4, sizeof(double));
 	s->fw = sc->width;

@@ -5,6 +5,7 @@
  * Units: px, s; densities are dimensionless kernel sums (self excluded).
  */
 #include <math.h>
+#include <omp.h>
 #include <string.h>
 
 #include "solvers/sph_impl.h"
@@ -136,17 +137,48 @@ void sph_sort(sph *s, int have_keys)
 			key[i] = cell_key(&k, x[i], y[i]);
 	}
 
-	memset(start, 0, (size_t)(nc + 1) * sizeof *start);
-	for (int i = 0; i < n; i++)
-		start[key[i] + 1]++;
-	for (int c = 0; c < nc; c++)
-		start[c + 1] += start[c];
-	memcpy(fill, start, (size_t)nc * sizeof *fill);
+	/* Stable counting sort in parallel: each thread counts its block of particles per
+	 * cell, the counts become offsets (cell by cell, blocks in order), and each thread
+	 * places its block. A stable sort has one result, so the thread count does not
+	 * matter. */
 	int *restrict skey = s->skey;
-	for (int i = 0; i < n; i++) {
-		int k = fill[key[i]]++;
-		perm[k] = i;
-		skey[k] = key[i];
+	int part[SPH_MAX_HIST];
+	const int T = n >= SPH_PAR_MIN ? imin(omp_get_max_threads(), s->nhist) : 1;
+#pragma omp parallel num_threads(T) if (T > 1)
+	{
+		const int nt = omp_get_num_threads(), t = omp_get_thread_num();
+		const int i0 = (int)((long)n * t / nt), i1 = (int)((long)n * (t + 1) / nt);
+		const int c0 = (int)((long)nc * t / nt), c1 = (int)((long)nc * (t + 1) / nt);
+		int *restrict h = fill + (size_t)t * nc;
+		memset(h, 0, (size_t)nc * sizeof *h);
+		for (int i = i0; i < i1; i++)
+			h[key[i]]++;
+#pragma omp barrier
+		int sum = 0;
+		for (int c = c0; c < c1; c++)
+			for (int u = 0; u < nt; u++)
+				sum += fill[(size_t)u * nc + c];
+		part[t] = sum;
+#pragma omp barrier
+		int base = 0;
+		for (int u = 0; u < t; u++)
+			base += part[u];
+		for (int c = c0; c < c1; c++) {
+			start[c] = base;
+			for (int u = 0; u < nt; u++) {
+				int v = fill[(size_t)u * nc + c];
+				fill[(size_t)u * nc + c] = base;
+				base += v;
+			}
+		}
+		if (t == nt - 1)
+			start[nc] = base;
+#pragma omp barrier
+		for (int i = i0; i < i1; i++) {
+			int k = h[key[i]]++;
+			perm[k] = i;
+			skey[k] = key[i];
+		}
 	}
 	build_clusters(s);
 

@@ -34,6 +34,8 @@ enum { SPH_MODEL_SEED = 0, SPH_MODEL_RELAXED = 1 };
  * lane (sph_kern.c). Every particle array has this many spare entries after the last
  * particle, so a cluster's lanes can always be loaded whole. */
 #define SPH_LANES 8
+/* Most threads the counting sort splits its work over. */
+#define SPH_MAX_HIST 64
 /* Samples of the wall tables over distances 0..R. */
 #define SPH_WALL_N 64
 
@@ -104,7 +106,8 @@ typedef struct sph {
 	/* uniform grid over the tank, cells >= R/4 wide and >= R tall, row-major */
 	int ncx, ncy, ncells;
 	int *cell_start; /* ncells + 1 */
-	int *cell_fill;  /* ncells */
+	int *cell_fill;  /* ncells per histogram: nhist of them */
+	int nhist;
 
 	/* fixed-chunk reductions */
 	int nchunks_max;
