@@ -101,8 +101,10 @@ static void sph_uninit(void *priv)
 	free(s->perm);
 	free(s->skey);
 	free(s->clusters);
+	free(s->cwork);
 	s->skey = NULL;
 	s->clusters = NULL;
+	s->cwork = NULL;
 	free(s->cell_start);
 	free(s->cell_fill);
 	free(s->part);
@@ -265,7 +267,8 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	s->perm = calloc(n, sizeof(int));
 	s->skey = calloc(n, sizeof(int));
 	s->clusters = calloc(n + 1, sizeof(sph_cluster));
-	if (!s->key || !s->perm || !s->skey || !s->clusters)
+	s->cwork = calloc(n + 2, sizeof(int64_t));
+	if (!s->key || !s->perm || !s->skey || !s->clusters || !s->cwork)
 		goto oom;
 	s->ncx = (int)fmax(1, floor(4 * s->W / s->R));
 	s->ncy = (int)fmax(1, floor(s->H / s->R));

@@ -97,7 +97,9 @@ static void build_clusters(sph *s)
 	const int n = s->n, ncx = s->ncx, ncy = s->ncy;
 	const int *restrict skey = s->skey, *restrict start = s->cell_start;
 	sph_cluster *restrict cl = s->clusters;
+	int64_t *restrict work = s->cwork;
 	int nc = 0;
+	work[0] = 0;
 	for (int k = 0; k < n;) {
 		const int row = skey[k] / ncx, row_end = start[(row + 1) * ncx];
 		const int first = skey[k] - row * ncx;
@@ -111,11 +113,15 @@ static void build_clusters(sph *s)
 		c->i0 = k;
 		c->m = e - k;
 		c->n = 0;
+		int cand = 0;
 		for (int r = imax(row - 1, 0); r <= imin(row + 1, ncy - 1); r++) {
 			c->a[c->n] = start[r * ncx + c0];
 			c->b[c->n] = start[r * ncx + c1 + 1];
+			cand += c->b[c->n] - c->a[c->n];
 			c->n++;
 		}
+		/* cost: the candidate loop, plus the per-particle steps and the call */
+		work[nc] = work[nc - 1] + cand + 2 * c->m + 8;
 		k = e;
 	}
 	s->nclusters = nc;

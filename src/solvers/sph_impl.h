@@ -102,6 +102,7 @@ typedef struct sph {
 	int *key, *perm, *skey;    /* grid keys (unsorted, then sorted order), sort order */
 	sph_cluster *clusters;     /* the sorted particles in clusters, from sph_sort */
 	int nclusters;
+	int64_t *cwork;            /* nclusters + 1: running total of the clusters' candidates */
 
 	/* uniform grid over the tank, cells >= R/4 wide and >= R tall, row-major */
 	int ncx, ncy, ncells;

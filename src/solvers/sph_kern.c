@@ -12,6 +12,7 @@
  * Units: px, s; densities are dimensionless kernel sums (self excluded).
  */
 #include <math.h>
+#include <omp.h>
 
 #include "solvers/sph_impl.h"
 
@@ -134,9 +135,10 @@ void sph_collide(const sph *s, const sph_sub *c, float xp, float yp, float *x, f
  * is off), so they give the same bits; candidates beyond R add exact zeros. Lanes past
  * a cluster's end compute from whatever follows it and are never stored.
  *
- * Threads take contiguous blocks of SPH_CCHUNK-cluster chunks (schedule static), so a
- * thread works on the same particles in the density and the final pass and finds them
- * in its own cache.
+ * Each thread takes one contiguous run of clusters with an equal share of the work
+ * (candidates counted by sph_sort), the same run in the density and the final pass, so
+ * it finds its particles in its own cache. It works through its run SPH_CCHUNK clusters
+ * at a time.
  */
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -146,6 +148,29 @@ void sph_collide(const sph *s, const sph_sub *c, float xp, float yp, float *x, f
 #define SPH_CCHUNK 32
 
 _Static_assert(SPH_LANES == 8, "the AVX2 kernels are written for 8 lanes");
+
+/* This thread's clusters [*k0, *k1): the first cluster at or past each thread's share of
+ * the total work. */
+static void thread_clusters(const sph *s, int *k0, int *k1)
+{
+	const int nt = omp_get_num_threads(), t = omp_get_thread_num(), nc = s->nclusters;
+	const int64_t *w = s->cwork, total = w[nc];
+	int b[2];
+	for (int e = 0; e < 2; e++) {
+		const int64_t goal = total * (t + e) / nt;
+		int lo = 0, hi = nc; /* first k with w[k] >= goal */
+		while (lo < hi) {
+			int mid = (lo + hi) / 2;
+			if (w[mid] < goal)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		b[e] = lo;
+	}
+	*k0 = b[0];
+	*k1 = t == nt - 1 ? nc : b[1];
+}
 
 static int simd_level = 2;
 
@@ -301,10 +326,14 @@ static void density_chunk(sph *s, int avx2, int k0, int k1)
 
 void sph_density(sph *s)
 {
-	const int nc = s->nclusters, nch = (nc + SPH_CCHUNK - 1) / SPH_CCHUNK, avx2 = use_avx2();
-#pragma omp parallel for schedule(static) if (s->n >= SPH_PAR_MIN)
-	for (int ch = 0; ch < nch; ch++)
-		density_chunk(s, avx2, ch * SPH_CCHUNK, imin(ch * SPH_CCHUNK + SPH_CCHUNK, nc));
+	const int avx2 = use_avx2();
+#pragma omp parallel if (s->n >= SPH_PAR_MIN)
+	{
+		int k0, k1;
+		thread_clusters(s, &k0, &k1);
+		for (int k = k0; k < k1; k += SPH_CCHUNK)
+			density_chunk(s, avx2, k, imin(k + SPH_CCHUNK, k1));
+	}
 }
 
 /*
@@ -572,13 +601,17 @@ static float seed_chunk(sph *s, const sph_sub *c, int avx2, int k0, int k1)
 /* Runs the final pass of a substep over all clusters; returns the largest speed. */
 static double final_pass(sph *s, const sph_sub *c, int seed)
 {
-	const int nc = s->nclusters, nch = (nc + SPH_CCHUNK - 1) / SPH_CCHUNK, avx2 = use_avx2();
+	const int avx2 = use_avx2();
 	float vm2 = 0; /* a max is exact in any order */
-#pragma omp parallel for schedule(static) reduction(max : vm2) if (s->n >= SPH_PAR_MIN)
-	for (int ch = 0; ch < nch; ch++) {
-		const int k0 = ch * SPH_CCHUNK, k1 = imin(k0 + SPH_CCHUNK, nc);
-		float v = seed ? seed_chunk(s, c, avx2, k0, k1) : relax_chunk(s, c, avx2, k0, k1);
-		vm2 = v > vm2 ? v : vm2;
+#pragma omp parallel reduction(max : vm2) if (s->n >= SPH_PAR_MIN)
+	{
+		int k0, k1;
+		thread_clusters(s, &k0, &k1);
+		for (int k = k0; k < k1; k += SPH_CCHUNK) {
+			const int e = imin(k + SPH_CCHUNK, k1);
+			float v = seed ? seed_chunk(s, c, avx2, k, e) : relax_chunk(s, c, avx2, k, e);
+			vm2 = v > vm2 ? v : vm2;
+		}
 	}
 	swap_state(s);
 	return sqrt((double)vm2);
