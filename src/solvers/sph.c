@@ -102,9 +102,11 @@ static void sph_uninit(void *priv)
 	free(s->skey);
 	free(s->clusters);
 	free(s->cwork);
+	free(s->clusters2);
+	free(s->cwork2);
 	s->skey = NULL;
-	s->clusters = NULL;
-	s->cwork = NULL;
+	s->clusters = s->clusters2 = NULL;
+	s->cwork = s->cwork2 = NULL;
 	free(s->cell_start);
 	free(s->cell_fill);
 	free(s->part);
@@ -268,7 +270,9 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	s->skey = calloc(n, sizeof(int));
 	s->clusters = calloc(n + 1, sizeof(sph_cluster));
 	s->cwork = calloc(n + 2, sizeof(int64_t));
-	if (!s->key || !s->perm || !s->skey || !s->clusters || !s->cwork)
+	s->clusters2 = calloc(n + 1, sizeof(sph_cluster));
+	s->cwork2 = calloc(n + 2, sizeof(int64_t));
+	if (!s->key || !s->perm || !s->skey || !s->clusters || !s->cwork || !s->clusters2 || !s->cwork2)
 		goto oom;
 	s->ncx = (int)fmax(1, floor(4 * s->W / s->R));
 	s->ncy = (int)fmax(1, floor(s->H / s->R));

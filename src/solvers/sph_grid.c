@@ -88,22 +88,22 @@ void sph_wall_tables(sph *s)
  * wide, so sparse spray does not make clusters whose ranges cover the whole row. */
 #define SPH_CLUSTER_SPAN 8
 
-/* Cuts the sorted particles into clusters (runs of up to SPH_LANES particles of one grid
- * row, at most SPH_CLUSTER_SPAN columns apart) and finds each cluster's candidates: the
- * rows above, at and below its own, from 4 columns left of its first particle's cell to
- * 4 right of its last one's (cells are R/4 wide, so that covers R plus the cell). */
-static void build_clusters(sph *s)
+/* Cuts sorted particles [k0, k1) (whole grid rows) into clusters (runs of up to
+ * SPH_LANES particles of one row, at most SPH_CLUSTER_SPAN columns apart) and finds each
+ * cluster's candidates: the rows above, at and below its own, from 4 columns left of
+ * its first particle's cell to 4 right of its last one's (cells are R/4 wide, so that
+ * covers R plus the cell). Writes them to cl[0..] with the running total of their work
+ * in work[1..]; returns how many. */
+static int build_clusters(const sph *s, int k0, int k1, sph_cluster *restrict cl, int64_t *restrict work)
 {
-	const int n = s->n, ncx = s->ncx, ncy = s->ncy;
+	const int ncx = s->ncx, ncy = s->ncy;
 	const int *restrict skey = s->skey, *restrict start = s->cell_start;
-	sph_cluster *restrict cl = s->clusters;
-	int64_t *restrict work = s->cwork;
 	int nc = 0;
-	work[0] = 0;
-	for (int k = 0; k < n;) {
+	int64_t w = 0;
+	for (int k = k0; k < k1;) {
 		const int row = skey[k] / ncx, row_end = start[(row + 1) * ncx];
 		const int first = skey[k] - row * ncx;
-		const int lim = imin(imin(k + SPH_LANES, row_end), n);
+		const int lim = imin(imin(k + SPH_LANES, row_end), k1);
 		int e = k + 1;
 		while (e < lim && skey[e] - row * ncx - first <= SPH_CLUSTER_SPAN)
 			e++;
@@ -121,83 +121,122 @@ static void build_clusters(sph *s)
 			c->n++;
 		}
 		/* cost: the candidate loop, plus the per-particle steps and the call */
-		work[nc] = work[nc - 1] + cand + 2 * c->m + 8;
+		w += cand + 2 * c->m + 8;
+		work[nc] = w;
 		k = e;
 	}
-	s->nclusters = nc;
+	return nc;
 }
 
-/* Stable counting sort of the particles by cell (keys from sph_predict when have_keys);
- * rebuilds cell_start and the clusters. */
+/* Where thread t of nt starts in the sorted particles: at the start of the grid row
+ * holding particle n t / nt, so no row is split. */
+static int row_bound(const sph *s, int t, int nt)
+{
+	if (t <= 0)
+		return 0;
+	if (t >= nt)
+		return s->n;
+	const int row = s->skey[(int)((long)s->n * t / nt)] / s->ncx;
+	return s->cell_start[row * s->ncx];
+}
+
+/*
+ * Stable counting sort of the particles by cell (keys from sph_predict when have_keys),
+ * in parallel: each thread counts its block of particles per cell, the counts become
+ * offsets (cell by cell, blocks in order), and each thread places its block. A stable
+ * sort has one result, so the thread count does not matter. Then each thread reorders
+ * the particles of a run of whole rows and cuts them into clusters, which are finally
+ * copied together in row order.
+ */
 void sph_sort(sph *s, int have_keys)
 {
 	const int n = s->n, nc = s->ncells;
-	int *restrict key = s->key, *restrict perm = s->perm;
+	int *restrict key = s->key, *restrict perm = s->perm, *restrict skey = s->skey;
 	int *restrict start = s->cell_start, *restrict fill = s->cell_fill;
-	const float *x = s->x, *y = s->y;
+	const float *restrict x = s->x, *restrict y = s->y, *restrict vx = s->vx, *restrict vy = s->vy;
+	float *restrict x2 = s->x2, *restrict y2 = s->y2, *restrict vx2 = s->vx2, *restrict vy2 = s->vy2;
+	int part[SPH_MAX_HIST], ncl[SPH_MAX_HIST];
+	int64_t wsum[SPH_MAX_HIST];
 
-	if (!have_keys) {
-		const sph_k k = sph_consts(s);
-#pragma omp parallel for schedule(static) if (n >= SPH_PAR_MIN)
-		for (int i = 0; i < n; i++)
-			key[i] = cell_key(&k, x[i], y[i]);
-	}
-
-	/* Stable counting sort in parallel: each thread counts its block of particles per
-	 * cell, the counts become offsets (cell by cell, blocks in order), and each thread
-	 * places its block. A stable sort has one result, so the thread count does not
-	 * matter. */
-	int *restrict skey = s->skey;
-	int part[SPH_MAX_HIST];
 	const int T = n >= SPH_PAR_MIN ? imin(omp_get_max_threads(), s->nhist) : 1;
 #pragma omp parallel num_threads(T) if (T > 1)
 	{
 		const int nt = omp_get_num_threads(), t = omp_get_thread_num();
 		const int i0 = (int)((long)n * t / nt), i1 = (int)((long)n * (t + 1) / nt);
 		const int c0 = (int)((long)nc * t / nt), c1 = (int)((long)nc * (t + 1) / nt);
+		if (!have_keys) {
+			const sph_k k = sph_consts(s);
+			for (int i = i0; i < i1; i++)
+				key[i] = cell_key(&k, x[i], y[i]);
+		}
 		int *restrict h = fill + (size_t)t * nc;
 		memset(h, 0, (size_t)nc * sizeof *h);
 		for (int i = i0; i < i1; i++)
 			h[key[i]]++;
 #pragma omp barrier
 		int sum = 0;
-		for (int c = c0; c < c1; c++)
-			for (int u = 0; u < nt; u++)
+		for (int u = 0; u < nt; u++)
+			for (int c = c0; c < c1; c++)
 				sum += fill[(size_t)u * nc + c];
 		part[t] = sum;
 #pragma omp barrier
 		int base = 0;
 		for (int u = 0; u < t; u++)
 			base += part[u];
-		for (int c = c0; c < c1; c++) {
-			start[c] = base;
-			for (int u = 0; u < nt; u++) {
-				int v = fill[(size_t)u * nc + c];
-				fill[(size_t)u * nc + c] = base;
-				base += v;
+		if (nt == 2) {
+			int *restrict h0 = fill, *restrict h1 = fill + nc;
+			for (int c = c0; c < c1; c++) {
+				const int v0 = h0[c], v1 = h1[c];
+				start[c] = base;
+				h0[c] = base;
+				h1[c] = base + v0;
+				base += v0 + v1;
+			}
+		} else {
+			for (int c = c0; c < c1; c++) {
+				start[c] = base;
+				for (int u = 0; u < nt; u++) {
+					const int v = fill[(size_t)u * nc + c];
+					fill[(size_t)u * nc + c] = base;
+					base += v;
+				}
 			}
 		}
 		if (t == nt - 1)
 			start[nc] = base;
 #pragma omp barrier
 		for (int i = i0; i < i1; i++) {
-			int k = h[key[i]]++;
+			const int k = h[key[i]]++;
 			perm[k] = i;
 			skey[k] = key[i];
 		}
+#pragma omp barrier
+		/* reorder and cluster a run of whole rows; clusters go first to slots of their
+		 * own (a run of m particles makes at most m clusters) */
+		const int k0 = row_bound(s, t, nt), k1 = row_bound(s, t + 1, nt);
+		for (int k = k0; k < k1; k++) {
+			const int i = perm[k];
+			x2[k] = x[i];
+			y2[k] = y[i];
+			vx2[k] = vx[i];
+			vy2[k] = vy[i];
+		}
+		ncl[t] = build_clusters(s, k0, k1, s->clusters2 + k0, s->cwork2 + k0);
+		wsum[t] = ncl[t] ? s->cwork2[k0 + ncl[t]] : 0;
+#pragma omp barrier
+		int off = 0;
+		int64_t woff = 0;
+		for (int u = 0; u < t; u++) {
+			off += ncl[u];
+			woff += wsum[u];
+		}
+		memcpy(s->clusters + off, s->clusters2 + k0, (size_t)ncl[t] * sizeof *s->clusters);
+		for (int j = 1; j <= ncl[t]; j++)
+			s->cwork[off + j] = woff + s->cwork2[k0 + j];
+		if (t == nt - 1)
+			s->nclusters = off + ncl[t];
 	}
-	build_clusters(s);
-
-	const float *restrict vx = s->vx, *restrict vy = s->vy;
-	float *restrict x2 = s->x2, *restrict y2 = s->y2, *restrict vx2 = s->vx2, *restrict vy2 = s->vy2;
-#pragma omp parallel for schedule(static) if (n >= SPH_PAR_MIN)
-	for (int k = 0; k < n; k++) {
-		int i = perm[k];
-		x2[k] = x[i];
-		y2[k] = y[i];
-		vx2[k] = vx[i];
-		vy2[k] = vy[i];
-	}
+	s->cwork[0] = 0;
 	swap_state(s);
 }
 

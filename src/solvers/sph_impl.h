@@ -103,6 +103,8 @@ typedef struct sph {
 	sph_cluster *clusters;     /* the sorted particles in clusters, from sph_sort */
 	int nclusters;
 	int64_t *cwork;            /* nclusters + 1: running total of the clusters' candidates */
+	sph_cluster *clusters2;    /* sph_sort's scratch for both */
+	int64_t *cwork2;
 
 	/* uniform grid over the tank, cells >= R/4 wide and >= R tall, row-major */
 	int ncx, ncy, ncells;
