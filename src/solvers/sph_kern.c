@@ -146,6 +146,8 @@ void sph_collide(const sph *s, const sph_sub *c, float xp, float yp, float *x, f
 #endif
 
 #define SPH_CCHUNK 32
+/* Candidates per block of the AVX2 pair loop's distance pass. */
+#define SPH_JBLOCK 32
 
 _Static_assert(SPH_LANES == 8, "the AVX2 kernels are written for 8 lanes");
 
@@ -403,13 +405,23 @@ pair_lanes_avx2(const sph *s, const int seed, const sph_cluster *c, lane_sums o)
 	const __m256 invR = _mm256_set1_ps(s->invR), one = _mm256_set1_ps(1.0f);
 	const __m256 zero = _mm256_setzero_ps(), eps2 = _mm256_set1_ps(SPH_EPS2);
 	__m256 ax = zero, ay = zero, sw = zero, svx = zero, svy = zero;
+	/* Distances first, a block of candidates at a time, then the rest: two short
+	 * dependency chains keep more candidates in flight than one long one. */
+	float rb[SPH_JBLOCK * SPH_LANES] __attribute__((aligned(32)));
 	for (int g = 0; g < c->n; g++)
-		for (int j = c->a[g]; j < c->b[g]; j++) {
-			const __m256 irj = _mm256_broadcast_ss(ir + j);
+		for (int jb = c->a[g]; jb < c->b[g]; jb += SPH_JBLOCK) {
+		const int je = imin(jb + SPH_JBLOCK, c->b[g]);
+		for (int j = jb; j < je; j++) {
 			__m256 dx = _mm256_sub_ps(_mm256_broadcast_ss(x + j), xi);
 			__m256 dy = _mm256_sub_ps(_mm256_broadcast_ss(y + j), yi);
 			__m256 r2 = _mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy));
-			__m256 r = _mm256_sqrt_ps(_mm256_max_ps(r2, eps2));
+			_mm256_store_ps(rb + SPH_LANES * (j - jb), _mm256_sqrt_ps(_mm256_max_ps(r2, eps2)));
+		}
+		for (int j = jb; j < je; j++) {
+			const __m256 irj = _mm256_broadcast_ss(ir + j);
+			__m256 dx = _mm256_sub_ps(_mm256_broadcast_ss(x + j), xi);
+			__m256 dy = _mm256_sub_ps(_mm256_broadcast_ss(y + j), yi);
+			__m256 r = _mm256_load_ps(rb + SPH_LANES * (j - jb));
 			__m256 q = _mm256_max_ps(_mm256_sub_ps(one, _mm256_mul_ps(r, invR)), zero);
 			__m256 w = _mm256_mul_ps(q, irj), D;
 			__m256 pp = _mm256_mul_ps(_mm256_add_ps(Pi, _mm256_broadcast_ss(P + j)), q);
@@ -425,6 +437,7 @@ pair_lanes_avx2(const sph *s, const int seed, const sph_cluster *c, lane_sums o)
 			sw = _mm256_add_ps(sw, w);
 			svx = _mm256_add_ps(svx, _mm256_mul_ps(w, _mm256_broadcast_ss(vx + j)));
 			svy = _mm256_add_ps(svy, _mm256_mul_ps(w, _mm256_broadcast_ss(vy + j)));
+		}
 		}
 	_mm256_storeu_ps(o[S_AX], ax);
 	_mm256_storeu_ps(o[S_AY], ay);
