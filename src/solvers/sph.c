@@ -303,7 +303,7 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 		sph_fill_block(s, &sc->blocks[i], 1);
 	sph_emit_streams(s, 0, NULL);
 	/* densities of the initial state, so that frame 0's stats mean something */
-	sph_sort(s, 0);
+	sph_sort(s, NULL);
 	sph_density(s);
 	if (sph_reduce(s) < 0)
 		return tp_errf(err, TP_EIO, "sph: initial state is not finite");
@@ -382,12 +382,11 @@ static int sph_step(void *priv, const tp_step_in *in)
 		sph_obst_lerp(s, ang0, ang1, f0, s->obst_sub0);
 		sph_obst_lerp(s, ang0, ang1, f1, s->obst_sub1);
 		if (s->model == SPH_MODEL_RELAXED) {
-			sph_predict(s, &c);
-			sph_sort(s, 1);
+			sph_sort(s, &c); /* predicts, then sorts */
 			sph_density(s);
 			vcur = sph_relax(s, &c);
 		} else {
-			sph_sort(s, 0);
+			sph_sort(s, NULL);
 			sph_density(s);
 			vcur = sph_forces_seed(s, &c);
 		}

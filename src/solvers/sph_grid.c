@@ -88,6 +88,36 @@ void sph_wall_tables(sph *s)
  * wide, so sparse spray does not make clusters whose ranges cover the whole row. */
 #define SPH_CLUSTER_SPAN 8
 
+/*
+ * Relaxed model, step 1 (Clavet et al. 2005, "prediction-relaxation"):
+ *     v* = v + dt (g - a_tank + a_spring),   x~ = x + dt v*
+ * then the tank clamp, with v* = (x~ - x) / dt so a clamped particle loses its velocity
+ * into the wall. Also computes the particles' grid keys. Runs inside sph_sort().
+ */
+SPH_CLONES
+static void predict_range(sph *s, const sph_sub *c, int i0, int i1)
+{
+	const sph_k k = sph_consts(s);
+	const float dt = c->dt, idt = 1.0f / dt, gx = c->ax, gy = c->ay;
+	const float x0 = SPH_WALL_EPS, x1 = k.W - SPH_WALL_EPS, y1 = k.H - SPH_WALL_EPS;
+	float *restrict x = s->x, *restrict y = s->y, *restrict vx = s->vx, *restrict vy = s->vy;
+	int *restrict key = s->key;
+#pragma omp simd
+	for (int i = i0; i < i1; i++) {
+		float ax = gx, ay = gy;
+		wall_spring(&k, x[i], y[i], &ax, &ay);
+		float ux = vx[i] + dt * ax, uy = vy[i] + dt * ay;
+		cap_speed(&k, &ux, &uy);
+		float nx = clampf(x[i] + dt * ux, x0, x1);
+		float ny = clampf(y[i] + dt * uy, x0, y1);
+		vx[i] = (nx - x[i]) * idt;
+		vy[i] = (ny - y[i]) * idt;
+		x[i] = nx;
+		y[i] = ny;
+		key[i] = cell_key(&k, nx, ny);
+	}
+}
+
 /* Cuts sorted particles [k0, k1) (whole grid rows) into clusters (runs of up to
  * SPH_LANES particles of one row, at most SPH_CLUSTER_SPAN columns apart) and finds each
  * cluster's candidates: the rows above, at and below its own, from 4 columns left of
@@ -141,19 +171,19 @@ static int row_bound(const sph *s, int t, int nt)
 }
 
 /*
- * Stable counting sort of the particles by cell (keys from sph_predict when have_keys),
+ * Stable counting sort of the particles by cell (after the prediction step, if asked),
  * in parallel: each thread counts its block of particles per cell, the counts become
  * offsets (cell by cell, blocks in order), and each thread places its block. A stable
  * sort has one result, so the thread count does not matter. Then each thread reorders
  * the particles of a run of whole rows and cuts them into clusters, which are finally
  * copied together in row order.
  */
-void sph_sort(sph *s, int have_keys)
+void sph_sort(sph *s, const sph_sub *predict)
 {
 	const int n = s->n, nc = s->ncells;
 	int *restrict key = s->key, *restrict perm = s->perm, *restrict skey = s->skey;
 	int *restrict start = s->cell_start, *restrict fill = s->cell_fill;
-	const float *restrict x = s->x, *restrict y = s->y, *restrict vx = s->vx, *restrict vy = s->vy;
+	const float *x = s->x, *y = s->y, *vx = s->vx, *vy = s->vy; /* predict_range writes them */
 	float *restrict x2 = s->x2, *restrict y2 = s->y2, *restrict vx2 = s->vx2, *restrict vy2 = s->vy2;
 	int part[SPH_MAX_HIST], ncl[SPH_MAX_HIST];
 	int64_t wsum[SPH_MAX_HIST];
@@ -164,7 +194,9 @@ void sph_sort(sph *s, int have_keys)
 		const int nt = omp_get_num_threads(), t = omp_get_thread_num();
 		const int i0 = (int)((long)n * t / nt), i1 = (int)((long)n * (t + 1) / nt);
 		const int c0 = (int)((long)nc * t / nt), c1 = (int)((long)nc * (t + 1) / nt);
-		if (!have_keys) {
+		if (predict) {
+			predict_range(s, predict, i0, i1);
+		} else {
 			const sph_k k = sph_consts(s);
 			for (int i = i0; i < i1; i++)
 				key[i] = cell_key(&k, x[i], y[i]);
@@ -221,8 +253,10 @@ void sph_sort(sph *s, int have_keys)
 			vx2[k] = vx[i];
 			vy2[k] = vy[i];
 		}
-		ncl[t] = build_clusters(s, k0, k1, s->clusters2 + k0, s->cwork2 + k0);
-		wsum[t] = ncl[t] ? s->cwork2[k0 + ncl[t]] : 0;
+		sph_cluster *cl = t ? s->clusters2 + k0 : s->clusters; /* the first run is in place */
+		int64_t *cw = t ? s->cwork2 + k0 : s->cwork;
+		ncl[t] = build_clusters(s, k0, k1, cl, cw);
+		wsum[t] = ncl[t] ? cw[ncl[t]] : 0;
 #pragma omp barrier
 		int off = 0;
 		int64_t woff = 0;
@@ -230,52 +264,16 @@ void sph_sort(sph *s, int have_keys)
 			off += ncl[u];
 			woff += wsum[u];
 		}
-		memcpy(s->clusters + off, s->clusters2 + k0, (size_t)ncl[t] * sizeof *s->clusters);
-		for (int j = 1; j <= ncl[t]; j++)
-			s->cwork[off + j] = woff + s->cwork2[k0 + j];
+		if (t) {
+			memcpy(s->clusters + off, cl, (size_t)ncl[t] * sizeof *s->clusters);
+			for (int j = 1; j <= ncl[t]; j++)
+				s->cwork[off + j] = woff + cw[j];
+		}
 		if (t == nt - 1)
 			s->nclusters = off + ncl[t];
 	}
 	s->cwork[0] = 0;
 	swap_state(s);
-}
-
-/*
- * Relaxed model, step 1 (Clavet et al. 2005, "prediction-relaxation"):
- *     v* = v + dt (g - a_tank + a_spring),   x~ = x + dt v*
- * then the tank clamp, with v* = (x~ - x) / dt so a clamped particle loses its velocity
- * into the wall. Also computes the particles' grid keys for sph_sort().
- */
-SPH_CLONES
-static void predict_range(sph *s, const sph_sub *c, int i0, int i1)
-{
-	const sph_k k = sph_consts(s);
-	const float dt = c->dt, idt = 1.0f / dt, gx = c->ax, gy = c->ay;
-	const float x0 = SPH_WALL_EPS, x1 = k.W - SPH_WALL_EPS, y1 = k.H - SPH_WALL_EPS;
-	float *restrict x = s->x, *restrict y = s->y, *restrict vx = s->vx, *restrict vy = s->vy;
-	int *restrict key = s->key;
-#pragma omp simd
-	for (int i = i0; i < i1; i++) {
-		float ax = gx, ay = gy;
-		wall_spring(&k, x[i], y[i], &ax, &ay);
-		float ux = vx[i] + dt * ax, uy = vy[i] + dt * ay;
-		cap_speed(&k, &ux, &uy);
-		float nx = clampf(x[i] + dt * ux, x0, x1);
-		float ny = clampf(y[i] + dt * uy, x0, y1);
-		vx[i] = (nx - x[i]) * idt;
-		vy[i] = (ny - y[i]) * idt;
-		x[i] = nx;
-		y[i] = ny;
-		key[i] = cell_key(&k, nx, ny);
-	}
-}
-
-void sph_predict(sph *s, const sph_sub *c)
-{
-	const int n = s->n, nch = (n + 255) / 256;
-#pragma omp parallel for schedule(static) if (n >= SPH_PAR_MIN)
-	for (int ch = 0; ch < nch; ch++)
-		predict_range(s, c, ch * 256, imin(ch * 256 + 256, n));
 }
 
 /* Diagnostics over fixed chunks of SPH_CHUNK particles, combined in index order:

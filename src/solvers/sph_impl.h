@@ -161,8 +161,9 @@ void sph_obst_lerp(const sph *s, const double *a0, const double *a1, double f, s
 /* sph_grid.c */
 void sph_wall_tables(sph *s);
 double sph_lattice_sum(double spacing, double R, int power);
-void sph_sort(sph *s, int have_keys);
-void sph_predict(sph *s, const sph_sub *c);
+/* Sorts the particles by grid cell and rebuilds the clusters; with `predict`, first does
+ * the relaxed model's prediction step for that substep (which moves the particles). */
+void sph_sort(sph *s, const sph_sub *predict);
 /* Sums over fixed chunks: ke, max speed, compression, density; returns 0 if finite. */
 int sph_reduce(sph *s);
 
