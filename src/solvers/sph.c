@@ -18,8 +18,10 @@
  * substeps per step, an optional velocity cap, and hard containment (tank clamp and
  * obstacle push-out) so no particle ever leaves the tank or enters an obstacle.
  *
- * The code: this file (options, scene set-up, emitters, the step loop, stats,
- * checkpoints), sph_kern.c (grid and passes), sph_surf.c (the render field).
+ * The code: this file (options, scene set-up, the step loop, stats, checkpoints),
+ * sph_scene.c (blocks, drops, emitters, obstacles), sph_grid.c (tables, prediction, the
+ * sort into grid cells and clusters, diagnostics), sph_kern.c (the neighbour passes and
+ * collisions), sph_surf.c (the render field).
  */
 #include <math.h>
 #include <omp.h>
