@@ -50,7 +50,7 @@ ParameterizedTest(golden_scene *sc, golden, scene_matches_its_manifest, .timeout
 		  golden);
 	cr_assert_not_null(mkdtemp(tmpdir));
 	for (int threads = 1; threads <= 2; threads++) {
-		char got[128], errf[128];
+		char got[512], errf[128];
 		snprintf(got, sizeof got, "%s/%s-t%d.manifest", tmpdir, sc->name, threads);
 		snprintf(errf, sizeof errf, "%s/stderr", tmpdir);
 		cr_assert_eq(run_tp(NULL, errf, "render scenes/%s.json " GOLDEN_ARGS " --threads %d --hash %s",
