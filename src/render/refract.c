@@ -139,6 +139,12 @@ static void shade_row_c(const uint8_t *bgx, int32_t bs, row_taps t, int x, int w
  * packed weights (256-wx, wx) gives the horizontal sums of all channels; top and bottom
  * results are paired the same way for the vertical step. Every intermediate stays below
  * 2^16 * 256, so 32-bit lanes are exact, and below 65536 after the shifts. */
+/* 8 bytes at a in the low half, 8 bytes at b in the high half. */
+static inline __m128i load_8_8(const uint8_t *a, const uint8_t *b)
+{
+	return _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)a), _mm_loadl_epi64((const __m128i *)b));
+}
+
 __attribute__((target("avx2"))) static void
 shade_row_avx2(const uint8_t *bgx, int32_t bs, row_taps t, int w, int last, int keep,
 	       const int tint_q[3], uint8_t *o)
@@ -169,14 +175,8 @@ shade_row_avx2(const uint8_t *bgx, int32_t bs, row_taps t, int w, int last, int 
 		const uint8_t *pa = bgx + t.off[x], *pb = bgx + t.off[x + 1];
 		const uint8_t *pc = bgx + t.off[x + 2], *pd = bgx + t.off[x + 3];
 		/* lanes: [A | C] in the low 8 bytes, [B | D] in the high 8 bytes */
-		__m128i ab = _mm_castpd_si128(_mm_loadh_pd(_mm_castsi128_pd(_mm_loadl_epi64((const __m128i *)pa)),
-							   (const double *)pb));
-		__m128i cd = _mm_castpd_si128(_mm_loadh_pd(_mm_castsi128_pd(_mm_loadl_epi64((const __m128i *)pc)),
-							   (const double *)pd));
-		__m128i ab1 = _mm_castpd_si128(_mm_loadh_pd(
-			_mm_castsi128_pd(_mm_loadl_epi64((const __m128i *)(pa + bs))), (const double *)(pb + bs)));
-		__m128i cd1 = _mm_castpd_si128(_mm_loadh_pd(
-			_mm_castsi128_pd(_mm_loadl_epi64((const __m128i *)(pc + bs))), (const double *)(pd + bs)));
+		__m128i ab = load_8_8(pa, pb), cd = load_8_8(pc, pd);
+		__m128i ab1 = load_8_8(pa + bs, pb + bs), cd1 = load_8_8(pc + bs, pd + bs);
 		__m256i top = _mm256_inserti128_si256(_mm256_castsi128_si256(ab), cd, 1);
 		__m256i bot = _mm256_inserti128_si256(_mm256_castsi128_si256(ab1), cd1, 1);
 
