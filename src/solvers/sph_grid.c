@@ -215,23 +215,12 @@ void sph_sort(sph *s, const sph_sub *predict)
 		int base = 0;
 		for (int u = 0; u < t; u++)
 			base += part[u];
-		if (nt == 2) {
-			int *restrict h0 = fill, *restrict h1 = fill + nc;
-			for (int c = c0; c < c1; c++) {
-				const int v0 = h0[c], v1 = h1[c];
-				start[c] = base;
-				h0[c] = base;
-				h1[c] = base + v0;
-				base += v0 + v1;
-			}
-		} else {
-			for (int c = c0; c < c1; c++) {
-				start[c] = base;
-				for (int u = 0; u < nt; u++) {
-					const int v = fill[(size_t)u * nc + c];
-					fill[(size_t)u * nc + c] = base;
-					base += v;
-				}
+		for (int c = c0; c < c1; c++) {
+			start[c] = base;
+			for (int u = 0; u < nt; u++) {
+				const int v = fill[(size_t)u * nc + c];
+				fill[(size_t)u * nc + c] = base;
+				base += v;
 			}
 		}
 		if (t == nt - 1)

@@ -190,6 +190,13 @@ static int use_avx2(void)
 #endif
 }
 
+/* One past the last particle of clusters [.., k1): consecutive clusters hold
+ * consecutive particles. */
+static inline int chunk_end(const sph *s, int k1)
+{
+	return s->clusters[k1 - 1].i0 + s->clusters[k1 - 1].m;
+}
+
 /* Per-lane sums of a cluster: density passes use the first two. */
 enum { S_AX, S_AY, S_SW, S_SVX, S_SVY, S_N };
 typedef float lane_sums[S_N][SPH_LANES];
@@ -266,7 +273,7 @@ static void density_finish(sph *s, int i0, int i1)
 	const float *restrict x = s->x, *restrict y = s->y;
 	float *restrict rho = s->rho, *restrict rhon = s->rhon;
 	float *restrict p = s->p, *restrict pn = s->pn, *restrict irho = s->irho;
-	const float rho0 = s->rho0, ws = (float)SPH_WALL_N * s->invR, R = s->R, W = s->W, H = s->H;
+	const float rho0 = s->rho0, ws = (float)SPH_WALL_N * s->invR, W = s->W, H = s->H;
 	const float k = (float)s->stiffness, kn = (float)s->near_stiffness, coh = (float)s->cohesion;
 #pragma omp simd
 	for (int i = i0; i < i1; i++) {
@@ -276,7 +283,7 @@ static void density_finish(sph *s, int i0, int i1)
 	if (s->model == SPH_MODEL_RELAXED) {
 		for (int i = i0; i < i1; i++) {
 			const float xi = x[i], yi = y[i];
-			if (!(xi < R || yi < R || W - xi < R || H - yi < R))
+			if (!near_wall(s, xi, yi))
 				continue;
 			rho[i] += wall_lookup(s->wall_rho, xi, ws) + wall_lookup(s->wall_rho, W - xi, ws) +
 				  wall_lookup(s->wall_rho, yi, ws) + wall_lookup(s->wall_rho, H - yi, ws);
@@ -323,7 +330,7 @@ static void density_chunk(sph *s, int avx2, int k0, int k1)
 	}
 	(void)avx2;
 	if (k1 > k0)
-		density_finish(s, s->clusters[k0].i0, s->clusters[k1 - 1].i0 + s->clusters[k1 - 1].m);
+		density_finish(s, s->clusters[k0].i0, chunk_end(s, k1));
 }
 
 void sph_density(sph *s)
@@ -496,7 +503,7 @@ static float relax_finish(sph *s, const sph_sub *c, int i0, int i1)
 	const float *restrict fsw = s->fsw, *restrict fsvx = s->fsvx, *restrict fsvy = s->fsvy;
 	const float *restrict P = s->p, *restrict Pn = s->pn;
 	const float ws = (float)SPH_WALL_N * s->invR, dmax2 = 0.0625f * s->R * s->R;
-	const float R = s->R, W = s->W, H = s->H;
+	const float W = s->W, H = s->H;
 	const float dt = c->dt, dt2 = dt * dt, idt = 1.0f / dt, mu = (float)s->viscosity;
 	const float x1 = W - SPH_WALL_EPS, y1 = H - SPH_WALL_EPS;
 	const sph_k k = sph_consts(s);
@@ -504,7 +511,7 @@ static float relax_finish(sph *s, const sph_sub *c, int i0, int i1)
 	/* wall ghosts push with the particle's own (non-negative) pressure */
 	for (int i = i0; i < i1; i++) {
 		const float xi = x[i], yi = y[i];
-		if (!(xi < R || yi < R || W - xi < R || H - yi < R))
+		if (!near_wall(s, xi, yi))
 			continue;
 		const float Pp = P[i] > 0 ? 2 * P[i] : 0, Pnf = 2 * Pn[i]; /* full pressures */
 		float ax = fax[i], ay = fay[i];
@@ -569,7 +576,7 @@ static float relax_chunk(sph *s, const sph_sub *c, int avx2, int k0, int k1)
 	}
 	if (k1 <= k0)
 		return 0;
-	return relax_finish(s, c, s->clusters[k0].i0, s->clusters[k1 - 1].i0 + s->clusters[k1 - 1].m);
+	return relax_finish(s, c, s->clusters[k0].i0, chunk_end(s, k1));
 }
 
 /*
