@@ -39,7 +39,8 @@ SRC_SCENE = \
 	src/scene/items.c \
 	src/scene/path.c \
 	src/scene/textures.c \
-	src/scene/sets.c
+	src/scene/sets.c \
+	src/scene/scale.c
 
 SRC_SOLVERS = \
 	src/solvers/registry.c \

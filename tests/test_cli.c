@@ -155,7 +155,7 @@ Test(cli, sigint_stops_cleanly_with_130_and_whole_frames)
 	if (pid == 0) {
 		FILE *e = freopen(errpath, "w", stderr);
 		(void)e;
-		execl(tp_bin(), "tidepool", "render", "tests/data/tiny.json", "-q", "--size", "320x240",
+		execl(tp_bin(), "tidepool", "render", "tests/data/tiny.json", "-q", "--size", "384x256",
 		      "--frames", "100000", "-o", pattern, (char *)NULL);
 		_exit(127);
 	}

@@ -716,9 +716,9 @@ Test(mp4_cli, two_renders_are_byte_identical_whatever_the_threads)
 	path_in(err, sizeof err, "stderr");
 	path_in(a, sizeof a, "a.mp4");
 	path_in(b, sizeof b, "b.mp4");
-	cr_assert_eq(run_tp(NULL, err, "render " TINY " -q --threads 1 --size 160x96 --frames 30 -o %s", a), 0,
+	cr_assert_eq(run_tp(NULL, err, "render " TINY " -q --threads 1 --size 144x96 --frames 30 -o %s", a), 0,
 		     "%s", slurp(err));
-	cr_assert_eq(run_tp(NULL, err, "render " TINY " -q --threads 2 --size 160x96 --frames 30 -o %s", b), 0,
+	cr_assert_eq(run_tp(NULL, err, "render " TINY " -q --threads 2 --size 144x96 --frames 30 -o %s", b), 0,
 		     "%s", slurp(err));
 	cr_assert(files_equal(a, b));
 }
@@ -774,7 +774,7 @@ Test(mp4_cli, interrupted_render_leaves_a_playable_file)
 		if (pid == 0) {
 			FILE *e = freopen(err, "w", stderr);
 			(void)e;
-			execl(tp_bin(), "tidepool", "render", TINY, "-q", "--size", "320x240", "--frames",
+			execl(tp_bin(), "tidepool", "render", TINY, "-q", "--size", "384x256", "--frames",
 			      "100000", "--preset", "ultrafast", "-o", out, (char *)NULL);
 			_exit(127);
 		}
@@ -824,7 +824,7 @@ Test(mp4_cli, write_error_mid_render_exits_4_and_leaves_nothing)
 	path_in(p, sizeof p, "big.mp4");
 	/* ulimit -f: writes beyond 100 blocks fail with EFBIG, like a disk filling up. */
 	snprintf(cmd, sizeof cmd,
-		 "ulimit -f 100; trap '' XFSZ; exec %s render " TINY " -q --size 320x240 --frames 300 "
+		 "ulimit -f 100; trap '' XFSZ; exec %s render " TINY " -q --size 384x256 --frames 300 "
 		 "--crf 0 --preset ultrafast -o %s 2>%s",
 		 tp_bin(), p, err);
 	int st = system(cmd);

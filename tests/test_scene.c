@@ -266,20 +266,107 @@ Test(scene, every_field_is_read, .init = setup, .fini = teardown)
 
 Test(scene, overrides_replace_scene_values, .init = setup, .fini = teardown)
 {
-	scene_overrides ov = { .width = 400, .height = 250, .frames = 7, .has_seed = 1, .seed = 0,
+	scene_overrides ov = { .width = 640, .height = 400, .frames = 7, .has_seed = 1, .seed = 0,
 		.output = "here.mp4" };
 	scene *s = load_ok(full_scene, &ov);
-	cr_assert_eq(s->width, 400);
-	cr_assert_eq(s->height, 250);
+	cr_assert_eq(s->width, 640);
+	cr_assert_eq(s->height, 400);
 	cr_assert_eq(s->frames, 7);
 	cr_assert_eq(s->seed, 0u);
 	cr_assert_str_eq(s->output, "here.mp4"); /* as given, not relative to the scene */
 	scene_destroy(s);
+}
 
-	/* Checks run against the overridden size: the drop at x = 320 no longer fits. */
-	scene_overrides small = { .width = 100, .height = 100 };
-	load_bad_ov(put("big.json", "{" FMT ", \"drops\": [{\"at\": [320, 10]}]}"), &small, TP_EINPUT,
-		":1:50: drops[0].at[0]: must be in 0..100 (got 320)");
+/* --size scales the scene (its "size" is the frame of reference): every length the scene
+ * stores is in output pixels, positions by the side's factor, other lengths by `scale`. */
+Test(scene, a_render_size_scales_every_length, .init = setup, .fini = teardown)
+{
+	scene_overrides ov = { .width = 640, .height = 400 };
+	scene *s = load_ok(full_scene, &ov);
+	cr_assert_eq(s->ref_width, 320);
+	cr_assert_eq(s->ref_height, 200);
+	cr_assert_eq(s->scale, 2.0);
+	cr_assert_eq(s->scale_num, 2);
+	cr_assert_eq(s->scale_den, 1);
+	cr_assert_eq(s->drops[0].x, 640.0);
+	cr_assert_eq(s->drops[0].radius, 24.0);
+	cr_assert_eq(s->drops[0].strength, -3.0, "heights are not lengths of the picture");
+	cr_assert_eq(s->drops[1].y, 4.0);
+	const scene_emitter *rain = &s->emitters[0], *jet = &s->emitters[1];
+	cr_assert(rain->area[0] == 20 && rain->area[1] == 40 && rain->area[2] == 200 &&
+		  rain->area[3] == 100);
+	cr_assert(rain->radius[0] == 10 && rain->radius[1] == 10);
+	cr_assert(jet->at[0] == 10 && jet->at[1] == 12 && jet->speed == 20 && jet->rate == 100);
+	cr_assert(s->boxes[0].size[0] == 120 && s->boxes[0].size[1] == 80 && s->boxes[0].height == 20);
+	cr_assert(s->boxes[0].path.keys[1].x == 1080 && s->boxes[0].path.keys[1].y == -40);
+	cr_assert_eq(s->boxes[0].path.keys[0].angle, 10.0);
+	cr_assert(s->tank.size[0] == 400 && s->tank.size[1] == 200);
+	cr_assert(s->tank.path.keys[0].x == 320 && s->tank.path.keys[0].y == 200);
+	cr_assert(s->blocks[1].x == 3 && s->blocks[1].y == 4 && s->blocks[1].w == 6 &&
+		  s->blocks[1].h == 8);
+	cr_assert_eq(s->background.scale, 21.0);
+	scene_destroy(s);
+
+	/* --scale, and the size rounded per side: 30% of 320x200 is 96x60. */
+	scene_overrides third = { .scale = 0.3 };
+	s = load_ok(full_scene, &third);
+	cr_assert(s->width == 96 && s->height == 60, "%dx%d", s->width, s->height);
+	cr_assert_eq(s->scale_num, 3);
+	cr_assert_eq(s->scale_den, 10);
+	scene_destroy(s);
+
+	/* A position valid in the scene is valid at every size: the checks run in scene
+	 * units, so a drop at x = 320 of a 640x360 scene is fine at 100x56. */
+	scene_overrides small = { .width = 100, .height = 56 };
+	s = load_ok("{" FMT ", \"drops\": [{\"at\": [320, 10]}]}", &small);
+	cr_assert_float_eq(s->drops[0].x, 50.0, 1e-12);
+	scene_destroy(s);
+}
+
+Test(scene, the_scene_can_say_its_render_size, .init = setup, .fini = teardown)
+{
+	scene *s = load_ok("{" FMT ", \"resolution\": [1920, 1080]}", NULL);
+	cr_assert(s->width == 1920 && s->height == 1080 && s->scale == 3.0);
+	scene_destroy(s);
+	s = load_ok("{" FMT ", \"resolution\": \"25%\"}", NULL);
+	cr_assert(s->width == 160 && s->height == 90 && s->scale == 0.25);
+	scene_destroy(s);
+	s = load_ok("{" FMT ", \"resolution\": 0.5}", NULL);
+	cr_assert(s->width == 320 && s->height == 180);
+	scene_destroy(s);
+	/* the command line wins over the scene */
+	scene_overrides ov = { .width = 1280, .height = 720 };
+	s = load_ok("{" FMT ", \"resolution\": 0.5}", &ov);
+	cr_assert(s->width == 1280 && s->height == 720);
+	scene_destroy(s);
+}
+
+/* Another shape would stretch the pool or misplace what is in it: refused, with sizes
+ * that fit. One side off by less than a pixel (rounding) is fine. */
+Test(scene, a_render_size_of_another_shape_is_refused, .init = setup, .fini = teardown)
+{
+	const char *p = put("shape.json", "{" FMT ", \"drops\": [{\"at\": [320, 10]}]}");
+	scene_overrides sq = { .width = 1000, .height = 1000 };
+	load_bad_ov(p, &sq, TP_EUSAGE,
+		"*shape.json: --size: 1000x1000 has another shape than the scene's 640x360 (its "
+		"\"size\", the frame of reference), which would stretch it; use 1000x563 or "
+		"1778x1000, or change the scene's \"size\"");
+	scene_overrides both = { .width = 640, .height = 360, .scale = 2 };
+	load_bad_ov(p, &both, TP_EUSAGE, "--scale and --size: give one or the other");
+	scene_overrides tiny = { .scale = 0.001 };
+	load_bad_ov(p, &tiny, TP_EUSAGE,
+		"*shape.json: --scale: 0.001 x the scene's 640x360 is 1x0; each side must be in 2..8192");
+	scene_overrides odd = { .width = 641, .height = 361 };
+	scene *s = load_ok("{" FMT "}", &odd);
+	cr_assert(s->width == 641 && s->height == 361);
+	scene_destroy(s);
+	load_bad_ov(put("res.json", "{" FMT ", \"resolution\": [100, 100]}"), NULL, TP_EINPUT,
+		":1:46: resolution: 100x100 has another shape than the scene's 640x360 (its \"size\", "
+		"the frame of reference), which would stretch it; use 100x56 or 178x100, or change "
+		"the scene's \"size\"");
+	load_bad_ov(put("res2.json", "{" FMT ", \"resolution\": \"big\"}"), NULL, TP_EINPUT,
+		":1:46: resolution: must be the render size [w, h], a factor such as 0.5, or a "
+		"percentage such as \"50%\" (got \"big\")");
 }
 
 Test(scene, emitter_defaults_follow_the_scene_end, .init = setup, .fini = teardown)

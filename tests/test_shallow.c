@@ -704,7 +704,7 @@ static void box_pic_draw(box_pic *bp, int shadows, int wrap)
 	bp->sc.nboxes = 1;
 	tp_surface s = { .kind = TP_SURFACE_HEIGHT, .w = 120, .h = 80, .nboxes = 1, .boxes = &bp->pose,
 			 .wrap = wrap };
-	render_in in = { .sc = &bp->sc, .surf = &s, .w = 120, .h = 80, .wrap = wrap,
+	render_in in = { .px = 1, .sc = &bp->sc, .surf = &s, .w = 120, .h = 80, .wrap = wrap,
 			 .scratch = bp->scratch };
 	render_boxes(&in, &bp->img);
 }

@@ -382,7 +382,7 @@ static unsigned long long run_hash(int threads, int model, tp_image *frame)
 		tp_err err;
 		cr_assert_eq(render_background(&t.sc, s.w, s.h, &bg, &err), 0, "%s", err.msg);
 		float *scratch = malloc(sizeof(float) * 4 * (size_t)s.w * s.h);
-		render_in in = { .sc = &t.sc, .surf = &s, .w = s.w, .h = s.h, .bg = &bg, .scratch = scratch };
+		render_in in = { .px = 1, .sc = &t.sc, .surf = &s, .w = s.w, .h = s.h, .bg = &bg, .scratch = scratch };
 		render_fluid(&in, frame);
 		free(scratch);
 		tp_image_free(&bg);
@@ -516,7 +516,7 @@ Test(sph, the_picture_shows_water_where_the_particles_are, .init = one_thread)
 	cr_assert_eq(render_background(&t.sc, 200, 150, &bg, &err), 0, "%s", err.msg);
 	cr_assert_eq(tp_image_alloc(&img, 200, 150, TP_RGB8), 0);
 	float *scratch = malloc(sizeof(float) * 4 * 200 * 150);
-	render_in in = { .sc = &t.sc, .surf = &s, .w = 200, .h = 150, .bg = &bg, .scratch = scratch };
+	render_in in = { .px = 1, .sc = &t.sc, .surf = &s, .w = 200, .h = 150, .bg = &bg, .scratch = scratch };
 	render_fluid(&in, &img);
 	/* the field: water (>= 1) inside the block, air well above it */
 	const float *F = s.data;

@@ -41,10 +41,10 @@ Test(rng, unit_in_half_open_interval)
 typedef struct { int n; double d; int b; int e; } demo_priv;
 static const char *const demo_choices[] = { "a", "bee", NULL };
 static const tp_option demo_opts[] = {
-	{ "n", "an int", offsetof(demo_priv, n), TP_OPT_INT, 5, 0, 16, NULL },
-	{ "d", "a double", offsetof(demo_priv, d), TP_OPT_DOUBLE, 0.5, 0, 1, NULL },
-	{ "b", "a bool", offsetof(demo_priv, b), TP_OPT_BOOL, 1, 0, 1, NULL },
-	{ "e", "an enum", offsetof(demo_priv, e), TP_OPT_ENUM, 1, 0, 1, demo_choices },
+	{ "n", "an int", offsetof(demo_priv, n), TP_OPT_INT, 5, 0, 16, NULL, TP_UNIT_LENGTH },
+	{ "d", "a double", offsetof(demo_priv, d), TP_OPT_DOUBLE, 0.5, 0, 1, NULL, TP_UNIT_AREA },
+	{ "b", "a bool", offsetof(demo_priv, b), TP_OPT_BOOL, 1, 0, 1, NULL, TP_UNIT_LENGTH },
+	{ "e", "an enum", offsetof(demo_priv, e), TP_OPT_ENUM, 1, 0, 1, demo_choices, TP_UNIT_NONE },
 	{ NULL },
 };
 
@@ -66,4 +66,25 @@ Test(opts, defaults_set_and_range_errors)
 	cr_assert_null(tp_opts_find(demo_opts, "zz"));
 	cr_assert_eq(tp_exit_code(TP_EINPUT), 3);
 	cr_assert_eq(tp_exit_code(TP_EINTR), 130);
+}
+
+/* Scene units to pixels: lengths times s, areas times s^2, ints rounded and kept >= 1
+ * (0 keeps meaning "automatic"), bools and enums untouched, s = 1 changes nothing. */
+Test(util, opts_scale_converts_by_unit)
+{
+	demo_priv p;
+	tp_opts_defaults(&p, demo_opts);
+	tp_opts_scale(&p, demo_opts, 1.0);
+	cr_assert_eq(p.n, 5);
+	cr_assert_eq(p.d, 0.5);
+	tp_opts_scale(&p, demo_opts, 3.0);
+	cr_assert_eq(p.n, 15);
+	cr_assert_float_eq(p.d, 4.5, 1e-12);
+	cr_assert_eq(p.b, 1);
+	cr_assert_eq(p.e, 1);
+	tp_opts_scale(&p, demo_opts, 0.01);
+	cr_assert_eq(p.n, 1, "a positive int stays >= 1 (got %d)", p.n);
+	p.n = 0;
+	tp_opts_scale(&p, demo_opts, 4.0);
+	cr_assert_eq(p.n, 0, "0 (automatic) stays 0");
 }

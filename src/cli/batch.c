@@ -47,7 +47,8 @@ static const char usage[] =
 	"      --thumb W        thumbnail width in pixels (default 192)\n"
 	"      --set KEY=VALUE  change a scene value for every variant; repeatable\n"
 	"      --frames N       frames per variant\n"
-	"      --size WxH       output size\n"
+	"      --size WxH       render size (the scene is scaled to it)\n"
+	"      --scale F        render size as a factor of the scene's size: 0.25, 25%, 2\n"
 	"  -y, --overwrite      replace existing variant directories' files\n"
 	"  -q, --quiet          no progress or summary\n"
 	"  -h, --help           show this help\n"
@@ -62,7 +63,7 @@ typedef struct batch_opts {
 	int nvary_spec;
 	const char *sets[MAX_SETS];
 	int nsets;
-	const char *frames, *size;
+	const char *frames, *size, *scale;
 } batch_opts;
 
 typedef struct variant {
@@ -82,7 +83,7 @@ static const char *const mode_names[] = { "color", "height", "normal", "caustics
 
 static int parse_args(int argc, char **argv, batch_opts *o)
 {
-	enum { OPT_VARY = 256, OPT_NAME, OPT_SHEET, OPT_NO_SHEET, OPT_THUMB, OPT_SET, OPT_FRAMES, OPT_SIZE };
+	enum { OPT_VARY = 256, OPT_NAME, OPT_SHEET, OPT_NO_SHEET, OPT_THUMB, OPT_SET, OPT_FRAMES, OPT_SIZE, OPT_SCALE };
 	static const struct option longopts[] = {
 		{ "vary", required_argument, NULL, OPT_VARY },
 		{ "out-dir", required_argument, NULL, 'O' },
@@ -94,6 +95,7 @@ static int parse_args(int argc, char **argv, batch_opts *o)
 		{ "set", required_argument, NULL, OPT_SET },
 		{ "frames", required_argument, NULL, OPT_FRAMES },
 		{ "size", required_argument, NULL, OPT_SIZE },
+		{ "scale", required_argument, NULL, OPT_SCALE },
 		{ "overwrite", no_argument, NULL, 'y' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -142,6 +144,14 @@ static int parse_args(int argc, char **argv, batch_opts *o)
 				return tp_cli_usage("batch", "--size: expected WxH such as 256x256 (got '%s')", optarg);
 			o->size = optarg;
 			break;
+		case OPT_SCALE: {
+			double f;
+			if (tp_parse_scale(optarg, &f))
+				return tp_cli_usage("batch", "--scale: expected a factor in 0..64 such as 0.5 or a percentage such as 25%% (got '%s')",
+						    optarg);
+			o->scale = optarg;
+			break;
+		}
 		case 'y': o->overwrite = 1; break;
 		case 'q': o->quiet = 1; break;
 		case 'h': fputs(usage, stdout); return 1;
@@ -259,6 +269,8 @@ static int spawn(const batch_opts *o, variant *va, int nv, int threads)
 		args[n++] = "--frames", args[n++] = (char *)o->frames;
 	if (o->size)
 		args[n++] = "--size", args[n++] = (char *)o->size;
+	if (o->scale)
+		args[n++] = "--scale", args[n++] = (char *)o->scale;
 	for (int i = 0; i < o->nsets; i++)
 		args[n++] = "--set", args[n++] = (char *)o->sets[i];
 	for (int i = 0; i < nv; i++)
@@ -301,6 +313,8 @@ int cmd_batch(int argc, char **argv)
 		base.frames = atoi(o.frames);
 	if (o.size)
 		tp_parse_size(o.size, &base.width, &base.height);
+	if (o.scale)
+		tp_parse_scale(o.scale, &base.scale);
 	scene_overrides first = base;
 	first.sets = o.sets;
 	first.nsets = o.nsets;

@@ -31,6 +31,8 @@ int tp_parse_double(const char *s, double *out);
 int tp_parse_u64(const char *s, uint64_t *out);
 /* "640x360" */
 int tp_parse_size(const char *s, int *w, int *h);
+/* A render scale: a factor ("0.5", "2") or a percentage ("25%"), in 0..64. */
+int tp_parse_scale(const char *s, double *out);
 
 /* Applies --threads (0 = all cores) to OpenMP; returns the thread count in use. */
 int tp_cli_threads(int n);

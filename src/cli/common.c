@@ -96,6 +96,26 @@ int tp_parse_size(const char *s, int *w, int *h)
 	return 0;
 }
 
+int tp_parse_scale(const char *s, double *out)
+{
+	char buf[64];
+	size_t n = strlen(s);
+	if (n == 0 || n >= sizeof buf)
+		return -1;
+	strcpy(buf, s);
+	int pc = buf[n - 1] == '%';
+	if (pc)
+		buf[n - 1] = 0;
+	double v;
+	if (tp_parse_double(buf, &v) || !(v > 0))
+		return -1;
+	v = pc ? v / 100 : v;
+	if (!(v <= 64))
+		return -1;
+	*out = v;
+	return 0;
+}
+
 int tp_cli_threads(int n)
 {
 	if (n > 0)

@@ -38,7 +38,9 @@ static const char usage[] =
 	"      --frame-size WxH size of each flipbook frame (default: the render size)\n"
 	"      --pot            round flipbook atlases up to powers of two\n"
 	"      --frames N       render N frames (overrides duration)\n"
-	"      --size WxH       output size in pixels\n"
+	"      --size WxH       render size in pixels; the scene is scaled to it (its \"size\"\n"
+	"                       is its frame of reference, so the picture stays the same)\n"
+	"      --scale F        render size as a factor of the scene's size: 0.25, 25%, 2\n"
 	"      --seed N         random seed (rain and other random events)\n"
 	"      --threads N      worker threads (default: all cores); output is identical\n"
 	"                       for every N\n"
@@ -94,11 +96,12 @@ static int parse_bitrate(const char *s, int64_t *out)
 static int parse_args(int argc, char **argv, render_opts *o, const char **scene_file)
 {
 	enum { OPT_FRAMES = 256, OPT_SIZE, OPT_SEED, OPT_THREADS, OPT_STATS, OPT_CRF, OPT_PRESET,
-	       OPT_BITRATE, OPT_HASH, OPT_SET, OPT_FLIPBOOK, OPT_FRAME_SIZE, OPT_POT };
+	       OPT_BITRATE, OPT_HASH, OPT_SET, OPT_FLIPBOOK, OPT_FRAME_SIZE, OPT_POT, OPT_SCALE };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "frames", required_argument, NULL, OPT_FRAMES },
 		{ "size", required_argument, NULL, OPT_SIZE },
+		{ "scale", required_argument, NULL, OPT_SCALE },
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "threads", required_argument, NULL, OPT_THREADS },
 		{ "stats", required_argument, NULL, OPT_STATS },
@@ -154,6 +157,11 @@ static int parse_args(int argc, char **argv, render_opts *o, const char **scene_
 		case OPT_SIZE:
 			if (tp_parse_size(optarg, &o->ov.width, &o->ov.height))
 				return tp_cli_usage("render", "--size: expected WxH such as 640x360 (got '%s')", optarg);
+			break;
+		case OPT_SCALE:
+			if (tp_parse_scale(optarg, &o->ov.scale))
+				return tp_cli_usage("render", "--scale: expected a factor in 0..64 such as 0.5 or a percentage such as 25%% (got '%s')",
+						    optarg);
 			break;
 		case OPT_SEED:
 			if (tp_parse_u64(optarg, &o->ov.seed))

@@ -3,7 +3,8 @@
  * when the scene asks for shadows, the soft shadow it casts on the water.
  *
  * Geometry (the solvers' convention, see solvers/shallow.c): a box is size[0] x size[1]
- * pixels and `height` height units tall, drawn one pixel per height unit. Its pose gives
+ * pixels and `height` height units tall, drawn one scene unit per height unit (in->px
+ * pixels; the bevel and the penumbra scale likewise). Its pose gives
  * the centre, the angle a (degrees, counter-clockwise on screen, y down), the bottom z
  * relative to the rest level and the tilts: box coordinates (u, v, w), w up from the
  * bottom, map to the world by
@@ -61,7 +62,7 @@ static vec3 at(const frame3 *f, double u, double v, double w)
 
 static double dot3(vec3 a, vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
 
-static void box_frame(const tp_box_pose *p, frame3 *f)
+static void box_frame(const tp_box_pose *p, double px, frame3 *f)
 {
 	const double a = p->angle * (3.14159265358979323846 / 180.0);
 	const double c = cos(a), s = sin(a);
@@ -73,7 +74,7 @@ static void box_frame(const tp_box_pose *p, frame3 *f)
 	f->eu = v3(bu.x * c + bu.y * s, bu.y * c - bu.x * s, bu.z);
 	f->ev = v3(bv.x * c + bv.y * s, bv.y * c - bv.x * s, bv.z);
 	f->ew = v3(bw.x * c + bw.y * s, bw.y * c - bw.x * s, bw.z);
-	f->o = v3(p->x, p->y, p->z);
+	f->o = v3(p->x, p->y, p->z * px);
 }
 
 static inline double clamp01(double v) { return v < 0 ? 0 : v > 1 ? 1 : v; }
@@ -148,7 +149,7 @@ static double shade(vec3 n, const vec3 *sun)
 /* A side face (flat shaded) or the top face (bevelled along its edges). `outward` holds
  * the outward screen directions of the edges s = 0, s = 1, t = 0, t = 1 (top face only). */
 static void draw_face(tp_image *out, const quad *q, const double base[3], vec3 n, const vec3 *sun,
-		      const vec3 *outward)
+		      const vec3 *outward, double bevel_px)
 {
 	int x0, x1, y0, y1;
 	quad_bounds(q, out->w, out->h, &x0, &x1, &y0, &y1);
@@ -168,7 +169,7 @@ static void draw_face(tp_image *out, const quad *q, const double base[3], vec3 n
 				int e = 0;
 				for (int i = 1; i < 4; i++)
 					e = d[i] < d[e] ? i : e;
-				double b = clamp01(1 - d[e] / BEVEL_PX);
+				double b = clamp01(1 - d[e] / bevel_px);
 				vec3 nb = v3(n.x + 0.9 * b * outward[e].x, n.y + 0.9 * b * outward[e].y, n.z);
 				k = shade(nb, sun);
 			}
@@ -224,7 +225,7 @@ typedef struct shadow {
 static int shadow_shape(const render_in *in, const frame3 *f, const scene_box *sb, const vec3 *sun,
 			shadow *sh)
 {
-	const double hw = 0.5 * sb->size[0], hh = 0.5 * sb->size[1], H = sb->height;
+	const double hw = 0.5 * sb->size[0], hh = 0.5 * sb->size[1], H = sb->height * in->px;
 	double pts[8][2], top = -1e30;
 	for (int c = 0; c < 8; c++) {
 		double u = (c & 1) ? hw : -hw, v = (c & 2) ? hh : -hh;
@@ -245,7 +246,7 @@ static int shadow_shape(const render_in *in, const frame3 *f, const scene_box *s
 	sh->m = hull(pts, 8, sh->hl);
 	if (sh->m < 3)
 		return 0;
-	sh->soft = 1.5 + 0.06 * top; /* the penumbra widens with height */
+	sh->soft = 1.5 * in->px + 0.06 * top; /* the penumbra widens with height */
 	double lx = sh->hl[0][0], hx = lx, ly = sh->hl[0][1], hy = ly;
 	for (int i = 1; i < sh->m; i++) {
 		lx = fmin(lx, sh->hl[i][0]);
@@ -285,8 +286,8 @@ static void draw_box(const render_in *in, tp_image *out, int i, double ox, doubl
 	p.x += ox;
 	p.y += oy;
 	frame3 f;
-	box_frame(&p, &f);
-	const double hw = 0.5 * sb->size[0], hh = 0.5 * sb->size[1], H = sb->height;
+	box_frame(&p, in->px, &f);
+	const double hw = 0.5 * sb->size[0], hh = 0.5 * sb->size[1], H = sb->height * in->px;
 	const double *base = PALETTE[i % 4];
 	/* the waterline on the box (box w where the world height is 0), for the sides */
 	double wl = f.ew.z > 1e-6 ? -f.o.z / f.ew.z : 0;
@@ -311,7 +312,7 @@ static void draw_box(const render_in *in, tp_image *out, int i, double ox, doubl
 		}
 		if (make_quad(&q, a, b, c)) {
 			double dark[3] = { base[0] * 0.85, base[1] * 0.85, base[2] * 0.85 };
-			draw_face(out, &q, dark, n, sun, NULL);
+			draw_face(out, &q, dark, n, sun, NULL, 0);
 		}
 	}
 	/* the top face: s along u, t along v */
@@ -319,7 +320,7 @@ static void draw_box(const render_in *in, tp_image *out, int i, double ox, doubl
 	if (make_quad(&q, at(&f, -hw, -hh, H), at(&f, hw, -hh, H), at(&f, -hw, hh, H))) {
 		vec3 outward[4] = { v3(-f.eu.x, -f.eu.y, 0), v3(f.eu.x, f.eu.y, 0),
 				    v3(-f.ev.x, -f.ev.y, 0), v3(f.ev.x, f.ev.y, 0) };
-		draw_face(out, &q, base, f.ew, sun, outward);
+		draw_face(out, &q, base, f.ew, sun, outward, BEVEL_PX * in->px);
 	}
 }
 
@@ -363,7 +364,7 @@ void render_boxes(const render_in *in, tp_image *out)
 					q.y += off[k][1];
 					frame3 f;
 					shadow sh;
-					box_frame(&q, &f);
+					box_frame(&q, in->px, &f);
 					if (!shadow_shape(in, &f, &in->sc->boxes[i], &sun, &sh))
 						continue;
 					for (int y = sh.y0; y <= sh.y1; y++) {

@@ -23,12 +23,24 @@
 #include "render/render_impl.h"
 #include "util/trig.h"
 
-#define FCAP 2.0f          /* field value where the lens flattens out */
-#define REFRACT_PX 10.0f   /* background offset in pixels per unit slope of h, refraction 1 */
-#define NORMAL_GAIN 5.0f   /* slope exaggeration for the highlight normal */
-#define DEPTH_PX 90.0f     /* depth at which the water is half way to its full tint */
-#define WALL_PX 4          /* thickness of the tank's glass walls */
-#define DEPTH_BLUR 12      /* half width of the horizontal average of the depth */
+/* Lengths below are in scene units and slopes per scene unit: the renderer multiplies by
+ * in->px (output pixels per scene unit), so every render size shows the same picture. */
+#define FCAP 2.0f        /* field value where the lens flattens out */
+#define REFRACT_PX 10.0  /* background offset per unit slope of h, refraction 1 */
+#define NORMAL_GAIN 5.0  /* slope exaggeration for the highlight normal */
+#define RIM_GAIN 2.5     /* how fast the rim brightens with the downward slope */
+#define DEPTH_PX 90.0    /* depth at which the water is half way to its full tint */
+#define WALL_PX 4.0      /* thickness of the tank's glass walls */
+#define DEPTH_BLUR 12.0  /* half width of the horizontal average of the depth */
+#define OUTLINE_PX 2.0   /* width of an obstacle's darker outline */
+#define DOT_PX 1.6       /* radius of a particle in the debug view */
+
+/* A scene length in whole output pixels, at least 1. */
+static int px_int(double len, double px)
+{
+	long v = lround(len * px);
+	return v < 1 ? 1 : v > 4096 ? 4096 : (int)v;
+}
 
 static inline float clampf(float v, float lo, float hi) { return v < lo ? lo : v > hi ? hi : v; }
 static inline uint8_t to8(float v) { return (uint8_t)(clampf(v, 0, 255) + 0.5f); }
@@ -59,7 +71,8 @@ static inline float fieldv(const float *F, ptrdiff_t stride, int w, int h, int x
 /* Water above each pixel in its column, in pixels (bubbles and gaps add nothing), then
  * averaged over DEPTH_BLUR pixels left and right so that columns under splashes or an
  * obstacle do not show as streaks. depth and tmp are w x h. */
-static void water_depth(const float *F, ptrdiff_t stride, int w, int h, float *tmp, float *depth)
+static void water_depth(const float *F, ptrdiff_t stride, int w, int h, int blur, float *tmp,
+			float *depth)
 {
 #pragma omp parallel for schedule(static)
 	for (int x = 0; x < w; x++) {
@@ -74,8 +87,8 @@ static void water_depth(const float *F, ptrdiff_t stride, int w, int h, float *t
 		const float *t = tmp + (size_t)y * w;
 		float *o = depth + (size_t)y * w;
 		for (int x = 0; x < w; x++) {
-			int a = x - DEPTH_BLUR < 0 ? 0 : x - DEPTH_BLUR;
-			int b = x + DEPTH_BLUR > w - 1 ? w - 1 : x + DEPTH_BLUR;
+			int a = x - blur < 0 ? 0 : x - blur;
+			int b = x + blur > w - 1 ? w - 1 : x + blur;
 			float sum = 0;
 			for (int k = a; k <= b; k++)
 				sum += t[k];
@@ -91,7 +104,10 @@ static void draw_water(const render_in *in, tp_image *out)
 	const float *F = s->data;
 	const ptrdiff_t st = s->stride;
 	const scene_render *rs = &in->sc->render;
-	const float R = (float)(REFRACT_PX * rs->refraction) / FCAP;
+	const double px = in->px;
+	const float R = (float)(REFRACT_PX * rs->refraction * px * px) / FCAP;
+	const float ng = (float)(NORMAL_GAIN * px), rg = (float)(RIM_GAIN * px);
+	const float depth_px = (float)(DEPTH_PX * px);
 	const float ts = (float)rs->tint_strength;
 	const float tint[3] = { (float)rs->tint[0] * 255.0f, (float)rs->tint[1] * 255.0f,
 				(float)rs->tint[2] * 255.0f };
@@ -102,7 +118,7 @@ static void draw_water(const render_in *in, tp_image *out)
 	const float hl = sqrtf(lx * lx + ly * ly + (lz + 1) * (lz + 1));
 	const float hx = lx / hl, hy = ly / hl, hz = (lz + 1) / hl;
 
-	water_depth(F, st, w, h, tmp, depth);
+	water_depth(F, st, w, h, px_int(DEPTH_BLUR, px), tmp, depth);
 #pragma omp parallel for schedule(static)
 	for (int y = 0; y < h; y++) {
 		uint8_t *o = tp_image_row(out, y);
@@ -126,14 +142,14 @@ static void draw_water(const render_in *in, tp_image *out)
 			float c[3];
 			sample_bg(in->bg, (float)x - R * hxs, (float)y - R * hys, c);
 			float d = depth[(size_t)y * w + x];
-			float t = ts + (1.0f - ts) * d / (d + DEPTH_PX) * 0.8f;
-			float nx = -NORMAL_GAIN * hxs / FCAP, ny = -NORMAL_GAIN * hys / FCAP;
+			float t = ts + (1.0f - ts) * d / (d + depth_px) * 0.8f;
+			float nx = -ng * hxs / FCAP, ny = -ng * hys / FCAP;
 			float nd = (nx * hx + ny * hy + hz) / sqrtf(nx * nx + ny * ny + 1.0f);
 			float sp = nd > 0 ? nd : 0;
 			sp *= sp; sp *= sp; sp *= sp; sp *= sp; sp *= sp; /* ^32 */
 			/* rim: the top surface, where the field grows downwards */
 			float up = hys > 0 ? hys / FCAP : 0;
-			float rim = clampf(2.5f * up, 0, 1) * 0.6f;
+			float rim = clampf(rg * up, 0, 1) * 0.6f;
 			for (int k = 0; k < 3; k++) {
 				float v = c[k] + t * (tint[k] - c[k]);
 				v += spec * sp + (255.0f - v) * rim * (float)rs->specular;
@@ -144,29 +160,29 @@ static void draw_water(const render_in *in, tp_image *out)
 	}
 }
 
-/* The tank's glass: walls WALL_PX thick around the interior, a dark line on both faces
+/* The tank's glass: walls WALL_PX (scaled) thick around the interior, a dark line on both faces
  * and a pale pane between with a bright inner edge. */
 static void draw_tank(const render_in *in, tp_image *out)
 {
 	const double *tk = in->surf->tank;
-	const int w = in->w, h = in->h;
+	const int w = in->w, h = in->h, wall = px_int(WALL_PX, in->px);
 	const int x0 = (int)floor(tk[0] + 0.5), y0 = (int)floor(tk[1] + 0.5);
 	const int x1 = (int)floor(tk[0] + tk[2] + 0.5), y1 = (int)floor(tk[1] + tk[3] + 0.5);
 #pragma omp parallel for schedule(static)
-	for (int y = y0 - WALL_PX; y < y1 + WALL_PX; y++) {
+	for (int y = y0 - wall; y < y1 + wall; y++) {
 		if (y < 0 || y >= h)
 			continue;
 		uint8_t *o = tp_image_row(out, y);
-		for (int x = x0 - WALL_PX; x < x1 + WALL_PX; x++) {
+		for (int x = x0 - wall; x < x1 + wall; x++) {
 			if (x < 0 || x >= w || (x >= x0 && x < x1 && y >= y0 && y < y1))
 				continue;
-			/* how deep into the wall, 0 (touching the water) .. WALL_PX - 1 (outside) */
+			/* how deep into the wall, 0 (touching the water) .. wall - 1 (outside) */
 			int dx = x < x0 ? x0 - 1 - x : x >= x1 ? x - x1 : -1;
 			int dy = y < y0 ? y0 - 1 - y : y >= y1 ? y - y1 : -1;
 			int dd = dx > dy ? dx : dy;
 			const float pane[3] = { 222, 236, 242 }, line[3] = { 52, 70, 84 };
-			const float *c = dd == WALL_PX - 1 || dd == 0 ? line : pane;
-			float a = dd == WALL_PX - 1 ? 0.85f : dd == 0 ? 0.6f : 0.75f;
+			const float *c = dd == wall - 1 || dd == 0 ? line : pane;
+			float a = dd == wall - 1 ? 0.85f : dd == 0 ? 0.6f : 0.75f;
 			for (int k = 0; k < 3; k++)
 				o[3 * x + k] = to8((float)o[3 * x + k] + a * (c[k] - (float)o[3 * x + k]));
 		}
@@ -186,7 +202,8 @@ static void draw_obstacles(const render_in *in, tp_image *out)
 			continue;
 		double sn, cs;
 		tp_sincos_deg(p->angle, &sn, &cs);
-		const double ex = fabs(cs) * ha + fabs(sn) * hb + 2, ey = fabs(sn) * ha + fabs(cs) * hb + 2;
+		const double ol = OUTLINE_PX * in->px;
+		const double ex = fabs(cs) * ha + fabs(sn) * hb + ol, ey = fabs(sn) * ha + fabs(cs) * hb + ol;
 		int ya = (int)floor(p->y - ey), yb = (int)ceil(p->y + ey);
 		int xa = (int)floor(p->x - ex), xb = (int)ceil(p->x + ex);
 		ya = ya < 0 ? 0 : ya;
@@ -207,7 +224,7 @@ static void draw_obstacles(const render_in *in, tp_image *out)
 					continue;
 				/* light from the upper left: brighter towards -u, -v */
 				float shade = 0.85f + 0.15f * (float)(-(u / (ha + 1e-9) + v / (hb + 1e-9)) * 0.5);
-				float edge = sd > -2.0 ? 0.55f : 1.0f;
+				float edge = sd > -ol ? 0.55f : 1.0f;
 				const float base[3] = { 96, 104, 118 };
 				for (int k = 0; k < 3; k++) {
 					float c = base[k] * shade * edge;
@@ -223,7 +240,7 @@ static void draw_particles(const render_in *in, tp_image *out)
 {
 	const tp_surface *s = in->surf;
 	const int w = in->w, h = in->h;
-	const float rad = 1.6f, rad2 = rad * rad;
+	const float rad = (float)(DOT_PX * in->px), rad2 = rad * rad;
 #pragma omp parallel for schedule(static)
 	for (int y = 0; y < h; y++) {
 		uint8_t *o = tp_image_row(out, y);

@@ -85,7 +85,8 @@ void render_height_map(const render_in *in, tp_image *out)
 /* ---- normals ---- */
 
 /* n = normalize(-k dh/dx, +-k dh/dy, 1) with central differences (periodic with wrap),
- * k = strength (height units taken as pixels). Image rows grow downward while OpenGL's
+ * k = strength * px (height units taken as scene units: the same normals at every render
+ * size). Image rows grow downward while OpenGL's
  * tangent +Y points up the texture, so OpenGL gets +k dh/dy and DirectX -k dh/dy.
  * Stored as n * 0.5 + 0.5 in 8 or 16 bits. */
 void render_normal_map(const render_in *in, tp_image *out)
@@ -93,7 +94,8 @@ void render_normal_map(const render_in *in, tp_image *out)
 	const scene_maps *m = &in->sc->maps;
 	const int w = in->w, hgt = in->h, wrap = in->wrap;
 	const float *H = in->height;
-	const float k = (float)(m->normal_strength > 0 ? m->normal_strength : NORMAL_STRENGTH);
+	const float k =
+		(float)((m->normal_strength > 0 ? m->normal_strength : NORMAL_STRENGTH) * in->px);
 	const float ky = m->normal_directx ? -k : k;
 	const int wide = out->fmt == TP_RGB16;
 	const float maxv = wide ? 65535.0f : 255.0f;
@@ -124,7 +126,7 @@ void render_normal_map(const render_in *in, tp_image *out)
 /* ---- caustics ---- */
 
 /*
- * Light falls straight down through the surface onto a flat floor `depth` pixels below.
+ * Light falls straight down through the surface onto a flat floor `depth` scene units below.
  * Snell's law for small slopes bends a ray entering water by
  *     d = (1 - 1/1.33) * depth * grad h      (pixels; grad h in height units per pixel)
  * toward the downhill side of a crest, so crests focus light and troughs spread it.
@@ -374,7 +376,8 @@ void render_caustics(const render_in *in, tp_image *out)
 	 * is only ever accessed as uint64 and is 8-byte aligned. */
 	uint64_t *acc = (uint64_t *)(void *)(in->scratch + (size_t)2 * w * hgt);
 	const double depth = m->caustics_depth > 0 ? m->caustics_depth : CAUSTICS_DEPTH;
-	const float k = (float)((1.0 - 1.0 / WATER_IOR) * depth);
+	/* depth in scene units and slopes per pixel: px^2 turns the displacement into pixels */
+	const float k = (float)((1.0 - 1.0 / WATER_IOR) * depth * in->px * in->px);
 	float maxdy = 0, maxd = 0;
 
 	/* The largest displacements (rows limit the bands' reach; both pick the wrap path).

@@ -3,11 +3,13 @@
  *
  * Seeds 000/001: each pixel shows the background displaced by the local slope,
  *     (sx, sy) = (x, y) + R * (h(x+1,y) - h(x-1,y), h(x,y+1) - h(x,y-1)) / 2
- * where R = REFRACT_PX * refraction (pixels of offset per height unit of slope),
+ * where R = REFRACT_PX * refraction * s^2 (pixels of offset per height unit of slope; s =
+ * output pixels per scene unit: a slope per pixel is 1/s of the same slope per scene unit,
+ * and the offset should be s times as many pixels, so that every size shows the same),
  * sampled bilinearly; then seed 001's reflection term, brightness following height,
  *     c += REFLECT_LEVELS * reflection * h,
  * then the water tint, c = mix(c, tint, tint_strength), and a sun highlight from the
- * surface normal n = normalize(-g*dh/dx, -g*dh/dy, 1) (Blinn-Phong (n.h)^64, taken as
+ * surface normal n = normalize(-g*dh/dx, -g*dh/dy, 1), g = NORMAL_GAIN * s (Blinn-Phong (n.h)^64, taken as
  * ((m.h)^2 / |m|^2)^32 with the unnormalised m, so no square root, by repeated squaring).
  * Everything is per pixel, so rows can be split across threads freely.
  *
@@ -32,7 +34,7 @@
 
 #define REFRACT_PX 24.0f     /* background offset in pixels per height unit of slope */
 #define REFLECT_LEVELS 40.0f /* brightness levels per height unit */
-#define NORMAL_GAIN 6.0f     /* slope exaggeration for the highlight normal */
+#define NORMAL_GAIN 6.0      /* slope exaggeration for the highlight normal, per scene unit */
 #define CHUNK 256            /* pixels per pass-1/pass-2 run */
 
 /* NaN-safe (a NaN becomes lo) and branch-free: maxss then minss. */
@@ -57,7 +59,7 @@ typedef struct row_taps {
 static inline __attribute__((always_inline)) void
 row_geometry(const float *restrict up, const float *restrict mid, const float *restrict dn,
 	     int w, int hgt, int y, int xs, int n, const int wrap, float R, float B, float spec,
-	     const float hv[3], int32_t *restrict off, int32_t *restrict wxs,
+	     float ng, const float hv[3], int32_t *restrict off, int32_t *restrict wxs,
 	     int32_t *restrict wys, int32_t *restrict lifts)
 {
 	const float fw = (float)w, fh = (float)hgt, fy = (float)y;
@@ -88,7 +90,7 @@ row_geometry(const float *restrict up, const float *restrict mid, const float *r
 			y0 -= hgt & -(y0 >= hgt);
 		}
 		off[i] = y0 * bs + x0 * 4;
-		float nx = -NORMAL_GAIN * dx, ny = -NORMAL_GAIN * dy;
+		float nx = -ng * dx, ny = -ng * dy;
 		float d = nx * hv[0] + ny * hv[1] + hv[2];
 		float s = d > 0.0f ? d * d / (nx * nx + ny * ny + 1.0f) : 0.0f;
 		s *= s; s *= s; s *= s; s *= s; s *= s;
@@ -100,16 +102,18 @@ row_geometry(const float *restrict up, const float *restrict mid, const float *r
 
 __attribute__((target_clones("avx2", "default"))) static void
 row_geometry_wrap(const float *up, const float *mid, const float *dn, int w, int hgt, int y,
-		  int xs, int n, float R, float B, float spec, const float hv[3], row_taps t)
+		  int xs, int n, float R, float B, float spec, float ng, const float hv[3], row_taps t)
 {
-	row_geometry(up, mid, dn, w, hgt, y, xs, n, 1, R, B, spec, hv, t.off, t.wx, t.wy, t.lift);
+	row_geometry(up, mid, dn, w, hgt, y, xs, n, 1, R, B, spec, ng, hv, t.off, t.wx, t.wy,
+		     t.lift);
 }
 
 __attribute__((target_clones("avx2", "default"))) static void
 row_geometry_clamp(const float *up, const float *mid, const float *dn, int w, int hgt, int y,
-		   int xs, int n, float R, float B, float spec, const float hv[3], row_taps t)
+		   int xs, int n, float R, float B, float spec, float ng, const float hv[3], row_taps t)
 {
-	row_geometry(up, mid, dn, w, hgt, y, xs, n, 0, R, B, spec, hv, t.off, t.wx, t.wy, t.lift);
+	row_geometry(up, mid, dn, w, hgt, y, xs, n, 0, R, B, spec, ng, hv, t.off, t.wx, t.wy,
+		     t.lift);
 }
 
 /* Pass 2, plain C: the fixed-point formula of the header, one channel at a time. */
@@ -269,8 +273,10 @@ void render_color(const render_in *in, tp_image *out)
 {
 	const int w = in->w, hgt = in->h, wrap = in->wrap;
 	const scene_render *rs = &in->sc->render;
-	const float R = (float)(REFRACT_PX * rs->refraction);
+	const double px = in->px;
+	const float R = (float)(REFRACT_PX * rs->refraction * px * px);
 	const float B = (float)(REFLECT_LEVELS * rs->reflection);
+	const float ng = (float)(NORMAL_GAIN * px);
 	const double ts = rs->tint_strength;
 	const int tint_q[3] = { (int)lround(rs->tint[0] * 255.0 * ts * 256.0),
 				(int)lround(rs->tint[1] * 255.0 * ts * 256.0),
@@ -295,10 +301,10 @@ void render_color(const render_in *in, tp_image *out)
 			int n = w - xs < CHUNK ? w - xs : CHUNK;
 			if (wrap)
 				row_geometry_wrap(mid - hs, mid, mid + hs, w, hgt, y, xs, n, R, B,
-						  spec, hv, t);
+						  spec, ng, hv, t);
 			else
 				row_geometry_clamp(mid - hs, mid, mid + hs, w, hgt, y, xs, n, R, B,
-						   spec, hv, t);
+						   spec, ng, hv, t);
 			shade_row(in->bgx, bs, t, n, xs + n == w, keep, tint_q, o + 3 * xs);
 		}
 	}

@@ -148,6 +148,7 @@ int render_frame(render_ctx *r, const tp_surface *s, tp_image *out)
 		.scratch = r->scratch,
 		.bgx = r->bgx,
 		.mode = r->mode,
+		.px = scene_scale(r->sc),
 	};
 	if (s->kind == TP_SURFACE_HEIGHT) {
 		int plain = r->mode != SCENE_MODE_COLOR;

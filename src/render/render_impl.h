@@ -26,6 +26,10 @@ typedef struct render_in {
 	 * bilinear tap at (x0+1, y0+1) never needs a bounds check. Row stride (w+1)*4. */
 	const uint8_t *bgx;
 	scene_mode mode;     /* the mode of this output (a scene may have several outputs) */
+	/* Output pixels per scene unit (scene_scale): slopes per pixel are 1/px of the same
+	 * slopes per scene unit, and pixel-sized constants (edges, bevels, walls) grow by it,
+	 * so every render size shows the same picture. 1 at the scene's own size. */
+	double px;
 } render_in;
 
 /* refract.c: seeds 000/001 refraction + reflection, tint and specular (TP_RGB8). */

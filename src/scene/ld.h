@@ -27,6 +27,7 @@ typedef struct ld {
 	tp_err *err;
 	scene *s;          /* the scene being filled */
 	double end;        /* scene length in seconds (frames / fps), once known */
+	int out_w, out_h;  /* the render size; s->width, height stay the scene's until ld_scale */
 } ld;
 
 /* Range of a numeric field. */
@@ -102,6 +103,9 @@ int ld_resolve(ld *L, const cJSON *at, const char *rel, char **out);
 int ld_loop(ld *L, const scene_overrides *ov);
 int ld_textures(ld *L);
 void scene_free_textures(scene *s);
+/* scale.c: last, converts every length of the scene from scene units to output pixels
+ * and sets the render size (scene.h). At the scene's own size it changes nothing. */
+int ld_scale(ld *L);
 /* sets.c: applies --set KEY=VALUE edits to the source text (reallocated) before parsing. */
 int ld_apply_sets(const char *file, char **text, size_t *len, const char *const *sets, int nsets,
 	tp_err *err);

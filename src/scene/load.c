@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,11 +25,12 @@
 
 #define SCENE_FORMAT "tidepool-scene/1"
 #define SEED_MAX 9007199254740992.0 /* 2^53: every integer up to it is exact in JSON */
+#define SCALE_MAX 64.0               /* render size / scene size; the pixel limit decides */
 
 static const char *const top_keys[] = {
 	"format", "description", "size", "fps", "duration", "frames", "seed", "solver", "params",
 	"substeps", "boundary", "background", "render", "drops", "emitters", "boxes", "tank",
-	"blocks", "output", "outputs", "maps", "loop", "flipbook", "variants", NULL,
+	"blocks", "output", "outputs", "maps", "loop", "flipbook", "variants", "resolution", NULL,
 };
 
 static const char *const boundary_names[] = { "reflect", "absorb", "wrap", NULL };
@@ -41,6 +43,10 @@ static int check_overrides(const scene_overrides *ov, tp_err *err)
 	    (ov->height && (ov->height < 2 || ov->height > 8192)))
 		return tp_errf(err, TP_EUSAGE, "--size: width and height must be in 2..8192 (got %dx%d)",
 			ov->width, ov->height);
+	if (ov->scale && (ov->width || ov->height))
+		return tp_errf(err, TP_EUSAGE, "--scale and --size: give one or the other");
+	if (ov->scale < 0 || ov->scale > SCALE_MAX || ov->scale != ov->scale)
+		return tp_errf(err, TP_EUSAGE, "--scale: must be in 0..%g (got %g)", SCALE_MAX, ov->scale);
 	if (ov->frames < 0 || ov->frames > SCENE_MAX_FRAMES)
 		return tp_errf(err, TP_EUSAGE, "--frames: must be in 1..%d (got %d)", SCENE_MAX_FRAMES,
 			ov->frames);
@@ -146,6 +152,108 @@ static int read_format(ld *L)
 	return 0;
 }
 
+static long gcd(long a, long b)
+{
+	while (b) {
+		long t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* Where a render size comes from, for messages. */
+typedef struct size_origin {
+	const char *opt; /* "--size", "--scale", or NULL for the scene's "resolution" */
+	const cJSON *at; /* the scene member, for ld_fail */
+} size_origin;
+
+static int size_fail(ld *L, const size_origin *o, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int size_fail(ld *L, const size_origin *o, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (o->opt)
+		return tp_errf(L->err, TP_EUSAGE, "%s: %s: %s", L->file, o->opt, msg);
+	return ld_fail(L, o->at, 0, "%s", msg);
+}
+
+/* The render size: --size, --scale, the scene's "resolution" ([w, h], a factor such as
+ * 0.25, or a percentage "25%"), or the scene's own size. A size must have the scene's
+ * aspect ratio up to rounding (one side may be off by less than a pixel): anything else
+ * would stretch the pool or misplace what is in it, so it is refused with the sizes that
+ * would fit. Sets width, height and the scale factors. */
+static int read_resolution(ld *L, const scene_overrides *ov)
+{
+	scene *s = L->s;
+	const int W0 = s->ref_width, H0 = s->ref_height;
+	const cJSON *res = ld_get(L->root, "resolution");
+	size_origin o = { NULL, res };
+	double f = 0;
+	int W = W0, H = H0, rc;
+	char got[96];
+	if (ov && ov->width) {
+		o.opt = "--size";
+		W = ov->width;
+		H = ov->height;
+	} else if (ov && ov->scale > 0) {
+		o.opt = "--scale";
+		f = ov->scale;
+	} else if (res && cJSON_IsArray(res)) {
+		double wh[2];
+		const ld_range side = { 2, 8192, LD_INT };
+		if ((rc = ld_vec(L, res, 2, &side, wh)) < 0)
+			return rc;
+		W = (int)wh[0];
+		H = (int)wh[1];
+	} else if (res && cJSON_IsNumber(res)) {
+		const ld_range fr = { 0, SCALE_MAX, LD_LO_OPEN };
+		if ((rc = ld_num(L, res, &fr, &f)) < 0)
+			return rc;
+	} else if (res) {
+		char *end = NULL;
+		double pc = cJSON_IsString(res) ? strtod(res->valuestring, &end) : 0;
+		if (!cJSON_IsString(res) || end == res->valuestring || strcmp(end, "%") ||
+		    !(pc > 0 && pc <= 100 * SCALE_MAX))
+			return ld_fail(L, res, 0,
+				"must be the render size [w, h], a factor such as 0.5, or a percentage such "
+				"as \"50%%\" (got %s)", ld_got(L, res, got, sizeof got));
+		f = pc / 100;
+	}
+	if (f > 0) {
+		double fw = floor(W0 * f + 0.5), fh = floor(H0 * f + 0.5);
+		if (!(fw >= 2 && fh >= 2 && fw <= 8192 && fh <= 8192))
+			return size_fail(L, &o,
+				"%g x the scene's %dx%d is %.0fx%.0f; each side must be in 2..8192", f, W0,
+				H0, fw, fh);
+		W = (int)fw;
+		H = (int)fh;
+	}
+	if ((double)W * H > SCENE_MAX_PIXELS)
+		return size_fail(L, &o, "%dx%d is more than %.0f pixels", W, H, SCENE_MAX_PIXELS);
+	/* Same shape: the other side, scaled like this one, rounds to what was asked. */
+	double hw = (double)W * H0 / W0, wh = (double)H * W0 / H0;
+	if (fabs(hw - H) >= 1 && fabs(wh - W) >= 1)
+		return size_fail(L, &o,
+			"%dx%d has another shape than the scene's %dx%d (its \"size\", the frame of "
+			"reference), which would stretch it; use %dx%.0f or %.0fx%d, or change the "
+			"scene's \"size\"", W, H, W0, H0, W, floor(hw + 0.5), floor(wh + 0.5), H);
+	s->width = W;
+	s->height = H;
+	long g = gcd(W, W0);
+	s->scale_num = (int)(W / g);
+	s->scale_den = (int)(W0 / g);
+	s->scale = (double)W / W0;
+	s->scale_x = s->scale;
+	s->scale_y = (double)H / H0;
+	return 0;
+}
+
 static int read_timing(ld *L, const scene_overrides *ov)
 {
 	scene *s = L->s;
@@ -155,11 +263,20 @@ static int read_timing(ld *L, const scene_overrides *ov)
 	const ld_range side = { 2, 8192, LD_INT };
 	if (size && (rc = ld_vec(L, size, 2, &side, wh)) < 0)
 		return rc;
-	s->width = ov && ov->width ? ov->width : (int)wh[0];
-	s->height = ov && ov->height ? ov->height : (int)wh[1];
+	/* Everything is read and checked in scene units; scale.c converts at the end. */
+	s->ref_width = s->width = (int)wh[0];
+	s->ref_height = s->height = (int)wh[1];
 	if ((double)s->width * s->height > SCENE_MAX_PIXELS)
 		return ld_fail(L, size, 0, "%dx%d is more than %.0f pixels", s->width, s->height,
 			SCENE_MAX_PIXELS);
+	if ((rc = read_resolution(L, ov)) < 0)
+		return rc;
+	/* Until scale.c runs, width and height are the scene's (positions are checked
+	 * against them); the render size waits in L. */
+	L->out_w = s->width;
+	L->out_h = s->height;
+	s->width = s->ref_width;
+	s->height = s->ref_height;
 
 	const ld_range fps_r = { 0, 240, LD_LO_OPEN };
 	if ((rc = ld_opt_num(L, L->root, "fps", &fps_r, &fps)) < 0)
@@ -349,9 +466,9 @@ static int read_scene(ld *L, const scene_overrides *ov)
 	    (rc = ld_tank(L, ld_get(L->root, "tank"))) < 0 ||
 	    (rc = ld_blocks(L, ld_get(L->root, "blocks"))) < 0)
 		return rc;
-	if ((rc = read_output(L, ov)) < 0)
+	if ((rc = read_output(L, ov)) < 0 || (rc = ld_textures(L)) < 0)
 		return rc;
-	return ld_textures(L);
+	return ld_scale(L);
 }
 
 int scene_load(const char *path, const scene_overrides *ov, scene **out, tp_err *err)

@@ -8,8 +8,14 @@
  * read-only: solvers, the stepper and the renderer take `const scene *`.
  *
  * Errors are one line, "FILE:LINE:COL: json.path: what is wrong (got X)", code TP_EINPUT
- * (TP_EIO if the file cannot be read). Units: lengths in output pixels, times in seconds,
- * heights in "height units" (1.0 = a drop of strength 1 at its centre).
+ * (TP_EIO if the file cannot be read). Units: times in seconds, heights in "height units"
+ * (1.0 = a drop of strength 1 at its centre). Lengths are written in scene units: the
+ * scene's "size" is its frame of reference. The render size (--size, --scale or the scene's
+ * "resolution") may differ, and the loader converts every length it stores to output
+ * pixels: x positions times scale_x, y positions times scale_y, every other length
+ * (radii, footprints, speeds, pattern cells, flipbook frames) times `scale`. What it
+ * cannot convert (solver parameters, renderer constants) is scaled where it is used, from
+ * `scale` (scenes/README.md, "Scene units and render size").
  *
  * The struct is exposed (not opaque) because it is plain immutable data; nothing but
  * scene/ writes to it.
@@ -176,7 +182,13 @@ typedef struct scene {
 	char *path; /* the scene file as given */
 	char *dir;  /* its directory, for resolving relative paths */
 
-	int width, height;
+	int width, height;         /* render size, output pixels */
+	int ref_width, ref_height; /* the scene's own "size": the frame of reference */
+	double scale;              /* output pixels per scene unit: width / ref_width */
+	double scale_x, scale_y;   /* for positions: width / ref_width, height / ref_height */
+	/* scale as the exact fraction width / ref_width, in lowest terms: solvers whose waves
+	 * move one cell per step take scale_num / scale_den times the scene's steps. */
+	int scale_num, scale_den;
 	double fps;
 	int frames;
 	uint64_t seed;
@@ -214,7 +226,8 @@ typedef struct scene {
 
 /* Command-line values that override the scene; a zero/NULL field leaves it alone. */
 typedef struct scene_overrides {
-	int width, height;
+	int width, height; /* --size: the render size (the scene keeps its frame of reference) */
+	double scale;      /* --scale: the render size as a factor of the scene's size */
 	int frames;
 	int has_seed;
 	uint64_t seed;
@@ -230,6 +243,12 @@ void scene_destroy(scene *s);
 
 /* Position of a path at time t (linear between keyframes, held outside them). */
 void scene_path_eval(const scene_path *p, double t, double *x, double *y, double *angle);
+
+/* Output pixels per scene unit; 1 for a scene built by hand (not by scene_load). */
+static inline double scene_scale(const scene *s)
+{
+	return s->scale > 0 ? s->scale : 1.0;
+}
 
 /* Memory bound: scenes whose per-frame working set would exceed this are refused. */
 #define SCENE_MAX_PIXELS (8192.0 * 8192.0)

@@ -1,6 +1,7 @@
 #include "sim/stepper.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "util/rng.h"
@@ -12,6 +13,7 @@ struct stepper {
 	void *priv;
 	int frame;
 	long step;        /* steps taken so far */
+	long rain_slot;   /* next rain slot to fall (apply_rain) */
 	int *drop_order;  /* scene drops sorted by time */
 	int next_drop;
 	tp_rng *rain;     /* one stream per emitter */
@@ -92,7 +94,7 @@ static void apply_drops(stepper *st, double t1)
 /* Rain over (t0, t1]: the expected count is rate * (overlap with [from, to)); its whole
  * part falls for sure and its fraction with that probability. Each drop's place, radius
  * and strength are uniform over the emitter's ranges. */
-static void apply_rain(stepper *st, double t0, double t1)
+static void rain_over(stepper *st, double t0, double t1)
 {
 	const scene *sc = st->sc;
 	for (int i = 0; i < sc->nemitters; i++) {
@@ -117,6 +119,26 @@ static void apply_rain(stepper *st, double t0, double t1)
 	}
 }
 
+/* Rain falls in slots of the scene's own step, 1 / (fps * substeps), whatever steps the
+ * solver takes, so the same drops fall at every render size (a solver that takes more
+ * steps per frame at a larger size would otherwise draw other random numbers). Slot j
+ * falls before the step in which it begins: j / (fps substeps) < t1 = (step + 1) /
+ * (fps substeps num / den), compared in integers. At the scene's own size slot j is
+ * step j. */
+static void apply_rain(stepper *st)
+{
+	const scene *sc = st->sc;
+	const double slots_per_s = sc->fps * sc->substeps;
+	int64_t num = 1, den = 1;
+	if ((st->desc->caps & TP_SOLVER_CELL_STEPS) && sc->scale_num > 0 && sc->scale_den > 0)
+		num = sc->scale_num, den = sc->scale_den;
+	while ((int64_t)st->rain_slot * num < ((int64_t)st->step + 1) * den) {
+		rain_over(st, (double)st->rain_slot / slots_per_s,
+			  (double)(st->rain_slot + 1) / slots_per_s);
+		st->rain_slot++;
+	}
+}
+
 static void eval_pose(const scene_path *p, double t0, double t1, tp_box_pose *pose)
 {
 	double x0, y0, a0;
@@ -125,6 +147,17 @@ static void eval_pose(const scene_path *p, double t0, double t1, tp_box_pose *po
 	double dt = t1 - t0;
 	pose->vx = dt > 0 ? (pose->x - x0) / dt : 0;
 	pose->vy = dt > 0 ? (pose->y - y0) / dt : 0;
+}
+
+/* Steps taken by the end of frame k: substeps per frame, times the render scale for
+ * solvers whose waves move a fixed number of cells per step (solver.h, Time). Exact
+ * integer arithmetic, so a frame's steps depend on k alone. */
+static long steps_by_frame(const stepper *st, long k)
+{
+	const scene *sc = st->sc;
+	if (!(st->desc->caps & TP_SOLVER_CELL_STEPS) || sc->scale_num <= 0 || sc->scale_den <= 0)
+		return k * sc->substeps;
+	return (long)((int64_t)k * sc->substeps * sc->scale_num / sc->scale_den);
 }
 
 int stepper_next(stepper *st, tp_err *err)
@@ -136,13 +169,16 @@ int stepper_next(stepper *st, tp_err *err)
 		return 0;
 	}
 	double steps_per_s = sc->fps * sc->substeps;
-	for (int s = 0; s < sc->substeps; s++) {
+	if ((st->desc->caps & TP_SOLVER_CELL_STEPS) && sc->scale_num > 0 && sc->scale_den > 0)
+		steps_per_s = steps_per_s * sc->scale_num / sc->scale_den;
+	const long end = steps_by_frame(st, st->frame);
+	while (st->step < end) {
 		/* Times from the step count, not accumulated, so they never drift. */
 		double t0 = (double)st->step / steps_per_s;
 		double t1 = (double)(st->step + 1) / steps_per_s;
 		apply_drops(st, t1);
-		apply_rain(st, t0, t1);
-		tp_step_in in = { .t = t1, .dt = t1 - t0, .boxes = st->poses };
+		apply_rain(st);
+		tp_step_in in = { .t = t1, .step = st->step, .dt = t1 - t0, .boxes = st->poses };
 		for (int i = 0; i < sc->nboxes; i++)
 			if (!sc->boxes[i].floating)
 				eval_pose(&sc->boxes[i].path, t0, t1, &st->poses[i]);

@@ -25,6 +25,7 @@ typedef struct hooke {
 	double wake;      /* bow push of moving boxes */
 
 	ig_grid g;
+	ig_shift vsh, hsh; /* damping shifts per step at the render size */
 	int32_t *hbuf[2], *vbuf; /* allocations; cur indexes the current heights */
 	int cur;
 	int kshift; /* D = 1 << kshift when D is a power of two, else -1 */
@@ -33,19 +34,19 @@ typedef struct hooke {
 #define OFF(f) offsetof(hooke, f)
 static const tp_option hooke_options[] = {
 	{"edge", "spring weight of the 4 edge neighbours (seed: 3)", OFF(edge), TP_OPT_INT, 3, 0,
-	 15, NULL},
+	 15, NULL, TP_UNIT_NONE},
 	{"corner", "spring weight of the 4 corner neighbours (seed: 1)", OFF(corner), TP_OPT_INT, 1,
-	 0, 15, NULL},
+	 0, 15, NULL, TP_UNIT_NONE},
 	{"velocity_damping", "v -= v >> this each step (seed: 6; larger = less damping)",
-	 OFF(vshift), TP_OPT_INT, 6, 1, 30, NULL},
+	 OFF(vshift), TP_OPT_INT, 6, 1, 30, NULL, TP_UNIT_NONE},
 	{"height_damping", "h -= h >> this each step (seed: 8; larger = less damping)", OFF(hshift),
-	 TP_OPT_INT, 8, 1, 30, NULL},
+	 TP_OPT_INT, 8, 1, 30, NULL, TP_UNIT_NONE},
 	{"unit", "stored integer units per height unit (a drop of strength 1)", OFF(unit),
-	 TP_OPT_INT, 4096, 16, 65536, NULL},
+	 TP_OPT_INT, 4096, 16, 65536, NULL, TP_UNIT_NONE},
 	{"sponge", "width in pixels of the absorbing band (boundary absorb)", OFF(sponge),
-	 TP_OPT_INT, 32, 1, 4096, NULL},
+	 TP_OPT_INT, 32, 1, 4096, NULL, TP_UNIT_LENGTH},
 	{"wake", "bow wave of a moving box: about 4.3 x this height units (0 = off)", OFF(wake),
-	 TP_OPT_DOUBLE, 0.1, 0, 100, NULL},
+	 TP_OPT_DOUBLE, 0.1, 0, 100, NULL, TP_UNIT_PER_LENGTH},
 	{NULL},
 };
 
@@ -107,6 +108,8 @@ static int hooke_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	int rc = ig_setup(&p->g, ctx->scene, 1, p->unit, p->sponge, err);
 	if (rc < 0)
 		return rc;
+	ig_shift_init(&p->vsh, p->vshift, ctx->scene->scale_num, ctx->scene->scale_den);
+	ig_shift_init(&p->hsh, p->hshift, ctx->scene->scale_num, ctx->scene->scale_den);
 	p->hbuf[0] = ig_alloc(&p->g);
 	p->hbuf[1] = ig_alloc(&p->g);
 	p->vbuf = ig_alloc(&p->g);
@@ -137,15 +140,15 @@ static int hooke_step(void *priv, const tp_step_in *in)
 		ig_wrap_ghosts(g, h);
 	const ptrdiff_t s = g->stride;
 	const int x0 = g->x0, n = g->x1 - g->x0;
+	const int sv = ig_shift_at(&p->vsh, in->step), sh = ig_shift_at(&p->hsh, in->step);
 #pragma omp parallel for schedule(static) if (g->par)
 	for (int y = g->y0; y < g->y1; y++) {
 		const ptrdiff_t o = y * s + x0;
 		if (p->kshift >= 0)
-			row_pow2(h + o, hn + o, v + o, s, n, p->edge, p->corner, p->kshift,
-				 p->vshift, p->hshift);
+			row_pow2(h + o, hn + o, v + o, s, n, p->edge, p->corner, p->kshift, sv,
+				 sh);
 		else
-			row_div(h + o, hn + o, v + o, s, n, p->edge, p->corner, p->vshift,
-				p->hshift);
+			row_div(h + o, hn + o, v + o, s, n, p->edge, p->corner, sv, sh);
 		if (g->sponge) {
 			ig_sponge_row(g, y, hn + y * s, h + y * s);
 			ig_sponge_row(g, y, v + y * s, NULL);
@@ -189,7 +192,7 @@ const tp_solver tp_solver_hooke = {
 		"seed 000: int32 height and velocity, 8 springs (Hooke's law), shift damping",
 	.priv_size = sizeof(hooke),
 	.options = hooke_options,
-	.caps = TP_SOLVER_HEIGHTFIELD,
+	.caps = TP_SOLVER_HEIGHTFIELD | TP_SOLVER_CELL_STEPS,
 	.init = hooke_init,
 	.uninit = hooke_uninit,
 	.drop = hooke_drop,

@@ -37,6 +37,7 @@ int ig_setup(ig_grid *g, const scene *sc, int ring, int unit, int sponge, tp_err
 		g->x0 = ring, g->x1 = w - ring, g->y0 = ring, g->y1 = h - ring;
 	}
 	g->par = (double)w * h >= IG_PAR_CELLS;
+	g->wake_band = IG_WAKE_BAND * scene_scale(sc);
 	g->sponge = 0;
 	if (sc->boundary == SCENE_BOUNDARY_ABSORB) {
 		int b = imin(sponge, imin(w, h) / 4);
@@ -65,6 +66,33 @@ int ig_setup(ig_grid *g, const scene *sc, int ring, int unit, int sponge, tp_err
 oom:
 	ig_free(g);
 	return tp_errf(err, TP_EIO, "out of memory");
+}
+
+void ig_shift_init(ig_shift *sh, int d, int num, int den)
+{
+	if (num <= 0 || den <= 0)
+		num = den = 1;
+	/* k: the largest with 2^-k >= r = 2^-d den / num, i.e. 2^k den <= 2^d num. */
+	const uint64_t dn = (uint64_t)num << d;
+	int k = 0;
+	while (k < 62 && ((uint64_t)den << (k + 1)) <= dn)
+		k++;
+	if (k < 1 || k >= IG_SHIFT_MAX) {
+		sh->k = k < 1 ? 1 : IG_SHIFT_MAX;
+		sh->p = sh->q = 1;
+		return;
+	}
+	/* f = (2^(k+1) den - 2^d num) / (2^d num) */
+	uint64_t p = ((uint64_t)den << (k + 1)) - dn, q = dn;
+	uint64_t a = p, b = q;
+	while (b) {
+		uint64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	sh->k = k;
+	sh->p = p / a;
+	sh->q = q / a;
 }
 
 void ig_free(ig_grid *g)
@@ -227,7 +255,7 @@ static void box_cells(const ig_grid *g, const scene_box *bx, const tp_box_pose *
 	double s, c;
 	ig_sincos_deg(p->angle, &s, &c);
 	const double a = 0.5 * bx->size[0], b = 0.5 * bx->size[1];
-	const double m = pass == 0 ? IG_WAKE_BAND : 0;
+	const double m = pass == 0 ? g->wake_band : 0;
 	const double ea = a + m, eb = b + m;
 	/* Half extents of the bounding box of the (band-grown) rotated rectangle. */
 	const double ex = fabs(c) * ea + fabs(s) * eb, ey = fabs(s) * ea + fabs(c) * eb;

@@ -35,7 +35,7 @@
 #define IG_HMAX        (1 << 22)
 #define IG_Q16         65536 /* fixed-point one of the sponge factors */
 #define IG_SPONGE_EDGE 9830  /* sponge damping per step at the outermost cell, Q16 (0.15) */
-#define IG_WAKE_BAND   8.0   /* pixels around a box footprint that its motion pushes */
+#define IG_WAKE_BAND   8.0   /* scene units around a box footprint that its motion pushes */
 #define IG_PAR_CELLS   32768 /* smaller pools step on one thread: forking costs more */
 
 typedef struct ig_rowstat {
@@ -53,6 +53,7 @@ typedef struct ig_grid {
 	int par;            /* worth running the row loops in parallel */
 	int unit;           /* stored units per height unit */
 	int sponge;         /* absorbing band width in cells (0: no sponge) */
+	double wake_band;   /* IG_WAKE_BAND scaled to the render size, pixels */
 	int32_t *sponge_f;  /* Q16 factor by depth (distance to the nearest edge), sponge entries */
 	ig_rowstat *rows;   /* stats scratch, h entries */
 	const scene *sc;
@@ -110,6 +111,30 @@ void ig_boxes(ig_grid *g, const tp_box_pose *poses, double dt, double wake, int3
  * hooke's velocity) or h - k (kind 1, ripple's previous state). A level surface has no
  * energy, whatever its height. Rows are combined in row order (thread-count independent). */
 void ig_stats(const ig_grid *g, const int32_t *h, const int32_t *k, int kind, tp_stats *out);
+
+/* Damping shifts at another render size. The seeds damp by h -= h >> d each step, the
+ * fraction 2^-d. Rendered at scale s = num / den the solver takes s times the steps per
+ * second (TP_SOLVER_CELL_STEPS), so the same damping per second wants r = 2^-d / s per
+ * step. A shift only gives powers of two, so steps alternate between the shifts k and
+ * k + 1 with 2^-(k+1) < r <= 2^-k, shift k on the fraction f = r 2^(k+1) - 1 of them,
+ * spread evenly (Bresenham: step j uses k when floor((j+1) f) > floor(j f)); the mean
+ * damping is then exactly r. Shifts stay in 1..IG_SHIFT_MAX (clamped: shift 1 is the
+ * most damping there is, and 30 already keeps a wave for millions of steps). At s = 1 it
+ * is d on every step. A pure function of the step index: nothing to checkpoint. */
+#define IG_SHIFT_MAX 30
+typedef struct ig_shift {
+	int k;          /* the stronger shift; k + 1 is the other */
+	uint64_t p, q;  /* f = p / q in lowest terms, 0 < p <= q */
+} ig_shift;
+void ig_shift_init(ig_shift *sh, int d, int num, int den);
+static inline int ig_shift_at(const ig_shift *sh, long step)
+{
+	if (sh->p >= sh->q)
+		return sh->k;
+	__extension__ typedef unsigned __int128 u128;
+	uint64_t r = (uint64_t)(((u128)(uint64_t)step * sh->p) % sh->q);
+	return r + sh->p >= sh->q ? sh->k : sh->k + 1;
+}
 
 /* Checkpoints: a header (tag, size, unit, buffer count) then the image cells of each
  * buffer, host byte order. */

@@ -53,6 +53,8 @@ int solver_create(const scene *sc, int threads, solver **out, tp_err *err)
 			return rc;
 		}
 	}
+	/* Parameters are in scene units; the solver works in output pixels. */
+	tp_opts_scale(s->priv, s->desc->options, scene_scale(sc));
 	tp_solver_ctx ctx = { .scene = sc, .threads = threads };
 	int rc = s->desc->init(s->priv, &ctx, err);
 	if (rc < 0) {

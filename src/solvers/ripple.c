@@ -24,6 +24,7 @@ typedef struct ripple {
 	double wake; /* bow push of moving boxes */
 
 	ig_grid g;
+	ig_shift dshift; /* damping shift per step at the render size */
 	int32_t *buf[2]; /* buf[cur] = current surface, buf[!cur] = previous */
 	int cur;
 } ripple;
@@ -31,13 +32,13 @@ typedef struct ripple {
 #define OFF(f) offsetof(ripple, f)
 static const tp_option ripple_options[] = {
 	{"damping", "h -= h >> this each step (larger = waves last longer)", OFF(damping),
-	 TP_OPT_INT, 5, 1, 30, NULL},
+	 TP_OPT_INT, 5, 1, 30, NULL, TP_UNIT_NONE},
 	{"unit", "stored integer units per height unit (a drop of strength 1)", OFF(unit),
-	 TP_OPT_INT, 4096, 16, 65536, NULL},
+	 TP_OPT_INT, 4096, 16, 65536, NULL, TP_UNIT_NONE},
 	{"sponge", "width in pixels of the absorbing band (boundary absorb)", OFF(sponge),
-	 TP_OPT_INT, 32, 1, 4096, NULL},
+	 TP_OPT_INT, 32, 1, 4096, NULL, TP_UNIT_LENGTH},
 	{"wake", "bow wave of a moving box: about 4.3 x this height units (0 = off)", OFF(wake),
-	 TP_OPT_DOUBLE, 0.1, 0, 100, NULL},
+	 TP_OPT_DOUBLE, 0.1, 0, 100, NULL, TP_UNIT_PER_LENGTH},
 	{NULL},
 };
 
@@ -72,6 +73,7 @@ static int ripple_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	int rc = ig_setup(&p->g, ctx->scene, 2, p->unit, p->sponge, err);
 	if (rc < 0)
 		return rc;
+	ig_shift_init(&p->dshift, p->damping, ctx->scene->scale_num, ctx->scene->scale_den);
 	p->buf[0] = ig_alloc(&p->g);
 	p->buf[1] = ig_alloc(&p->g);
 	if (!p->buf[0] || !p->buf[1])
@@ -95,9 +97,10 @@ static int ripple_step(void *priv, const tp_step_in *in)
 		ig_wrap_ghosts(g, c);
 	const ptrdiff_t s = g->stride;
 	const int x0 = g->x0, n = g->x1 - g->x0;
+	const int d = ig_shift_at(&p->dshift, in->step);
 #pragma omp parallel for schedule(static) if (g->par)
 	for (int y = g->y0; y < g->y1; y++) {
-		row_kernel(c + y * s + x0, nx + y * s + x0, s, n, p->damping);
+		row_kernel(c + y * s + x0, nx + y * s + x0, s, n, d);
 		if (g->sponge)
 			ig_sponge_row(g, y, nx + y * s, c + y * s);
 	}
@@ -139,7 +142,7 @@ const tp_solver tp_solver_ripple = {
 		"seed 001: int32 two-buffer ripples, 12 neighbours / 6 - previous, shift damping",
 	.priv_size = sizeof(ripple),
 	.options = ripple_options,
-	.caps = TP_SOLVER_HEIGHTFIELD,
+	.caps = TP_SOLVER_HEIGHTFIELD | TP_SOLVER_CELL_STEPS,
 	.init = ripple_init,
 	.uninit = ripple_uninit,
 	.drop = ripple_drop,

@@ -43,7 +43,9 @@
  * dy cos a for a point (dx, dy) from its centre; it covers |u| < w/2, |v| < h/2, with a
  * soft edge (FOR_FOOTPRINT in shallow_boxes.c). Its bottom at (u, v) is
  * z + v sin(tilt[0]) - u sin(tilt[1]), z relative to the rest level (negative: below).
- * Where heights and pixels meet (tilts, horizontal forces) a height unit is a pixel.
+ * Where heights and pixels meet (tilts, horizontal forces) a height unit is a pixel; at
+ * another render size than the scene's, heights are scaled with the pixels inside the
+ * solver (shallow.hs), so the pool keeps its proportions.
  */
 #include <math.h>
 #include <stdint.h>
@@ -64,31 +66,31 @@ static const char *const float_start_names[] = { "surface", "rest", NULL };
 #define OFF(f) offsetof(shallow, f)
 static const tp_option shallow_options[] = {
 	{ "rate", "c^2 dt^2/dx^2 per internal step (seed: 0.005); 4 rate + 8 viscosity dt < 1 + d",
-	  OFF(rate), TP_OPT_DOUBLE, REF_RATE, 1e-6, 1, NULL },
+	  OFF(rate), TP_OPT_DOUBLE, REF_RATE, 1e-6, 1, NULL, TP_UNIT_NONE },
 	{ "damping", "velocity kept per 1/240 s (seed: 0.996 per step at 8 steps/frame, 30 fps)",
-	  OFF(damping), TP_OPT_DOUBLE, 0.996, 0, 1, NULL },
+	  OFF(damping), TP_OPT_DOUBLE, 0.996, 0, 1, NULL, TP_UNIT_NONE },
 	{ "gamma", "fraction of the virtual height applied per step (seed: 0.004)",
-	  OFF(gamma), TP_OPT_DOUBLE, 0.004, 1e-6, 1, NULL },
+	  OFF(gamma), TP_OPT_DOUBLE, 0.004, 1e-6, 1, NULL, TP_UNIT_NONE },
 	{ "speed", "wave speed, px/s; 0 = the lab's look scaled to the pool (0.17 x longer side)",
-	  OFF(speed), TP_OPT_DOUBLE, 0, 0, 1e6, NULL },
+	  OFF(speed), TP_OPT_DOUBLE, 0, 0, 1e6, NULL, TP_UNIT_LENGTH },
 	{ "substeps", "internal steps per solver step; 0 = from speed (overrides speed if set)",
-	  OFF(substeps), TP_OPT_INT, 0, 0, MAX_SUBSTEPS, NULL },
+	  OFF(substeps), TP_OPT_INT, 0, 0, MAX_SUBSTEPS, NULL, TP_UNIT_LENGTH },
 	{ "depth", "rest depth of the pool, height units", OFF(depth), TP_OPT_DOUBLE, 40, 0.01,
-	  1e6, NULL },
+	  1e6, NULL, TP_UNIT_LENGTH },
 	{ "gravity", "for floating boxes, units/s^2; 0 = speed^2 / depth (shallow-water c^2 = g D)",
-	  OFF(gravity), TP_OPT_DOUBLE, 0, 0, 1e9, NULL },
+	  OFF(gravity), TP_OPT_DOUBLE, 0, 0, 1e9, NULL, TP_UNIT_LENGTH },
 	{ "cg_tol", "CG stops when what it leaves moves the water < this, units/step (RMS)",
-	  OFF(cg_tol), TP_OPT_DOUBLE, 1e-6, 1e-15, 1, NULL },
+	  OFF(cg_tol), TP_OPT_DOUBLE, 1e-6, 1e-15, 1, NULL, TP_UNIT_LENGTH },
 	{ "cg_iters", "CG iteration cap per solve", OFF(cg_iters), TP_OPT_INT, 200, 1, 100000,
-	  NULL },
+	  NULL, TP_UNIT_NONE },
 	{ "drag", "linear drag on floating boxes, 1/s", OFF(drag), TP_OPT_DOUBLE, 1.0, 0, 1000,
-	  NULL },
+	  NULL, TP_UNIT_NONE },
 	{ "edge", "width of a box's soft edge, px (~1: cell coverage; wider: less ringing)",
-	  OFF(edge), TP_OPT_DOUBLE, 8, 1, 32, NULL },
+	  OFF(edge), TP_OPT_DOUBLE, 8, 1, 32, NULL, TP_UNIT_LENGTH },
 	{ "viscosity", "px^2/s; damps short waves like real water, ~ k^2 (0 = the seed's update)",
-	  OFF(viscosity), TP_OPT_DOUBLE, 1.0, 0, 1e4, NULL },
+	  OFF(viscosity), TP_OPT_DOUBLE, 1.0, 0, 1e4, NULL, TP_UNIT_AREA },
 	{ "float_start", "floating boxes start on the surface (they bob and settle) or at their draft",
-	  OFF(float_start), TP_OPT_ENUM, FLOAT_START_SURFACE, 0, 1, float_start_names },
+	  OFF(float_start), TP_OPT_ENUM, FLOAT_START_SURFACE, 0, 1, float_start_names, TP_UNIT_NONE },
 	{ NULL },
 };
 
@@ -249,6 +251,7 @@ static void shallow_drop(void *priv, double x, double y, double r, double streng
 	if (!(r > 0) || !isfinite(x) || !isfinite(y) || !isfinite(strength) || fabs(x) > 1e7 ||
 	    fabs(y) > 1e7)
 		return;
+	strength *= s->hs; /* internal height units (shallow.hs) */
 	if (r < 1) {
 		int ci = (int)floor(x), cj = (int)floor(y);
 		int nx[4] = { ci - 1, ci + 1, ci, ci }, ny[4] = { cj, cj, cj - 1, cj + 1 };
@@ -337,7 +340,7 @@ static double volume_of(const shallow *s)
 static double kinematic_z(const shallow *s, const scene_box *sb)
 {
 	double rho = sb->density < 0 ? 0 : sb->density > 1 ? 1 : sb->density;
-	double draft = rho * sb->height;
+	double draft = rho * sb->height * s->hs;
 	return -(draft > s->depth ? s->depth : draft);
 }
 
@@ -345,7 +348,7 @@ static void report_poses(shallow *s)
 {
 	for (int i = 0; i < s->nbox; i++) {
 		const box_state *b = &s->box[i];
-		s->pose[i] = (tp_box_pose){ b->x, b->y, b->angle, b->vx, b->vy, b->z,
+		s->pose[i] = (tp_box_pose){ b->x, b->y, b->angle, b->vx, b->vy, b->z / s->hs,
 					    { b->tilt[0], b->tilt[1] } };
 	}
 }
@@ -381,6 +384,7 @@ static int shallow_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	s->w = sc->width;
 	s->h = sc->height;
 	s->S = s->w + 2;
+	s->hs = scene_scale(sc);
 	s->boundary = sc->boundary;
 	if (s->w < 3 || s->h < 3)
 		return tp_errf(err, TP_EINPUT, "size: shallow needs at least 3x3 cells (got %dx%d)", s->w,
@@ -460,15 +464,15 @@ static int shallow_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 			scene_path_eval(&sb->path, 0.0, &b->x, &b->y, &b->angle);
 			b->hw = 0.5 * sb->size[0];
 			b->hh = 0.5 * sb->size[1];
-			b->height = sb->height;
+			b->height = sb->height * s->hs;
 			b->floating = sb->floating;
-			b->mass = sb->density * sb->size[0] * sb->size[1] * sb->height;
-			b->inertia[0] = b->mass * (sb->size[1] * sb->size[1] + sb->height * sb->height) / 12;
-			b->inertia[1] = b->mass * (sb->size[0] * sb->size[0] + sb->height * sb->height) / 12;
+			b->mass = sb->density * sb->size[0] * sb->size[1] * b->height;
+			b->inertia[0] = b->mass * (sb->size[1] * sb->size[1] + b->height * b->height) / 12;
+			b->inertia[1] = b->mass * (sb->size[0] * sb->size[0] + b->height * b->height) / 12;
 			if (!b->floating)
 				b->z = kinematic_z(s, sb);
 			else if (s->float_start == FLOAT_START_REST)
-				b->z = -fmin(sb->density * sb->height, s->depth);
+				b->z = -fmin(sb->density * b->height, s->depth);
 			s->prev[i] = (tp_box_pose){ b->x, b->y, b->angle, 0, 0, b->z, { 0, 0 } };
 			double diag = sqrt(sb->size[0] * sb->size[0] + sb->size[1] * sb->size[1]);
 			sumw += fmin(ceil(diag + s->edge) + 5, s->w + 2);
@@ -555,7 +559,7 @@ static void shallow_surface(void *priv, tp_surface *out)
 	out->w = s->w;
 	out->h = s->h;
 	out->type = TP_SAMPLE_F32;
-	out->scale = 1.0f;
+	out->scale = (float)(1.0 / s->hs);
 	out->wrap = s->boundary == SCENE_BOUNDARY_WRAP;
 	out->nboxes = s->nbox;
 	out->boxes = s->pose;

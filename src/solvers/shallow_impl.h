@@ -65,6 +65,11 @@ typedef struct shallow {
 	scene_boundary boundary;
 	int nsub;
 	double dt_sub, d_step, mu, c_px, g_box, mur_k, inv_edge;
+	/* Heights are lengths here: internal units per height unit = output pixels per scene
+	 * unit, so a render at another size is the same pool scaled in all three dimensions
+	 * (buoyancy, tilts and sideways forces mix heights and pixels). surface() and the
+	 * poses report height units again. */
+	double hs;
 
 	double *buf[3];         /* ghosted (w+2) x (h+2) */
 	double *eta, *old, *nw; /* rotate through buf */

@@ -10,7 +10,14 @@
  * files: it reads the scene and the per-step input, and exposes a tp_surface.
  *
  * Time: frame k shows time k/fps. Frame 0 is the initial state plus the events at t <= 0;
- * each later frame advances `substeps` steps of dt = 1 / (fps * substeps).
+ * each later frame advances `substeps` steps of dt = 1 / (fps * substeps), or, for a solver
+ * with TP_SOLVER_CELL_STEPS rendered at scale s = scale_num / scale_den, frame k ends after
+ * floor(k * substeps * scale_num / scale_den) steps of dt = 1 / (fps * substeps * s): its
+ * waves move a fixed number of cells per step, so a finer grid needs more steps per second.
+ *
+ * Units: the solver works in output pixels. Scene lengths arrive converted (scene.h) and
+ * parameters marked with a tp_opt_unit are converted before init(); anything else that
+ * depends on the render size is the solver's to scale, from scene_scale(ctx->scene).
  *
  * Determinism: for a given scene and build, every method must produce the same bits
  * whatever the OpenMP thread count (static schedules, fixed-size reduction chunks).
@@ -38,6 +45,7 @@ typedef struct tp_box_pose {
 /* Everything that changes from step to step, given by the stepper. */
 typedef struct tp_step_in {
 	double t;                  /* time at the end of this step */
+	long step;                 /* index of this step since frame 0 (0, 1, 2, ...) */
 	double dt;                 /* seconds */
 	const tp_box_pose *boxes;  /* scene->nboxes poses at t (kinematic ones meaningful) */
 	double tank_x, tank_y;     /* tank centre at t (sph) */
@@ -104,6 +112,7 @@ typedef struct tp_solver {
 enum {
 	TP_SOLVER_HEIGHTFIELD = 1u << 0,
 	TP_SOLVER_PARTICLES = 1u << 1,
+	TP_SOLVER_CELL_STEPS = 1u << 2, /* wave speed fixed in cells per step (see Time) */
 };
 
 /* registry.c */

@@ -1,5 +1,6 @@
 #include "util/opts.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -55,6 +56,43 @@ double tp_opts_get(const void *priv, const tp_option *o)
 	int i;
 	memcpy(&i, p, sizeof i);
 	return i;
+}
+
+void tp_opts_scale(void *priv, const tp_option *opts, double s)
+{
+	if (s == 1)
+		return;
+	for (const tp_option *o = opts; o && o->name; o++) {
+		double f = o->unit == TP_UNIT_LENGTH ? s
+			 : o->unit == TP_UNIT_AREA ? s * s
+			 : o->unit == TP_UNIT_PER_LENGTH ? 1 / s
+							 : 1;
+		if (f == 1 || (o->type != TP_OPT_DOUBLE && o->type != TP_OPT_INT))
+			continue;
+		char *p = (char *)priv + o->offset;
+		if (o->type == TP_OPT_DOUBLE) {
+			double d;
+			memcpy(&d, p, sizeof d);
+			d *= f;
+			memcpy(p, &d, sizeof d);
+		} else {
+			int i;
+			memcpy(&i, p, sizeof i);
+			double v = floor(i * f + 0.5);
+			int r = i > 0 && v < 1 ? 1 : v > INT_MAX ? INT_MAX : (int)v;
+			memcpy(p, &r, sizeof r);
+		}
+	}
+}
+
+const char *tp_opts_unit_name(tp_opt_unit u)
+{
+	switch (u) {
+	case TP_UNIT_LENGTH: return "px";
+	case TP_UNIT_AREA: return "px^2";
+	case TP_UNIT_PER_LENGTH: return "1/px";
+	default: return "";
+	}
 }
 
 void tp_opts_range(const tp_option *o, char *buf, size_t n)
