@@ -104,25 +104,30 @@ static double seam_ratio(const tp_image *img)
 	return seam / fmax(inner, 1e-9);
 }
 
+/* Every height-field solver's frames tile, at the scene's size and at twice it. */
 Test(textures, every_heightfield_solver_tiles_in_every_mode)
 {
 	static const char *const modes[] = { "color", "height", "normal", "caustics" };
+	static const char *const sizes[] = { "", "--size 96x80" };
 	int tested = 0;
 	for (int i = 0; tp_solvers[i]; i++) {
 		if (!(tp_solvers[i]->caps & TP_SOLVER_HEIGHTFIELD))
 			continue;
 		const char *sc = write_scene("tile", tp_solvers[i]->name, NULL);
-		cr_assert_eq(run_tp(NULL, errpath,
-				    "render %s -q -y --frames 8 -o color=%s/c%%d.png -o height=%s/h%%d.png "
-				    "-o normal=%s/n%%d.png -o caustics=%s/k%%d.png",
-				    sc, dir, dir, dir, dir),
-			     0, "%s: %s", tp_solvers[i]->name, slurp(errpath));
-		for (int m = 0; m < 4; m++) {
-			tp_image img = load("%s/%c7.png", dir, modes[m][0] == 'c' && m == 3 ? 'k' : modes[m][0]);
-			double r = seam_ratio(&img);
-			cr_assert_leq(r, 1.0, "%s %s: the 2x2 seam is %.2f x the largest interior step",
-				      tp_solvers[i]->name, modes[m], r);
-			tp_image_free(&img);
+		for (int z = 0; z < 2; z++) {
+			cr_assert_eq(run_tp(NULL, errpath,
+					    "render %s -q -y --frames 8 %s -o color=%s/c%%d.png -o height=%s/h%%d.png "
+					    "-o normal=%s/n%%d.png -o caustics=%s/k%%d.png",
+					    sc, sizes[z], dir, dir, dir, dir),
+				     0, "%s: %s", tp_solvers[i]->name, slurp(errpath));
+			for (int m = 0; m < 4; m++) {
+				tp_image img = load("%s/%c7.png", dir, modes[m][0] == 'c' && m == 3 ? 'k' : modes[m][0]);
+				cr_assert_eq(img.w, z ? 96 : 48);
+				double r = seam_ratio(&img);
+				cr_assert_leq(r, 1.0, "%s %s %s: the 2x2 seam is %.2f x the largest interior step",
+					      tp_solvers[i]->name, modes[m], sizes[z], r);
+				tp_image_free(&img);
+			}
 		}
 		tested++;
 	}
@@ -132,13 +137,13 @@ Test(textures, every_heightfield_solver_tiles_in_every_mode)
 /* Loop of 24 frames cut from a ripple run: the step from the last frame to the first is
  * no larger than the largest step between neighbouring frames. Without the cross-fade
  * the same measure finds the jump. */
-static void loop_steps(double crossfade, double *wrap, double *max_step)
+static void loop_steps(double crossfade, const char *size, double *wrap, double *max_step)
 {
 	char extra[160];
 	snprintf(extra, sizeof extra, "\"loop\": { \"duration\": 0.8, \"start\": 0.5, \"crossfade\": %g }", crossfade);
 	const char *sc = write_scene("loop", "ripple", extra);
-	cr_assert_eq(run_tp(NULL, errpath, "render %s -q -y -o height=%s/l%%02d.png", sc, dir), 0, "%s",
-		     slurp(errpath));
+	cr_assert_eq(run_tp(NULL, errpath, "render %s -q -y %s -o height=%s/l%%02d.png", sc, size, dir), 0,
+		     "%s", slurp(errpath));
 	tp_image f[24];
 	for (int k = 0; k < 24; k++)
 		f[k] = load("%s/l%02d.png", dir, k);
@@ -156,9 +161,12 @@ static void loop_steps(double crossfade, double *wrap, double *max_step)
 Test(textures, loops_wrap_as_smoothly_as_they_run)
 {
 	double wrap, step;
-	loop_steps(0.3, &wrap, &step);
+	loop_steps(0.3, "", &wrap, &step);
 	cr_assert_leq(wrap, step, "last -> first %.1f, largest neighbour step %.1f", wrap, step);
-	loop_steps(0, &wrap, &step);
+	/* at twice the size: twice the steps per frame, the same loop */
+	loop_steps(0.3, "--scale 2", &wrap, &step);
+	cr_assert_leq(wrap, step, "x2: last -> first %.1f, largest neighbour step %.1f", wrap, step);
+	loop_steps(0, "", &wrap, &step);
 	cr_assert_gt(wrap, 1.5 * step, "without a cross-fade: last -> first %.1f, steps up to %.1f", wrap, step);
 }
 

@@ -10,6 +10,7 @@
  * h and v are stored units (1/unit height units), v per step. The step is bit-identical to
  * tests/reference/seed_hooke.c whatever the thread count.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,8 +109,11 @@ static int hooke_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	int rc = ig_setup(&p->g, ctx->scene, 1, p->unit, p->sponge, err);
 	if (rc < 0)
 		return rc;
-	ig_shift_init(&p->vsh, p->vshift, ctx->scene->scale_num, ctx->scene->scale_den);
-	ig_shift_init(&p->hsh, p->hshift, ctx->scene->scale_num, ctx->scene->scale_den);
+	/* At another size than the scene's (s = scene_scale, s times the steps per second)
+	 * both dampings keep their rate per second: 2^-shift / s per step. */
+	const double sc = scene_scale(ctx->scene);
+	ig_shift_init(&p->vsh, ldexp(1.0, -p->vshift) / sc);
+	ig_shift_init(&p->hsh, ldexp(1.0, -p->hshift) / sc);
 	p->hbuf[0] = ig_alloc(&p->g);
 	p->hbuf[1] = ig_alloc(&p->g);
 	p->vbuf = ig_alloc(&p->g);

@@ -30,7 +30,15 @@ int ig_setup(ig_grid *g, const scene *sc, int ring, int unit, int sponge, tp_err
 	g->stride = ((ptrdiff_t)w + 2 * IG_GHOST + 15) & ~(ptrdiff_t)15;
 	g->count = (size_t)g->stride * (size_t)(h + 2 * IG_GHOST);
 	g->wrap = sc->boundary == SCENE_BOUNDARY_WRAP;
-	g->unit = unit;
+	/* Above the scene's size the damping shifts grow (intgrid.h) and with them the dead
+	 * zone of x -= x >> d (nothing happens to |x| < 2^d): finer stored units keep it at
+	 * the same height, about s^2 times as many (the velocities per step are 1/s as
+	 * large), within the `unit` range. */
+	const double s2 = scene_scale(sc) * scene_scale(sc) * 1.4142135623730951;
+	int m = 0;
+	while (ldexp(1.0, m + 1) <= s2 && ((int64_t)unit << (m + 1)) <= IG_UNIT_MAX)
+		m++;
+	g->unit = unit << m;
 	if (g->wrap) {
 		g->x0 = 0, g->x1 = w, g->y0 = 0, g->y1 = h;
 	} else {
@@ -46,12 +54,14 @@ int ig_setup(ig_grid *g, const scene *sc, int ring, int unit, int sponge, tp_err
 		if (!g->sponge_f)
 			goto oom;
 		/* Quadratic ramp from no damping at the inner edge of the band to IG_SPONGE_EDGE
-		 * at the outermost cell: gentle enough that the ramp itself hardly reflects. */
+		 * at the outermost cell: gentle enough that the ramp itself hardly reflects. At
+		 * another render size (s times the steps per second, a band s times as wide) the
+		 * damping per step is 1/s of it, so a wave loses as much crossing the band. */
+		const int64_t edge = llround(IG_SPONGE_EDGE / scene_scale(sc));
 		for (int k = 0; k < g->sponge; k++) {
 			int64_t q = (int64_t)(g->sponge - k) * (g->sponge - k);
 			g->sponge_f[k] =
-				(int32_t)(IG_Q16 -
-					  IG_SPONGE_EDGE * q / ((int64_t)g->sponge * g->sponge));
+				(int32_t)(IG_Q16 - edge * q / ((int64_t)g->sponge * g->sponge));
 		}
 	}
 	g->rows = calloc((size_t)h, sizeof *g->rows);
@@ -68,31 +78,30 @@ oom:
 	return tp_errf(err, TP_EIO, "out of memory");
 }
 
-void ig_shift_init(ig_shift *sh, int d, int num, int den)
+void ig_shift_init(ig_shift *sh, double r)
 {
-	if (num <= 0 || den <= 0)
-		num = den = 1;
-	/* k: the largest with 2^-k >= r = 2^-d den / num, i.e. 2^k den <= 2^d num. */
-	const uint64_t dn = (uint64_t)num << d;
+	sh->p = sh->q = 1;
+	if (!(r > 0)) {
+		sh->k = 0;
+		return;
+	}
+	/* k: the largest with 2^-k >= r (exact: r and 2^-k are doubles) */
 	int k = 0;
-	while (k < 62 && ((uint64_t)den << (k + 1)) <= dn)
+	while (k < 62 && ldexp(1.0, -(k + 1)) >= r)
 		k++;
 	if (k < 1 || k >= IG_SHIFT_MAX) {
 		sh->k = k < 1 ? 1 : IG_SHIFT_MAX;
-		sh->p = sh->q = 1;
 		return;
 	}
-	/* f = (2^(k+1) den - 2^d num) / (2^d num) */
-	uint64_t p = ((uint64_t)den << (k + 1)) - dn, q = dn;
-	uint64_t a = p, b = q;
-	while (b) {
-		uint64_t t = a % b;
-		a = b;
-		b = t;
-	}
 	sh->k = k;
-	sh->p = p / a;
-	sh->q = q / a;
+	double f = ldexp(r, k + 1) - 1; /* in (0, 1] */
+	uint64_t q = (uint64_t)1 << 24, p = (uint64_t)llround(f * (double)q);
+	if (p >= q || p == 0) {
+		sh->k = p == 0 ? k + 1 : k;
+		return;
+	}
+	sh->p = p;
+	sh->q = q;
 }
 
 void ig_free(ig_grid *g)

@@ -33,6 +33,7 @@
 
 #define IG_GHOST       2
 #define IG_HMAX        (1 << 22)
+#define IG_UNIT_MAX    65536 /* finest stored unit (ig_setup refines `unit` up to it) */
 #define IG_Q16         65536 /* fixed-point one of the sponge factors */
 #define IG_SPONGE_EDGE 9830  /* sponge damping per step at the outermost cell, Q16 (0.15) */
 #define IG_WAKE_BAND   8.0   /* scene units around a box footprint that its motion pushes */
@@ -112,28 +113,29 @@ void ig_boxes(ig_grid *g, const tp_box_pose *poses, double dt, double wake, int3
  * energy, whatever its height. Rows are combined in row order (thread-count independent). */
 void ig_stats(const ig_grid *g, const int32_t *h, const int32_t *k, int kind, tp_stats *out);
 
-/* Damping shifts at another render size. The seeds damp by h -= h >> d each step, the
- * fraction 2^-d. Rendered at scale s = num / den the solver takes s times the steps per
- * second (TP_SOLVER_CELL_STEPS), so the same damping per second wants r = 2^-d / s per
- * step. A shift only gives powers of two, so steps alternate between the shifts k and
- * k + 1 with 2^-(k+1) < r <= 2^-k, shift k on the fraction f = r 2^(k+1) - 1 of them,
- * spread evenly (Bresenham: step j uses k when floor((j+1) f) > floor(j f)); the mean
- * damping is then exactly r. Shifts stay in 1..IG_SHIFT_MAX (clamped: shift 1 is the
- * most damping there is, and 30 already keeps a wave for millions of steps). At s = 1 it
- * is d on every step. A pure function of the step index: nothing to checkpoint. */
+/* Damping shifts at another render size. The seeds damp with shifts, x -= x >> d, the
+ * fraction 2^-d of x per step. Rendered at scale s the solver takes s times the steps per
+ * second (TP_SOLVER_CELL_STEPS), so each damping wants another fraction r per step
+ * (ripple.c and hooke.c say which). A shift only gives powers of two, so steps alternate
+ * between the shifts k and k + 1 with 2^-(k+1) < r <= 2^-k, shift k on the fraction
+ * f = r 2^(k+1) - 1 of the steps, spread evenly (Bresenham: step j uses k when
+ * floor((j+1) f) > floor(j f)); the mean per step is then r (f is kept to 1/2^24).
+ * Shifts stay in 1..IG_SHIFT_MAX (clamped: 1 is the most damping a shift gives, and 30
+ * already keeps a wave for millions of steps); r = 0 is no damping. r = 2^-d gives d on
+ * every step. A pure function of the step index: nothing to checkpoint. */
 #define IG_SHIFT_MAX 30
 typedef struct ig_shift {
-	int k;          /* the stronger shift; k + 1 is the other */
-	uint64_t p, q;  /* f = p / q in lowest terms, 0 < p <= q */
+	int k;          /* the stronger shift, k + 1 the other; 0: no damping */
+	uint64_t p, q;  /* f = p / q, 0 < p <= q */
 } ig_shift;
-void ig_shift_init(ig_shift *sh, int d, int num, int den);
+void ig_shift_init(ig_shift *sh, double r);
 static inline int ig_shift_at(const ig_shift *sh, long step)
 {
 	if (sh->p >= sh->q)
 		return sh->k;
 	__extension__ typedef unsigned __int128 u128;
-	uint64_t r = (uint64_t)(((u128)(uint64_t)step * sh->p) % sh->q);
-	return r + sh->p >= sh->q ? sh->k : sh->k + 1;
+	uint64_t m = (uint64_t)(((u128)(uint64_t)step * sh->p) % sh->q);
+	return m + sh->p >= sh->q ? sh->k : sh->k + 1;
 }
 
 /* Checkpoints: a header (tag, size, unit, buffer count) then the image cells of each

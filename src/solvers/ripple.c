@@ -11,6 +11,7 @@
  * starts at rest with height `strength` at its centre. Bit-identical to
  * tests/reference/seed_ripple.c whatever the thread count.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,7 +25,7 @@ typedef struct ripple {
 	double wake; /* bow push of moving boxes */
 
 	ig_grid g;
-	ig_shift dshift; /* damping shift per step at the render size */
+	ig_shift hdamp, vdamp; /* damping shifts per step at the render size (see init) */
 	int32_t *buf[2]; /* buf[cur] = current surface, buf[!cur] = previous */
 	int cur;
 } ripple;
@@ -59,6 +60,24 @@ row_kernel(const int32_t *restrict c, int32_t *restrict p, ptrdiff_t s, int n, i
 	}
 }
 
+/* row_kernel plus a damping of the velocity, h' -= (h' - h) >> v: only at render sizes
+ * above the scene's (see ripple_init); the seed's kernel stays untouched. */
+__attribute__((target_clones("avx2", "default"))) static void
+row_kernel_vd(const int32_t *restrict c, int32_t *restrict p, ptrdiff_t s, int n, int d, int v)
+{
+	const int32_t *restrict u2 = c - 2 * s, *restrict u1 = c - s;
+	const int32_t *restrict d1 = c + s, *restrict d2 = c + 2 * s;
+#pragma omp simd
+	for (int x = 0; x < n; x++) {
+		int32_t sum = u2[x] + u1[x - 1] + u1[x] + u1[x + 1] + c[x - 2] + c[x - 1] +
+			      c[x + 1] + c[x + 2] + d1[x - 1] + d1[x] + d1[x + 1] + d2[x];
+		int32_t nv = sum / 6 - p[x];
+		nv -= nv >> d;
+		nv -= (nv - c[x]) >> v;
+		p[x] = nv;
+	}
+}
+
 static void ripple_uninit(void *priv)
 {
 	ripple *p = priv;
@@ -73,7 +92,19 @@ static int ripple_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	int rc = ig_setup(&p->g, ctx->scene, 2, p->unit, p->sponge, err);
 	if (rc < 0)
 		return rc;
-	ig_shift_init(&p->dshift, p->damping, ctx->scene->scale_num, ctx->scene->scale_den);
+	/* At another size than the scene's (s = scene_scale, s times the steps per second) the
+	 * seed's damping h' -= h' >> d does two things: it takes 2^-d of the height per step
+	 * (decay), and, since it scales the whole update, it is also a spring: the surface as a
+	 * whole oscillates at sqrt(2^-d) radians per step, which slows long waves (omega^2 =
+	 * 2^-d + 7/6 k^2 per step, in cells). Ring speeds are what the eye follows, so the
+	 * spring keeps its frequency per second: 2^-d / s^2 per step. That alone decays s
+	 * times slower per second; above the scene's size a damping of the velocity
+	 * h' - h makes up the rest, 2^-d (s - 1) / s^2 per step (velocity and height damping
+	 * each take half their rate off the amplitude). Below it the waves decay 1/s times
+	 * faster (there is no anti-damping). At the scene's own size: d, no velocity term. */
+	const double sc = scene_scale(ctx->scene), e = ldexp(1.0, -p->damping);
+	ig_shift_init(&p->hdamp, e / (sc * sc));
+	ig_shift_init(&p->vdamp, sc > 1 ? e * (sc - 1) / (sc * sc) : 0);
 	p->buf[0] = ig_alloc(&p->g);
 	p->buf[1] = ig_alloc(&p->g);
 	if (!p->buf[0] || !p->buf[1])
@@ -97,10 +128,14 @@ static int ripple_step(void *priv, const tp_step_in *in)
 		ig_wrap_ghosts(g, c);
 	const ptrdiff_t s = g->stride;
 	const int x0 = g->x0, n = g->x1 - g->x0;
-	const int d = ig_shift_at(&p->dshift, in->step);
+	const int d = ig_shift_at(&p->hdamp, in->step);
+	const int v = p->vdamp.k ? ig_shift_at(&p->vdamp, in->step) : 0;
 #pragma omp parallel for schedule(static) if (g->par)
 	for (int y = g->y0; y < g->y1; y++) {
-		row_kernel(c + y * s + x0, nx + y * s + x0, s, n, d);
+		if (v)
+			row_kernel_vd(c + y * s + x0, nx + y * s + x0, s, n, d, v);
+		else
+			row_kernel(c + y * s + x0, nx + y * s + x0, s, n, d);
 		if (g->sponge)
 			ig_sponge_row(g, y, nx + y * s, c + y * s);
 	}
