@@ -128,7 +128,8 @@ BENCH_SRCS = \
 	tests/bench/bench_int.c \
 	tests/bench/bench_render.c \
 	tests/bench/bench_sph.c \
-	tests/bench/bench_shallow.c
+	tests/bench/bench_shallow.c \
+	tests/bench/bench_scale.c
 
 LIB_OBJS = $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 MAIN_OBJ = $(BUILD)/obj/src/main.o

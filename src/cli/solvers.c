@@ -10,7 +10,9 @@ static const char usage[] =
 	"usage: tidepool solvers [NAME]\n"
 	"\n"
 	"Lists every solver (or the one named) with its parameters: the keys of a scene's\n"
-	"\"params\" object, their defaults and allowed ranges.\n"
+	"\"params\" object, their defaults and allowed ranges. Pixels (px, px/s, px^2/s) are\n"
+	"the scene's own: a render at another size scales them with the picture\n"
+	"(scenes/README.md, \"Scene units and render size\").\n"
 	"\n"
 	"  -h, --help    show this help\n";
 

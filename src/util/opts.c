@@ -85,16 +85,6 @@ void tp_opts_scale(void *priv, const tp_option *opts, double s)
 	}
 }
 
-const char *tp_opts_unit_name(tp_opt_unit u)
-{
-	switch (u) {
-	case TP_UNIT_LENGTH: return "px";
-	case TP_UNIT_AREA: return "px^2";
-	case TP_UNIT_PER_LENGTH: return "1/px";
-	default: return "";
-	}
-}
-
 void tp_opts_range(const tp_option *o, char *buf, size_t n)
 {
 	if (o->type == TP_OPT_BOOL) {

@@ -49,8 +49,6 @@ double tp_opts_get(const void *priv, const tp_option *opt);
  * ints are rounded, and a positive int stays at least 1 (0 keeps its "automatic"
  * meaning). s == 1 leaves every value exactly as it is. */
 void tp_opts_scale(void *priv, const tp_option *opts, double s);
-/* "px", "px^2", "1/px" or "" for a unit, for listings. */
-const char *tp_opts_unit_name(tp_opt_unit u);
 /* Writes a short human description of the range ("0..16", "one of a, b") to buf. */
 void tp_opts_range(const tp_option *opt, char *buf, size_t n);
 

@@ -10,6 +10,7 @@ extern const bench_entry bench_render;
 extern const bench_entry bench_ripple, bench_hooke;
 extern const bench_entry bench_shallow;
 extern const bench_entry bench_sph;
+extern const bench_entry bench_pond4k;
 
 /* One line per workload. */
 static const bench_entry *const entries[] = {
@@ -17,6 +18,7 @@ static const bench_entry *const entries[] = {
 	&bench_ripple, &bench_hooke,
 	&bench_shallow,
 	&bench_sph,
+	&bench_pond4k,
 	NULL,
 };
 
