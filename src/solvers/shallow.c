@@ -597,18 +597,19 @@ static void shallow_stats(const void *priv, tp_stats *out)
 			vmax = fabs(e[x]) > vmax ? fabs(e[x]) : vmax;
 		}
 	}
-	double vol = volume_of(s);
+	/* Heights back in height units (shallow.hs); areas stay in output pixels. */
+	double vol = volume_of(s), hs = s->hs;
 	out->n = 0;
-	tp_stats_add(out, "volume", vol);
-	tp_stats_add(out, "dvolume", vol - s->v0);
-	tp_stats_add(out, "energy", 0.5 * kin / s->rate + 0.5 * pot);
-	tp_stats_add(out, "max_dev", vmax);
+	tp_stats_add(out, "volume", vol / hs);
+	tp_stats_add(out, "dvolume", (vol - s->v0) / hs);
+	tp_stats_add(out, "energy", (0.5 * kin / s->rate + 0.5 * pot) / (hs * hs));
+	tp_stats_add(out, "max_dev", vmax / hs);
 	tp_stats_add(out, "substeps", s->nsub);
 	tp_stats_add(out, "speed", s->c_px);
 	if (s->nbox) {
 		tp_stats_add(out, "masked", s->masked);
 		tp_stats_add(out, "cg_iters", s->last_iters);
-		tp_stats_add(out, "cg_err", s->last_resid);
+		tp_stats_add(out, "cg_err", s->last_resid / hs);
 		tp_stats_add(out, "cg_unconverged", s->cg_fail);
 	}
 }
