@@ -25,8 +25,8 @@ typedef struct run {
 
 static void run_open(run *r, const char *path, int w, int h)
 {
-	tp_err err = { "" };
-	scene_overrides ov = { .width = w, .height = h };
+	tp_err err = {""};
+	scene_overrides ov = {.width = w, .height = h};
 	memset(r, 0, sizeof *r);
 	cr_assert_eq(scene_load(path, &ov, &r->sc, &err), 0, "%s", err.msg);
 	cr_assert_eq(r->sc->width, w);
@@ -47,7 +47,7 @@ static void run_close(run *r)
 /* Steps to `frame` and copies the surface out in height units (or field values). */
 static void run_to(run *r, int frame)
 {
-	tp_err err = { "" };
+	tp_err err = {""};
 	while (stepper_frame(r->st) < frame)
 		cr_assert_eq(stepper_next(r->st, &err), 0, "%s", err.msg);
 	tp_surface s;
@@ -56,9 +56,10 @@ static void run_to(run *r, int frame)
 	for (int y = 0; y < r->h; y++)
 		for (int x = 0; x < r->w; x++) {
 			ptrdiff_t i = (ptrdiff_t)y * s.stride + x;
-			r->v[(size_t)y * r->w + x] = s.type == TP_SAMPLE_I32
-							      ? ((const int32_t *)s.data)[i] * (double)s.scale
-							      : ((const float *)s.data)[i] * (double)s.scale;
+			r->v[(size_t)y * r->w + x] =
+				s.type == TP_SAMPLE_I32
+					? ((const int32_t *)s.data)[i] * (double)s.scale
+					: ((const float *)s.data)[i] * (double)s.scale;
 		}
 }
 
@@ -104,9 +105,11 @@ static void same_heights(const char *path, int w, int h)
 		run_to(&big, frame);
 		area_down(big.v, w, h, 4, down);
 		double r = pearson(small.v, down, (size_t)w * h);
-		cr_log_info("%s %dx%d vs %dx%d at %d s: r = %.3f", path, w, h, 4 * w, 4 * h, sec, r);
-		cr_assert_geq(r, 0.8, "%s: %dx%d and %dx%d (averaged down) at %d s: correlation %.3f",
-			      path, w, h, 4 * w, 4 * h, sec, r);
+		cr_log_info("%s %dx%d vs %dx%d at %d s: r = %.3f", path, w, h, 4 * w, 4 * h, sec,
+			    r);
+		cr_assert_geq(r, 0.8,
+			      "%s: %dx%d and %dx%d (averaged down) at %d s: correlation %.3f", path,
+			      w, h, 4 * w, 4 * h, sec, r);
 	}
 	free(down);
 	run_close(&small);
@@ -162,7 +165,8 @@ static void same_water(const char *path, int w, int h)
 	double *cb = calloc(16 * n, sizeof *cb), *down = calloc(n, sizeof *down);
 	cr_assert(cs && cl && cb && down);
 	for (int sec = 1; sec <= 3; sec++) {
-		int frame = (int)lround(sec * small.sc->fps), half = (int)lround(0.5 * small.sc->fps);
+		int frame = (int)lround(sec * small.sc->fps),
+		    half = (int)lround(0.5 * small.sc->fps);
 		run_to(&small, frame);
 		run_to(&later, frame + half);
 		run_to(&big, frame);
@@ -171,12 +175,13 @@ static void same_water(const char *path, int w, int h)
 		coverage(&big, cb);
 		area_down(cb, w, h, 4, down);
 		double d = mean_abs_diff(cs, down, n), control = mean_abs_diff(cs, cl, n);
-		cr_log_info("%s at %d s: sizes differ %.4f, the preview 0.5 s later %.4f", path, sec, d,
-			    control);
-		cr_assert_lt(d, control,
-			     "%s at %d s: %dx%d and %dx%d differ in %.4f of the coverage, the preview "
-			     "and itself 0.5 s later in %.4f",
-			     path, sec, w, h, 4 * w, 4 * h, d, control);
+		cr_log_info("%s at %d s: sizes differ %.4f, the preview 0.5 s later %.4f", path,
+			    sec, d, control);
+		cr_assert_lt(
+			d, control,
+			"%s at %d s: %dx%d and %dx%d differ in %.4f of the coverage, the preview "
+			"and itself 0.5 s later in %.4f",
+			path, sec, w, h, 4 * w, 4 * h, d, control);
 	}
 	free(cs);
 	free(cl);

@@ -92,9 +92,10 @@ int ld_scale(ld *L)
 		double aw = (double)fb->cols * fb->frame_w, ah = (double)fb->rows * fb->frame_h;
 		if (aw > ATLAS_MAX_SIDE || ah > ATLAS_MAX_SIDE)
 			return ld_fail(L, ld_get(L->root, "flipbook"), 0,
-				"at %dx%d the atlas would be %.0fx%.0f, more than %dx%d (the largest "
-				"texture GPUs take); render smaller or use fewer cells", s->width, s->height,
-				aw, ah, ATLAS_MAX_SIDE, ATLAS_MAX_SIDE);
+				       "at %dx%d the atlas would be %.0fx%.0f, more than %dx%d "
+				       "(the largest "
+				       "texture GPUs take); render smaller or use fewer cells",
+				       s->width, s->height, aw, ah, ATLAS_MAX_SIDE, ATLAS_MAX_SIDE);
 	}
 	return 0;
 }

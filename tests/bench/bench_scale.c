@@ -22,17 +22,19 @@ enum { W = 3840, H = 2160, FRAMES = 24 };
 
 static void run(void)
 {
-	tp_err err = { "" };
+	tp_err err = {""};
 	scene *sc = NULL;
 	stepper *st = NULL;
 	render_ctx *r = NULL;
-	tp_image out = { 0 };
+	tp_image out = {0};
 	ref_ripple rr;
 	int rr_ok = 0;
 	uint8_t *bg = NULL, *ref_out = NULL;
-	scene_overrides ov = { .width = W, .height = H };
-	if (scene_load(SCENE, &ov, &sc, &err) < 0 || stepper_create(sc, omp_get_max_threads(), &st, &err) < 0 ||
-	    render_create(sc, SCENE_MODE_COLOR, &r, &err) < 0 || tp_image_alloc(&out, W, H, TP_RGB8) < 0) {
+	scene_overrides ov = {.width = W, .height = H};
+	if (scene_load(SCENE, &ov, &sc, &err) < 0 ||
+	    stepper_create(sc, omp_get_max_threads(), &st, &err) < 0 ||
+	    render_create(sc, SCENE_MODE_COLOR, &r, &err) < 0 ||
+	    tp_image_alloc(&out, W, H, TP_RGB8) < 0) {
 		fprintf(stderr, "bench pond 4k: %s\n", err.msg);
 		goto done;
 	}
@@ -94,4 +96,4 @@ done:
 	scene_destroy(sc);
 }
 
-const bench_entry bench_pond4k = { "pond4k", run };
+const bench_entry bench_pond4k = {"pond4k", run};
