@@ -30,7 +30,8 @@ SRC_UTIL = \
 	src/util/rng.c \
 	src/util/trig.c \
 	src/util/progress.c \
-	src/util/fsutil.c
+	src/util/fsutil.c \
+	src/util/wire.c
 
 SRC_SCENE = \
 	src/scene/load.c \
@@ -39,7 +40,8 @@ SRC_SCENE = \
 	src/scene/items.c \
 	src/scene/path.c \
 	src/scene/textures.c \
-	src/scene/sets.c
+	src/scene/sets.c \
+	src/scene/fingerprint.c
 
 SRC_SOLVERS = \
 	src/solvers/registry.c \
@@ -57,7 +59,8 @@ SRC_SOLVERS = \
 
 SRC_SIM = \
 	src/sim/stepper.c \
-	src/sim/loop.c
+	src/sim/loop.c \
+	src/sim/ckpt.c
 
 SRC_RENDER = \
 	src/render/render.c \
@@ -77,7 +80,8 @@ SRC_ENCODE = \
 	src/encode/mp4.c \
 	src/encode/mp4_read.c \
 	src/encode/hash.c \
-	src/encode/flipbook.c
+	src/encode/flipbook.c \
+	src/encode/join.c
 
 SRC_COMPARE = \
 	src/compare/metrics.c \
@@ -94,7 +98,10 @@ SRC_CLI = \
 	src/cli/variants.c \
 	src/cli/validate.c \
 	src/cli/solvers.c \
-	src/cli/compare.c
+	src/cli/compare.c \
+	src/cli/cache.c \
+	src/cli/tasks.c \
+	src/cli/join.c
 
 LIB_SRCS = $(SRC_UTIL) $(SRC_SCENE) $(SRC_SOLVERS) $(SRC_SIM) $(SRC_RENDER) \
 	$(SRC_ENCODE) $(SRC_COMPARE) $(SRC_CLI)

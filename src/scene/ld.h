@@ -102,6 +102,9 @@ int ld_resolve(ld *L, const cJSON *at, const char *rel, char **out);
 int ld_loop(ld *L, const scene_overrides *ov);
 int ld_textures(ld *L);
 void scene_free_textures(scene *s);
+
+/* fingerprint.c: SHA-256 of the scene text (after --set edits) into out. */
+void scene_text_digest(const char *text, size_t len, uint8_t out[32]);
 /* sets.c: applies --set KEY=VALUE edits to the source text (reallocated) before parsing. */
 int ld_apply_sets(const char *file, char **text, size_t *len, const char *const *sets, int nsets,
 	tp_err *err);
