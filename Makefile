@@ -151,7 +151,7 @@ else
 Q = @
 endif
 
-.PHONY: all deps test check check-asan bench demo golden install uninstall clean format lint
+.PHONY: all deps test check check-asan check-farm bench demo golden install uninstall clean format lint
 
 all: $(BIN)
 
@@ -193,6 +193,12 @@ check-asan:
 test: deps
 	$(MAKE) check
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 $(MAKE) check-asan
+	$(MAKE) check-farm
+
+# Once per `make test` (not per build): a chunked render through GNU parallel and as a
+# Slurm job array on a single-node Slurm (scripts/slurm-local.sh), against one machine.
+check-farm: $(BIN)
+	sh scripts/farm-test.sh $(BIN)
 
 # ONLY="mp4 sph" runs only those workloads (see scripts/bench.sh).
 bench: deps $(BIN) $(BENCH_BIN)

@@ -48,6 +48,11 @@ static const char usage[] =
 	"      --set KEY=VALUE  change a scene value for every variant; repeatable\n"
 	"      --frames N       frames per variant\n"
 	"      --size WxH       output size\n"
+	"      --tasks          print one 'tidepool render' command per variant and the\n"
+	"                       contact sheet step last (--sheet-only), for GNU parallel\n"
+	"                       or a scheduler, instead of rendering\n"
+	"      --sheet-only     only make the contact sheet, from variants already rendered\n"
+	"      --bin PATH       the tidepool that --tasks commands run (default: tidepool)\n"
 	"  -y, --overwrite      replace existing variant directories' files\n"
 	"  -q, --quiet          no progress or summary\n"
 	"  -h, --help           show this help\n"
@@ -63,6 +68,8 @@ typedef struct batch_opts {
 	const char *sets[MAX_SETS];
 	int nsets;
 	const char *frames, *size;
+	int tasks, sheet_only;
+	const char *bin;
 } batch_opts;
 
 typedef struct variant {
@@ -82,7 +89,8 @@ static const char *const mode_names[] = { "color", "height", "normal", "caustics
 
 static int parse_args(int argc, char **argv, batch_opts *o)
 {
-	enum { OPT_VARY = 256, OPT_NAME, OPT_SHEET, OPT_NO_SHEET, OPT_THUMB, OPT_SET, OPT_FRAMES, OPT_SIZE };
+	enum { OPT_VARY = 256, OPT_NAME, OPT_SHEET, OPT_NO_SHEET, OPT_THUMB, OPT_SET, OPT_FRAMES, OPT_SIZE,
+	       OPT_TASKS, OPT_SHEET_ONLY, OPT_BIN };
 	static const struct option longopts[] = {
 		{ "vary", required_argument, NULL, OPT_VARY },
 		{ "out-dir", required_argument, NULL, 'O' },
@@ -94,6 +102,9 @@ static int parse_args(int argc, char **argv, batch_opts *o)
 		{ "set", required_argument, NULL, OPT_SET },
 		{ "frames", required_argument, NULL, OPT_FRAMES },
 		{ "size", required_argument, NULL, OPT_SIZE },
+		{ "tasks", no_argument, NULL, OPT_TASKS },
+		{ "sheet-only", no_argument, NULL, OPT_SHEET_ONLY },
+		{ "bin", required_argument, NULL, OPT_BIN },
 		{ "overwrite", no_argument, NULL, 'y' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -142,6 +153,9 @@ static int parse_args(int argc, char **argv, batch_opts *o)
 				return tp_cli_usage("batch", "--size: expected WxH such as 256x256 (got '%s')", optarg);
 			o->size = optarg;
 			break;
+		case OPT_TASKS: o->tasks = 1; break;
+		case OPT_SHEET_ONLY: o->sheet_only = 1; break;
+		case OPT_BIN: o->bin = optarg; break;
 		case 'y': o->overwrite = 1; break;
 		case 'q': o->quiet = 1; break;
 		case 'h': fputs(usage, stdout); return 1;
@@ -155,7 +169,13 @@ static int parse_args(int argc, char **argv, batch_opts *o)
 		return tp_cli_usage("batch", "one scene at a time (got '%s' too)", argv[optind + 1]);
 	if (!o->dir)
 		return tp_cli_usage("batch", "no output directory: give -O DIR");
+	if (o->tasks && o->sheet_only)
+		return tp_cli_usage("batch", "--tasks prints the --sheet-only step itself; give one of them");
+	if (o->sheet_only && o->no_sheet)
+		return tp_cli_usage("batch", "--sheet-only and --no-sheet exclude each other");
 	o->scene = argv[optind];
+	if (!o->bin)
+		o->bin = "tidepool";
 	return 0;
 }
 
@@ -280,6 +300,62 @@ static void free_variants(variant *vs, int n)
 	free(vs);
 }
 
+/* --tasks: the same render each variant would get (spawn() above, without --threads),
+ * then this batch again with --sheet-only. */
+static void print_tasks(const batch_opts *o, const variant *vars, int nvariants, int nv)
+{
+	for (int v = 0; v < nvariants; v++) {
+		const variant *va = &vars[v];
+		tp_cli_print_word(stdout, o->bin, 1);
+		const char *head[] = { "render", o->scene, "-q", "-y" };
+		for (int i = 0; i < 4; i++)
+			tp_cli_print_word(stdout, head[i], 0);
+		const char *fl[2] = { "--frames", "--size" }, *val[2] = { o->frames, o->size };
+		for (int i = 0; i < 2; i++)
+			if (val[i]) {
+				tp_cli_print_word(stdout, fl[i], 0);
+				tp_cli_print_word(stdout, val[i], 0);
+			}
+		for (int i = 0; i < o->nsets + nv; i++) {
+			tp_cli_print_word(stdout, "--set", 0);
+			tp_cli_print_word(stdout, i < o->nsets ? o->sets[i] : va->sets[i - o->nsets], 0);
+		}
+		for (int i = 0; i < va->nouts; i++) {
+			tp_cli_print_word(stdout, "-o", 0);
+			tp_cli_print_word(stdout, va->outs[i], 0);
+		}
+		putchar('\n');
+	}
+	if (o->no_sheet)
+		return;
+	tp_cli_print_word(stdout, o->bin, 1);
+	tp_cli_print_word(stdout, "batch", 0);
+	tp_cli_print_word(stdout, o->scene, 0);
+	for (int i = 0; i < o->nvary_spec; i++) {
+		tp_cli_print_word(stdout, "--vary", 0);
+		tp_cli_print_word(stdout, o->vary_spec[i], 0);
+	}
+	const char *fl[5] = { "-O", "--name", "--sheet", "--frames", "--size" };
+	const char *val[5] = { o->dir, o->name, o->sheet, o->frames, o->size };
+	for (int i = 0; i < 5; i++)
+		if (val[i]) {
+			tp_cli_print_word(stdout, fl[i], 0);
+			tp_cli_print_word(stdout, val[i], 0);
+		}
+	for (int i = 0; i < o->nsets; i++) {
+		tp_cli_print_word(stdout, "--set", 0);
+		tp_cli_print_word(stdout, o->sets[i], 0);
+	}
+	char thumb[32];
+	snprintf(thumb, sizeof thumb, "%d", o->thumb);
+	tp_cli_print_word(stdout, "--thumb", 0);
+	tp_cli_print_word(stdout, thumb, 0);
+	tp_cli_print_word(stdout, "--sheet-only", 0);
+	tp_cli_print_word(stdout, "-y", 0);
+	tp_cli_print_word(stdout, "-q", 0);
+	putchar('\n');
+}
+
 int cmd_batch(int argc, char **argv)
 {
 	batch_opts o = { .thumb = 192 };
@@ -395,6 +471,26 @@ int cmd_batch(int argc, char **argv)
 			goto fail;
 	}
 
+	int done = 0, failed = 0, first_fail = 0;
+	double start = tp_now();
+	if (o.tasks) {
+		print_tasks(&o, vars, nvariants, nv);
+		goto fail; /* rc == 0: only the clean-up */
+	}
+	if (o.sheet_only) {
+		/* The renders ran elsewhere (--tasks): every variant counts as done. */
+		done = nvariants;
+		for (int v = 0; v < nvariants; v++) {
+			vars[v].status = 0;
+			if (vars[v].preview[0] && !tp_path_exists(vars[v].preview)) {
+				rc = tp_errf(&err, TP_EINPUT, "batch: %s: not rendered yet (no %s)", vars[v].name,
+					     vars[v].preview);
+				goto fail;
+			}
+		}
+		goto sheet;
+	}
+
 	/* Directories, up front: an existing variant is only replaced with -y. */
 	char path[4352];
 	snprintf(path, sizeof path, "%s/x", o.dir);
@@ -424,8 +520,7 @@ int cmd_batch(int argc, char **argv)
 	int jobs = o.jobs ? o.jobs : cores;
 	jobs = jobs > nvariants ? nvariants : jobs;
 	int threads = cores / jobs > 0 ? cores / jobs : 1;
-	int next = 0, running = 0, done = 0, failed = 0, first_fail = 0;
-	double start = tp_now();
+	int next = 0, running = 0;
 	while ((next < nvariants && !tp_cli_interrupted) || running > 0) {
 		while (running < jobs && next < nvariants && !tp_cli_interrupted) {
 			int e = spawn(&o, &vars[next], nv, threads);
@@ -471,7 +566,9 @@ int cmd_batch(int argc, char **argv)
 		}
 	}
 
-	int interrupted = tp_cli_interrupted && rc == 0;
+	int interrupted;
+sheet:
+	interrupted = tp_cli_interrupted && rc == 0;
 	if (rc == 0 && !interrupted && !o.no_sheet) {
 		sheet_item *items = calloc((size_t)nvariants, sizeof *items);
 		int n = 0;
