@@ -121,6 +121,7 @@ TEST_SRCS = \
 	tests/test_golden.c \
 	tests/test_shallow.c \
 	tests/test_sph.c \
+	tests/test_farm.c \
 	tests/reference/seed_common.c \
 	tests/reference/seed_hooke.c \
 	tests/reference/seed_ripple.c \
