@@ -19,10 +19,10 @@
 #include "util/fsutil.h"
 #include "util/progress.h"
 
-#define MAX_VARY     16
+#define MAX_VARY 16
 #define MAX_VARIANTS 100000
-#define MAX_SETS     64
-#define MAX_OUT      8
+#define MAX_SETS 64
+#define MAX_OUT 8
 
 extern char **environ;
 
@@ -74,52 +74,41 @@ typedef struct batch_opts {
 
 typedef struct variant {
 	char name[VARIANT_NAME_MAX + 1];
-	char *sets[MAX_VARY]; /* "key=value" */
-	char *outs[MAX_OUT];  /* "MODE=DIR/NAME/file" */
+	char *sets[MAX_VARY];      /* "key=value" */
+	char *outs[MAX_OUT];       /* "MODE=DIR/NAME/file" */
 	int nouts;
-	char preview[4608]; /* picture for the contact sheet (PNG or MP4), "" if none */
-	int preview_frame;  /* its frame, for an MP4 */
+	char preview[4608];        /* picture for the contact sheet (PNG or MP4), "" if none */
+	int preview_frame;         /* its frame, for an MP4 */
 	pid_t pid;
-	int status; /* exit status, -1 until done */
+	int status;                /* exit status, -1 until done */
 } variant;
 
-static const char *const mode_names[] = {"color", "height", "normal", "caustics", "particles"};
+static const char *const mode_names[] = { "color", "height", "normal", "caustics", "particles" };
 
 /* ---- options ---- */
 
 static int parse_args(int argc, char **argv, batch_opts *o)
 {
-	enum {
-		OPT_VARY = 256,
-		OPT_NAME,
-		OPT_SHEET,
-		OPT_NO_SHEET,
-		OPT_THUMB,
-		OPT_SET,
-		OPT_FRAMES,
-		OPT_SIZE,
-		OPT_TASKS,
-		OPT_SHEET_ONLY,
-		OPT_BIN
-	};
+	enum { OPT_VARY = 256, OPT_NAME, OPT_SHEET, OPT_NO_SHEET, OPT_THUMB, OPT_SET, OPT_FRAMES, OPT_SIZE,
+	       OPT_TASKS, OPT_SHEET_ONLY, OPT_BIN };
 	static const struct option longopts[] = {
-		{"vary", required_argument, NULL, OPT_VARY},
-		{"out-dir", required_argument, NULL, 'O'},
-		{"name", required_argument, NULL, OPT_NAME},
-		{"jobs", required_argument, NULL, 'j'},
-		{"sheet", required_argument, NULL, OPT_SHEET},
-		{"no-sheet", no_argument, NULL, OPT_NO_SHEET},
-		{"thumb", required_argument, NULL, OPT_THUMB},
-		{"set", required_argument, NULL, OPT_SET},
-		{"frames", required_argument, NULL, OPT_FRAMES},
-		{"size", required_argument, NULL, OPT_SIZE},
-		{"tasks", no_argument, NULL, OPT_TASKS},
-		{"sheet-only", no_argument, NULL, OPT_SHEET_ONLY},
-		{"bin", required_argument, NULL, OPT_BIN},
-		{"overwrite", no_argument, NULL, 'y'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		{ "vary", required_argument, NULL, OPT_VARY },
+		{ "out-dir", required_argument, NULL, 'O' },
+		{ "name", required_argument, NULL, OPT_NAME },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "sheet", required_argument, NULL, OPT_SHEET },
+		{ "no-sheet", no_argument, NULL, OPT_NO_SHEET },
+		{ "thumb", required_argument, NULL, OPT_THUMB },
+		{ "set", required_argument, NULL, OPT_SET },
+		{ "frames", required_argument, NULL, OPT_FRAMES },
+		{ "size", required_argument, NULL, OPT_SIZE },
+		{ "tasks", no_argument, NULL, OPT_TASKS },
+		{ "sheet-only", no_argument, NULL, OPT_SHEET_ONLY },
+		{ "bin", required_argument, NULL, OPT_BIN },
+		{ "overwrite", no_argument, NULL, 'y' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
 	};
 	long v;
 	int c, w, h;
@@ -131,26 +120,22 @@ static int parse_args(int argc, char **argv, batch_opts *o)
 			if (o->nvary_spec == MAX_VARY)
 				return tp_cli_usage("batch", "at most %d --vary options", MAX_VARY);
 			if (!strchr(optarg, '=') || optarg[0] == '=')
-				return tp_cli_usage(
-					"batch",
-					"--vary: expected KEY=VALUES such as seed=1..16 (got '%s')",
-					optarg);
+				return tp_cli_usage("batch", "--vary: expected KEY=VALUES such as seed=1..16 (got '%s')",
+						    optarg);
 			o->vary_spec[o->nvary_spec++] = optarg;
 			break;
 		case 'O': o->dir = optarg; break;
 		case OPT_NAME: o->name = optarg; break;
 		case 'j':
 			if (tp_parse_int(optarg, 0, 256, &v))
-				return tp_cli_usage("batch", "--jobs: expected 0..256 (got '%s')",
-						    optarg);
+				return tp_cli_usage("batch", "--jobs: expected 0..256 (got '%s')", optarg);
 			o->jobs = (int)v;
 			break;
 		case OPT_SHEET: o->sheet = optarg; break;
 		case OPT_NO_SHEET: o->no_sheet = 1; break;
 		case OPT_THUMB:
 			if (tp_parse_int(optarg, 16, 4096, &v))
-				return tp_cli_usage(
-					"batch", "--thumb: expected 16..4096 (got '%s')", optarg);
+				return tp_cli_usage("batch", "--thumb: expected 16..4096 (got '%s')", optarg);
 			o->thumb = (int)v;
 			break;
 		case OPT_SET:
@@ -160,15 +145,12 @@ static int parse_args(int argc, char **argv, batch_opts *o)
 			break;
 		case OPT_FRAMES:
 			if (tp_parse_int(optarg, 1, SCENE_MAX_FRAMES, &v))
-				return tp_cli_usage("batch", "--frames: expected 1..%d (got '%s')",
-						    SCENE_MAX_FRAMES, optarg);
+				return tp_cli_usage("batch", "--frames: expected 1..%d (got '%s')", SCENE_MAX_FRAMES, optarg);
 			o->frames = optarg;
 			break;
 		case OPT_SIZE:
 			if (tp_parse_size(optarg, &w, &h))
-				return tp_cli_usage(
-					"batch", "--size: expected WxH such as 256x256 (got '%s')",
-					optarg);
+				return tp_cli_usage("batch", "--size: expected WxH such as 256x256 (got '%s')", optarg);
 			o->size = optarg;
 			break;
 		case OPT_TASKS: o->tasks = 1; break;
@@ -184,13 +166,11 @@ static int parse_args(int argc, char **argv, batch_opts *o)
 	if (optind >= argc)
 		return tp_cli_usage("batch", "no scene file given");
 	if (optind + 1 < argc)
-		return tp_cli_usage("batch", "one scene at a time (got '%s' too)",
-				    argv[optind + 1]);
+		return tp_cli_usage("batch", "one scene at a time (got '%s' too)", argv[optind + 1]);
 	if (!o->dir)
 		return tp_cli_usage("batch", "no output directory: give -O DIR");
 	if (o->tasks && o->sheet_only)
-		return tp_cli_usage(
-			"batch", "--tasks prints the --sheet-only step itself; give one of them");
+		return tp_cli_usage("batch", "--tasks prints the --sheet-only step itself; give one of them");
 	if (o->sheet_only && o->no_sheet)
 		return tp_cli_usage("batch", "--sheet-only and --no-sheet exclude each other");
 	o->scene = argv[optind];
@@ -201,10 +181,7 @@ static int parse_args(int argc, char **argv, batch_opts *o)
 
 /* ---- planning ---- */
 
-static int is_pattern(const char *path)
-{
-	return strchr(path, '%') != NULL;
-}
+static int is_pattern(const char *path) { return strchr(path, '%') != NULL; }
 
 static int ends_with(const char *s, const char *suffix)
 {
@@ -242,8 +219,7 @@ static int plan_variant(const batch_opts *o, const scene_overrides *base, varian
 		modes[n++] = (int)sc->render.mode;
 	}
 	if (!n) {
-		rc = tp_errf(err, TP_EUSAGE,
-			     "%s: no output: batch renders the scene's \"outputs\" or \"output\"",
+		rc = tp_errf(err, TP_EUSAGE, "%s: no output: batch renders the scene's \"outputs\" or \"output\"",
 			     o->scene);
 		goto done;
 	}
@@ -254,24 +230,20 @@ static int plan_variant(const batch_opts *o, const scene_overrides *base, varian
 		char file[512];
 		snprintf(file, sizeof file, "%s", base_name);
 		for (int j = 0; j < i; j++) /* two outputs with one file name: keep them apart */
-			if (!strcmp(strchr(va->outs[j], '/') ? strrchr(va->outs[j], '/') + 1 : "",
-				    file))
-				snprintf(file, sizeof file, "%s-%s", mode_names[modes[i]],
-					 base_name);
+			if (!strcmp(strchr(va->outs[j], '/') ? strrchr(va->outs[j], '/') + 1 : "", file))
+				snprintf(file, sizeof file, "%s-%s", mode_names[modes[i]], base_name);
 		size_t len = strlen(dir) + strlen(va->name) + strlen(file) + 32;
 		if (!(va->outs[i] = malloc(len))) {
 			rc = tp_errf(err, TP_EIO, "out of memory");
 			goto done;
 		}
-		snprintf(va->outs[i], len, "%s=%s/%s/%s", mode_names[modes[i]], dir, va->name,
-			 file);
+		snprintf(va->outs[i], len, "%s=%s/%s/%s", mode_names[modes[i]], dir, va->name, file);
 		va->nouts = i + 1;
 		/* Preview: the first PNG output, preferring anything over a (flat-looking)
 		 * height map. */
-		int shows = ends_with(file, ".png") || ends_with(file, ".mp4") ||
-			    ends_with(file, ".m4v") || ends_with(file, ".mov");
-		if (shows && (best < 0 ||
-			      (modes[best] == SCENE_MODE_HEIGHT && modes[i] != SCENE_MODE_HEIGHT)))
+		int shows = ends_with(file, ".png") || ends_with(file, ".mp4") || ends_with(file, ".m4v") ||
+			    ends_with(file, ".mov");
+		if (shows && (best < 0 || (modes[best] == SCENE_MODE_HEIGHT && modes[i] != SCENE_MODE_HEIGHT)))
 			best = i;
 	}
 	if (best >= 0) {
@@ -335,10 +307,10 @@ static void print_tasks(const batch_opts *o, const variant *vars, int nvariants,
 	for (int v = 0; v < nvariants; v++) {
 		const variant *va = &vars[v];
 		tp_cli_print_word(stdout, o->bin, 1);
-		const char *head[] = {"render", o->scene, "-q", "-y"};
+		const char *head[] = { "render", o->scene, "-q", "-y" };
 		for (int i = 0; i < 4; i++)
 			tp_cli_print_word(stdout, head[i], 0);
-		const char *fl[2] = {"--frames", "--size"}, *val[2] = {o->frames, o->size};
+		const char *fl[2] = { "--frames", "--size" }, *val[2] = { o->frames, o->size };
 		for (int i = 0; i < 2; i++)
 			if (val[i]) {
 				tp_cli_print_word(stdout, fl[i], 0);
@@ -346,8 +318,7 @@ static void print_tasks(const batch_opts *o, const variant *vars, int nvariants,
 			}
 		for (int i = 0; i < o->nsets + nv; i++) {
 			tp_cli_print_word(stdout, "--set", 0);
-			tp_cli_print_word(stdout,
-					  i < o->nsets ? o->sets[i] : va->sets[i - o->nsets], 0);
+			tp_cli_print_word(stdout, i < o->nsets ? o->sets[i] : va->sets[i - o->nsets], 0);
 		}
 		for (int i = 0; i < va->nouts; i++) {
 			tp_cli_print_word(stdout, "-o", 0);
@@ -364,8 +335,8 @@ static void print_tasks(const batch_opts *o, const variant *vars, int nvariants,
 		tp_cli_print_word(stdout, "--vary", 0);
 		tp_cli_print_word(stdout, o->vary_spec[i], 0);
 	}
-	const char *fl[5] = {"-O", "--name", "--sheet", "--frames", "--size"};
-	const char *val[5] = {o->dir, o->name, o->sheet, o->frames, o->size};
+	const char *fl[5] = { "-O", "--name", "--sheet", "--frames", "--size" };
+	const char *val[5] = { o->dir, o->name, o->sheet, o->frames, o->size };
 	for (int i = 0; i < 5; i++)
 		if (val[i]) {
 			tp_cli_print_word(stdout, fl[i], 0);
@@ -387,12 +358,12 @@ static void print_tasks(const batch_opts *o, const variant *vars, int nvariants,
 
 int cmd_batch(int argc, char **argv)
 {
-	batch_opts o = {.thumb = 192};
+	batch_opts o = { .thumb = 192 };
 	int prc = parse_args(argc, argv, &o);
 	if (prc)
 		return prc == 1 ? TP_EXIT_OK : prc;
 
-	tp_err err = {""};
+	tp_err err = { "" };
 	scene *sc = NULL;
 	vary vs[MAX_VARY];
 	int nv = 0, nvariants = 0, rc = 0;
@@ -401,7 +372,7 @@ int cmd_batch(int argc, char **argv)
 	memset(vs, 0, sizeof vs);
 
 	tp_cli_catch_signals();
-	scene_overrides base = {0};
+	scene_overrides base = { 0 };
 	if (o.frames)
 		base.frames = atoi(o.frames);
 	if (o.size)
@@ -418,11 +389,9 @@ int cmd_batch(int argc, char **argv)
 			const char *eq = strchr(o.vary_spec[i], '=');
 			char *key = strndup(o.vary_spec[i], (size_t)(eq - o.vary_spec[i]));
 			vs[nv].key = key;
-			if (!key || (vs[nv].n = vary_parse_values(eq + 1, &vs[nv].values, why,
-								  sizeof why)) < 0) {
+			if (!key || (vs[nv].n = vary_parse_values(eq + 1, &vs[nv].values, why, sizeof why)) < 0) {
 				if (key)
-					rc = tp_errf(&err, TP_EUSAGE, "batch: --vary %s: %s",
-						     o.vary_spec[i], why);
+					rc = tp_errf(&err, TP_EUSAGE, "batch: --vary %s: %s", o.vary_spec[i], why);
 				else
 					rc = tp_errf(&err, TP_EIO, "out of memory");
 				nv++;
@@ -438,8 +407,7 @@ int cmd_batch(int argc, char **argv)
 		}
 	}
 	if (!nv) {
-		rc = tp_errf(&err, TP_EUSAGE,
-			     "batch: nothing varies: give --vary KEY=VALUES or \"variants\" in %s",
+		rc = tp_errf(&err, TP_EUSAGE, "batch: nothing varies: give --vary KEY=VALUES or \"variants\" in %s",
 			     o.scene);
 		goto fail;
 	}
@@ -447,8 +415,7 @@ int cmd_batch(int argc, char **argv)
 	for (int i = 0; i < nv; i++)
 		count *= vs[i].n;
 	if (count > MAX_VARIANTS) {
-		rc = tp_errf(&err, TP_EUSAGE, "batch: %.0f variants, more than %d", count,
-			     MAX_VARIANTS);
+		rc = tp_errf(&err, TP_EUSAGE, "batch: %.0f variants, more than %d", count, MAX_VARIANTS);
 		goto fail;
 	}
 	nvariants = (int)count;
@@ -471,7 +438,7 @@ int cmd_batch(int argc, char **argv)
 		rc = tp_errf(&err, TP_EIO, "out of memory");
 		goto fail;
 	}
-	int pick[MAX_VARY] = {0};
+	int pick[MAX_VARY] = { 0 };
 	for (int v = 0; v < nvariants; v++) {
 		/* Odometer: the last key varies fastest. */
 		int r = v;
@@ -481,8 +448,7 @@ int cmd_batch(int argc, char **argv)
 		}
 		variant *va = &vars[v];
 		va->status = -1;
-		if (vary_name(pat, scene_base, v, nvariants, vs, nv, pick, va->name, why,
-			      sizeof why) < 0) {
+		if (vary_name(pat, scene_base, v, nvariants, vs, nv, pick, va->name, why, sizeof why) < 0) {
 			rc = tp_errf(&err, TP_EUSAGE, "batch: %s", why);
 			goto fail;
 		}
@@ -497,8 +463,7 @@ int cmd_batch(int argc, char **argv)
 		for (int u = 0; u < v; u++)
 			if (!strcmp(vars[u].name, va->name)) {
 				rc = tp_errf(&err, TP_EUSAGE,
-					     "batch: variants %d and %d are both named '%s' (put "
-					     "every varied key in --name)",
+					     "batch: variants %d and %d are both named '%s' (put every varied key in --name)",
 					     u + 1, v + 1, va->name);
 				goto fail;
 			}
@@ -521,8 +486,8 @@ int cmd_batch(int argc, char **argv)
 		for (int v = 0; v < nvariants; v++) {
 			vars[v].status = 0;
 			if (vars[v].preview[0] && !tp_path_exists(vars[v].preview)) {
-				rc = tp_errf(&err, TP_EINPUT, "batch: %s: not rendered yet (no %s)",
-					     vars[v].name, vars[v].preview);
+				rc = tp_errf(&err, TP_EINPUT, "batch: %s: not rendered yet (no %s)", vars[v].name,
+					     vars[v].preview);
 				goto fail;
 			}
 		}
@@ -537,8 +502,7 @@ int cmd_batch(int argc, char **argv)
 	for (int v = 0; v < nvariants; v++) {
 		snprintf(path, sizeof path, "%s/%s", o.dir, vars[v].name);
 		if (tp_path_exists(path) && !o.overwrite) {
-			rc = tp_errf(&err, TP_EIO, "%s: already exists (use -y to overwrite)",
-				     path);
+			rc = tp_errf(&err, TP_EIO, "%s: already exists (use -y to overwrite)", path);
 			goto fail;
 		}
 		if (mkdir(path, 0777) != 0 && errno != EEXIST) {
@@ -561,8 +525,7 @@ int cmd_batch(int argc, char **argv)
 		while (running < jobs && next < nvariants && !tp_cli_interrupted) {
 			int e = spawn(&o, &vars[next], nv, threads);
 			if (e) {
-				rc = tp_errf(&err, TP_EIO, "cannot start a render (%s)",
-					     strerror(e));
+				rc = tp_errf(&err, TP_EIO, "cannot start a render (%s)", strerror(e));
 				tp_cli_interrupted = 1; /* stop starting more; wait for the rest */
 				break;
 			}
@@ -575,8 +538,7 @@ int cmd_batch(int argc, char **argv)
 		pid_t pid = waitpid(-1, &st, 0);
 		if (pid < 0) {
 			if (errno == EINTR && tp_cli_interrupted) {
-				/* Ctrl-C reaches the renders too; SIGTERM may only have reached us.
-				 */
+				/* Ctrl-C reaches the renders too; SIGTERM may only have reached us. */
 				for (int v = 0; v < next; v++)
 					if (vars[v].status < 0 && vars[v].pid > 0)
 						kill(vars[v].pid, SIGTERM);
@@ -588,21 +550,19 @@ int cmd_batch(int argc, char **argv)
 		for (int v = 0; v < next; v++) {
 			if (vars[v].pid != pid || vars[v].status >= 0)
 				continue;
-			vars[v].status = WIFEXITED(st) ? WEXITSTATUS(st)
-						       : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+			vars[v].status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 			running--;
 			done++;
 			if (vars[v].status != 0 && vars[v].status != TP_EXIT_INTR) {
 				failed++;
 				if (!first_fail)
 					first_fail = vars[v].status;
-				fprintf(stderr,
-					"tidepool: batch: variant %s failed (exit status %d)\n",
-					vars[v].name, vars[v].status);
+				fprintf(stderr, "tidepool: batch: variant %s failed (exit status %d)\n", vars[v].name,
+					vars[v].status);
 			}
 			if (!o.quiet && vars[v].status == 0)
-				fprintf(stderr, "batch: %d/%d %s (%.1f s)\n", done, nvariants,
-					vars[v].name, tp_now() - start);
+				fprintf(stderr, "batch: %d/%d %s (%.1f s)\n", done, nvariants, vars[v].name,
+					tp_now() - start);
 		}
 	}
 
@@ -629,16 +589,15 @@ sheet:
 		char summary[4608];
 		double el = tp_now() - start;
 		snprintf(summary, sizeof summary, "%s %d of %d variants to %s in %.1f s%s%s%s",
-			 interrupted ? "interrupted after" : "rendered", done - failed, nvariants,
-			 o.dir, el, o.no_sheet || interrupted ? "" : " (contact sheet ",
-			 o.no_sheet || interrupted ? "" : sheet_path,
+			 interrupted ? "interrupted after" : "rendered", done - failed, nvariants, o.dir, el,
+			 o.no_sheet || interrupted ? "" : " (contact sheet ", o.no_sheet || interrupted ? "" : sheet_path,
 			 o.no_sheet || interrupted ? "" : ")");
 		if (!o.quiet)
 			fprintf(stderr, "%s\n", summary);
 	}
 	if (rc == 0 && failed)
-		rc = tp_errf(&err, first_fail == TP_EXIT_INPUT ? TP_EINPUT : TP_EIO,
-			     "batch: %d of %d variants failed", failed, nvariants);
+		rc = tp_errf(&err, first_fail == TP_EXIT_INPUT ? TP_EINPUT : TP_EIO, "batch: %d of %d variants failed",
+			     failed, nvariants);
 	if (rc == 0 && interrupted)
 		rc = TP_EINTR;
 
