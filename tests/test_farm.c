@@ -492,7 +492,8 @@ Test(farm, a_killed_chunk_leaves_nothing_and_reruns)
 		 "--hash %s/o/h.manifest --bin %s --step render",
 		 b, dir, dir, b);
 	cr_assert_eq(sh("%s > %s/tasks", t, dir), 0);
-	cr_assert_eq(sh("head -n 1 %s/tasks > %s/chunk0", dir, dir), 0);
+	/* exec: the process killed is the render itself, as a scheduler would kill it */
+	cr_assert_eq(sh("head -n 1 %s/tasks | sed 's/^/exec /' > %s/chunk0", dir, dir), 0);
 	snprintf(cmd, sizeof cmd, "sh %s/chunk0", dir);
 	cr_assert_eq(sh("mkdir -p %s/o", dir), 0);
 	for (int round = 0; round < 2; round++) {
