@@ -101,6 +101,7 @@ SRC_CLI = \
 	src/cli/compare.c \
 	src/cli/cache.c \
 	src/cli/tasks.c \
+	src/cli/shline.c \
 	src/cli/join.c
 
 LIB_SRCS = $(SRC_UTIL) $(SRC_SCENE) $(SRC_SOLVERS) $(SRC_SIM) $(SRC_RENDER) \

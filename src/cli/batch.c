@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/shline.h"
 #include "cli/sheet.h"
 #include "cli/variants.h"
 #include "scene/scene.h"
@@ -302,58 +303,59 @@ static void free_variants(variant *vs, int n)
 
 /* --tasks: the same render each variant would get (spawn() above, without --threads),
  * then this batch again with --sheet-only. */
+static void opt_word(tp_line *l, const char *opt, const char *val)
+{
+	if (val) {
+		tp_line_word(l, opt);
+		tp_line_word(l, val);
+	}
+}
+
+static void print_line(tp_line *l)
+{
+	if (l->s)
+		puts(l->s);
+	free(l->s);
+	*l = (tp_line){ 0 };
+}
+
 static void print_tasks(const batch_opts *o, const variant *vars, int nvariants, int nv)
 {
+	tp_line l = { 0 };
 	for (int v = 0; v < nvariants; v++) {
 		const variant *va = &vars[v];
-		tp_cli_print_word(stdout, o->bin, 1);
-		const char *head[] = { "render", o->scene, "-q", "-y" };
-		for (int i = 0; i < 4; i++)
-			tp_cli_print_word(stdout, head[i], 0);
-		const char *fl[2] = { "--frames", "--size" }, *val[2] = { o->frames, o->size };
-		for (int i = 0; i < 2; i++)
-			if (val[i]) {
-				tp_cli_print_word(stdout, fl[i], 0);
-				tp_cli_print_word(stdout, val[i], 0);
-			}
-		for (int i = 0; i < o->nsets + nv; i++) {
-			tp_cli_print_word(stdout, "--set", 0);
-			tp_cli_print_word(stdout, i < o->nsets ? o->sets[i] : va->sets[i - o->nsets], 0);
-		}
-		for (int i = 0; i < va->nouts; i++) {
-			tp_cli_print_word(stdout, "-o", 0);
-			tp_cli_print_word(stdout, va->outs[i], 0);
-		}
-		putchar('\n');
+		const char *head[] = { o->bin, "render", o->scene, "-q", "-y" };
+		for (int i = 0; i < 5; i++)
+			tp_line_word(&l, head[i]);
+		opt_word(&l, "--frames", o->frames);
+		opt_word(&l, "--size", o->size);
+		for (int i = 0; i < o->nsets + nv; i++)
+			opt_word(&l, "--set", i < o->nsets ? o->sets[i] : va->sets[i - o->nsets]);
+		for (int i = 0; i < va->nouts; i++)
+			opt_word(&l, "-o", va->outs[i]);
+		print_line(&l);
 	}
 	if (o->no_sheet)
 		return;
-	tp_cli_print_word(stdout, o->bin, 1);
-	tp_cli_print_word(stdout, "batch", 0);
-	tp_cli_print_word(stdout, o->scene, 0);
-	for (int i = 0; i < o->nvary_spec; i++) {
-		tp_cli_print_word(stdout, "--vary", 0);
-		tp_cli_print_word(stdout, o->vary_spec[i], 0);
-	}
-	const char *fl[5] = { "-O", "--name", "--sheet", "--frames", "--size" };
-	const char *val[5] = { o->dir, o->name, o->sheet, o->frames, o->size };
-	for (int i = 0; i < 5; i++)
-		if (val[i]) {
-			tp_cli_print_word(stdout, fl[i], 0);
-			tp_cli_print_word(stdout, val[i], 0);
-		}
-	for (int i = 0; i < o->nsets; i++) {
-		tp_cli_print_word(stdout, "--set", 0);
-		tp_cli_print_word(stdout, o->sets[i], 0);
-	}
 	char thumb[32];
 	snprintf(thumb, sizeof thumb, "%d", o->thumb);
-	tp_cli_print_word(stdout, "--thumb", 0);
-	tp_cli_print_word(stdout, thumb, 0);
-	tp_cli_print_word(stdout, "--sheet-only", 0);
-	tp_cli_print_word(stdout, "-y", 0);
-	tp_cli_print_word(stdout, "-q", 0);
-	putchar('\n');
+	tp_line_word(&l, o->bin);
+	tp_line_word(&l, "batch");
+	tp_line_word(&l, o->scene);
+	for (int i = 0; i < o->nvary_spec; i++)
+		opt_word(&l, "--vary", o->vary_spec[i]);
+	opt_word(&l, "-O", o->dir);
+	opt_word(&l, "--name", o->name);
+	opt_word(&l, "--sheet", o->sheet);
+	opt_word(&l, "--frames", o->frames);
+	opt_word(&l, "--size", o->size);
+	for (int i = 0; i < o->nsets; i++)
+		opt_word(&l, "--set", o->sets[i]);
+	opt_word(&l, "--thumb", thumb);
+	const char *tail[] = { "--sheet-only", "-y", "-q" };
+	for (int i = 0; i < 3; i++)
+		tp_line_word(&l, tail[i]);
+	print_line(&l);
 }
 
 int cmd_batch(int argc, char **argv)

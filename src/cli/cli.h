@@ -7,7 +7,6 @@
 
 #include <signal.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "util/error.h"
 
@@ -37,10 +36,6 @@ int tp_parse_u64(const char *s, uint64_t *out);
 int tp_parse_size(const char *s, int *w, int *h);
 /* "100-199": 0 <= A <= B < SCENE_MAX_FRAMES */
 int tp_parse_range(const char *s, int *a, int *b);
-
-/* Prints w as one shell word (single-quoted unless plainly safe), after a space unless
- * it is the first word of the line. */
-void tp_cli_print_word(FILE *f, const char *w, int first);
 
 /* Applies --threads (0 = all cores) to OpenMP; returns the thread count in use. */
 int tp_cli_threads(int n);

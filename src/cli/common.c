@@ -123,25 +123,3 @@ int tp_cli_threads(int n)
 		omp_set_num_threads(n);
 	return omp_get_max_threads();
 }
-
-void tp_cli_print_word(FILE *f, const char *w, int first)
-{
-	if (!first)
-		fputc(' ', f);
-	int safe = *w != 0;
-	for (const char *p = w; *p; p++)
-		safe &= strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-			       "-_./=:,+%@",
-			       *p) != NULL;
-	if (safe) {
-		fputs(w, f);
-		return;
-	}
-	fputc('\'', f);
-	for (const char *p = w; *p; p++)
-		if (*p == '\'')
-			fputs("'\\''", f);
-		else
-			fputc(*p, f);
-	fputc('\'', f);
-}

@@ -18,6 +18,7 @@
 
 #include "cli/cli.h"
 #include "cli/outputs.h"
+#include "cli/shline.h"
 #include "scene/scene.h"
 #include "sim/ckpt.h"
 #include "util/fsutil.h"
@@ -251,70 +252,15 @@ static int parse_args(int argc, char **argv, tasks_opts *o)
 
 /* ---- shell words ---- */
 
-typedef struct line {
-	char *s;
-	size_t n, cap;
-	int oom;
-} line;
-
-static void put(line *l, const char *s, size_t k)
-{
-	if (l->oom)
-		return;
-	if (l->n + k + 1 > l->cap) {
-		size_t cap = l->cap ? l->cap : 256;
-		while (cap < l->n + k + 1)
-			cap *= 2;
-		char *p = realloc(l->s, cap);
-		if (!p) {
-			l->oom = 1;
-			return;
-		}
-		l->s = p;
-		l->cap = cap;
-	}
-	memcpy(l->s + l->n, s, k);
-	l->n += k;
-	l->s[l->n] = 0;
-}
-
-static void puts_raw(line *l, const char *s)
-{
-	put(l, s, strlen(s));
-}
-
-/* One word, single-quoted unless it is plainly safe. */
-static void word(line *l, const char *w)
-{
-	if (l->n)
-		put(l, " ", 1);
-	int safe = *w != 0;
-	for (const char *p = w; *p; p++)
-		safe &= !!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-				 "-_./=:,+%@",
-				 *p);
-	if (safe) {
-		puts_raw(l, w);
-		return;
-	}
-	put(l, "'", 1);
-	for (const char *p = w; *p; p++)
-		if (*p == '\'')
-			puts_raw(l, "'\\''");
-		else
-			put(l, p, 1);
-	put(l, "'", 1);
-}
-
-static void words(line *l, const char *const *w, int n)
+static void words(tp_line *l, const char *const *w, int n)
 {
 	for (int i = 0; i < n; i++) {
 		char opt[64];
 		if (i % 2 == 0) {
 			snprintf(opt, sizeof opt, "--%s", w[i]);
-			word(l, opt);
+			tp_line_word(l, opt);
 		} else {
-			word(l, w[i]);
+			tp_line_word(l, w[i]);
 		}
 	}
 }
@@ -358,6 +304,7 @@ typedef struct plan {
 	output outs[OUTPUTS_MAX];
 	int nouts;
 	int frames, nchunks, digits;
+	int use_cache; /* --cache and at least one checkpoint to make */
 } plan;
 
 static int chunk_range(const plan *p, int c, int *a, int *b)
@@ -409,38 +356,38 @@ static int cache_done(const plan *p)
 	return 1;
 }
 
-static void cache_cmd(const plan *p, line *l)
+static void cache_cmd(const plan *p, tp_line *l)
 {
 	const tasks_opts *o = p->o;
 	char every[32];
 	snprintf(every, sizeof every, "%d", o->every);
-	word(l, o->bin);
-	word(l, "cache");
-	word(l, o->scene);
-	word(l, "-O");
-	word(l, o->cache);
-	word(l, "--every");
-	word(l, every);
+	tp_line_word(l, o->bin);
+	tp_line_word(l, "cache");
+	tp_line_word(l, o->scene);
+	tp_line_word(l, "-O");
+	tp_line_word(l, o->cache);
+	tp_line_word(l, "--every");
+	tp_line_word(l, every);
 	words(l, o->sim, o->nsim);
-	word(l, "-y");
-	word(l, "-q");
+	tp_line_word(l, "-y");
+	tp_line_word(l, "-q");
 }
 
-static void chunk_cmd(const plan *p, int c, line *l)
+static void chunk_cmd(const plan *p, int c, tp_line *l)
 {
 	const tasks_opts *o = p->o;
 	int a, b;
 	char range[64];
 	chunk_range(p, c, &a, &b);
 	snprintf(range, sizeof range, "%d-%d", a, b);
-	word(l, o->bin);
-	word(l, "render");
-	word(l, o->scene);
-	word(l, "--range");
-	word(l, range);
-	if (o->cache) {
-		word(l, "--cache");
-		word(l, o->cache);
+	tp_line_word(l, o->bin);
+	tp_line_word(l, "render");
+	tp_line_word(l, o->scene);
+	tp_line_word(l, "--range");
+	tp_line_word(l, range);
+	if (p->use_cache) {
+		tp_line_word(l, "--cache");
+		tp_line_word(l, o->cache);
 	}
 	words(l, o->sim, o->nsim);
 	words(l, o->enc, o->nenc);
@@ -455,8 +402,8 @@ static void chunk_cmd(const plan *p, int c, line *l)
 		} else {
 			snprintf(spec, n, "%s%s%s", out->mode >= 0 ? mode_names[out->mode] : "",
 				 out->mode >= 0 ? "=" : "", use);
-			word(l, "-o");
-			word(l, spec);
+			tp_line_word(l, "-o");
+			tp_line_word(l, spec);
 		}
 		free(spec);
 		free(path);
@@ -466,16 +413,16 @@ static void chunk_cmd(const plan *p, int c, line *l)
 		if (!extra[i])
 			continue;
 		char *s = tp_is_special(extra[i]) ? NULL : part_name(extra[i], a, b, p->digits);
-		word(l, flag[i]);
-		word(l, s ? s : extra[i]);
+		tp_line_word(l, flag[i]);
+		tp_line_word(l, s ? s : extra[i]);
 		free(s);
 	}
-	word(l, "-y");
-	word(l, "-q");
+	tp_line_word(l, "-y");
+	tp_line_word(l, "-q");
 }
 
 /* Joins: one per MP4 output, one for --hash. Returns how many were written into ls. */
-static int join_cmds(const plan *p, line *ls)
+static int join_cmds(const plan *p, tp_line *ls)
 {
 	int n = 0;
 	for (int i = 0; i <= p->nouts; i++) {
@@ -484,9 +431,9 @@ static int join_cmds(const plan *p, line *ls)
 			continue;
 		if (p->o->missing && tp_path_exists(path))
 			continue;
-		line *l = &ls[n++];
-		word(l, p->o->bin);
-		word(l, "join");
+		tp_line *l = &ls[n++];
+		tp_line_word(l, p->o->bin);
+		tp_line_word(l, "join");
 		for (int c = 0; c < p->nchunks; c++) {
 			int a, b;
 			chunk_range(p, c, &a, &b);
@@ -494,13 +441,13 @@ static int join_cmds(const plan *p, line *ls)
 			if (!s)
 				l->oom = 1;
 			else
-				word(l, s);
+				tp_line_word(l, s);
 			free(s);
 		}
-		word(l, "-o");
-		word(l, path);
-		word(l, "-y");
-		word(l, "-q");
+		tp_line_word(l, "-o");
+		tp_line_word(l, path);
+		tp_line_word(l, "-y");
+		tp_line_word(l, "-q");
 	}
 	return n;
 }
@@ -549,14 +496,14 @@ static int plan_outputs(plan *p, tp_err *err)
 }
 
 /* The sbatch driver. Chunk commands go into the array job's script, keyed by index. */
-static void slurm_script(const plan *p, const int *todo, int ntodo, const line *cache,
-			 const line *joins, int njoins)
+static void slurm_script(const plan *p, const int *todo, int ntodo, const tp_line *cache,
+			 const tp_line *joins, int njoins)
 {
 	char cwd[4096];
 	if (!getcwd(cwd, sizeof cwd))
 		snprintf(cwd, sizeof cwd, ".");
-	line q = {0};
-	word(&q, cwd);
+	tp_line q = {0};
+	tp_line_word(&q, cwd);
 	printf("#!/bin/sh\n"
 	       "# tidepool farm render of %s: %d frames, %d chunk%s of %d, as Slurm jobs.\n"
 	       "# Written by 'tidepool tasks --slurm'. Run: sh THIS_FILE [sbatch options]\n"
@@ -568,8 +515,8 @@ static void slurm_script(const plan *p, const int *todo, int ntodo, const line *
 	       q.s ? q.s : ".");
 	free(q.s);
 	if (cache) {
-		line w = {0};
-		word(&w, cache->s);
+		tp_line w = {0};
+		tp_line_word(&w, cache->s);
 		printf("job=$(sbatch --parsable --job-name=tp-cache \"$@\" --wrap=%s)\n"
 		       "echo \"cache: job $job\"\n"
 		       "dep=\"--dependency=afterok:${job%%%%;*} --kill-on-invalid-dep=yes\"\n",
@@ -588,7 +535,7 @@ static void slurm_script(const plan *p, const int *todo, int ntodo, const line *
 		printf(" $dep \"$@\" <<'TIDEPOOL_CHUNKS'\n#!/bin/sh\ncase \"$SLURM_ARRAY_TASK_ID\" "
 		       "in\n");
 		for (int i = 0; i < ntodo; i++) {
-			line l = {0};
+			tp_line l = {0};
 			chunk_cmd(p, todo[i], &l);
 			printf("%d) exec %s ;;\n", todo[i], l.s ? l.s : "false");
 			free(l.s);
@@ -600,14 +547,14 @@ static void slurm_script(const plan *p, const int *todo, int ntodo, const line *
 		       ntodo, ntodo == 1 ? "" : "s");
 	}
 	if (njoins) {
-		line all = {0};
+		tp_line all = {0};
 		for (int i = 0; i < njoins; i++) {
 			if (i)
-				puts_raw(&all, " && ");
-			puts_raw(&all, joins[i].s ? joins[i].s : "false");
+				tp_line_raw(&all, " && ");
+			tp_line_raw(&all, joins[i].s ? joins[i].s : "false");
 		}
-		line w = {0};
-		word(&w, all.s ? all.s : "false");
+		tp_line w = {0};
+		tp_line_word(&w, all.s ? all.s : "false");
 		printf("job=$(sbatch --parsable --job-name=tp-join $dep \"$@\" --wrap=%s)\n"
 		       "echo \"join: job $job\"\n",
 		       w.s);
@@ -628,7 +575,7 @@ int cmd_tasks(int argc, char **argv)
 	scene *sc = NULL;
 	plan p = {.o = &o};
 	int *todo = NULL, rc;
-	line joins[OUTPUTS_MAX + 1];
+	tp_line joins[OUTPUTS_MAX + 1];
 	memset(joins, 0, sizeof joins);
 	if ((rc = scene_load(o.scene, &o.ov, &sc, &err)) < 0)
 		goto done;
@@ -636,6 +583,7 @@ int cmd_tasks(int argc, char **argv)
 	p.frames = sc->frames;
 	p.nchunks = (sc->frames + o.chunk - 1) / o.chunk;
 	p.digits = 4;
+	p.use_cache = o.cache && sc->frames - 1 >= o.every; /* else no checkpoint would be made */
 	for (int f = sc->frames - 1; f >= 10000; f /= 10)
 		p.digits++;
 	if ((rc = plan_outputs(&p, &err)) < 0)
@@ -662,8 +610,8 @@ int cmd_tasks(int argc, char **argv)
 		pa.o = &all;
 		njoins = join_cmds(&pa, joins);
 	}
-	int want_cache = o.cache && p.frames > o.every && (!o.missing || !cache_done(&p));
-	line cache = {0};
+	int want_cache = p.use_cache && (!o.missing || !cache_done(&p));
+	tp_line cache = {0};
 	if (want_cache)
 		cache_cmd(&p, &cache);
 	int show_cache = want_cache && (o.step == STEP_ALL || o.step == STEP_CACHE);
@@ -676,7 +624,7 @@ int cmd_tasks(int argc, char **argv)
 		if (show_cache)
 			printf("%s\n", cache.s);
 		for (int i = 0; show_render && i < ntodo; i++) {
-			line l = {0};
+			tp_line l = {0};
 			chunk_cmd(&p, todo[i], &l);
 			if (l.oom)
 				rc = tp_errf(&err, TP_EIO, "out of memory");
