@@ -34,6 +34,7 @@ fail() {
 OPTS="--frames 30 --threads 1 --crf 23 --preset veryfast"
 frames() { ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames -of csv=p=0 "$1"; }
 
+# shellcheck disable=SC2086 # $OPTS is several words on purpose
 check() { # DIR: the chunked run's outputs against the reference
 	"$BIN" compare "$WORK/ref.manifest" "$1/out/pond.manifest" -q ||
 		fail "$1: frames differ from the single-machine render"

@@ -20,8 +20,8 @@ static const char usage[] =
 	"  -q, --quiet          no summary\n"
 	"  -h, --help           show this help\n"
 	"\n"
-	"Exit status: 0 done, 2 usage error, 3 a segment is missing, damaged or does not\n"
-	"fit, 4 I/O error.\n";
+	"Exit status: 0 done, 2 usage error, 3 a segment is damaged or does not fit the\n"
+	"others, 4 a file cannot be read or written (or OUT exists, without -y).\n";
 
 int cmd_join(int argc, char **argv)
 {

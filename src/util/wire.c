@@ -114,7 +114,7 @@ int tp_rd_f64(FILE *f, double *v)
 #define ARRAY_IO(NAME_WR, NAME_RD, T, SZ, PUT, GET, UT)                                            \
 	int NAME_WR(FILE *f, const T *p, size_t n)                                                 \
 	{                                                                                          \
-		uint8_t b[BATCH * SZ];                                                             \
+		uint8_t b[BATCH * SZ] = {0};                                                             \
 		for (size_t i = 0; i < n;) {                                                       \
 			size_t k = n - i < BATCH ? n - i : BATCH;                                  \
 			for (size_t j = 0; j < k; j++) {                                           \
