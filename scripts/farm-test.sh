@@ -13,8 +13,8 @@ BIN=$(realpath "${1:-build/tidepool}")
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SCENE=$ROOT/scenes/pond.json
 WORK=$(mktemp -d /tmp/tidepool-farm.XXXXXX)
-export TP_SLURM_DIR=$WORK/slurm
-export SLURM_CONF=$TP_SLURM_DIR/slurm.conf
+export TP_SLURM_DIR="$WORK/slurm"
+export SLURM_CONF="$TP_SLURM_DIR/slurm.conf"
 started=0
 
 cleanup() {
