@@ -103,7 +103,8 @@ static int parse_args(int argc, char **argv, tasks_opts *o)
 		OPT_PRESET,
 		OPT_BITRATE,
 		OPT_HASH,
-		OPT_STATS
+		OPT_STATS,
+		OPT_WHOLE
 	};
 	static const struct option longopts[] = {
 		{"chunk", required_argument, NULL, OPT_CHUNK},
@@ -124,6 +125,11 @@ static int parse_args(int argc, char **argv, tasks_opts *o)
 		{"bitrate", required_argument, NULL, OPT_BITRATE},
 		{"hash", required_argument, NULL, OPT_HASH},
 		{"stats", required_argument, NULL, OPT_STATS},
+		/* render options that cannot be split: refused with the reason */
+		{"flipbook", required_argument, NULL, OPT_WHOLE},
+		{"frame-size", required_argument, NULL, OPT_WHOLE},
+		{"pot", no_argument, NULL, OPT_WHOLE},
+		{"range", required_argument, NULL, OPT_WHOLE},
 		{"overwrite", no_argument, NULL, 'y'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -222,6 +228,10 @@ static int parse_args(int argc, char **argv, tasks_opts *o)
 			o->enc[o->nenc++] = name;
 			o->enc[o->nenc++] = optarg;
 			break;
+		case OPT_WHOLE:
+			return tp_cli_usage("tasks", "--%s: %s", name,
+					    strcmp(name, "range") ? "a flipbook atlas holds every frame; it cannot be rendered in chunks"
+								  : "tasks chooses the ranges itself (--chunk N)");
 		case 'y':
 		case 'q': break; /* the commands always have both */
 		case 'h': fputs(usage, stdout); return 1;
