@@ -572,4 +572,6 @@ Test(farm, usage_errors_and_help)
 	cr_assert_eq(
 		run_tp(NULL, errpath, "tasks tests/data/tiny.json --chunk 2 --step bogus -o null"),
 		2);
+	cr_assert_eq(run_tp(NULL, errpath, "tasks tests/data/tiny.json --chunk 2 --flipbook 2x2 -o null"), 2);
+	cr_assert(strstr(slurp(errpath), "cannot be rendered in chunks") != NULL, "%s", slurp(errpath));
 }
