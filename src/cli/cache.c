@@ -170,24 +170,32 @@ int cmd_cache(int argc, char **argv)
 
 	/* The last checkpoint a render can use is before its last frame. */
 	const int last = (sc->frames - 1) / o.every * o.every;
+	/* Continue after the last checkpoint of an unbroken run of ours from the start (so a
+	 * lost one in the middle is made again); another scene's is an error without -y. */
 	int from = 0;
 	char path[4352];
-	if ((rc = ckpt_find(o.dir, last, &from, &err)) < 0)
-		goto fail;
-	if (from > 0) {
-		/* Continue after the latest one, if it is ours; another scene's is an error. */
-		ckpt_path(o.dir, from, path, sizeof path);
-		rc = ckpt_load(path, &key, from, lp, &err);
-		if (rc < 0 && !o.overwrite) {
-			tp_errprefix(&err, rc, "cache");
+	for (int k = o.every; k <= last; k += o.every) {
+		if (ckpt_path(o.dir, k, path, sizeof path) < 0) {
+			rc = tp_errf(&err, TP_EUSAGE, "%s: path too long", o.dir);
 			goto fail;
 		}
-		if (rc < 0) { /* -y: start over */
-			loop_destroy(lp);
-			lp = NULL;
-			from = 0;
-			if ((rc = loop_create(sc, threads, &lp, &err)) < 0)
+		if (!tp_path_exists(path))
+			break;
+		if ((rc = ckpt_check(path, &key, k, NULL, &err)) < 0) {
+			if (!o.overwrite) {
+				tp_errprefix(&err, rc, "cache");
 				goto fail;
+			}
+			rc = 0;
+			break;
+		}
+		from = k;
+	}
+	if (from > 0) {
+		ckpt_path(o.dir, from, path, sizeof path);
+		if ((rc = ckpt_load(path, &key, from, lp, &err)) < 0) {
+			tp_errprefix(&err, rc, "cache");
+			goto fail;
 		}
 	}
 
