@@ -197,13 +197,16 @@ Test(farm, checkpoints_are_refused_with_the_reason)
 	cr_assert_eq(run_tp(NULL, errpath, "render %s --range 9-9 --cache %s/c -o null", sc, dir),
 		     3);
 	cr_assert(strstr(slurp(errpath), "truncated or damaged") != NULL, "%s", slurp(errpath));
-	/* the cache step refuses a directory of another scene's checkpoints, -y starts over */
+	/* the cache step refuses checkpoints it cannot continue from, -y replaces them */
+	cr_assert_eq(run_tp(NULL, errpath, "cache %s -O %s/c --every 4", sc, dir), 3);
+	cr_assert(strstr(slurp(errpath), "frame-00000004.tpck: written by tidepool 0.0.1-old") != NULL,
+		  "%s", slurp(errpath));
+	cr_assert_eq(run_tp(NULL, errpath, "cache %s -O %s/c --every 4 -y", sc, dir), 0, "%s",
+		     slurp(errpath));
 	cr_assert_eq(
 		run_tp(NULL, errpath, "cache %s --set params.damping=3 -O %s/c --every 4", sc, dir),
 		3);
 	cr_assert(strstr(slurp(errpath), "made for another scene") != NULL, "%s", slurp(errpath));
-	cr_assert_eq(run_tp(NULL, errpath, "cache %s -O %s/c --every 4 -y", sc, dir), 0, "%s",
-		     slurp(errpath));
 	cr_assert_eq(run_tp(NULL, errpath, "render %s --range 9-9 --cache %s/c -o null", sc, dir),
 		     0, "%s", slurp(errpath));
 }
