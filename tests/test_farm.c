@@ -434,6 +434,14 @@ Test(farm, tasks_run_resume_and_never_share_a_file)
 	cr_assert(files_equal(ref, got));
 	cr_assert_eq(run_tp(outpath, errpath, "%s --missing", t), 0);
 	cr_assert_str_eq(slurp(outpath), "");
+	/* a lost checkpoint: the cache step comes back and makes it again */
+	cr_assert_eq(sh("rm %s/c/frame-00000008.tpck", dir), 0);
+	cr_assert_eq(run_tp(outpath, errpath, "%s --missing", t), 0);
+	cr_assert_eq(count_lines(outpath), 1, "%s", slurp(outpath));
+	cr_assert_eq(sh("sh %s", outpath), 0);
+	cr_assert(exists("%s/c/frame-00000008.tpck", dir));
+	cr_assert_eq(run_tp(outpath, errpath, "%s --missing", t), 0);
+	cr_assert_str_eq(slurp(outpath), "");
 	/* a lost frame: only its chunk (and the joins) come back */
 	cr_assert_eq(sh("rm %s/o/h006.png", dir), 0);
 	cr_assert_eq(run_tp(outpath, errpath, "%s --missing --step render", t), 0);
