@@ -30,7 +30,8 @@ SRC_UTIL = \
 	src/util/rng.c \
 	src/util/trig.c \
 	src/util/progress.c \
-	src/util/fsutil.c
+	src/util/fsutil.c \
+	src/util/wire.c
 
 SRC_SCENE = \
 	src/scene/load.c \
@@ -40,7 +41,8 @@ SRC_SCENE = \
 	src/scene/path.c \
 	src/scene/textures.c \
 	src/scene/sets.c \
-	src/scene/scale.c
+	src/scene/scale.c \
+	src/scene/fingerprint.c
 
 SRC_SOLVERS = \
 	src/solvers/registry.c \
@@ -58,7 +60,8 @@ SRC_SOLVERS = \
 
 SRC_SIM = \
 	src/sim/stepper.c \
-	src/sim/loop.c
+	src/sim/loop.c \
+	src/sim/ckpt.c
 
 SRC_RENDER = \
 	src/render/render.c \
@@ -78,7 +81,8 @@ SRC_ENCODE = \
 	src/encode/mp4.c \
 	src/encode/mp4_read.c \
 	src/encode/hash.c \
-	src/encode/flipbook.c
+	src/encode/flipbook.c \
+	src/encode/join.c
 
 SRC_COMPARE = \
 	src/compare/metrics.c \
@@ -95,7 +99,11 @@ SRC_CLI = \
 	src/cli/variants.c \
 	src/cli/validate.c \
 	src/cli/solvers.c \
-	src/cli/compare.c
+	src/cli/compare.c \
+	src/cli/cache.c \
+	src/cli/tasks.c \
+	src/cli/shline.c \
+	src/cli/join.c
 
 LIB_SRCS = $(SRC_UTIL) $(SRC_SCENE) $(SRC_SOLVERS) $(SRC_SIM) $(SRC_RENDER) \
 	$(SRC_ENCODE) $(SRC_COMPARE) $(SRC_CLI)
@@ -116,6 +124,7 @@ TEST_SRCS = \
 	tests/test_shallow.c \
 	tests/test_sph.c \
 	tests/test_scale.c \
+	tests/test_farm.c \
 	tests/reference/seed_common.c \
 	tests/reference/seed_hooke.c \
 	tests/reference/seed_ripple.c \
@@ -147,7 +156,7 @@ else
 Q = @
 endif
 
-.PHONY: all deps test check check-asan bench demo golden install uninstall clean format lint
+.PHONY: all deps test check check-asan check-farm bench demo golden install uninstall clean format lint
 
 all: $(BIN)
 
@@ -189,6 +198,12 @@ check-asan:
 test: deps
 	$(MAKE) check
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 $(MAKE) check-asan
+	$(MAKE) check-farm
+
+# Once per `make test` (not per build): a chunked render through GNU parallel and as a
+# Slurm job array on a single-node Slurm (scripts/slurm-local.sh), against one machine.
+check-farm: $(BIN)
+	sh scripts/farm-test.sh $(BIN)
 
 # ONLY="mp4 sph" runs only those workloads (see scripts/bench.sh).
 bench: deps $(BIN) $(BENCH_BIN)

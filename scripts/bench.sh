@@ -2,7 +2,7 @@
 # make bench: every workload with its throughput, the same run's baseline and the ratio.
 # Usage: scripts/bench.sh [BUILD_DIR]   (default: build)
 #   TP_BENCH_ONLY="mp4 sph" runs only the named workloads (render ripple hooke shallow sph
-#   pond4k textures mp4 compare; `make bench ONLY="mp4 sph"` sets it).
+#   pond4k textures mp4 compare farm; `make bench ONLY="mp4 sph"` sets it).
 # Benchmarks report; they never fail on speed.
 set -eu
 BUILD=${1:-build}
@@ -167,4 +167,40 @@ elif command -v compare >/dev/null 2>&1 && compare -version 2>/dev/null | grep -
 	rm -rf "$C"
 else
 	echo "compare: skipped (ImageMagick compare not installed)"
+fi
+
+# --- farm: one MP4 rendered in 4 chunks by 2 GNU parallel workers, then joined -------------
+# scenes/pond.json at 1920x1080, 600 frames (TP_BENCH_FARM_FRAMES overrides): the single-
+# process render against `tidepool tasks --chunk 150 --cache` run as cache step, chunks
+# through `parallel -j 2` and `tidepool join`, in the same run. Chunks run with --threads 1
+# so two of them share the two cores; the single process uses every core. Also the cache
+# step's own time and the size of its checkpoints. (docs/farm.md)
+FARM_FRAMES=${TP_BENCH_FARM_FRAMES:-600}
+if ! want farm; then
+	:
+elif command -v parallel >/dev/null 2>&1; then
+	F="$WORK/farm"
+	mkdir -p "$F"
+	chunk=$(( (FARM_FRAMES + 3) / 4 ))
+	far_t0=$(date +%s.%N)
+	"$TP" render scenes/pond.json -q -y --size 1920x1080 --frames "$FARM_FRAMES" -o "$F/single.mp4"
+	far_t1=$(date +%s.%N)
+	T="$TP tasks scenes/pond.json --size 1920x1080 --frames $FARM_FRAMES --chunk $chunk --cache $F/cache --threads 1 -o $F/out/farm.mp4 --bin $TP"
+	$T --step cache | sh
+	far_t2=$(date +%s.%N)
+	$T --step render | parallel --will-cite --halt now,fail=1 -j 2
+	$T --step join | sh
+	far_t3=$(date +%s.%N)
+	nck=$(ls "$F/cache" | wc -l)
+	bytes=$(du -sb "$F/cache" | cut -f1)
+	awk -v a="$far_t0" -v b="$far_t1" -v c="$far_t2" -v d="$far_t3" -v n="$FARM_FRAMES" 'BEGIN {
+		single = b - a; farm = d - b
+		printf "| %-34s | %-22s | %12.2f %-8s | %12.2f | %7.2fx |\n", "farm pond 1920x1080 x" n " mp4",
+		       "4 chunks -j2 + join", farm, "s", single, (farm > 0 ? single / farm : 0) }'
+	awk -v b="$far_t1" -v c="$far_t2" -v k="$nck" -v s="$bytes" 'BEGIN {
+		printf "farm: cache step %.2f s, %d checkpoints, %.1f MB in all (%.1f MB each); included in the farm time\n",
+		       c - b, k, s / 1e6, (k > 0 ? s / 1e6 / k : 0) }'
+	rm -rf "$F"
+else
+	echo "farm: skipped (GNU parallel not installed)"
 fi

@@ -4,7 +4,7 @@
 set -eu
 
 PKGS="build-essential pkg-config libpng-dev libavcodec-dev libavformat-dev
-libavutil-dev libswscale-dev libcjson-dev libcriterion-dev ffmpeg imagemagick"
+libavutil-dev libswscale-dev libcjson-dev libcriterion-dev ffmpeg imagemagick parallel"
 
 missing=""
 for p in $PKGS; do

@@ -18,6 +18,9 @@ static const command commands[] = {
 	{ "solvers", cmd_solvers, "list solvers and their parameters" },
 	{ "batch", cmd_batch, "render every combination of varied scene values, with a contact sheet" },
 	{ "compare", cmd_compare, "compare frames (PNG, directory, MP4, hash manifest) with tolerances" },
+	{ "cache", cmd_cache, "simulate once and write checkpoints for chunked renders" },
+	{ "tasks", cmd_tasks, "print the commands (or a Slurm script) of a render in chunks" },
+	{ "join", cmd_join, "concatenate MP4 segments (or manifests) of a chunked render" },
 };
 
 static void print_help(FILE *f)

@@ -331,8 +331,9 @@ Test(compare, malformed_manifests_are_rejected_with_their_line)
 		{ "tidepool-frame-hashes 2\n", ":1: bad value for 'tidepool-frame-hashes'" },
 		{ "tidepool-frame-hashes 1\nwidth 4\nheight 4\npixfmt rgb24\n0 ab\n",
 		  ":5: frame line before the header is complete" },
-		{ "tidepool-frame-hashes 1\nwidth 4\nheight 4\npixfmt rgb24\nhash sha256\n1 ab\n",
-		  ":6: expected '0 <lower-case hex digest>'" },
+		/* a range's manifest may start anywhere, then counts up (render --range) */
+		{ "tidepool-frame-hashes 1\nwidth 4\nheight 4\npixfmt rgb24\nhash sha256\n1 ab\n3 cd\n",
+		  ":7: expected '2 <lower-case hex digest>'" },
 		{ "tidepool-frame-hashes 1\nwidth 4\nheight 4\npixfmt rgb24\nhash sha256\n0 AB\n",
 		  ":6: expected '0 " },
 		{ "tidepool-frame-hashes 1\nwidth 4\nheight 4\npixfmt yuv\nhash sha256\n",
@@ -357,6 +358,13 @@ Test(compare, malformed_manifests_are_rejected_with_their_line)
 	cr_assert_eq(enc_manifest_read(path, &m, &err), 0, "%s", err.msg);
 	cr_assert_eq(m.fmt, TP_GRAY16);
 	cr_assert_str_eq(m.hashes[0], "0123abcd");
+	enc_manifest_free(&m);
+	/* A --range manifest: frames 5 and 6 */
+	write_text(path, "tidepool-frame-hashes 1\nwidth 4\nheight 4\npixfmt rgb24\nhash sha256\n"
+			 "5 0a\n6 0b\n");
+	cr_assert_eq(enc_manifest_read(path, &m, &err), 0, "%s", err.msg);
+	cr_assert(m.first == 5 && m.n == 7, "first %d n %d", m.first, m.n);
+	cr_assert_str_eq(m.hashes[6], "0b");
 	enc_manifest_free(&m);
 }
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/shline.h"
 #include "cli/sheet.h"
 #include "cli/variants.h"
 #include "scene/scene.h"
@@ -49,6 +50,11 @@ static const char usage[] =
 	"      --frames N       frames per variant\n"
 	"      --size WxH       render size (the scene is scaled to it)\n"
 	"      --scale F        render size as a factor of the scene's size: 0.25, 25%, 2\n"
+	"      --tasks          print one 'tidepool render' command per variant and the\n"
+	"                       contact sheet step last (--sheet-only), for GNU parallel\n"
+	"                       or a scheduler, instead of rendering\n"
+	"      --sheet-only     only make the contact sheet, from variants already rendered\n"
+	"      --bin PATH       the tidepool that --tasks commands run (default: tidepool)\n"
 	"  -y, --overwrite      replace existing variant directories' files\n"
 	"  -q, --quiet          no progress or summary\n"
 	"  -h, --help           show this help\n"
@@ -64,6 +70,8 @@ typedef struct batch_opts {
 	const char *sets[MAX_SETS];
 	int nsets;
 	const char *frames, *size, *scale;
+	int tasks, sheet_only;
+	const char *bin;
 } batch_opts;
 
 typedef struct variant {
@@ -83,7 +91,8 @@ static const char *const mode_names[] = { "color", "height", "normal", "caustics
 
 static int parse_args(int argc, char **argv, batch_opts *o)
 {
-	enum { OPT_VARY = 256, OPT_NAME, OPT_SHEET, OPT_NO_SHEET, OPT_THUMB, OPT_SET, OPT_FRAMES, OPT_SIZE, OPT_SCALE };
+	enum { OPT_VARY = 256, OPT_NAME, OPT_SHEET, OPT_NO_SHEET, OPT_THUMB, OPT_SET, OPT_FRAMES, OPT_SIZE,
+	       OPT_SCALE, OPT_TASKS, OPT_SHEET_ONLY, OPT_BIN };
 	static const struct option longopts[] = {
 		{ "vary", required_argument, NULL, OPT_VARY },
 		{ "out-dir", required_argument, NULL, 'O' },
@@ -96,6 +105,9 @@ static int parse_args(int argc, char **argv, batch_opts *o)
 		{ "frames", required_argument, NULL, OPT_FRAMES },
 		{ "size", required_argument, NULL, OPT_SIZE },
 		{ "scale", required_argument, NULL, OPT_SCALE },
+		{ "tasks", no_argument, NULL, OPT_TASKS },
+		{ "sheet-only", no_argument, NULL, OPT_SHEET_ONLY },
+		{ "bin", required_argument, NULL, OPT_BIN },
 		{ "overwrite", no_argument, NULL, 'y' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -152,6 +164,9 @@ static int parse_args(int argc, char **argv, batch_opts *o)
 			o->scale = optarg;
 			break;
 		}
+		case OPT_TASKS: o->tasks = 1; break;
+		case OPT_SHEET_ONLY: o->sheet_only = 1; break;
+		case OPT_BIN: o->bin = optarg; break;
 		case 'y': o->overwrite = 1; break;
 		case 'q': o->quiet = 1; break;
 		case 'h': fputs(usage, stdout); return 1;
@@ -165,7 +180,13 @@ static int parse_args(int argc, char **argv, batch_opts *o)
 		return tp_cli_usage("batch", "one scene at a time (got '%s' too)", argv[optind + 1]);
 	if (!o->dir)
 		return tp_cli_usage("batch", "no output directory: give -O DIR");
+	if (o->tasks && o->sheet_only)
+		return tp_cli_usage("batch", "--tasks prints the --sheet-only step itself; give one of them");
+	if (o->sheet_only && o->no_sheet)
+		return tp_cli_usage("batch", "--sheet-only and --no-sheet exclude each other");
 	o->scene = argv[optind];
+	if (!o->bin)
+		o->bin = "tidepool";
 	return 0;
 }
 
@@ -292,6 +313,65 @@ static void free_variants(variant *vs, int n)
 	free(vs);
 }
 
+/* --tasks: the same render each variant would get (spawn() above, without --threads),
+ * then this batch again with --sheet-only. */
+static void opt_word(tp_line *l, const char *opt, const char *val)
+{
+	if (val) {
+		tp_line_word(l, opt);
+		tp_line_word(l, val);
+	}
+}
+
+static void print_line(tp_line *l)
+{
+	if (l->s)
+		puts(l->s);
+	free(l->s);
+	*l = (tp_line){ 0 };
+}
+
+static void print_tasks(const batch_opts *o, const variant *vars, int nvariants, int nv)
+{
+	tp_line l = { 0 };
+	for (int v = 0; v < nvariants; v++) {
+		const variant *va = &vars[v];
+		const char *head[] = { o->bin, "render", o->scene, "-q", "-y" };
+		for (int i = 0; i < 5; i++)
+			tp_line_word(&l, head[i]);
+		opt_word(&l, "--frames", o->frames);
+		opt_word(&l, "--size", o->size);
+		opt_word(&l, "--scale", o->scale);
+		for (int i = 0; i < o->nsets + nv; i++)
+			opt_word(&l, "--set", i < o->nsets ? o->sets[i] : va->sets[i - o->nsets]);
+		for (int i = 0; i < va->nouts; i++)
+			opt_word(&l, "-o", va->outs[i]);
+		print_line(&l);
+	}
+	if (o->no_sheet)
+		return;
+	char thumb[32];
+	snprintf(thumb, sizeof thumb, "%d", o->thumb);
+	tp_line_word(&l, o->bin);
+	tp_line_word(&l, "batch");
+	tp_line_word(&l, o->scene);
+	for (int i = 0; i < o->nvary_spec; i++)
+		opt_word(&l, "--vary", o->vary_spec[i]);
+	opt_word(&l, "-O", o->dir);
+	opt_word(&l, "--name", o->name);
+	opt_word(&l, "--sheet", o->sheet);
+	opt_word(&l, "--frames", o->frames);
+	opt_word(&l, "--size", o->size);
+	opt_word(&l, "--scale", o->scale);
+	for (int i = 0; i < o->nsets; i++)
+		opt_word(&l, "--set", o->sets[i]);
+	opt_word(&l, "--thumb", thumb);
+	const char *tail[] = { "--sheet-only", "-y", "-q" };
+	for (int i = 0; i < 3; i++)
+		tp_line_word(&l, tail[i]);
+	print_line(&l);
+}
+
 int cmd_batch(int argc, char **argv)
 {
 	batch_opts o = { .thumb = 192 };
@@ -409,6 +489,29 @@ int cmd_batch(int argc, char **argv)
 			goto fail;
 	}
 
+	int done = 0, failed = 0, first_fail = 0;
+	double start = tp_now();
+	snprintf(sheet_path, sizeof sheet_path, "%s", o.sheet ? o.sheet : "");
+	if (!o.sheet)
+		snprintf(sheet_path, sizeof sheet_path, "%s/contact.png", o.dir);
+	if (o.tasks) {
+		print_tasks(&o, vars, nvariants, nv);
+		goto fail; /* rc == 0: only the clean-up */
+	}
+	if (o.sheet_only) {
+		/* The renders ran elsewhere (--tasks): every variant counts as done. */
+		done = nvariants;
+		for (int v = 0; v < nvariants; v++) {
+			vars[v].status = 0;
+			if (vars[v].preview[0] && !tp_path_exists(vars[v].preview)) {
+				rc = tp_errf(&err, TP_EINPUT, "batch: %s: not rendered yet (no %s)", vars[v].name,
+					     vars[v].preview);
+				goto fail;
+			}
+		}
+		goto sheet;
+	}
+
 	/* Directories, up front: an existing variant is only replaced with -y. */
 	char path[4352];
 	snprintf(path, sizeof path, "%s/x", o.dir);
@@ -425,9 +528,6 @@ int cmd_batch(int argc, char **argv)
 			goto fail;
 		}
 	}
-	snprintf(sheet_path, sizeof sheet_path, "%s", o.sheet ? o.sheet : "");
-	if (!o.sheet)
-		snprintf(sheet_path, sizeof sheet_path, "%s/contact.png", o.dir);
 	if (!o.no_sheet && tp_path_exists(sheet_path) && !o.overwrite) {
 		rc = tp_errf(&err, TP_EIO, "%s: already exists (use -y to overwrite)", sheet_path);
 		goto fail;
@@ -438,8 +538,7 @@ int cmd_batch(int argc, char **argv)
 	int jobs = o.jobs ? o.jobs : cores;
 	jobs = jobs > nvariants ? nvariants : jobs;
 	int threads = cores / jobs > 0 ? cores / jobs : 1;
-	int next = 0, running = 0, done = 0, failed = 0, first_fail = 0;
-	double start = tp_now();
+	int next = 0, running = 0;
 	while ((next < nvariants && !tp_cli_interrupted) || running > 0) {
 		while (running < jobs && next < nvariants && !tp_cli_interrupted) {
 			int e = spawn(&o, &vars[next], nv, threads);
@@ -485,7 +584,9 @@ int cmd_batch(int argc, char **argv)
 		}
 	}
 
-	int interrupted = tp_cli_interrupted && rc == 0;
+	int interrupted;
+sheet:
+	interrupted = tp_cli_interrupted && rc == 0;
 	if (rc == 0 && !interrupted && !o.no_sheet) {
 		sheet_item *items = calloc((size_t)nvariants, sizeof *items);
 		int n = 0;

@@ -15,6 +15,9 @@ int cmd_validate(int argc, char **argv);
 int cmd_solvers(int argc, char **argv);
 int cmd_batch(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_cache(int argc, char **argv);
+int cmd_tasks(int argc, char **argv);
+int cmd_join(int argc, char **argv);
 
 /* Set by SIGINT/SIGTERM once tp_cli_catch_signals() ran; long loops poll it. */
 extern volatile sig_atomic_t tp_cli_interrupted;
@@ -33,6 +36,8 @@ int tp_parse_u64(const char *s, uint64_t *out);
 int tp_parse_size(const char *s, int *w, int *h);
 /* A render scale: a factor ("0.5", "2") or a percentage ("25%"), in 0..64. */
 int tp_parse_scale(const char *s, double *out);
+/* "100-199": 0 <= A <= B < SCENE_MAX_FRAMES */
+int tp_parse_range(const char *s, int *a, int *b);
 
 /* Applies --threads (0 = all cores) to OpenMP; returns the thread count in use. */
 int tp_cli_threads(int n);

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scene/scene.h"
+
 volatile sig_atomic_t tp_cli_interrupted = 0;
 
 static void on_signal(int sig)
@@ -113,6 +115,25 @@ int tp_parse_scale(const char *s, double *out)
 	if (!(v <= 64))
 		return -1;
 	*out = v;
+	return 0;
+}
+
+int tp_parse_range(const char *s, int *a, int *b)
+{
+	char buf[64];
+	if (strlen(s) >= sizeof buf)
+		return -1;
+	strcpy(buf, s);
+	char *dash = strchr(buf, '-');
+	if (!dash || dash == buf)
+		return -1;
+	*dash = 0;
+	long x, y;
+	if (tp_parse_int(buf, 0, SCENE_MAX_FRAMES - 1, &x) ||
+	    tp_parse_int(dash + 1, 0, SCENE_MAX_FRAMES - 1, &y) || y < x)
+		return -1;
+	*a = (int)x;
+	*b = (int)y;
 	return 0;
 }
 

@@ -51,6 +51,10 @@ static int add(out_plan *p, const scene *sc, const out_cli *cli, const enc_confi
 	it->enc = enc_find_for_path(path);
 	/* A one-frame render to one .png stays a still, whatever the flipbook settings. */
 	int atlas = layout(sc, cli, it->mode, &it->fb) && is_single_png(path) && sc->frames > 1;
+	if (atlas && base->range)
+		return tp_errf(err, TP_EUSAGE,
+			       "%s: a flipbook atlas holds every frame; it cannot be rendered by --range",
+			       path);
 	if (atlas)
 		it->enc = enc_find("flipbook");
 	if (!it->enc)
@@ -65,7 +69,7 @@ static int add(out_plan *p, const scene *sc, const out_cli *cli, const enc_confi
 	it->cfg.w = sc->width;
 	it->cfg.h = sc->height;
 	it->cfg.fps = sc->fps;
-	it->cfg.frames = sc->frames;
+	it->cfg.frames = base->range ? base->frames : sc->frames;
 	it->cfg.fmt = render_format(it->rd);
 	it->cfg.flipbook = atlas ? &it->fb : NULL;
 	return it->enc->check(&it->cfg, err);

@@ -12,6 +12,7 @@
 #include "encode/queue.h"
 #include "render/render.h"
 #include "scene/scene.h"
+#include "sim/ckpt.h"
 #include "sim/loop.h"
 #include "sim/stepper.h"
 #include "util/fsutil.h"
@@ -44,6 +45,13 @@ static const char usage[] =
 	"      --seed N         random seed (rain and other random events)\n"
 	"      --threads N      worker threads (default: all cores); output is identical\n"
 	"                       for every N\n"
+	"      --range A-B      render only frames A..B (0-based, inclusive) of the scene's\n"
+	"                       timeline, byte-identical to the same frames of a full render;\n"
+	"                       PNG names and --hash lines keep the global frame numbers, an\n"
+	"                       MP4 is a segment for 'tidepool join'\n"
+	"      --cache DIR      start --range from the latest checkpoint at or before A in\n"
+	"                       DIR (written by 'tidepool cache'); without it the frames\n"
+	"                       before A are simulated without rendering\n"
 	"      --crf N          MP4 quality, 0 (lossless) .. 51 (default 18)\n"
 	"      --preset NAME    x264 preset, ultrafast .. veryslow (default medium)\n"
 	"      --bitrate RATE   MP4 target bit rate in bits/s (k and M suffixes), instead of crf\n"
@@ -70,6 +78,8 @@ typedef struct render_opts {
 	int crf;
 	const char *preset;
 	int64_t bitrate;
+	int range, first, last; /* --range A-B */
+	const char *cache;      /* --cache DIR */
 } render_opts;
 
 static int parse_bitrate(const char *s, int64_t *out)
@@ -96,7 +106,8 @@ static int parse_bitrate(const char *s, int64_t *out)
 static int parse_args(int argc, char **argv, render_opts *o, const char **scene_file)
 {
 	enum { OPT_FRAMES = 256, OPT_SIZE, OPT_SEED, OPT_THREADS, OPT_STATS, OPT_CRF, OPT_PRESET,
-	       OPT_BITRATE, OPT_HASH, OPT_SET, OPT_FLIPBOOK, OPT_FRAME_SIZE, OPT_POT, OPT_SCALE };
+	       OPT_BITRATE, OPT_HASH, OPT_SET, OPT_FLIPBOOK, OPT_FRAME_SIZE, OPT_POT, OPT_SCALE,
+	       OPT_RANGE, OPT_CACHE };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "frames", required_argument, NULL, OPT_FRAMES },
@@ -113,6 +124,8 @@ static int parse_args(int argc, char **argv, render_opts *o, const char **scene_
 		{ "flipbook", required_argument, NULL, OPT_FLIPBOOK },
 		{ "frame-size", required_argument, NULL, OPT_FRAME_SIZE },
 		{ "pot", no_argument, NULL, OPT_POT },
+		{ "range", required_argument, NULL, OPT_RANGE },
+		{ "cache", required_argument, NULL, OPT_CACHE },
 		{ "overwrite", no_argument, NULL, 'y' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -145,6 +158,13 @@ static int parse_args(int argc, char **argv, render_opts *o, const char **scene_
 				return tp_cli_usage("render", "--frame-size: expected WxH such as 128x128 (got '%s')", optarg);
 			break;
 		case OPT_POT: o->outs.pot = 1; break;
+		case OPT_RANGE:
+			if (tp_parse_range(optarg, &o->first, &o->last))
+				return tp_cli_usage("render", "--range: expected A-B with 0 <= A <= B, such as 100-199 (got '%s')",
+						    optarg);
+			o->range = 1;
+			break;
+		case OPT_CACHE: o->cache = optarg; break;
 		case 'y': o->overwrite = 1; break;
 		case 'q': o->quiet = 1; break;
 		case 'h': fputs(usage, stdout); return 1;
@@ -196,6 +216,8 @@ static int parse_args(int argc, char **argv, render_opts *o, const char **scene_
 	*scene_file = argv[optind];
 	if ((o->outs.frame_w || o->outs.pot) && !o->outs.cols)
 		return tp_cli_usage("render", "--frame-size and --pot go with --flipbook CxR");
+	if (o->cache && !o->range)
+		return tp_cli_usage("render", "--cache goes with --range A-B");
 	/* The scene's "output" is replaced by the first -o (its path, without MODE=). */
 	if (o->outs.n) {
 		int mode;
@@ -213,6 +235,29 @@ static int write_stats_line(FILE *f, int frame, double t, const tp_stats *st)
 	for (int i = 0; i < st->n; i++)
 		fprintf(f, ",\"%s\":%.9g", st->name[i], st->value[i]);
 	return fputs("}\n", f) == EOF ? -1 : 0;
+}
+
+/* Brings lp to output frame `first` without rendering: from the latest checkpoint at or
+ * before it in --cache DIR, else from frame 0. The frames are the same either way. */
+static int seek_to(sim_loop *lp, const scene *sc, const render_opts *o, int first, tp_err *err)
+{
+	int from = 0, rc;
+	if (o->cache) {
+		ckpt_key key = { .sc = sc };
+		scene_fingerprint(sc, &o->ov, key.fingerprint);
+		if ((rc = ckpt_find(o->cache, first, &from, err)) < 0)
+			return rc;
+		char path[4352];
+		if (from > 0 && (ckpt_path(o->cache, from, path, sizeof path) < 0 ||
+				 (rc = ckpt_load(path, &key, from, lp, err)) < 0))
+			return rc < 0 ? rc : tp_errf(err, TP_EUSAGE, "%s: path too long", o->cache);
+	}
+	for (int k = from; k < first && !tp_cli_interrupted; k++) {
+		tp_surface surf;
+		if ((rc = loop_next(lp, &surf, err)) < 0)
+			return rc;
+	}
+	return tp_cli_interrupted ? TP_EINTR : 0;
 }
 
 int cmd_render(int argc, char **argv)
@@ -244,9 +289,17 @@ int cmd_render(int argc, char **argv)
 	if (rc < 0)
 		goto fail;
 
+	if (o.range && o.last >= sc->frames) {
+		rc = tp_errf(&err, TP_EUSAGE, "--range %d-%d: %s has %d frames (0-%d)", o.first, o.last,
+			     scene_file, sc->frames, sc->frames - 1);
+		goto fail;
+	}
+	const int first = o.range ? o.first : 0, last = o.range ? o.last : sc->frames - 1;
+
 	/* Every output is checked before any simulation: a bad path costs nothing. */
 	const enc_config base = { .overwrite = o.overwrite, .crf = o.crf, .preset = o.preset,
-				  .bitrate = o.bitrate };
+				  .bitrate = o.bitrate, .range = o.range, .first = first,
+				  .frames = last - first + 1 };
 	rc = outputs_plan(&plan, sc, &o.outs, &base, &err);
 	if (rc < 0)
 		goto fail;
@@ -308,8 +361,10 @@ int cmd_render(int argc, char **argv)
 		goto fail;
 
 	tp_progress prog;
-	tp_progress_start(&prog, "render", sc->frames, o.quiet);
-	for (int k = 0; k < sc->frames && !tp_cli_interrupted; k++) {
+	tp_progress_start(&prog, "render", last - first + 1, o.quiet);
+	if (first > 0 && (rc = seek_to(lp, sc, &o, first, &err)) < 0)
+		goto fail;
+	for (int k = first; k <= last && !tp_cli_interrupted; k++) {
 		tp_surface surf;
 		rc = loop_next(lp, &surf, &err);
 		if (rc < 0)
@@ -327,7 +382,7 @@ int cmd_render(int argc, char **argv)
 				break;
 			}
 		}
-		frames_done = k + 1;
+		frames_done = k - first + 1;
 		tp_progress_update(&prog, frames_done);
 	}
 	tp_err qerr;
@@ -338,6 +393,8 @@ int cmd_render(int argc, char **argv)
 	}
 	int interrupted = rc == 0 && tp_cli_interrupted;
 	enc_close_mode mode = rc < 0 ? ENC_CLOSE_FAILED : interrupted ? ENC_CLOSE_INTERRUPTED : ENC_CLOSE_DONE;
+	if (interrupted && o.range)
+		mode = ENC_CLOSE_FAILED; /* a chunk is whole or absent: rerunning it completes it */
 	for (int i = 0; i < nsinks; i++) {
 		tp_err cerr;
 		int crc = enc_sink_close(sinks[i], mode, &cerr);

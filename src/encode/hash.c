@@ -241,6 +241,8 @@ int enc_manifest_read(const char *path, enc_manifest *m, tp_err *err)
 		}
 		char *end = NULL;
 		long idx = strtol(key, &end, 10);
+		if (m->n == 0 && m->first == 0 && !*end && idx > 0 && idx < 100000000)
+			m->first = m->n = (int)idx; /* a range's manifest starts at its first frame */
 		if (*end || !isdigit((unsigned char)key[0]) || idx != m->n || !is_hex(val) ||
 		    strlen(val) >= ENC_HASH_HEX_MAX) {
 			rc = tp_errf(err, TP_EINPUT, "%s:%d: expected '%d <lower-case hex digest>', got '%s %s'",
@@ -270,7 +272,7 @@ int enc_manifest_write(const char *path, const enc_manifest *m, tp_err *err)
 	/* No software version here: a manifest must only change when the frames do. */
 	fprintf(f, "%s %d\nwidth %d\nheight %d\npixfmt %s\nhash %s\n", ENC_MANIFEST_MAGIC,
 		ENC_MANIFEST_VERSION, m->w, m->h, enc_hash_pixfmt_name(m->fmt), m->algo);
-	for (int i = 0; i < m->n; i++)
+	for (int i = m->first; i < m->n; i++)
 		fprintf(f, "%d %s\n", i, m->hashes[i]);
 	int bad = fflush(f) != 0 || ferror(f);
 	int saved = errno;
@@ -326,9 +328,10 @@ static int hash_open(void *priv, const enc_config *cfg, tp_err *err)
 	s->m.fmt = cfg->fmt;
 	snprintf(s->m.algo, sizeof s->m.algo, "%s", enc_hasher_algo(s->hasher));
 	/* Reserve up front so write_frame does not allocate. */
-	rc = manifest_reserve(&s->m, cfg->frames > 0 ? cfg->frames : 1, err);
+	rc = manifest_reserve(&s->m, cfg->first + (cfg->frames > 0 ? cfg->frames : 1), err);
 	if (rc < 0)
 		return rc;
+	s->m.first = s->m.n = cfg->first;
 	s->opened = 1;
 	return 0;
 }

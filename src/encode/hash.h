@@ -16,6 +16,9 @@
  *     hash sha256                    any libavutil hash name, lower case
  *     0 9f86d081884c7d65...          frame index, hex digest; indices 0..n-1 in order
  *
+ * A manifest of `render --range A-B` holds frames A..B: its first frame line may carry
+ * any index, the following ones count up from it.
+ *
  * Blank lines and lines starting with '#' are ignored when reading. The hashing goes
  * through libavutil's av_hash API, so this module lives in src/encode/ (the only place
  * for libav*); compare uses it through the opaque enc_hasher.
@@ -54,7 +57,8 @@ typedef struct enc_manifest {
 	int w, h;
 	tp_pixfmt fmt;
 	char algo[32];
-	int n, cap;                        /* frames held, capacity */
+	int first;                         /* first frame held (a --range render's manifest) */
+	int n, cap;                        /* frames held (first..n-1), capacity */
 	char (*hashes)[ENC_HASH_HEX_MAX];  /* hashes[i]: frame i */
 } enc_manifest;
 

@@ -353,6 +353,12 @@ static int mp4_open(void *priv, const enc_config *cfg, tp_err *err)
 	if (rc < 0)
 		return av_fail(err, rc, m->tmp, "cannot create");
 	m->tmp_exists = 1;
+	if (cfg->range) {
+		/* A segment says which frames it holds, for `tidepool join` (encode/join.c). */
+		char tag[64];
+		snprintf(tag, sizeof tag, ENC_SEGMENT_TAG " %d-%d", cfg->first, cfg->first + cfg->frames - 1);
+		av_dict_set(&m->fc->metadata, "comment", tag, 0);
+	}
 	av_dict_set(&mopts, "movflags", "+faststart", 0);
 	rc = avformat_write_header(m->fc, &mopts);
 	av_dict_free(&mopts);

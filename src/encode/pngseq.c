@@ -27,7 +27,8 @@ typedef struct pngseq {
 	tp_image batch[BATCH];
 	int batch_index[BATCH];
 	int nbatch;
-	int written; /* frames 0..written-1 are on disk */
+	int first;   /* first frame index (render --range) */
+	int written; /* frames first..written-1 are on disk */
 	int overwrite;
 } pngseq;
 
@@ -48,7 +49,7 @@ static int pngseq_probe(const char *path)
 /* Nothing is overwritten without -y: fails if any frame 0..frames-1 exists. Long
  * renders have many frames, so when the %d is in the file name the directory is read
  * once instead of testing every name. */
-static int first_existing_frame(const pngseq *s, int frames, tp_err *err)
+static int first_existing_frame(const pngseq *s, int first, int frames, tp_err *err)
 {
 	char path[4352];
 	const char *slash = strrchr(s->pattern, '/');
@@ -56,7 +57,7 @@ static int first_existing_frame(const pngseq *s, int frames, tp_err *err)
 	while (conv && conv[1] == '%')
 		conv = strchr(conv + 2, '%');
 	if (!s->is_pattern || !conv || (slash && conv < slash) || frames < 64) {
-		for (int i = 0; i < frames; i++) {
+		for (int i = first; i < first + frames; i++) {
 			frame_path(s, i, path, sizeof path);
 			if (tp_path_exists(path))
 				return tp_errf(err, TP_EIO, "%s: already exists (use -y to overwrite)", path);
@@ -77,7 +78,7 @@ static int first_existing_frame(const pngseq *s, int frames, tp_err *err)
 		if (!*digits)
 			continue;
 		long v = strtol(digits, NULL, 10);
-		if (v < 0 || v >= frames)
+		if (v < first || v >= (long)first + frames)
 			continue;
 		frame_path(s, (int)v, path, sizeof path);
 		const char *base = strrchr(path, '/');
@@ -107,11 +108,11 @@ static int pngseq_check(const enc_config *cfg, tp_err *err)
 	pngseq tmp = { .is_pattern = kind == 1 };
 	snprintf(tmp.pattern, sizeof tmp.pattern, "%s", cfg->path);
 	char path[4352];
-	frame_path(&tmp, 0, path, sizeof path);
-	rc = enc_check_output(path, cfg->overwrite, err); /* the directory, and frame 0 */
+	frame_path(&tmp, cfg->first, path, sizeof path);
+	rc = enc_check_output(path, cfg->overwrite, err); /* the directory, and the first frame */
 	if (rc < 0 || cfg->overwrite)
 		return rc;
-	return first_existing_frame(&tmp, cfg->frames, err);
+	return first_existing_frame(&tmp, cfg->first, cfg->frames, err);
 }
 
 static int pngseq_open(void *priv, const enc_config *cfg, tp_err *err)
@@ -123,6 +124,7 @@ static int pngseq_open(void *priv, const enc_config *cfg, tp_err *err)
 	snprintf(s->pattern, sizeof s->pattern, "%s", cfg->path);
 	s->is_pattern = tp_pattern_kind(cfg->path) == 1;
 	s->frames = cfg->frames;
+	s->first = s->written = cfg->first;
 	s->overwrite = cfg->overwrite;
 	for (int i = 0; i < BATCH; i++)
 		if (tp_image_alloc(&s->batch[i], cfg->w, cfg->h, cfg->fmt) < 0)
@@ -173,7 +175,7 @@ static int pngseq_close(void *priv, enc_close_mode mode, tp_err *err)
 		rc = flush_batch(s, err);
 	if (mode == ENC_CLOSE_FAILED || rc < 0) {
 		/* Leave no partial sequence behind after an error. */
-		for (int i = 0; i < s->written; i++) {
+		for (int i = s->first; i < s->written; i++) {
 			char path[4352];
 			frame_path(s, i, path, sizeof path);
 			unlink(path);

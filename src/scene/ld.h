@@ -106,6 +106,9 @@ void scene_free_textures(scene *s);
 /* scale.c: last, converts every length of the scene from scene units to output pixels
  * and sets the render size (scene.h). At the scene's own size it changes nothing. */
 int ld_scale(ld *L);
+
+/* fingerprint.c: SHA-256 of the scene text (after --set edits) into out. */
+void scene_text_digest(const char *text, size_t len, uint8_t out[32]);
 /* sets.c: applies --set KEY=VALUE edits to the source text (reallocated) before parsing. */
 int ld_apply_sets(const char *file, char **text, size_t *len, const char *const *sets, int nsets,
 	tp_err *err);

@@ -502,6 +502,7 @@ int scene_load(const char *path, const scene_overrides *ov, scene **out, tp_err 
 		rc = tp_errf(err, TP_EIO, "%s: out of memory", path);
 		goto fail;
 	}
+	scene_text_digest(text, len, s->text_sha256);
 	ld L = { .file = path, .text = text + bom, .len = len - bom, .root = root, .err = err, .s = s };
 	if ((rc = read_scene(&L, ov)) < 0)
 		goto fail;

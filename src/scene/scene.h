@@ -222,6 +222,8 @@ typedef struct scene {
 	scene_loop loop;       /* "loop": a seamless loop (frames above is then loop.frames) */
 	scene_flipbook flipbook; /* "flipbook": single-file PNG outputs become frame atlases */
 	scene_variants variants; /* "variants": what `tidepool batch` varies */
+
+	uint8_t text_sha256[32]; /* of the JSON text after --set edits (scene_fingerprint) */
 } scene;
 
 /* Command-line values that override the scene; a zero/NULL field leaves it alone. */
@@ -239,6 +241,12 @@ typedef struct scene_overrides {
 } scene_overrides;
 
 int scene_load(const char *path, const scene_overrides *ov, scene **out, tp_err *err);
+
+/* What a simulation cache belongs to (fingerprint.c): SHA-256 over the scene text after
+ * --set edits, every field of *ov that can change the simulation (one serialiser, so a
+ * new override is added in one place) and the final size. Same scene, same options =
+ * same 32 bytes. ov may be NULL (no overrides). */
+void scene_fingerprint(const scene *sc, const scene_overrides *ov, uint8_t out[32]);
 void scene_destroy(scene *s);
 
 /* Position of a path at time t (linear between keyframes, held outside them). */

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/wire.h"
+
 struct sim_loop {
 	const scene *sc;
 	stepper *st;
@@ -181,5 +183,49 @@ int loop_next(sim_loop *lp, tp_surface *surf, tp_err *err)
 	blend(lp, lp->saved + (size_t)k * lp->w * lp->h, surf, (double)(k + 1) / (lp->fade + 1));
 	surf->data = lp->blend;
 	surf->stride = lp->w;
+	return 0;
+}
+
+int loop_position(const sim_loop *lp) { return lp->next; }
+
+/* ---- checkpoints ---- */
+
+static const char LOOP_MAGIC[8] = { 'T', 'P', 'L', 'O', 'O', 'P', '0', '1' };
+
+int loop_save(const sim_loop *lp, FILE *f, tp_err *err)
+{
+	int rc = tp_wr_bytes(f, LOOP_MAGIC, 8);
+	rc |= tp_wr_i32(f, lp->on) | tp_wr_i32(f, lp->next);
+	if (lp->on) {
+		rc |= tp_wr_i32(f, lp->fade) | tp_wr_i32(f, lp->w) | tp_wr_i32(f, lp->h);
+		/* the early frames exist once the first output frame was made */
+		if (lp->next > 0)
+			rc |= tp_wr_i32s(f, (const int32_t *)(const void *)lp->saved,
+					 (size_t)lp->fade * lp->w * lp->h);
+	}
+	if (rc)
+		return tp_errf(err, TP_EIO, "checkpoint: write failed");
+	return stepper_save(lp->st, f, err);
+}
+
+int loop_load(sim_loop *lp, FILE *f, tp_err *err)
+{
+	char magic[8];
+	int on, next, fade = 0, w = 0, h = 0;
+	int rc = tp_rd_bytes(f, magic, 8) | tp_rd_int(f, &on) | tp_rd_int(f, &next);
+	if (!rc && on)
+		rc |= tp_rd_int(f, &fade) | tp_rd_int(f, &w) | tp_rd_int(f, &h);
+	if (rc)
+		return tp_errf(err, TP_EIO, "checkpoint: truncated");
+	if (memcmp(magic, LOOP_MAGIC, 8))
+		return tp_errf(err, TP_EINPUT, "checkpoint: no loop section");
+	if (on != lp->on || next < 0 || (on && (fade != lp->fade || w != lp->w || h != lp->h)))
+		return tp_errf(err, TP_EINPUT, "checkpoint: made for another \"loop\" setting");
+	if (on && next > 0 &&
+	    tp_rd_i32s(f, (int32_t *)(void *)lp->saved, (size_t)lp->fade * lp->w * lp->h))
+		return tp_errf(err, TP_EIO, "checkpoint: truncated");
+	if ((rc = stepper_load(lp->st, f, err)) < 0)
+		return rc;
+	lp->next = next;
 	return 0;
 }

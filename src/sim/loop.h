@@ -17,6 +17,8 @@
 #ifndef TP_SIM_LOOP_H
 #define TP_SIM_LOOP_H
 
+#include <stdio.h>
+
 #include "scene/scene.h"
 #include "sim/stepper.h"
 #include "solvers/solver.h"
@@ -33,5 +35,12 @@ void loop_destroy(sim_loop *lp); /* NULL is a no-op */
 int loop_next(sim_loop *lp, tp_surface *surf, tp_err *err);
 /* The stepper underneath (time and statistics of the latest simulated frame). */
 stepper *loop_stepper(sim_loop *lp);
+/* Output frames given so far (the next loop_next() gives this frame). */
+int loop_position(const sim_loop *lp);
+
+/* Checkpoints (sim/ckpt.h): the loop's section - output frames given so far and, once
+ * the warm-up ran, the B saved early frames of the cross-fade - then the stepper's. */
+int loop_save(const sim_loop *lp, FILE *f, tp_err *err);
+int loop_load(sim_loop *lp, FILE *f, tp_err *err);
 
 #endif

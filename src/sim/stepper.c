@@ -3,8 +3,10 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/rng.h"
+#include "util/wire.h"
 
 struct stepper {
 	const scene *sc;
@@ -208,4 +210,82 @@ void stepper_stats(const stepper *st, tp_stats *out)
 {
 	out->n = 0;
 	st->desc->stats(st->priv, out);
+}
+
+/* ---- checkpoints: a section of sim/ckpt.h's file ---- */
+
+static const char STEPPER_MAGIC[8] = { 'T', 'P', 'S', 'T', 'E', 'P', '0', '1' };
+
+/* Everything the next frames depend on besides the solver: the global step count (times
+ * are derived from it, never accumulated), the next scheduled drop, each rain stream's
+ * generator and the box poses. */
+int stepper_save(const stepper *st, FILE *f, tp_err *err)
+{
+	const scene *sc = st->sc;
+	int rc = tp_wr_bytes(f, STEPPER_MAGIC, 8);
+	rc |= tp_wr_i32(f, st->frame) | tp_wr_i64(f, st->step) | tp_wr_i32(f, st->next_drop);
+	rc |= tp_wr_i32(f, sc->nemitters) | tp_wr_i32(f, sc->nboxes);
+	for (int i = 0; i < sc->nemitters; i++)
+		rc |= tp_wr_u64(f, st->rain[i].state) | tp_wr_u64(f, st->rain[i].inc);
+	for (int i = 0; i < sc->nboxes; i++) {
+		const tp_box_pose *p = &st->poses[i];
+		const double v[8] = { p->x, p->y, p->angle, p->vx, p->vy, p->z, p->tilt[0], p->tilt[1] };
+		rc |= tp_wr_f64s(f, v, 8);
+	}
+	if (rc)
+		return tp_errf(err, TP_EIO, "checkpoint: write failed");
+	if (!st->desc->save)
+		return tp_errf(err, TP_EINPUT, "the %s solver has no checkpoints", st->desc->name);
+	rc |= tp_wr_bytes(f, st->desc->name, strlen(st->desc->name) + 1);
+	return rc ? tp_errf(err, TP_EIO, "checkpoint: write failed") : st->desc->save(st->priv, f, err);
+}
+
+int stepper_load(stepper *st, FILE *f, tp_err *err)
+{
+	const scene *sc = st->sc;
+	char magic[8], name[32];
+	int32_t frame, next_drop, nem, nbox;
+	int64_t step;
+	int rc = tp_rd_bytes(f, magic, 8);
+	rc |= tp_rd_i32(f, &frame) | tp_rd_i64(f, &step) | tp_rd_i32(f, &next_drop);
+	rc |= tp_rd_i32(f, &nem) | tp_rd_i32(f, &nbox);
+	if (rc)
+		return tp_errf(err, TP_EIO, "checkpoint: truncated");
+	if (memcmp(magic, STEPPER_MAGIC, 8))
+		return tp_errf(err, TP_EINPUT, "checkpoint: no stepper section");
+	if (nem != sc->nemitters || nbox != sc->nboxes || frame < 0 || step < 0 || next_drop < 0 ||
+	    next_drop > sc->ndrops)
+		return tp_errf(err, TP_EINPUT, "checkpoint: made for another scene (%d emitters, %d boxes)",
+			       (int)nem, (int)nbox);
+	for (int i = 0; i < sc->nemitters; i++)
+		rc |= tp_rd_u64(f, &st->rain[i].state) | tp_rd_u64(f, &st->rain[i].inc);
+	for (int i = 0; i < sc->nboxes; i++) {
+		double v[8];
+		rc |= tp_rd_f64s(f, v, 8);
+		st->poses[i] = (tp_box_pose){ v[0], v[1], v[2], v[3], v[4], v[5], { v[6], v[7] } };
+	}
+	size_t k = 0;
+	int c = 1;
+	while (!rc && k < sizeof name - 1 && (c = fgetc(f)) > 0)
+		name[k++] = (char)c;
+	if (rc || c != 0)
+		return tp_errf(err, TP_EIO, "checkpoint: truncated");
+	name[k] = 0;
+	if (strcmp(name, st->desc->name))
+		return tp_errf(err, TP_EINPUT, "checkpoint: made by the %s solver (this scene uses %s)",
+			       name, st->desc->name);
+	if (!st->desc->load)
+		return tp_errf(err, TP_EINPUT, "the %s solver has no checkpoints", st->desc->name);
+	if ((rc = st->desc->load(st->priv, f, err)) < 0)
+		return rc;
+	st->frame = frame;
+	st->step = step;
+	st->next_drop = next_drop;
+	/* The rain slots that have fallen follow from the step count (apply_rain): those
+	 * with slot * num < step * den. */
+	int64_t num = 1, den = 1;
+	if ((st->desc->caps & TP_SOLVER_CELL_STEPS) && sc->scale_num > 0 && sc->scale_den > 0)
+		num = sc->scale_num, den = sc->scale_den;
+	st->rain_slot = (long)((step * den + num - 1) / num);
+	return 0;
 }

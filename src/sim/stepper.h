@@ -11,6 +11,8 @@
 #ifndef TP_SIM_STEPPER_H
 #define TP_SIM_STEPPER_H
 
+#include <stdio.h>
+
 #include "scene/scene.h"
 #include "solvers/solver.h"
 #include "util/error.h"
@@ -26,5 +28,12 @@ double stepper_time(const stepper *st);
 void stepper_surface(stepper *st, tp_surface *out);
 void stepper_stats(const stepper *st, tp_stats *out);
 solver *stepper_solver(stepper *st);
+
+/* Checkpoints (sim/ckpt.h): the stepper's own state - frame, global step count, next
+ * scheduled drop, every rain stream, box poses - then the solver's section. Loading
+ * into a fresh stepper of the same scene continues bit for bit. Errors: TP_EIO (write,
+ * truncated file), TP_EINPUT (a section for another scene or solver). */
+int stepper_save(const stepper *st, FILE *f, tp_err *err);
+int stepper_load(stepper *st, FILE *f, tp_err *err);
 
 #endif

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/wire.h"
+
 static inline int wrapi(int i, int n)
 {
 	i %= n;
@@ -364,59 +366,40 @@ void ig_stats(const ig_grid *g, const int32_t *h, const int32_t *k, int kind, tp
 	tp_stats_add(out, "energy", e / (u * u));
 }
 
-#define IG_MAGIC "TPINTG01"
-
-typedef struct ig_header {
-	char magic[8];
-	char tag[16];
-	int32_t w, h, unit, n;
-} ig_header;
-
-static void fill_header(ig_header *hd, const ig_grid *g, const char *tag, int n)
-{
-	memset(hd, 0, sizeof *hd);
-	memcpy(hd->magic, IG_MAGIC, sizeof hd->magic);
-	strncpy(hd->tag, tag, sizeof hd->tag - 1);
-	hd->w = g->w;
-	hd->h = g->h;
-	hd->unit = g->unit;
-	hd->n = n;
-}
+/* Checkpoint section: magic, tag, then w, h, unit, n and the n buffers' pool cells row by
+ * row, all little-endian (util/wire.h). */
+#define IG_MAGIC "TPINTG02"
 
 int ig_save(const ig_grid *g, const char *tag, const int32_t *const *org, int n, FILE *f,
 	    tp_err *err)
 {
-	ig_header hd;
-	fill_header(&hd, g, tag, n);
-	if (fwrite(&hd, sizeof hd, 1, f) != 1)
-		goto fail;
-	for (int b = 0; b < n; b++)
-		for (int y = 0; y < g->h; y++)
-			if (fwrite(org[b] + y * g->stride, sizeof(int32_t), (size_t)g->w, f) !=
-			    (size_t)g->w)
-				goto fail;
-	return 0;
-fail:
-	return tp_errf(err, TP_EIO, "checkpoint: write failed");
+	char t[16] = { 0 };
+	strncpy(t, tag, sizeof t - 1);
+	int rc = tp_wr_bytes(f, IG_MAGIC, 8) | tp_wr_bytes(f, t, sizeof t);
+	rc |= tp_wr_i32(f, g->w) | tp_wr_i32(f, g->h) | tp_wr_i32(f, g->unit) | tp_wr_i32(f, n);
+	for (int b = 0; b < n && !rc; b++)
+		for (int y = 0; y < g->h && !rc; y++)
+			rc |= tp_wr_i32s(f, org[b] + y * g->stride, (size_t)g->w);
+	return rc ? tp_errf(err, TP_EIO, "checkpoint: write failed") : 0;
 }
 
 int ig_load(const ig_grid *g, const char *tag, int32_t *const *org, int n, FILE *f, tp_err *err)
 {
-	ig_header want, got;
-	fill_header(&want, g, tag, n);
-	if (fread(&got, sizeof got, 1, f) != 1)
+	char magic[8], t[16], want[16] = { 0 };
+	int w, h, unit, nb;
+	strncpy(want, tag, sizeof want - 1);
+	if (tp_rd_bytes(f, magic, 8) || tp_rd_bytes(f, t, sizeof t) || tp_rd_int(f, &w) ||
+	    tp_rd_int(f, &h) || tp_rd_int(f, &unit) || tp_rd_int(f, &nb))
 		return tp_errf(err, TP_EIO, "checkpoint: truncated header");
-	if (memcmp(got.magic, want.magic, sizeof got.magic) ||
-	    memcmp(got.tag, want.tag, sizeof got.tag))
+	if (memcmp(magic, IG_MAGIC, 8) || memcmp(t, want, sizeof t))
 		return tp_errf(err, TP_EINPUT, "checkpoint: not a %s checkpoint", tag);
-	if (got.w != want.w || got.h != want.h || got.unit != want.unit || got.n != want.n)
+	if (w != g->w || h != g->h || unit != g->unit || nb != n)
 		return tp_errf(err, TP_EINPUT,
-			       "checkpoint: made for %dx%d, unit %d (this scene: %dx%d, unit %d)",
-			       got.w, got.h, got.unit, want.w, want.h, want.unit);
+			       "checkpoint: made for %dx%d, unit %d (this scene: %dx%d, unit %d)", w, h,
+			       unit, g->w, g->h, g->unit);
 	for (int b = 0; b < n; b++)
 		for (int y = 0; y < g->h; y++)
-			if (fread(org[b] + y * g->stride, sizeof(int32_t), (size_t)g->w, f) !=
-			    (size_t)g->w)
+			if (tp_rd_i32s(f, org[b] + y * g->stride, (size_t)g->w))
 				return tp_errf(err, TP_EIO, "checkpoint: truncated data");
 	/* A checkpoint from another boundary could carry non-zero held cells: re-zero them. */
 	for (int b = 0; b < n; b++)

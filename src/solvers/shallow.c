@@ -53,6 +53,7 @@
 #include <string.h>
 
 #include "solvers/shallow_impl.h"
+#include "util/wire.h"
 
 /* The lab's scale: a 100-cell pool, 8 steps per frame at 30 fps, rate 0.005. */
 #define REF_CELLS 100.0
@@ -614,67 +615,97 @@ static void shallow_stats(const void *priv, tp_stats *out)
 	}
 }
 
-/* Checkpoint: a magic, the sizes, then eta, eta_old and vh (ghost rings included) and the
- * box states, in host byte order (checkpoints are for resuming on the same machine). */
-static const char SAVE_MAGIC[8] = { 'T', 'P', 'S', 'H', 'A', 'L', '0', '2' };
+/* Checkpoint section, little-endian (util/wire.h): a magic, w, h, nbox; eta, eta_old and
+ * vh (ghost rings included); v0; then per box its state, the stepper's previous pose, and
+ * the regions of last step's clusters (where vh must be cleared next step, and the CG's
+ * warm start: vh itself); the CG counters. The footprint cache and the preconditioners
+ * are rebuilt on the first step after loading, to the same bits. */
+static const char SAVE_MAGIC[8] = { 'T', 'P', 'S', 'H', 'A', 'L', '0', '3' };
 
-typedef struct chunk {
-	void *p;
-	size_t size, n;
-} chunk;
+/* A box_state's persistent fields, as doubles and ints (the region is per step). */
+#define BOX_DOUBLES 19
 
-/* The state after the header, as the list of what is written and read back. */
-static int state_chunks(shallow *s, chunk *c)
+static void box_doubles(box_state *b, double **d)
 {
-	const size_t ghosted = (size_t)s->S * (s->h + 2), nb = (size_t)s->nbox;
-	int n = 0;
-	c[n++] = (chunk){ s->eta, sizeof(double), ghosted };
-	c[n++] = (chunk){ s->old, sizeof(double), ghosted };
-	c[n++] = (chunk){ s->vh, sizeof(double), ghosted };
-	c[n++] = (chunk){ &s->v0, sizeof s->v0, 1 };
-	if (nb) {
-		c[n++] = (chunk){ s->box, sizeof *s->box, nb };
-		c[n++] = (chunk){ s->prev, sizeof *s->prev, nb };
-		c[n++] = (chunk){ s->old_cl, sizeof *s->old_cl, nb };
-		c[n++] = (chunk){ &s->nold, sizeof s->nold, 1 };
-	}
-	return n;
+	double *const v[BOX_DOUBLES] = { &b->x, &b->y, &b->angle, &b->vx, &b->vy, &b->z, &b->vz,
+					 &b->tilt[0], &b->tilt[1], &b->wt[0], &b->wt[1], &b->hw,
+					 &b->hh, &b->height, &b->mass, &b->inertia[0],
+					 &b->inertia[1], &b->sn, &b->cs };
+	memcpy(d, v, sizeof v);
+}
+
+static int pose_io(FILE *f, tp_box_pose *p, int wr)
+{
+	double *v[8] = { &p->x, &p->y, &p->angle, &p->vx, &p->vy, &p->z, &p->tilt[0], &p->tilt[1] };
+	int rc = 0;
+	for (int i = 0; i < 8; i++)
+		rc |= wr ? tp_wr_f64(f, *v[i]) : tp_rd_f64(f, v[i]);
+	return rc;
 }
 
 static int shallow_save(const void *priv, FILE *f, tp_err *err)
 {
-	/* state_chunks() only collects pointers; nothing is written to the state */
+	/* pose_io and box_doubles take non-const pointers for the read side; nothing is
+	 * written to the state here */
 	shallow *s = (shallow *)(uintptr_t)priv;
-	const int32_t dims[3] = { s->w, s->h, s->nbox };
-	chunk c[8];
-	int n = state_chunks(s, c);
-	int ok = fwrite(SAVE_MAGIC, 1, sizeof SAVE_MAGIC, f) == sizeof SAVE_MAGIC;
-	ok = ok && fwrite(dims, sizeof dims[0], 3, f) == 3;
-	for (int i = 0; ok && i < n; i++)
-		ok = fwrite(c[i].p, c[i].size, c[i].n, f) == c[i].n;
-	return ok ? 0 : tp_errf(err, TP_EIO, "shallow: cannot write the checkpoint");
+	const size_t ghosted = (size_t)s->S * (s->h + 2);
+	int rc = tp_wr_bytes(f, SAVE_MAGIC, sizeof SAVE_MAGIC);
+	rc |= tp_wr_i32(f, s->w) | tp_wr_i32(f, s->h) | tp_wr_i32(f, s->nbox);
+	rc |= tp_wr_f64s(f, s->eta, ghosted) | tp_wr_f64s(f, s->old, ghosted);
+	rc |= tp_wr_f64s(f, s->vh, ghosted) | tp_wr_f64(f, s->v0);
+	for (int i = 0; i < s->nbox; i++) {
+		double *d[BOX_DOUBLES];
+		box_doubles(&s->box[i], d);
+		for (int k = 0; k < BOX_DOUBLES; k++)
+			rc |= tp_wr_f64(f, *d[k]);
+		rc |= tp_wr_i32(f, s->box[i].floating);
+		rc |= pose_io(f, &s->prev[i], 1);
+	}
+	rc |= tp_wr_i32(f, s->nold);
+	for (int i = 0; i < s->nold; i++) {
+		const cluster *c = &s->old_cl[i];
+		rc |= tp_wr_i32(f, c->x0) | tp_wr_i32(f, c->y0) | tp_wr_i32(f, c->w) | tp_wr_i32(f, c->h);
+	}
+	rc |= tp_wr_i32(f, s->last_iters) | tp_wr_i32(f, s->masked) | tp_wr_i32(f, s->cg_fail);
+	rc |= tp_wr_f64(f, s->last_resid);
+	return rc ? tp_errf(err, TP_EIO, "shallow: cannot write the checkpoint") : 0;
 }
 
 static int shallow_load(void *priv, FILE *f, tp_err *err)
 {
 	shallow *s = priv;
 	char magic[sizeof SAVE_MAGIC];
-	int32_t dims[3];
-	if (fread(magic, 1, sizeof magic, f) != sizeof magic || fread(dims, sizeof dims[0], 3, f) != 3)
+	int w, h, nbox, nold;
+	const size_t ghosted = (size_t)s->S * (s->h + 2);
+	if (tp_rd_bytes(f, magic, sizeof magic) || tp_rd_int(f, &w) || tp_rd_int(f, &h) ||
+	    tp_rd_int(f, &nbox))
 		return tp_errf(err, TP_EIO, "shallow: cannot read the checkpoint");
-	if (memcmp(magic, SAVE_MAGIC, sizeof magic) || dims[0] != s->w || dims[1] != s->h ||
-	    dims[2] != s->nbox)
+	if (memcmp(magic, SAVE_MAGIC, sizeof magic) || w != s->w || h != s->h || nbox != s->nbox)
 		return tp_errf(err, TP_EINPUT, "shallow: the checkpoint is for another scene");
-	chunk c[8];
-	int n = state_chunks(s, c);
-	for (int i = 0; i < n; i++)
-		if (fread(c[i].p, c[i].size, c[i].n, f) != c[i].n)
-			return tp_errf(err, TP_EIO, "shallow: cannot read the checkpoint");
-	/* the arena (footprints, preconditioners) is not in the file */
-	for (int i = 0; i < s->nold; i++) {
-		s->old_cl[i].key = 0;
-		s->old_cl[i].pc_ready = 0;
+	int rc = tp_rd_f64s(f, s->eta, ghosted) | tp_rd_f64s(f, s->old, ghosted);
+	rc |= tp_rd_f64s(f, s->vh, ghosted) | tp_rd_f64(f, &s->v0);
+	for (int i = 0; i < s->nbox && !rc; i++) {
+		double *d[BOX_DOUBLES];
+		box_doubles(&s->box[i], d);
+		for (int k = 0; k < BOX_DOUBLES; k++)
+			rc |= tp_rd_f64(f, d[k]);
+		rc |= tp_rd_int(f, &s->box[i].floating);
+		rc |= pose_io(f, &s->prev[i], 0);
 	}
+	rc |= tp_rd_int(f, &nold);
+	if (rc || nold < 0 || nold > s->nbox)
+		return tp_errf(err, TP_EINPUT, "shallow: truncated or damaged checkpoint");
+	s->nold = nold;
+	for (int i = 0; i < nold; i++) {
+		cluster *c = &s->old_cl[i];
+		memset(c, 0, sizeof *c); /* key 0: the footprint cache is rebuilt */
+		rc |= tp_rd_int(f, &c->x0) | tp_rd_int(f, &c->y0) | tp_rd_int(f, &c->w) |
+		      tp_rd_int(f, &c->h);
+	}
+	rc |= tp_rd_int(f, &s->last_iters) | tp_rd_int(f, &s->masked) | tp_rd_int(f, &s->cg_fail);
+	rc |= tp_rd_f64(f, &s->last_resid);
+	if (rc)
+		return tp_errf(err, TP_EINPUT, "shallow: truncated or damaged checkpoint");
 	fill_ghosts(s, s->eta);
 	fill_ghosts(s, s->old);
 	report_poses(s);

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "solvers/sph_impl.h"
+#include "util/wire.h"
 
 
 /* About 100 bytes a particle: 4M is about 400 MB. */
@@ -448,35 +449,41 @@ static void sph_stats(const void *priv, tp_stats *out)
 
 /* ---- checkpoints ---- */
 
-static const char sph_magic[8] = "TPSPH01";
+/* Section layout, little-endian (util/wire.h): magic, n, t, the tank frame (origin,
+ * velocity, whether it is known), emitted/lost counters, vmax (the next step's first
+ * substep length depends on it), the particles (x, y, vx, vy in their current order:
+ * the order feeds the sums), the obstacles at the last step (8 floats and the angle
+ * each) and every stream's counter and random generator. */
+static const char sph_magic[8] = "TPSPH02";
 
-static int put(FILE *f, const void *p, size_t n) { return fwrite(p, 1, n, f) == n ? 0 : -1; }
-static int get(FILE *f, void *p, size_t n) { return fread(p, 1, n, f) == n ? 0 : -1; }
+static int obst_io(FILE *f, sph_obst *o, int wr)
+{
+	float v[8] = { o->cx, o->cy, o->c, o->s, o->hx, o->hy, o->vx, o->vy };
+	if (wr)
+		return tp_wr_f32s(f, v, 8);
+	if (tp_rd_f32s(f, v, 8))
+		return -1;
+	*o = (sph_obst){ v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7] };
+	return 0;
+}
 
 static int sph_save(const void *priv, FILE *f, tp_err *err)
 {
 	const sph *s = priv;
-	size_t n = (size_t)s->n, nb = (size_t)s->nobst;
-	int rc = put(f, sph_magic, sizeof sph_magic);
-	rc |= put(f, &s->n, sizeof s->n);
-	rc |= put(f, &s->t, sizeof s->t);
-	rc |= put(f, &s->org_x, sizeof s->org_x);
-	rc |= put(f, &s->org_y, sizeof s->org_y);
-	rc |= put(f, &s->tank_vx, sizeof s->tank_vx);
-	rc |= put(f, &s->tank_vy, sizeof s->tank_vy);
-	rc |= put(f, &s->have_tank_v, sizeof s->have_tank_v);
-	rc |= put(f, &s->emitted, sizeof s->emitted);
-	rc |= put(f, &s->lost, sizeof s->lost);
-	rc |= put(f, &s->vmax, sizeof s->vmax);
-	rc |= put(f, s->x, n * sizeof(float));
-	rc |= put(f, s->y, n * sizeof(float));
-	rc |= put(f, s->vx, n * sizeof(float));
-	rc |= put(f, s->vy, n * sizeof(float));
-	rc |= put(f, s->obst_prev, nb * sizeof(sph_obst));
-	rc |= put(f, s->obst_angle, nb * sizeof(double));
+	size_t n = (size_t)s->n;
+	int rc = tp_wr_bytes(f, sph_magic, sizeof sph_magic) | tp_wr_i32(f, s->n);
+	rc |= tp_wr_f64(f, s->t) | tp_wr_f64(f, s->org_x) | tp_wr_f64(f, s->org_y);
+	rc |= tp_wr_f64(f, s->tank_vx) | tp_wr_f64(f, s->tank_vy) | tp_wr_i32(f, s->have_tank_v);
+	rc |= tp_wr_i64(f, s->emitted) | tp_wr_i64(f, s->lost) | tp_wr_f64(f, s->vmax);
+	rc |= tp_wr_f32s(f, s->x, n) | tp_wr_f32s(f, s->y, n);
+	rc |= tp_wr_f32s(f, s->vx, n) | tp_wr_f32s(f, s->vy, n);
+	rc |= tp_wr_i32(f, s->nobst);
+	for (int b = 0; b < s->nobst; b++)
+		rc |= obst_io(f, &s->obst_prev[b], 1) | tp_wr_f64(f, s->obst_angle[b]);
+	rc |= tp_wr_i32(f, s->nstreams);
 	for (int k = 0; k < s->nstreams; k++) {
-		rc |= put(f, &s->streams[k].emitted, sizeof(long));
-		rc |= put(f, &s->streams[k].rng, sizeof(tp_rng));
+		rc |= tp_wr_i64(f, s->streams[k].emitted);
+		rc |= tp_wr_u64(f, s->streams[k].rng.state) | tp_wr_u64(f, s->streams[k].rng.inc);
 	}
 	return rc ? tp_errf(err, TP_EIO, "sph: cannot write the checkpoint") : 0;
 }
@@ -485,33 +492,37 @@ static int sph_load(void *priv, FILE *f, tp_err *err)
 {
 	sph *s = priv;
 	char magic[8];
-	int n;
-	if (get(f, magic, sizeof magic) || memcmp(magic, sph_magic, sizeof magic) || get(f, &n, sizeof n))
+	int n, nobst, nstreams;
+	if (tp_rd_bytes(f, magic, sizeof magic) || memcmp(magic, sph_magic, sizeof magic) ||
+	    tp_rd_int(f, &n))
 		return tp_errf(err, TP_EINPUT, "sph: not an sph checkpoint");
 	if (n < 0 || n > s->cap)
 		return tp_errf(err, TP_EINPUT, "sph: checkpoint has %d particles, this scene holds %d", n, s->cap);
-	size_t nn = (size_t)n, nb = (size_t)s->nobst;
-	int rc = get(f, &s->t, sizeof s->t);
-	rc |= get(f, &s->org_x, sizeof s->org_x);
-	rc |= get(f, &s->org_y, sizeof s->org_y);
-	rc |= get(f, &s->tank_vx, sizeof s->tank_vx);
-	rc |= get(f, &s->tank_vy, sizeof s->tank_vy);
-	rc |= get(f, &s->have_tank_v, sizeof s->have_tank_v);
-	rc |= get(f, &s->emitted, sizeof s->emitted);
-	rc |= get(f, &s->lost, sizeof s->lost);
-	rc |= get(f, &s->vmax, sizeof s->vmax);
-	rc |= get(f, s->x, nn * sizeof(float));
-	rc |= get(f, s->y, nn * sizeof(float));
-	rc |= get(f, s->vx, nn * sizeof(float));
-	rc |= get(f, s->vy, nn * sizeof(float));
-	rc |= get(f, s->obst_prev, nb * sizeof(sph_obst));
-	rc |= get(f, s->obst_angle, nb * sizeof(double));
+	size_t nn = (size_t)n;
+	int64_t emitted, lost;
+	int rc = tp_rd_f64(f, &s->t) | tp_rd_f64(f, &s->org_x) | tp_rd_f64(f, &s->org_y);
+	rc |= tp_rd_f64(f, &s->tank_vx) | tp_rd_f64(f, &s->tank_vy) | tp_rd_int(f, &s->have_tank_v);
+	rc |= tp_rd_i64(f, &emitted) | tp_rd_i64(f, &lost) | tp_rd_f64(f, &s->vmax);
+	rc |= tp_rd_f32s(f, s->x, nn) | tp_rd_f32s(f, s->y, nn);
+	rc |= tp_rd_f32s(f, s->vx, nn) | tp_rd_f32s(f, s->vy, nn);
+	rc |= tp_rd_int(f, &nobst);
+	if (rc || nobst != s->nobst)
+		return tp_errf(err, TP_EINPUT, "sph: truncated checkpoint, or one for another scene");
+	for (int b = 0; b < s->nobst; b++)
+		rc |= obst_io(f, &s->obst_prev[b], 0) | tp_rd_f64(f, &s->obst_angle[b]);
+	rc |= tp_rd_int(f, &nstreams);
+	if (rc || nstreams != s->nstreams)
+		return tp_errf(err, TP_EINPUT, "sph: truncated checkpoint, or one for another scene");
 	for (int k = 0; k < s->nstreams; k++) {
-		rc |= get(f, &s->streams[k].emitted, sizeof(long));
-		rc |= get(f, &s->streams[k].rng, sizeof(tp_rng));
+		int64_t e;
+		rc |= tp_rd_i64(f, &e);
+		s->streams[k].emitted = (long)e;
+		rc |= tp_rd_u64(f, &s->streams[k].rng.state) | tp_rd_u64(f, &s->streams[k].rng.inc);
 	}
 	if (rc)
 		return tp_errf(err, TP_EINPUT, "sph: truncated checkpoint");
+	s->emitted = (long)emitted;
+	s->lost = (long)lost;
 	s->n = n;
 	for (int i = 0; i < n; i++)
 		if (!(s->x[i] >= 0 && s->x[i] <= s->W && s->y[i] >= 0 && s->y[i] <= s->H))

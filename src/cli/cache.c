@@ -1,0 +1,256 @@
+/* tidepool cache: simulate once, write checkpoints for `render --range A-B --cache DIR`. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "scene/scene.h"
+#include "sim/ckpt.h"
+#include "sim/loop.h"
+#include "util/fsutil.h"
+#include "util/progress.h"
+
+#define MAX_SETS 64
+
+static const char usage[] =
+	"usage: tidepool cache SCENE -O DIR --every N [options]\n"
+	"\n"
+	"Runs the simulation of SCENE only (nothing is rendered) and writes a checkpoint\n"
+	"every N frames, DIR/frame-NNNNNNNN.tpck, for 'tidepool render --range A-B --cache\n"
+	"DIR'. A checkpoint holds the whole state the next frames depend on, is written\n"
+	"atomically and is refused, with the reason, by a render of another scene, size,\n"
+	"option set or tidepool version. Checkpoints already in DIR that match are kept:\n"
+	"running the command again after an interruption continues from the last one.\n"
+	"\n"
+	"  -O, --out-dir DIR    where the checkpoints go (created if missing)\n"
+	"      --every N        frames between checkpoints (checkpoints at N, 2N, ...)\n"
+	"      --frames N       frames of the render (overrides duration)\n"
+	"      --size WxH       render size in pixels (the scene is scaled to it)\n"
+	"      --scale F        render size as a factor of the scene's size: 0.25, 25%, 2\n"
+	"      --seed N         random seed\n"
+	"      --set KEY=VALUE  change a scene value; repeatable\n"
+	"                       (--frames, --size/--scale, --seed and --set must be the same as\n"
+	"                       the render's)\n"
+	"      --threads N      worker threads (default: all cores); same bytes for every N\n"
+	"  -y, --overwrite      replace checkpoints in DIR made for something else\n"
+	"  -q, --quiet          no progress or summary\n"
+	"  -h, --help           show this help\n"
+	"\n"
+	"Exit status: 0 done, 2 usage error, 3 bad scene, or DIR holds checkpoints of\n"
+	"another scene (without -y), 4 I/O or runtime error, 130 interrupted (the\n"
+	"checkpoints written so far are complete).\n";
+
+typedef struct cache_opts {
+	scene_overrides ov;
+	const char *dir;
+	int every, threads, overwrite, quiet;
+	const char *sets[MAX_SETS];
+	int nsets;
+} cache_opts;
+
+static int parse_args(int argc, char **argv, cache_opts *o, const char **scene_file)
+{
+	enum { OPT_EVERY = 256, OPT_FRAMES, OPT_SIZE, OPT_SEED, OPT_SET, OPT_THREADS, OPT_SCALE };
+	static const struct option longopts[] = {
+		{"out-dir", required_argument, NULL, 'O'},
+		{"every", required_argument, NULL, OPT_EVERY},
+		{"frames", required_argument, NULL, OPT_FRAMES},
+		{"size", required_argument, NULL, OPT_SIZE},
+		{"scale", required_argument, NULL, OPT_SCALE},
+		{"seed", required_argument, NULL, OPT_SEED},
+		{"set", required_argument, NULL, OPT_SET},
+		{"threads", required_argument, NULL, OPT_THREADS},
+		{"overwrite", no_argument, NULL, 'y'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	long v;
+	int c;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":O:yqh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'O': o->dir = optarg; break;
+		case OPT_EVERY:
+			if (tp_parse_int(optarg, 1, SCENE_MAX_FRAMES, &v))
+				return tp_cli_usage(
+					"cache",
+					"--every: expected a whole number 1..%d (got '%s')",
+					SCENE_MAX_FRAMES, optarg);
+			o->every = (int)v;
+			break;
+		case OPT_FRAMES:
+			if (tp_parse_int(optarg, 1, SCENE_MAX_FRAMES, &v))
+				return tp_cli_usage(
+					"cache",
+					"--frames: expected a whole number 1..%d (got '%s')",
+					SCENE_MAX_FRAMES, optarg);
+			o->ov.frames = (int)v;
+			break;
+		case OPT_SIZE:
+			if (tp_parse_size(optarg, &o->ov.width, &o->ov.height))
+				return tp_cli_usage(
+					"cache", "--size: expected WxH such as 640x360 (got '%s')",
+					optarg);
+			break;
+		case OPT_SCALE:
+			if (tp_parse_scale(optarg, &o->ov.scale))
+				return tp_cli_usage("cache",
+						    "--scale: expected a factor in 0..64 such as 0.5 or a "
+						    "percentage such as 25%% (got '%s')",
+						    optarg);
+			break;
+		case OPT_SEED:
+			if (tp_parse_u64(optarg, &o->ov.seed))
+				return tp_cli_usage(
+					"cache", "--seed: expected a whole number >= 0 (got '%s')",
+					optarg);
+			o->ov.has_seed = 1;
+			break;
+		case OPT_SET:
+			if (o->nsets == MAX_SETS)
+				return tp_cli_usage("cache", "at most %d --set options", MAX_SETS);
+			o->sets[o->nsets++] = optarg;
+			break;
+		case OPT_THREADS:
+			if (tp_parse_int(optarg, 0, 1024, &v))
+				return tp_cli_usage(
+					"cache", "--threads: expected 0..1024 (got '%s')", optarg);
+			o->threads = (int)v;
+			break;
+		case 'y': o->overwrite = 1; break;
+		case 'q': o->quiet = 1; break;
+		case 'h': fputs(usage, stdout); return 1;
+		case ':': return tp_cli_usage("cache", "%s needs a value", argv[optind - 1]);
+		default: return tp_cli_usage("cache", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return tp_cli_usage("cache", "no scene file given");
+	if (optind + 1 < argc)
+		return tp_cli_usage("cache", "one scene at a time (got '%s' too)",
+				    argv[optind + 1]);
+	if (!o->dir)
+		return tp_cli_usage("cache", "no cache directory: give -O DIR");
+	if (!o->every)
+		return tp_cli_usage("cache", "give --every N (frames between checkpoints)");
+	*scene_file = argv[optind];
+	o->ov.sets = o->sets;
+	o->ov.nsets = o->nsets;
+	return 0;
+}
+
+static void human(double bytes, char *buf, size_t n)
+{
+	if (bytes >= 1e9)
+		snprintf(buf, n, "%.2f GB", bytes / 1e9);
+	else if (bytes >= 1e6)
+		snprintf(buf, n, "%.2f MB", bytes / 1e6);
+	else
+		snprintf(buf, n, "%.1f kB", bytes / 1e3);
+}
+
+int cmd_cache(int argc, char **argv)
+{
+	cache_opts o = {0};
+	const char *scene_file = NULL;
+	int prc = parse_args(argc, argv, &o, &scene_file);
+	if (prc)
+		return prc == 1 ? TP_EXIT_OK : prc;
+
+	tp_err err = {""};
+	scene *sc = NULL;
+	sim_loop *lp = NULL;
+	int rc;
+	tp_cli_catch_signals();
+	int threads = tp_cli_threads(o.threads);
+	if ((rc = scene_load(scene_file, &o.ov, &sc, &err)) < 0)
+		goto fail;
+	char probe[4352];
+	snprintf(probe, sizeof probe, "%s/x", o.dir);
+	if ((rc = tp_mkdirs_for(probe, &err)) < 0 || (rc = tp_dir_writable(o.dir, &err)) < 0)
+		goto fail;
+	ckpt_key key = {.sc = sc};
+	scene_fingerprint(sc, &o.ov, key.fingerprint);
+	if ((rc = loop_create(sc, threads, &lp, &err)) < 0)
+		goto fail;
+
+	/* The last checkpoint a render can use is before its last frame. */
+	const int last = (sc->frames - 1) / o.every * o.every;
+	/* Continue after the last checkpoint of an unbroken run of ours from the start (so a
+	 * lost one in the middle is made again); another scene's is an error without -y. */
+	int from = 0;
+	char path[4352];
+	for (int k = o.every; k <= last; k += o.every) {
+		if (ckpt_path(o.dir, k, path, sizeof path) < 0) {
+			rc = tp_errf(&err, TP_EUSAGE, "%s: path too long", o.dir);
+			goto fail;
+		}
+		if (!tp_path_exists(path))
+			break;
+		if ((rc = ckpt_check(path, &key, k, NULL, &err)) < 0) {
+			if (!o.overwrite) {
+				tp_errprefix(&err, rc, "cache");
+				goto fail;
+			}
+			rc = 0;
+			break;
+		}
+		from = k;
+	}
+	if (from > 0) {
+		ckpt_path(o.dir, from, path, sizeof path);
+		if ((rc = ckpt_load(path, &key, from, lp, &err)) < 0) {
+			tp_errprefix(&err, rc, "cache");
+			goto fail;
+		}
+	}
+
+	tp_progress prog;
+	tp_progress_start(&prog, "cache", last, o.quiet);
+	double start = tp_now(), total = 0, largest = 0;
+	int written = 0;
+	for (int k = from; k < last && !tp_cli_interrupted; k++) {
+		tp_surface surf;
+		if ((rc = loop_next(lp, &surf, &err)) < 0)
+			break;
+		if ((k + 1) % o.every == 0) {
+			uint64_t bytes = 0;
+			if ((rc = ckpt_write(o.dir, &key, lp, k + 1, &bytes, &err)) < 0)
+				break;
+			written++;
+			total += (double)bytes;
+			largest = (double)bytes > largest ? (double)bytes : largest;
+		}
+		tp_progress_update(&prog, k + 1);
+	}
+	if (rc < 0) {
+		tp_progress_done(&prog, NULL);
+		goto fail;
+	}
+	char summary[4608], each[32], all[32];
+	human(largest, each, sizeof each);
+	human(total, all, sizeof all);
+	double el = tp_now() - start;
+	if (written)
+		snprintf(summary, sizeof summary,
+			 "%s %d checkpoint%s (every %d frames, %s each at most, %s in all) to %s "
+			 "in %.2f s",
+			 tp_cli_interrupted ? "interrupted after" : "wrote", written,
+			 written == 1 ? "" : "s", o.every, each, all, o.dir, el);
+	else
+		snprintf(summary, sizeof summary, "%s: %s", o.dir,
+			 last == 0 ? "no checkpoint needed (fewer frames than --every)"
+				   : "every checkpoint is there already");
+	tp_progress_done(&prog, summary);
+	rc = tp_cli_interrupted ? TP_EINTR : 0;
+
+fail:
+	loop_destroy(lp);
+	scene_destroy(sc);
+	if (rc < 0 && rc != TP_EINTR)
+		return tp_cli_fail(rc, &err);
+	return tp_exit_code(rc);
+}

@@ -1,0 +1,168 @@
+/* ckpt.c - checkpoint files (ckpt.h). */
+#include "sim/ckpt.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/fsutil.h"
+#include "util/wire.h"
+
+static const char MAGIC[8] = {'T', 'P', 'C', 'K', 'P', 'T', '0', '1'};
+static const char TRAILER[8] = {'T', 'P', 'C', 'K', 'E', 'N', 'D', '\n'};
+
+int ckpt_path(const char *dir, int frame, char *buf, size_t n)
+{
+	int k = snprintf(buf, n, "%s/frame-%08d.tpck", dir, frame);
+	return k < 0 || (size_t)k >= n ? TP_EUSAGE : 0;
+}
+
+static int write_header(FILE *f, const ckpt_key *key, int frame, uint64_t payload)
+{
+	char ver[32] = {0}, name[16] = {0};
+	strncpy(ver, TP_VERSION, sizeof ver - 1);
+	strncpy(name, key->sc->solver->name, sizeof name - 1);
+	int rc = tp_wr_bytes(f, MAGIC, 8) | tp_wr_u32(f, CKPT_FORMAT) | tp_wr_u32(f, CKPT_HEADER);
+	rc |= tp_wr_bytes(f, ver, sizeof ver) | tp_wr_bytes(f, key->fingerprint, 32);
+	rc |= tp_wr_i32(f, key->sc->width) | tp_wr_i32(f, key->sc->height);
+	rc |= tp_wr_i32(f, frame) | tp_wr_i32(f, key->sc->frames);
+	rc |= tp_wr_bytes(f, name, sizeof name) | tp_wr_u64(f, payload) | tp_wr_u64(f, 0);
+	return rc;
+}
+
+int ckpt_write(const char *dir, const ckpt_key *key, sim_loop *lp, int frame, uint64_t *bytes,
+	       tp_err *err)
+{
+	char path[4352], tmp[4400];
+	if (ckpt_path(dir, frame, path, sizeof path) < 0)
+		return tp_errf(err, TP_EUSAGE, "%s: path too long", dir);
+	snprintf(tmp, sizeof tmp, "%s/.frame-%08d.tpck.tmp-%ld", dir, frame, (long)getpid());
+	FILE *f = fopen(tmp, "wb");
+	if (!f)
+		return tp_errf(err, TP_EIO, "%s: cannot create (%s)", tmp, strerror(errno));
+	int rc = write_header(f, key, frame, 0) ? TP_EIO : 0;
+	if (rc == 0)
+		rc = loop_save(lp, f, err);
+	else
+		tp_errf(err, rc, "%s: write failed", path);
+	long end = rc == 0 ? ftell(f) : -1;
+	if (rc == 0 && end < CKPT_HEADER)
+		rc = tp_errf(err, TP_EIO, "%s: write failed", path);
+	if (rc == 0) {
+		/* the payload's length goes into the header once known */
+		uint64_t payload = (uint64_t)end - CKPT_HEADER;
+		if (tp_wr_bytes(f, TRAILER, 8) || fseek(f, 0, SEEK_SET) ||
+		    write_header(f, key, frame, payload) || fflush(f) || ferror(f) ||
+		    fsync(fileno(f)))
+			rc = tp_errf(err, TP_EIO, "%s: write failed (%s)", path, strerror(errno));
+		*bytes = payload + CKPT_HEADER + 8;
+	}
+	if (fclose(f) != 0 && rc == 0)
+		rc = tp_errf(err, TP_EIO, "%s: write failed (%s)", path, strerror(errno));
+	if (rc < 0) {
+		unlink(tmp);
+		return rc;
+	}
+	return tp_commit_file(tmp, path, err);
+}
+
+static int read_header(FILE *f, ckpt_info *in)
+{
+	char magic[8];
+	uint32_t format, hsize;
+	uint64_t zero;
+	memset(in, 0, sizeof *in);
+	int rc = tp_rd_bytes(f, magic, 8) || memcmp(magic, MAGIC, 8);
+	rc = rc || tp_rd_u32(f, &format) || format != CKPT_FORMAT || tp_rd_u32(f, &hsize) ||
+	     hsize != CKPT_HEADER;
+	rc = rc || tp_rd_bytes(f, in->version, 32) || tp_rd_bytes(f, in->fingerprint, 32);
+	rc = rc || tp_rd_int(f, &in->w) || tp_rd_int(f, &in->h) || tp_rd_int(f, &in->frame) ||
+	     tp_rd_int(f, &in->frames);
+	rc = rc || tp_rd_bytes(f, in->solver, 16) || tp_rd_u64(f, &in->payload) ||
+	     tp_rd_u64(f, &zero);
+	in->version[32] = in->solver[16] = 0;
+	return rc ? -1 : 0;
+}
+
+static int check_open(FILE *f, const char *path, const ckpt_key *key, int frame, ckpt_info *in,
+		      tp_err *err)
+{
+	const scene *sc = key->sc;
+	if (read_header(f, in) < 0)
+		return tp_errf(err, TP_EINPUT,
+			       "%s: not a tidepool checkpoint (format %d), or truncated", path,
+			       CKPT_FORMAT);
+	if (strcmp(in->version, TP_VERSION))
+		return tp_errf(err, TP_EINPUT,
+			       "%s: written by tidepool %s, this is %s (remake the cache with this "
+			       "version)",
+			       path, in->version, TP_VERSION);
+	if (in->w != sc->width || in->h != sc->height)
+		return tp_errf(err, TP_EINPUT,
+			       "%s: made at %dx%d, this render is %dx%d (same --size as the cache)",
+			       path, in->w, in->h, sc->width, sc->height);
+	if (memcmp(in->fingerprint, key->fingerprint, 32))
+		return tp_errf(err, TP_EINPUT,
+			       "%s: made for another scene, or other --set/--seed/--frames options "
+			       "(fingerprints differ)",
+			       path);
+	if (frame >= 0 && in->frame != frame)
+		return tp_errf(err, TP_EINPUT, "%s: holds frame %d, not %d (renamed?)", path,
+			       in->frame, frame);
+	/* size: header + payload + trailer */
+	if (fseek(f, 0, SEEK_END) || ftell(f) < 0 ||
+	    (uint64_t)ftell(f) != CKPT_HEADER + in->payload + 8)
+		return tp_errf(err, TP_EINPUT,
+			       "%s: truncated or damaged (size does not match its header)", path);
+	char tr[8];
+	if (fseek(f, -8, SEEK_END) || tp_rd_bytes(f, tr, 8) || memcmp(tr, TRAILER, 8))
+		return tp_errf(err, TP_EINPUT, "%s: truncated or damaged (no trailer)", path);
+	return fseek(f, CKPT_HEADER, SEEK_SET) ? tp_errf(err, TP_EIO, "%s: cannot read", path) : 0;
+}
+
+int ckpt_check(const char *path, const ckpt_key *key, int frame, ckpt_info *info, tp_err *err)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return tp_errf(err, TP_EIO, "%s: cannot open (%s)", path, strerror(errno));
+	ckpt_info tmp;
+	int rc = check_open(f, path, key, frame, info ? info : &tmp, err);
+	fclose(f);
+	return rc;
+}
+
+int ckpt_load(const char *path, const ckpt_key *key, int frame, sim_loop *lp, tp_err *err)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return tp_errf(err, TP_EIO, "%s: cannot open (%s)", path, strerror(errno));
+	ckpt_info in;
+	int rc = check_open(f, path, key, frame, &in, err);
+	if (rc == 0 && (rc = loop_load(lp, f, err)) < 0)
+		tp_errprefix(err, rc, "%s", path);
+	if (rc == 0 && ftell(f) != (long)(CKPT_HEADER + in.payload))
+		rc = tp_errf(err, TP_EINPUT, "%s: damaged (the state ends before its trailer)",
+			     path);
+	fclose(f);
+	return rc;
+}
+
+int ckpt_find(const char *dir, int at_most, int *frame, tp_err *err)
+{
+	*frame = 0;
+	DIR *d = opendir(dir);
+	if (!d)
+		return tp_errf(err, TP_EIO, "%s: cannot read the cache directory (%s)", dir,
+			       strerror(errno));
+	for (struct dirent *e; (e = readdir(d));) {
+		int k, len = 0;
+		if (sscanf(e->d_name, "frame-%8d.tpck%n", &k, &len) == 1 && len == 19 &&
+		    !e->d_name[len] && k > *frame && k <= at_most)
+			*frame = k;
+	}
+	closedir(d);
+	return 0;
+}
