@@ -114,6 +114,7 @@ TEST_SRCS = \
 	tests/test_golden.c \
 	tests/test_shallow.c \
 	tests/test_sph.c \
+	tests/test_docs.c \
 	tests/reference/seed_common.c \
 	tests/reference/seed_hooke.c \
 	tests/reference/seed_ripple.c \
