@@ -225,8 +225,7 @@ int cmd_render(int argc, char **argv)
 	int share[MAX_SINKS];
 	int nsinks = 0;
 	enc_queue *q = NULL;
-	FILE *stats = NULL;
-	char stats_tmp[4352] = "";
+	tp_wfile stats = { 0 };
 	int rc = 0, frames_done = 0;
 
 	/* Caught from the start: Ctrl-C during set-up leaves nothing behind either. */
@@ -258,29 +257,18 @@ int cmd_render(int argc, char **argv)
 		if (rc < 0)
 			goto fail;
 	}
-	/* Stats may go to a pipe or /dev/stdout, written directly; files are written
-	 * under a temporary name like every other output. */
-	int stats_direct = o.stats && tp_is_special(o.stats);
-	if (o.stats && !stats_direct) {
-		rc = enc_check_output(o.stats, o.overwrite, &err);
-		if (rc < 0)
-			goto fail;
-	}
+	/* Stats may go to a stream (/dev/stdout, also redirected to a file), a pipe or a
+	 * device, written directly; files are written under a temporary name like every
+	 * other output (tp_wopen). */
+	if (o.stats && (rc = tp_check_output(o.stats, o.overwrite, 1, &err)) < 0)
+		goto fail;
 
 	rc = loop_create(sc, threads, &lp, &err);
 	if (rc < 0)
 		goto fail;
 	st = loop_stepper(lp);
-	if (o.stats) {
-		if (!stats_direct)
-			enc_temp_name(o.stats, stats_tmp, sizeof stats_tmp);
-		stats = fopen(stats_direct ? o.stats : stats_tmp, "w");
-		if (!stats) {
-			rc = tp_errf(&err, TP_EIO, "%s: cannot create (%s)", o.stats, strerror(errno));
-			stats_tmp[0] = 0;
-			goto fail;
-		}
-	}
+	if (o.stats && (rc = tp_wopen(&stats, o.stats, &err)) < 0)
+		goto fail;
 	for (int i = 0; i < plan.n; i++) {
 		rc = enc_sink_create(plan.o[i].enc, &plan.o[i].cfg, &sinks[nsinks], &err);
 		if (rc < 0)
@@ -311,10 +299,10 @@ int cmd_render(int argc, char **argv)
 			break; /* an encoder failed; enc_queue_finish() reports it */
 		outputs_render(&plan, &surf, slot);
 		enc_queue_submit(q, k);
-		if (stats) {
+		if (stats.f) {
 			tp_stats s;
 			stepper_stats(st, &s);
-			if (write_stats_line(stats, k, stepper_time(st), &s) < 0) {
+			if (write_stats_line(stats.f, k, stepper_time(st), &s) < 0) {
 				rc = tp_errf(&err, TP_EIO, "%s: write error", o.stats);
 				break;
 			}
@@ -338,19 +326,13 @@ int cmd_render(int argc, char **argv)
 			err = cerr;
 		}
 	}
-	if (stats) {
-		int bad = ferror(stats);
-		bad |= fclose(stats) != 0;
-		stats = NULL;
-		if (rc == 0 && bad)
-			rc = tp_errf(&err, TP_EIO, "%s: write error", o.stats);
-		if (!stats_direct) {
-			if (rc == 0)
-				rc = tp_commit_file(stats_tmp, o.stats, &err);
-			else
-				unlink(stats_tmp);
+	if (stats.f) {
+		tp_err serr;
+		int src = tp_wclose(&stats, rc == 0, &serr);
+		if (rc == 0 && src < 0) {
+			rc = src;
+			err = serr;
 		}
-		stats_tmp[0] = 0;
 	}
 	if (rc == 0) {
 		double el = tp_now() - prog.start;
@@ -370,11 +352,7 @@ int cmd_render(int argc, char **argv)
 	}
 
 fail:
-	if (stats) {
-		fclose(stats);
-		if (stats_tmp[0])
-			unlink(stats_tmp);
-	}
+	tp_wclose(&stats, 0, &(tp_err){ "" });
 	enc_queue_destroy(q);
 	for (int i = 0; i < nsinks; i++)
 		enc_sink_destroy(sinks[i]);
