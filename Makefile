@@ -39,7 +39,8 @@ SRC_SCENE = \
 	src/scene/items.c \
 	src/scene/path.c \
 	src/scene/textures.c \
-	src/scene/sets.c
+	src/scene/sets.c \
+	src/scene/where.c
 
 SRC_SOLVERS = \
 	src/solvers/registry.c \
@@ -87,6 +88,7 @@ SRC_COMPARE = \
 
 SRC_CLI = \
 	src/cli/common.c \
+	src/cli/sceneopts.c \
 	src/cli/render.c \
 	src/cli/outputs.c \
 	src/cli/sheet.c \
@@ -115,6 +117,7 @@ TEST_SRCS = \
 	tests/test_shallow.c \
 	tests/test_sph.c \
 	tests/test_docs.c \
+	tests/test_where.c \
 	tests/reference/seed_common.c \
 	tests/reference/seed_hooke.c \
 	tests/reference/seed_ripple.c \

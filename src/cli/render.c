@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "cli/outputs.h"
+#include "cli/sceneopts.h"
 #include "encode/encoder.h"
 #include "encode/queue.h"
 #include "render/render.h"
@@ -18,7 +19,6 @@
 #include "util/progress.h"
 
 #define MAX_SINKS (OUTPUTS_MAX + 2)
-#define MAX_SETS 64
 #define QUEUE_DEPTH 4
 
 static const char usage[] =
@@ -31,22 +31,15 @@ static const char usage[] =
 	"                       MODE=OUT renders mode color, height, normal, caustics\n"
 	"                       or particles (sph);\n"
 	"                       repeat -o for several outputs of one simulation;\n"
+	"                       a bare OUT keeps the mode of the scene's one output;\n"
 	"                       default: the scene's \"outputs\" or \"output\"\n"
-	"      --set KEY=VALUE  change a scene value (params.damping=4, maps.normal.bits=16,\n"
-	"                       loop.duration=2); repeatable\n"
-	"      --flipbook CxR   write single-file .png outputs as atlases of C x R frames\n"
-	"      --frame-size WxH size of each flipbook frame (default: the render size)\n"
-	"      --pot            round flipbook atlases up to powers of two\n"
-	"      --frames N       render N frames (overrides duration)\n"
-	"      --size WxH       output size in pixels\n"
-	"      --seed N         random seed (rain and other random events)\n"
-	"      --threads N      worker threads (default: all cores); output is identical\n"
-	"                       for every N\n"
+	CLI_SCENE_OPTS_HELP
 	"      --crf N          MP4 quality, 0 (lossless) .. 51 (default 18)\n"
-	"      --preset NAME    x264 preset, ultrafast .. veryslow (default medium)\n"
+	"      --preset NAME    x264 preset: ultrafast, superfast, veryfast, faster, fast,\n"
+	"                       medium (default), slow, slower, veryslow, placebo\n"
 	"      --bitrate RATE   MP4 target bit rate in bits/s (k and M suffixes), instead of crf\n"
 	"      --stats FILE     write one JSON line per frame: frame, time, solver diagnostics\n"
-	"                       (a file, or a pipe or device such as /dev/stdout)\n"
+	"                       (a file, /dev/stdout, /dev/stderr or a pipe)\n"
 	"      --hash FILE      also write a frame-hash manifest (sha256 of each frame's pixels)\n"
 	"                       for 'tidepool compare'\n"
 	"  -y, --overwrite      replace existing output files\n"
@@ -54,147 +47,23 @@ static const char usage[] =
 	"  -h, --help           show this help\n"
 	"\n"
 	"Exit status: 0 done, 2 usage error, 3 bad scene or input image, 4 I/O or runtime\n"
-	"error, 130 interrupted (Ctrl-C: frames so far are kept; an MP4 is finalised).\n";
+	"error, 130 interrupted (Ctrl-C: frames so far are kept; an MP4 is finalised).\n"
+	"\n"
+	"MP4s are H.264 (libx264). Without libx264, or with TIDEPOOL_MP4_CODEC=mpeg4, they\n"
+	"are MPEG-4 Part 2, which web browsers do not play. More: man tidepool.\n";
 
-typedef struct render_opts {
-	scene_overrides ov;
-	int threads;
-	int overwrite, quiet;
-	const char *stats;
-	const char *hash;
-	out_cli outs;
-	const char *sets[MAX_SETS];
-	int nsets;
-	int crf;
-	const char *preset;
-	int64_t bitrate;
-} render_opts;
-
-static int parse_bitrate(const char *s, int64_t *out)
-{
-	char buf[64];
-	size_t n = strlen(s);
-	if (n == 0 || n >= sizeof buf)
-		return -1;
-	strcpy(buf, s);
-	double mul = 1;
-	if (buf[n - 1] == 'k' || buf[n - 1] == 'K')
-		mul = 1e3;
-	else if (buf[n - 1] == 'M' || buf[n - 1] == 'm')
-		mul = 1e6;
-	if (mul != 1)
-		buf[n - 1] = 0;
-	double v;
-	if (tp_parse_double(buf, &v) || v <= 0 || v * mul > 1e10)
-		return -1;
-	*out = (int64_t)(v * mul);
-	return 0;
-}
+typedef cli_opts render_opts;
 
 static int parse_args(int argc, char **argv, render_opts *o, const char **scene_file)
 {
-	enum { OPT_FRAMES = 256, OPT_SIZE, OPT_SEED, OPT_THREADS, OPT_STATS, OPT_CRF, OPT_PRESET,
-	       OPT_BITRATE, OPT_HASH, OPT_SET, OPT_FLIPBOOK, OPT_FRAME_SIZE, OPT_POT };
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "frames", required_argument, NULL, OPT_FRAMES },
-		{ "size", required_argument, NULL, OPT_SIZE },
-		{ "seed", required_argument, NULL, OPT_SEED },
-		{ "threads", required_argument, NULL, OPT_THREADS },
-		{ "stats", required_argument, NULL, OPT_STATS },
-		{ "hash", required_argument, NULL, OPT_HASH },
-		{ "crf", required_argument, NULL, OPT_CRF },
-		{ "preset", required_argument, NULL, OPT_PRESET },
-		{ "bitrate", required_argument, NULL, OPT_BITRATE },
-		{ "set", required_argument, NULL, OPT_SET },
-		{ "flipbook", required_argument, NULL, OPT_FLIPBOOK },
-		{ "frame-size", required_argument, NULL, OPT_FRAME_SIZE },
-		{ "pot", no_argument, NULL, OPT_POT },
-		{ "overwrite", no_argument, NULL, 'y' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	long v;
-	int c;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":o:yqh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			if (o->outs.n == OUTPUTS_MAX)
-				return tp_cli_usage("render", "at most %d outputs (-o)", OUTPUTS_MAX);
-			o->outs.spec[o->outs.n++] = optarg;
-			break;
-		case OPT_SET:
-			if (o->nsets == MAX_SETS)
-				return tp_cli_usage("render", "at most %d --set options", MAX_SETS);
-			o->sets[o->nsets++] = optarg;
-			break;
-		case OPT_FLIPBOOK:
-			if (tp_parse_size(optarg, &o->outs.cols, &o->outs.rows) || o->outs.cols > 256 ||
-			    o->outs.rows > 256)
-				return tp_cli_usage("render", "--flipbook: expected CxR such as 8x8, at most 256x256 (got '%s')",
-						    optarg);
-			break;
-		case OPT_FRAME_SIZE:
-			if (tp_parse_size(optarg, &o->outs.frame_w, &o->outs.frame_h))
-				return tp_cli_usage("render", "--frame-size: expected WxH such as 128x128 (got '%s')", optarg);
-			break;
-		case OPT_POT: o->outs.pot = 1; break;
-		case 'y': o->overwrite = 1; break;
-		case 'q': o->quiet = 1; break;
-		case 'h': fputs(usage, stdout); return 1;
-		case OPT_FRAMES:
-			if (tp_parse_int(optarg, 1, SCENE_MAX_FRAMES, &v))
-				return tp_cli_usage("render", "--frames: expected a whole number 1..%d (got '%s')",
-						    SCENE_MAX_FRAMES, optarg);
-			o->ov.frames = (int)v;
-			break;
-		case OPT_SIZE:
-			if (tp_parse_size(optarg, &o->ov.width, &o->ov.height))
-				return tp_cli_usage("render", "--size: expected WxH such as 640x360 (got '%s')", optarg);
-			break;
-		case OPT_SEED:
-			if (tp_parse_u64(optarg, &o->ov.seed))
-				return tp_cli_usage("render", "--seed: expected a whole number >= 0 (got '%s')", optarg);
-			o->ov.has_seed = 1;
-			break;
-		case OPT_THREADS:
-			if (tp_parse_int(optarg, 0, 1024, &v))
-				return tp_cli_usage("render", "--threads: expected 0..1024 (got '%s')", optarg);
-			o->threads = (int)v;
-			break;
-		case OPT_STATS: o->stats = optarg; break;
-		case OPT_HASH: o->hash = optarg; break;
-		case OPT_CRF:
-			if (tp_parse_int(optarg, 0, 51, &v))
-				return tp_cli_usage("render", "--crf: expected 0..51 (got '%s')", optarg);
-			o->crf = (int)v;
-			break;
-		case OPT_PRESET: o->preset = optarg; break;
-		case OPT_BITRATE:
-			if (parse_bitrate(optarg, &o->bitrate))
-				return tp_cli_usage("render", "--bitrate: expected bits/s such as 8M or 2500k (got '%s')", optarg);
-			break;
-		case ':': return tp_cli_usage("render", "%s needs a value", argv[optind - 1]);
-		default: return tp_cli_usage("render", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind >= argc)
+	int rc = cli_opts_parse("render", usage, CLI_RENDER_OPTS, argc, argv, o);
+	if (rc)
+		return rc;
+	if (o->first >= argc)
 		return tp_cli_usage("render", "no scene file given");
-	if (optind + 1 < argc)
-		return tp_cli_usage("render", "one scene at a time (got '%s' too)", argv[optind + 1]);
-	*scene_file = argv[optind];
-	if ((o->outs.frame_w || o->outs.pot) && !o->outs.cols)
-		return tp_cli_usage("render", "--frame-size and --pot go with --flipbook CxR");
-	/* The scene's "output" is replaced by the first -o (its path, without MODE=). */
-	if (o->outs.n) {
-		int mode;
-		outputs_split(o->outs.spec[0], &mode, &o->ov.output);
-	}
-	o->ov.sets = o->sets;
-	o->ov.nsets = o->nsets;
+	if (o->first + 1 < argc)
+		return tp_cli_usage("render", "one scene at a time (got '%s' too)", argv[o->first + 1]);
+	*scene_file = argv[o->first];
 	return 0;
 }
 

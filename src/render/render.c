@@ -52,9 +52,19 @@ int render_create(const scene *sc, scene_mode mode, render_ctx **out, tp_err *er
 	int supported = fluid ? (mode == SCENE_MODE_COLOR || mode == SCENE_MODE_PARTICLES)
 	                      : (mode == SCENE_MODE_COLOR || mode == SCENE_MODE_HEIGHT ||
 				 mode == SCENE_MODE_NORMAL || mode == SCENE_MODE_CAUSTICS);
-	if (!supported)
-		return tp_errf(err, TP_EINPUT, "%s: render mode \"%s\" is not available for the %s solver",
-			       sc->path, mode_name(mode), sc->solver->name);
+	if (!supported) {
+		/* Point at the member that asked for it: an output's mode, or render.mode. */
+		char at[48] = "render.mode";
+		for (int i = 0; i < sc->noutputs; i++)
+			if (sc->outputs[i].mode == mode) {
+				snprintf(at, sizeof at, "outputs[%d].mode", i);
+				break;
+			}
+		/* Neither: the mode came from the command line (-o MODE=OUT). */
+		int scene_asked = mode == sc->render.mode || strcmp(at, "render.mode");
+		return scene_errf(sc, err, TP_EINPUT, scene_asked ? at : NULL, "render mode \"%s\" is not available for the %s solver",
+				  mode_name(mode), sc->solver->name);
+	}
 	render_ctx *r = calloc(1, sizeof *r);
 	if (!r)
 		return tp_errf(err, TP_EIO, "out of memory");

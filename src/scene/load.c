@@ -125,6 +125,28 @@ fail:
 	return rc;
 }
 
+/* Notes which values the command line gave, so that messages can say so. */
+static int keep_origins(scene_src *src, const scene_overrides *ov)
+{
+	if (!ov)
+		return 0;
+	src->from = (ov->width || ov->height ? SCENE_FROM_SIZE : 0) |
+		    (ov->frames ? SCENE_FROM_FRAMES : 0) | (ov->has_seed ? SCENE_FROM_SEED : 0) |
+		    (ov->output ? SCENE_FROM_OUTPUT : 0);
+	if (ov->nsets <= 0)
+		return 0;
+	if (!(src->sets = calloc((size_t)ov->nsets, sizeof *src->sets)))
+		return TP_EIO;
+	for (int i = 0; i < ov->nsets; i++) {
+		const char *eq = strchr(ov->sets[i], '=');
+		size_t k = eq ? (size_t)(eq - ov->sets[i]) : strlen(ov->sets[i]);
+		if (!(src->sets[src->nsets] = strndup(ov->sets[i], k)))
+			return TP_EIO;
+		src->nsets++;
+	}
+	return 0;
+}
+
 static int fail_text(const char *path, const char *text, size_t len, size_t off, const char *why,
 	tp_err *err)
 {
@@ -158,8 +180,8 @@ static int read_timing(ld *L, const scene_overrides *ov)
 	s->width = ov && ov->width ? ov->width : (int)wh[0];
 	s->height = ov && ov->height ? ov->height : (int)wh[1];
 	if ((double)s->width * s->height > SCENE_MAX_PIXELS)
-		return ld_fail(L, size, 0, "%dx%d is more than %.0f pixels", s->width, s->height,
-			SCENE_MAX_PIXELS);
+		return scene_errf(s, L->err, TP_EINPUT, "size", "%dx%d is more than %.0f pixels", s->width,
+			s->height, SCENE_MAX_PIXELS);
 
 	const ld_range fps_r = { 0, 240, LD_LO_OPEN };
 	if ((rc = ld_opt_num(L, L->root, "fps", &fps_r, &fps)) < 0)
@@ -385,11 +407,26 @@ int scene_load(const char *path, const scene_overrides *ov, scene **out, tp_err 
 		rc = tp_errf(err, TP_EIO, "%s: out of memory", path);
 		goto fail;
 	}
-	ld L = { .file = path, .text = text + bom, .len = len - bom, .root = root, .err = err, .s = s };
+	/* The tree and its text stay with the scene, for scene_errf() after loading. */
+	if (!(s->src = calloc(1, sizeof *s->src))) {
+		rc = tp_errf(err, TP_EIO, "%s: out of memory", path);
+		goto fail;
+	}
+	s->src->file = s->path;
+	s->src->buf = text;
+	s->src->text = text + bom;
+	s->src->len = len - bom;
+	s->src->root = root;
+	text = NULL;
+	root = NULL;
+	if ((rc = keep_origins(s->src, ov)) < 0) {
+		rc = tp_errf(err, TP_EIO, "%s: out of memory", path);
+		goto fail;
+	}
+	ld L = { .file = path, .text = s->src->text, .len = s->src->len, .root = s->src->root,
+		 .err = err, .s = s };
 	if ((rc = read_scene(&L, ov)) < 0)
 		goto fail;
-	cJSON_Delete(root);
-	free(text);
 	*out = s;
 	return 0;
 fail:
@@ -424,6 +461,7 @@ void scene_destroy(scene *s)
 	free_path(&s->tank.path);
 	free(s->output);
 	scene_free_textures(s);
+	scene_src_free(s->src);
 	free(s->path);
 	free(s->dir);
 	free(s);
