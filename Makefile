@@ -118,6 +118,7 @@ TEST_SRCS = \
 	tests/test_sph.c \
 	tests/test_docs.c \
 	tests/test_where.c \
+	tests/test_levels.c \
 	tests/reference/seed_common.c \
 	tests/reference/seed_hooke.c \
 	tests/reference/seed_ripple.c \

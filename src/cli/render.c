@@ -67,6 +67,48 @@ static int parse_args(int argc, char **argv, render_opts *o, const char **scene_
 	return 0;
 }
 
+/* "maps": {"height": {"scale": "auto"}}: a first pass simulates the whole render and
+ * finds its largest |h|; every frame's height map then uses one scale that puts that
+ * height at the end of the 16-bit range (v = round(h * 32767 / max) + 32768). The
+ * simulation is deterministic, so the second pass sees the same surfaces. */
+static int level_heights(const scene *sc, out_plan *plan, int threads, int quiet, tp_err *err)
+{
+	int any = 0;
+	for (int i = 0; i < plan->n; i++)
+		any |= plan->o[i].mode == SCENE_MODE_HEIGHT;
+	if (!sc->maps.height_auto || !any)
+		return 0;
+	sim_loop *lp = NULL;
+	int rc = loop_create(sc, threads, &lp, err);
+	if (rc < 0)
+		return rc;
+	tp_progress prog;
+	tp_progress_start(&prog, "levelling", sc->frames, quiet);
+	double top = 0;
+	for (int k = 0; k < sc->frames && !tp_cli_interrupted && rc == 0; k++) {
+		tp_surface surf;
+		if ((rc = loop_next(lp, &surf, err)) < 0)
+			break;
+		double m = render_surface_absmax(&surf);
+		top = m > top ? m : top;
+		tp_progress_update(&prog, k + 1);
+	}
+	tp_progress_done(&prog, NULL);
+	loop_destroy(lp);
+	if (rc < 0)
+		return rc;
+	if (tp_cli_interrupted)
+		return TP_EINTR;
+	double levels = top > 0 ? 32767.0 / top : 0;
+	for (int i = 0; i < plan->n; i++)
+		if (plan->o[i].mode == SCENE_MODE_HEIGHT)
+			render_set_height_scale(plan->o[i].rd, levels);
+	if (!quiet)
+		fprintf(stderr, "tidepool: height maps levelled over %d frames: largest |h| %.6g height units, "
+				"%.6g levels per unit\n", sc->frames, top, levels);
+	return 0;
+}
+
 /* One JSON object per line; %.9g keeps floats exact enough and stable across runs. */
 static int write_stats_line(FILE *f, int frame, double t, const tp_stats *st)
 {
@@ -132,6 +174,9 @@ int cmd_render(int argc, char **argv)
 	if (o.stats && (rc = tp_check_output(o.stats, o.overwrite, 1, &err)) < 0)
 		goto fail;
 
+	rc = level_heights(sc, &plan, threads, o.quiet, &err);
+	if (rc < 0)
+		goto fail;
 	rc = loop_create(sc, threads, &lp, &err);
 	if (rc < 0)
 		goto fail;

@@ -26,6 +26,7 @@ typedef struct render_in {
 	 * bilinear tap at (x0+1, y0+1) never needs a bounds check. Row stride (w+1)*4. */
 	const uint8_t *bgx;
 	scene_mode mode;     /* the mode of this output (a scene may have several outputs) */
+	double height_scale; /* height maps: levels per height unit if > 0 (auto-levelling) */
 } render_in;
 
 /* refract.c: seeds 000/001 refraction + reflection, tint and specular (TP_RGB8). */

@@ -133,6 +133,8 @@ typedef struct scene_output {
 /* "maps": how the texture modes encode what they show. */
 typedef struct scene_maps {
 	double height_scale;       /* 16-bit levels per height unit; 0 = lossless solver units */
+	int height_auto;           /* "scale": "auto": levelled over the whole render (render's
+				    * first pass), one scale for every frame */
 	double normal_strength;    /* slope multiplier before normalising */
 	int normal_directx;        /* 1: green is -Y (DirectX); 0: +Y (OpenGL) */
 	int normal_bits;           /* 8 or 16 */
