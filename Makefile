@@ -119,6 +119,7 @@ TEST_SRCS = \
 	tests/test_docs.c \
 	tests/test_where.c \
 	tests/test_levels.c \
+	tests/test_schema.c \
 	tests/reference/seed_common.c \
 	tests/reference/seed_hooke.c \
 	tests/reference/seed_ripple.c \

@@ -26,7 +26,7 @@
 #define SEED_MAX 9007199254740992.0 /* 2^53: every integer up to it is exact in JSON */
 
 static const char *const top_keys[] = {
-	"format", "description", "size", "fps", "duration", "frames", "seed", "solver", "params",
+	"$schema", "format", "description", "size", "fps", "duration", "frames", "seed", "solver", "params",
 	"substeps", "boundary", "background", "render", "drops", "emitters", "boxes", "tank",
 	"blocks", "output", "outputs", "maps", "loop", "flipbook", "variants", NULL,
 };
@@ -359,6 +359,9 @@ static int read_scene(ld *L, const scene_overrides *ov)
 		return rc;
 	const char *desc;
 	if ((v = ld_get(L->root, "description")) && (rc = ld_string(L, v, &desc)) < 0)
+		return rc;
+	/* "$schema" names the JSON Schema for editors (scenes/schema/); tidepool ignores it. */
+	if ((v = ld_get(L->root, "$schema")) && (rc = ld_string(L, v, &desc)) < 0)
 		return rc;
 	if ((rc = read_timing(L, ov)) < 0 || (rc = ld_loop(L, ov)) < 0 || (rc = read_solver(L)) < 0 ||
 	    (rc = read_params(L)) < 0)
