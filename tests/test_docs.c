@@ -36,7 +36,8 @@ static char logbuf[1 << 16];
 Test(docs, readme_commands_run_as_written, .timeout = 900)
 {
 	cr_expect_eq(doctest("README.md", logbuf, sizeof logbuf), 0, "%s", logbuf);
-	cr_expect(strstr(logbuf, "doctest: ") && !strstr(logbuf, "doctest: 0 blocks"), "%s", logbuf);
+	cr_expect(strstr(logbuf, "doctest: ") && !strstr(logbuf, "doctest: 0 blocks"), "%s",
+		  logbuf);
 }
 
 Test(docs, scene_reference_commands_run_as_written, .timeout = 900)

@@ -52,15 +52,17 @@ static const char *build_dir(void)
 
 Test(install, man_page_documents_every_command_and_option)
 {
-	cr_assert_eq(sh("/usr/bin/python3 tests/man_check.py %s docs/tidepool.1.scd src 2>&1", tp_bin()), 0, "%s",
-		     logbuf);
+	cr_assert_eq(
+		sh("/usr/bin/python3 tests/man_check.py %s docs/tidepool.1.scd src 2>&1", tp_bin()),
+		0, "%s", logbuf);
 	cr_assert(strstr(logbuf, " 0 omissions"), "%s", logbuf);
 	/* An option the page leaves out is found, by command. */
 	cr_assert_eq(sh("sed 's/^\\*--thumb\\* _W_$/thumb W/' docs/tidepool.1.scd > %s/m.scd && "
 			"/usr/bin/python3 tests/man_check.py %s %s/m.scd src 2>&1",
 			dir, tp_bin(), dir),
 		     1, "%s", logbuf);
-	cr_assert(strstr(logbuf, "tidepool batch --thumb: not in the manual page's section"), "%s", logbuf);
+	cr_assert(strstr(logbuf, "tidepool batch --thumb: not in the manual page's section"), "%s",
+		  logbuf);
 }
 
 Test(install, man_page_is_built_from_its_source)
@@ -74,7 +76,8 @@ Test(install, man_page_is_built_from_its_source)
 Test(install, make_install_ships_the_manual_scenes_schema_and_completion)
 {
 	/* The default PREFIX, so that nothing is rebuilt: the built binary is installed. */
-	cr_assert_eq(sh("make -s install BUILD=%s DESTDIR=%s/root 2>&1", build_dir(), dir), 0, "%s", logbuf);
+	cr_assert_eq(sh("make -s install BUILD=%s DESTDIR=%s/root 2>&1", build_dir(), dir), 0, "%s",
+		     logbuf);
 	const char *files[] = {
 		"bin/tidepool",
 		"share/man/man1/tidepool.1",
@@ -92,7 +95,10 @@ Test(install, make_install_ships_the_manual_scenes_schema_and_completion)
 		snprintf(p, sizeof p, "%s/root/usr/local/%s", dir, files[i]);
 		cr_expect_eq(access(p, R_OK), 0, "not installed: %s", files[i]);
 	}
-	cr_assert_eq(sh("cd %s/root/usr/local/share/tidepool/scenes && ls *.json textures/*.json | wc -l", dir), 0);
+	cr_assert_eq(sh("cd %s/root/usr/local/share/tidepool/scenes && ls *.json textures/*.json | "
+			"wc -l",
+			dir),
+		     0);
 	cr_expect_eq(atoi(logbuf), 13, "%s", logbuf);
 	/* --help names what was installed, where it is installed. */
 	cr_assert_eq(sh("%s/root/usr/local/bin/tidepool --help", dir), 0);
@@ -101,12 +107,15 @@ Test(install, make_install_ships_the_manual_scenes_schema_and_completion)
 	cr_assert(strstr(logbuf, "/usr/local/share/tidepool/scenes/"), "%s", logbuf);
 	/* The installed scenes validate with the installed program, and their "$schema"
 	 * resolves beside them. */
-	cr_assert_eq(sh("cd %s/root/usr/local/share/tidepool/scenes && ../../../bin/tidepool validate -q *.json "
-			"textures/*.json 2>&1 && test -f \"$(sed -n 's/.*\"\\$schema\": *\"\\([^\"]*\\)\".*/\\1/p' pond.json)\"",
+	cr_assert_eq(sh("cd %s/root/usr/local/share/tidepool/scenes && ../../../bin/tidepool "
+			"validate -q *.json "
+			"textures/*.json 2>&1 && test -f \"$(sed -n 's/.*\"\\$schema\": "
+			"*\"\\([^\"]*\\)\".*/\\1/p' pond.json)\"",
 			dir),
 		     0, "%s", logbuf);
-	cr_assert_eq(sh("make -s uninstall DESTDIR=%s/root 2>&1 && find %s/root -type f | wc -l", dir, dir), 0, "%s",
-		     logbuf);
+	cr_assert_eq(sh("make -s uninstall DESTDIR=%s/root 2>&1 && find %s/root -type f | wc -l",
+			dir, dir),
+		     0, "%s", logbuf);
 	cr_expect_eq(atoi(logbuf), 0, "uninstall leaves nothing: %s", logbuf);
 }
 
@@ -115,7 +124,8 @@ static const char *complete(const char *line)
 {
 	char bin[1024];
 	cr_assert_not_null(realpath(tp_bin(), bin));
-	sh("mkdir -p %s/bin && ln -sf %s %s/bin/tidepool && PATH=%s/bin:$PATH bash tests/complete.sh '%s' | tr '\\n' ' '",
+	sh("mkdir -p %s/bin && ln -sf %s %s/bin/tidepool && PATH=%s/bin:$PATH bash "
+	   "tests/complete.sh '%s' | tr '\\n' ' '",
 	   dir, bin, dir, dir, line);
 	return logbuf;
 }
@@ -123,14 +133,19 @@ static const char *complete(const char *line)
 Test(install, bash_completion_completes_commands_options_scenes_solvers_modes)
 {
 	cr_assert_str_eq(complete("tidepool re"), "render ");
-	cr_assert(strstr(complete("tidepool "), "render validate solvers batch compare"), "%s", logbuf);
+	cr_assert(strstr(complete("tidepool "), "render validate solvers batch compare"), "%s",
+		  logbuf);
 	cr_assert_str_eq(complete("tidepool render --thr"), "--threads ");
 	cr_assert_str_eq(complete("tidepool validate --si"), "--size ");
 	cr_assert_str_eq(complete("tidepool compare a b --ju"), "--junit ");
 	cr_assert_str_eq(complete("tidepool solvers s"), "shallow sph ");
-	cr_assert_str_eq(complete("tidepool render scenes/textures/c"), "scenes/textures/caustics_loop.json ");
-	cr_assert(strstr(complete("tidepool render scenes/pond.json -o "), "caustics= "), "%s", logbuf);
-	cr_assert_str_eq(complete("tidepool render scenes/pond.json --set solver=s"), "shallow sph ");
-	cr_assert_str_eq(complete("tidepool render scenes/pond.json --set render.mode=n"), "normal ");
+	cr_assert_str_eq(complete("tidepool render scenes/textures/c"),
+			 "scenes/textures/caustics_loop.json ");
+	cr_assert(strstr(complete("tidepool render scenes/pond.json -o "), "caustics= "), "%s",
+		  logbuf);
+	cr_assert_str_eq(complete("tidepool render scenes/pond.json --set solver=s"),
+			 "shallow sph ");
+	cr_assert_str_eq(complete("tidepool render scenes/pond.json --set render.mode=n"),
+			 "normal ");
 	cr_assert_str_eq(complete("tidepool render scenes/pond.json --preset pl"), "placebo ");
 }

@@ -27,9 +27,14 @@ TestSuite(levels, .init = setup, .fini = teardown, .timeout = 120);
 
 Test(levels, bare_output_keeps_the_mode_of_the_scenes_output)
 {
-	cr_assert_eq(run_tp(NULL, errpath, "render scenes/textures/caustics_loop.json -q --frames 1 -o %s/bare.png", dir),
-		     0, "%s", slurp(errpath));
-	cr_assert_eq(run_tp(NULL, errpath, "render scenes/textures/caustics_loop.json -q --frames 1 -o caustics=%s/k.png",
+	cr_assert_eq(
+		run_tp(NULL, errpath,
+		       "render scenes/textures/caustics_loop.json -q --frames 1 -o %s/bare.png",
+		       dir),
+		0, "%s", slurp(errpath));
+	cr_assert_eq(run_tp(NULL, errpath,
+			    "render scenes/textures/caustics_loop.json -q --frames 1 -o "
+			    "caustics=%s/k.png",
 			    dir),
 		     0, "%s", slurp(errpath));
 	char a[256], b[256];
@@ -41,9 +46,12 @@ Test(levels, bare_output_keeps_the_mode_of_the_scenes_output)
 	cr_assert_eq(tp_png_read(a, TP_GRAY8, &img, &err), 0, "%s", err.msg);
 	tp_image_free(&img);
 	/* Outputs of two modes: a bare -o must say which. */
-	cr_assert_eq(run_tp(NULL, errpath, "render scenes/textures/height_sequence.json -q --frames 1 -o %s/h.png", dir),
+	cr_assert_eq(run_tp(NULL, errpath,
+			    "render scenes/textures/height_sequence.json -q --frames 1 -o %s/h.png",
+			    dir),
 		     2);
-	cr_assert(strstr(slurp(errpath), "the scene has outputs of modes height, normal; say which this one is with -o MODE="),
+	cr_assert(strstr(slurp(errpath), "the scene has outputs of modes height, normal; say which "
+					 "this one is with -o MODE="),
 		  "%s", slurp(errpath));
 	cr_assert(access(a, F_OK) == 0);
 }
@@ -74,14 +82,20 @@ static int spread(const char *name, int n)
 Test(levels, auto_height_scale_uses_the_full_range_with_one_scale)
 {
 	const char *sc = "scenes/textures/height_sequence.json";
-	cr_assert_eq(run_tp(NULL, errpath, "render %s -q --frames 12 -o height=%s/d%%02d.png", sc, dir), 0, "%s",
-		     slurp(errpath));
+	cr_assert_eq(
+		run_tp(NULL, errpath, "render %s -q --frames 12 -o height=%s/d%%02d.png", sc, dir),
+		0, "%s", slurp(errpath));
 	cr_assert_eq(run_tp(NULL, errpath,
-			    "render %s --frames 12 --threads 1 --set maps.height.scale=auto -o height=%s/a%%02d.png", sc, dir),
+			    "render %s --frames 12 --threads 1 --set maps.height.scale=auto -o "
+			    "height=%s/a%%02d.png",
+			    sc, dir),
 		     0, "%s", slurp(errpath));
-	cr_assert(strstr(slurp(errpath), "height maps levelled over 12 frames"), "%s", slurp(errpath));
+	cr_assert(strstr(slurp(errpath), "height maps levelled over 12 frames"), "%s",
+		  slurp(errpath));
 	cr_assert_eq(run_tp(NULL, errpath,
-			    "render %s -q --frames 12 --threads 2 --set maps.height.scale=auto -o height=%s/b%%02d.png", sc, dir),
+			    "render %s -q --frames 12 --threads 2 --set maps.height.scale=auto -o "
+			    "height=%s/b%%02d.png",
+			    sc, dir),
 		     0, "%s", slurp(errpath));
 	int def = spread("d", 12), lev = spread("a", 12);
 	cr_expect_lt(def, 8000, "the default leaves most of the range unused (%d)", def);
@@ -94,7 +108,9 @@ Test(levels, auto_height_scale_uses_the_full_range_with_one_scale)
 	}
 	/* One scale for the whole render: a shorter render levels to its own, smaller peak,
 	 * so its first frame comes out brighter or darker than the longer one's. */
-	cr_assert_eq(run_tp(NULL, errpath, "render %s -q --frames 3 --set maps.height.scale=auto -o height=%s/s%%02d.png",
+	cr_assert_eq(run_tp(NULL, errpath,
+			    "render %s -q --frames 3 --set maps.height.scale=auto -o "
+			    "height=%s/s%%02d.png",
 			    sc, dir),
 		     0, "%s", slurp(errpath));
 	cr_expect_eq(spread("s", 3), 32767);
@@ -104,6 +120,7 @@ Test(levels, auto_height_scale_uses_the_full_range_with_one_scale)
 	cr_expect(!files_equal(a, s) || spread("a", 3) == 32767);
 	/* "auto" is the only word the scale takes. */
 	cr_assert_eq(run_tp(NULL, errpath, "validate %s --set maps.height.scale=max", sc), 3);
-	cr_assert(strstr(slurp(errpath), "maps.height.scale (from --set): must be a number of levels per height unit or \"auto\""),
+	cr_assert(strstr(slurp(errpath), "maps.height.scale (from --set): must be a number of "
+					 "levels per height unit or \"auto\""),
 		  "%s", slurp(errpath));
 }

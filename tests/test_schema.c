@@ -14,7 +14,8 @@ static int schema_check(const char *schema, char *log, size_t n)
 {
 	char cmd[1024];
 	snprintf(cmd, sizeof cmd,
-		 "/usr/bin/python3 tests/schema_check.py %s %s tests/data/bad_scenes.json scenes/*.json "
+		 "/usr/bin/python3 tests/schema_check.py %s %s tests/data/bad_scenes.json "
+		 "scenes/*.json "
 		 "scenes/textures/*.json 2>&1",
 		 tp_bin(), schema);
 	FILE *p = popen(cmd, "r");
@@ -41,12 +42,14 @@ Test(schema, a_member_missing_from_the_schema_is_found, .timeout = 300)
 	char cmd[512];
 	snprintf(cmd, sizeof cmd,
 		 "/usr/bin/python3 -c \"import json; s = json.load(open('%s')); "
-		 "del s['properties']['render']['properties']['shadows']; json.dump(s, open('%s', 'w'))\"",
+		 "del s['properties']['render']['properties']['shadows']; json.dump(s, open('%s', "
+		 "'w'))\"",
 		 SCHEMA, tmp);
 	cr_assert_eq(system(cmd), 0);
 	cr_assert_eq(schema_check(tmp, logbuf, sizeof logbuf), 1, "%s", logbuf);
-	cr_assert(strstr(logbuf, "render: the loader knows") && strstr(logbuf, "differences: ['shadows']"), "%s",
-		  logbuf);
+	cr_assert(strstr(logbuf, "render: the loader knows") &&
+			  strstr(logbuf, "differences: ['shadows']"),
+		  "%s", logbuf);
 	remove(tmp);
 }
 

@@ -28,8 +28,21 @@ static int parse_bitrate(const char *s, int64_t *out)
 	return 0;
 }
 
-enum { OPT_FRAMES = 256, OPT_SIZE, OPT_SEED, OPT_THREADS, OPT_STATS, OPT_CRF, OPT_PRESET,
-       OPT_BITRATE, OPT_HASH, OPT_SET, OPT_FLIPBOOK, OPT_FRAME_SIZE, OPT_POT };
+enum {
+	OPT_FRAMES = 256,
+	OPT_SIZE,
+	OPT_SEED,
+	OPT_THREADS,
+	OPT_STATS,
+	OPT_CRF,
+	OPT_PRESET,
+	OPT_BITRATE,
+	OPT_HASH,
+	OPT_SET,
+	OPT_FLIPBOOK,
+	OPT_FRAME_SIZE,
+	OPT_POT
+};
 
 /* The render group's options, refused by commands without CLI_RENDER_OPTS. */
 static int render_only(int c)
@@ -42,24 +55,24 @@ int cli_opts_parse(const char *cmd, const char *usage, unsigned flags, int argc,
 		   cli_opts *o)
 {
 	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "frames", required_argument, NULL, OPT_FRAMES },
-		{ "size", required_argument, NULL, OPT_SIZE },
-		{ "seed", required_argument, NULL, OPT_SEED },
-		{ "threads", required_argument, NULL, OPT_THREADS },
-		{ "stats", required_argument, NULL, OPT_STATS },
-		{ "hash", required_argument, NULL, OPT_HASH },
-		{ "crf", required_argument, NULL, OPT_CRF },
-		{ "preset", required_argument, NULL, OPT_PRESET },
-		{ "bitrate", required_argument, NULL, OPT_BITRATE },
-		{ "set", required_argument, NULL, OPT_SET },
-		{ "flipbook", required_argument, NULL, OPT_FLIPBOOK },
-		{ "frame-size", required_argument, NULL, OPT_FRAME_SIZE },
-		{ "pot", no_argument, NULL, OPT_POT },
-		{ "overwrite", no_argument, NULL, 'y' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{"output", required_argument, NULL, 'o'},
+		{"frames", required_argument, NULL, OPT_FRAMES},
+		{"size", required_argument, NULL, OPT_SIZE},
+		{"seed", required_argument, NULL, OPT_SEED},
+		{"threads", required_argument, NULL, OPT_THREADS},
+		{"stats", required_argument, NULL, OPT_STATS},
+		{"hash", required_argument, NULL, OPT_HASH},
+		{"crf", required_argument, NULL, OPT_CRF},
+		{"preset", required_argument, NULL, OPT_PRESET},
+		{"bitrate", required_argument, NULL, OPT_BITRATE},
+		{"set", required_argument, NULL, OPT_SET},
+		{"flipbook", required_argument, NULL, OPT_FLIPBOOK},
+		{"frame-size", required_argument, NULL, OPT_FRAME_SIZE},
+		{"pot", no_argument, NULL, OPT_POT},
+		{"overwrite", no_argument, NULL, 'y'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	long v;
 	int c;
@@ -70,7 +83,8 @@ int cli_opts_parse(const char *cmd, const char *usage, unsigned flags, int argc,
 			const struct option *lo = longopts;
 			while (lo->name && lo->val != c)
 				lo++;
-			return tp_cli_usage(cmd, "--%s is an option of 'tidepool render'", lo->name);
+			return tp_cli_usage(cmd, "--%s is an option of 'tidepool render'",
+					    lo->name);
 		}
 		switch (c) {
 		case 'o':
@@ -84,14 +98,19 @@ int cli_opts_parse(const char *cmd, const char *usage, unsigned flags, int argc,
 			o->sets[o->nsets++] = optarg;
 			break;
 		case OPT_FLIPBOOK:
-			if (tp_parse_size(optarg, &o->outs.cols, &o->outs.rows) || o->outs.cols > 256 ||
-			    o->outs.rows > 256)
-				return tp_cli_usage(cmd, "--flipbook: expected CxR such as 8x8, at most 256x256 (got '%s')",
+			if (tp_parse_size(optarg, &o->outs.cols, &o->outs.rows) ||
+			    o->outs.cols > 256 || o->outs.rows > 256)
+				return tp_cli_usage(cmd,
+						    "--flipbook: expected CxR such as 8x8, at most "
+						    "256x256 (got '%s')",
 						    optarg);
 			break;
 		case OPT_FRAME_SIZE:
 			if (tp_parse_size(optarg, &o->outs.frame_w, &o->outs.frame_h))
-				return tp_cli_usage(cmd, "--frame-size: expected WxH such as 128x128 (got '%s')", optarg);
+				return tp_cli_usage(
+					cmd,
+					"--frame-size: expected WxH such as 128x128 (got '%s')",
+					optarg);
 			break;
 		case OPT_POT: o->outs.pot = 1; break;
 		case 'y': o->overwrite = 1; break;
@@ -99,35 +118,45 @@ int cli_opts_parse(const char *cmd, const char *usage, unsigned flags, int argc,
 		case 'h': fputs(usage, stdout); return 1;
 		case OPT_FRAMES:
 			if (tp_parse_int(optarg, 1, SCENE_MAX_FRAMES, &v))
-				return tp_cli_usage(cmd, "--frames: expected a whole number 1..%d (got '%s')",
-						    SCENE_MAX_FRAMES, optarg);
+				return tp_cli_usage(
+					cmd, "--frames: expected a whole number 1..%d (got '%s')",
+					SCENE_MAX_FRAMES, optarg);
 			o->ov.frames = (int)v;
 			break;
 		case OPT_SIZE:
 			if (tp_parse_size(optarg, &o->ov.width, &o->ov.height))
-				return tp_cli_usage(cmd, "--size: expected WxH such as 640x360 (got '%s')", optarg);
+				return tp_cli_usage(
+					cmd, "--size: expected WxH such as 640x360 (got '%s')",
+					optarg);
 			break;
 		case OPT_SEED:
 			if (tp_parse_u64(optarg, &o->ov.seed))
-				return tp_cli_usage(cmd, "--seed: expected a whole number >= 0 (got '%s')", optarg);
+				return tp_cli_usage(
+					cmd, "--seed: expected a whole number >= 0 (got '%s')",
+					optarg);
 			o->ov.has_seed = 1;
 			break;
 		case OPT_THREADS:
 			if (tp_parse_int(optarg, 0, 1024, &v))
-				return tp_cli_usage(cmd, "--threads: expected 0..1024 (got '%s')", optarg);
+				return tp_cli_usage(cmd, "--threads: expected 0..1024 (got '%s')",
+						    optarg);
 			o->threads = (int)v;
 			break;
 		case OPT_STATS: o->stats = optarg; break;
 		case OPT_HASH: o->hash = optarg; break;
 		case OPT_CRF:
 			if (tp_parse_int(optarg, 0, 51, &v))
-				return tp_cli_usage(cmd, "--crf: expected 0..51 (got '%s')", optarg);
+				return tp_cli_usage(cmd, "--crf: expected 0..51 (got '%s')",
+						    optarg);
 			o->crf = (int)v;
 			break;
 		case OPT_PRESET: o->preset = optarg; break;
 		case OPT_BITRATE:
 			if (parse_bitrate(optarg, &o->bitrate))
-				return tp_cli_usage(cmd, "--bitrate: expected bits/s such as 8M or 2500k (got '%s')", optarg);
+				return tp_cli_usage(
+					cmd,
+					"--bitrate: expected bits/s such as 8M or 2500k (got '%s')",
+					optarg);
 			break;
 		case ':': return tp_cli_usage(cmd, "%s needs a value", argv[optind - 1]);
 		default: return tp_cli_usage(cmd, "unknown option '%s'", argv[optind - 1]);

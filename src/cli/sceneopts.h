@@ -35,16 +35,16 @@ typedef struct cli_opts {
 } cli_opts;
 
 /* The help lines of the scene group, for the commands' --help texts. */
-#define CLI_SCENE_OPTS_HELP \
-	"      --set KEY=VALUE  change a scene value (params.damping=4, maps.normal.bits=16,\n" \
-	"                       loop.duration=2); repeatable\n" \
-	"      --frames N       render N frames (overrides duration)\n" \
-	"      --size WxH       output size in pixels\n" \
-	"      --seed N         random seed (rain and other random events)\n" \
-	"      --threads N      worker threads (default: all cores); output is identical\n" \
-	"                       for every N\n" \
-	"      --flipbook CxR   write single-file .png outputs as atlases of C x R frames\n" \
-	"      --frame-size WxH size of each flipbook frame (default: the render size)\n" \
+#define CLI_SCENE_OPTS_HELP                                                                        \
+	"      --set KEY=VALUE  change a scene value (params.damping=4, maps.normal.bits=16,\n"    \
+	"                       loop.duration=2); repeatable\n"                                    \
+	"      --frames N       render N frames (overrides duration)\n"                            \
+	"      --size WxH       output size in pixels\n"                                           \
+	"      --seed N         random seed (rain and other random events)\n"                      \
+	"      --threads N      worker threads (default: all cores); output is identical\n"        \
+	"                       for every N\n"                                                     \
+	"      --flipbook CxR   write single-file .png outputs as atlases of C x R frames\n"       \
+	"      --frame-size WxH size of each flipbook frame (default: the render size)\n"          \
 	"      --pot            round flipbook atlases up to powers of two\n"
 
 /* Parses argv (argv[0] is the command name). Returns 0 (o->first set), 1 after printing

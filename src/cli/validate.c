@@ -16,16 +16,15 @@ static const char usage[] =
 	"render modes of its outputs. Prints one line per scene. Takes the scene options of\n"
 	"'tidepool render', so it checks the scene that render would run.\n"
 	"\n"
-	"  -o, --output OUT     MODE=OUT checks that the solver can render MODE\n"
-	CLI_SCENE_OPTS_HELP
-	"  -q, --quiet          print only errors\n"
+	"  -o, --output OUT     MODE=OUT checks that the solver can render "
+	"MODE\n" CLI_SCENE_OPTS_HELP "  -q, --quiet          print only errors\n"
 	"  -h, --help           show this help\n"
 	"\n"
 	"Exit status: 0 all valid, 2 usage error, 3 a scene is invalid, 4 I/O error.\n";
 
 static int check_one(const char *path, const cli_opts *o)
 {
-	tp_err err = { "" };
+	tp_err err = {""};
 	scene *sc = NULL;
 	sim_loop *lp = NULL;
 	render_ctx *rd = NULL;
@@ -50,8 +49,8 @@ static int check_one(const char *path, const cli_opts *o)
 	if (rc == 0) /* the solver's init and the loop's cross-fade, as render sets them up */
 		rc = loop_create(sc, 1, &lp, &err);
 	if (rc == 0 && !o->quiet)
-		printf("%s: ok (%s, %dx%d, %d frames at %g fps%s%s)\n", path, sc->solver->name, sc->width,
-		       sc->height, sc->frames, sc->fps, sc->output ? ", output " : "",
+		printf("%s: ok (%s, %dx%d, %d frames at %g fps%s%s)\n", path, sc->solver->name,
+		       sc->width, sc->height, sc->frames, sc->fps, sc->output ? ", output " : "",
 		       sc->output ? sc->output : "");
 	loop_destroy(lp);
 	render_destroy(rd);
@@ -63,7 +62,7 @@ static int check_one(const char *path, const cli_opts *o)
 
 int cmd_validate(int argc, char **argv)
 {
-	cli_opts o = { .crf = -1 };
+	cli_opts o = {.crf = -1};
 	int rc = cli_opts_parse("validate", usage, 0, argc, argv, &o);
 	if (rc)
 		return rc == 1 ? TP_EXIT_OK : rc;

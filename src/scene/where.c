@@ -95,7 +95,8 @@ static int walk(const cJSON *root, const char *jpath, int *steps, int max)
 			if (!cJSON_IsObject(node))
 				break;
 			for (const cJSON *c = node->child; c; c = c->next, idx++)
-				if (c->string && strlen(c->string) == k && !strncmp(c->string, p, k)) {
+				if (c->string && strlen(c->string) == k &&
+				    !strncmp(c->string, p, k)) {
 					next = c;
 					break;
 				}
@@ -133,5 +134,5 @@ int scene_errf(const scene *s, tp_err *err, int code, const char *jpath, const c
 	if (off >= 0)
 		jsonpos_linecol(src->text, src->len, (size_t)off, &line, &col);
 	return tp_errf(err, code, "%s:%d:%d: %s%s%s%s", src->file, line, col, jpath ? jpath : "",
-		scene_origin(src, jpath), jpath ? ": " : "", msg);
+		       scene_origin(src, jpath), jpath ? ": " : "", msg);
 }
