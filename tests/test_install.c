@@ -25,7 +25,7 @@ static void teardown(void)
 	cr_assert_eq(system(cmd), 0);
 }
 
-TestSuite(install, .init = setup, .fini = teardown, .timeout = 300);
+TestSuite(install, .init = setup, .fini = teardown);
 
 /* Runs a shell command, output into logbuf; returns its exit status. */
 static int sh(const char *fmt, ...)

@@ -23,7 +23,7 @@ static void teardown(void)
 	cr_assert_eq(system(cmd), 0);
 }
 
-TestSuite(levels, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(levels, .init = setup, .fini = teardown);
 
 Test(levels, bare_output_keeps_the_mode_of_the_scenes_output)
 {

@@ -29,14 +29,14 @@ static int schema_check(const char *schema, char *log, size_t n)
 
 static char logbuf[1 << 16];
 
-Test(schema, examples_validate_and_schema_agrees_with_loader, .timeout = 300)
+Test(schema, examples_validate_and_schema_agrees_with_loader)
 {
 	cr_assert_eq(schema_check(SCHEMA, logbuf, sizeof logbuf), 0, "%s", logbuf);
 	cr_assert(strstr(logbuf, " 0 disagreements"), "%s", logbuf);
 }
 
 /* The check itself finds a member the schema lacks. */
-Test(schema, a_member_missing_from_the_schema_is_found, .timeout = 300)
+Test(schema, a_member_missing_from_the_schema_is_found)
 {
 	const char *tmp = "/tmp/tp-schema-test.json";
 	char cmd[512];

@@ -24,7 +24,7 @@ static void teardown(void)
 	cr_assert_eq(system(cmd), 0);
 }
 
-TestSuite(where, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(where, .init = setup, .fini = teardown);
 
 static const char *put(const char *name, const char *text)
 {
