@@ -7,6 +7,11 @@
 VERSION = 0.1.0
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
+DOCDIR ?= $(DATADIR)/doc/tidepool
+TPDATADIR ?= $(DATADIR)/tidepool
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 DESTDIR ?=
 BUILD ?= build
 OPT ?= -O3
@@ -42,7 +47,8 @@ SRC_SCENE = \
 	src/scene/textures.c \
 	src/scene/sets.c \
 	src/scene/scale.c \
-	src/scene/fingerprint.c
+	src/scene/fingerprint.c \
+	src/scene/where.c
 
 SRC_SOLVERS = \
 	src/solvers/registry.c \
@@ -92,6 +98,7 @@ SRC_COMPARE = \
 
 SRC_CLI = \
 	src/cli/common.c \
+	src/cli/sceneopts.c \
 	src/cli/render.c \
 	src/cli/outputs.c \
 	src/cli/sheet.c \
@@ -125,6 +132,11 @@ TEST_SRCS = \
 	tests/test_sph.c \
 	tests/test_scale.c \
 	tests/test_farm.c \
+	tests/test_docs.c \
+	tests/test_where.c \
+	tests/test_levels.c \
+	tests/test_schema.c \
+	tests/test_install.c \
 	tests/reference/seed_common.c \
 	tests/reference/seed_hooke.c \
 	tests/reference/seed_ripple.c \
@@ -147,6 +159,8 @@ BENCH_OBJS = $(BENCH_SRCS:%.c=$(BUILD)/obj/%.o) \
 	$(filter $(BUILD)/obj/tests/reference/%,$(TEST_OBJS))
 
 BIN = $(BUILD)/tidepool
+MAN = $(BUILD)/tidepool.1
+PATHS_H = $(BUILD)/gen/tp_paths.h
 TEST_BIN = $(BUILD)/tidepool-tests
 BENCH_BIN = $(BUILD)/tidepool-bench
 
@@ -156,9 +170,25 @@ else
 Q = @
 endif
 
-.PHONY: all deps test check check-asan check-farm bench demo golden install uninstall clean format lint
+.PHONY: all deps test check check-asan check-farm bench demo golden install uninstall clean format lint FORCE
 
-all: $(BIN)
+all: $(BIN) $(MAN)
+
+# The manual page, from its scdoc source (docs/CONTRIBUTING.md).
+$(MAN): docs/tidepool.1.scd
+	@mkdir -p $(dir $@)
+	@echo "  SCDOC   $@"
+	$(Q)scdoc < $< > $@.tmp && mv $@.tmp $@
+
+# Where `make install` puts the documents, for `tidepool --help`; rewritten only when
+# PREFIX (or DOCDIR, ...) changes, so src/main.c is rebuilt only then.
+$(PATHS_H): FORCE
+	@mkdir -p $(dir $@)
+	@printf '#define TP_DOCDIR "%s"\n#define TP_DATADIR "%s"\n' '$(DOCDIR)' '$(TPDATADIR)' > $@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+$(MAIN_OBJ): $(PATHS_H)
+$(MAIN_OBJ): TP_CFLAGS += -I$(BUILD)/gen
 
 $(BIN): $(LIB_OBJS) $(MAIN_OBJ)
 	@echo "  LD      $@"
@@ -187,7 +217,7 @@ deps:
 
 # The suite runs from the repository root; TP_BIN tells end-to-end tests what to run.
 # Idle OpenMP workers sleep, as in the tidepool binary: Criterion runs tests in parallel.
-check: $(BIN) $(TEST_BIN)
+check: $(BIN) $(MAN) $(TEST_BIN)
 	OMP_WAIT_POLICY=$${OMP_WAIT_POLICY:-passive} TP_BIN=$(BIN) TP_BUILD=$(BUILD) $(TEST_BIN) $(TESTFLAGS)
 
 check-asan:
@@ -218,12 +248,29 @@ demo: deps $(BIN)
 	@mkdir -p out
 	$(BIN) render scenes/pond.json -o out/pond.mp4 -y
 
-install: $(BIN)
-	install -d $(DESTDIR)$(BINDIR)
+# The program, its manual page, the documents (the scene reference as
+# DOCDIR/scenes/README.md, links between them kept), the example scenes with the JSON
+# Schema they name, and bash completion (README "Installing").
+install: $(BIN) $(MAN)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR)/scenes \
+		$(DESTDIR)$(DOCDIR)/docs/stills $(DESTDIR)$(TPDATADIR)/scenes/textures \
+		$(DESTDIR)$(TPDATADIR)/scenes/schema $(DESTDIR)$(BASHCOMPDIR)
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/tidepool
+	install -m 644 $(MAN) $(DESTDIR)$(MANDIR)/man1/tidepool.1
+	install -m 644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	install -m 644 scenes/README.md $(DESTDIR)$(DOCDIR)/scenes/README.md
+	install -m 644 docs/*.md $(DESTDIR)$(DOCDIR)/docs/
+	install -m 644 docs/stills/*.png $(DESTDIR)$(DOCDIR)/docs/stills/
+	install -m 644 scenes/*.json $(DESTDIR)$(TPDATADIR)/scenes/
+	install -m 644 scenes/textures/*.json $(DESTDIR)$(TPDATADIR)/scenes/textures/
+	install -m 644 scenes/schema/*.json $(DESTDIR)$(TPDATADIR)/scenes/schema/
+	install -m 644 scenes/schema/tidepool-scene-1.schema.json $(DESTDIR)$(TPDATADIR)/
+	install -m 644 completion/tidepool.bash $(DESTDIR)$(BASHCOMPDIR)/tidepool
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/tidepool
+	rm -f $(DESTDIR)$(BINDIR)/tidepool $(DESTDIR)$(MANDIR)/man1/tidepool.1 \
+		$(DESTDIR)$(BASHCOMPDIR)/tidepool
+	rm -rf $(DESTDIR)$(DOCDIR) $(DESTDIR)$(TPDATADIR)
 
 format:
 	clang-format -i $(LIB_SRCS) src/main.c $(TEST_SRCS) src/*/*.h

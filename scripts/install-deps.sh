@@ -4,7 +4,8 @@
 set -eu
 
 PKGS="build-essential pkg-config libpng-dev libavcodec-dev libavformat-dev
-libavutil-dev libswscale-dev libcjson-dev libcriterion-dev ffmpeg imagemagick parallel"
+libavutil-dev libswscale-dev libcjson-dev libcriterion-dev ffmpeg imagemagick parallel
+scdoc python3 python3-jsonschema python3-junitparser"
 
 missing=""
 for p in $PKGS; do

@@ -22,6 +22,13 @@ still scenes/shallow_float.json 90 shallow_float
 still scenes/sph_dambreak.json 45 sph_dambreak
 still scenes/sph_box.json 90 sph_box
 
+# One scene at two render sizes, both shown at 640x360: a 320x180 preview (pixels doubled)
+# and a 1920x1080 final (area-averaged down): the same picture.
+"$BIN" render scenes/boxes.json -q -y --scale 0.5 --frames 100 -o "$tmp/p-%04d.png"
+"$BIN" render scenes/boxes.json -q -y --size 1920x1080 --frames 100 -o "$tmp/f-%04d.png"
+$CONVERT "$tmp/p-0099.png" -filter point -resize 640x360 "$OUT/boxes_320.png"
+$CONVERT "$tmp/f-0099.png" -filter box -resize 640x360 "$OUT/boxes_1920.png"
+
 # A tileable caustics frame, tiled 2x2 to show there is no seam.
 "$BIN" render scenes/textures/caustics_loop.json -q -y --frames 31 -o "caustics=$tmp/c-%04d.png"
 $CONVERT \( "$tmp/c-0030.png" "$tmp/c-0030.png" +append \) \

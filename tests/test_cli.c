@@ -183,9 +183,61 @@ Test(cli, devices_are_written_directly_or_refused_never_replaced)
 	cr_assert(strstr(slurp(errpath), "/dev/full: write error") != NULL, "%s", slurp(errpath));
 	cr_assert_eq(stat("/dev/full", &st), 0);
 	cr_assert(S_ISCHR(st.st_mode), "/dev/full must still be a device");
-	/* Outputs written under a temporary name never replace a device, even with -y. */
-	cr_assert_eq(run_tp(NULL, errpath, "render tests/data/tiny.json -q -y -o null --hash /dev/null"), 4);
-	cr_assert(strstr(slurp(errpath), "/dev/null: not a regular file") != NULL, "%s", slurp(errpath));
+	/* Reports go straight into a device... */
+	cr_assert_eq(run_tp(NULL, errpath, "render tests/data/tiny.json -q -y -o null --hash /dev/null"), 0,
+		     "%s", slurp(errpath));
 	cr_assert_eq(stat("/dev/null", &st), 0);
 	cr_assert(S_ISCHR(st.st_mode), "/dev/null must still be a device");
+	/* ...but outputs written under a temporary name never replace a device or a FIFO,
+	 * even with -y. */
+	char fifo[256];
+	snprintf(fifo, sizeof fifo, "%s/fifo.png", dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	cr_assert_eq(run_tp(NULL, errpath, "render tests/data/tiny.json -q -y --frames 1 -o %s", fifo), 4);
+	cr_assert(strstr(slurp(errpath), "fifo.png: not a regular file") != NULL, "%s", slurp(errpath));
+	cr_assert_eq(stat(fifo, &st), 0);
+	cr_assert(S_ISFIFO(st.st_mode), "the FIFO must still be a FIFO");
+}
+
+/* --stats and --hash write to the standard streams whatever they are: a redirected file
+ * (appended to where the shell left it, not truncated or replaced), a pipe, stderr. */
+Test(cli, stats_and_hash_go_to_stdout_stderr_pipes_and_redirected_files)
+{
+	char out[256], cmd[1024];
+	snprintf(out, sizeof out, "%s/redirected.txt", dir);
+	snprintf(cmd, sizeof cmd, "{ echo before; %s render tests/data/tiny.json -q -o null --frames 3 --stats /dev/stdout; echo after; } >%s 2>%s",
+		 tp_bin(), out, errpath);
+	cr_assert_eq(system(cmd), 0, "%s", slurp(errpath));
+	const char *s = slurp(out);
+	cr_assert(!strncmp(s, "before\n{\"frame\":0,", strlen("before\n{\"frame\":0,")), "%s", s);
+	cr_assert(strstr(s, "{\"frame\":2,") && strstr(s, "}\nafter\n"), "%s", s);
+
+	snprintf(cmd, sizeof cmd, "%s render tests/data/tiny.json -q -o null --frames 3 --stats /dev/stderr 2>%s",
+		 tp_bin(), out);
+	cr_assert_eq(system(cmd), 0);
+	cr_assert(strstr(slurp(out), "{\"frame\":2,") != NULL, "%s", slurp(out));
+
+	snprintf(cmd, sizeof cmd, "%s render tests/data/tiny.json -q -o null --frames 3 --stats /dev/stdout | grep -c frame >%s",
+		 tp_bin(), out);
+	cr_assert_eq(system(cmd), 0);
+	cr_assert_str_eq(slurp(out), "3\n");
+
+	snprintf(cmd, sizeof cmd, "%s render tests/data/tiny.json -q -o null --frames 3 --hash /dev/stdout >%s", tp_bin(), out);
+	cr_assert_eq(system(cmd), 0);
+	cr_assert(!strncmp(slurp(out), "tidepool-frame-hashes 1\n", 24), "%s", slurp(out));
+
+	/* A link to a file: the file is replaced, the link kept. */
+	char target[256], link[256];
+	snprintf(target, sizeof target, "%s/target.jsonl", dir);
+	snprintf(link, sizeof link, "%s/link.jsonl", dir);
+	FILE *f = fopen(target, "w");
+	fputs("old\n", f);
+	fclose(f);
+	cr_assert_eq(symlink(target, link), 0);
+	cr_assert_eq(run_tp(NULL, errpath, "render tests/data/tiny.json -q -y -o null --frames 2 --stats %s", link), 0,
+		     "%s", slurp(errpath));
+	struct stat st;
+	cr_assert_eq(lstat(link, &st), 0);
+	cr_assert(S_ISLNK(st.st_mode));
+	cr_assert(!strncmp(slurp(target), "{\"frame\":0,", 10), "%s", slurp(target));
 }

@@ -368,3 +368,70 @@ Test(compare_cli, ae_and_psnr_agree_with_imagemagick)
 		cJSON_Delete(root);
 	}
 }
+
+/* junitparser (python3-junitparser) reads the file as Jenkins and GitLab do; its summary
+ * goes to dir/junit.txt. */
+static const char *junit_summary(const char *xml)
+{
+	char cmd[1024], out[256];
+	snprintf(out, sizeof out, "%s/junit.txt", dir);
+	snprintf(cmd, sizeof cmd, "/usr/bin/python3 tests/junit_summary.py %s >%s 2>&1", xml, out);
+	int st = system(cmd);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "junitparser: %s", slurp(out));
+	return slurp(out);
+}
+
+Test(compare_cli, junit_has_time_and_timestamp_for_ci_readers)
+{
+	two_sequences(30);
+	char xml[256];
+	snprintf(xml, sizeof xml, "%s/r.xml", dir);
+	cr_assert_eq(run_tp(NULL, errpath, "compare %s/g %s/t --junit %s -q", dir, dir, xml), 1);
+	const char *s = junit_summary(xml);
+	cr_assert(strstr(s, " tests=4 failures=1 errors=0 skipped=0 time=") != NULL, "%s", s);
+	cr_assert(strstr(s, "case frame 000001 failure max-diff 30 > 0\n") != NULL, "%s", s);
+	cr_assert(strstr(s, "case frame 000000 passed") != NULL, "%s", s);
+}
+
+Test(compare_cli, reports_are_written_when_an_input_is_missing)
+{
+	two_sequences(30);
+	char xml[256], json[256];
+	snprintf(xml, sizeof xml, "%s/r.xml", dir);
+	snprintf(json, sizeof json, "%s/r.json", dir);
+	cr_assert_eq(run_tp(NULL, errpath, "compare %s/nothing %s/t --junit %s --json %s", dir, dir, xml, json),
+		     3, "%s", err_text());
+	cr_assert(strstr(err_text(), "nothing") != NULL, "%s", err_text());
+	const char *s = junit_summary(xml);
+	cr_assert(strstr(s, " tests=1 failures=0 errors=1 ") != NULL, "%s", s);
+	cr_assert(strstr(s, "case inputs error A: ") != NULL && strstr(s, "/nothing") != NULL, "%s", s);
+	cJSON *j = cJSON_Parse(slurp(json));
+	cr_assert_not_null(j, "%s", slurp(json));
+	cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(j, "passed")));
+	const cJSON *e = cJSON_GetObjectItem(j, "error");
+	cr_assert(cJSON_IsString(e) && strstr(e->valuestring, "/nothing"), "%s", slurp(json));
+	cJSON_Delete(j);
+	/* An option combination that cannot work is reported the same way (exit 2). */
+	snprintf(xml, sizeof xml, "%s/m.manifest", dir);
+	cr_assert_eq(run_tp(NULL, NULL, "render tests/data/tiny.json -q -o null --hash %s", xml), 0);
+	char xml2[256];
+	snprintf(xml2, sizeof xml2, "%s/r2.xml", dir);
+	cr_assert_eq(run_tp(NULL, errpath, "compare %s %s --ignore 0,0,2,2 --junit %s", xml, xml, xml2), 2,
+		     "%s", err_text());
+	s = junit_summary(xml2);
+	cr_assert(strstr(s, "errors=1") != NULL && strstr(s, "case inputs error ") != NULL, "%s", s);
+}
+
+Test(compare_cli, reports_go_to_streams_and_redirected_files)
+{
+	two_sequences(0);
+	char out[256];
+	snprintf(out, sizeof out, "%s/redirected.xml", dir);
+	cr_assert_eq(run_tp(out, errpath, "compare %s/g %s/t -q --junit /dev/stdout", dir, dir), 0, "%s",
+		     err_text());
+	const char *s = junit_summary(out);
+	cr_assert(strstr(s, "errors=0") != NULL, "%s", s);
+	struct stat st;
+	cr_assert_eq(lstat("/dev/stdout", &st), 0);
+	cr_assert(S_ISLNK(st.st_mode), "/dev/stdout is left alone");
+}

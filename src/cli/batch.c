@@ -40,7 +40,8 @@ static const char usage[] =
 	"                       scene's \"variants\"\n"
 	"  -O, --out-dir DIR    where the variants go (created if missing)\n"
 	"      --name PATTERN   variant names: {scene}, {index} and {KEY} (full or last part,\n"
-	"                       {params.damping} or {damping}); default {scene}_seed{seed}...\n"
+	"                       {params.damping} or {damping}); default: the scene's\n"
+	"                       \"variants\" name with its own keys, else {scene}_seed{seed}...\n"
 	"  -j, --jobs N         variants rendered at once (default: one per core); each gets\n"
 	"                       cores/N threads, which does not change any byte\n"
 	"      --sheet FILE     contact sheet path (default DIR/contact.png)\n"
@@ -440,7 +441,9 @@ int cmd_batch(int argc, char **argv)
 
 	/* Names: the pattern, or {scene}_KEY{KEY}... */
 	char pattern[1024];
-	const char *pat = o.name ? o.name : sc->variants.name;
+	/* The scene's name pattern belongs to the scene's own "variants": keys varied on
+	 * the command line may not be the ones it names. */
+	const char *pat = o.name ? o.name : o.nvary_spec ? NULL : sc->variants.name;
 	if (!pat) {
 		vary_default_pattern(vs, nv, pattern, sizeof pattern);
 		pat = pattern;

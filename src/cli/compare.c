@@ -4,9 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/cli.h"
 #include "compare/compare.h"
+#include "util/progress.h"
 
 #define MAX_IGNORE 64
 
@@ -234,8 +236,28 @@ int cmd_compare(int argc, char **argv)
 
 	tp_err err = { "" };
 	cmp_result res;
+	time_t now = time(NULL);
+	struct tm tm;
+	char started[32] = "";
+	if (localtime_r(&now, &tm))
+		strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%S", &tm);
+	double t0 = tp_now();
 	int rc = cmp_run(&o.cfg, &res, &err);
+	snprintf(res.started, sizeof res.started, "%s", started);
+	res.seconds = tp_now() - t0;
 	if (rc < 0 && rc != TP_EDIFF) {
+		/* Nothing (or not everything) could be compared: the reports still say why, so
+		 * that a CI server shows the cause rather than "no test results". */
+		snprintf(res.error, sizeof res.error, "%s", err.msg);
+		free(res.frames);
+		res.frames = NULL;
+		res.n = res.failed = res.compared = 0;
+		res.passed = 0;
+		tp_err werr;
+		if (o.json && cmp_report_json(o.json, &o.cfg, &res, &werr) < 0)
+			fprintf(stderr, "tidepool: %s\n", werr.msg);
+		if (o.junit && cmp_report_junit(o.junit, &o.cfg, &res, &werr) < 0)
+			fprintf(stderr, "tidepool: %s\n", werr.msg);
 		cmp_result_free(&res);
 		if (rc == TP_EUSAGE)
 			return tp_cli_usage("compare", "%s", err.msg);

@@ -75,6 +75,29 @@ static int add(out_plan *p, const scene *sc, const out_cli *cli, const enc_confi
 	return it->enc->check(&it->cfg, err);
 }
 
+/* A bare -o PATH keeps the mode of the scene's outputs when they all have one (a
+ * caustics scene stays caustics); with outputs of several modes it must say which, except
+ * for null (which renders the first). Without "outputs": the scene's render.mode. */
+static int bare_mode(const scene *sc, const char *spec, int *mode, tp_err *err)
+{
+	*mode = -1;
+	if (!sc->noutputs)
+		return 0;
+	*mode = (int)sc->outputs[0].mode;
+	int same = 1;
+	char list[128] = "";
+	for (int i = 0; i < sc->noutputs; i++) {
+		same &= sc->outputs[i].mode == sc->outputs[0].mode;
+		size_t k = strlen(list);
+		snprintf(list + k, sizeof list - k, "%s%s", i ? ", " : "", mode_names[sc->outputs[i].mode]);
+	}
+	if (same || !strcmp(spec, "null"))
+		return 0;
+	return tp_errf(err, TP_EUSAGE,
+		       "-o %s: the scene has outputs of modes %s; say which this one is with -o MODE=%s",
+		       spec, list, spec);
+}
+
 int outputs_plan(out_plan *p, const scene *sc, const out_cli *cli, const enc_config *base,
 		 tp_err *err)
 {
@@ -85,6 +108,8 @@ int outputs_plan(out_plan *p, const scene *sc, const out_cli *cli, const enc_con
 			int mode;
 			const char *path;
 			outputs_split(cli->spec[i], &mode, &path);
+			if (mode < 0 && (rc = bare_mode(sc, cli->spec[i], &mode, err)) < 0)
+				break;
 			rc = add(p, sc, cli, base, mode, path, err);
 		}
 	} else if (sc->noutputs) {

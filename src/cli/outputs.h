@@ -3,7 +3,8 @@
  * a render mode and a path, with its own renderer and encoder.
  *
  * The outputs come from the command line (-o PATH or -o MODE=PATH, repeatable; a bare
- * PATH takes the scene's render mode), else from the scene's "outputs", else from its
+ * PATH keeps the mode of the scene's "outputs" when they have one, else takes the scene's
+ * render mode), else from the scene's "outputs", else from its
  * "output" in its render mode. A single-file .png output of a multi-frame render becomes
  * a flipbook atlas when the scene has a "flipbook" or --flipbook is given.
  */

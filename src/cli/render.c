@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "cli/outputs.h"
+#include "cli/sceneopts.h"
 #include "encode/encoder.h"
 #include "encode/queue.h"
 #include "render/render.h"
@@ -19,7 +20,6 @@
 #include "util/progress.h"
 
 #define MAX_SINKS (OUTPUTS_MAX + 2)
-#define MAX_SETS 64
 #define QUEUE_DEPTH 4
 
 static const char usage[] =
@@ -32,19 +32,9 @@ static const char usage[] =
 	"                       MODE=OUT renders mode color, height, normal, caustics\n"
 	"                       or particles (sph);\n"
 	"                       repeat -o for several outputs of one simulation;\n"
+	"                       a bare OUT keeps the mode of the scene's one output;\n"
 	"                       default: the scene's \"outputs\" or \"output\"\n"
-	"      --set KEY=VALUE  change a scene value (params.damping=4, maps.normal.bits=16,\n"
-	"                       loop.duration=2); repeatable\n"
-	"      --flipbook CxR   write single-file .png outputs as atlases of C x R frames\n"
-	"      --frame-size WxH size of each flipbook frame (default: the render size)\n"
-	"      --pot            round flipbook atlases up to powers of two\n"
-	"      --frames N       render N frames (overrides duration)\n"
-	"      --size WxH       render size in pixels; the scene is scaled to it (its \"size\"\n"
-	"                       is its frame of reference, so the picture stays the same)\n"
-	"      --scale F        render size as a factor of the scene's size: 0.25, 25%, 2\n"
-	"      --seed N         random seed (rain and other random events)\n"
-	"      --threads N      worker threads (default: all cores); output is identical\n"
-	"                       for every N\n"
+	CLI_SCENE_OPTS_HELP
 	"      --range A-B      render only frames A..B (0-based, inclusive) of the scene's\n"
 	"                       timeline, byte-identical to the same frames of a full render;\n"
 	"                       PNG names and --hash lines keep the global frame numbers, an\n"
@@ -53,10 +43,11 @@ static const char usage[] =
 	"                       DIR (written by 'tidepool cache'); without it the frames\n"
 	"                       before A are simulated without rendering\n"
 	"      --crf N          MP4 quality, 0 (lossless) .. 51 (default 18)\n"
-	"      --preset NAME    x264 preset, ultrafast .. veryslow (default medium)\n"
+	"      --preset NAME    x264 preset: ultrafast, superfast, veryfast, faster, fast,\n"
+	"                       medium (default), slow, slower, veryslow, placebo\n"
 	"      --bitrate RATE   MP4 target bit rate in bits/s (k and M suffixes), instead of crf\n"
 	"      --stats FILE     write one JSON line per frame: frame, time, solver diagnostics\n"
-	"                       (a file, or a pipe or device such as /dev/stdout)\n"
+	"                       (a file, /dev/stdout, /dev/stderr or a pipe)\n"
 	"      --hash FILE      also write a frame-hash manifest (sha256 of each frame's pixels)\n"
 	"                       for 'tidepool compare'\n"
 	"  -y, --overwrite      replace existing output files\n"
@@ -64,167 +55,65 @@ static const char usage[] =
 	"  -h, --help           show this help\n"
 	"\n"
 	"Exit status: 0 done, 2 usage error, 3 bad scene or input image, 4 I/O or runtime\n"
-	"error, 130 interrupted (Ctrl-C: frames so far are kept; an MP4 is finalised).\n";
+	"error, 130 interrupted (Ctrl-C: frames so far are kept; an MP4 is finalised).\n"
+	"\n"
+	"MP4s are H.264 (libx264). Without libx264, or with TIDEPOOL_MP4_CODEC=mpeg4, they\n"
+	"are MPEG-4 Part 2, which web browsers do not play. More: man tidepool.\n";
 
-typedef struct render_opts {
-	scene_overrides ov;
-	int threads;
-	int overwrite, quiet;
-	const char *stats;
-	const char *hash;
-	out_cli outs;
-	const char *sets[MAX_SETS];
-	int nsets;
-	int crf;
-	const char *preset;
-	int64_t bitrate;
-	int range, first, last; /* --range A-B */
-	const char *cache;      /* --cache DIR */
-} render_opts;
-
-static int parse_bitrate(const char *s, int64_t *out)
-{
-	char buf[64];
-	size_t n = strlen(s);
-	if (n == 0 || n >= sizeof buf)
-		return -1;
-	strcpy(buf, s);
-	double mul = 1;
-	if (buf[n - 1] == 'k' || buf[n - 1] == 'K')
-		mul = 1e3;
-	else if (buf[n - 1] == 'M' || buf[n - 1] == 'm')
-		mul = 1e6;
-	if (mul != 1)
-		buf[n - 1] = 0;
-	double v;
-	if (tp_parse_double(buf, &v) || v <= 0 || v * mul > 1e10)
-		return -1;
-	*out = (int64_t)(v * mul);
-	return 0;
-}
+typedef cli_opts render_opts;
 
 static int parse_args(int argc, char **argv, render_opts *o, const char **scene_file)
 {
-	enum { OPT_FRAMES = 256, OPT_SIZE, OPT_SEED, OPT_THREADS, OPT_STATS, OPT_CRF, OPT_PRESET,
-	       OPT_BITRATE, OPT_HASH, OPT_SET, OPT_FLIPBOOK, OPT_FRAME_SIZE, OPT_POT, OPT_SCALE,
-	       OPT_RANGE, OPT_CACHE };
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "frames", required_argument, NULL, OPT_FRAMES },
-		{ "size", required_argument, NULL, OPT_SIZE },
-		{ "scale", required_argument, NULL, OPT_SCALE },
-		{ "seed", required_argument, NULL, OPT_SEED },
-		{ "threads", required_argument, NULL, OPT_THREADS },
-		{ "stats", required_argument, NULL, OPT_STATS },
-		{ "hash", required_argument, NULL, OPT_HASH },
-		{ "crf", required_argument, NULL, OPT_CRF },
-		{ "preset", required_argument, NULL, OPT_PRESET },
-		{ "bitrate", required_argument, NULL, OPT_BITRATE },
-		{ "set", required_argument, NULL, OPT_SET },
-		{ "flipbook", required_argument, NULL, OPT_FLIPBOOK },
-		{ "frame-size", required_argument, NULL, OPT_FRAME_SIZE },
-		{ "pot", no_argument, NULL, OPT_POT },
-		{ "range", required_argument, NULL, OPT_RANGE },
-		{ "cache", required_argument, NULL, OPT_CACHE },
-		{ "overwrite", no_argument, NULL, 'y' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	long v;
-	int c;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":o:yqh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			if (o->outs.n == OUTPUTS_MAX)
-				return tp_cli_usage("render", "at most %d outputs (-o)", OUTPUTS_MAX);
-			o->outs.spec[o->outs.n++] = optarg;
-			break;
-		case OPT_SET:
-			if (o->nsets == MAX_SETS)
-				return tp_cli_usage("render", "at most %d --set options", MAX_SETS);
-			o->sets[o->nsets++] = optarg;
-			break;
-		case OPT_FLIPBOOK:
-			if (tp_parse_size(optarg, &o->outs.cols, &o->outs.rows) || o->outs.cols > 256 ||
-			    o->outs.rows > 256)
-				return tp_cli_usage("render", "--flipbook: expected CxR such as 8x8, at most 256x256 (got '%s')",
-						    optarg);
-			break;
-		case OPT_FRAME_SIZE:
-			if (tp_parse_size(optarg, &o->outs.frame_w, &o->outs.frame_h))
-				return tp_cli_usage("render", "--frame-size: expected WxH such as 128x128 (got '%s')", optarg);
-			break;
-		case OPT_POT: o->outs.pot = 1; break;
-		case OPT_RANGE:
-			if (tp_parse_range(optarg, &o->first, &o->last))
-				return tp_cli_usage("render", "--range: expected A-B with 0 <= A <= B, such as 100-199 (got '%s')",
-						    optarg);
-			o->range = 1;
-			break;
-		case OPT_CACHE: o->cache = optarg; break;
-		case 'y': o->overwrite = 1; break;
-		case 'q': o->quiet = 1; break;
-		case 'h': fputs(usage, stdout); return 1;
-		case OPT_FRAMES:
-			if (tp_parse_int(optarg, 1, SCENE_MAX_FRAMES, &v))
-				return tp_cli_usage("render", "--frames: expected a whole number 1..%d (got '%s')",
-						    SCENE_MAX_FRAMES, optarg);
-			o->ov.frames = (int)v;
-			break;
-		case OPT_SIZE:
-			if (tp_parse_size(optarg, &o->ov.width, &o->ov.height))
-				return tp_cli_usage("render", "--size: expected WxH such as 640x360 (got '%s')", optarg);
-			break;
-		case OPT_SCALE:
-			if (tp_parse_scale(optarg, &o->ov.scale))
-				return tp_cli_usage("render", "--scale: expected a factor in 0..64 such as 0.5 or a percentage such as 25%% (got '%s')",
-						    optarg);
-			break;
-		case OPT_SEED:
-			if (tp_parse_u64(optarg, &o->ov.seed))
-				return tp_cli_usage("render", "--seed: expected a whole number >= 0 (got '%s')", optarg);
-			o->ov.has_seed = 1;
-			break;
-		case OPT_THREADS:
-			if (tp_parse_int(optarg, 0, 1024, &v))
-				return tp_cli_usage("render", "--threads: expected 0..1024 (got '%s')", optarg);
-			o->threads = (int)v;
-			break;
-		case OPT_STATS: o->stats = optarg; break;
-		case OPT_HASH: o->hash = optarg; break;
-		case OPT_CRF:
-			if (tp_parse_int(optarg, 0, 51, &v))
-				return tp_cli_usage("render", "--crf: expected 0..51 (got '%s')", optarg);
-			o->crf = (int)v;
-			break;
-		case OPT_PRESET: o->preset = optarg; break;
-		case OPT_BITRATE:
-			if (parse_bitrate(optarg, &o->bitrate))
-				return tp_cli_usage("render", "--bitrate: expected bits/s such as 8M or 2500k (got '%s')", optarg);
-			break;
-		case ':': return tp_cli_usage("render", "%s needs a value", argv[optind - 1]);
-		default: return tp_cli_usage("render", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind >= argc)
+	int rc = cli_opts_parse("render", usage, CLI_RENDER_OPTS, argc, argv, o);
+	if (rc)
+		return rc;
+	if (o->first >= argc)
 		return tp_cli_usage("render", "no scene file given");
-	if (optind + 1 < argc)
-		return tp_cli_usage("render", "one scene at a time (got '%s' too)", argv[optind + 1]);
-	*scene_file = argv[optind];
-	if ((o->outs.frame_w || o->outs.pot) && !o->outs.cols)
-		return tp_cli_usage("render", "--frame-size and --pot go with --flipbook CxR");
-	if (o->cache && !o->range)
-		return tp_cli_usage("render", "--cache goes with --range A-B");
-	/* The scene's "output" is replaced by the first -o (its path, without MODE=). */
-	if (o->outs.n) {
-		int mode;
-		outputs_split(o->outs.spec[0], &mode, &o->ov.output);
+	if (o->first + 1 < argc)
+		return tp_cli_usage("render", "one scene at a time (got '%s' too)", argv[o->first + 1]);
+	*scene_file = argv[o->first];
+	return 0;
+}
+
+/* "maps": {"height": {"scale": "auto"}}: a first pass simulates the whole render and
+ * finds its largest |h|; every frame's height map then uses one scale that puts that
+ * height at the end of the 16-bit range (v = round(h * 32767 / max) + 32768). The
+ * simulation is deterministic, so the second pass sees the same surfaces. */
+static int level_heights(const scene *sc, out_plan *plan, int threads, int quiet, tp_err *err)
+{
+	int any = 0;
+	for (int i = 0; i < plan->n; i++)
+		any |= plan->o[i].mode == SCENE_MODE_HEIGHT;
+	if (!sc->maps.height_auto || !any)
+		return 0;
+	sim_loop *lp = NULL;
+	int rc = loop_create(sc, threads, &lp, err);
+	if (rc < 0)
+		return rc;
+	tp_progress prog;
+	tp_progress_start(&prog, "levelling", sc->frames, quiet);
+	double top = 0;
+	for (int k = 0; k < sc->frames && !tp_cli_interrupted && rc == 0; k++) {
+		tp_surface surf;
+		if ((rc = loop_next(lp, &surf, err)) < 0)
+			break;
+		double m = render_surface_absmax(&surf);
+		top = m > top ? m : top;
+		tp_progress_update(&prog, k + 1);
 	}
-	o->ov.sets = o->sets;
-	o->ov.nsets = o->nsets;
+	tp_progress_done(&prog, NULL);
+	loop_destroy(lp);
+	if (rc < 0)
+		return rc;
+	if (tp_cli_interrupted)
+		return TP_EINTR;
+	double levels = top > 0 ? 32767.0 / top : 0;
+	for (int i = 0; i < plan->n; i++)
+		if (plan->o[i].mode == SCENE_MODE_HEIGHT)
+			render_set_height_scale(plan->o[i].rd, levels);
+	if (!quiet)
+		fprintf(stderr, "tidepool: height maps levelled over %d frames: largest |h| %.6g height units, "
+				"%.6g levels per unit\n", sc->frames, top, levels);
 	return 0;
 }
 
@@ -278,8 +167,7 @@ int cmd_render(int argc, char **argv)
 	int share[MAX_SINKS];
 	int nsinks = 0;
 	enc_queue *q = NULL;
-	FILE *stats = NULL;
-	char stats_tmp[4352] = "";
+	tp_wfile stats = { 0 };
 	int rc = 0, frames_done = 0;
 
 	/* Caught from the start: Ctrl-C during set-up leaves nothing behind either. */
@@ -289,12 +177,12 @@ int cmd_render(int argc, char **argv)
 	if (rc < 0)
 		goto fail;
 
-	if (o.range && o.last >= sc->frames) {
-		rc = tp_errf(&err, TP_EUSAGE, "--range %d-%d: %s has %d frames (0-%d)", o.first, o.last,
+	if (o.range && o.range_b >= sc->frames) {
+		rc = tp_errf(&err, TP_EUSAGE, "--range %d-%d: %s has %d frames (0-%d)", o.range_a, o.range_b,
 			     scene_file, sc->frames, sc->frames - 1);
 		goto fail;
 	}
-	const int first = o.range ? o.first : 0, last = o.range ? o.last : sc->frames - 1;
+	const int first = o.range ? o.range_a : 0, last = o.range ? o.range_b : sc->frames - 1;
 
 	/* Every output is checked before any simulation: a bad path costs nothing. */
 	const enc_config base = { .overwrite = o.overwrite, .crf = o.crf, .preset = o.preset,
@@ -319,29 +207,21 @@ int cmd_render(int argc, char **argv)
 		if (rc < 0)
 			goto fail;
 	}
-	/* Stats may go to a pipe or /dev/stdout, written directly; files are written
-	 * under a temporary name like every other output. */
-	int stats_direct = o.stats && tp_is_special(o.stats);
-	if (o.stats && !stats_direct) {
-		rc = enc_check_output(o.stats, o.overwrite, &err);
-		if (rc < 0)
-			goto fail;
-	}
+	/* Stats may go to a stream (/dev/stdout, also redirected to a file), a pipe or a
+	 * device, written directly; files are written under a temporary name like every
+	 * other output (tp_wopen). */
+	if (o.stats && (rc = tp_check_output(o.stats, o.overwrite, 1, &err)) < 0)
+		goto fail;
 
+	rc = level_heights(sc, &plan, threads, o.quiet, &err);
+	if (rc < 0)
+		goto fail;
 	rc = loop_create(sc, threads, &lp, &err);
 	if (rc < 0)
 		goto fail;
 	st = loop_stepper(lp);
-	if (o.stats) {
-		if (!stats_direct)
-			enc_temp_name(o.stats, stats_tmp, sizeof stats_tmp);
-		stats = fopen(stats_direct ? o.stats : stats_tmp, "w");
-		if (!stats) {
-			rc = tp_errf(&err, TP_EIO, "%s: cannot create (%s)", o.stats, strerror(errno));
-			stats_tmp[0] = 0;
-			goto fail;
-		}
-	}
+	if (o.stats && (rc = tp_wopen(&stats, o.stats, &err)) < 0)
+		goto fail;
 	for (int i = 0; i < plan.n; i++) {
 		rc = enc_sink_create(plan.o[i].enc, &plan.o[i].cfg, &sinks[nsinks], &err);
 		if (rc < 0)
@@ -374,10 +254,10 @@ int cmd_render(int argc, char **argv)
 			break; /* an encoder failed; enc_queue_finish() reports it */
 		outputs_render(&plan, &surf, slot);
 		enc_queue_submit(q, k);
-		if (stats) {
+		if (stats.f) {
 			tp_stats s;
 			stepper_stats(st, &s);
-			if (write_stats_line(stats, k, stepper_time(st), &s) < 0) {
+			if (write_stats_line(stats.f, k, stepper_time(st), &s) < 0) {
 				rc = tp_errf(&err, TP_EIO, "%s: write error", o.stats);
 				break;
 			}
@@ -403,19 +283,13 @@ int cmd_render(int argc, char **argv)
 			err = cerr;
 		}
 	}
-	if (stats) {
-		int bad = ferror(stats);
-		bad |= fclose(stats) != 0;
-		stats = NULL;
-		if (rc == 0 && bad)
-			rc = tp_errf(&err, TP_EIO, "%s: write error", o.stats);
-		if (!stats_direct) {
-			if (rc == 0)
-				rc = tp_commit_file(stats_tmp, o.stats, &err);
-			else
-				unlink(stats_tmp);
+	if (stats.f) {
+		tp_err serr;
+		int src = tp_wclose(&stats, rc == 0, &serr);
+		if (rc == 0 && src < 0) {
+			rc = src;
+			err = serr;
 		}
-		stats_tmp[0] = 0;
 	}
 	if (rc == 0) {
 		double el = tp_now() - prog.start;
@@ -435,11 +309,7 @@ int cmd_render(int argc, char **argv)
 	}
 
 fail:
-	if (stats) {
-		fclose(stats);
-		if (stats_tmp[0])
-			unlink(stats_tmp);
-	}
+	tp_wclose(&stats, 0, &(tp_err){ "" });
 	enc_queue_destroy(q);
 	for (int i = 0; i < nsinks; i++)
 		enc_sink_destroy(sinks[i]);

@@ -181,6 +181,10 @@ typedef struct cmp_result {
 	int passed;            /* the run's verdict: cmp_run() returned 0 */
 	char kind_a[16], kind_b[16];
 	char note[512];        /* why the inputs as a whole differ (count, format), or "" */
+	/* Set by the caller for the reports: */
+	char error[512];       /* why nothing could be compared (an input error), or "" */
+	char started[32];      /* local time the comparison began, ISO 8601 ("" = unknown) */
+	double seconds;        /* how long it took (JUnit's time) */
 } cmp_result;
 
 /* Compares cfg->a with cfg->b. Returns 0 when every frame is within tolerance, TP_EDIFF

@@ -81,36 +81,24 @@ void cmp_report_summary(FILE *out, const cmp_config *cfg, const cmp_result *res)
 
 /* ---- files written atomically ---- */
 
-typedef struct outfile {
-	char tmp[4352];
-	FILE *f;
-} outfile;
+/* Reports go to a file (written under a temporary name and renamed into place) or
+ * straight to a stream such as /dev/stdout (util/fsutil.h). */
+typedef tp_wfile outfile;
 
 static int out_open(outfile *o, const char *path, tp_err *err)
 {
-	int rc = tp_mkdirs_for(path, err);
-	if (rc < 0)
-		return rc;
-	enc_temp_name(path, o->tmp, sizeof o->tmp);
-	o->f = fopen(o->tmp, "w");
-	if (!o->f)
-		return tp_errf(err, TP_EIO, "%s: cannot create (%s)", o->tmp, strerror(errno));
-	return 0;
+	if (!tp_is_special(path)) {
+		int rc = tp_mkdirs_for(path, err);
+		if (rc < 0)
+			return rc;
+	}
+	return tp_wopen(o, path, err);
 }
 
 static int out_close(outfile *o, const char *path, tp_err *err)
 {
-	int bad = fflush(o->f) != 0 || ferror(o->f);
-	int e = errno;
-	if (fclose(o->f) != 0 && !bad) {
-		bad = 1;
-		e = errno;
-	}
-	if (bad) {
-		unlink(o->tmp);
-		return tp_errf(err, TP_EIO, "%s: cannot write (%s)", path, strerror(e));
-	}
-	return tp_commit_file(o->tmp, path, err);
+	(void)path;
+	return tp_wclose(o, 1, err);
 }
 
 static void json_str(FILE *f, const char *s)
@@ -183,7 +171,12 @@ int cmp_report_json(const char *path, const cmp_config *cfg, const cmp_result *r
 		identical += res->frames[i].status == CMP_IDENTICAL;
 		within += res->frames[i].status == CMP_WITHIN;
 	}
-	fprintf(f, "],\n  \"passed\": %s,\n  \"note\": ", res->passed ? "true" : "false");
+	fprintf(f, "],\n  \"passed\": %s,\n  \"error\": ", res->passed ? "true" : "false");
+	if (res->error[0])
+		json_str(f, res->error);
+	else
+		fputs("null", f);
+	fputs(",\n  \"note\": ", f);
 	if (res->note[0])
 		json_str(f, res->note);
 	else
@@ -261,17 +254,28 @@ int cmp_report_junit(const char *path, const cmp_config *cfg, const cmp_result *
 	if (rc < 0)
 		return rc;
 	FILE *f = o.f;
-	/* One test case per frame, plus one for the inputs as a whole (count, format). */
-	int tests = res->n + 1, failures = res->failed + (res->note[0] != 0);
+	/* One test case per frame, plus one for the inputs as a whole (count, format). An
+	 * input that cannot be read is an <error> of that case: errors="1". Attributes as
+	 * Jenkins, GitLab and junitparser read them: tests, failures, errors, skipped, time
+	 * (seconds) and timestamp (ISO 8601 local time, no zone) on the suite. */
+	int errors = res->error[0] != 0;
+	int tests = res->n + 1, failures = res->failed + (!errors && res->note[0] != 0);
 	char name[9000], reasons[512], metrics[256];
 	snprintf(name, sizeof name, "tidepool compare %s %s", cfg->a, cfg->b);
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"tidepool compare\" "
-		   "tests=\"%d\" failures=\"%d\" errors=\"0\">\n  <testsuite name=\"",
-		tests, failures);
+		   "tests=\"%d\" failures=\"%d\" errors=\"%d\" time=\"%.3f\">\n  <testsuite name=\"",
+		tests, failures, errors, res->seconds);
 	xml_str(f, name);
-	fprintf(f, "\" tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"0\">\n", tests, failures);
-	fputs("    <testcase classname=\"tidepool.compare\" name=\"inputs\"", f);
-	if (res->note[0]) {
+	fprintf(f, "\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"0\" time=\"%.3f\"", tests,
+		failures, errors, res->seconds);
+	if (res->started[0])
+		fprintf(f, " timestamp=\"%s\"", res->started);
+	fputs(">\n    <testcase classname=\"tidepool.compare\" name=\"inputs\"", f);
+	if (errors) {
+		fputs(">\n      <error type=\"input\" message=\"", f);
+		xml_str(f, res->error);
+		fputs("\"/>\n    </testcase>\n", f);
+	} else if (res->note[0]) {
 		fputs(">\n      <failure type=\"inputs\" message=\"", f);
 		xml_str(f, res->note);
 		fputs("\"/>\n    </testcase>\n", f);

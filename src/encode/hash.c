@@ -264,25 +264,17 @@ int enc_manifest_read(const char *path, enc_manifest *m, tp_err *err)
 
 int enc_manifest_write(const char *path, const enc_manifest *m, tp_err *err)
 {
-	char tmp[4352];
-	enc_temp_name(path, tmp, sizeof tmp);
-	FILE *f = fopen(tmp, "w");
-	if (!f)
-		return tp_errf(err, TP_EIO, "%s: cannot create (%s)", tmp, strerror(errno));
+	/* A file appears complete or not at all; a stream (/dev/stdout) is written directly. */
+	tp_wfile w;
+	int rc = tp_wopen(&w, path, err);
+	if (rc < 0)
+		return rc;
 	/* No software version here: a manifest must only change when the frames do. */
-	fprintf(f, "%s %d\nwidth %d\nheight %d\npixfmt %s\nhash %s\n", ENC_MANIFEST_MAGIC,
+	fprintf(w.f, "%s %d\nwidth %d\nheight %d\npixfmt %s\nhash %s\n", ENC_MANIFEST_MAGIC,
 		ENC_MANIFEST_VERSION, m->w, m->h, enc_hash_pixfmt_name(m->fmt), m->algo);
 	for (int i = m->first; i < m->n; i++)
-		fprintf(f, "%d %s\n", i, m->hashes[i]);
-	int bad = fflush(f) != 0 || ferror(f);
-	int saved = errno;
-	if (fclose(f) != 0)
-		bad = 1;
-	if (bad) {
-		unlink(tmp);
-		return tp_errf(err, TP_EIO, "%s: cannot write (%s)", path, strerror(saved ? saved : errno));
-	}
-	return tp_commit_file(tmp, path, err);
+		fprintf(w.f, "%d %s\n", i, m->hashes[i]);
+	return tp_wclose(&w, 1, err);
 }
 
 /* The encoder: collects one hash per frame and writes the manifest when closed, so the
@@ -310,7 +302,7 @@ static int hash_check(const enc_config *cfg, tp_err *err)
 		return tp_errf(err, TP_EUSAGE, "%s: path too long", cfg->path);
 	if (enc_hash_pixfmt_name(cfg->fmt)[0] == 'u')
 		return tp_errf(err, TP_EUSAGE, "%s: cannot hash pixel format %d", cfg->path, (int)cfg->fmt);
-	return enc_check_output(cfg->path, cfg->overwrite, err);
+	return tp_check_output(cfg->path, cfg->overwrite, 1, err); /* streams too */
 }
 
 static int hash_open(void *priv, const enc_config *cfg, tp_err *err)

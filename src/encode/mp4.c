@@ -215,9 +215,10 @@ static const char *mp4_note(const enc_config *cfg)
 	if (!pick_codec(&x264) || x264)
 		return NULL;
 	return getenv("TIDEPOOL_MP4_CODEC")
-		       ? "MP4: encoding MPEG-4 Part 2 (TIDEPOOL_MP4_CODEC=mpeg4); --preset is ignored"
+		       ? "MP4: encoding MPEG-4 Part 2 (TIDEPOOL_MP4_CODEC=mpeg4), which web browsers do "
+			 "not play; --preset is ignored"
 		       : "MP4: libx264 is not available in this libavcodec: encoding MPEG-4 Part 2 "
-			 "instead (larger files); --preset is ignored";
+			 "instead (larger files, and web browsers do not play it); --preset is ignored";
 }
 
 /* ---- open ---------------------------------------------------------------------------- */

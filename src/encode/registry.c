@@ -47,17 +47,7 @@ const tp_encoder *enc_find(const char *name)
 
 int enc_check_output(const char *path, int overwrite, tp_err *err)
 {
-	char dir[4096];
-	tp_path_dir(path, dir, sizeof dir);
-	int rc = tp_dir_writable(dir, err);
-	if (rc < 0)
-		return tp_errprefix(err, rc, "%s", path);
-	struct stat st;
-	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		return tp_errf(err, TP_EIO, "%s: not a regular file; refusing to replace it", path);
-	if (!overwrite && tp_path_exists(path))
-		return tp_errf(err, TP_EIO, "%s: already exists (use -y to overwrite)", path);
-	return 0;
+	return tp_check_output(path, overwrite, 0, err);
 }
 
 void enc_temp_name(const char *path, char *buf, size_t n)

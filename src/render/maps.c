@@ -60,8 +60,9 @@ void render_height_map(const render_in *in, tp_image *out)
 	const tp_surface *s = in->surf;
 	const scene_maps *m = &in->sc->maps;
 	const int w = in->w, hgt = in->h;
-	const int raw = s->type == TP_SAMPLE_I32 && m->height_scale <= 0;
-	const double scale = m->height_scale > 0 ? m->height_scale : HEIGHT_FLOAT_LEVELS;
+	const double chosen = in->height_scale > 0 ? in->height_scale : m->height_scale;
+	const int raw = s->type == TP_SAMPLE_I32 && chosen <= 0;
+	const double scale = chosen > 0 ? chosen : HEIGHT_FLOAT_LEVELS;
 
 #pragma omp parallel for schedule(static)
 	for (int y = 0; y < hgt; y++) {

@@ -1,6 +1,7 @@
 /* render.c - render contexts: per-mode set-up and the per-frame dispatch. */
 #include "render/render.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,7 @@ struct render_ctx {
 	float *hpad;    /* (w+2) x (h+2) heights with ghost cells */
 	float *height;  /* w*h: the surface in height units (texture-map modes only) */
 	float *scratch; /* w*h*4 */
+	double height_scale; /* render_set_height_scale(), 0 = the scene's */
 };
 
 static const char *mode_name(scene_mode m)
@@ -52,9 +54,19 @@ int render_create(const scene *sc, scene_mode mode, render_ctx **out, tp_err *er
 	int supported = fluid ? (mode == SCENE_MODE_COLOR || mode == SCENE_MODE_PARTICLES)
 	                      : (mode == SCENE_MODE_COLOR || mode == SCENE_MODE_HEIGHT ||
 				 mode == SCENE_MODE_NORMAL || mode == SCENE_MODE_CAUSTICS);
-	if (!supported)
-		return tp_errf(err, TP_EINPUT, "%s: render mode \"%s\" is not available for the %s solver",
-			       sc->path, mode_name(mode), sc->solver->name);
+	if (!supported) {
+		/* Point at the member that asked for it: an output's mode, or render.mode. */
+		char at[48] = "render.mode";
+		for (int i = 0; i < sc->noutputs; i++)
+			if (sc->outputs[i].mode == mode) {
+				snprintf(at, sizeof at, "outputs[%d].mode", i);
+				break;
+			}
+		/* Neither: the mode came from the command line (-o MODE=OUT). */
+		int scene_asked = mode == sc->render.mode || strcmp(at, "render.mode");
+		return scene_errf(sc, err, TP_EINPUT, scene_asked ? at : NULL, "render mode \"%s\" is not available for the %s solver",
+				  mode_name(mode), sc->solver->name);
+	}
 	render_ctx *r = calloc(1, sizeof *r);
 	if (!r)
 		return tp_errf(err, TP_EIO, "out of memory");
@@ -136,6 +148,31 @@ static void to_height(const tp_surface *s, float *pad, float *plain)
 	memcpy(pad + (h + 1) * ps, pad + (s->wrap ? 1 : h) * ps, (size_t)ps * sizeof *pad);
 }
 
+void render_set_height_scale(render_ctx *r, double levels)
+{
+	r->height_scale = levels;
+}
+
+double render_surface_absmax(const tp_surface *s)
+{
+	if (s->kind != TP_SURFACE_HEIGHT)
+		return 0;
+	float m = 0; /* the float heights to_height() computes; max is exact in any order */
+#pragma omp parallel for schedule(static) reduction(max : m)
+	for (int y = 0; y < s->h; y++) {
+		if (s->type == TP_SAMPLE_I32) {
+			const int32_t *src = (const int32_t *)s->data + (ptrdiff_t)y * s->stride;
+			for (int x = 0; x < s->w; x++)
+				m = fmaxf(m, fabsf((float)src[x] * s->scale));
+		} else {
+			const float *src = (const float *)s->data + (ptrdiff_t)y * s->stride;
+			for (int x = 0; x < s->w; x++)
+				m = fmaxf(m, fabsf(src[x] * s->scale));
+		}
+	}
+	return m;
+}
+
 int render_frame(render_ctx *r, const tp_surface *s, tp_image *out)
 {
 	render_in in = {
@@ -149,6 +186,7 @@ int render_frame(render_ctx *r, const tp_surface *s, tp_image *out)
 		.bgx = r->bgx,
 		.mode = r->mode,
 		.px = scene_scale(r->sc),
+		.height_scale = r->height_scale,
 	};
 	if (s->kind == TP_SURFACE_HEIGHT) {
 		int plain = r->mode != SCENE_MODE_COLOR;

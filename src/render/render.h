@@ -22,6 +22,14 @@ void render_destroy(render_ctx *r);
 tp_pixfmt render_format(const render_ctx *r);
 int render_frame(render_ctx *r, const tp_surface *s, tp_image *out);
 
+/* Height maps: levels per height unit for every frame from now on, instead of the
+ * scene's maps.height.scale (used for "scale": "auto", which render levels over the whole
+ * render in a first pass with render_surface_absmax). */
+void render_set_height_scale(render_ctx *r, double levels);
+/* The largest |h| of a height-field surface, in height units, exactly as the maps see it
+ * (0 for a fluid surface). The same whatever the thread count. */
+double render_surface_absmax(const tp_surface *s);
+
 /* Caps the vector code the colour pass may use: 2 AVX2 (where the CPU has it), 1 SSE2,
  * 0 plain C. Every level writes the same bytes; tests use this to check that. */
 void render_set_simd(int level);

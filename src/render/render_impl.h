@@ -30,6 +30,7 @@ typedef struct render_in {
 	 * slopes per scene unit, and pixel-sized constants (edges, bevels, walls) grow by it,
 	 * so every render size shows the same picture. 1 at the scene's own size. */
 	double px;
+	double height_scale; /* height maps: levels per height unit if > 0 (auto-levelling) */
 } render_in;
 
 /* refract.c: seeds 000/001 refraction + reflection, tint and specular (TP_RGB8). */

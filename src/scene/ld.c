@@ -99,8 +99,8 @@ int ld_fail(ld *L, const cJSON *node, int at_key, const char *fmt, ...)
 	int line = 1, col = 1;
 	if (off >= 0)
 		jsonpos_linecol(L->text, L->len, (size_t)off, &line, &col);
-	return tp_errf(L->err, TP_EINPUT, "%s:%d:%d: %s%s%s", L->file, line, col, path,
-		path[0] ? ": " : "", msg);
+	return tp_errf(L->err, TP_EINPUT, "%s:%d:%d: %s%s%s%s", L->file, line, col, path,
+		scene_origin(L->s ? L->s->src : NULL, path), path[0] ? ": " : "", msg);
 }
 
 const char *ld_got(ld *L, const cJSON *node, char *buf, size_t n)

@@ -19,6 +19,30 @@
 #include "scene/scene.h"
 #include "util/error.h"
 
+/* Which overrides the command line gave (scene_src.from). */
+enum {
+	SCENE_FROM_SIZE = 1u << 0,
+	SCENE_FROM_FRAMES = 1u << 1,
+	SCENE_FROM_SEED = 1u << 2,
+	SCENE_FROM_OUTPUT = 1u << 3,
+	SCENE_FROM_SCALE = 1u << 4,
+};
+
+/* where.c: the parsed tree and its source text (after --set edits), kept in the scene. */
+struct scene_src {
+	const char *file; /* the scene's path (the scene's own string) */
+	char *buf;        /* the source text as read, owned */
+	const char *text; /* buf past a byte-order mark */
+	size_t len;
+	cJSON *root;      /* owned */
+	char **sets;      /* the --set keys, dotted ("emitters.0.rate") */
+	int nsets;
+	unsigned from;    /* SCENE_FROM_* */
+};
+void scene_src_free(scene_src *src);
+/* " (from --set)", " (from --size)", ... for a member at jpath, or "". */
+const char *scene_origin(const scene_src *src, const char *jpath);
+
 typedef struct ld {
 	const char *file;  /* the scene path as given, for messages */
 	const char *text;  /* the whole source, jsonpos_check()ed */

@@ -28,7 +28,7 @@
 #define SCALE_MAX 64.0               /* render size / scene size; the pixel limit decides */
 
 static const char *const top_keys[] = {
-	"format", "description", "size", "fps", "duration", "frames", "seed", "solver", "params",
+	"$schema", "format", "description", "size", "fps", "duration", "frames", "seed", "solver", "params",
 	"substeps", "boundary", "background", "render", "drops", "emitters", "boxes", "tank",
 	"blocks", "output", "outputs", "maps", "loop", "flipbook", "variants", "resolution", NULL,
 };
@@ -129,6 +129,28 @@ fail:
 	free(buf);
 	close(fd);
 	return rc;
+}
+
+/* Notes which values the command line gave, so that messages can say so. */
+static int keep_origins(scene_src *src, const scene_overrides *ov)
+{
+	if (!ov)
+		return 0;
+	src->from = (ov->width || ov->height ? SCENE_FROM_SIZE : 0) | (ov->scale ? SCENE_FROM_SCALE : 0) |
+		    (ov->frames ? SCENE_FROM_FRAMES : 0) | (ov->has_seed ? SCENE_FROM_SEED : 0) |
+		    (ov->output ? SCENE_FROM_OUTPUT : 0);
+	if (ov->nsets <= 0)
+		return 0;
+	if (!(src->sets = calloc((size_t)ov->nsets, sizeof *src->sets)))
+		return TP_EIO;
+	for (int i = 0; i < ov->nsets; i++) {
+		const char *eq = strchr(ov->sets[i], '=');
+		size_t k = eq ? (size_t)(eq - ov->sets[i]) : strlen(ov->sets[i]);
+		if (!(src->sets[src->nsets] = strndup(ov->sets[i], k)))
+			return TP_EIO;
+		src->nsets++;
+	}
+	return 0;
 }
 
 static int fail_text(const char *path, const char *text, size_t len, size_t off, const char *why,
@@ -455,6 +477,9 @@ static int read_scene(ld *L, const scene_overrides *ov)
 	const char *desc;
 	if ((v = ld_get(L->root, "description")) && (rc = ld_string(L, v, &desc)) < 0)
 		return rc;
+	/* "$schema" names the JSON Schema for editors (scenes/schema/); tidepool ignores it. */
+	if ((v = ld_get(L->root, "$schema")) && (rc = ld_string(L, v, &desc)) < 0)
+		return rc;
 	if ((rc = read_timing(L, ov)) < 0 || (rc = ld_loop(L, ov)) < 0 || (rc = read_solver(L)) < 0 ||
 	    (rc = read_params(L)) < 0)
 		return rc;
@@ -503,11 +528,26 @@ int scene_load(const char *path, const scene_overrides *ov, scene **out, tp_err 
 		goto fail;
 	}
 	scene_text_digest(text, len, s->text_sha256);
-	ld L = { .file = path, .text = text + bom, .len = len - bom, .root = root, .err = err, .s = s };
+	/* The tree and its text stay with the scene, for scene_errf() after loading. */
+	if (!(s->src = calloc(1, sizeof *s->src))) {
+		rc = tp_errf(err, TP_EIO, "%s: out of memory", path);
+		goto fail;
+	}
+	s->src->file = s->path;
+	s->src->buf = text;
+	s->src->text = text + bom;
+	s->src->len = len - bom;
+	s->src->root = root;
+	text = NULL;
+	root = NULL;
+	if ((rc = keep_origins(s->src, ov)) < 0) {
+		rc = tp_errf(err, TP_EIO, "%s: out of memory", path);
+		goto fail;
+	}
+	ld L = { .file = path, .text = s->src->text, .len = s->src->len, .root = s->src->root,
+		 .err = err, .s = s };
 	if ((rc = read_scene(&L, ov)) < 0)
 		goto fail;
-	cJSON_Delete(root);
-	free(text);
 	*out = s;
 	return 0;
 fail:
@@ -542,6 +582,7 @@ void scene_destroy(scene *s)
 	free_path(&s->tank.path);
 	free(s->output);
 	scene_free_textures(s);
+	scene_src_free(s->src);
 	free(s->path);
 	free(s->dir);
 	free(s);

@@ -139,6 +139,8 @@ typedef struct scene_output {
 /* "maps": how the texture modes encode what they show. */
 typedef struct scene_maps {
 	double height_scale;       /* 16-bit levels per height unit; 0 = lossless solver units */
+	int height_auto;           /* "scale": "auto": levelled over the whole render (render's
+				    * first pass), one scale for every frame */
 	double normal_strength;    /* slope multiplier before normalising */
 	int normal_directx;        /* 1: green is -Y (DirectX); 0: +Y (OpenGL) */
 	int normal_bits;           /* 8 or 16 */
@@ -178,8 +180,13 @@ typedef struct scene_variants {
 	char *name; /* pattern with {key} placeholders, NULL for the default */
 } scene_variants;
 
+/* Where each member was written and which values came from the command line, kept for
+ * the messages of checks made after loading (scene_errf); private to src/scene/. */
+typedef struct scene_src scene_src;
+
 typedef struct scene {
 	char *path; /* the scene file as given */
+	scene_src *src; /* positions of the members, for scene_errf() */
 	char *dir;  /* its directory, for resolving relative paths */
 
 	int width, height;         /* render size, output pixels */
@@ -248,6 +255,19 @@ int scene_load(const char *path, const scene_overrides *ov, scene **out, tp_err 
  * same 32 bytes. ov may be NULL (no overrides). */
 void scene_fingerprint(const scene *sc, const scene_overrides *ov, uint8_t out[32]);
 void scene_destroy(scene *s);
+
+/* For every check of a scene made after scene_load() (solvers at init through
+ * ctx->scene, the renderer, the stepper): fails with code and the one-line message
+ *     FILE:LINE:COL: JPATH (from --set): MESSAGE
+ * where JPATH is the member at fault as a dotted path with [i] for array elements
+ * ("params.rate", "boxes[1].path[2].angle", "size"), LINE:COL where it was written (or
+ * its nearest written ancestor, for a default or a value given on the command line), and
+ * the parenthesis names --set, --size, --frames, --seed or -o when the value came from
+ * there. jpath may be NULL (the scene as a whole). Returns code. */
+int scene_errf(const scene *s, tp_err *err, int code, const char *jpath, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+/* 1 if the member at jpath is written in the scene (after --set edits). */
+int scene_has(const scene *s, const char *jpath);
 
 /* Position of a path at time t (linear between keyframes, held outside them). */
 void scene_path_eval(const scene_path *p, double t, double *x, double *y, double *angle);

@@ -149,8 +149,16 @@ static int read_maps(ld *L)
 	m->caustics_bits = 8;
 	if (v && (rc = ld_object(L, v, maps_keys)) < 0)
 		return rc;
-	if (h && ((rc = ld_object(L, h, height_keys)) < 0 ||
-		  (rc = ld_opt_num(L, h, "scale", &scale, &m->height_scale)) < 0))
+	const cJSON *hs = h ? ld_get(h, "scale") : NULL;
+	m->height_auto = 0;
+	if (h && (rc = ld_object(L, h, height_keys)) < 0)
+		return rc;
+	if (cJSON_IsString(hs) && !strcmp(hs->valuestring, "auto"))
+		m->height_auto = 1;
+	else if (cJSON_IsString(hs))
+		return ld_fail(L, hs, 0, "must be a number of levels per height unit or \"auto\" (got \"%.40s\")",
+			hs->valuestring);
+	else if (hs && (rc = ld_num(L, hs, &scale, &m->height_scale)) < 0)
 		return rc;
 	if (n && ((rc = ld_object(L, n, normal_keys)) < 0 ||
 		  (rc = ld_opt_num(L, n, "strength", &strength, &m->normal_strength)) < 0 ||

@@ -35,17 +35,17 @@ int loop_create(const scene *sc, int threads, sim_loop **out, tp_err *err)
 		lp->fade = sc->loop.fade_frames;
 		lp->start = sc->loop.start_frame;
 		if (sc->solver->caps & TP_SOLVER_PARTICLES) {
-			rc = tp_errf(err, TP_EINPUT, "%s: \"loop\" needs a height-field solver (%s has particles)",
-				     sc->path, sc->solver->name);
+			rc = scene_errf(sc, err, TP_EINPUT, "loop", "needs a height-field solver (%s has particles)",
+					sc->solver->name);
 			goto fail;
 		}
 		size_t px = (size_t)lp->w * (size_t)lp->h;
 		double bytes = (double)px * 4.0 * (lp->fade + 1);
 		if (bytes > LOOP_MAX_BYTES) {
-			rc = tp_errf(err, TP_EINPUT,
-				     "%s: loop: the cross-fade keeps %d frames of %dx%d (%.1f GiB, over the %.0f GiB "
+			rc = scene_errf(sc, err, TP_EINPUT, scene_has(sc, "loop.crossfade") ? "loop.crossfade" : "loop",
+				     "the cross-fade keeps %d frames of %dx%d (%.1f GiB, over the %.0f GiB "
 				     "limit); shorten \"crossfade\" or the size",
-				     sc->path, lp->fade, lp->w, lp->h, bytes / (1 << 30), LOOP_MAX_BYTES / (1 << 30));
+				     lp->fade, lp->w, lp->h, bytes / (1 << 30), LOOP_MAX_BYTES / (1 << 30));
 			goto fail;
 		}
 		lp->saved = malloc(px * (size_t)(lp->fade ? lp->fade : 1) * sizeof *lp->saved);

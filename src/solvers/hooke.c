@@ -105,7 +105,8 @@ static int hooke_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 {
 	hooke *p = priv;
 	if (p->edge + p->corner < 1)
-		return tp_errf(err, TP_EINPUT, "params: edge and corner cannot both be 0");
+		return scene_errf(ctx->scene, err, TP_EINPUT, "params.edge",
+				  "edge and corner cannot both be 0 (no spring would move the water)");
 	int rc = ig_setup(&p->g, ctx->scene, 1, p->unit, p->sponge, err);
 	if (rc < 0)
 		return rc;

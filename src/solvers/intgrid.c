@@ -21,8 +21,8 @@ int ig_setup(ig_grid *g, const scene *sc, int ring, int unit, int sponge, tp_err
 {
 	const int w = sc->width, h = sc->height;
 	if (w < 2 * ring + 1 || h < 2 * ring + 1 || w < 2 * IG_GHOST || h < 2 * IG_GHOST)
-		return tp_errf(err, TP_EINPUT,
-			       "size: the %s solver needs at least %dx%d cells (got %dx%d)",
+		return scene_errf(sc, err, TP_EINPUT, "size",
+			       "the %s solver needs at least %dx%d cells (got %dx%d)",
 			       sc->solver ? sc->solver->name : "integer", 2 * ring + 1,
 			       2 * ring + 1, w, h);
 	g->sc = sc;

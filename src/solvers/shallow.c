@@ -358,7 +358,8 @@ static void report_poses(shallow *s)
  * pushes, which then piles up at its front without bound (the model has no flow under
  * or breaking): refuse with the reason. The speed of a segment counts its corners'
  * turning as well as its centre's travel. */
-static int check_path_speed(const shallow *s, const scene_box *sb, int i, tp_err *err)
+static int check_path_speed(const shallow *s, const scene *sc, const scene_box *sb, int i,
+			    tp_err *err)
 {
 	const double half_diag = 0.5 * sqrt(sb->size[0] * sb->size[0] + sb->size[1] * sb->size[1]);
 	for (int k = 1; k < sb->path.n; k++) {
@@ -368,12 +369,17 @@ static int check_path_speed(const shallow *s, const scene_box *sb, int i, tp_err
 			continue;
 		double v = (sqrt((b->x - a->x) * (b->x - a->x) + (b->y - a->y) * (b->y - a->y)) +
 			    fabs(b->angle - a->angle) * (SH_PI / 180) * half_diag) / dt;
-		if (v >= s->c_px)
-			return tp_errf(err, TP_EINPUT,
-				       "boxes[%d].path: moves at %.4g px/s between t = %g and %g s, not "
+		if (v >= s->c_px) {
+			char at[64];
+			snprintf(at, sizeof at, "boxes[%d].path[%d]", i, k);
+			if (!scene_has(sc, at))
+				snprintf(at, sizeof at, "boxes[%d].path", i);
+			return scene_errf(sc, err, TP_EINPUT, at,
+				       "moves at %.4g px/s between t = %g and %g s, not "
 				       "slower than the waves (%.4g px/s): the water it pushes would pile up "
 				       "in front of it without bound; slow it down or raise params.speed",
-				       i, v, a->t, b->t, s->c_px);
+				       v, a->t, b->t, s->c_px);
+		}
 	}
 	return 0;
 }
@@ -388,8 +394,8 @@ static int shallow_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	s->hs = scene_scale(sc);
 	s->boundary = sc->boundary;
 	if (s->w < 3 || s->h < 3)
-		return tp_errf(err, TP_EINPUT, "size: shallow needs at least 3x3 cells (got %dx%d)", s->w,
-			       s->h);
+		return scene_errf(sc, err, TP_EINPUT, "size", "shallow needs at least 3x3 cells (got %dx%d)",
+				  s->w, s->h);
 	const double dt = 1.0 / (sc->fps * (sc->substeps > 0 ? sc->substeps : 1));
 	const int longer = s->w > s->h ? s->w : s->h;
 	double speed = s->speed > 0 ? s->speed
@@ -399,8 +405,8 @@ static int shallow_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	} else {
 		double n = ceil(speed * dt / sqrt(s->rate) - 1e-9);
 		if (!(n <= MAX_SUBSTEPS))
-			return tp_errf(err, TP_EINPUT,
-				       "params.speed: %g px/s needs %.0f internal steps per step at rate "
+			return scene_errf(sc, err, TP_EINPUT, "params.speed",
+				       "%g px/s needs %.0f internal steps per step at rate "
 				       "%g (limit %d); lower the speed or raise the rate",
 				       speed, n, s->rate, MAX_SUBSTEPS);
 		s->nsub = n < 1 ? 1 : (int)n;
@@ -412,15 +418,15 @@ static int shallow_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	 * checkerboard: 4 rate < 1 + d - 8 mu (and d - 8 mu > -1, implied). */
 	if (!(4 * s->rate + 8 * s->mu < 1 + s->d_step)) {
 		if (s->mu > 0 && 4 * s->rate < 1 + s->d_step)
-			return tp_errf(err, TP_EINPUT,
-				       "params.viscosity: %g would blow up because the viscous term takes "
+			return scene_errf(sc, err, TP_EINPUT, "params.viscosity",
+				       "%g would blow up because the viscous term takes "
 				       "8*viscosity*dt = %.4g per step off the checkerboard's velocity and the "
 				       "update needs 4*rate + 8*viscosity*dt < 1 + d (here %.6g >= %.6g); use "
 				       "viscosity < %.4g or more substeps",
 				       s->viscosity, 8 * s->mu, 4 * s->rate + 8 * s->mu, 1 + s->d_step,
 				       (1 + s->d_step - 4 * s->rate) / (8 * s->dt_sub));
-		return tp_errf(err, TP_EINPUT,
-			       "params.rate: %g would blow up because the update h' = h + d(h - h_old) "
+		return scene_errf(sc, err, TP_EINPUT, "params.rate",
+			       "%g would blow up because the update h' = h + d(h - h_old) "
 			       "+ rate*sum(h_j - h) amplifies the checkerboard mode unless 4*rate < 1 + "
 			       "d (here 4*rate = %g, 1 + d = %.6g with d = %.6g per step); use rate < %.4g",
 			       s->rate, 4 * s->rate, 1 + s->d_step, s->d_step, (1 + s->d_step) / 4);
@@ -451,14 +457,16 @@ static int shallow_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 		for (int i = 0; i < s->nbox; i++) {
 			const scene_box *sb = &sc->boxes[i];
 			box_state *b = &s->box[i];
+			char at[48];
+			snprintf(at, sizeof at, "boxes[%d]", i);
 			if (!(sb->size[0] > 0 && sb->size[1] > 0 && sb->height > 0))
-				return tp_errf(err, TP_EINPUT, "boxes[%d]: size and height must be > 0", i);
+				return scene_errf(sc, err, TP_EINPUT, at, "size and height must be > 0");
+			snprintf(at, sizeof at, "boxes[%d].density", i);
 			if (sb->floating && !(sb->density > 0))
-				return tp_errf(err, TP_EINPUT,
-					       "boxes[%d].density: a floating box needs density > 0 (got %g)",
-					       i, sb->density);
+				return scene_errf(sc, err, TP_EINPUT, at, "a floating box needs density > 0 (got %g)",
+						  sb->density);
 			if (!sb->floating) {
-				int rc = check_path_speed(s, sb, i, err);
+				int rc = check_path_speed(s, sc, sb, i, err);
 				if (rc < 0)
 					return rc;
 			}

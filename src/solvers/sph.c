@@ -148,7 +148,7 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	s->s = (float)s->spacing;
 	s->R = (float)(s->radius > 0 ? s->radius : 2.25 * s->spacing);
 	if (s->R < 1.2f * s->s)
-		return tp_errf(err, TP_EINPUT, "params.radius: must be at least 1.2 x spacing (got %g, spacing %g)",
+		return scene_errf(sc, err, TP_EINPUT, "params.radius", "must be at least 1.2 x spacing (got %g, spacing %g)",
 			       (double)s->R, s->spacing);
 	s->invR = 1.0f / s->R;
 	double lat = sph_lattice_sum(s->spacing, s->R, 2);
@@ -159,10 +159,15 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	double cx, cy, ang;
 	if (sc->has_tank) {
 		for (int k = 0; k < sc->tank.path.n; k++)
-			if (sc->tank.path.keys[k].angle != 0)
-				return tp_errf(err, TP_EINPUT, "%s: tank: the sph solver keeps the tank upright "
-					       "(angle %g at t=%g)", sc->path, sc->tank.path.keys[k].angle,
-					       sc->tank.path.keys[k].t);
+			if (sc->tank.path.keys[k].angle != 0) {
+				char at[48];
+				snprintf(at, sizeof at, "tank.path[%d].angle", k);
+				if (!scene_has(sc, at))
+					snprintf(at, sizeof at, "tank.angle");
+				return scene_errf(sc, err, TP_EINPUT, at, "the sph solver keeps the tank upright "
+						  "(angle %g at t=%g)", sc->tank.path.keys[k].angle,
+						  sc->tank.path.keys[k].t);
+			}
 		s->W = (float)sc->tank.size[0];
 		s->H = (float)sc->tank.size[1];
 		scene_path_eval(&sc->tank.path, 0, &cx, &cy, &ang);
@@ -175,7 +180,8 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	s->org_x = cx - 0.5 * s->W;
 	s->org_y = cy - 0.5 * s->H;
 	if (s->W < 2 * s->s || s->H < 2 * s->s)
-		return tp_errf(err, TP_EINPUT, "tank: %gx%g px is too small for a particle spacing of %g px",
+		return scene_errf(sc, err, TP_EINPUT, sc->has_tank ? "tank.size" : "size",
+				  "%gx%g px is too small for a particle spacing of %g px",
 			       (double)s->W, (double)s->H, s->spacing);
 
 	/* obstacles at t = 0 (blocks are clipped against them) */
@@ -236,9 +242,10 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 		}
 	}
 	if (cap > SPH_MAX_PARTICLES)
-		return tp_errf(err, TP_EINPUT, "%s: the scene could need %.0f particles; the limit is %d "
-			       "(raise params.spacing, or lower emitter rates, caps or rain)",
-			       sc->path, cap, SPH_MAX_PARTICLES);
+		return scene_errf(sc, err, TP_EINPUT, "params.spacing",
+				  "the scene could need %.0f particles; the limit is %d "
+				  "(raise params.spacing, or lower emitter rates, caps or rain)",
+				  cap, SPH_MAX_PARTICLES);
 	s->cap = (int)cap + 1;
 
 	/* stiffness and the stable step */
@@ -280,7 +287,8 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	s->ncx = (int)fmax(1, floor(4 * s->W / s->R));
 	s->ncy = (int)fmax(1, floor(s->H / s->R));
 	if ((double)s->ncx * s->ncy > 1 << 26)
-		return tp_errf(err, TP_EINPUT, "tank: %gx%g px needs too many grid cells for a kernel radius "
+		return scene_errf(sc, err, TP_EINPUT, sc->has_tank ? "tank.size" : "size",
+				  "%gx%g px needs too many grid cells for a kernel radius "
 			       "of %g px", (double)s->W, (double)s->H, (double)s->R);
 	s->ncells = s->ncx * s->ncy;
 	s->cell_start = calloc((size_t)s->ncells + 1, sizeof(int));

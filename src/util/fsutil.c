@@ -2,6 +2,9 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -28,10 +31,56 @@ int tp_path_join(const char *dir, const char *rel, char *buf, size_t n)
 	return (len < 0 || (size_t)len >= n) ? TP_EINPUT : 0;
 }
 
+int tp_stream_fd(const char *path)
+{
+	if (!strcmp(path, "/dev/stdout"))
+		return 1;
+	if (!strcmp(path, "/dev/stderr"))
+		return 2;
+	const char *n = NULL;
+	if (!strncmp(path, "/dev/fd/", 8))
+		n = path + 8;
+	else if (!strncmp(path, "/proc/self/fd/", 14))
+		n = path + 14;
+	if (!n || !*n || strlen(n) > 6)
+		return -1;
+	for (const char *c = n; *c; c++)
+		if (!isdigit((unsigned char)*c))
+			return -1;
+	int fd = atoi(n);
+	return fd >= 1 && fcntl(fd, F_GETFD) != -1 ? fd : -1;
+}
+
 int tp_is_special(const char *path)
 {
+	if (tp_stream_fd(path) >= 0)
+		return 1;
 	struct stat st;
-	return stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode));
+	return stat(path, &st) == 0 &&
+	       (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
+int tp_check_output(const char *path, int overwrite, int allow_direct, tp_err *err)
+{
+	if (allow_direct && tp_is_special(path))
+		return 0;
+	char dir[4096];
+	tp_path_dir(path, dir, sizeof dir);
+	int rc = tp_dir_writable(dir, err);
+	if (rc < 0)
+		return tp_errprefix(err, rc, "%s", path);
+	struct stat st;
+	if (lstat(path, &st) != 0)
+		return 0;
+	if (S_ISLNK(st.st_mode) && stat(path, &st) != 0)
+		return 0; /* a dangling link: replaced by the file */
+	if (S_ISDIR(st.st_mode))
+		return tp_errf(err, TP_EIO, "%s: is a directory", path);
+	if (!S_ISREG(st.st_mode))
+		return tp_errf(err, TP_EIO, "%s: not a regular file; refusing to replace it", path);
+	if (!overwrite)
+		return tp_errf(err, TP_EIO, "%s: already exists (use -y to overwrite)", path);
+	return 0;
 }
 
 int tp_path_exists(const char *path)
@@ -75,12 +124,17 @@ int tp_commit_file(const char *tmp, const char *path, tp_err *err)
 	 * one. (No fsync per file: it would dominate PNG-sequence time; the writer has already
 	 * checked every write and fclose for ENOSPC/EIO.) */
 	struct stat st;
-	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		/* Never swap a device, pipe, link or directory for a regular file. */
+	char real[PATH_MAX];
+	const char *dest = path;
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && stat(path, &st) == 0 &&
+	    S_ISREG(st.st_mode) && realpath(path, real))
+		dest = real; /* a link to a file: the file is replaced, the link kept */
+	if (lstat(dest, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+		/* Never swap a device, pipe or directory for a regular file. */
 		unlink(tmp);
 		return tp_errf(err, TP_EIO, "%s: not a regular file; refusing to replace it", path);
 	}
-	if (rename(tmp, path) != 0) {
+	if (rename(tmp, dest) != 0) {
 		int e = errno;
 		unlink(tmp);
 		return tp_errf(err, TP_EIO, "%s: cannot rename into place (%s)", path, strerror(e));
@@ -106,4 +160,59 @@ int tp_pattern_kind(const char *p)
 		convs++;
 	}
 	return convs > 1 ? -1 : convs;
+}
+
+int tp_wopen(tp_wfile *w, const char *path, tp_err *err)
+{
+	w->f = NULL;
+	w->tmp[0] = 0;
+	w->path = path;
+	w->direct = tp_is_special(path);
+	int fd = tp_stream_fd(path);
+	if (fd >= 0) {
+		int d = dup(fd);
+		w->f = d >= 0 ? fdopen(d, "w") : NULL;
+		if (!w->f && d >= 0)
+			close(d);
+	} else if (w->direct) {
+		w->f = fopen(path, "w");
+	} else {
+		/* Hidden and pid-tagged like the encoders' temporary files. */
+		char dir[4096];
+		const char *base = strrchr(path, '/');
+		tp_path_dir(path, dir, sizeof dir);
+		snprintf(w->tmp, sizeof w->tmp, "%s/.%s.tmp-%ld", dir, base ? base + 1 : path,
+			 (long)getpid());
+		w->f = fopen(w->tmp, "w");
+	}
+	if (!w->f) {
+		int e = errno;
+		w->tmp[0] = 0;
+		return tp_errf(err, TP_EIO, "%s: cannot create (%s)", path, strerror(e));
+	}
+	return 0;
+}
+
+int tp_wclose(tp_wfile *w, int ok, tp_err *err)
+{
+	if (!w->f)
+		return 0;
+	int bad = fflush(w->f) != 0 || ferror(w->f);
+	int e = errno;
+	if (fclose(w->f) != 0 && !bad) {
+		bad = 1;
+		e = errno;
+	}
+	w->f = NULL;
+	int rc = 0;
+	if (bad && ok)
+		rc = tp_errf(err, TP_EIO, "%s: write error (%s)", w->path, strerror(e));
+	if (w->tmp[0]) {
+		if (ok && !bad)
+			rc = tp_commit_file(w->tmp, w->path, err);
+		else
+			unlink(w->tmp);
+		w->tmp[0] = 0;
+	}
+	return rc;
 }

@@ -1,0 +1,151 @@
+/* What ships: the manual page covers every command, option, exit status and environment
+ * variable; `make install` puts the program, manual, documents, example scenes, schema and
+ * bash completion under PREFIX; the completion completes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli_util.h"
+
+static char dir[64];
+static char logbuf[1 << 16];
+
+static void setup(void)
+{
+	strcpy(dir, "/tmp/tp-install-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(install, .init = setup, .fini = teardown);
+
+/* Runs a shell command, output into logbuf; returns its exit status. */
+static int sh(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof cmd, fmt, ap);
+	va_end(ap);
+	FILE *p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	size_t k = fread(logbuf, 1, sizeof logbuf - 1, p);
+	logbuf[k] = 0;
+	int st = pclose(p);
+	cr_assert(WIFEXITED(st), "%s", cmd);
+	return WEXITSTATUS(st);
+}
+
+static const char *build_dir(void)
+{
+	const char *b = getenv("TP_BUILD");
+	return b ? b : "build";
+}
+
+Test(install, man_page_documents_every_command_and_option)
+{
+	cr_assert_eq(
+		sh("/usr/bin/python3 tests/man_check.py %s docs/tidepool.1.scd src 2>&1", tp_bin()),
+		0, "%s", logbuf);
+	cr_assert(strstr(logbuf, " 0 omissions"), "%s", logbuf);
+	/* An option the page leaves out is found, by command. */
+	cr_assert_eq(sh("sed 's/^\\*--thumb\\* _W_$/thumb W/' docs/tidepool.1.scd > %s/m.scd && "
+			"/usr/bin/python3 tests/man_check.py %s %s/m.scd src 2>&1",
+			dir, tp_bin(), dir),
+		     1, "%s", logbuf);
+	cr_assert(strstr(logbuf, "tidepool batch --thumb: not in the manual page's section"), "%s",
+		  logbuf);
+}
+
+Test(install, man_page_is_built_from_its_source)
+{
+	cr_assert_eq(sh("scdoc < docs/tidepool.1.scd | cmp - %s/tidepool.1 2>&1", build_dir()), 0,
+		     "build/tidepool.1 is stale or missing: %s", logbuf);
+	cr_assert_eq(sh("head -c 2000 %s/tidepool.1", build_dir()), 0);
+	cr_assert(strstr(logbuf, ".TH \"tidepool\" \"1\""), "%s", logbuf);
+}
+
+Test(install, make_install_ships_the_manual_scenes_schema_and_completion)
+{
+	/* The default PREFIX, so that nothing is rebuilt: the built binary is installed. */
+	cr_assert_eq(sh("make -s install BUILD=%s DESTDIR=%s/root 2>&1", build_dir(), dir), 0, "%s",
+		     logbuf);
+	const char *files[] = {
+		"bin/tidepool",
+		"share/man/man1/tidepool.1",
+		"share/doc/tidepool/README.md",
+		"share/doc/tidepool/scenes/README.md",
+		"share/doc/tidepool/docs/textures.md",
+		"share/tidepool/scenes/pond.json",
+		"share/tidepool/scenes/textures/caustics_loop.json",
+		"share/tidepool/scenes/schema/tidepool-scene-1.schema.json",
+		"share/tidepool/tidepool-scene-1.schema.json",
+		"share/bash-completion/completions/tidepool",
+	};
+	char p[512];
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		snprintf(p, sizeof p, "%s/root/usr/local/%s", dir, files[i]);
+		cr_expect_eq(access(p, R_OK), 0, "not installed: %s", files[i]);
+	}
+	cr_assert_eq(sh("cd %s/root/usr/local/share/tidepool/scenes && ls *.json textures/*.json | "
+			"wc -l",
+			dir),
+		     0);
+	cr_expect_eq(atoi(logbuf), 13, "%s", logbuf);
+	/* --help names what was installed, where it is installed. */
+	cr_assert_eq(sh("%s/root/usr/local/bin/tidepool --help", dir), 0);
+	cr_assert(strstr(logbuf, "man tidepool"), "%s", logbuf);
+	cr_assert(strstr(logbuf, "/usr/local/share/doc/tidepool/scenes/README.md"), "%s", logbuf);
+	cr_assert(strstr(logbuf, "/usr/local/share/tidepool/scenes/"), "%s", logbuf);
+	/* The installed scenes validate with the installed program, and their "$schema"
+	 * resolves beside them. */
+	cr_assert_eq(sh("cd %s/root/usr/local/share/tidepool/scenes && ../../../bin/tidepool "
+			"validate -q *.json "
+			"textures/*.json 2>&1 && test -f \"$(sed -n 's/.*\"\\$schema\": "
+			"*\"\\([^\"]*\\)\".*/\\1/p' pond.json)\"",
+			dir),
+		     0, "%s", logbuf);
+	cr_assert_eq(sh("make -s uninstall DESTDIR=%s/root 2>&1 && find %s/root -type f | wc -l",
+			dir, dir),
+		     0, "%s", logbuf);
+	cr_expect_eq(atoi(logbuf), 0, "uninstall leaves nothing: %s", logbuf);
+}
+
+/* Completions for a command line (one per line), with the built tidepool on PATH. */
+static const char *complete(const char *line)
+{
+	char bin[1024];
+	cr_assert_not_null(realpath(tp_bin(), bin));
+	sh("mkdir -p %s/bin && ln -sf %s %s/bin/tidepool && PATH=%s/bin:$PATH bash "
+	   "tests/complete.sh '%s' | tr '\\n' ' '",
+	   dir, bin, dir, dir, line);
+	return logbuf;
+}
+
+Test(install, bash_completion_completes_commands_options_scenes_solvers_modes)
+{
+	cr_assert_str_eq(complete("tidepool re"), "render ");
+	cr_assert(strstr(complete("tidepool "), "render validate solvers batch compare"), "%s",
+		  logbuf);
+	cr_assert_str_eq(complete("tidepool render --thr"), "--threads ");
+	cr_assert_str_eq(complete("tidepool validate --si"), "--size ");
+	cr_assert_str_eq(complete("tidepool compare a b --ju"), "--junit ");
+	cr_assert_str_eq(complete("tidepool solvers s"), "shallow sph ");
+	cr_assert_str_eq(complete("tidepool render scenes/textures/c"),
+			 "scenes/textures/caustics_loop.json ");
+	cr_assert(strstr(complete("tidepool render scenes/pond.json -o "), "caustics= "), "%s",
+		  logbuf);
+	cr_assert_str_eq(complete("tidepool render scenes/pond.json --set solver=s"),
+			 "shallow sph ");
+	cr_assert_str_eq(complete("tidepool render scenes/pond.json --set render.mode=n"),
+			 "normal ");
+	cr_assert_str_eq(complete("tidepool render scenes/pond.json --preset pl"), "placebo ");
+}
