@@ -116,7 +116,7 @@ static void same_heights(const char *path, int w, int h)
 	run_close(&big);
 }
 
-TestSuite(scale, .timeout = 600);
+TestSuite(scale);
 
 Test(scale, ripple_looks_the_same_at_a_quarter_and_at_four_times)
 {
