@@ -40,7 +40,8 @@ SRC_SCENE = \
 	src/scene/path.c \
 	src/scene/textures.c \
 	src/scene/sets.c \
-	src/scene/scale.c
+	src/scene/scale.c \
+	src/scene/support.c
 
 SRC_SOLVERS = \
 	src/solvers/registry.c \

@@ -261,6 +261,29 @@ Test(sph, particle_count_is_what_was_emitted, .init = one_thread)
 	solver_destroy(t.s);
 }
 
+Test(sph, a_drops_strength_is_the_water_it_brings, .init = one_thread)
+{
+	/* strength s: s discs of `radius` worth of water, a disc of radius r sqrt(s); 0: none */
+	tank t;
+	tank_scene(&t, 320, 240, 300, 200);
+	scene_drop drops[3] = { { 0, 80, 100, 20, 1 }, { 0, 200, 100, 20, 4 }, { 0, 150, 150, 20, 0 } };
+	t.sc.drops = drops;
+	t.sc.ndrops = 3;
+	tank_open(&t);
+	cr_assert_eq((int)stat(t.d, t.p, "particles"), 0);
+	const int want[3] = { disc_count(4, 20), disc_count(4, 40), 0 };
+	int n0 = 0;
+	for (int i = 0; i < 3; i++) {
+		t.d->drop(t.p, drops[i].x, drops[i].y, drops[i].radius, drops[i].strength);
+		int n = (int)stat(t.d, t.p, "particles");
+		cr_assert_eq(n - n0, want[i], "strength %g: %d particles, expected %d", drops[i].strength,
+			     n - n0, want[i]);
+		n0 = n;
+	}
+	cr_assert(want[1] > 3.8 * want[0] && want[1] < 4.2 * want[0], "%d vs %d", want[1], want[0]);
+	solver_destroy(t.s);
+}
+
 Test(sph, dam_break_comes_to_rest_at_rest_density, .init = one_thread)
 {
 	tank t;

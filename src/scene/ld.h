@@ -106,6 +106,10 @@ void scene_free_textures(scene *s);
 /* scale.c: last, converts every length of the scene from scene units to output pixels
  * and sets the render size (scene.h). At the scene's own size it changes nothing. */
 int ld_scale(ld *L);
+
+/* support.c: after everything is read (before ld_scale), refuses every field the chosen
+ * solver would not honour, at its position, naming the field and the solver. */
+int ld_support(ld *L);
 /* sets.c: applies --set KEY=VALUE edits to the source text (reallocated) before parsing. */
 int ld_apply_sets(const char *file, char **text, size_t *len, const char *const *sets, int nsets,
 	tp_err *err);

@@ -113,6 +113,11 @@ enum {
 	TP_SOLVER_HEIGHTFIELD = 1u << 0,
 	TP_SOLVER_PARTICLES = 1u << 1,
 	TP_SOLVER_CELL_STEPS = 1u << 2, /* wave speed fixed in cells per step (see Time) */
+	/* What of the scene it honours besides what HEIGHTFIELD or PARTICLES implies
+	 * (scene/support.c refuses the rest at load): */
+	TP_SOLVER_FLOATING = 1u << 3,     /* boxes with "float": true, and their density */
+	TP_SOLVER_BOX_DRAFT = 1u << 4,    /* the density of kinematic boxes (their draft) */
+	TP_SOLVER_TURNING_TANK = 1u << 5, /* a tank whose path keyframes "angle" */
 };
 
 /* registry.c */

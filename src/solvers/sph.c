@@ -139,6 +139,24 @@ static double auto_stiffness(const sph *s, double depth)
 	return s->model == SPH_MODEL_SEED ? k * s->rho0 : k;
 }
 
+/* A drop of fluid has no height: its strength is how much water it brings, in discs of
+ * radius r (strength 1: a disc of radius r, 2: twice the water, a disc of radius r sqrt 2;
+ * 0: nothing). The loader refuses negative strengths for this solver. */
+static double drop_radius(double r, double strength)
+{
+	return strength > 0 ? r * sqrt(strength) : 0;
+}
+
+static void sph_drop(void *priv, double x, double y, double r, double strength)
+{
+	sph *s = priv;
+	if (!(strength > 0))
+		return;
+	/* released at rest in the world: in the tank frame it moves against the tank */
+	sph_fill_disc(s, x - s->org_x, y - s->org_y, drop_radius(r, strength), -s->tank_vx,
+		      -s->tank_vy, 1);
+}
+
 static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 {
 	sph *s = priv;
@@ -203,7 +221,8 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	for (int i = 0; i < sc->nblocks; i++)
 		cap += (double)sph_fill_block(s, &sc->blocks[i], 0);
 	for (int i = 0; i < sc->ndrops; i++)
-		cap += (double)sph_fill_disc(s, 0, 0, sc->drops[i].radius, 0, 0, 0);
+		cap += (double)sph_fill_disc(s, 0, 0, drop_radius(sc->drops[i].radius, sc->drops[i].strength),
+					     0, 0, 0);
 	s->nstreams = 0;
 	for (int i = 0; i < sc->nemitters; i++)
 		s->nstreams += sc->emitters[i].type == SCENE_EMIT_STREAM;
@@ -231,7 +250,8 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 			/* the stepper rounds each step's expected count up at most once */
 			double span = fmin(e->to, t_end) - fmax(e->from, 0);
 			double drops = ceil(e->rate * fmax(span, 0)) + steps + 1;
-			cap += drops * (double)sph_fill_disc(s, 0, 0, e->radius[1], 0, 0, 0);
+			cap += drops * (double)sph_fill_disc(s, 0, 0, drop_radius(e->radius[1], e->strength[1]),
+							     0, 0, 0);
 		}
 	}
 	if (cap > SPH_MAX_PARTICLES)
@@ -314,13 +334,7 @@ oom:
 	return tp_errf(err, TP_EIO, "out of memory for %d particles", s->cap);
 }
 
-static void sph_drop(void *priv, double x, double y, double r, double strength)
-{
-	sph *s = priv;
-	(void)strength; /* a drop of fluid has no height: its size is r */
-	/* released at rest in the world: in the tank frame it moves against the tank */
-	sph_fill_disc(s, x - s->org_x, y - s->org_y, r, -s->tank_vx, -s->tank_vy, 1);
-}
+
 
 static int sph_step(void *priv, const tp_step_in *in)
 {
