@@ -42,6 +42,9 @@
 
 static const char *const model_names[] = { "seed", "relaxed", NULL };
 
+void (*sph_substep_hook)(const sph *s, void *ctx);
+void *sph_substep_ctx;
+
 static const tp_option sph_options[] = {
 	{ "model", "seed: seed 004 as written; relaxed: double density relaxation",
 	  offsetof(sph, model), TP_OPT_ENUM, SPH_MODEL_RELAXED, 0, 1, model_names, TP_UNIT_NONE },
@@ -147,12 +150,28 @@ static double drop_radius(double r, double strength)
 	return strength > 0 ? r * sqrt(strength) : 0;
 }
 
+/* The turning tank's frame: centre (cx, cy), angle `deg` (scene degrees), centre velocity
+ * (vx, vy) and omega (rad/s). */
+static sph_frame frame_at(const sph *s, double cx, double cy, double deg, double vx, double vy,
+			  double om)
+{
+	double th = -deg * (PI / 180);
+	return (sph_frame){ cx, cy, cos(th), sin(th), vx, vy, om, 0.5 * s->W, 0.5 * s->H, deg };
+}
+
 static void sph_drop(void *priv, double x, double y, double r, double strength)
 {
 	sph *s = priv;
 	if (!(strength > 0))
 		return;
 	/* released at rest in the world: in the tank frame it moves against the tank */
+	if (s->turning) {
+		double lx, ly, ux, uy;
+		frame_to_local(&s->fr, x, y, &lx, &ly);
+		frame_vel(&s->fr, lx, ly, 0, 0, &ux, &uy);
+		sph_fill_disc(s, lx, ly, drop_radius(r, strength), ux, uy, 1);
+		return;
+	}
 	sph_fill_disc(s, x - s->org_x, y - s->org_y, drop_radius(r, strength), -s->tank_vx,
 		      -s->tank_vy, 1);
 }
@@ -176,10 +195,7 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	double cx, cy, ang;
 	if (sc->has_tank) {
 		for (int k = 0; k < sc->tank.path.n; k++)
-			if (sc->tank.path.keys[k].angle != 0)
-				return tp_errf(err, TP_EINPUT, "%s: tank: the sph solver keeps the tank upright "
-					       "(angle %g at t=%g)", sc->path, sc->tank.path.keys[k].angle,
-					       sc->tank.path.keys[k].t);
+			s->turning |= sc->tank.path.keys[k].angle != 0;
 		s->W = (float)sc->tank.size[0];
 		s->H = (float)sc->tank.size[1];
 		scene_path_eval(&sc->tank.path, 0, &cx, &cy, &ang);
@@ -191,6 +207,11 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	}
 	s->org_x = cx - 0.5 * s->W;
 	s->org_y = cy - 0.5 * s->H;
+	if (s->turning) {
+		s->tang = ang;
+		s->tth = -ang * (PI / 180);
+		s->fr = frame_at(s, cx, cy, ang, 0, 0, 0);
+	}
 	if (s->W < 2 * s->s || s->H < 2 * s->s)
 		return tp_errf(err, TP_EINPUT, "tank: %gx%g px is too small for a particle spacing of %g px",
 			       (double)s->W, (double)s->H, s->spacing);
@@ -210,7 +231,8 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 		tp_box_pose p = { 0 };
 		scene_path_eval(&sc->boxes[b].path, 0, &p.x, &p.y, &p.angle);
 		s->poses[b] = p;
-		sph_obst_from_pose(s, b, &p, s->org_x, s->org_y, 0, 0, &s->obst_prev[b], &s->obst_angle[b]);
+		sph_obst_from_pose(s, b, &p, s->org_x, s->org_y, 0, 0, s->turning ? &s->fr : NULL,
+				   &s->obst_prev[b], &s->obst_angle[b]);
 		s->obst_angle[nb + b] = s->obst_angle[b];
 	}
 	memcpy(s->obst_cur, s->obst_prev, nb * sizeof(sph_obst));
@@ -354,16 +376,27 @@ static int sph_step(void *priv, const tp_step_in *in)
 		if (!s->have_tank_v) {
 			s->tank_vx = tvx;
 			s->tank_vy = tvy;
+			s->tom = s->turning ? (-in->tank_angle * (PI / 180) - s->tth) / dt : 0;
 			s->have_tank_v = 1;
 		}
 	}
 	double dvx = tvx - s->tank_vx, dvy = tvy - s->tank_vy;
+	/* A turning tank: theta and omega at the end of the step (omega from the angle's
+	 * change, as the velocity is from the position's), the change of omega spread over
+	 * the step as alpha. */
+	const double th0 = s->tth, om0 = s->tom, cx0 = s->org_x + 0.5 * s->W, cy0 = s->org_y + 0.5 * s->H;
+	const double th1 = s->turning ? -in->tank_angle * (PI / 180) : 0;
+	const double om1 = s->turning ? (th1 - th0) / dt : 0, dom = om1 - om0;
+	sph_frame fr1 = { 0 };
+	if (s->turning)
+		fr1 = frame_at(s, in->tank_x, in->tank_y, in->tank_angle, tvx, tvy, om1);
 
 	/* obstacles at the end of the step, in the tank frame */
 	double *ang0 = s->obst_angle, *ang1 = s->obst_angle + nb + 1;
 	for (int b = 0; b < nb; b++) {
 		s->poses[b] = in->boxes[b];
-		sph_obst_from_pose(s, b, &in->boxes[b], ox1, oy1, tvx, tvy, &s->obst_cur[b], &ang1[b]);
+		sph_obst_from_pose(s, b, &in->boxes[b], ox1, oy1, tvx, tvy, s->turning ? &fr1 : NULL,
+				   &s->obst_cur[b], &ang1[b]);
 	}
 
 	/* Substeps, chosen one at a time: a particle moves at most cfl * R per substep
@@ -372,6 +405,8 @@ static int sph_step(void *priv, const tp_step_in *in)
 	 * their stability limits. The remaining time is split evenly, so the step ends
 	 * exactly at in->t. */
 	double vmin = sqrt(dvx * dvx + dvy * dvy);
+	if (s->turning) /* what the frame's turning can throw at a particle */
+		vmin += (fabs(om1) + fabs(dom)) * 0.5 * sqrt((double)s->W * s->W + (double)s->H * s->H);
 	for (int k = 0; k < s->nstreams; k++)
 		vmin = fmax(vmin, sc->emitters[s->streams[k].scene_index].speed);
 	for (int b = 0; b < nb; b++) {
@@ -395,6 +430,18 @@ static int sph_step(void *priv, const tp_step_in *in)
 			left = s->max_substeps > nsub ? s->max_substeps - nsub : 1;
 		double f1 = left <= 1 ? 1.0 : f0 + (1 - f0) / left;
 		c.dt = (float)((f1 - f0) * dt);
+		if (s->turning) {
+			/* gravity and the centre's acceleration turned into the frame at mid-substep */
+			const double fm = 0.5 * (f0 + f1), th = th0 + fm * (th1 - th0);
+			const double awx = -dvx / dt, awy = s->gravity - dvy / dt, cs = cos(th), sn = sin(th);
+			c.ax = (float)(cs * awx + sn * awy);
+			c.ay = (float)(-sn * awx + cs * awy);
+			c.rot = 1;
+			c.om = (float)(om0 + fm * dom);
+			c.al = (float)(dom / dt);
+			c.hw = 0.5f * s->W;
+			c.hh = 0.5f * s->H;
+		}
 		sph_obst_lerp(s, ang0, ang1, f0, s->obst_sub0);
 		sph_obst_lerp(s, ang0, ang1, f1, s->obst_sub1);
 		if (s->model == SPH_MODEL_RELAXED) {
@@ -411,15 +458,27 @@ static int sph_step(void *priv, const tp_step_in *in)
 		s->org_y = oy0 + f1 * (oy1 - oy0);
 		s->tank_vx += dvx * (f1 - f0);
 		s->tank_vy += dvy * (f1 - f0);
+		if (s->turning)
+			s->fr = frame_at(s, cx0 + f1 * (in->tank_x - cx0), cy0 + f1 * (in->tank_y - cy0),
+					 -(th0 + f1 * (th1 - th0)) * (180 / PI), s->tank_vx, s->tank_vy,
+					 om0 + f1 * dom);
 		sph_emit_streams(s, t0 + dt * f1, &c);
 		f0 = f1;
 		nsub++;
+		if (sph_substep_hook)
+			sph_substep_hook(s, sph_substep_ctx);
 	}
 	s->substeps_last = nsub;
 	s->org_x = ox1;
 	s->org_y = oy1;
 	s->tank_vx = tvx;
 	s->tank_vy = tvy;
+	if (s->turning) {
+		s->tth = th1;
+		s->tom = om1;
+		s->tang = in->tank_angle;
+		s->fr = fr1;
+	}
 	memcpy(s->obst_prev, s->obst_cur, (size_t)nb * sizeof(sph_obst));
 	memcpy(ang0, ang1, (size_t)nb * sizeof(double));
 	s->t = in->t;
@@ -444,6 +503,7 @@ static void sph_surface(void *priv, tp_surface *out)
 	out->tank[1] = s->org_y;
 	out->tank[2] = s->W;
 	out->tank[3] = s->H;
+	out->tank_angle = s->turning ? s->tang : 0;
 	out->nparticles = s->n;
 	out->px = s->wx;
 	out->py = s->wy;
@@ -462,7 +522,7 @@ static void sph_stats(const void *priv, tp_stats *out)
 
 /* ---- checkpoints ---- */
 
-static const char sph_magic[8] = "TPSPH01";
+static const char sph_magic[8] = "TPSPH02";
 
 static int put(FILE *f, const void *p, size_t n) { return fwrite(p, 1, n, f) == n ? 0 : -1; }
 static int get(FILE *f, void *p, size_t n) { return fread(p, 1, n, f) == n ? 0 : -1; }
@@ -482,6 +542,10 @@ static int sph_save(const void *priv, FILE *f, tp_err *err)
 	rc |= put(f, &s->emitted, sizeof s->emitted);
 	rc |= put(f, &s->lost, sizeof s->lost);
 	rc |= put(f, &s->vmax, sizeof s->vmax);
+	rc |= put(f, &s->tth, sizeof s->tth);
+	rc |= put(f, &s->tom, sizeof s->tom);
+	rc |= put(f, &s->tang, sizeof s->tang);
+	rc |= put(f, &s->fr, sizeof s->fr);
 	rc |= put(f, s->x, n * sizeof(float));
 	rc |= put(f, s->y, n * sizeof(float));
 	rc |= put(f, s->vx, n * sizeof(float));
@@ -514,6 +578,10 @@ static int sph_load(void *priv, FILE *f, tp_err *err)
 	rc |= get(f, &s->emitted, sizeof s->emitted);
 	rc |= get(f, &s->lost, sizeof s->lost);
 	rc |= get(f, &s->vmax, sizeof s->vmax);
+	rc |= get(f, &s->tth, sizeof s->tth);
+	rc |= get(f, &s->tom, sizeof s->tom);
+	rc |= get(f, &s->tang, sizeof s->tang);
+	rc |= get(f, &s->fr, sizeof s->fr);
 	rc |= get(f, s->x, nn * sizeof(float));
 	rc |= get(f, s->y, nn * sizeof(float));
 	rc |= get(f, s->vx, nn * sizeof(float));
@@ -538,7 +606,7 @@ const tp_solver tp_solver_sph = {
 	.description = "2D particle fluid in a tank (seed 004; double density relaxation)",
 	.priv_size = sizeof(sph),
 	.options = sph_options,
-	.caps = TP_SOLVER_PARTICLES,
+	.caps = TP_SOLVER_PARTICLES | TP_SOLVER_TURNING_TANK,
 	.init = sph_init,
 	.uninit = sph_uninit,
 	.drop = sph_drop,

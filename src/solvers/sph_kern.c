@@ -602,6 +602,11 @@ static float seed_chunk(sph *s, const sph_sub *c, int avx2, int k0, int k1)
 			const float xi = x[i], yi = y[i], vxi = vx[i], vyi = vy[i];
 			float ax = o[S_AX][l] + c->ax - mu * (vxi * o[S_SW][l] - o[S_SVX][l]);
 			float ay = o[S_AY][l] + c->ay - mu * (vyi * o[S_SW][l] - o[S_SVY][l]);
+			if (c->rot) { /* the rotating frame, as in the relaxed prediction */
+				const float rx = xi - c->hw, ry = yi - c->hh;
+				ax += c->om * c->om * rx + 2.0f * c->om * vyi + c->al * ry;
+				ay += c->om * c->om * ry - 2.0f * c->om * vxi - c->al * rx;
+			}
 			wall_spring(&k, xi, yi, &ax, &ay);
 			float ux = vxi + dt * ax, uy = vyi + dt * ay;
 			cap_speed(&k, &ux, &uy);
