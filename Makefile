@@ -55,6 +55,7 @@ SRC_SOLVERS = \
 	src/solvers/sph_scene.c \
 	src/solvers/sph_grid.c \
 	src/solvers/sph_kern.c \
+	src/solvers/sph_body.c \
 	src/solvers/sph_surf.c
 
 SRC_SIM = \

@@ -685,3 +685,77 @@ Test(sph, a_tank_spinning_at_180_degrees_a_second_keeps_its_water, .init = one_t
 	/* a full turn in 2 s, ending upright */
 	turn_tank(360, 2, SPH_MODEL_RELAXED);
 }
+
+/* ---- floating boxes ---- */
+
+/* A pool with floating boxes: a tw x th tank in a picture 20 px larger, water `depth`
+ * deep; boxes are added by the caller (float, at rest). */
+static void float_pool(tank *t, double tw, double th, double depth)
+{
+	tank_scene(t, (int)tw + 20, (int)th + 20, tw, th);
+	tank_block(t, 10, 10 + th - depth, tw, depth);
+	t->sc.boxes = t->boxes;
+}
+
+static void float_box(tank *t, double w, double h, double density, double x, double y, double angle)
+{
+	int b = t->sc.nboxes++;
+	t->bkeys[b][0] = (scene_key){ 0, x, y, angle };
+	t->boxes[b] = (scene_box){ .size = { w, h }, .height = 1, .density = density, .floating = 1,
+				   .path = { 1, t->bkeys[b] } };
+}
+
+/* The free surface away from the boxes: the top particle of each 8 px column more than
+ * `keep` px from every box, averaged, raised by half a spacing (a particle is a blob). */
+static double surface_level(const tp_surface *s, double keep, double spacing)
+{
+	double sum = 0;
+	int cols = 0;
+	for (double x0 = s->tank[0] + 8; x0 + 8 < s->tank[0] + s->tank[2] - 8; x0 += 8) {
+		int skip = 0;
+		for (int b = 0; b < s->nboxes; b++)
+			skip |= fabs(x0 + 4 - s->boxes[b].x) < keep;
+		if (skip)
+			continue;
+		double top = 1e9;
+		for (int i = 0; i < s->nparticles; i++)
+			if (s->px[i] >= x0 && s->px[i] < x0 + 8 && s->py[i] < top)
+				top = s->py[i];
+		if (top < 1e9) {
+			sum += top;
+			cols++;
+		}
+	}
+	cr_assert_gt(cols, 4);
+	return sum / cols - 0.5 * spacing;
+}
+
+Test(sph, floating_boxes_settle_at_the_draft_archimedes_gives, .init = one_thread)
+{
+	static const double dens[3] = { 0.25, 0.5, 0.75 };
+	for (int k = 0; k < 3; k++) {
+		tank t;
+		float_pool(&t, 300, 150, 70);
+		const double bw = 80, bh = 40;
+		/* dropped from just above the water */
+		float_box(&t, bw, bh, dens[k], 160, 10 + 150 - 70 - 0.5 * bh - 4, 0);
+		tank_open(&t);
+		tp_surface s;
+		for (int f = 0; f < 120; f++)
+			cr_assert_eq(tank_step(&t, DT), 0);
+		/* averaged over the last second: it still bobs a little */
+		double draft = 0, tilt = 0;
+		for (int f = 0; f < 30; f++) {
+			cr_assert_eq(tank_step(&t, DT), 0);
+			t.d->surface(t.p, &s);
+			draft += (s.boxes[0].y + 0.5 * bh - surface_level(&s, bw, 4)) / 30;
+			tilt = fmax(tilt, fabs(s.boxes[0].angle));
+		}
+		const double want = dens[k] * bh;
+		cr_log_info("density %g: draft %.2f px, Archimedes %.2f px, tilt %.2f", dens[k], draft, want, tilt);
+		cr_expect(fabs(draft - want) <= 0.1 * want, "density %g: draft %.2f px, Archimedes gives %.2f",
+			  dens[k], draft, want);
+		cr_expect_lt(tilt, 5, "density %g: a wide box floats level (tilt %g)", dens[k], tilt);
+		solver_destroy(t.s);
+	}
+}

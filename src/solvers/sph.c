@@ -122,6 +122,13 @@ static void sph_uninit(void *priv)
 	free(s->obst_angle);
 	free(s->poses);
 	free(s->streams);
+	free(s->bodies);
+	free(s->bfx);
+	free(s->bfy);
+	free(s->cdx);
+	free(s->cdy);
+	s->bodies = NULL;
+	s->bfx = s->bfy = s->cdx = s->cdy = NULL;
 	s->key = s->perm = s->cell_start = s->cell_fill = NULL;
 	s->part = NULL;
 	s->obst_prev = s->obst_cur = s->obst_sub0 = s->obst_sub1 = NULL;
@@ -237,6 +244,9 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	}
 	memcpy(s->obst_cur, s->obst_prev, nb * sizeof(sph_obst));
 	memcpy(s->obst_sub0, s->obst_prev, nb * sizeof(sph_obst));
+	int brc = sph_bodies_init(s, err);
+	if (brc < 0)
+		return brc;
 
 	/* capacity: blocks + scene drops + streams + the most rain could bring */
 	double cap = 0;
@@ -318,6 +328,13 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	s->cwork2 = calloc(n + 2, sizeof(int64_t));
 	if (!s->key || !s->perm || !s->skey || !s->clusters || !s->cwork || !s->clusters2 || !s->cwork2)
 		goto oom;
+	if (s->nfloat) {
+		float **ba[] = { &s->bfx, &s->bfy, &s->cdx, &s->cdy };
+		for (size_t i = 0; i < sizeof ba / sizeof ba[0]; i++)
+			if (!(*ba[i] = alloc_floats(n + SPH_LANES)))
+				goto oom;
+		sph_bodies_poses(s);
+	}
 	s->ncx = (int)fmax(1, floor(4 * s->W / s->R));
 	s->ncy = (int)fmax(1, floor(s->H / s->R));
 	if ((double)s->ncx * s->ncy > 1 << 26)
@@ -394,6 +411,8 @@ static int sph_step(void *priv, const tp_step_in *in)
 	/* obstacles at the end of the step, in the tank frame */
 	double *ang0 = s->obst_angle, *ang1 = s->obst_angle + nb + 1;
 	for (int b = 0; b < nb; b++) {
+		if (sc->boxes[b].floating) /* moved by sph_bodies_move */
+			continue;
 		s->poses[b] = in->boxes[b];
 		sph_obst_from_pose(s, b, &in->boxes[b], ox1, oy1, tvx, tvy, s->turning ? &fr1 : NULL,
 				   &s->obst_cur[b], &ang1[b]);
@@ -411,7 +430,12 @@ static int sph_step(void *priv, const tp_step_in *in)
 		vmin = fmax(vmin, sc->emitters[s->streams[k].scene_index].speed);
 	for (int b = 0; b < nb; b++) {
 		double bvx = s->obst_cur[b].vx, bvy = s->obst_cur[b].vy;
-		vmin = fmax(vmin, sqrt(bvx * bvx + bvy * bvy));
+		if (!sc->boxes[b].floating)
+			vmin = fmax(vmin, sqrt(bvx * bvx + bvy * bvy));
+	}
+	for (int k = 0; k < s->nfloat; k++) {
+		const sph_body *o = &s->bodies[k];
+		vmin = fmax(vmin, sqrt(o->vx * o->vx + o->vy * o->vy) + fabs(o->w) * hypot(o->hw, o->hh));
 	}
 	double hmax = SPH_KCFL * s->cfl / sqrt(s->omega2);
 	if (s->viscosity > 0)
@@ -444,10 +468,18 @@ static int sph_step(void *priv, const tp_step_in *in)
 		}
 		sph_obst_lerp(s, ang0, ang1, f0, s->obst_sub0);
 		sph_obst_lerp(s, ang0, ang1, f1, s->obst_sub1);
+		if (s->nfloat)
+			sph_bodies_move(s, &c, s->obst_sub0, s->obst_sub1);
 		if (s->model == SPH_MODEL_RELAXED) {
 			sph_sort(s, &c); /* predicts, then sorts */
 			sph_density(s);
+			if (s->nfloat) {
+				sph_bodies_density(s, &c);
+				sph_bodies_push(s, &c);
+			}
 			vcur = sph_relax(s, &c);
+			if (s->nfloat)
+				sph_bodies_contacts(s, &c);
 		} else {
 			sph_sort(s, NULL);
 			sph_density(s);
@@ -478,6 +510,12 @@ static int sph_step(void *priv, const tp_step_in *in)
 		s->tom = om1;
 		s->tang = in->tank_angle;
 		s->fr = fr1;
+	}
+	if (s->nfloat) {
+		/* the bodies' last poses stand for them in obst_prev/cur (checkpoints, clipping) */
+		for (int k = 0; k < s->nfloat; k++)
+			s->obst_cur[s->bodies[k].box] = s->obst_sub1[s->bodies[k].box];
+		sph_bodies_poses(s);
 	}
 	memcpy(s->obst_prev, s->obst_cur, (size_t)nb * sizeof(sph_obst));
 	memcpy(ang0, ang1, (size_t)nb * sizeof(double));
@@ -551,6 +589,7 @@ static int sph_save(const void *priv, FILE *f, tp_err *err)
 	rc |= put(f, s->vx, n * sizeof(float));
 	rc |= put(f, s->vy, n * sizeof(float));
 	rc |= put(f, s->obst_prev, nb * sizeof(sph_obst));
+	rc |= put(f, s->bodies, (size_t)s->nfloat * sizeof(sph_body));
 	rc |= put(f, s->obst_angle, nb * sizeof(double));
 	for (int k = 0; k < s->nstreams; k++) {
 		rc |= put(f, &s->streams[k].emitted, sizeof(long));
@@ -587,6 +626,7 @@ static int sph_load(void *priv, FILE *f, tp_err *err)
 	rc |= get(f, s->vx, nn * sizeof(float));
 	rc |= get(f, s->vy, nn * sizeof(float));
 	rc |= get(f, s->obst_prev, nb * sizeof(sph_obst));
+	rc |= get(f, s->bodies, (size_t)s->nfloat * sizeof(sph_body));
 	rc |= get(f, s->obst_angle, nb * sizeof(double));
 	for (int k = 0; k < s->nstreams; k++) {
 		rc |= get(f, &s->streams[k].emitted, sizeof(long));
@@ -606,7 +646,7 @@ const tp_solver tp_solver_sph = {
 	.description = "2D particle fluid in a tank (seed 004; double density relaxation)",
 	.priv_size = sizeof(sph),
 	.options = sph_options,
-	.caps = TP_SOLVER_PARTICLES | TP_SOLVER_TURNING_TANK,
+	.caps = TP_SOLVER_PARTICLES | TP_SOLVER_TURNING_TANK | TP_SOLVER_FLOATING,
 	.init = sph_init,
 	.uninit = sph_uninit,
 	.drop = sph_drop,

@@ -105,6 +105,16 @@ static inline void frame_vel(const sph_frame *f, double lx, double ly, double vx
 	*uy = -f->s * dx + f->c * dy - f->om * rx;
 }
 
+/* A floating box (sph_body.c), in the tank frame: centre, angle th (rad, of the frame's
+ * numbers: th = -the scene's angle), velocities, mass and moment of inertia in particle
+ * masses, half size, and the fluid's force and torque summed over the last substep. */
+typedef struct sph_body {
+	int box;
+	double x, y, th, vx, vy, w;
+	double m, I, hw, hh;
+	double fx, fy, tq;
+} sph_body;
+
 typedef struct sph_stream { /* run-time state of one stream emitter */
 	int scene_index;
 	long emitted;
@@ -174,6 +184,10 @@ typedef struct sph {
 	tp_box_pose *poses;        /* world poses at the last step, for the renderer */
 	int nstreams;
 	sph_stream *streams;
+	int nfloat;                /* floating boxes */
+	sph_body *bodies;
+	float *bfx, *bfy;          /* per particle: the bodies' ghost push (px/s^2) */
+	float *cdx, *cdy;          /* ... and the push-out of the last relaxation (px) */
 	long emitted;              /* particles created since init */
 	long lost;                 /* particles refused because the cap was reached */
 
@@ -211,6 +225,19 @@ void sph_obst_from_pose(const sph *s, int b, const tp_box_pose *p, double ox, do
 void sph_world_to_local(const sph *s, double wx, double wy, double *lx, double *ly);
 /* The obstacles at fraction f of the step (prev -> cur, angles a0 -> a1). */
 void sph_obst_lerp(const sph *s, const double *a0, const double *a1, double f, sph_obst *out);
+
+/* sph_body.c: floating boxes (relaxed model) */
+int sph_bodies_init(sph *s, tp_err *err);
+/* Moves the bodies over substep c; their poses at its start and end into sub0, sub1. */
+void sph_bodies_move(sph *s, const sph_sub *c, sph_obst *sub0, sph_obst *sub1);
+/* After sph_density: the bodies' ghost density and pressure for the particles near them. */
+void sph_bodies_density(sph *s, const sph_sub *c);
+/* The ghost pushes into bfx, bfy and, reversed, onto the bodies. */
+void sph_bodies_push(sph *s, const sph_sub *c);
+/* After sph_relax: the push-outs (cdx, cdy) onto the bodies as contact impulses. */
+void sph_bodies_contacts(sph *s, const sph_sub *c);
+/* World poses of the bodies into s->poses. */
+void sph_bodies_poses(sph *s);
 
 /* sph_grid.c */
 void sph_wall_tables(sph *s);
