@@ -166,7 +166,7 @@ static const char full_sph_scene[] =
 	"  \"drops\": [ { \"at\": [1, 2], \"strength\": 2 } ],\n"
 	"  \"emitters\": [ { \"type\": \"stream\", \"to\": 1.5, \"at\": [5, 6], \"direction\": -45, \"speed\": 10,\n"
 	"                  \"spread\": 0, \"cap\": 5000 } ],\n"
-	"  \"boxes\": [ { \"size\": [60, 40], \"at\": [100, 180], \"angle\": 10 },\n"
+	"  \"boxes\": [ { \"size\": [60, 40], \"density\": 10, \"float\": true, \"at\": [100, 180], \"angle\": 10 },\n"
 	"              { \"size\": [8, 9], \"at\": [3, 4], \"angle\": 30 } ],\n"
 	"  \"tank\": { \"size\": [200, 100], \"path\": [ { \"t\": 1, \"at\": [160, 100] } ] },\n"
 	"  \"blocks\": [ { \"rect\": [0, 0, 320, 200] }, { \"rect\": [1.5, 2, 3, 4] } ]\n"
@@ -277,7 +277,8 @@ Test(scene, every_sph_field_is_read, .init = setup, .fini = teardown)
 	cr_assert_eq(st->spread, 0.0);
 	cr_assert_eq(st->cap, 5000);
 	const scene_box *b = &s->boxes[0];
-	cr_assert_eq(b->floating, 0);
+	cr_assert_eq(b->density, 10.0);
+	cr_assert_eq(b->floating, 1);
 	cr_assert_eq(b->path.n, 1);
 	cr_assert_eq(b->path.keys[0].angle, 10.0);
 	cr_assert_eq(s->has_tank, 1);
@@ -862,7 +863,7 @@ Test(scene, fields_a_solver_would_ignore_are_refused, .init = setup, .fini = tea
 	load_bad("{" FMT ", \"emitters\": [{\"type\": \"stream\", \"at\": [5, 5]}]}",
 		":1:54: emitters[0].type: the ripple solver has no particles for a \"stream\" emitter (use sph; got \"stream\")");
 	load_bad("{" FMT ", \"boxes\": [{\"size\": [5, 5], \"at\": [9, 9], \"float\": true}]}",
-		":1:82: boxes[0].float: the ripple solver has no floating boxes (use shallow*; got true)");
+		":1:82: boxes[0].float: the ripple solver has no floating boxes (use shallow or sph; got true)");
 	load_bad("{" FMT ", \"solver\": \"hooke\", \"boxes\": [{\"size\": [5, 5], \"at\": [9, 9], \"density\": 2}]}",
 		":1:103: boxes[0].density: the hooke solver has no use for the density of a box that does not float (use shallow; got 2)");
 	load_bad("{" FMT ", \"render\": {\"mode\": \"particles\"}}",
@@ -888,6 +889,7 @@ Test(scene, fields_a_solver_would_ignore_are_refused, .init = setup, .fini = tea
 		{ "\"drops\": [{\"at\": [9, 9], \"strength\": -1}]}", ":1:86: drops[0].strength: the sph solver cannot take water away: a drop's strength is the water it adds, >= 0 (use ripple, hooke or shallow; got -1)" },
 		{ "\"emitters\": [{\"type\": \"rain\", \"strength\": [-1, 1]}]}", ":1:91: emitters[0].strength: the sph solver cannot take water away: a drop's strength is the water it adds, >= 0 (use ripple, hooke or shallow; got an array of 2)" },
 		{ "\"boxes\": [{\"size\": [5, 5], \"at\": [9, 9], \"density\": 2}]}", ":1:101: boxes[0].density: the sph solver has no use for the density of a box that does not float (use shallow; got 2)" },
+		{ "\"boxes\": [{\"size\": [5, 5], \"float\": true, \"path\": [{\"t\": 0, \"at\": [9, 9]}, {\"t\": 1, \"at\": [20, 9]}]}]}", ":1:99: boxes[0].path: a floating box is moved by the sph solver; its path gives only the start: give \"at\" (and \"angle\") instead (got 2 keyframes)" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		snprintf(text, sizeof text, "%s%s", sph, cases[i][0]);
