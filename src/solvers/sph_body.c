@@ -15,7 +15,7 @@
  * moves particles out of the box; the momentum that gives them is taken from the body
  * too (LiquidFun-style particle-body contact impulses). The body integrates gravity, the
  * tank frame's forces and these, collides with the tank walls (impulses at its corners,
- * with friction), and not with other bodies.
+ * with friction), and with the other bodies (corner against face, the same impulses).
  *
  * Order within a substep (relaxed model; the seed model refuses floating boxes): the
  * bodies move with the forces of the previous substep, the fluid is predicted, its
@@ -36,7 +36,7 @@
 
 #define SQRT3_2 0.86602540378443864676
 #define PI 3.14159265358979323846
-/* Coulomb friction of a body's corner against a tank wall. */
+/* Coulomb friction of a body's corner against a tank wall or another body. */
 #define BODY_WALL_FRICTION 0.3
 
 static inline float table(const float *tab, float d, float scale)
@@ -148,6 +148,68 @@ static void body_walls(const sph *s, sph_body *o)
 	}
 }
 
+/* The velocity of body o at offset (rx, ry) from its centre. */
+static void point_vel(const sph_body *o, double rx, double ry, double *vx, double *vy)
+{
+	*vx = o->vx - o->w * ry;
+	*vy = o->vy + o->w * rx;
+}
+
+/* Bodies against each other, a spacing apart (room for a layer of particles): every
+ * corner of a inside b grown by that spacing is a contact on b's nearest face. The two
+ * are moved apart along its normal (in inverse proportion to their masses) and the
+ * corner's approach speed is removed by an impulse, with friction, as for the walls. */
+static void body_pair(const sph *s, sph_body *a, sph_body *b)
+{
+	const double ca = cos(a->th), sa = sin(a->th), cb = cos(b->th), sb = sin(b->th);
+	const double gx = b->hw + s->s, gy = b->hh + s->s, ima = 1 / a->m, imb = 1 / b->m;
+	for (int k = 0; k < 4; k++) {
+		double u0 = (k & 1 ? 1 : -1) * a->hw, v0 = (k & 2 ? 1 : -1) * a->hh;
+		double px = a->x + ca * u0 - sa * v0, py = a->y + sa * u0 + ca * v0;
+		double dx = px - b->x, dy = py - b->y;
+		double u = cb * dx + sb * dy, v = -sb * dx + cb * dy;
+		double eu = gx - fabs(u), ev = gy - fabs(v);
+		if (eu <= 0 || ev <= 0)
+			continue;
+		double nx, ny, pen;
+		if (eu < ev) {
+			pen = eu;
+			nx = (u < 0 ? -1 : 1) * cb;
+			ny = (u < 0 ? -1 : 1) * sb;
+		} else {
+			pen = ev;
+			nx = -(v < 0 ? -1 : 1) * sb;
+			ny = (v < 0 ? -1 : 1) * cb;
+		}
+		const double fa = ima / (ima + imb), fb = imb / (ima + imb);
+		a->x += nx * pen * fa;
+		a->y += ny * pen * fa;
+		b->x -= nx * pen * fb;
+		b->y -= ny * pen * fb;
+		const double rax = px - a->x, ray = py - a->y, rbx = px - b->x, rby = py - b->y;
+		double vax, vay, vbx, vby;
+		point_vel(a, rax, ray, &vax, &vay);
+		point_vel(b, rbx, rby, &vbx, &vby);
+		double vn = (vax - vbx) * nx + (vay - vby) * ny;
+		if (vn >= 0)
+			continue;
+		double ran = rax * ny - ray * nx, rbn = rbx * ny - rby * nx;
+		double jn = -vn / (ima + imb + ran * ran / a->I + rbn * rbn / b->I);
+		body_impulse(a, rax, ray, jn * nx, jn * ny);
+		body_impulse(b, rbx, rby, -jn * nx, -jn * ny);
+		const double tx = -ny, ty = nx;
+		point_vel(a, rax, ray, &vax, &vay);
+		point_vel(b, rbx, rby, &vbx, &vby);
+		double vt = (vax - vbx) * tx + (vay - vby) * ty;
+		double rat = rax * ty - ray * tx, rbt = rbx * ty - rby * tx;
+		double jt = -vt / (ima + imb + rat * rat / a->I + rbt * rbt / b->I);
+		double jmax = BODY_WALL_FRICTION * jn;
+		jt = jt > jmax ? jmax : jt < -jmax ? -jmax : jt;
+		body_impulse(a, rax, ray, jt * tx, jt * ty);
+		body_impulse(b, rbx, rby, -jt * tx, -jt * ty);
+	}
+}
+
 void sph_bodies_move(sph *s, const sph_sub *c, sph_obst *sub0, sph_obst *sub1)
 {
 	const double dt = c->dt;
@@ -168,9 +230,20 @@ void sph_bodies_move(sph *s, const sph_sub *c, sph_obst *sub0, sph_obst *sub1)
 		o->y += dt * o->vy;
 		o->th += dt * o->w;
 		body_walls(s, o);
-		body_obst(s, o, &sub1[o->box]);
 		o->fx = o->fy = o->tq = 0;
 	}
+	/* contacts between bodies, pairs in scene order, both ways, then the walls again */
+	for (int iter = 0; iter < 2 && s->nfloat > 1; iter++) {
+		for (int i = 0; i < s->nfloat; i++)
+			for (int j = i + 1; j < s->nfloat; j++) {
+				body_pair(s, &s->bodies[i], &s->bodies[j]);
+				body_pair(s, &s->bodies[j], &s->bodies[i]);
+			}
+		for (int k = 0; k < s->nfloat; k++)
+			body_walls(s, &s->bodies[k]);
+	}
+	for (int k = 0; k < s->nfloat; k++)
+		body_obst(s, &s->bodies[k], &sub1[s->bodies[k].box]);
 }
 
 /* The face of obstacle ob nearest to a particle within reach of its ghost: the ghost's
