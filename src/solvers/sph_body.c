@@ -35,7 +35,7 @@
 #include "util/trig.h"
 
 #define SQRT3_2 0.86602540378443864676
-#define PI 3.14159265358979323846
+#define PI      3.14159265358979323846
 /* Coulomb friction of a body's corner against a tank wall or another body. */
 #define BODY_WALL_FRICTION 0.3
 
@@ -60,7 +60,8 @@ int sph_bodies_init(sph *s, tp_err *err)
 	for (int b = 0; b < sc->nboxes; b++)
 		if (sc->boxes[b].floating && s->model != SPH_MODEL_RELAXED)
 			return tp_errf(err, TP_EINPUT,
-				       "%s: boxes[%d].float: the sph solver's \"seed\" model has no floating "
+				       "%s: boxes[%d].float: the sph solver's \"seed\" model has "
+				       "no floating "
 				       "boxes (use params.model \"relaxed\", the default)",
 				       sc->path, b);
 	s->bodies = calloc((size_t)s->nfloat, sizeof *s->bodies);
@@ -111,7 +112,7 @@ static void body_impulse(sph_body *o, double rx, double ry, double jx, double jy
  * is removed by an impulse at the corner, with Coulomb friction along the wall. */
 static void body_walls(const sph *s, sph_body *o)
 {
-	const double m = s->s, lo[2] = { m, m }, hi[2] = { s->W - m, s->H - m };
+	const double m = s->s, lo[2] = {m, m}, hi[2] = {s->W - m, s->H - m};
 	for (int iter = 0; iter < 2; iter++) {
 		const double c = cos(o->th), sn = sin(o->th);
 		for (int k = 0; k < 4; k++) {
@@ -282,13 +283,15 @@ void sph_bodies_density(sph *s, const sph_sub *c)
 {
 	const int n = s->n;
 	const float ws = (float)SPH_WALL_N * s->invR, R = s->R, gap = s->s, rho0 = s->rho0;
-	const float k = (float)s->stiffness, kn = (float)s->near_stiffness, coh = (float)s->cohesion;
+	const float k = (float)s->stiffness, kn = (float)s->near_stiffness,
+		    coh = (float)s->cohesion;
 #pragma omp parallel for schedule(static) if (n >= SPH_PAR_MIN)
 	for (int i = 0; i < n; i++) {
 		int hit = 0;
 		for (int b = 0; b < s->nfloat; b++) {
 			float d, nx, ny;
-			if (!near_face(&c->cur[s->bodies[b].box], R, gap, s->x[i], s->y[i], &d, &nx, &ny))
+			if (!near_face(&c->cur[s->bodies[b].box], R, gap, s->x[i], s->y[i], &d, &nx,
+				       &ny))
 				continue;
 			s->rho[i] += table(s->wall_rho, d, ws);
 			s->rhon[i] += table(s->wall_rhon, d, ws);
@@ -312,10 +315,12 @@ void sph_bodies_push(sph *s, const sph_sub *c)
 		float ax = 0, ay = 0;
 		for (int b = 0; b < s->nfloat; b++) {
 			float d, nx, ny;
-			if (!near_face(&c->cur[s->bodies[b].box], R, gap, s->x[i], s->y[i], &d, &nx, &ny))
+			if (!near_face(&c->cur[s->bodies[b].box], R, gap, s->x[i], s->y[i], &d, &nx,
+				       &ny))
 				continue;
 			const float Pp = s->p[i] > 0 ? 2 * s->p[i] : 0, Pnf = 2 * s->pn[i];
-			const float a = Pp * table(s->wall_f, d, ws) + Pnf * table(s->wall_fn, d, ws);
+			const float a =
+				Pp * table(s->wall_f, d, ws) + Pnf * table(s->wall_fn, d, ws);
 			ax += a * nx;
 			ay += a * ny;
 		}
@@ -332,8 +337,10 @@ void sph_bodies_push(sph *s, const sph_sub *c)
 			if (!near_face(&c->cur[o->box], R, gap, s->x[i], s->y[i], &d, &nx, &ny))
 				continue;
 			const float Pp = s->p[i] > 0 ? 2 * s->p[i] : 0, Pnf = 2 * s->pn[i];
-			const double a = Pp * table(s->wall_f, d, ws) + Pnf * table(s->wall_fn, d, ws);
-			const double fx = -a * nx, fy = -a * ny, rx = s->x[i] - o->x, ry = s->y[i] - o->y;
+			const double a =
+				Pp * table(s->wall_f, d, ws) + Pnf * table(s->wall_fn, d, ws);
+			const double fx = -a * nx, fy = -a * ny, rx = s->x[i] - o->x,
+				     ry = s->y[i] - o->y;
 			o->fx += fx;
 			o->fy += fy;
 			o->tq += rx * fy - ry * fx;
