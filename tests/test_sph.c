@@ -952,3 +952,39 @@ Test(sph, floating_boxes_give_the_same_bits_on_one_and_two_threads)
 	omp_set_num_threads(threads);
 	cr_assert_eq(a, b, "1 thread 0x%016llx, 2 threads 0x%016llx", a, b);
 }
+
+Test(sph, a_checkpoint_keeps_floating_boxes_and_the_turning_tank, .init = one_thread)
+{
+	tank a, b;
+	for (int k = 0; k < 2; k++) {
+		tank *t = k ? &b : &a;
+		float_pool(t, 300, 150, 70);
+		t->tkeys[1] = (scene_key){ 1, 160, 85, 25 };
+		t->sc.tank.path = (scene_path){ 2, t->tkeys };
+		float_box(t, 50, 26, 0.5, 90, 60, 5);
+		tank_open(t);
+	}
+	for (int k = 0; k < 10; k++)
+		cr_assert_eq(tank_step(&a, DT), 0);
+	FILE *f = tmpfile();
+	tp_err err;
+	cr_assert_eq(a.d->save(a.p, f, &err), 0, "%s", err.msg);
+	rewind(f);
+	cr_assert_eq(b.d->load(b.p, f, &err), 0, "%s", err.msg);
+	fclose(f);
+	b.t = a.t;
+	for (int k = 0; k < 10; k++) {
+		cr_assert_eq(tank_step(&a, DT), 0);
+		cr_assert_eq(tank_step(&b, DT), 0);
+	}
+	tp_surface sa, sb;
+	a.d->surface(a.p, &sa);
+	b.d->surface(b.p, &sb);
+	cr_assert_eq(sa.nparticles, sb.nparticles);
+	cr_assert_eq(memcmp(sa.px, sb.px, sizeof(float) * sa.nparticles), 0);
+	cr_assert_eq(memcmp(sa.boxes, sb.boxes, sizeof(tp_box_pose)), 0, "the box at (%g, %g) and (%g, %g)",
+		     sa.boxes[0].x, sa.boxes[0].y, sb.boxes[0].x, sb.boxes[0].y);
+	cr_assert_eq(sa.tank_angle, sb.tank_angle);
+	solver_destroy(a.s);
+	solver_destroy(b.s);
+}

@@ -562,8 +562,8 @@ static void sph_stats(const void *priv, tp_stats *out)
 
 static const char sph_magic[8] = "TPSPH02";
 
-static int put(FILE *f, const void *p, size_t n) { return fwrite(p, 1, n, f) == n ? 0 : -1; }
-static int get(FILE *f, void *p, size_t n) { return fread(p, 1, n, f) == n ? 0 : -1; }
+static int put(FILE *f, const void *p, size_t n) { return !n || fwrite(p, 1, n, f) == n ? 0 : -1; }
+static int get(FILE *f, void *p, size_t n) { return !n || fread(p, 1, n, f) == n ? 0 : -1; }
 
 static int sph_save(const void *priv, FILE *f, tp_err *err)
 {
