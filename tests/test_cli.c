@@ -227,3 +227,22 @@ Test(cli, stats_lines_carry_every_box_pose_in_scene_units)
 		cr_assert_str_eq(line[1], line[0], "%s at twice the size", solvers[k]);
 	}
 }
+
+/* validate refuses what the solver would ignore, as render does: one line, status 3. */
+Test(cli, validate_refuses_fields_the_solver_would_ignore)
+{
+	char scene[256];
+	snprintf(scene, sizeof scene, "%s/float.json", dir);
+	FILE *f = fopen(scene, "w");
+	cr_assert_not_null(f);
+	fputs("{ \"format\": \"tidepool-scene/1\", \"solver\": \"hooke\",\n"
+	      "  \"boxes\": [ { \"size\": [10, 6], \"at\": [40, 30], \"float\": true } ] }\n", f);
+	fclose(f);
+	for (int k = 0; k < 2; k++) {
+		cr_assert_eq(run_tp(outpath, errpath, k ? "render %s -o null" : "validate %s", scene), 3);
+		char want[512];
+		snprintf(want, sizeof want, "tidepool: %s:2:58: boxes[0].float: the hooke solver has no floating "
+			 "boxes (use shallow or sph; got true)\n", scene);
+		cr_assert_str_eq(slurp(errpath), want);
+	}
+}
