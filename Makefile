@@ -190,7 +190,8 @@ check-asan:
 
 test: deps
 	$(MAKE) check
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 $(MAKE) check-asan
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp $(MAKE) check-asan
 
 # ONLY="mp4 sph" runs only those workloads (see scripts/bench.sh).
 bench: deps $(BIN) $(BENCH_BIN)
