@@ -48,7 +48,8 @@ SRC_SCENE = \
 	src/scene/sets.c \
 	src/scene/scale.c \
 	src/scene/fingerprint.c \
-	src/scene/where.c
+	src/scene/where.c \
+	src/scene/support.c
 
 SRC_SOLVERS = \
 	src/solvers/registry.c \
@@ -62,6 +63,7 @@ SRC_SOLVERS = \
 	src/solvers/sph_scene.c \
 	src/solvers/sph_grid.c \
 	src/solvers/sph_kern.c \
+	src/solvers/sph_body.c \
 	src/solvers/sph_surf.c
 
 SRC_SIM = \
@@ -227,7 +229,8 @@ check-asan:
 
 test: deps
 	$(MAKE) check
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 $(MAKE) check-asan
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp $(MAKE) check-asan
 	$(MAKE) check-farm
 
 # Once per `make test` (not per build): a chunked render through GNU parallel and as a

@@ -241,3 +241,60 @@ Test(cli, stats_and_hash_go_to_stdout_stderr_pipes_and_redirected_files)
 	cr_assert(S_ISLNK(st.st_mode));
 	cr_assert(!strncmp(slurp(target), "{\"frame\":0,", 10), "%s", slurp(target));
 }
+
+/* --stats lines end with the pose of every box in scene order, centre in scene units
+ * and angle in degrees, for every solver, at any render size. */
+Test(cli, stats_lines_carry_every_box_pose_in_scene_units)
+{
+	static const char *const solvers[] = { "ripple", "hooke", "shallow", "sph" };
+	for (int k = 0; k < 4; k++) {
+		char scene[256], line[2][512];
+		snprintf(scene, sizeof scene, "%s/b_%s.json", dir, solvers[k]);
+		FILE *f = fopen(scene, "w");
+		cr_assert_not_null(f);
+		fprintf(f, "{ \"format\": \"tidepool-scene/1\", \"size\": [160, 90], \"fps\": 10, \"frames\": 11, "
+			   "\"solver\": \"%s\", \"boxes\": [ { \"size\": [10, 6], \"path\": [ { \"t\": 0, "
+			   "\"at\": [40, 30] }, { \"t\": 1, \"at\": [50, 35], \"angle\": 30 } ] }, "
+			   "{ \"size\": [8, 8], \"at\": [120, 60], \"angle\": -15 } ] }\n",
+			solvers[k]);
+		fclose(f);
+		for (int size = 0; size < 2; size++) {
+			char stats[256];
+			snprintf(stats, sizeof stats, "%s/s_%s_%d.jsonl", dir, solvers[k], size);
+			cr_assert_eq(run_tp(NULL, errpath, "render %s -q -o null --stats %s %s", scene, stats,
+					    size ? "--size 320x180" : ""),
+				     0, "%s", slurp(errpath));
+			const char *s = slurp(stats);
+			const char *last = s, *c;
+			for (c = s; c[0] && c[1]; c++)
+				if (c[0] == '\n')
+					last = c + 1;
+			snprintf(line[size], sizeof line[size], "%s", strstr(last, ",\"boxes\":"));
+			cr_assert(strstr(s, "{\"frame\":0,") == s, "%s", s);
+		}
+		/* frame 10 is at t = 1: the end of the first box's path */
+		cr_assert_str_eq(line[0], ",\"boxes\":[{\"x\":50,\"y\":35,\"angle\":30},"
+					  "{\"x\":120,\"y\":60,\"angle\":-15}]}\n",
+				 "%s", solvers[k]);
+		cr_assert_str_eq(line[1], line[0], "%s at twice the size", solvers[k]);
+	}
+}
+
+/* validate refuses what the solver would ignore, as render does: one line, status 3. */
+Test(cli, validate_refuses_fields_the_solver_would_ignore)
+{
+	char scene[256];
+	snprintf(scene, sizeof scene, "%s/float.json", dir);
+	FILE *f = fopen(scene, "w");
+	cr_assert_not_null(f);
+	fputs("{ \"format\": \"tidepool-scene/1\", \"solver\": \"hooke\",\n"
+	      "  \"boxes\": [ { \"size\": [10, 6], \"at\": [40, 30], \"float\": true } ] }\n", f);
+	fclose(f);
+	for (int k = 0; k < 2; k++) {
+		cr_assert_eq(run_tp(outpath, errpath, k ? "render %s -o null" : "validate %s", scene), 3);
+		char want[512];
+		snprintf(want, sizeof want, "tidepool: %s:2:58: boxes[0].float: the hooke solver has no floating "
+			 "boxes (use shallow or sph; got true)\n", scene);
+		cr_assert_str_eq(slurp(errpath), want);
+	}
+}

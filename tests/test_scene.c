@@ -151,16 +151,28 @@ static const char full_scene[] =
 	"              \"tint_strength\": 1, \"specular\": 10, \"shadows\": false },\n"
 	"  \"drops\": [ { \"t\": 0.5, \"at\": [320, 0], \"radius\": 12, \"strength\": -3 }, { \"at\": [1, 2] } ],\n"
 	"  \"emitters\": [ { \"type\": \"rain\", \"from\": 1, \"rate\": 8, \"radius\": 5, \"strength\": [0.5, 2],\n"
-	"                  \"area\": [10, 20, 100, 50] },\n"
-	"                { \"type\": \"stream\", \"to\": 1.5, \"at\": [5, 6], \"direction\": -45, \"speed\": 10,\n"
-	"                  \"spread\": 0, \"cap\": 5000 } ],\n"
-	"  \"boxes\": [ { \"size\": [60, 40], \"height\": 20, \"density\": 10, \"float\": true,\n"
+	"                  \"area\": [10, 20, 100, 50] } ],\n"
+	"  \"boxes\": [ { \"size\": [60, 40], \"height\": 20, \"float\": false,\n"
 	"                \"path\": [ { \"t\": 0, \"at\": [100, 180], \"angle\": 10 }, { \"t\": 4, \"at\": [540, -20] } ] },\n"
 	"              { \"size\": [8, 9], \"at\": [3, 4], \"angle\": 30 } ],\n"
-	"  \"tank\": { \"size\": [200, 100], \"path\": [ { \"t\": 1, \"at\": [160, 100] } ] },\n"
-	"  \"blocks\": [ { \"rect\": [0, 0, 320, 200] }, { \"rect\": [1.5, 2, 3, 4] } ],\n"
 	"  \"output\": \"out/pond.mp4\"\n"
 	"}\n";
+
+/* The particle solver's own fields (a height-field solver refuses them). */
+static const char full_sph_scene[] =
+	"{\n"
+	"  " FMT ",\n"
+	"  \"size\": [320, 200], \"fps\": 25, \"duration\": 2.02, \"solver\": \"sph\",\n"
+	"  \"drops\": [ { \"at\": [1, 2], \"strength\": 2 } ],\n"
+	"  \"emitters\": [ { \"type\": \"stream\", \"to\": 1.5, \"at\": [5, 6], \"direction\": -45, \"speed\": 10,\n"
+	"                  \"spread\": 0, \"cap\": 5000 } ],\n"
+	"  \"boxes\": [ { \"size\": [60, 40], \"density\": 10, \"float\": true, \"at\": [100, 180], \"angle\": 10 },\n"
+	"              { \"size\": [8, 9], \"at\": [3, 4], \"angle\": 30 } ],\n"
+	"  \"tank\": { \"size\": [200, 100], \"path\": [ { \"t\": 1, \"at\": [160, 100] } ] },\n"
+	"  \"blocks\": [ { \"rect\": [0, 0, 320, 200] }, { \"rect\": [1.5, 2, 3, 4] } ]\n"
+	"}\n";
+
+
 
 Test(scene, every_field_is_read, .init = setup, .fini = teardown)
 {
@@ -205,8 +217,8 @@ Test(scene, every_field_is_read, .init = setup, .fini = teardown)
 	cr_assert_eq(s->drops[1].radius, 8.0); /* default */
 	cr_assert_eq(s->drops[1].strength, 1.0);
 
-	cr_assert_eq(s->nemitters, 2);
-	const scene_emitter *r = &s->emitters[0], *st = &s->emitters[1];
+	cr_assert_eq(s->nemitters, 1);
+	const scene_emitter *r = &s->emitters[0];
 	cr_assert_eq(r->type, SCENE_EMIT_RAIN);
 	cr_assert_eq(r->from, 1.0);
 	cr_assert_float_eq(r->to, 51 / 25.0, 1e-12); /* default: the end of the scene */
@@ -217,24 +229,13 @@ Test(scene, every_field_is_read, .init = setup, .fini = teardown)
 	cr_assert_eq(r->strength[1], 2.0);
 	const double area[4] = { 10, 20, 100, 50 };
 	cr_assert_arr_eq(r->area, area, sizeof area);
-	cr_assert_eq(st->type, SCENE_EMIT_STREAM);
-	cr_assert_eq(st->from, 0.0);
-	cr_assert_eq(st->to, 1.5);
-	cr_assert_eq(st->rate, 100.0); /* default */
-	cr_assert_eq(st->at[0], 5.0);
-	cr_assert_eq(st->at[1], 6.0);
-	cr_assert_eq(st->direction, -45.0);
-	cr_assert_eq(st->speed, 10.0);
-	cr_assert_eq(st->spread, 0.0);
-	cr_assert_eq(st->cap, 5000);
-
 	cr_assert_eq(s->nboxes, 2);
 	const scene_box *b = &s->boxes[0];
 	cr_assert_eq(b->size[0], 60.0);
 	cr_assert_eq(b->size[1], 40.0);
 	cr_assert_eq(b->height, 20.0);
-	cr_assert_eq(b->density, 10.0);
-	cr_assert_eq(b->floating, 1);
+	cr_assert_eq(b->density, 0.5);
+	cr_assert_eq(b->floating, 0);
 	cr_assert_eq(b->path.n, 2);
 	cr_assert_eq(b->path.keys[0].angle, 10.0);
 	cr_assert_eq(b->path.keys[1].t, 4.0);
@@ -250,6 +251,36 @@ Test(scene, every_field_is_read, .init = setup, .fini = teardown)
 	cr_assert_eq(b->path.keys[0].x, 3.0);
 	cr_assert_eq(b->path.keys[0].angle, 30.0);
 
+	cr_assert_eq(s->has_tank, 0);
+	cr_assert_eq(s->nblocks, 0);
+
+	char want[256];
+	snprintf(want, sizeof want, "%s/out/pond.mp4", dir);
+	cr_assert_str_eq(s->output, want);
+	scene_destroy(s);
+}
+
+Test(scene, every_sph_field_is_read, .init = setup, .fini = teardown)
+{
+	scene *s = load_ok(full_sph_scene, NULL);
+	cr_assert_eq(s->drops[0].strength, 2.0);
+	cr_assert_eq(s->nemitters, 1);
+	const scene_emitter *st = &s->emitters[0];
+	cr_assert_eq(st->type, SCENE_EMIT_STREAM);
+	cr_assert_eq(st->from, 0.0);
+	cr_assert_eq(st->to, 1.5);
+	cr_assert_eq(st->rate, 100.0); /* default */
+	cr_assert_eq(st->at[0], 5.0);
+	cr_assert_eq(st->at[1], 6.0);
+	cr_assert_eq(st->direction, -45.0);
+	cr_assert_eq(st->speed, 10.0);
+	cr_assert_eq(st->spread, 0.0);
+	cr_assert_eq(st->cap, 5000);
+	const scene_box *b = &s->boxes[0];
+	cr_assert_eq(b->density, 10.0);
+	cr_assert_eq(b->floating, 1);
+	cr_assert_eq(b->path.n, 1);
+	cr_assert_eq(b->path.keys[0].angle, 10.0);
 	cr_assert_eq(s->has_tank, 1);
 	cr_assert_eq(s->tank.size[0], 200.0);
 	cr_assert_eq(s->tank.path.n, 1);
@@ -257,10 +288,6 @@ Test(scene, every_field_is_read, .init = setup, .fini = teardown)
 	cr_assert_eq(s->nblocks, 2);
 	cr_assert_eq(s->blocks[1].x, 1.5);
 	cr_assert_eq(s->blocks[1].h, 4.0);
-
-	char want[256];
-	snprintf(want, sizeof want, "%s/out/pond.mp4", dir);
-	cr_assert_str_eq(s->output, want);
 	scene_destroy(s);
 }
 
@@ -292,19 +319,23 @@ Test(scene, a_render_size_scales_every_length, .init = setup, .fini = teardown)
 	cr_assert_eq(s->drops[0].radius, 24.0);
 	cr_assert_eq(s->drops[0].strength, -3.0, "heights are not lengths of the picture");
 	cr_assert_eq(s->drops[1].y, 4.0);
-	const scene_emitter *rain = &s->emitters[0], *jet = &s->emitters[1];
+	const scene_emitter *rain = &s->emitters[0];
 	cr_assert(rain->area[0] == 20 && rain->area[1] == 40 && rain->area[2] == 200 &&
 		  rain->area[3] == 100);
 	cr_assert(rain->radius[0] == 10 && rain->radius[1] == 10);
-	cr_assert(jet->at[0] == 10 && jet->at[1] == 12 && jet->speed == 20 && jet->rate == 100);
 	cr_assert(s->boxes[0].size[0] == 120 && s->boxes[0].size[1] == 80 && s->boxes[0].height == 20);
 	cr_assert(s->boxes[0].path.keys[1].x == 1080 && s->boxes[0].path.keys[1].y == -40);
 	cr_assert_eq(s->boxes[0].path.keys[0].angle, 10.0);
+	cr_assert_eq(s->background.scale, 21.0);
+	scene_destroy(s);
+	s = load_ok(full_sph_scene, &ov);
+	const scene_emitter *jet = &s->emitters[0];
+	cr_assert(jet->at[0] == 10 && jet->at[1] == 12 && jet->speed == 20 && jet->rate == 100);
+	cr_assert(s->boxes[0].path.keys[0].x == 200 && s->boxes[0].path.keys[0].y == 360);
 	cr_assert(s->tank.size[0] == 400 && s->tank.size[1] == 200);
 	cr_assert(s->tank.path.keys[0].x == 320 && s->tank.path.keys[0].y == 200);
 	cr_assert(s->blocks[1].x == 3 && s->blocks[1].y == 4 && s->blocks[1].w == 6 &&
 		  s->blocks[1].h == 8);
-	cr_assert_eq(s->background.scale, 21.0);
 	scene_destroy(s);
 
 	/* --scale, and the size rounded per side: 30% of 320x200 is 96x60. */
@@ -372,7 +403,7 @@ Test(scene, a_render_size_of_another_shape_is_refused, .init = setup, .fini = te
 Test(scene, emitter_defaults_follow_the_scene_end, .init = setup, .fini = teardown)
 {
 	scene_overrides ov = { .frames = 15 };
-	scene *s = load_ok("{" FMT ", \"fps\": 10, \"emitters\": [{\"type\": \"rain\"},"
+	scene *s = load_ok("{" FMT ", \"fps\": 10, \"solver\": \"sph\", \"emitters\": [{\"type\": \"rain\"},"
 	                   " {\"type\": \"rain\", \"from\": 3}, {\"type\": \"stream\", \"at\": [0, 0]}]}",
 		&ov);
 	cr_assert_eq(s->emitters[0].to, 1.5);
@@ -420,7 +451,7 @@ Test(scene, enum_params_are_stored_as_choice_index, .init = setup, .fini = teard
 
 Test(scene, tank_defaults_to_the_pool, .init = setup, .fini = teardown)
 {
-	scene *s = load_ok("{" FMT ", \"size\": [200, 100], \"tank\": {}}", NULL);
+	scene *s = load_ok("{" FMT ", \"size\": [200, 100], \"solver\": \"sph\", \"tank\": {}}", NULL);
 	cr_assert_eq(s->has_tank, 1);
 	cr_assert_eq(s->tank.size[0], 200.0);
 	cr_assert_eq(s->tank.size[1], 100.0);
@@ -817,4 +848,61 @@ Test(scene, jsonpos_columns_count_characters)
 	jsonpos_linecol(t, len, (size_t)o, &line, &col);
 	cr_assert_eq(line, 1);
 	cr_assert_eq(col, 9); /* [ " e-acute euro wave " , space 5: BOM not counted */
+}
+
+/* No scene element is silently ignored: what the chosen solver would not honour is
+ * refused at its position, naming the field and the solver (scene/support.c; the table
+ * "What each solver honours" in scenes/README.md). */
+Test(scene, fields_a_solver_would_ignore_are_refused, .init = setup, .fini = teardown)
+{
+	/* height-field solvers: no tank, blocks, streams; floats only where supported */
+	load_bad("{" FMT ", \"tank\": {}}",
+		":1:40: tank: the ripple solver has no tank (the pool is the picture) (use sph; got an object)");
+	load_bad("{" FMT ", \"solver\": \"hooke\", \"blocks\": [{\"rect\": [0, 0, 10, 10]}]}",
+		":1:61: blocks: the hooke solver has no particles for fluid \"blocks\" (use sph; got an array of 1)");
+	load_bad("{" FMT ", \"emitters\": [{\"type\": \"stream\", \"at\": [5, 5]}]}",
+		":1:54: emitters[0].type: the ripple solver has no particles for a \"stream\" emitter (use sph; got \"stream\")");
+	load_bad("{" FMT ", \"boxes\": [{\"size\": [5, 5], \"at\": [9, 9], \"float\": true}]}",
+		":1:82: boxes[0].float: the ripple solver has no floating boxes (use shallow or sph; got true)");
+	load_bad("{" FMT ", \"solver\": \"hooke\", \"boxes\": [{\"size\": [5, 5], \"at\": [9, 9], \"density\": 2}]}",
+		":1:103: boxes[0].density: the hooke solver has no use for the density of a box that does not float (use shallow; got 2)");
+	load_bad("{" FMT ", \"render\": {\"mode\": \"particles\"}}",
+		":1:51: render.mode: the ripple solver cannot render mode \"particles\" (use sph; got \"particles\")");
+	/* a floating box is placed, not led */
+	load_bad("{" FMT ", \"solver\": \"shallow\", \"boxes\": [{\"size\": [5, 5], \"float\": true, \"path\": "
+		 "[{\"t\": 0, \"at\": [9, 9]}, {\"t\": 1, \"at\": [20, 9]}]}]}",
+		":1:103: boxes[0].path: a floating box is moved by the shallow solver; its path gives only "
+		"the start: give \"at\" (and \"angle\") instead (got 2 keyframes)");
+	/* the particle solver: no boundary but its walls, no box heights, reflection, shadows,
+	 * maps or loops, no negative drops */
+	const char *sph = "{" FMT ", \"solver\": \"sph\", ";
+	char text[512];
+	static const char *const cases[][2] = {
+		{ "\"boundary\": \"wrap\"}", ":1:61: boundary: the sph solver keeps its fluid in a tank with walls (\"reflect\") (use ripple, hooke or shallow; got \"wrap\")" },
+		{ "\"boxes\": [{\"size\": [5, 5], \"at\": [9, 9], \"height\": 3}]}", ":1:100: boxes[0].height: the sph solver sees boxes from the side: their \"size\" is [w, h] and they have no height (use ripple, hooke or shallow; got 3)" },
+		{ "\"render\": {\"reflection\": 1}}", ":1:74: render.reflection: the sph solver draws no reflection term (give 0 or leave it out) (use ripple, hooke or shallow; got 1)" },
+		{ "\"render\": {\"shadows\": true}}", ":1:71: render.shadows: the sph solver draws no box shadows (use ripple, hooke or shallow; got true)" },
+		{ "\"render\": {\"mode\": \"normal\"}}", ":1:68: render.mode: the sph solver cannot render mode \"normal\" (use ripple, hooke or shallow; got \"normal\")" },
+		{ "\"outputs\": [{\"path\": \"a.mp4\"}, {\"mode\": \"height\", \"path\": \"b.png\"}]}", ":1:89: outputs[1].mode: the sph solver cannot render mode \"height\" (use ripple, hooke or shallow; got \"height\")" },
+		{ "\"maps\": {\"normal\": {\"bits\": 16}}}", ":1:57: maps: the sph solver has no height, normal or caustics maps for \"maps\" to set (use ripple, hooke or shallow; got an object)" },
+		{ "\"loop\": {\"duration\": 1}}", ":1:57: loop: the sph solver cannot loop (a loop cross-fades height fields) (use ripple, hooke or shallow; got an object)" },
+		{ "\"drops\": [{\"at\": [9, 9], \"strength\": -1}]}", ":1:86: drops[0].strength: the sph solver cannot take water away: a drop's strength is the water it adds, >= 0 (use ripple, hooke or shallow; got -1)" },
+		{ "\"emitters\": [{\"type\": \"rain\", \"strength\": [-1, 1]}]}", ":1:91: emitters[0].strength: the sph solver cannot take water away: a drop's strength is the water it adds, >= 0 (use ripple, hooke or shallow; got an array of 2)" },
+		{ "\"boxes\": [{\"size\": [5, 5], \"at\": [9, 9], \"density\": 2}]}", ":1:101: boxes[0].density: the sph solver has no use for the density of a box that does not float (use shallow; got 2)" },
+		{ "\"boxes\": [{\"size\": [5, 5], \"float\": true, \"path\": [{\"t\": 0, \"at\": [9, 9]}, {\"t\": 1, \"at\": [20, 9]}]}]}", ":1:99: boxes[0].path: a floating box is moved by the sph solver; its path gives only the start: give \"at\" (and \"angle\") instead (got 2 keyframes)" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		snprintf(text, sizeof text, "%s%s", sph, cases[i][0]);
+		load_bad(text, cases[i][1]);
+	}
+	/* and what each honours loads */
+	scene *s = load_ok("{" FMT ", \"solver\": \"sph\", \"boundary\": \"reflect\", \"render\": "
+			   "{\"reflection\": 0, \"shadows\": false, \"mode\": \"particles\"}, \"drops\": [{\"at\": "
+			   "[9, 9], \"strength\": 0}], \"boxes\": [{\"size\": [5, 5], \"at\": [9, 9], \"float\": false}]}",
+			   NULL);
+	scene_destroy(s);
+	s = load_ok("{" FMT ", \"solver\": \"shallow\", \"boxes\": [{\"size\": [5, 5], \"at\": [9, 9], "
+		    "\"density\": 2, \"height\": 3}, {\"size\": [5, 5], \"at\": [20, 9], \"float\": true}]}",
+		    NULL);
+	scene_destroy(s);
 }

@@ -86,25 +86,19 @@ Test(where, shallow_stability_points_at_the_parameter_and_names_set)
 	cr_assert(!strncmp(slurp(errpath), want, strlen(want)), "%s", slurp(errpath));
 }
 
-Test(where, sph_turned_tank_points_at_the_angle)
+Test(where, sph_seed_model_floating_box_points_at_the_box)
 {
-	const char *p =
-		put("tank.json", "{ \"format\": \"tidepool-scene/1\", \"solver\": \"sph\",\n"
-				 "  \"tank\": { \"size\": [200, 100], \"path\": [\n"
-				 "    { \"t\": 0, \"at\": [320, 180] },\n"
-				 "    { \"t\": 1, \"at\": [320, 180], \"angle\": 5 } ] },\n"
-				 "  \"blocks\": [ { \"rect\": [230, 140, 40, 40] } ] }\n");
-	validate_fails(
-		p, "", 3,
-		"4:42: tank.path[1].angle: the sph solver keeps the tank upright (angle 5 at t=1)");
-	p = put("tank2.json",
-		"{ \"format\": \"tidepool-scene/1\", \"solver\": \"sph\",\n"
-		"  \"tank\": { \"size\": [200, 100], \"at\": [320, 180], \"angle\": 90 } }\n");
+	const char *p = put("seedbox.json",
+			    "{ \"format\": \"tidepool-scene/1\", \"solver\": \"sph\",\n"
+			    "  \"params\": { \"model\": \"seed\" },\n"
+			    "  \"blocks\": [ { \"rect\": [0, 200, 640, 160] } ],\n"
+			    "  \"boxes\": [ { \"size\": [40, 20], \"float\": true, \"at\": [320, 100] } ] }\n");
 	validate_fails(p, "", 3,
-		       "2:60: tank.angle: the sph solver keeps the tank upright (angle 90 at t=0)");
-	validate_fails(p, "--set tank.angle=7", 3,
-		       "2:60: tank.angle (from --set): the sph solver keeps the tank upright "
-		       "(angle 7 at t=0)");
+		       "4:43: boxes[0].float: the sph solver's \"seed\" model has no floating boxes "
+		       "(use params.model \"relaxed\", the default)");
+	validate_fails(p, "--set params.model=relaxed --set params.model=seed", 3,
+		       "4:43: boxes[0].float: the sph solver's \"seed\" model has no floating boxes "
+		       "(use params.model \"relaxed\", the default)");
 }
 
 Test(where, size_from_the_command_line_is_named)
@@ -144,8 +138,8 @@ Test(where, render_mode_of_an_output_is_pointed_at)
 		    "  \"outputs\": [ { \"mode\": \"color\", \"path\": \"a.mp4\" },\n"
 		    "               { \"mode\": \"height\", \"path\": \"b/%04d.png\" } ] }\n");
 	validate_fails(p, "", 3,
-		       "3:26: outputs[1].mode: render mode \"height\" is not available for the sph "
-		       "solver");
+		       "3:26: outputs[1].mode: the sph solver cannot render mode \"height\" (use "
+		       "ripple, hooke or shallow; got \"height\")");
 }
 
 Test(where, loop_with_particles_points_at_loop)
@@ -153,7 +147,9 @@ Test(where, loop_with_particles_points_at_loop)
 	const char *p =
 		put("loop.json", "{ \"format\": \"tidepool-scene/1\", \"solver\": \"sph\",\n"
 				 "  \"loop\": { \"duration\": 1 } }\n");
-	validate_fails(p, "", 3, "2:11: loop: needs a height-field solver (sph has particles)");
+	validate_fails(p, "", 3,
+		       "2:11: loop: the sph solver cannot loop (a loop cross-fades height fields) "
+		       "(use ripple, hooke or shallow; got an object)");
 }
 
 /* validate shares render's option parser: the same overrides, the same refusals. */

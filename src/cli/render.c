@@ -47,7 +47,8 @@ static const char usage[] =
 	"                       medium (default), slow, slower, veryslow, placebo\n"
 	"      --bitrate RATE   MP4 target bit rate in bits/s (k and M suffixes), instead of crf\n"
 	"      --stats FILE     write one JSON line per frame: frame, time, solver diagnostics\n"
-	"                       (a file, /dev/stdout, /dev/stderr or a pipe)\n"
+	"                       and every box's pose (a file, /dev/stdout, /dev/stderr or a\n"
+	"                       pipe)\n"
 	"      --hash FILE      also write a frame-hash manifest (sha256 of each frame's pixels)\n"
 	"                       for 'tidepool compare'\n"
 	"  -y, --overwrite      replace existing output files\n"
@@ -117,13 +118,24 @@ static int level_heights(const scene *sc, out_plan *plan, int threads, int quiet
 	return 0;
 }
 
-/* One JSON object per line; %.9g keeps floats exact enough and stable across runs. */
-static int write_stats_line(FILE *f, int frame, double t, const tp_stats *st)
+/* One JSON object per line; %.9g keeps floats exact enough and stable across runs. Then
+ * the pose of every box, in scene order: its centre in scene units (the render size
+ * divided out) and its angle in degrees, so scripts can follow a body at any size. */
+static int write_stats_line(FILE *f, const scene *sc, int frame, double t, const tp_stats *st,
+			    const tp_surface *surf)
 {
 	fprintf(f, "{\"frame\":%d,\"t\":%.9g", frame, t);
 	for (int i = 0; i < st->n; i++)
 		fprintf(f, ",\"%s\":%.9g", st->name[i], st->value[i]);
-	return fputs("}\n", f) == EOF ? -1 : 0;
+	fputs(",\"boxes\":[", f);
+	const double sx = sc->scale_x > 0 ? sc->scale_x : 1, sy = sc->scale_y > 0 ? sc->scale_y : 1;
+	for (int i = 0; i < surf->nboxes && surf->boxes; i++) {
+		const tp_box_pose *p = &surf->boxes[i];
+		/* 0 for -0, so a box at rest prints the same on every run */
+		fprintf(f, "%s{\"x\":%.9g,\"y\":%.9g,\"angle\":%.9g}", i ? "," : "", p->x / sx + 0.0,
+			p->y / sy + 0.0, p->angle + 0.0);
+	}
+	return fputs("]}\n", f) == EOF ? -1 : 0;
 }
 
 /* Brings lp to output frame `first` without rendering: from the latest checkpoint at or
@@ -257,7 +269,7 @@ int cmd_render(int argc, char **argv)
 		if (stats.f) {
 			tp_stats s;
 			stepper_stats(st, &s);
-			if (write_stats_line(stats.f, k, stepper_time(st), &s) < 0) {
+			if (write_stats_line(stats.f, sc, k, stepper_time(st), &s, &surf) < 0) {
 				rc = tp_errf(&err, TP_EIO, "%s: write error", o.stats);
 				break;
 			}

@@ -162,9 +162,15 @@ static void draw_water(const render_in *in, tp_image *out)
 
 /* The tank's glass: walls WALL_PX (scaled) thick around the interior, a dark line on both faces
  * and a pale pane between with a bright inner edge. */
+static void draw_tank_turned(const render_in *in, tp_image *out);
+
 static void draw_tank(const render_in *in, tp_image *out)
 {
 	const double *tk = in->surf->tank;
+	if (in->surf->tank_angle != 0) {
+		draw_tank_turned(in, out);
+		return;
+	}
 	const int w = in->w, h = in->h, wall = px_int(WALL_PX, in->px);
 	const int x0 = (int)floor(tk[0] + 0.5), y0 = (int)floor(tk[1] + 0.5);
 	const int x1 = (int)floor(tk[0] + tk[2] + 0.5), y1 = (int)floor(tk[1] + tk[3] + 0.5);
@@ -183,6 +189,39 @@ static void draw_tank(const render_in *in, tp_image *out)
 			const float pane[3] = { 222, 236, 242 }, line[3] = { 52, 70, 84 };
 			const float *c = dd == wall - 1 || dd == 0 ? line : pane;
 			float a = dd == wall - 1 ? 0.85f : dd == 0 ? 0.6f : 0.75f;
+			for (int k = 0; k < 3; k++)
+				o[3 * x + k] = to8((float)o[3 * x + k] + a * (c[k] - (float)o[3 * x + k]));
+		}
+	}
+}
+
+/* A turned tank: the same glass about the rotated interior, by signed distance to it
+ * (d = 0 at the inner face, WALL_PX outside), anti-aliased over a pixel on both faces. */
+static void draw_tank_turned(const render_in *in, tp_image *out)
+{
+	const tp_surface *s = in->surf;
+	const int w = in->w, h = in->h;
+	const double wall = px_int(WALL_PX, in->px), hw = 0.5 * s->tank[2], hh = 0.5 * s->tank[3];
+	const double cx = s->tank[0] + hw, cy = s->tank[1] + hh;
+	double sn, cs;
+	tp_sincos_deg(s->tank_angle, &sn, &cs);
+	const double ex = fabs(cs) * hw + fabs(sn) * hh + wall + 1, ey = fabs(sn) * hw + fabs(cs) * hh + wall + 1;
+	const int ya = (int)fmax(0, floor(cy - ey)), yb = (int)fmin(h - 1, ceil(cy + ey));
+	const int xa = (int)fmax(0, floor(cx - ex)), xb = (int)fmin(w - 1, ceil(cx + ex));
+	const float pane[3] = { 222, 236, 242 }, line[3] = { 52, 70, 84 };
+#pragma omp parallel for schedule(static)
+	for (int y = ya; y <= yb; y++) {
+		uint8_t *o = tp_image_row(out, y);
+		for (int x = xa; x <= xb; x++) {
+			double dx = x + 0.5 - cx, dy = y + 0.5 - cy;
+			double u = cs * dx - sn * dy, v = sn * dx + cs * dy;
+			double d = fmax(fabs(u) - hw, fabs(v) - hh); /* outside the interior by d */
+			float cov = clampf((float)fmin(d + 0.5, wall + 0.5 - d), 0, 1);
+			if (cov <= 0)
+				continue;
+			int face = d < 1 || d > wall - 1;
+			const float *c = face ? line : pane;
+			float a = cov * (d > wall - 1 ? 0.85f : d < 1 ? 0.6f : 0.75f);
 			for (int k = 0; k < 3; k++)
 				o[3 * x + k] = to8((float)o[3 * x + k] + a * (c[k] - (float)o[3 * x + k]));
 		}

@@ -133,6 +133,9 @@ int ld_scale(ld *L);
 
 /* fingerprint.c: SHA-256 of the scene text (after --set edits) into out. */
 void scene_text_digest(const char *text, size_t len, uint8_t out[32]);
+/* support.c: after everything is read (before ld_scale), refuses every field the chosen
+ * solver would not honour, at its position, naming the field and the solver. */
+int ld_support(ld *L);
 /* sets.c: applies --set KEY=VALUE edits to the source text (reallocated) before parsing. */
 int ld_apply_sets(const char *file, char **text, size_t *len, const char *const *sets, int nsets,
 	tp_err *err);

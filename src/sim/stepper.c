@@ -191,6 +191,7 @@ int stepper_next(stepper *st, tp_err *err)
 			in.tank_y = tank.y;
 			in.tank_vx = tank.vx;
 			in.tank_vy = tank.vy;
+			in.tank_angle = tank.angle;
 		}
 		int rc = st->desc->step(st->priv, &in);
 		if (rc < 0)

@@ -726,7 +726,7 @@ const tp_solver tp_solver_shallow = {
 		       "boxes dragged or floating, coupled through conjugate gradient",
 	.priv_size = sizeof(shallow),
 	.options = shallow_options,
-	.caps = TP_SOLVER_HEIGHTFIELD,
+	.caps = TP_SOLVER_HEIGHTFIELD | TP_SOLVER_FLOATING | TP_SOLVER_BOX_DRAFT,
 	.init = shallow_init,
 	.uninit = shallow_uninit,
 	.drop = shallow_drop,

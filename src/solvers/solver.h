@@ -50,6 +50,7 @@ typedef struct tp_step_in {
 	const tp_box_pose *boxes;  /* scene->nboxes poses at t (kinematic ones meaningful) */
 	double tank_x, tank_y;     /* tank centre at t (sph) */
 	double tank_vx, tank_vy;   /* tank velocity at t, pixels/s */
+	double tank_angle;         /* tank angle at t, degrees counter-clockwise on screen */
 } tp_step_in;
 
 typedef enum tp_surface_kind {
@@ -71,7 +72,8 @@ typedef struct tp_surface {
 	int nboxes;
 	const tp_box_pose *boxes; /* current poses of scene->boxes */
 	/* sph only */
-	double tank[4];           /* x, y, w, h of the tank interior, pixels */
+	double tank[4];           /* x, y, w, h of the tank interior, pixels, before turning */
+	double tank_angle;        /* degrees counter-clockwise about the tank's centre */
 	int nparticles;
 	const float *px, *py;     /* particle positions (debug view) */
 } tp_surface;
@@ -113,6 +115,11 @@ enum {
 	TP_SOLVER_HEIGHTFIELD = 1u << 0,
 	TP_SOLVER_PARTICLES = 1u << 1,
 	TP_SOLVER_CELL_STEPS = 1u << 2, /* wave speed fixed in cells per step (see Time) */
+	/* What of the scene it honours besides what HEIGHTFIELD or PARTICLES implies
+	 * (scene/support.c refuses the rest at load): */
+	TP_SOLVER_FLOATING = 1u << 3,     /* boxes with "float": true, and their density */
+	TP_SOLVER_BOX_DRAFT = 1u << 4,    /* the density of kinematic boxes (their draft) */
+	TP_SOLVER_TURNING_TANK = 1u << 5, /* a tank whose path keyframes "angle" */
 };
 
 /* registry.c */

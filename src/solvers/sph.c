@@ -43,6 +43,9 @@
 
 static const char *const model_names[] = { "seed", "relaxed", NULL };
 
+void (*sph_substep_hook)(const sph *s, void *ctx);
+void *sph_substep_ctx;
+
 static const tp_option sph_options[] = {
 	{ "model", "seed: seed 004 as written; relaxed: double density relaxation",
 	  offsetof(sph, model), TP_OPT_ENUM, SPH_MODEL_RELAXED, 0, 1, model_names, TP_UNIT_NONE },
@@ -120,6 +123,13 @@ static void sph_uninit(void *priv)
 	free(s->obst_angle);
 	free(s->poses);
 	free(s->streams);
+	free(s->bodies);
+	free(s->bfx);
+	free(s->bfy);
+	free(s->cdx);
+	free(s->cdy);
+	s->bodies = NULL;
+	s->bfx = s->bfy = s->cdx = s->cdy = NULL;
 	s->key = s->perm = s->cell_start = s->cell_fill = NULL;
 	s->part = NULL;
 	s->obst_prev = s->obst_cur = s->obst_sub0 = s->obst_sub1 = NULL;
@@ -138,6 +148,40 @@ static double auto_stiffness(const sph *s, double depth)
 	double g = fabs(s->gravity) > 1 ? fabs(s->gravity) : 1;
 	double k = 144.0 * g * depth / (s->compression * n0 * n0 * PI * PI * R * R * R * R * R);
 	return s->model == SPH_MODEL_SEED ? k * s->rho0 : k;
+}
+
+/* A drop of fluid has no height: its strength is how much water it brings, in discs of
+ * radius r (strength 1: a disc of radius r, 2: twice the water, a disc of radius r sqrt 2;
+ * 0: nothing). The loader refuses negative strengths for this solver. */
+static double drop_radius(double r, double strength)
+{
+	return strength > 0 ? r * sqrt(strength) : 0;
+}
+
+/* The turning tank's frame: centre (cx, cy), angle `deg` (scene degrees), centre velocity
+ * (vx, vy) and omega (rad/s). */
+static sph_frame frame_at(const sph *s, double cx, double cy, double deg, double vx, double vy,
+			  double om)
+{
+	double th = -deg * (PI / 180);
+	return (sph_frame){ cx, cy, cos(th), sin(th), vx, vy, om, 0.5 * s->W, 0.5 * s->H, deg };
+}
+
+static void sph_drop(void *priv, double x, double y, double r, double strength)
+{
+	sph *s = priv;
+	if (!(strength > 0))
+		return;
+	/* released at rest in the world: in the tank frame it moves against the tank */
+	if (s->turning) {
+		double lx, ly, ux, uy;
+		frame_to_local(&s->fr, x, y, &lx, &ly);
+		frame_vel(&s->fr, lx, ly, 0, 0, &ux, &uy);
+		sph_fill_disc(s, lx, ly, drop_radius(r, strength), ux, uy, 1);
+		return;
+	}
+	sph_fill_disc(s, x - s->org_x, y - s->org_y, drop_radius(r, strength), -s->tank_vx,
+		      -s->tank_vy, 1);
 }
 
 static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
@@ -159,15 +203,7 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	double cx, cy, ang;
 	if (sc->has_tank) {
 		for (int k = 0; k < sc->tank.path.n; k++)
-			if (sc->tank.path.keys[k].angle != 0) {
-				char at[48];
-				snprintf(at, sizeof at, "tank.path[%d].angle", k);
-				if (!scene_has(sc, at))
-					snprintf(at, sizeof at, "tank.angle");
-				return scene_errf(sc, err, TP_EINPUT, at, "the sph solver keeps the tank upright "
-						  "(angle %g at t=%g)", sc->tank.path.keys[k].angle,
-						  sc->tank.path.keys[k].t);
-			}
+			s->turning |= sc->tank.path.keys[k].angle != 0;
 		s->W = (float)sc->tank.size[0];
 		s->H = (float)sc->tank.size[1];
 		scene_path_eval(&sc->tank.path, 0, &cx, &cy, &ang);
@@ -179,6 +215,11 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	}
 	s->org_x = cx - 0.5 * s->W;
 	s->org_y = cy - 0.5 * s->H;
+	if (s->turning) {
+		s->tang = ang;
+		s->tth = -ang * (PI / 180);
+		s->fr = frame_at(s, cx, cy, ang, 0, 0, 0);
+	}
 	if (s->W < 2 * s->s || s->H < 2 * s->s)
 		return scene_errf(sc, err, TP_EINPUT, sc->has_tank ? "tank.size" : "size",
 				  "%gx%g px is too small for a particle spacing of %g px",
@@ -199,18 +240,23 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 		tp_box_pose p = { 0 };
 		scene_path_eval(&sc->boxes[b].path, 0, &p.x, &p.y, &p.angle);
 		s->poses[b] = p;
-		sph_obst_from_pose(s, b, &p, s->org_x, s->org_y, 0, 0, &s->obst_prev[b], &s->obst_angle[b]);
+		sph_obst_from_pose(s, b, &p, s->org_x, s->org_y, 0, 0, s->turning ? &s->fr : NULL,
+				   &s->obst_prev[b], &s->obst_angle[b]);
 		s->obst_angle[nb + b] = s->obst_angle[b];
 	}
 	memcpy(s->obst_cur, s->obst_prev, nb * sizeof(sph_obst));
 	memcpy(s->obst_sub0, s->obst_prev, nb * sizeof(sph_obst));
+	int brc = sph_bodies_init(s, err);
+	if (brc < 0)
+		return brc;
 
 	/* capacity: blocks + scene drops + streams + the most rain could bring */
 	double cap = 0;
 	for (int i = 0; i < sc->nblocks; i++)
 		cap += (double)sph_fill_block(s, &sc->blocks[i], 0);
 	for (int i = 0; i < sc->ndrops; i++)
-		cap += (double)sph_fill_disc(s, 0, 0, sc->drops[i].radius, 0, 0, 0);
+		cap += (double)sph_fill_disc(s, 0, 0, drop_radius(sc->drops[i].radius, sc->drops[i].strength),
+					     0, 0, 0);
 	s->nstreams = 0;
 	for (int i = 0; i < sc->nemitters; i++)
 		s->nstreams += sc->emitters[i].type == SCENE_EMIT_STREAM;
@@ -238,7 +284,8 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 			/* the stepper rounds each step's expected count up at most once */
 			double span = fmin(e->to, t_end) - fmax(e->from, 0);
 			double drops = ceil(e->rate * fmax(span, 0)) + steps + 1;
-			cap += drops * (double)sph_fill_disc(s, 0, 0, e->radius[1], 0, 0, 0);
+			cap += drops * (double)sph_fill_disc(s, 0, 0, drop_radius(e->radius[1], e->strength[1]),
+							     0, 0, 0);
 		}
 	}
 	if (cap > SPH_MAX_PARTICLES)
@@ -284,6 +331,13 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	s->cwork2 = calloc(n + 2, sizeof(int64_t));
 	if (!s->key || !s->perm || !s->skey || !s->clusters || !s->cwork || !s->clusters2 || !s->cwork2)
 		goto oom;
+	if (s->nfloat) {
+		float **ba[] = { &s->bfx, &s->bfy, &s->cdx, &s->cdy };
+		for (size_t i = 0; i < sizeof ba / sizeof ba[0]; i++)
+			if (!(*ba[i] = alloc_floats(n + SPH_LANES)))
+				goto oom;
+		sph_bodies_poses(s);
+	}
 	s->ncx = (int)fmax(1, floor(4 * s->W / s->R));
 	s->ncy = (int)fmax(1, floor(s->H / s->R));
 	if ((double)s->ncx * s->ncy > 1 << 26)
@@ -323,13 +377,7 @@ oom:
 	return tp_errf(err, TP_EIO, "out of memory for %d particles", s->cap);
 }
 
-static void sph_drop(void *priv, double x, double y, double r, double strength)
-{
-	sph *s = priv;
-	(void)strength; /* a drop of fluid has no height: its size is r */
-	/* released at rest in the world: in the tank frame it moves against the tank */
-	sph_fill_disc(s, x - s->org_x, y - s->org_y, r, -s->tank_vx, -s->tank_vy, 1);
-}
+
 
 static int sph_step(void *priv, const tp_step_in *in)
 {
@@ -349,16 +397,29 @@ static int sph_step(void *priv, const tp_step_in *in)
 		if (!s->have_tank_v) {
 			s->tank_vx = tvx;
 			s->tank_vy = tvy;
+			s->tom = s->turning ? (-in->tank_angle * (PI / 180) - s->tth) / dt : 0;
 			s->have_tank_v = 1;
 		}
 	}
 	double dvx = tvx - s->tank_vx, dvy = tvy - s->tank_vy;
+	/* A turning tank: theta and omega at the end of the step (omega from the angle's
+	 * change, as the velocity is from the position's), the change of omega spread over
+	 * the step as alpha. */
+	const double th0 = s->tth, om0 = s->tom, cx0 = s->org_x + 0.5 * s->W, cy0 = s->org_y + 0.5 * s->H;
+	const double th1 = s->turning ? -in->tank_angle * (PI / 180) : 0;
+	const double om1 = s->turning ? (th1 - th0) / dt : 0, dom = om1 - om0;
+	sph_frame fr1 = { 0 };
+	if (s->turning)
+		fr1 = frame_at(s, in->tank_x, in->tank_y, in->tank_angle, tvx, tvy, om1);
 
 	/* obstacles at the end of the step, in the tank frame */
 	double *ang0 = s->obst_angle, *ang1 = s->obst_angle + nb + 1;
 	for (int b = 0; b < nb; b++) {
+		if (sc->boxes[b].floating) /* moved by sph_bodies_move */
+			continue;
 		s->poses[b] = in->boxes[b];
-		sph_obst_from_pose(s, b, &in->boxes[b], ox1, oy1, tvx, tvy, &s->obst_cur[b], &ang1[b]);
+		sph_obst_from_pose(s, b, &in->boxes[b], ox1, oy1, tvx, tvy, s->turning ? &fr1 : NULL,
+				   &s->obst_cur[b], &ang1[b]);
 	}
 
 	/* Substeps, chosen one at a time: a particle moves at most cfl * R per substep
@@ -367,11 +428,18 @@ static int sph_step(void *priv, const tp_step_in *in)
 	 * their stability limits. The remaining time is split evenly, so the step ends
 	 * exactly at in->t. */
 	double vmin = sqrt(dvx * dvx + dvy * dvy);
+	if (s->turning) /* what the frame's turning can throw at a particle */
+		vmin += (fabs(om1) + fabs(dom)) * 0.5 * sqrt((double)s->W * s->W + (double)s->H * s->H);
 	for (int k = 0; k < s->nstreams; k++)
 		vmin = fmax(vmin, sc->emitters[s->streams[k].scene_index].speed);
 	for (int b = 0; b < nb; b++) {
 		double bvx = s->obst_cur[b].vx, bvy = s->obst_cur[b].vy;
-		vmin = fmax(vmin, sqrt(bvx * bvx + bvy * bvy));
+		if (!sc->boxes[b].floating)
+			vmin = fmax(vmin, sqrt(bvx * bvx + bvy * bvy));
+	}
+	for (int k = 0; k < s->nfloat; k++) {
+		const sph_body *o = &s->bodies[k];
+		vmin = fmax(vmin, sqrt(o->vx * o->vx + o->vy * o->vy) + fabs(o->w) * hypot(o->hw, o->hh));
 	}
 	double hmax = SPH_KCFL * s->cfl / sqrt(s->omega2);
 	if (s->viscosity > 0)
@@ -390,12 +458,32 @@ static int sph_step(void *priv, const tp_step_in *in)
 			left = s->max_substeps > nsub ? s->max_substeps - nsub : 1;
 		double f1 = left <= 1 ? 1.0 : f0 + (1 - f0) / left;
 		c.dt = (float)((f1 - f0) * dt);
+		if (s->turning) {
+			/* gravity and the centre's acceleration turned into the frame at mid-substep */
+			const double fm = 0.5 * (f0 + f1), th = th0 + fm * (th1 - th0);
+			const double awx = -dvx / dt, awy = s->gravity - dvy / dt, cs = cos(th), sn = sin(th);
+			c.ax = (float)(cs * awx + sn * awy);
+			c.ay = (float)(-sn * awx + cs * awy);
+			c.rot = 1;
+			c.om = (float)(om0 + fm * dom);
+			c.al = (float)(dom / dt);
+			c.hw = 0.5f * s->W;
+			c.hh = 0.5f * s->H;
+		}
 		sph_obst_lerp(s, ang0, ang1, f0, s->obst_sub0);
 		sph_obst_lerp(s, ang0, ang1, f1, s->obst_sub1);
+		if (s->nfloat)
+			sph_bodies_move(s, &c, s->obst_sub0, s->obst_sub1);
 		if (s->model == SPH_MODEL_RELAXED) {
 			sph_sort(s, &c); /* predicts, then sorts */
 			sph_density(s);
+			if (s->nfloat) {
+				sph_bodies_density(s, &c);
+				sph_bodies_push(s, &c);
+			}
 			vcur = sph_relax(s, &c);
+			if (s->nfloat)
+				sph_bodies_contacts(s, &c);
 		} else {
 			sph_sort(s, NULL);
 			sph_density(s);
@@ -406,15 +494,33 @@ static int sph_step(void *priv, const tp_step_in *in)
 		s->org_y = oy0 + f1 * (oy1 - oy0);
 		s->tank_vx += dvx * (f1 - f0);
 		s->tank_vy += dvy * (f1 - f0);
+		if (s->turning)
+			s->fr = frame_at(s, cx0 + f1 * (in->tank_x - cx0), cy0 + f1 * (in->tank_y - cy0),
+					 -(th0 + f1 * (th1 - th0)) * (180 / PI), s->tank_vx, s->tank_vy,
+					 om0 + f1 * dom);
 		sph_emit_streams(s, t0 + dt * f1, &c);
 		f0 = f1;
 		nsub++;
+		if (sph_substep_hook)
+			sph_substep_hook(s, sph_substep_ctx);
 	}
 	s->substeps_last = nsub;
 	s->org_x = ox1;
 	s->org_y = oy1;
 	s->tank_vx = tvx;
 	s->tank_vy = tvy;
+	if (s->turning) {
+		s->tth = th1;
+		s->tom = om1;
+		s->tang = in->tank_angle;
+		s->fr = fr1;
+	}
+	if (s->nfloat) {
+		/* the bodies' last poses stand for them in obst_prev/cur (checkpoints, clipping) */
+		for (int k = 0; k < s->nfloat; k++)
+			s->obst_cur[s->bodies[k].box] = s->obst_sub1[s->bodies[k].box];
+		sph_bodies_poses(s);
+	}
 	memcpy(s->obst_prev, s->obst_cur, (size_t)nb * sizeof(sph_obst));
 	memcpy(ang0, ang1, (size_t)nb * sizeof(double));
 	s->t = in->t;
@@ -439,6 +545,7 @@ static void sph_surface(void *priv, tp_surface *out)
 	out->tank[1] = s->org_y;
 	out->tank[2] = s->W;
 	out->tank[3] = s->H;
+	out->tank_angle = s->turning ? s->tang : 0;
 	out->nparticles = s->n;
 	out->px = s->wx;
 	out->py = s->wy;
@@ -459,10 +566,12 @@ static void sph_stats(const void *priv, tp_stats *out)
 
 /* Section layout, little-endian (util/wire.h): magic, n, t, the tank frame (origin,
  * velocity, whether it is known), emitted/lost counters, vmax (the next step's first
- * substep length depends on it), the particles (x, y, vx, vy in their current order:
- * the order feeds the sums), the obstacles at the last step (8 floats and the angle
- * each) and every stream's counter and random generator. */
-static const char sph_magic[8] = "TPSPH02";
+ * substep length depends on it), the turning tank (angle, rate, the scene's angle and the
+ * frame: 10 doubles), the particles (x, y, vx, vy in their current order: the order
+ * feeds the sums), the obstacles at the last step (8 floats and the angle each), the
+ * floating bodies (box index and 13 doubles each) and every stream's counter and random
+ * generator. */
+static const char sph_magic[8] = "TPSPH03";
 
 static int obst_io(FILE *f, sph_obst *o, int wr)
 {
@@ -475,6 +584,29 @@ static int obst_io(FILE *f, sph_obst *o, int wr)
 	return 0;
 }
 
+/* The doubles of a turning frame and of a body, in a fixed order. */
+static int f64s_io(FILE *f, double *const *v, int n, int wr)
+{
+	int rc = 0;
+	for (int i = 0; i < n; i++)
+		rc |= wr ? tp_wr_f64(f, *v[i]) : tp_rd_f64(f, v[i]);
+	return rc;
+}
+
+static int frame_io(FILE *f, sph_frame *fr, int wr)
+{
+	double *v[] = { &fr->cx, &fr->cy, &fr->c, &fr->s, &fr->vx, &fr->vy, &fr->om, &fr->hw, &fr->hh, &fr->deg };
+	return f64s_io(f, v, 10, wr);
+}
+
+static int body_io(FILE *f, sph_body *b, int wr)
+{
+	double *v[] = { &b->x, &b->y, &b->th, &b->vx, &b->vy, &b->w, &b->m, &b->I,
+			&b->hw, &b->hh, &b->fx, &b->fy, &b->tq };
+	int rc = wr ? tp_wr_i32(f, b->box) : tp_rd_int(f, &b->box);
+	return rc | f64s_io(f, v, 13, wr);
+}
+
 static int sph_save(const void *priv, FILE *f, tp_err *err)
 {
 	const sph *s = priv;
@@ -483,11 +615,16 @@ static int sph_save(const void *priv, FILE *f, tp_err *err)
 	rc |= tp_wr_f64(f, s->t) | tp_wr_f64(f, s->org_x) | tp_wr_f64(f, s->org_y);
 	rc |= tp_wr_f64(f, s->tank_vx) | tp_wr_f64(f, s->tank_vy) | tp_wr_i32(f, s->have_tank_v);
 	rc |= tp_wr_i64(f, s->emitted) | tp_wr_i64(f, s->lost) | tp_wr_f64(f, s->vmax);
+	rc |= tp_wr_f64(f, s->tth) | tp_wr_f64(f, s->tom) | tp_wr_f64(f, s->tang);
+	rc |= frame_io(f, (sph_frame *)&s->fr, 1);
 	rc |= tp_wr_f32s(f, s->x, n) | tp_wr_f32s(f, s->y, n);
 	rc |= tp_wr_f32s(f, s->vx, n) | tp_wr_f32s(f, s->vy, n);
 	rc |= tp_wr_i32(f, s->nobst);
 	for (int b = 0; b < s->nobst; b++)
 		rc |= obst_io(f, &s->obst_prev[b], 1) | tp_wr_f64(f, s->obst_angle[b]);
+	rc |= tp_wr_i32(f, s->nfloat);
+	for (int b = 0; b < s->nfloat; b++)
+		rc |= body_io(f, &s->bodies[b], 1);
 	rc |= tp_wr_i32(f, s->nstreams);
 	for (int k = 0; k < s->nstreams; k++) {
 		rc |= tp_wr_i64(f, s->streams[k].emitted);
@@ -511,6 +648,8 @@ static int sph_load(void *priv, FILE *f, tp_err *err)
 	int rc = tp_rd_f64(f, &s->t) | tp_rd_f64(f, &s->org_x) | tp_rd_f64(f, &s->org_y);
 	rc |= tp_rd_f64(f, &s->tank_vx) | tp_rd_f64(f, &s->tank_vy) | tp_rd_int(f, &s->have_tank_v);
 	rc |= tp_rd_i64(f, &emitted) | tp_rd_i64(f, &lost) | tp_rd_f64(f, &s->vmax);
+	rc |= tp_rd_f64(f, &s->tth) | tp_rd_f64(f, &s->tom) | tp_rd_f64(f, &s->tang);
+	rc |= frame_io(f, &s->fr, 0);
 	rc |= tp_rd_f32s(f, s->x, nn) | tp_rd_f32s(f, s->y, nn);
 	rc |= tp_rd_f32s(f, s->vx, nn) | tp_rd_f32s(f, s->vy, nn);
 	rc |= tp_rd_int(f, &nobst);
@@ -518,6 +657,12 @@ static int sph_load(void *priv, FILE *f, tp_err *err)
 		return tp_errf(err, TP_EINPUT, "sph: truncated checkpoint, or one for another scene");
 	for (int b = 0; b < s->nobst; b++)
 		rc |= obst_io(f, &s->obst_prev[b], 0) | tp_rd_f64(f, &s->obst_angle[b]);
+	int nfloat;
+	rc |= tp_rd_int(f, &nfloat);
+	if (rc || nfloat != s->nfloat)
+		return tp_errf(err, TP_EINPUT, "sph: truncated checkpoint, or one for another scene");
+	for (int b = 0; b < s->nfloat; b++)
+		rc |= body_io(f, &s->bodies[b], 0);
 	rc |= tp_rd_int(f, &nstreams);
 	if (rc || nstreams != s->nstreams)
 		return tp_errf(err, TP_EINPUT, "sph: truncated checkpoint, or one for another scene");
@@ -543,7 +688,7 @@ const tp_solver tp_solver_sph = {
 	.description = "2D particle fluid in a tank (seed 004; double density relaxation)",
 	.priv_size = sizeof(sph),
 	.options = sph_options,
-	.caps = TP_SOLVER_PARTICLES,
+	.caps = TP_SOLVER_PARTICLES | TP_SOLVER_TURNING_TANK | TP_SOLVER_FLOATING,
 	.init = sph_init,
 	.uninit = sph_uninit,
 	.drop = sph_drop,

@@ -102,9 +102,17 @@ static void predict_range(sph *s, const sph_sub *c, int i0, int i1)
 	const float x0 = SPH_WALL_EPS, x1 = k.W - SPH_WALL_EPS, y1 = k.H - SPH_WALL_EPS;
 	float *restrict x = s->x, *restrict y = s->y, *restrict vx = s->vx, *restrict vy = s->vy;
 	int *restrict key = s->key;
+	/* rotating frame (turning tank): omega^2 r - 2 omega J v - alpha J r, J (x, y) = (-y, x) */
+	const float om = c->om, om2 = om * om, al = c->al, hw = c->hw, hh = c->hh;
+	const int rot = c->rot;
 #pragma omp simd
 	for (int i = i0; i < i1; i++) {
 		float ax = gx, ay = gy;
+		if (rot) {
+			const float rx = x[i] - hw, ry = y[i] - hh;
+			ax += om2 * rx + 2.0f * om * vy[i] + al * ry;
+			ay += om2 * ry - 2.0f * om * vx[i] - al * rx;
+		}
 		wall_spring(&k, x[i], y[i], &ax, &ay);
 		float ux = vx[i] + dt * ax, uy = vy[i] + dt * ay;
 		cap_speed(&k, &ux, &uy);

@@ -11,6 +11,15 @@
  * (image) position = local + origin, origin = tank centre - size/2. Obstacles are moved
  * into this frame every substep.
  *
+ * A turning tank (its path keyframes "angle"): the frame also turns, about the tank's
+ * centre. World = C + R(theta) (local - size/2), theta = -angle (the scene's angles are
+ * counter-clockwise on screen, y down), and the fluid feels the rotating frame: with
+ * r = local - size/2, omega = dtheta/dt and alpha = domega/dt,
+ *     a = R^T (g - A_centre) - 2 omega J v - alpha J r + omega^2 r,   J (x, y) = (-y, x)
+ * (Coriolis, Euler and centrifugal terms). The walls still never move in this frame, so
+ * containment stays exact. A tank that never turns keeps the translation-only code, bit
+ * for bit.
+ *
  * Storage is structure-of-arrays, float, reordered by grid cell every substep.
  */
 #ifndef TP_SOLVERS_SPH_IMPL_H
@@ -56,11 +65,55 @@ typedef struct sph_obst {
 /* What a substep's particle pass needs besides the particles. */
 typedef struct sph_sub {
 	float dt;
-	float ax, ay;          /* gravity - tank acceleration, px/s^2 */
+	float ax, ay;          /* gravity - tank acceleration, px/s^2 (tank frame) */
+	int rot;               /* turning tank: add the rotating frame's terms below */
+	float om, al;          /* omega (rad/s) and alpha (rad/s^2) of the frame */
+	float hw, hh;          /* the tank's centre, local */
 	int nobst;
 	const sph_obst *prev;  /* obstacles at the start of the substep */
 	const sph_obst *cur;   /* ... and at its end */
 } sph_sub;
+
+/* The tank frame at one instant (turning tanks): centre C (world), cos and sin of theta,
+ * the centre's velocity V (world) and omega; hw, hh the half size. */
+typedef struct sph_frame {
+	double cx, cy, c, s, vx, vy, om, hw, hh;
+	double deg; /* the tank's angle as the scene gives it, degrees */
+} sph_frame;
+
+static inline void frame_to_local(const sph_frame *f, double wx, double wy, double *lx, double *ly)
+{
+	double dx = wx - f->cx, dy = wy - f->cy;
+	*lx = f->c * dx + f->s * dy + f->hw;
+	*ly = -f->s * dx + f->c * dy + f->hh;
+}
+
+static inline void frame_to_world(const sph_frame *f, double lx, double ly, double *wx, double *wy)
+{
+	double rx = lx - f->hw, ry = ly - f->hh;
+	*wx = f->cx + f->c * rx - f->s * ry;
+	*wy = f->cy + f->s * rx + f->c * ry;
+}
+
+/* The velocity, in the frame, of a point at local (lx, ly) moving at (vx, vy) in the
+ * world: R^T (v - V) - omega J r. */
+static inline void frame_vel(const sph_frame *f, double lx, double ly, double vx, double vy,
+			     double *ux, double *uy)
+{
+	double dx = vx - f->vx, dy = vy - f->vy, rx = lx - f->hw, ry = ly - f->hh;
+	*ux = f->c * dx + f->s * dy + f->om * ry;
+	*uy = -f->s * dx + f->c * dy - f->om * rx;
+}
+
+/* A floating box (sph_body.c), in the tank frame: centre, angle th (rad, of the frame's
+ * numbers: th = -the scene's angle), velocities, mass and moment of inertia in particle
+ * masses, half size, and the fluid's force and torque summed over the last substep. */
+typedef struct sph_body {
+	int box;
+	double x, y, th, vx, vy, w;
+	double m, I, hw, hh;
+	double fx, fy, tq;
+} sph_body;
 
 typedef struct sph_stream { /* run-time state of one stream emitter */
 	int scene_index;
@@ -121,12 +174,20 @@ typedef struct sph {
 	double org_x, org_y;       /* world position of local (0, 0) now */
 	double tank_vx, tank_vy;   /* tank velocity at the last step */
 	int have_tank_v;
+	int turning;               /* the tank's path keyframes an angle */
+	double tth, tom;           /* turning: theta (rad) and omega (rad/s) at the last step */
+	double tang;               /* ... and the angle as the scene gives it, degrees */
+	sph_frame fr;              /* turning: the frame now */
 	int nobst;
 	sph_obst *obst_prev, *obst_cur, *obst_sub0, *obst_sub1;
 	double *obst_angle;        /* degrees: nobst at the last step, then nobst + 1 now */
 	tp_box_pose *poses;        /* world poses at the last step, for the renderer */
 	int nstreams;
 	sph_stream *streams;
+	int nfloat;                /* floating boxes */
+	sph_body *bodies;
+	float *bfx, *bfy;          /* per particle: the bodies' ghost push (px/s^2) */
+	float *cdx, *cdy;          /* ... and the push-out of the last relaxation (px) */
 	long emitted;              /* particles created since init */
 	long lost;                 /* particles refused because the cap was reached */
 
@@ -141,6 +202,10 @@ typedef struct sph {
 	float splat_r, splat_scale;
 } sph;
 
+/* Tests only: called after every substep of sph_step (NULL: nothing is called). */
+extern void (*sph_substep_hook)(const sph *s, void *ctx);
+extern void *sph_substep_ctx;
+
 /* sph_scene.c: particles from the scene, in the tank frame */
 /* Particles of a block (place = 0: only counts them), clipped to the tank and the
  * obstacles at t = 0. */
@@ -152,11 +217,27 @@ long sph_stream_total(const scene *sc, const scene_emitter *e);
 /* Emits every stream particle due by time t (c: the substep, for obstacles; may be NULL). */
 void sph_emit_streams(sph *s, double t, const sph_sub *c);
 /* Obstacle b at a world pose into the tank frame with origin (ox, oy), moving with the
- * tank's velocity (tvx, tvy); *angle gets the pose's angle. */
+ * tank's velocity (tvx, tvy); *angle gets the pose's angle (in the frame). A turning tank
+ * passes its frame f instead (ox ... tvy unused); f = NULL otherwise. */
 void sph_obst_from_pose(const sph *s, int b, const tp_box_pose *p, double ox, double oy,
-			double tvx, double tvy, sph_obst *o, double *angle);
+			double tvx, double tvy, const sph_frame *f, sph_obst *o, double *angle);
+/* A world position to the tank frame now. */
+void sph_world_to_local(const sph *s, double wx, double wy, double *lx, double *ly);
 /* The obstacles at fraction f of the step (prev -> cur, angles a0 -> a1). */
 void sph_obst_lerp(const sph *s, const double *a0, const double *a1, double f, sph_obst *out);
+
+/* sph_body.c: floating boxes (relaxed model) */
+int sph_bodies_init(sph *s, tp_err *err);
+/* Moves the bodies over substep c; their poses at its start and end into sub0, sub1. */
+void sph_bodies_move(sph *s, const sph_sub *c, sph_obst *sub0, sph_obst *sub1);
+/* After sph_density: the bodies' ghost density and pressure for the particles near them. */
+void sph_bodies_density(sph *s, const sph_sub *c);
+/* The ghost pushes into bfx, bfy and, reversed, onto the bodies. */
+void sph_bodies_push(sph *s, const sph_sub *c);
+/* After sph_relax: the push-outs (cdx, cdy) onto the bodies as contact impulses. */
+void sph_bodies_contacts(sph *s, const sph_sub *c);
+/* World poses of the bodies into s->poses. */
+void sph_bodies_poses(sph *s);
 
 /* sph_grid.c */
 void sph_wall_tables(sph *s);

@@ -522,6 +522,11 @@ static float relax_finish(sph *s, const sph_sub *c, int i0, int i1)
 		fax[i] = ax;
 		fay[i] = ay;
 	}
+	if (s->nfloat) /* floating boxes' ghost pushes (sph_body.c) */
+		for (int i = i0; i < i1; i++) {
+			fax[i] += s->bfx[i];
+			fay[i] += s->bfy[i];
+		}
 	/* Then per particle: a pressure push of more than a quarter kernel in one substep only
 	 * happens when particles were thrown into each other; capping it keeps such impacts
 	 * from exploding (it never binds in resting or flowing fluid). Obstacles need the
@@ -545,8 +550,17 @@ static float relax_finish(sph *s, const sph_sub *c, int i0, int i1)
 		x2[i] = nx;
 		y2[i] = ny;
 	}
-	for (int i = i0; i < i1 && !simple; i++)
-		collide(s, c, x[i] - dt * vx[i], y[i] - dt * vy[i], &x2[i], &y2[i], NULL, NULL);
+	if (s->nfloat) { /* the push-outs, for the floating boxes' contact impulses */
+		for (int i = i0; i < i1; i++) {
+			const float ox = x2[i], oy = y2[i];
+			collide(s, c, x[i] - dt * vx[i], y[i] - dt * vy[i], &x2[i], &y2[i], NULL, NULL);
+			s->cdx[i] = x2[i] - ox;
+			s->cdy[i] = y2[i] - oy;
+		}
+	} else {
+		for (int i = i0; i < i1 && !simple; i++)
+			collide(s, c, x[i] - dt * vx[i], y[i] - dt * vy[i], &x2[i], &y2[i], NULL, NULL);
+	}
 #pragma omp simd reduction(max : vm2)
 	for (int i = i0; i < i1; i++) {
 		float ux = vx[i] + (x2[i] - x[i]) * idt, uy = vy[i] + (y2[i] - y[i]) * idt;
@@ -602,6 +616,11 @@ static float seed_chunk(sph *s, const sph_sub *c, int avx2, int k0, int k1)
 			const float xi = x[i], yi = y[i], vxi = vx[i], vyi = vy[i];
 			float ax = o[S_AX][l] + c->ax - mu * (vxi * o[S_SW][l] - o[S_SVX][l]);
 			float ay = o[S_AY][l] + c->ay - mu * (vyi * o[S_SW][l] - o[S_SVY][l]);
+			if (c->rot) { /* the rotating frame, as in the relaxed prediction */
+				const float rx = xi - c->hw, ry = yi - c->hh;
+				ax += c->om * c->om * rx + 2.0f * c->om * vyi + c->al * ry;
+				ay += c->om * c->om * ry - 2.0f * c->om * vxi - c->al * rx;
+			}
 			wall_spring(&k, xi, yi, &ax, &ay);
 			float ux = vxi + dt * ax, uy = vyi + dt * ay;
 			cap_speed(&k, &ux, &uy);

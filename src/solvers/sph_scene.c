@@ -45,6 +45,26 @@ long sph_fill_block(sph *s, const scene_block *b, int place)
 	const double sp = s->s, dy = sp * SQRT3_2;
 	double x0 = b->x - s->org_x, y0 = b->y - s->org_y;
 	long count = 0;
+	if (s->turning) {
+		/* the lattice in the world's axes, each point moved into the turned tank */
+		for (int j = 0;; j++) {
+			double wy = b->y + dy * (j + 0.5);
+			if (wy > b->y + b->h)
+				break;
+			for (int i = 0;; i++) {
+				double wx = b->x + sp * (i + 0.5 + 0.5 * (j & 1)), x, y;
+				if (wx > b->x + b->w)
+					break;
+				frame_to_local(&s->fr, wx, wy, &x, &y);
+				if (x < 0 || x > s->W || y < 0 || y > s->H || inside_obstacle0(s, x, y))
+					continue;
+				count++;
+				if (place)
+					add_particle(s, x, y, 0, 0);
+			}
+		}
+		return count;
+	}
 	for (int j = 0;; j++) {
 		double y = y0 + dy * (j + 0.5);
 		if (y > y0 + b->h)
@@ -121,13 +141,22 @@ void sph_emit_streams(sph *s, double t, const sph_sub *c)
 			double off = (slot - 0.5 * (st->slots - 1) + ((row & 1) ? 0.25 : -0.25)) * st->lateral;
 			double x = e->at[0] - s->org_x - off * bs + ux * age;
 			double y = e->at[1] - s->org_y + off * bc + uy * age;
+			double lvx = ux - s->tank_vx, lvy = uy - s->tank_vy, nx, ny;
+			if (s->turning) {
+				frame_to_local(&s->fr, e->at[0] - off * bs + ux * age,
+					       e->at[1] + off * bc + uy * age, &x, &y);
+				frame_vel(&s->fr, x, y, ux, uy, &lvx, &lvy);
+				frame_to_local(&s->fr, e->at[0], e->at[1], &nx, &ny);
+			} else {
+				nx = e->at[0] - s->org_x;
+				ny = e->at[1] - s->org_y;
+			}
 			int before = s->n;
-			add_particle(s, x, y, ux - s->tank_vx, uy - s->tank_vy);
+			add_particle(s, x, y, lvx, lvy);
 			st->emitted++;
 			if (c && s->n > before) {
 				int i = s->n - 1;
-				float px = (float)(e->at[0] - s->org_x), py = (float)(e->at[1] - s->org_y);
-				sph_collide(s, c, px, py, &s->x[i], &s->y[i], &s->vx[i], &s->vy[i]);
+				sph_collide(s, c, (float)nx, (float)ny, &s->x[i], &s->y[i], &s->vx[i], &s->vy[i]);
 			}
 		}
 	}
@@ -139,10 +168,27 @@ void sph_emit_streams(sph *s, double t, const sph_sub *c)
  * scene's angle is counter-clockwise on screen (+y down), so the local x axis is
  * (cos a, -sin a). Half extents grow by half a spacing: particles are blobs. */
 void sph_obst_from_pose(const sph *s, int b, const tp_box_pose *p, double ox, double oy,
-			   double tvx, double tvy, sph_obst *o, double *angle)
+			   double tvx, double tvy, const sph_frame *f, sph_obst *o, double *angle)
 {
 	const scene_box *sb = &s->sc->boxes[b];
 	double sn, cs;
+	if (f) {
+		/* angles add: the box's angle in the frame is its own less the tank's */
+		double lx, ly, ux, uy, a = p->angle - f->deg;
+		frame_to_local(f, p->x, p->y, &lx, &ly);
+		frame_vel(f, lx, ly, p->vx, p->vy, &ux, &uy);
+		tp_sincos_deg(a, &sn, &cs);
+		o->cx = (float)lx;
+		o->cy = (float)ly;
+		o->c = (float)cs;
+		o->s = (float)-sn;
+		o->hx = (float)(0.5 * sb->size[0] + 0.5 * s->s);
+		o->hy = (float)(0.5 * sb->size[1] + 0.5 * s->s);
+		o->vx = (float)ux;
+		o->vy = (float)uy;
+		*angle = a;
+		return;
+	}
 	tp_sincos_deg(p->angle, &sn, &cs);
 	o->cx = (float)(p->x - ox);
 	o->cy = (float)(p->y - oy);
@@ -170,3 +216,13 @@ void sph_obst_lerp(const sph *s, const double *a0, const double *a1, double f, s
 	}
 }
 
+
+void sph_world_to_local(const sph *s, double wx, double wy, double *lx, double *ly)
+{
+	if (s->turning) {
+		frame_to_local(&s->fr, wx, wy, lx, ly);
+	} else {
+		*lx = wx - s->org_x;
+		*ly = wy - s->org_y;
+	}
+}

@@ -22,10 +22,21 @@ void sph_splat(sph *s)
 	const float Rs = s->splat_r, iRs2 = 1.0f / (Rs * Rs), c = s->splat_scale;
 	float *restrict wx = s->wx, *restrict wy = s->wy, *restrict F = s->field;
 
+	if (s->turning) {
+		const sph_frame f = s->fr;
 #pragma omp parallel for schedule(static) if (n >= SPH_PAR_MIN)
-	for (int i = 0; i < n; i++) {
-		wx[i] = s->x[i] + ox;
-		wy[i] = s->y[i] + oy;
+		for (int i = 0; i < n; i++) {
+			double px, py;
+			frame_to_world(&f, s->x[i], s->y[i], &px, &py);
+			wx[i] = (float)px;
+			wy[i] = (float)py;
+		}
+	} else {
+#pragma omp parallel for schedule(static) if (n >= SPH_PAR_MIN)
+		for (int i = 0; i < n; i++) {
+			wx[i] = s->x[i] + ox;
+			wy[i] = s->y[i] + oy;
+		}
 	}
 	const int nbands = (h + SPLAT_BAND - 1) / SPLAT_BAND;
 #pragma omp parallel for schedule(static) if (n >= SPH_PAR_MIN)

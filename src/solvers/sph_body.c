@@ -1,0 +1,405 @@
+/*
+ * sph_body.c - floating boxes in the sph solver: rigid bodies coupled both ways with the
+ * fluid (docs/sph.md, "Floating bodies").
+ *
+ * The method is Akinci et al. 2012 ("Versatile rigid-fluid coupling for incompressible
+ * SPH"): a body's surface is a layer of boundary samples that add to the density of the
+ * fluid near it and push that fluid with the fluid's own pressure, and the body receives
+ * every such push back, equal and opposite, as a force and a torque. Here the layer is not
+ * sampled with particles: it is integrated once into the tables the tank walls already
+ * use (sph_wall_tables: the density, near density and pressure push that the fluid
+ * missing beyond a flat face gives a particle at distance d), applied face by face of the
+ * box. That is Akinci's boundary sum in the continuum limit, without boundary particles to
+ * sort, so scenes without floating boxes run exactly the code they ran before. On top,
+ * the hard containment every obstacle has (no particle inside a box after any substep)
+ * moves particles out of the box; the momentum that gives them is taken from the body
+ * too (LiquidFun-style particle-body contact impulses). The body integrates gravity, the
+ * tank frame's forces and these, collides with the tank walls (impulses at its corners,
+ * with friction), and with the other bodies (corner against face, the same impulses).
+ *
+ * Order within a substep (relaxed model; the seed model refuses floating boxes): the
+ * bodies move with the forces of the previous substep, the fluid is predicted, its
+ * density gets the bodies' ghost density, the ghost pushes are computed (and summed onto
+ * the bodies, in particle order, so the sums do not depend on the thread count), the
+ * relaxation pass adds them and pushes particles out of the bodies at their new pose, and
+ * those push-outs are summed onto the bodies as contact impulses.
+ *
+ * Units: the tank frame's px and s; particles have unit mass, a body of density rho has
+ * rho * area * n0 of them (n0 = particles per px^2 of the resting lattice).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solvers/sph_impl.h"
+#include "util/trig.h"
+
+#define SQRT3_2 0.86602540378443864676
+#define PI      3.14159265358979323846
+/* Coulomb friction of a body's corner against a tank wall or another body. */
+#define BODY_WALL_FRICTION 0.3
+
+static inline float table(const float *tab, float d, float scale)
+{
+	float f = d * scale;
+	int i = (int)f;
+	if (i >= SPH_WALL_N)
+		return 0;
+	float a = f - (float)i;
+	return tab[i] + a * (tab[i + 1] - tab[i]);
+}
+
+int sph_bodies_init(sph *s, tp_err *err)
+{
+	const scene *sc = s->sc;
+	s->nfloat = 0;
+	for (int b = 0; b < sc->nboxes; b++)
+		s->nfloat += sc->boxes[b].floating != 0;
+	if (!s->nfloat)
+		return 0;
+	for (int b = 0; b < sc->nboxes; b++)
+		if (sc->boxes[b].floating && s->model != SPH_MODEL_RELAXED) {
+			char at[48];
+			snprintf(at, sizeof at, "boxes[%d].float", b);
+			return scene_errf(sc, err, TP_EINPUT, at,
+					  "the sph solver's \"seed\" model has no floating boxes (use "
+					  "params.model \"relaxed\", the default)");
+		}
+	s->bodies = calloc((size_t)s->nfloat, sizeof *s->bodies);
+	if (!s->bodies)
+		return tp_errf(err, TP_EIO, "out of memory");
+	const double n0 = 1.0 / (SQRT3_2 * s->spacing * s->spacing);
+	for (int b = 0, k = 0; b < sc->nboxes; b++) {
+		const scene_box *sb = &sc->boxes[b];
+		if (!sb->floating)
+			continue;
+		sph_body *o = &s->bodies[k++];
+		const sph_obst *ob = &s->obst_prev[b];
+		o->box = b;
+		o->x = ob->cx;
+		o->y = ob->cy;
+		o->th = atan2(ob->s, ob->c);
+		o->hw = 0.5 * sb->size[0];
+		o->hh = 0.5 * sb->size[1];
+		o->m = sb->density * sb->size[0] * sb->size[1] * n0;
+		o->I = o->m * (sb->size[0] * sb->size[0] + sb->size[1] * sb->size[1]) / 12.0;
+	}
+	return 0;
+}
+
+/* Body o as an obstacle (the particle margin added, as sph_obst_from_pose does). */
+static void body_obst(const sph *s, const sph_body *o, sph_obst *ob)
+{
+	ob->cx = (float)o->x;
+	ob->cy = (float)o->y;
+	ob->c = (float)cos(o->th);
+	ob->s = (float)sin(o->th);
+	ob->hx = (float)(o->hw + 0.5 * s->s);
+	ob->hy = (float)(o->hh + 0.5 * s->s);
+	ob->vx = (float)o->vx;
+	ob->vy = (float)o->vy;
+}
+
+/* An impulse j along unit n at offset (rx, ry) from the centre. */
+static void body_impulse(sph_body *o, double rx, double ry, double jx, double jy)
+{
+	o->vx += jx / o->m;
+	o->vy += jy / o->m;
+	o->w += (rx * jy - ry * jx) / o->I;
+}
+
+/* Keeps the body a spacing from the tank's walls (room for a layer of particles): each
+ * corner past that line is moved back with the whole body, and its velocity into the wall
+ * is removed by an impulse at the corner, with Coulomb friction along the wall. */
+static void body_walls(const sph *s, sph_body *o)
+{
+	const double m = s->s, lo[2] = {m, m}, hi[2] = {s->W - m, s->H - m};
+	for (int iter = 0; iter < 2; iter++) {
+		const double c = cos(o->th), sn = sin(o->th);
+		for (int k = 0; k < 4; k++) {
+			double u = (k & 1 ? 1 : -1) * o->hw, v = (k & 2 ? 1 : -1) * o->hh;
+			double rx = c * u - sn * v, ry = sn * u + c * v;
+			for (int axis = 0; axis < 2; axis++) {
+				double p = (axis ? o->y + ry : o->x + rx), pen = 0, nrm = 0;
+				if (p < lo[axis])
+					pen = lo[axis] - p, nrm = 1;
+				else if (p > hi[axis])
+					pen = p - hi[axis], nrm = -1;
+				if (pen <= 0)
+					continue;
+				double nx = axis ? 0 : nrm, ny = axis ? nrm : 0;
+				o->x += nx * pen;
+				o->y += ny * pen;
+				/* velocity of the corner, then the impulse that stops it along n */
+				double vx = o->vx - o->w * ry, vy = o->vy + o->w * rx;
+				double vn = vx * nx + vy * ny;
+				if (vn >= 0)
+					continue;
+				double rn = rx * ny - ry * nx;
+				double jn = -vn / (1 / o->m + rn * rn / o->I);
+				body_impulse(o, rx, ry, jn * nx, jn * ny);
+				double tx = -ny, ty = nx;
+				vx = o->vx - o->w * ry, vy = o->vy + o->w * rx;
+				double vt = vx * tx + vy * ty, rt = rx * ty - ry * tx;
+				double jt = -vt / (1 / o->m + rt * rt / o->I);
+				double jmax = BODY_WALL_FRICTION * jn;
+				jt = jt > jmax ? jmax : jt < -jmax ? -jmax : jt;
+				body_impulse(o, rx, ry, jt * tx, jt * ty);
+			}
+		}
+	}
+}
+
+/* The velocity of body o at offset (rx, ry) from its centre. */
+static void point_vel(const sph_body *o, double rx, double ry, double *vx, double *vy)
+{
+	*vx = o->vx - o->w * ry;
+	*vy = o->vy + o->w * rx;
+}
+
+/* Bodies against each other, a spacing apart (room for a layer of particles): every
+ * corner of a inside b grown by that spacing is a contact on b's nearest face. The two
+ * are moved apart along its normal (in inverse proportion to their masses) and the
+ * corner's approach speed is removed by an impulse, with friction, as for the walls. */
+static void body_pair(const sph *s, sph_body *a, sph_body *b)
+{
+	const double ca = cos(a->th), sa = sin(a->th), cb = cos(b->th), sb = sin(b->th);
+	const double gx = b->hw + s->s, gy = b->hh + s->s, ima = 1 / a->m, imb = 1 / b->m;
+	for (int k = 0; k < 4; k++) {
+		double u0 = (k & 1 ? 1 : -1) * a->hw, v0 = (k & 2 ? 1 : -1) * a->hh;
+		double px = a->x + ca * u0 - sa * v0, py = a->y + sa * u0 + ca * v0;
+		double dx = px - b->x, dy = py - b->y;
+		double u = cb * dx + sb * dy, v = -sb * dx + cb * dy;
+		double eu = gx - fabs(u), ev = gy - fabs(v);
+		if (eu <= 0 || ev <= 0)
+			continue;
+		double nx, ny, pen;
+		if (eu < ev) {
+			pen = eu;
+			nx = (u < 0 ? -1 : 1) * cb;
+			ny = (u < 0 ? -1 : 1) * sb;
+		} else {
+			pen = ev;
+			nx = -(v < 0 ? -1 : 1) * sb;
+			ny = (v < 0 ? -1 : 1) * cb;
+		}
+		const double fa = ima / (ima + imb), fb = imb / (ima + imb);
+		a->x += nx * pen * fa;
+		a->y += ny * pen * fa;
+		b->x -= nx * pen * fb;
+		b->y -= ny * pen * fb;
+		const double rax = px - a->x, ray = py - a->y, rbx = px - b->x, rby = py - b->y;
+		double vax, vay, vbx, vby;
+		point_vel(a, rax, ray, &vax, &vay);
+		point_vel(b, rbx, rby, &vbx, &vby);
+		double vn = (vax - vbx) * nx + (vay - vby) * ny;
+		if (vn >= 0)
+			continue;
+		double ran = rax * ny - ray * nx, rbn = rbx * ny - rby * nx;
+		double jn = -vn / (ima + imb + ran * ran / a->I + rbn * rbn / b->I);
+		body_impulse(a, rax, ray, jn * nx, jn * ny);
+		body_impulse(b, rbx, rby, -jn * nx, -jn * ny);
+		const double tx = -ny, ty = nx;
+		point_vel(a, rax, ray, &vax, &vay);
+		point_vel(b, rbx, rby, &vbx, &vby);
+		double vt = (vax - vbx) * tx + (vay - vby) * ty;
+		double rat = rax * ty - ray * tx, rbt = rbx * ty - rby * tx;
+		double jt = -vt / (ima + imb + rat * rat / a->I + rbt * rbt / b->I);
+		double jmax = BODY_WALL_FRICTION * jn;
+		jt = jt > jmax ? jmax : jt < -jmax ? -jmax : jt;
+		body_impulse(a, rax, ray, jt * tx, jt * ty);
+		body_impulse(b, rbx, rby, -jt * tx, -jt * ty);
+	}
+}
+
+void sph_bodies_move(sph *s, const sph_sub *c, sph_obst *sub0, sph_obst *sub1)
+{
+	const double dt = c->dt;
+	for (int k = 0; k < s->nfloat; k++) {
+		sph_body *o = &s->bodies[k];
+		body_obst(s, o, &sub0[o->box]);
+		/* gravity and the tank frame, as the particles feel them, at the centre */
+		double ax = c->ax, ay = c->ay;
+		if (c->rot) {
+			const double rx = o->x - c->hw, ry = o->y - c->hh, om = c->om;
+			ax += om * om * rx + 2 * om * o->vy + c->al * ry;
+			ay += om * om * ry - 2 * om * o->vx - c->al * rx;
+		}
+		o->vx += dt * (ax + o->fx / o->m);
+		o->vy += dt * (ay + o->fy / o->m);
+		o->w += dt * (o->tq / o->I - (c->rot ? c->al : 0));
+		o->x += dt * o->vx;
+		o->y += dt * o->vy;
+		o->th += dt * o->w;
+		body_walls(s, o);
+		o->fx = o->fy = o->tq = 0;
+	}
+	/* contacts between bodies, pairs in scene order, both ways, then the walls again */
+	for (int iter = 0; iter < 2 && s->nfloat > 1; iter++) {
+		for (int i = 0; i < s->nfloat; i++)
+			for (int j = i + 1; j < s->nfloat; j++) {
+				body_pair(s, &s->bodies[i], &s->bodies[j]);
+				body_pair(s, &s->bodies[j], &s->bodies[i]);
+			}
+		for (int k = 0; k < s->nfloat; k++)
+			body_walls(s, &s->bodies[k]);
+	}
+	for (int k = 0; k < s->nfloat; k++)
+		body_obst(s, &s->bodies[k], &sub1[s->bodies[k].box]);
+}
+
+/* The face of obstacle ob nearest to a particle within reach of its ghost: the ghost's
+ * distance d and the face's outward normal. Returns 0 if none is in reach (or the
+ * particle is off the ends of every face: corners get no ghost, as the tank's corners
+ * get two).
+ *
+ * Where the missing fluid starts: the particles stop at the grown face, half a spacing
+ * out from the box; the body's boundary layer (Akinci's samples) is taken half a spacing
+ * inside it, so d = the distance from the grown face + one spacing `gap`. Measured from
+ * the grown face itself, the ghosts hold the fluid a spacing off the box and floating
+ * boxes ride 2-6 px high (a third of the draft at density 0.25; docs/sph.md). */
+static int near_face(const sph_obst *ob, float R, float gap, float x, float y, float *d, float *nx,
+		     float *ny)
+{
+	float dx = x - ob->cx, dy = y - ob->cy;
+	float u = ob->c * dx + ob->s * dy, v = -ob->s * dx + ob->c * dy;
+	float du = fabsf(u) - ob->hx, dv = fabsf(v) - ob->hy;
+	if (du + gap >= R || dv + gap >= R || (du > 0 && dv > 0))
+		return 0;
+	if (du >= dv) { /* an x face (also when inside, the nearer one) */
+		float sg = u < 0 ? -1.0f : 1.0f;
+		*d = (du > 0 ? du : 0) + gap;
+		*nx = sg * ob->c;
+		*ny = sg * ob->s;
+	} else {
+		float sg = v < 0 ? -1.0f : 1.0f;
+		*d = (dv > 0 ? dv : 0) + gap;
+		*nx = -sg * ob->s;
+		*ny = sg * ob->c;
+	}
+	return 1;
+}
+
+void sph_bodies_density(sph *s, const sph_sub *c)
+{
+	const int n = s->n;
+	const float ws = (float)SPH_WALL_N * s->invR, R = s->R, gap = s->s, rho0 = s->rho0;
+	const float k = (float)s->stiffness, kn = (float)s->near_stiffness,
+		    coh = (float)s->cohesion;
+#pragma omp parallel for schedule(static) if (n >= SPH_PAR_MIN)
+	for (int i = 0; i < n; i++) {
+		int hit = 0;
+		for (int b = 0; b < s->nfloat; b++) {
+			float d, nx, ny;
+			if (!near_face(&c->cur[s->bodies[b].box], R, gap, s->x[i], s->y[i], &d, &nx,
+				       &ny))
+				continue;
+			s->rho[i] += table(s->wall_rho, d, ws);
+			s->rhon[i] += table(s->wall_rhon, d, ws);
+			hit = 1;
+		}
+		if (hit) { /* as density_finish (relaxed) */
+			const float dd = s->rho[i], e = dd - rho0;
+			s->p[i] = 0.5f * k * (e < 0 ? coh * e : e);
+			s->pn[i] = 0.5f * kn * s->rhon[i];
+			s->irho[i] = 1.0f / (dd > rho0 ? dd : rho0);
+		}
+	}
+}
+
+void sph_bodies_push(sph *s, const sph_sub *c)
+{
+	const int n = s->n;
+	const float ws = (float)SPH_WALL_N * s->invR, R = s->R, gap = s->s;
+#pragma omp parallel for schedule(static) if (n >= SPH_PAR_MIN)
+	for (int i = 0; i < n; i++) {
+		float ax = 0, ay = 0;
+		for (int b = 0; b < s->nfloat; b++) {
+			float d, nx, ny;
+			if (!near_face(&c->cur[s->bodies[b].box], R, gap, s->x[i], s->y[i], &d, &nx,
+				       &ny))
+				continue;
+			const float Pp = s->p[i] > 0 ? 2 * s->p[i] : 0, Pnf = 2 * s->pn[i];
+			const float a =
+				Pp * table(s->wall_f, d, ws) + Pnf * table(s->wall_fn, d, ws);
+			ax += a * nx;
+			ay += a * ny;
+		}
+		s->bfx[i] = ax;
+		s->bfy[i] = ay;
+	}
+	/* the reactions, summed in particle order (the same bits at any thread count) */
+	for (int i = 0; i < n; i++) {
+		if (s->bfx[i] == 0 && s->bfy[i] == 0)
+			continue;
+		for (int b = 0; b < s->nfloat; b++) {
+			float d, nx, ny;
+			sph_body *o = &s->bodies[b];
+			if (!near_face(&c->cur[o->box], R, gap, s->x[i], s->y[i], &d, &nx, &ny))
+				continue;
+			const float Pp = s->p[i] > 0 ? 2 * s->p[i] : 0, Pnf = 2 * s->pn[i];
+			const double a =
+				Pp * table(s->wall_f, d, ws) + Pnf * table(s->wall_fn, d, ws);
+			const double fx = -a * nx, fy = -a * ny, rx = s->x[i] - o->x,
+				     ry = s->y[i] - o->y;
+			o->fx += fx;
+			o->fy += fy;
+			o->tq += rx * fy - ry * fx;
+		}
+	}
+}
+
+void sph_bodies_contacts(sph *s, const sph_sub *c)
+{
+	const double idt2 = 1.0 / ((double)c->dt * c->dt);
+	for (int i = 0; i < s->n; i++) {
+		if (s->cdx[i] == 0 && s->cdy[i] == 0)
+			continue;
+		/* the body whose (grown) face the particle was put on */
+		int best = -1;
+		float bestd = 0.05f * s->s;
+		for (int b = 0; b < s->nfloat; b++) {
+			const sph_obst *ob = &c->cur[s->bodies[b].box];
+			float dx = s->x[i] - ob->cx, dy = s->y[i] - ob->cy;
+			float u = ob->c * dx + ob->s * dy, v = -ob->s * dx + ob->c * dy;
+			float e = fmaxf(fabsf(u) - ob->hx, fabsf(v) - ob->hy);
+			if (fabsf(e) <= bestd) {
+				bestd = fabsf(e);
+				best = b;
+			}
+		}
+		if (best < 0)
+			continue;
+		sph_body *o = &s->bodies[best];
+		/* the particle gained cd / dt of velocity (unit mass): the body loses it */
+		const double fx = -s->cdx[i] * idt2, fy = -s->cdy[i] * idt2;
+		const double rx = s->x[i] - o->x, ry = s->y[i] - o->y;
+		o->fx += fx;
+		o->fy += fy;
+		o->tq += rx * fy - ry * fx;
+	}
+}
+
+void sph_bodies_poses(sph *s)
+{
+	for (int k = 0; k < s->nfloat; k++) {
+		const sph_body *o = &s->bodies[k];
+		tp_box_pose *p = &s->poses[o->box];
+		double ang = -o->th * (180 / PI), vx = o->vx, vy = o->vy;
+		if (s->turning) {
+			frame_to_world(&s->fr, o->x, o->y, &p->x, &p->y);
+			ang += s->tang;
+		} else {
+			p->x = o->x + s->org_x;
+			p->y = o->y + s->org_y;
+			vx += s->tank_vx;
+			vy += s->tank_vy;
+		}
+		p->angle = ang;
+		p->vx = vx;
+		p->vy = vy;
+		p->tilt[0] = p->tilt[1] = 0;
+		p->z = 0;
+	}
+}
