@@ -195,6 +195,11 @@ static int read_timing(ld *L, const scene_overrides *ov)
 	const ld_range seed_r = { 0, SEED_MAX, LD_INT };
 	if ((rc = ld_opt_num(L, L->root, "seed", &seed_r, &seed)) < 0)
 		return rc;
+	/* 2^53 + 1 reads as the double 2^53: check the digits as written, like --seed. */
+	char sd[64];
+	const cJSON *sv = ld_get(L->root, "seed");
+	if (seed == SEED_MAX && strtold(ld_got(L, sv, sd, sizeof sd), NULL) > SEED_MAX)
+		return ld_fail(L, sv, 0, "must be in 0..9007199254740992 (got %s)", sd);
 	s->seed = ov && ov->has_seed ? ov->seed : (uint64_t)seed;
 	return 0;
 }
