@@ -54,7 +54,8 @@ static const char usage[] =
 	"  -h, --help           show this help\n"
 	"\n"
 	"Exit status: 0 done, 2 usage error, 3 bad scene or input image, 4 I/O or runtime\n"
-	"error, 130 interrupted (Ctrl-C: frames so far are kept; an MP4 is finalised).\n";
+	"error, 130 interrupted (Ctrl-C: frames so far are kept; an MP4 is finalised),\n"
+	"141 a pipe written to (--stats) was closed by its reader: handled like Ctrl-C.\n";
 
 typedef struct render_opts {
 	scene_overrides ov;
@@ -198,13 +199,15 @@ static int parse_args(int argc, char **argv, render_opts *o, const char **scene_
 	return 0;
 }
 
-/* One JSON object per line; %.9g keeps floats exact enough and stable across runs. */
+/* One JSON object per line; %.9g keeps floats exact enough and stable across runs.
+ * ferror() catches a failed flush inside any of the calls, so a full disk or a closed
+ * pipe stops the render at this frame, not after the last one. */
 static int write_stats_line(FILE *f, int frame, double t, const tp_stats *st)
 {
 	fprintf(f, "{\"frame\":%d,\"t\":%.9g", frame, t);
 	for (int i = 0; i < st->n; i++)
 		fprintf(f, ",\"%s\":%.9g", st->name[i], st->value[i]);
-	return fputs("}\n", f) == EOF ? -1 : 0;
+	return fputs("}\n", f) == EOF || ferror(f) ? -1 : 0;
 }
 
 int cmd_render(int argc, char **argv)
@@ -280,6 +283,9 @@ int cmd_render(int argc, char **argv)
 			stats_tmp[0] = 0;
 			goto fail;
 		}
+		/* A pipe or device gets each line as it is made (and fails at once). */
+		if (stats_direct)
+			setvbuf(stats, NULL, _IOLBF, 0);
 	}
 	for (int i = 0; i < plan.n; i++) {
 		rc = enc_sink_create(plan.o[i].enc, &plan.o[i].cfg, &sinks[nsinks], &err);
@@ -315,7 +321,13 @@ int cmd_render(int argc, char **argv)
 			tp_stats s;
 			stepper_stats(st, &s);
 			if (write_stats_line(stats, k, stepper_time(st), &s) < 0) {
-				rc = tp_errf(&err, TP_EIO, "%s: write error", o.stats);
+				if (errno == EPIPE && tp_cli_broken_pipe()) {
+					/* The reader went away: an interruption, not a failure. This
+					 * frame is already with the encoders, so it counts. */
+					frames_done = k + 1;
+					break;
+				}
+				rc = tp_errf(&err, TP_EIO, "%s: write error (%s)", o.stats, strerror(errno));
 				break;
 			}
 		}
@@ -342,7 +354,7 @@ int cmd_render(int argc, char **argv)
 		int bad = ferror(stats);
 		bad |= fclose(stats) != 0;
 		stats = NULL;
-		if (rc == 0 && bad)
+		if (rc == 0 && bad && !tp_cli_broken_pipe())
 			rc = tp_errf(&err, TP_EIO, "%s: write error", o.stats);
 		if (!stats_direct) {
 			if (rc == 0)
@@ -363,6 +375,10 @@ int cmd_render(int argc, char **argv)
 			 frames_done == 1 ? "" : "s", sc->width, sc->height, sc->solver->name, plan.o[0].path,
 			 more, el, el > 0 ? frames_done / el : 0.0);
 		tp_progress_done(&prog, summary);
+		if (interrupted && tp_cli_broken_pipe())
+			/* Said even with -q: the status alone (141) would not say which pipe. */
+			fprintf(stderr, "tidepool: render: broken pipe (SIGPIPE): stopped after %d frame%s; "
+				"finished outputs are kept\n", frames_done, frames_done == 1 ? "" : "s");
 		if (interrupted)
 			rc = TP_EINTR;
 	} else {

@@ -1,11 +1,14 @@
 /* tidepool validate: load a scene and set up everything a render would, without rendering. */
 #include <getopt.h>
 #include <stdio.h>
+#include <string.h>
+#include <strings.h>
 
 #include "cli/cli.h"
 #include "render/render.h"
 #include "scene/scene.h"
 #include "sim/stepper.h"
+#include "util/fsutil.h"
 
 static const char usage[] =
 	"usage: tidepool validate SCENE...\n"
@@ -18,6 +21,18 @@ static const char usage[] =
 	"  -h, --help    show this help\n"
 	"\n"
 	"Exit status: 0 all valid, 2 usage error, 3 a scene is invalid, 4 I/O error.\n";
+
+/* A PNG output pattern is checked as render checks it, so a bad or huge conversion
+ * (%999999999d) fails here rather than after validate said ok. */
+static int check_output(const char *file, const char *path, tp_err *err)
+{
+	size_t n = path ? strlen(path) : 0;
+	if (n > 4 && !strcasecmp(path + n - 4, ".png") && strchr(path, '%') && tp_pattern_kind(path) < 0)
+		return tp_errf(err, TP_EINPUT,
+			       "%s: output: a PNG pattern takes one %%d or %%0Nd with N at most %d "
+			       "(got %.200s)", file, TP_PATTERN_MAX_WIDTH, path);
+	return 0;
+}
 
 static int check_one(const char *path, int quiet)
 {
@@ -34,6 +49,10 @@ static int check_one(const char *path, int quiet)
 		rc = render_create(sc, sc->outputs[i].mode, &other, &err);
 		render_destroy(other);
 	}
+	if (rc == 0)
+		rc = check_output(path, sc->output, &err);
+	for (int i = 0; rc == 0 && i < sc->noutputs; i++)
+		rc = check_output(path, sc->outputs[i].path, &err);
 	if (rc == 0)
 		rc = stepper_create(sc, 1, &st, &err);
 	if (rc == 0 && !quiet)

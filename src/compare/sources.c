@@ -253,6 +253,10 @@ int cmp_source_open(const char *spec, cmp_source **out, tp_err *err)
 	} else if (has_glob(spec)) {
 		s->kind = CMP_SRC_PNGSEQ;
 		rc = open_glob(s, err);
+	} else if (strchr(spec, '%')) {
+		/* Never formatted: %999999999d would make every name a gigabyte of spaces. */
+		rc = tp_errf(err, TP_EUSAGE, "%.200s: a frame pattern takes one %%d or %%0Nd with N at most %d",
+			     spec, TP_PATTERN_MAX_WIDTH);
 	} else {
 		rc = tp_errf(err, TP_EIO, "%s: %s", spec, strerror(errno));
 	}
@@ -279,6 +283,10 @@ int cmp_source_create_empty(const char *spec, cmp_source **out, tp_err *err)
 		s->is_pattern = 1;
 	} else if (ends_with(spec, ".png") && !has_glob(spec)) {
 		s->kind = CMP_SRC_PNG;
+	} else if (strchr(spec, '%') && tp_pattern_kind(spec) < 0) {
+		cmp_source_close(s);
+		return tp_errf(err, TP_EUSAGE, "%.200s: a frame pattern takes one %%d or %%0Nd with N at most %d",
+			       spec, TP_PATTERN_MAX_WIDTH);
 	} else {
 		cmp_source_close(s);
 		return tp_errf(err, TP_EIO, "%s: does not exist, and --update can only create a "
