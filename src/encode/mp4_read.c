@@ -79,6 +79,11 @@ int enc_mp4_open(const char *path, enc_mp4_reader **out, tp_err *err)
 	}
 	snprintf(r->path, sizeof r->path, "%s", path);
 	enc_av_log_install();
+	/* Demuxers size tables from the file's own counts: a few hundred bytes of MP4 can ask
+	 * for 564 MB (found by tests/fuzz/fuzz_mp4). No single libav allocation may exceed
+	 * ENC_AV_MAX_ALLOC; the largest legitimate one, an RGB24 frame at the pixel limit, is
+	 * 192 MiB. */
+	av_max_alloc(ENC_AV_MAX_ALLOC);
 	r->pkt = av_packet_alloc();
 	r->frame = av_frame_alloc();
 	if (!r->pkt || !r->frame) {

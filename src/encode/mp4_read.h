@@ -11,7 +11,8 @@
  * caller-owned RGB8 image of the stream's size and does not allocate.
  *
  * Bounds: a stream over ENC_MP4_MAX_PIXELS a frame (the scene limit) is refused before
- * its decoder opens, and libav's own log lines never reach stderr (the caller prints one
+ * its decoder opens, no single libav allocation may exceed ENC_AV_MAX_ALLOC (set with
+ * av_max_alloc(), process-wide, when a reader opens), and libav's own log lines never reach stderr (the caller prints one
  * error line); enc_mp4_open() installs that log callback itself.
  *
  * Errors: TP_EIO when the file cannot be opened, TP_EINPUT when it has no decodable
@@ -23,7 +24,8 @@
 #include "util/error.h"
 #include "util/image.h"
 
-#define ENC_MP4_MAX_PIXELS (8192 * 8192) /* == SCENE_MAX_PIXELS */
+#define ENC_MP4_MAX_PIXELS (8192 * 8192)  /* == SCENE_MAX_PIXELS */
+#define ENC_AV_MAX_ALLOC (256 << 20)      /* bytes in any one libav allocation */
 
 typedef struct enc_mp4_reader enc_mp4_reader;
 
