@@ -114,6 +114,7 @@ TEST_SRCS = \
 	tests/test_golden.c \
 	tests/test_shallow.c \
 	tests/test_sph.c \
+	tests/test_limits.c \
 	tests/reference/seed_common.c \
 	tests/reference/seed_hooke.c \
 	tests/reference/seed_ripple.c \
@@ -155,7 +156,7 @@ $(BIN): $(LIB_OBJS) $(MAIN_OBJ)
 
 $(TEST_BIN): $(LIB_OBJS) $(TEST_OBJS)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(TP_LDFLAGS) -o $@ $^ $(TP_LIBS) $(shell $(PKG_CONFIG) --libs criterion)
+	$(Q)$(CC) $(TP_LDFLAGS) -o $@ $^ $(TP_LIBS) $(shell $(PKG_CONFIG) --libs criterion zlib)
 
 $(BENCH_BIN): $(LIB_OBJS) $(BENCH_OBJS)
 	@echo "  LD      $@"
