@@ -22,10 +22,10 @@
 
 #if defined(__SANITIZE_ADDRESS__)
 #define BUDGET_MB (512 + 384)
-#define BUDGET_S 25.0
+#define BUDGET_S  25.0
 #else
 #define BUDGET_MB 512
-#define BUDGET_S 5.0
+#define BUDGET_S  5.0
 #endif
 
 static char dir[64];
@@ -76,14 +76,16 @@ static child_run run_measured(const char *fmt, ...)
 	struct rusage ru;
 	cr_assert_eq(wait4(pid, &st, 0, &ru), pid);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	child_run r = { WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st),
-			(double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9, ru.ru_maxrss / 1024 };
+	child_run r = {WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st),
+		       (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9,
+		       ru.ru_maxrss / 1024};
 	return r;
 }
 
 static void assert_budget(const child_run *r, const char *what)
 {
-	cr_assert(r->max_rss_mb < BUDGET_MB, "%s: peak RSS %ld MB, budget %d MB", what, r->max_rss_mb, BUDGET_MB);
+	cr_assert(r->max_rss_mb < BUDGET_MB, "%s: peak RSS %ld MB, budget %d MB", what,
+		  r->max_rss_mb, BUDGET_MB);
 	cr_assert(r->seconds < BUDGET_S, "%s: %.2f s, budget %.0f s", what, r->seconds, BUDGET_S);
 }
 
@@ -119,7 +121,7 @@ static size_t chunk(uint8_t *out, const char *type, const uint8_t *data, size_t 
 
 static size_t header(uint8_t *out, uint32_t w, uint32_t h, int depth, int type, int interlace)
 {
-	static const uint8_t sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
+	static const uint8_t sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
 	memcpy(out, sig, 8);
 	uint8_t ihdr[13];
 	put32(ihdr, w);
@@ -146,7 +148,7 @@ static void make_text_bomb(const char *path)
 /* A few hundred bytes declaring w x h (the start of its pixel data only). */
 static void make_huge_header(const char *path, uint32_t w, uint32_t h, int type, int interlace)
 {
-	uint8_t buf[1024], raw[4096] = { 0 }, z[1024];
+	uint8_t buf[1024], raw[4096] = {0}, z[1024];
 	size_t n = header(buf, w, h, 8, type, interlace);
 	uLongf zn = sizeof z;
 	cr_assert_eq(compress2(z, &zn, raw, sizeof raw, 9), Z_OK);
@@ -159,8 +161,8 @@ static void make_huge_header(const char *path, uint32_t w, uint32_t h, int type,
  * pass by pass with zlib, so a huge picture costs only its compressed size. */
 static void make_interlaced_ga(const char *path, uint32_t side)
 {
-	static const int x0[7] = { 0, 4, 0, 2, 0, 1, 0 }, y0[7] = { 0, 0, 4, 0, 2, 0, 1 };
-	static const int dx[7] = { 8, 8, 4, 4, 2, 2, 1 }, dy[7] = { 8, 8, 8, 4, 4, 2, 2 };
+	static const int x0[7] = {0, 4, 0, 2, 0, 1, 0}, y0[7] = {0, 0, 4, 0, 2, 0, 1};
+	static const int dx[7] = {8, 8, 4, 4, 2, 2, 1}, dy[7] = {8, 8, 8, 4, 4, 2, 2};
 	FILE *f = fopen(path, "wb");
 	cr_assert_not_null(f);
 	uint8_t hdr[64];
@@ -175,8 +177,10 @@ static void make_interlaced_ga(const char *path, uint32_t side)
 	for (size_t i = 0; i < rowcap; i++)
 		row[i] = i == 0 ? 0 : (i & 1) ? 0x80 : 0xff;
 	for (int p = 0; p < 8; p++) {
-		uint32_t cols = p < 7 && side > (uint32_t)x0[p] ? (side - x0[p] + dx[p] - 1) / dx[p] : 0;
-		uint32_t rows = p < 7 && side > (uint32_t)y0[p] ? (side - y0[p] + dy[p] - 1) / dy[p] : 0;
+		uint32_t cols =
+			p < 7 && side > (uint32_t)x0[p] ? (side - x0[p] + dx[p] - 1) / dx[p] : 0;
+		uint32_t rows =
+			p < 7 && side > (uint32_t)y0[p] ? (side - y0[p] + dy[p] - 1) / dy[p] : 0;
 		for (uint32_t r = 0; r < rows || p == 7; r++) {
 			zs.next_in = row;
 			zs.avail_in = p == 7 ? 0 : (uInt)(1 + 2 * cols);
@@ -191,7 +195,8 @@ static void make_interlaced_ga(const char *path, uint32_t side)
 					uint8_t *c = zbuf;
 					put32(c, (uint32_t)got);
 					memcpy(c + 4, "IDAT", 4);
-					put32(c + 8 + got, (uint32_t)crc32(0, c + 4, (uInt)(4 + got)));
+					put32(c + 8 + got,
+					      (uint32_t)crc32(0, c + 4, (uInt)(4 + got)));
 					cr_assert_eq(fwrite(c, 1, 12 + got, f), 12 + got);
 				}
 			} while (zs.avail_out == 0 || (flush == Z_FINISH && ret != Z_STREAM_END));
@@ -211,8 +216,10 @@ static void make_scene_with_background(const char *scene, const char *image)
 {
 	char text[1024];
 	snprintf(text, sizeof text,
-		 "{ \"format\": \"tidepool-scene/1\", \"size\": [64, 36], \"frames\": 2, \"solver\": \"ripple\",\n"
-		 "  \"background\": { \"image\": \"%s\" } }\n", image);
+		 "{ \"format\": \"tidepool-scene/1\", \"size\": [64, 36], \"frames\": 2, "
+		 "\"solver\": \"ripple\",\n"
+		 "  \"background\": { \"image\": \"%s\" } }\n",
+		 image);
 	write_bytes(scene, text, strlen(text));
 }
 
@@ -243,8 +250,9 @@ Test(limits, png_30000x30000_refused_before_allocating)
 	make_scene_with_background(sc, "big.png");
 	child_run r = run_measured("%s validate %s", tp_bin(), sc);
 	cr_assert_eq(r.status, 3);
-	cr_assert(strstr(slurp(errpath), "big.png: larger than 16384 pixels on a side (the limit for images)"), "%s",
-		  slurp(errpath));
+	cr_assert(strstr(slurp(errpath),
+			 "big.png: larger than 16384 pixels on a side (the limit for images)"),
+		  "%s", slurp(errpath));
 	assert_budget(&r, "validate, 30000x30000 background");
 	r = run_measured("%s compare %s %s", tp_bin(), png, png);
 	cr_assert_eq(r.status, 3);
@@ -254,7 +262,8 @@ Test(limits, png_30000x30000_refused_before_allocating)
 	make_huge_header(png, 16384, 16384, 2, 0);
 	r = run_measured("%s compare %s %s", tp_bin(), png, png);
 	cr_assert_eq(r.status, 3);
-	cr_assert(strstr(slurp(errpath), "16384x16384 is more than 67108864 pixels"), "%s", slurp(errpath));
+	cr_assert(strstr(slurp(errpath), "16384x16384 is more than 67108864 pixels"), "%s",
+		  slurp(errpath));
 	cr_assert(r.max_rss_mb < 128, "compare took %ld MB", r.max_rss_mb);
 }
 
@@ -267,7 +276,8 @@ Test(limits, interlaced_20000_grey_alpha_background_refused)
 	make_scene_with_background(sc, "i.png");
 	child_run r = run_measured("%s render %s -o null -q", tp_bin(), sc);
 	cr_assert_eq(r.status, 3);
-	cr_assert(strstr(slurp(errpath), "larger than 16384 pixels on a side"), "%s", slurp(errpath));
+	cr_assert(strstr(slurp(errpath), "larger than 16384 pixels on a side"), "%s",
+		  slurp(errpath));
 	assert_budget(&r, "render, 20000x20000 interlaced background");
 }
 
@@ -325,12 +335,14 @@ static void write_pattern(const char *path, int w, int h, int type, int depth, i
 	if (type == PNG_COLOR_TYPE_PALETTE) {
 		png_color pal[256];
 		for (int i = 0; i < 256; i++)
-			pal[i] = (png_color){ (png_byte)i, (png_byte)(255 - i), (png_byte)(i * 7) };
+			pal[i] = (png_color){(png_byte)i, (png_byte)(255 - i), (png_byte)(i * 7)};
 		png_set_PLTE(png, info, pal, 1 << depth);
 	}
 	png_write_info(png, info);
 	int ch = type == PNG_COLOR_TYPE_GRAY || type == PNG_COLOR_TYPE_PALETTE ? 1
-		 : type == PNG_COLOR_TYPE_GRAY_ALPHA ? 2 : type == PNG_COLOR_TYPE_RGB ? 3 : 4;
+		 : type == PNG_COLOR_TYPE_GRAY_ALPHA                           ? 2
+		 : type == PNG_COLOR_TYPE_RGB                                  ? 3
+									       : 4;
 	size_t rowbytes = ((size_t)w * ch * depth + 7) / 8;
 	uint8_t *row = calloc(1, rowbytes);
 	int passes = png_set_interlace_handling(png);
@@ -339,7 +351,9 @@ static void write_pattern(const char *path, int w, int h, int type, int depth, i
 			memset(row, 0, rowbytes);
 			for (int x = 0; x < w; x++)
 				for (int c = 0; c < ch; c++) {
-					unsigned v = (unsigned)(x * 2654435761u ^ y * 40503u ^ c * 977u) >> 7;
+					unsigned v = (unsigned)(x * 2654435761u ^ y * 40503u ^
+								c * 977u) >>
+						     7;
 					size_t bit = ((size_t)x * ch + c) * depth;
 					if (depth == 16) {
 						row[bit / 8] = (uint8_t)(v >> 8);
@@ -348,7 +362,8 @@ static void write_pattern(const char *path, int w, int h, int type, int depth, i
 						row[bit / 8] = (uint8_t)v;
 					} else {
 						unsigned m = (1u << depth) - 1;
-						row[bit / 8] |= (uint8_t)((v & m) << (8 - depth - bit % 8));
+						row[bit / 8] |=
+							(uint8_t)((v & m) << (8 - depth - bit % 8));
 					}
 				}
 			png_write_row(png, row);
@@ -363,15 +378,18 @@ static void write_pattern(const char *path, int w, int h, int type, int depth, i
  * give exactly the pixels of the same image stored without interlacing. */
 Test(limits, interlaced_decodes_like_progressive)
 {
-	static const struct { int type, depth; } kinds[] = {
-		{ PNG_COLOR_TYPE_GRAY, 1 },       { PNG_COLOR_TYPE_GRAY, 4 },  { PNG_COLOR_TYPE_GRAY, 8 },
-		{ PNG_COLOR_TYPE_GRAY, 16 },      { PNG_COLOR_TYPE_GRAY_ALPHA, 8 },
-		{ PNG_COLOR_TYPE_GRAY_ALPHA, 16 }, { PNG_COLOR_TYPE_RGB, 8 },   { PNG_COLOR_TYPE_RGB, 16 },
-		{ PNG_COLOR_TYPE_RGBA, 8 },       { PNG_COLOR_TYPE_RGBA, 16 }, { PNG_COLOR_TYPE_PALETTE, 2 },
-		{ PNG_COLOR_TYPE_PALETTE, 8 },
+	static const struct {
+		int type, depth;
+	} kinds[] = {
+		{PNG_COLOR_TYPE_GRAY, 1},       {PNG_COLOR_TYPE_GRAY, 4},
+		{PNG_COLOR_TYPE_GRAY, 8},       {PNG_COLOR_TYPE_GRAY, 16},
+		{PNG_COLOR_TYPE_GRAY_ALPHA, 8}, {PNG_COLOR_TYPE_GRAY_ALPHA, 16},
+		{PNG_COLOR_TYPE_RGB, 8},        {PNG_COLOR_TYPE_RGB, 16},
+		{PNG_COLOR_TYPE_RGBA, 8},       {PNG_COLOR_TYPE_RGBA, 16},
+		{PNG_COLOR_TYPE_PALETTE, 2},    {PNG_COLOR_TYPE_PALETTE, 8},
 	};
-	static const tp_pixfmt fmts[] = { TP_RGB8, TP_RGBA8, TP_GRAY16, TP_RGB16, TP_GRAY8 };
-	static const int sizes[][2] = { { 1, 1 }, { 3, 2 }, { 13, 11 }, { 37, 5 } };
+	static const tp_pixfmt fmts[] = {TP_RGB8, TP_RGBA8, TP_GRAY16, TP_RGB16, TP_GRAY8};
+	static const int sizes[][2] = {{1, 1}, {3, 2}, {13, 11}, {37, 5}};
 	char a[128], b[128];
 	snprintf(a, sizeof a, "%s/p.png", dir);
 	snprintf(b, sizeof b, "%s/i.png", dir);
@@ -387,9 +405,12 @@ Test(limits, interlaced_decodes_like_progressive)
 				cr_assert_eq(tp_png_read(b, fmts[f], &pb, &err), 0, "%s", err.msg);
 				size_t row = (size_t)w * (size_t)tp_pixfmt_bytes(fmts[f]);
 				for (int y = 0; y < h; y++)
-					cr_assert(!memcmp(tp_image_row(&pa, y), tp_image_row(&pb, y), row),
-						  "type %d depth %d %dx%d format %s: row %d differs", kinds[k].type,
-						  kinds[k].depth, w, h, tp_pixfmt_name(fmts[f]), y);
+					cr_assert(
+						!memcmp(tp_image_row(&pa, y), tp_image_row(&pb, y),
+							row),
+						"type %d depth %d %dx%d format %s: row %d differs",
+						kinds[k].type, kinds[k].depth, w, h,
+						tp_pixfmt_name(fmts[f]), y);
 				tp_image_free(&pa);
 				tp_image_free(&pb);
 			}
@@ -407,7 +428,8 @@ Test(limits, fifo_background_refused_without_waiting)
 	make_scene_with_background(sc, "pipe.png");
 	child_run r = run_measured("%s validate %s", tp_bin(), sc);
 	cr_assert_eq(r.status, 3, "%s", slurp(errpath)); /* 128 + SIGALRM if it waited */
-	cr_assert(strstr(slurp(errpath), "pipe.png: is a FIFO, not a PNG image"), "%s", slurp(errpath));
+	cr_assert(strstr(slurp(errpath), "pipe.png: is a FIFO, not a PNG image"), "%s",
+		  slurp(errpath));
 	cr_assert(r.seconds < BUDGET_S);
 }
 
@@ -420,14 +442,16 @@ Test(limits, fifo_and_device_compare_inputs_refused)
 	make_interlaced_ga(png, 8);
 	child_run r = run_measured("%s compare %s %s", tp_bin(), fifo, png);
 	cr_assert_eq(r.status, 3, "%s", slurp(errpath));
-	cr_assert(strstr(slurp(errpath), "is a FIFO, not a PNG, video or frame-hash manifest"), "%s", slurp(errpath));
+	cr_assert(strstr(slurp(errpath), "is a FIFO, not a PNG, video or frame-hash manifest"),
+		  "%s", slurp(errpath));
 	r = run_measured("%s compare %s /dev/zero", tp_bin(), png);
 	cr_assert_eq(r.status, 3, "%s", slurp(errpath));
 	cr_assert(strstr(slurp(errpath), "/dev/zero: is a character device"), "%s", slurp(errpath));
 	/* A FIFO inside a frame directory is refused when its frame is read. */
 	char seq[128], cmd[1024];
 	snprintf(seq, sizeof seq, "%s/seq", dir);
-	snprintf(cmd, sizeof cmd, "mkdir %s && cp %s %s/0.png && mkfifo %s/1.png", seq, png, seq, seq);
+	snprintf(cmd, sizeof cmd, "mkdir %s && cp %s %s/0.png && mkfifo %s/1.png", seq, png, seq,
+		 seq);
 	cr_assert_eq(system(cmd), 0);
 	r = run_measured("%s compare %s %s", tp_bin(), seq, seq);
 	cr_assert_eq(r.status, 3, "%s", slurp(errpath));
@@ -444,8 +468,11 @@ Test(limits, manifest_with_leading_comments_is_sniffed_as_a_manifest)
 	snprintf(man, sizeof man, "%s/a.manifest", dir);
 	snprintf(out, sizeof out, "%s/out", dir);
 	make_interlaced_ga(png, 8);
-	cr_assert_eq(run_tp(NULL, errpath, "compare %s %s --update -q", man, png), 0, "%s", slurp(errpath));
-	snprintf(cmd, sizeof cmd, "{ printf '# made by hand\\n\\n  \\n# second comment\\n'; cat %s; } > %s.c && mv %s.c %s",
+	cr_assert_eq(run_tp(NULL, errpath, "compare %s %s --update -q", man, png), 0, "%s",
+		     slurp(errpath));
+	snprintf(cmd, sizeof cmd,
+		 "{ printf '# made by hand\\n\\n  \\n# second comment\\n'; cat %s; } > %s.c && mv "
+		 "%s.c %s",
 		 man, man, man, man);
 	cr_assert_eq(system(cmd), 0);
 	int st = run_tp(out, errpath, "compare %s %s", man, png);
@@ -460,10 +487,12 @@ Test(limits, unknown_manifest_hash_is_an_input_error)
 	snprintf(png, sizeof png, "%s/a.png", dir);
 	snprintf(man, sizeof man, "%s/a.manifest", dir);
 	make_interlaced_ga(png, 8);
-	const char *text = "tidepool-frame-hashes 1\nwidth 8\nheight 8\npixfmt rgb24\nhash whirlpool9\n0 00ff\n";
+	const char *text = "tidepool-frame-hashes 1\nwidth 8\nheight 8\npixfmt rgb24\nhash "
+			   "whirlpool9\n0 00ff\n";
 	write_bytes(man, text, strlen(text));
 	cr_assert_eq(run_tp(NULL, errpath, "compare %s %s", man, png), 3, "%s", slurp(errpath));
-	cr_assert(strstr(slurp(errpath), "a.manifest:5: unknown hash algorithm 'whirlpool9'"), "%s", slurp(errpath));
+	cr_assert(strstr(slurp(errpath), "a.manifest:5: unknown hash algorithm 'whirlpool9'"), "%s",
+		  slurp(errpath));
 }
 
 /* libav's own log lines ("[mov,mp4,... @ 0x...] moov atom not found") must not precede
@@ -473,8 +502,8 @@ Test(limits, video_errors_are_one_line)
 	char mp4[128], cut[128], cmd[1024];
 	snprintf(mp4, sizeof mp4, "%s/v.mp4", dir);
 	snprintf(cut, sizeof cut, "%s/cut.mp4", dir);
-	cr_assert_eq(run_tp(NULL, errpath, "render tests/data/tiny.json --frames 2 -o %s -q", mp4), 0, "%s",
-		     slurp(errpath));
+	cr_assert_eq(run_tp(NULL, errpath, "render tests/data/tiny.json --frames 2 -o %s -q", mp4),
+		     0, "%s", slurp(errpath));
 	snprintf(cmd, sizeof cmd, "head -c 600 %s > %s", mp4, cut);
 	cr_assert_eq(system(cmd), 0);
 	cr_assert_eq(run_tp(NULL, errpath, "compare %s %s", cut, mp4), 3);
@@ -489,24 +518,28 @@ Test(limits, huge_pattern_field_width_refused_up_front)
 {
 	char sc[128];
 	snprintf(sc, sizeof sc, "%s/s.json", dir);
-	const char *text = "{ \"format\": \"tidepool-scene/1\", \"size\": [16, 16], \"frames\": 2,\n"
-			   "  \"output\": \"out/%999999999d.png\" }\n";
+	const char *text =
+		"{ \"format\": \"tidepool-scene/1\", \"size\": [16, 16], \"frames\": 2,\n"
+		"  \"output\": \"out/%999999999d.png\" }\n";
 	write_bytes(sc, text, strlen(text));
 	child_run r = run_measured("%s validate %s", tp_bin(), sc);
 	cr_assert_eq(r.status, 3, "%s", slurp(errpath));
-	cr_assert(strstr(slurp(errpath), "output: a PNG pattern takes one %d or %0Nd with N at most 32"), "%s",
-		  slurp(errpath));
+	cr_assert(strstr(slurp(errpath),
+			 "output: a PNG pattern takes one %d or %0Nd with N at most 32"),
+		  "%s", slurp(errpath));
 	r = run_measured("%s render %s -o '%s/f/%%999999999d.png'", tp_bin(), sc, dir);
 	cr_assert_eq(r.status, 2, "%s", slurp(errpath));
 	cr_assert(strlen(slurp(errpath)) < 400, "%zu bytes of message", strlen(slurp(errpath)));
 	cr_assert(r.seconds < BUDGET_S);
-	r = run_measured("%s compare '%s/%%999999999d.png' '%s/%%999999999d.png'", tp_bin(), dir, dir);
+	r = run_measured("%s compare '%s/%%999999999d.png' '%s/%%999999999d.png'", tp_bin(), dir,
+			 dir);
 	cr_assert_eq(r.status, 2, "%s", slurp(errpath));
-	cr_assert(strstr(slurp(errpath), "a frame pattern takes one %d or %0Nd"), "%s", slurp(errpath));
+	cr_assert(strstr(slurp(errpath), "a frame pattern takes one %d or %0Nd"), "%s",
+		  slurp(errpath));
 	cr_assert(r.seconds < BUDGET_S);
 	/* The widest accepted still renders. */
-	cr_assert_eq(run_tp(NULL, errpath, "render %s --frames 1 -o '%s/%%032d.png' -q", sc, dir), 0, "%s",
-		     slurp(errpath));
+	cr_assert_eq(run_tp(NULL, errpath, "render %s --frames 1 -o '%s/%%032d.png' -q", sc, dir),
+		     0, "%s", slurp(errpath));
 }
 
 /* ---- scene seed ---- */
@@ -518,13 +551,18 @@ Test(limits, scene_seed_above_2_53_refused_like_the_option)
 	const char *text = "{ \"format\": \"tidepool-scene/1\", \"seed\": 9007199254740993 }\n";
 	write_bytes(sc, text, strlen(text));
 	cr_assert_eq(run_tp(NULL, errpath, "validate %s", sc), 3);
-	cr_assert(strstr(slurp(errpath), "s.json:1:41: seed: must be in 0..9007199254740992 (got 9007199254740993)"),
-		  "%s", slurp(errpath));
+	cr_assert(
+		strstr(slurp(errpath),
+		       "s.json:1:41: seed: must be in 0..9007199254740992 (got 9007199254740993)"),
+		"%s", slurp(errpath));
 	text = "{ \"format\": \"tidepool-scene/1\", \"seed\": 9007199254740992 }\n";
 	write_bytes(sc, text, strlen(text));
 	cr_assert_eq(run_tp(NULL, errpath, "validate %s", sc), 0, "%s", slurp(errpath));
-	cr_assert_eq(run_tp(NULL, errpath, "render %s --frames 1 -o null -q --set seed=9007199254740993", sc), 3);
-	cr_assert(strstr(slurp(errpath), "seed: must be in 0..9007199254740992"), "%s", slurp(errpath));
+	cr_assert_eq(run_tp(NULL, errpath,
+			    "render %s --frames 1 -o null -q --set seed=9007199254740993", sc),
+		     3);
+	cr_assert(strstr(slurp(errpath), "seed: must be in 0..9007199254740992"), "%s",
+		  slurp(errpath));
 }
 
 /* ---- SIGPIPE ---- */
@@ -547,14 +585,15 @@ Test(limits, sigpipe_ends_a_render_like_ctrl_c)
 	cr_assert_eq(mkdir(out, 0755), 0);
 	/* MP4: finalised with the frames done, no temporary left, status 141, a message. */
 	snprintf(cmd, sizeof cmd,
-		 "bash -c '%s render scenes/pond.json --frames 400 -o %s/p.mp4 --stats /dev/stdout -q 2>%s "
+		 "bash -c '%s render scenes/pond.json --frames 400 -o %s/p.mp4 --stats /dev/stdout "
+		 "-q 2>%s "
 		 "| head -c 100 >/dev/null; exit ${PIPESTATUS[0]}'",
 		 tp_bin(), out, errpath);
 	int st = system(cmd);
 	cr_assert(WIFEXITED(st));
 	cr_assert_eq(WEXITSTATUS(st), 141, "status %d: %s", WEXITSTATUS(st), slurp(errpath));
-	cr_assert(strstr(slurp(errpath), "tidepool: render: broken pipe (SIGPIPE): stopped after "), "%s",
-		  slurp(errpath));
+	cr_assert(strstr(slurp(errpath), "tidepool: render: broken pipe (SIGPIPE): stopped after "),
+		  "%s", slurp(errpath));
 	cr_assert_eq(count_matching(out, "tmp"), 0, "temporaries left in %s", out);
 	char mp4[160];
 	snprintf(mp4, sizeof mp4, "%s/p.mp4", out);
@@ -571,7 +610,8 @@ Test(limits, sigpipe_ends_a_render_like_ctrl_c)
 	enc_mp4_close(r);
 	/* PNG sequence: the frames done stay, no temporary frames or lock. */
 	snprintf(cmd, sizeof cmd,
-		 "bash -c '%s render scenes/pond.json --frames 400 -o %s/f%%03d.png --stats /dev/stdout -q 2>%s "
+		 "bash -c '%s render scenes/pond.json --frames 400 -o %s/f%%03d.png --stats "
+		 "/dev/stdout -q 2>%s "
 		 "| head -c 100 >/dev/null; exit ${PIPESTATUS[0]}'",
 		 tp_bin(), out, errpath);
 	st = system(cmd);
@@ -589,10 +629,12 @@ Test(limits, sigpipe_ends_a_render_like_ctrl_c)
 Test(limits, stats_write_error_stops_the_render_at_once)
 {
 	/* A million frames would take minutes: the error must end it at the first line. */
-	child_run r = run_measured("%s render tests/data/tiny.json --frames 1000000 -o null -q --stats /dev/full",
-				   tp_bin());
+	child_run r = run_measured(
+		"%s render tests/data/tiny.json --frames 1000000 -o null -q --stats /dev/full",
+		tp_bin());
 	cr_assert_eq(r.status, 4, "%s", slurp(errpath));
-	cr_assert(strstr(slurp(errpath), "/dev/full: write error (No space left on device)"), "%s", slurp(errpath));
+	cr_assert(strstr(slurp(errpath), "/dev/full: write error (No space left on device)"), "%s",
+		  slurp(errpath));
 	cr_assert(r.seconds < BUDGET_S, "%.1f s", r.seconds);
 }
 
@@ -603,16 +645,20 @@ Test(limits, blocked_batch_creates_no_directory)
 	char sc[128], out[128], path[256];
 	snprintf(sc, sizeof sc, "%s/b.json", dir);
 	snprintf(out, sizeof out, "%s/bo", dir);
-	const char *text = "{ \"format\": \"tidepool-scene/1\", \"size\": [16, 16], \"frames\": 1,\n"
-			   "  \"output\": \"f.png\" }\n";
+	const char *text =
+		"{ \"format\": \"tidepool-scene/1\", \"size\": [16, 16], \"frames\": 1,\n"
+		"  \"output\": \"f.png\" }\n";
 	write_bytes(sc, text, strlen(text));
-	cr_assert_eq(run_tp(NULL, errpath, "batch %s --vary seed=1..3 -O %s --no-sheet -q", sc, out), 0, "%s",
-		     slurp(errpath));
+	cr_assert_eq(
+		run_tp(NULL, errpath, "batch %s --vary seed=1..3 -O %s --no-sheet -q", sc, out), 0,
+		"%s", slurp(errpath));
 	char cmd[512];
 	snprintf(cmd, sizeof cmd, "rm -r %s/b_seed1 %s/b_seed2", out, out);
 	cr_assert_eq(system(cmd), 0);
-	cr_assert_eq(run_tp(NULL, errpath, "batch %s --vary seed=1..3 -O %s --no-sheet -q", sc, out), 4);
-	cr_assert(strstr(slurp(errpath), "b_seed3: already exists (use -y to overwrite)"), "%s", slurp(errpath));
+	cr_assert_eq(
+		run_tp(NULL, errpath, "batch %s --vary seed=1..3 -O %s --no-sheet -q", sc, out), 4);
+	cr_assert(strstr(slurp(errpath), "b_seed3: already exists (use -y to overwrite)"), "%s",
+		  slurp(errpath));
 	snprintf(path, sizeof path, "%s/b_seed1", out);
 	cr_assert(access(path, F_OK) != 0, "%s was created", path);
 	snprintf(path, sizeof path, "%s/b_seed2", out);
@@ -625,8 +671,9 @@ Test(limits, second_render_into_a_locked_png_sequence_fails)
 	snprintf(pattern, sizeof pattern, "%s/seq/%%04d.png", dir);
 	snprintf(lock, sizeof lock, "%s/seq/.%%04d.png.lock", dir);
 	/* The first render runs in the background until the test has seen its lock. */
-	snprintf(cmd, sizeof cmd, "%s render scenes/pond.json --frames 300 -o '%s' -y -q 2>/dev/null & echo $!", tp_bin(),
-		 pattern);
+	snprintf(cmd, sizeof cmd,
+		 "%s render scenes/pond.json --frames 300 -o '%s' -y -q 2>/dev/null & echo $!",
+		 tp_bin(), pattern);
 	FILE *p = popen(cmd, "r");
 	int pid = 0;
 	cr_assert_eq(fscanf(p, "%d", &pid), 1);
@@ -639,6 +686,7 @@ Test(limits, second_render_into_a_locked_png_sequence_fails)
 	for (int i = 0; i < 1000 && kill(pid, 0) == 0; i++)
 		usleep(10000);
 	cr_assert_eq(st, 4, "%s", slurp(errpath));
-	cr_assert(strstr(slurp(errpath), "another render is writing this sequence"), "%s", slurp(errpath));
+	cr_assert(strstr(slurp(errpath), "another render is writing this sequence"), "%s",
+		  slurp(errpath));
 	cr_assert(access(lock, F_OK) != 0, "lock file left behind");
 }

@@ -15,12 +15,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_init();
 	fuzz_scene fs;
 	fuzz_scene_split(&fs, data, size);
-	scene_overrides ov = { .frames = 3, .sets = fs.sets, .nsets = fs.nsets };
+	scene_overrides ov = {.frames = 3, .sets = fs.sets, .nsets = fs.nsets};
 	scene *sc = NULL;
 	sim_loop *lp = NULL;
 	render_ctx *rd = NULL;
-	tp_image img = { 0 };
-	tp_err err = { "" };
+	tp_image img = {0};
+	tp_err err = {""};
 	int rc = scene_load(fs.path, &ov, &sc, &err);
 	if (rc == 0 && sc->width * sc->height > FUZZ_MAX_PIXELS) {
 		scene_destroy(sc);

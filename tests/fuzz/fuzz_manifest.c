@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_init();
 	const char *path = fuzz_file("in.manifest", data, size);
 	enc_manifest m, back;
-	tp_err err = { "" };
+	tp_err err = {""};
 	int rc = enc_manifest_read(path, &m, &err);
 	if (rc < 0) {
 		fuzz_check_error(rc, &err);
@@ -31,7 +31,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fprintf(stderr, "round trip failed: %s\n", err.msg);
 		abort();
 	}
-	if (back.n != m.n || back.w != m.w || back.h != m.h || back.fmt != m.fmt || strcmp(back.algo, m.algo))
+	if (back.n != m.n || back.w != m.w || back.h != m.h || back.fmt != m.fmt ||
+	    strcmp(back.algo, m.algo))
 		abort();
 	for (int i = 0; i < m.n; i++)
 		if (strcmp(back.hashes[i], m.hashes[i]))

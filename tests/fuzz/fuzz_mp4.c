@@ -10,7 +10,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_init();
 	const char *path = fuzz_file("in.mp4", data, size);
 	enc_mp4_reader *r = NULL;
-	tp_err err = { "" };
+	tp_err err = {""};
 	int rc = enc_mp4_open(path, &r, &err);
 	if (rc < 0) {
 		fuzz_check_error(rc, &err);

@@ -7,11 +7,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const tp_pixfmt fmts[] = { TP_RGB8, TP_RGBA8, TP_GRAY16, TP_RGB16, TP_GRAY8 };
+	static const tp_pixfmt fmts[] = {TP_RGB8, TP_RGBA8, TP_GRAY16, TP_RGB16, TP_GRAY8};
 	fuzz_init();
 	const char *path = fuzz_file("in.png", data, size);
 	tp_image img;
-	tp_err err = { "" };
+	tp_err err = {""};
 	/* The format comes from the length, so the PNG signature stays the fuzzer's to keep. */
 	int rc = tp_png_read(path, fmts[size % 5], &img, &err);
 	if (rc < 0) {
