@@ -120,6 +120,8 @@ int tp_png_read(const char *path, tp_pixfmt want, tp_image *out, tp_err *err)
 			rc = tp_errf(err, TP_EINPUT,
 				     "%s: larger than %d pixels on a side (the limit for images)",
 				     path, TP_PNG_MAX_SIDE);
+		else if (!strcmp(io.msg, "Read Error")) /* libpng's word for a short read */
+			rc = tp_errf(err, TP_EINPUT, "%s: corrupt PNG (the file ends early)", path);
 		else
 			rc = tp_errf(err, TP_EINPUT, "%s: corrupt PNG (%s)", path, io.msg);
 		goto fail;
