@@ -234,7 +234,7 @@ fuzz-smoke: fuzz
 			-artifact_prefix=$(FUZZ_BUILD)/artifacts/$$t- \
 			$(FUZZ_BUILD)/work/$$t tests/fuzz/corpus/$$t >$(FUZZ_BUILD)/smoke-$$t.log 2>&1 || \
 			{ tail -40 $(FUZZ_BUILD)/smoke-$$t.log; echo "fuzz-smoke: $$t found a failure (log: $(FUZZ_BUILD)/smoke-$$t.log)"; exit 1; }; \
-		grep -E '^#[0-9]+ +DONE|stat::number_of_executed_units' $(FUZZ_BUILD)/smoke-$$t.log | sed "s/^/          /"; \
+		grep -E '^#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units' $(FUZZ_BUILD)/smoke-$$t.log | sed "s/^/          /"; \
 	done
 
 # ONLY="mp4 sph" runs only those workloads (see scripts/bench.sh).
