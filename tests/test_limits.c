@@ -433,6 +433,20 @@ Test(limits, fifo_background_refused_without_waiting)
 	cr_assert(r.seconds < BUDGET_S);
 }
 
+/* A scene may come through a pipe (`validate <(gen)`, /dev/stdin), but a FIFO nobody
+ * writes must not hang the open: it reads as an empty file. */
+Test(limits, fifo_scene_without_writer_does_not_hang)
+{
+	char fifo[128];
+	snprintf(fifo, sizeof fifo, "%s/scene.json", dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	child_run r = run_measured("%s validate %s", tp_bin(), fifo);
+	cr_assert_eq(r.status, 3, "%s", slurp(errpath));
+	cr_assert(strstr(slurp(errpath), "scene.json:1:1: empty file"), "%s", slurp(errpath));
+	r = run_measured("%s validate /dev/stdin < tests/data/tiny.json", tp_bin());
+	cr_assert_eq(r.status, 0, "%s", slurp(errpath));
+}
+
 Test(limits, fifo_and_device_compare_inputs_refused)
 {
 	char fifo[128], png[128];

@@ -60,11 +60,13 @@ static int read_file(const char *path, char **out, size_t *outlen, tp_err *err)
 	char *buf = NULL;
 	size_t len = 0, cap;
 	int rc = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO nobody writes reads as empty instead of hanging in open(). */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return tp_errf(err, TP_EIO, "%s: cannot open (%s)", path, strerror(errno));
 	struct stat st;
-	if (fstat(fd, &st) != 0) {
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0 || fstat(fd, &st) != 0) {
 		rc = tp_errf(err, TP_EIO, "%s: cannot read (%s)", path, strerror(errno));
 		goto fail;
 	}
