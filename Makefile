@@ -139,6 +139,7 @@ TEST_SRCS = \
 	tests/test_levels.c \
 	tests/test_schema.c \
 	tests/test_install.c \
+	tests/test_limits.c \
 	tests/reference/seed_common.c \
 	tests/reference/seed_hooke.c \
 	tests/reference/seed_ripple.c \
@@ -172,7 +173,8 @@ else
 Q = @
 endif
 
-.PHONY: all deps test check check-asan check-farm bench demo golden install uninstall clean format lint FORCE
+.PHONY: all deps test check check-asan check-farm bench demo golden install uninstall clean format lint \
+	FORCE fuzz fuzz-bins fuzz-regress fuzz-smoke
 
 all: $(BIN) $(MAN)
 
@@ -198,7 +200,7 @@ $(BIN): $(LIB_OBJS) $(MAIN_OBJ)
 
 $(TEST_BIN): $(LIB_OBJS) $(TEST_OBJS)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(TP_LDFLAGS) -o $@ $^ $(TP_LIBS) $(shell $(PKG_CONFIG) --libs criterion)
+	$(Q)$(CC) $(TP_LDFLAGS) -o $@ $^ $(TP_LIBS) $(shell $(PKG_CONFIG) --libs criterion zlib)
 
 $(BENCH_BIN): $(LIB_OBJS) $(BENCH_OBJS)
 	@echo "  LD      $@"
@@ -231,12 +233,60 @@ test: deps
 	$(MAKE) check
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp $(MAKE) check-asan
+	$(MAKE) fuzz-regress
 	$(MAKE) check-farm
 
 # Once per `make test` (not per build): a chunked render through GNU parallel and as a
 # Slurm job array on a single-node Slurm (scripts/slurm-local.sh), against one machine.
 check-farm: $(BIN)
 	sh scripts/farm-test.sh $(BIN)
+
+# Fuzz targets (tests/fuzz/, docs/limits.md): libFuzzer with ASan+UBSan, built by clang
+# into build/fuzz. fuzz-regress runs every target once over each file of its corpus (no
+# fuzzing); fuzz-smoke fuzzes each target for FUZZ_TIME seconds, new inputs going to
+# build/fuzz/work/TARGET and crashes to build/fuzz/artifacts/.
+FUZZ_TARGETS = scene png manifest mp4 frame
+FUZZ_BUILD = build/fuzz
+FUZZ_CC ?= clang
+FUZZ_TIME ?= 60
+FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+# One input never needs more than the documented budget (docs/limits.md): a single
+# allocation over 512 MB, or 5 s on one input, is a finding.
+FUZZ_FLAGS = -malloc_limit_mb=512 -rss_limit_mb=2048 -timeout=5
+FUZZ_ENV = ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 OMP_NUM_THREADS=1
+
+fuzz: deps
+	$(Q)$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) OPT=-O1 \
+		CFLAGS="-fsanitize=fuzzer-no-link $(FUZZ_SAN) -Wno-missing-field-initializers -Wno-pass-failed $(CFLAGS)" \
+		LDFLAGS="$(FUZZ_SAN) $(LDFLAGS)" fuzz-bins
+
+fuzz-bins: $(FUZZ_TARGETS:%=$(BUILD)/fuzz_%)
+
+$(BUILD)/fuzz_%: $(LIB_OBJS) $(BUILD)/obj/tests/fuzz/fuzz_%.o
+	@echo "  LD      $@"
+	$(Q)$(CC) $(TP_LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(TP_LIBS)
+
+fuzz-regress: fuzz
+	@for t in $(FUZZ_TARGETS); do \
+		n=$$(ls tests/fuzz/corpus/$$t | wc -l); \
+		echo "  FUZZ    $$t: $$n corpus inputs, once each"; \
+		$(FUZZ_ENV) $(FUZZ_BUILD)/fuzz_$$t $(FUZZ_FLAGS) -dict=tests/fuzz/$$t.dict \
+			tests/fuzz/corpus/$$t/* >$(FUZZ_BUILD)/regress-$$t.log 2>&1 || \
+			{ tail -40 $(FUZZ_BUILD)/regress-$$t.log; echo "fuzz-regress: $$t failed (log: $(FUZZ_BUILD)/regress-$$t.log)"; exit 1; }; \
+	done
+
+fuzz-smoke: fuzz
+	@mkdir -p $(FUZZ_BUILD)/artifacts
+	@for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(FUZZ_BUILD)/work/$$t; \
+		echo "  FUZZ    $$t for $(FUZZ_TIME) s"; \
+		$(FUZZ_ENV) $(FUZZ_BUILD)/fuzz_$$t $(FUZZ_FLAGS) -dict=tests/fuzz/$$t.dict \
+			-max_total_time=$(FUZZ_TIME) -print_final_stats=1 \
+			-artifact_prefix=$(FUZZ_BUILD)/artifacts/$$t- \
+			$(FUZZ_BUILD)/work/$$t tests/fuzz/corpus/$$t >$(FUZZ_BUILD)/smoke-$$t.log 2>&1 || \
+			{ tail -40 $(FUZZ_BUILD)/smoke-$$t.log; echo "fuzz-smoke: $$t found a failure (log: $(FUZZ_BUILD)/smoke-$$t.log)"; exit 1; }; \
+		grep -E '^#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units' $(FUZZ_BUILD)/smoke-$$t.log | sed "s/^/          /"; \
+	done
 
 # ONLY="mp4 sph" runs only those workloads (see scripts/bench.sh).
 bench: deps $(BIN) $(BENCH_BIN)
@@ -285,4 +335,5 @@ lint:
 clean:
 	rm -rf build
 
--include $(LIB_OBJS:.o=.d) $(MAIN_OBJ:.o=.d) $(TEST_OBJS:.o=.d) $(BENCH_OBJS:.o=.d)
+-include $(LIB_OBJS:.o=.d) $(MAIN_OBJ:.o=.d) $(TEST_OBJS:.o=.d) $(BENCH_OBJS:.o=.d) \
+	$(FUZZ_TARGETS:%=$(BUILD)/obj/tests/fuzz/fuzz_%.d)

@@ -3,9 +3,13 @@
 # what is already present. Safe to run repeatedly; does nothing when all are installed.
 set -eu
 
+# clang, libclang-rt-14-dev (libFuzzer and the sanitizer runtimes for clang; only
+# recommended by clang, so named here) and libomp-dev (OpenMP for clang) build the fuzz
+# targets of tests/fuzz; zlib1g-dev lets tests write PNGs byte by byte.
 PKGS="build-essential pkg-config libpng-dev libavcodec-dev libavformat-dev
 libavutil-dev libswscale-dev libcjson-dev libcriterion-dev ffmpeg imagemagick parallel
-scdoc python3 python3-jsonschema python3-junitparser"
+scdoc python3 python3-jsonschema python3-junitparser
+zlib1g-dev clang libclang-rt-14-dev libomp-dev"
 
 missing=""
 for p in $PKGS; do

@@ -39,10 +39,13 @@ static void print_help(FILE *f)
 
 static int finish(int status)
 {
+	/* Interrupted by a broken pipe rather than Ctrl-C: the shell's 128 + SIGPIPE. */
+	if (status == TP_EXIT_INTR && tp_cli_broken_pipe())
+		status = TP_EXIT_PIPE;
 	/* A full disk or closed pipe on stdout must not pass silently. */
 	if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
 		fprintf(stderr, "tidepool: error writing to standard output\n");
-		return status ? status : 4;
+		return status ? status : TP_EXIT_IO;
 	}
 	return status;
 }

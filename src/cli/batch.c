@@ -515,25 +515,33 @@ int cmd_batch(int argc, char **argv)
 		goto sheet;
 	}
 
-	/* Directories, up front: an existing variant is only replaced with -y. */
+	/* Directories, up front: an existing variant is only replaced with -y. Everything is
+	 * checked before anything is created, so a refusal leaves no empty directory. */
 	char path[4352];
-	snprintf(path, sizeof path, "%s/x", o.dir);
-	if ((rc = tp_mkdirs_for(path, &err)) < 0)
-		goto fail;
 	for (int v = 0; v < nvariants; v++) {
 		snprintf(path, sizeof path, "%s/%s", o.dir, vars[v].name);
 		if (tp_path_exists(path) && !o.overwrite) {
 			rc = tp_errf(&err, TP_EIO, "%s: already exists (use -y to overwrite)", path);
 			goto fail;
 		}
-		if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-			rc = tp_errf(&err, TP_EIO, "%s: cannot create (%s)", path, strerror(errno));
-			goto fail;
-		}
 	}
 	if (!o.no_sheet && tp_path_exists(sheet_path) && !o.overwrite) {
 		rc = tp_errf(&err, TP_EIO, "%s: already exists (use -y to overwrite)", sheet_path);
 		goto fail;
+	}
+	snprintf(path, sizeof path, "%s/x", o.dir);
+	if ((rc = tp_mkdirs_for(path, &err)) < 0)
+		goto fail;
+	for (int v = 0; v < nvariants; v++) {
+		snprintf(path, sizeof path, "%s/%s", o.dir, vars[v].name);
+		if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+			rc = tp_errf(&err, TP_EIO, "%s: cannot create (%s)", path, strerror(errno));
+			while (--v >= 0) { /* the ones made just now, if still empty */
+				snprintf(path, sizeof path, "%s/%s", o.dir, vars[v].name);
+				rmdir(path);
+			}
+			goto fail;
+		}
 	}
 
 	/* Run: `jobs` renders at a time, the cores shared among them. */

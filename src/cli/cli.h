@@ -19,9 +19,15 @@ int cmd_cache(int argc, char **argv);
 int cmd_tasks(int argc, char **argv);
 int cmd_join(int argc, char **argv);
 
-/* Set by SIGINT/SIGTERM once tp_cli_catch_signals() ran; long loops poll it. */
+/* Set by SIGINT, SIGTERM or SIGPIPE once tp_cli_catch_signals() ran; long loops poll it.
+ * tp_cli_signal holds the signal (SIGPIPE once one arrived). An interrupted command
+ * exits 130, or 141 (128 + SIGPIPE) after a broken pipe: main() maps the status. */
 extern volatile sig_atomic_t tp_cli_interrupted;
+extern volatile sig_atomic_t tp_cli_signal;
 void tp_cli_catch_signals(void);
+/* 1 once SIGPIPE arrived: a reader of a pipe we write went away. */
+int tp_cli_broken_pipe(void);
+#define TP_EXIT_PIPE 141
 
 /* Prints "tidepool: MSG" to stderr and returns the exit status for code. */
 int tp_cli_fail(int code, const tp_err *err);

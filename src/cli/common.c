@@ -11,10 +11,13 @@
 #include "scene/scene.h"
 
 volatile sig_atomic_t tp_cli_interrupted = 0;
+volatile sig_atomic_t tp_cli_signal = 0;
 
 static void on_signal(int sig)
 {
-	(void)sig;
+	/* SIGPIPE is kept over a later SIGINT/SIGTERM: it decides the exit status (141). */
+	if (tp_cli_signal != SIGPIPE)
+		tp_cli_signal = sig;
 	tp_cli_interrupted = 1;
 }
 
@@ -26,6 +29,15 @@ void tp_cli_catch_signals(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* A reader that goes away (`| head`) stops the work like Ctrl-C instead of killing
+	 * the process mid-write: temporaries are removed, an MP4 is finalised. Writes to the
+	 * pipe then fail with EPIPE, which the writers treat as the interruption. */
+	sigaction(SIGPIPE, &sa, NULL);
+}
+
+int tp_cli_broken_pipe(void)
+{
+	return tp_cli_signal == SIGPIPE;
 }
 
 int tp_cli_fail(int code, const tp_err *err)

@@ -56,7 +56,8 @@ static const char usage[] =
 	"  -h, --help           show this help\n"
 	"\n"
 	"Exit status: 0 done, 2 usage error, 3 bad scene or input image, 4 I/O or runtime\n"
-	"error, 130 interrupted (Ctrl-C: frames so far are kept; an MP4 is finalised).\n"
+	"error, 130 interrupted (Ctrl-C: frames so far are kept; an MP4 is finalised),\n"
+	"141 a pipe written to (--stats) was closed by its reader: handled like Ctrl-C.\n"
 	"\n"
 	"MP4s are H.264 (libx264). Without libx264, or with TIDEPOOL_MP4_CODEC=mpeg4, they\n"
 	"are MPEG-4 Part 2, which web browsers do not play. More: man tidepool.\n";
@@ -120,7 +121,9 @@ static int level_heights(const scene *sc, out_plan *plan, int threads, int quiet
 
 /* One JSON object per line; %.9g keeps floats exact enough and stable across runs. Then
  * the pose of every box, in scene order: its centre in scene units (the render size
- * divided out) and its angle in degrees, so scripts can follow a body at any size. */
+ * divided out) and its angle in degrees, so scripts can follow a body at any size.
+ * ferror() catches a failed flush inside any of the calls, so a full disk or a closed
+ * pipe stops the render at this frame, not after the last one. */
 static int write_stats_line(FILE *f, const scene *sc, int frame, double t, const tp_stats *st,
 			    const tp_surface *surf)
 {
@@ -135,7 +138,7 @@ static int write_stats_line(FILE *f, const scene *sc, int frame, double t, const
 		fprintf(f, "%s{\"x\":%.9g,\"y\":%.9g,\"angle\":%.9g}", i ? "," : "", p->x / sx + 0.0,
 			p->y / sy + 0.0, p->angle + 0.0);
 	}
-	return fputs("]}\n", f) == EOF ? -1 : 0;
+	return fputs("]}\n", f) == EOF || ferror(f) ? -1 : 0;
 }
 
 /* Brings lp to output frame `first` without rendering: from the latest checkpoint at or
@@ -234,6 +237,9 @@ int cmd_render(int argc, char **argv)
 	st = loop_stepper(lp);
 	if (o.stats && (rc = tp_wopen(&stats, o.stats, &err)) < 0)
 		goto fail;
+	/* A pipe or device gets each line as it is made (and fails at once). */
+	if (stats.f && stats.direct)
+		setvbuf(stats.f, NULL, _IOLBF, 0);
 	for (int i = 0; i < plan.n; i++) {
 		rc = enc_sink_create(plan.o[i].enc, &plan.o[i].cfg, &sinks[nsinks], &err);
 		if (rc < 0)
@@ -270,7 +276,13 @@ int cmd_render(int argc, char **argv)
 			tp_stats s;
 			stepper_stats(st, &s);
 			if (write_stats_line(stats.f, sc, k, stepper_time(st), &s, &surf) < 0) {
-				rc = tp_errf(&err, TP_EIO, "%s: write error", o.stats);
+				if (errno == EPIPE && tp_cli_broken_pipe()) {
+					/* The reader went away: an interruption, not a failure. This
+					 * frame is already with the encoders, so it counts. */
+					frames_done = k - first + 1;
+					break;
+				}
+				rc = tp_errf(&err, TP_EIO, "%s: write error (%s)", o.stats, strerror(errno));
 				break;
 			}
 		}
@@ -298,7 +310,7 @@ int cmd_render(int argc, char **argv)
 	if (stats.f) {
 		tp_err serr;
 		int src = tp_wclose(&stats, rc == 0, &serr);
-		if (rc == 0 && src < 0) {
+		if (rc == 0 && src < 0 && !tp_cli_broken_pipe()) {
 			rc = src;
 			err = serr;
 		}
@@ -314,6 +326,10 @@ int cmd_render(int argc, char **argv)
 			 frames_done == 1 ? "" : "s", sc->width, sc->height, sc->solver->name, plan.o[0].path,
 			 more, el, el > 0 ? frames_done / el : 0.0);
 		tp_progress_done(&prog, summary);
+		if (interrupted && tp_cli_broken_pipe())
+			/* Said even with -q: the status alone (141) would not say which pipe. */
+			fprintf(stderr, "tidepool: render: broken pipe (SIGPIPE): stopped after %d frame%s; "
+				"finished outputs are kept\n", frames_done, frames_done == 1 ? "" : "s");
 		if (interrupted)
 			rc = TP_EINTR;
 	} else {

@@ -1,5 +1,7 @@
 /* tidepool validate: load a scene and set up everything a render would, without rendering. */
 #include <stdio.h>
+#include <string.h>
+#include <strings.h>
 
 #include "cli/cli.h"
 #include "cli/outputs.h"
@@ -7,6 +9,7 @@
 #include "render/render.h"
 #include "scene/scene.h"
 #include "sim/loop.h"
+#include "util/fsutil.h"
 
 static const char usage[] =
 	"usage: tidepool validate SCENE... [options]\n"
@@ -21,6 +24,18 @@ static const char usage[] =
 	"  -h, --help           show this help\n"
 	"\n"
 	"Exit status: 0 all valid, 2 usage error, 3 a scene is invalid, 4 I/O error.\n";
+
+/* A PNG output pattern is checked as render checks it, so a bad or huge conversion
+ * (%999999999d) fails here rather than after validate said ok. */
+static int check_output(const char *file, const char *path, tp_err *err)
+{
+	size_t n = path ? strlen(path) : 0;
+	if (n > 4 && !strcasecmp(path + n - 4, ".png") && strchr(path, '%') && tp_pattern_kind(path) < 0)
+		return tp_errf(err, TP_EINPUT,
+			       "%s: output: a PNG pattern takes one %%d or %%0Nd with N at most %d "
+			       "(got %.200s)", file, TP_PATTERN_MAX_WIDTH, path);
+	return 0;
+}
 
 static int check_one(const char *path, const cli_opts *o)
 {
@@ -45,7 +60,13 @@ static int check_one(const char *path, const cli_opts *o)
 		if (mode >= 0 && (rc = render_create(sc, (scene_mode)mode, &other, &err)) < 0)
 			rc = tp_errprefix(&err, rc, "-o %s", o->outs.spec[i]);
 		render_destroy(other);
+		if (rc == 0)
+			rc = check_output(path, out, &err);
 	}
+	if (rc == 0)
+		rc = check_output(path, sc->output, &err);
+	for (int i = 0; rc == 0 && i < sc->noutputs; i++)
+		rc = check_output(path, sc->outputs[i].path, &err);
 	if (rc == 0) /* the solver's init and the loop's cross-fade, as render sets them up */
 		rc = loop_create(sc, 1, &lp, &err);
 	if (rc == 0 && !o->quiet)

@@ -161,24 +161,49 @@ static int open_pattern(cmp_source *s, tp_err *err)
 	return 0;
 }
 
+/* 1 if the text starts, after blank lines and '#' comment lines (as the manifest reader
+ * skips them), with the manifest magic. */
+static int looks_like_manifest(const unsigned char *head, size_t n)
+{
+	size_t i = 0, ml = strlen(ENC_MANIFEST_MAGIC);
+	while (i < n) {
+		size_t j = i;
+		while (j < n && (head[j] == ' ' || head[j] == '\t' || head[j] == '\r'))
+			j++;
+		if (j < n && head[j] == '\n') {
+			i = j + 1;
+			continue;
+		}
+		if (j < n && head[j] == '#' && i == j) {
+			while (j < n && head[j] != '\n')
+				j++;
+			i = j + 1;
+			continue;
+		}
+		return n - i >= ml && !memcmp(head + i, ENC_MANIFEST_MAGIC, ml);
+	}
+	return 0;
+}
+
 static int open_file(cmp_source *s, tp_err *err)
 {
-	FILE *f = fopen(s->spec, "rb");
-	if (!f)
-		return tp_errf(err, TP_EIO, "%s: cannot open (%s)", s->spec, strerror(errno));
-	unsigned char head[32] = { 0 };
+	/* Never waits on a FIFO or device: those are refused (exit 3) before any read. */
+	FILE *f;
+	int rc = tp_fopen_regular(s->spec, "a PNG, video or frame-hash manifest", &f, err);
+	if (rc < 0)
+		return rc;
+	unsigned char head[4096] = {0};
 	size_t got = fread(head, 1, sizeof head, f);
 	fclose(f);
-	static const unsigned char png_sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
+	static const unsigned char png_sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
 	if (got >= 8 && !memcmp(head, png_sig, 8)) {
 		s->kind = CMP_SRC_PNG;
 		int cap = 0;
 		return add_path(s, &cap, s->spec, err);
 	}
-	size_t ml = strlen(ENC_MANIFEST_MAGIC);
-	if (got >= ml && !memcmp(head, ENC_MANIFEST_MAGIC, ml)) {
+	if (looks_like_manifest(head, got)) {
 		s->kind = CMP_SRC_MANIFEST;
-		int rc = enc_manifest_read(s->spec, &s->man, err);
+		rc = enc_manifest_read(s->spec, &s->man, err);
 		if (rc < 0)
 			return rc;
 		s->frames = s->man.n;
@@ -186,10 +211,10 @@ static int open_file(cmp_source *s, tp_err *err)
 	}
 	s->kind = CMP_SRC_MP4;
 	tp_err verr;
-	int rc = enc_mp4_open(s->spec, &s->mp4, &verr);
+	rc = enc_mp4_open(s->spec, &s->mp4, &verr);
 	if (rc < 0)
-		return tp_errf(err, TP_EINPUT, "%s: not a PNG, video or frame-hash manifest (%s)", s->spec,
-			       verr.msg);
+		return tp_errf(err, TP_EINPUT, "%s: not a PNG, video or frame-hash manifest (%s)",
+			       s->spec, verr.msg);
 	s->frames = enc_mp4_frames(s->mp4);
 	return 0;
 }
@@ -228,6 +253,10 @@ int cmp_source_open(const char *spec, cmp_source **out, tp_err *err)
 	} else if (has_glob(spec)) {
 		s->kind = CMP_SRC_PNGSEQ;
 		rc = open_glob(s, err);
+	} else if (strchr(spec, '%')) {
+		/* Never formatted: %999999999d would make every name a gigabyte of spaces. */
+		rc = tp_errf(err, TP_EUSAGE, "%.200s: a frame pattern takes one %%d or %%0Nd with N at most %d",
+			     spec, TP_PATTERN_MAX_WIDTH);
 	} else {
 		rc = tp_errf(err, TP_EIO, "%s: %s", spec, strerror(errno));
 	}
@@ -254,6 +283,10 @@ int cmp_source_create_empty(const char *spec, cmp_source **out, tp_err *err)
 		s->is_pattern = 1;
 	} else if (ends_with(spec, ".png") && !has_glob(spec)) {
 		s->kind = CMP_SRC_PNG;
+	} else if (strchr(spec, '%') && tp_pattern_kind(spec) < 0) {
+		cmp_source_close(s);
+		return tp_errf(err, TP_EUSAGE, "%.200s: a frame pattern takes one %%d or %%0Nd with N at most %d",
+			       spec, TP_PATTERN_MAX_WIDTH);
 	} else {
 		cmp_source_close(s);
 		return tp_errf(err, TP_EIO, "%s: does not exist, and --update can only create a "

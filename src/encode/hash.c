@@ -167,6 +167,14 @@ static int is_hex(const char *s)
 	return 1;
 }
 
+static int known_algo(const char *name)
+{
+	for (int i = 0; av_hash_names(i); i++)
+		if (!strcasecmp(av_hash_names(i), name))
+			return 1;
+	return 0;
+}
+
 /* Parses one "key value" header line; returns 1 when it was a header key. */
 static int header_line(enc_manifest *m, const char *key, const char *val, unsigned *seen,
 		       const char *path, int line, tp_err *err, int *rc)
@@ -187,6 +195,12 @@ static int header_line(enc_manifest *m, const char *key, const char *val, unsign
 			bad = !*val || strlen(val) >= sizeof m->algo;
 			if (!bad)
 				snprintf(m->algo, sizeof m->algo, "%s", val);
+			if (!bad && !known_algo(val)) {
+				/* A bad input file, not a bad command line: exit 3, not 2. */
+				*rc = tp_errf(err, TP_EINPUT, "%s:%d: unknown hash algorithm '%s'", path, line, val);
+				*seen |= 1u << k;
+				return 1;
+			}
 		}
 		if (bad)
 			*rc = tp_errf(err, TP_EINPUT, "%s:%d: bad value for '%s': '%s'", path, line, key, val);
@@ -203,9 +217,10 @@ static int header_line(enc_manifest *m, const char *key, const char *val, unsign
 int enc_manifest_read(const char *path, enc_manifest *m, tp_err *err)
 {
 	memset(m, 0, sizeof *m);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return tp_errf(err, TP_EIO, "%s: cannot open (%s)", path, strerror(errno));
+	FILE *f;
+	int orc = tp_fopen_regular(path, "a frame-hash manifest", &f, err);
+	if (orc < 0)
+		return orc;
 	char buf[512];
 	int rc = 0, line = 0;
 	unsigned seen = 0;

@@ -36,6 +36,7 @@
 #include <libswscale/swscale.h>
 
 #include "encode/encoder.h"
+#include "encode/mp4_read.h"
 #include "util/fsutil.h"
 
 #define DEFAULT_CRF 18
@@ -100,6 +101,8 @@ static void log_cb(void *avcl, int level, const char *fmt, va_list ap)
 }
 
 static void log_install(void) { av_log_set_callback(log_cb); }
+
+void enc_av_log_install(void) { pthread_once(&log_once, log_install); }
 
 static void log_reset(void)
 {

@@ -78,6 +78,12 @@ int enc_mp4_open(const char *path, enc_mp4_reader **out, tp_err *err)
 		goto fail;
 	}
 	snprintf(r->path, sizeof r->path, "%s", path);
+	enc_av_log_install();
+	/* Demuxers size tables from the file's own counts: a few hundred bytes of MP4 can ask
+	 * for 564 MB (found by tests/fuzz/fuzz_mp4). No single libav allocation may exceed
+	 * ENC_AV_MAX_ALLOC; the largest legitimate one, an RGB24 frame at the pixel limit, is
+	 * 192 MiB. */
+	av_max_alloc(ENC_AV_MAX_ALLOC);
 	r->pkt = av_packet_alloc();
 	r->frame = av_frame_alloc();
 	if (!r->pkt || !r->frame) {
@@ -91,6 +97,11 @@ int enc_mp4_open(const char *path, enc_mp4_reader **out, tp_err *err)
 	if (rc < 0)
 		goto fail;
 	AVCodecParameters *par = r->fmt->streams[r->stream]->codecpar;
+	if ((double)par->width * par->height > ENC_MP4_MAX_PIXELS) {
+		rc = tp_errf(err, TP_EINPUT, "%s: %dx%d video is more than %d pixels a frame (the limit)",
+			     path, par->width, par->height, ENC_MP4_MAX_PIXELS);
+		goto fail;
+	}
 	const AVCodec *codec = avcodec_find_decoder(par->codec_id);
 	if (!codec) {
 		rc = tp_errf(err, TP_EINPUT, "%s: no decoder for codec '%s'", path,
@@ -109,6 +120,7 @@ int enc_mp4_open(const char *path, enc_mp4_reader **out, tp_err *err)
 	}
 	r->dec->flags |= AV_CODEC_FLAG_BITEXACT;
 	r->dec->thread_count = 0; /* decoders give the same pictures whatever the threading */
+	r->dec->max_pixels = ENC_MP4_MAX_PIXELS; /* a size change mid-stream is bounded too */
 	ret = avcodec_open2(r->dec, codec, NULL);
 	if (ret < 0) {
 		rc = av_fail(err, TP_EINPUT, path, "cannot open decoder", ret);

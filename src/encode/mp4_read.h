@@ -10,6 +10,11 @@
  * twice gives the same pixels. The reader owns its buffers; enc_mp4_next() fills a
  * caller-owned RGB8 image of the stream's size and does not allocate.
  *
+ * Bounds: a stream over ENC_MP4_MAX_PIXELS a frame (the scene limit) is refused before
+ * its decoder opens, no single libav allocation may exceed ENC_AV_MAX_ALLOC (set with
+ * av_max_alloc(), process-wide, when a reader opens), and libav's own log lines never reach stderr (the caller prints one
+ * error line); enc_mp4_open() installs that log callback itself.
+ *
  * Errors: TP_EIO when the file cannot be opened, TP_EINPUT when it has no decodable
  * video stream or a frame fails to decode (the message names the file).
  */
@@ -19,7 +24,14 @@
 #include "util/error.h"
 #include "util/image.h"
 
+#define ENC_MP4_MAX_PIXELS (8192 * 8192)  /* == SCENE_MAX_PIXELS */
+#define ENC_AV_MAX_ALLOC (256 << 20)      /* bytes in any one libav allocation */
+
 typedef struct enc_mp4_reader enc_mp4_reader;
+
+/* Routes libav's log lines away from stderr (mp4.c keeps the last error line for its
+ * messages). Idempotent and thread-safe. */
+void enc_av_log_install(void);
 
 int enc_mp4_open(const char *path, enc_mp4_reader **out, tp_err *err);
 void enc_mp4_close(enc_mp4_reader *r); /* NULL is a no-op */

@@ -14,6 +14,7 @@
 
 typedef struct png_io {
 	char msg[256];
+	char warning[128]; /* the last warning: says why libpng gave up on IHDR */
 } png_io;
 
 static void on_error(png_structp png, png_const_charp msg)
@@ -25,15 +26,18 @@ static void on_error(png_structp png, png_const_charp msg)
 
 static void on_warning(png_structp png, png_const_charp msg)
 {
-	(void)png;
-	(void)msg;
+	png_io *io = png_get_error_ptr(png);
+	if (io)
+		snprintf(io->warning, sizeof io->warning, "%s", msg);
 }
 
-/* Converts one decoded row (RGBA16 big-endian after transforms below) to `want`. */
-static void convert_row(const png_byte *src, uint8_t *dst, int w, tp_pixfmt want)
+/* Converts n decoded pixels (RGBA16 big-endian after the transforms below) to `want`,
+ * writing every step-th pixel of dst (step > 1 scatters an interlace pass). */
+static void convert_row(const png_byte *src, uint8_t *dst, int n, int step, tp_pixfmt want)
 {
-	for (int x = 0; x < w; x++) {
-		const png_byte *p = src + 8 * x;
+	for (int i = 0; i < n; i++) {
+		const png_byte *p = src + 8 * i;
+		size_t x = (size_t)i * (size_t)step;
 		unsigned c[4];
 		for (int k = 0; k < 4; k++)
 			c[k] = (unsigned)(p[2 * k] << 8 | p[2 * k + 1]);
@@ -54,26 +58,50 @@ static void convert_row(const png_byte *src, uint8_t *dst, int w, tp_pixfmt want
 				((uint16_t *)dst)[3 * x + k] = (uint16_t)c[k];
 			break;
 		case TP_GRAY16: /* Rec. 709 luma on the stored values */
-			((uint16_t *)dst)[x] = (uint16_t)((2126 * c[0] + 7152 * c[1] + 722 * c[2] + 5000) / 10000);
+			((uint16_t *)dst)[x] =
+				(uint16_t)((2126 * c[0] + 7152 * c[1] + 722 * c[2] + 5000) / 10000);
 			break;
 		case TP_GRAY8:
-			dst[x] = (uint8_t)(((2126 * c[0] + 7152 * c[1] + 722 * c[2] + 5000) / 10000 * 255 + 32767) / 65535);
+			dst[x] = (uint8_t)(((2126 * c[0] + 7152 * c[1] + 722 * c[2] + 5000) /
+						    10000 * 255 +
+					    32767) /
+					   65535);
 			break;
 		}
 	}
 }
 
+/* The fast path's rows are RGB8 already: only an interlace pass needs scattering. */
+static void scatter_rgb8(const png_byte *src, uint8_t *dst, int n, int step)
+{
+	for (int i = 0; i < n; i++)
+		memcpy(dst + (size_t)3 * i * step, src + 3 * i, 3);
+}
+
+/* Limits, set before libpng allocates anything (png.h states them). */
+static void set_limits(png_structp png)
+{
+	png_set_user_limits(png, TP_PNG_MAX_SIDE, TP_PNG_MAX_SIDE);
+	png_set_chunk_cache_max(png, TP_PNG_MAX_CHUNKS);
+	png_set_chunk_malloc_max(png, TP_PNG_MAX_CHUNK);
+	/* Only the pixels matter here (no gamma or colour management), so every ancillary
+	 * chunk but tRNS is skipped unread: a tEXt or iCCP chunk claiming a gigabyte costs
+	 * nothing. Skipping reads through the chunk in small pieces, never allocating it. */
+	png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, -1);
+}
+
 int tp_png_read(const char *path, tp_pixfmt want, tp_image *out, tp_err *err)
 {
 	memset(out, 0, sizeof *out);
-	png_io io = { "" };
+	png_io io = {"", ""};
 	png_structp png = NULL;
 	png_infop info = NULL;
-	png_bytep volatile row = NULL; /* survives longjmp */
+	png_bytep volatile row = NULL; /* the only heap buffer besides out; survives longjmp */
 	int rc = TP_EINPUT;
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return tp_errf(err, TP_EIO, "%s: cannot open (%s)", path, strerror(errno));
+	FILE *f;
+	int orc = tp_fopen_regular(path, "a PNG image", &f, err);
+	if (orc < 0)
+		return orc;
 
 	png_byte sig[8];
 	if (fread(sig, 1, 8, f) != 8 || png_sig_cmp(sig, 0, 8)) {
@@ -88,54 +116,48 @@ int tp_png_read(const char *path, tp_pixfmt want, tp_image *out, tp_err *err)
 		goto fail;
 	}
 	if (setjmp(png_jmpbuf(png))) {
-		rc = tp_errf(err, TP_EINPUT, "%s: corrupt PNG (%s)", path, io.msg);
+		if (strstr(io.warning, "exceeds user limit"))
+			rc = tp_errf(err, TP_EINPUT,
+				     "%s: larger than %d pixels on a side (the limit for images)",
+				     path, TP_PNG_MAX_SIDE);
+		else if (!strcmp(io.msg, "Read Error")) /* libpng's word for a short read */
+			rc = tp_errf(err, TP_EINPUT, "%s: corrupt PNG (the file ends early)", path);
+		else
+			rc = tp_errf(err, TP_EINPUT, "%s: corrupt PNG (%s)", path, io.msg);
 		goto fail;
 	}
 	png_init_io(png, f);
 	png_set_sig_bytes(png, 8);
-	/* Refuse absurd dimensions before allocating (libpng's default limit is 1M x 1M). */
-	png_set_user_limits(png, 32768, 32768);
+	set_limits(png);
 	png_read_info(png, info);
 
 	png_uint_32 w = png_get_image_width(png, info), h = png_get_image_height(png, info);
-	int color = png_get_color_type(png, info);
-	if (want == TP_RGB8 && png_get_bit_depth(png, info) <= 8 && !(color & PNG_COLOR_MASK_ALPHA) &&
-	    !png_get_valid(png, info, PNG_INFO_tRNS)) {
-		/* Fast path for the common case (our own frames): opaque 8-bit pixels decode
-		 * straight into RGB8 rows. Same values the general path would give. */
-		png_set_expand(png);
-		if (color == PNG_COLOR_TYPE_GRAY)
-			png_set_gray_to_rgb(png);
-		png_set_interlace_handling(png);
-		png_read_update_info(png, info);
-		if (png_get_rowbytes(png, info) != (size_t)w * 3) {
-			rc = tp_errf(err, TP_EINPUT, "%s: unsupported PNG layout", path);
-			goto fail;
-		}
-		if (tp_image_alloc(out, (int)w, (int)h, want) < 0) {
-			rc = tp_errf(err, TP_EIO, "%s: out of memory for %ux%u image", path, w, h);
-			goto fail;
-		}
-		png_bytep *rows = malloc(sizeof *rows * h);
-		if (!rows) {
-			rc = tp_errf(err, TP_EIO, "%s: out of memory", path);
-			goto fail;
-		}
-		for (png_uint_32 y = 0; y < h; y++)
-			rows[y] = tp_image_row(out, (int)y);
-		row = (png_bytep)rows; /* freed on every path below */
-		png_read_image(png, rows);
-		goto done;
+	if ((double)w * h > TP_PNG_MAX_PIXELS) {
+		rc = tp_errf(err, TP_EINPUT,
+			     "%s: %ux%u is more than %.0f pixels (the limit for images)", path, w,
+			     h, TP_PNG_MAX_PIXELS);
+		goto fail;
 	}
-	/* Expand everything else to 16-bit RGBA so one conversion handles every PNG type. */
+	int color = png_get_color_type(png, info);
+	int interlaced = png_get_interlace_type(png, info) != PNG_INTERLACE_NONE;
+	/* Fast path for the common case (our own frames): opaque 8-bit pixels decode straight
+	 * into RGB8 rows. Same values the general path would give. */
+	int fast = want == TP_RGB8 && png_get_bit_depth(png, info) <= 8 &&
+		   !(color & PNG_COLOR_MASK_ALPHA) && !png_get_valid(png, info, PNG_INFO_tRNS);
+	size_t px = fast ? 3 : 8;
 	png_set_expand(png);
-	png_set_expand_16(png);
+	if (!fast)
+		png_set_expand_16(png); /* everything else as 16-bit RGBA: one conversion for all */
 	if (color == PNG_COLOR_TYPE_GRAY || color == PNG_COLOR_TYPE_GRAY_ALPHA)
 		png_set_gray_to_rgb(png);
-	png_set_add_alpha(png, 0xffff, PNG_FILLER_AFTER);
-	int passes = png_set_interlace_handling(png);
+	if (!fast)
+		png_set_add_alpha(png, 0xffff, PNG_FILLER_AFTER);
+	/* No png_set_interlace_handling(): an interlaced image is read pass by pass, each
+	 * pass's pixels going straight to their place in out. libpng's own de-interlacing
+	 * needs a full-size buffer in its 16-bit RGBA layout (8 bytes a pixel) and reads
+	 * every row seven times. */
 	png_read_update_info(png, info);
-	if (png_get_rowbytes(png, info) != (size_t)w * 8) {
+	if (png_get_rowbytes(png, info) != (size_t)w * px) {
 		rc = tp_errf(err, TP_EINPUT, "%s: unsupported PNG layout", path);
 		goto fail;
 	}
@@ -143,33 +165,35 @@ int tp_png_read(const char *path, tp_pixfmt want, tp_image *out, tp_err *err)
 		rc = tp_errf(err, TP_EIO, "%s: out of memory for %ux%u image", path, w, h);
 		goto fail;
 	}
-	if (passes > 1) {
-		/* Interlaced: decode the whole image at 16-bit RGBA first. */
-		row = malloc((size_t)w * 8 * h);
-		png_bytep *rows = malloc(sizeof *rows * h);
-		if (!row || !rows) {
-			free(rows);
-			rc = tp_errf(err, TP_EIO, "%s: out of memory", path);
-			goto fail;
-		}
-		for (png_uint_32 y = 0; y < h; y++)
-			rows[y] = row + (size_t)y * w * 8;
-		png_read_image(png, rows);
-		free(rows);
-		for (png_uint_32 y = 0; y < h; y++)
-			convert_row(row + (size_t)y * w * 8, tp_image_row(out, (int)y), (int)w, want);
-	} else {
-		row = malloc((size_t)w * 8);
+	if (!fast || interlaced) {
+		row = malloc((size_t)w * px);
 		if (!row) {
 			rc = tp_errf(err, TP_EIO, "%s: out of memory", path);
 			goto fail;
 		}
-		for (png_uint_32 y = 0; y < h; y++) {
+	}
+	int bpp = tp_pixfmt_bytes(want);
+	for (int pass = 0; pass < (interlaced ? 7 : 1); pass++) {
+		png_uint_32 cols = interlaced ? PNG_PASS_COLS(w, pass) : w;
+		png_uint_32 rows = interlaced ? PNG_PASS_ROWS(h, pass) : h;
+		if (!cols || !rows)
+			continue; /* libpng skips empty passes too */
+		int x0 = interlaced ? (int)PNG_PASS_START_COL(pass) : 0;
+		int step = interlaced ? 1 << PNG_PASS_COL_SHIFT(pass) : 1;
+		for (png_uint_32 r = 0; r < rows; r++) {
+			int y = interlaced ? (int)PNG_ROW_FROM_PASS_ROW(r, pass) : (int)r;
+			uint8_t *dst = tp_image_row(out, y) + (size_t)x0 * bpp;
+			if (fast && !interlaced) {
+				png_read_row(png, dst, NULL);
+				continue;
+			}
 			png_read_row(png, row, NULL);
-			convert_row(row, tp_image_row(out, (int)y), (int)w, want);
+			if (fast)
+				scatter_rgb8(row, dst, (int)cols, step);
+			else
+				convert_row(row, dst, (int)cols, step, want);
 		}
 	}
-done:
 	png_read_end(png, NULL);
 	png_destroy_read_struct(&png, &info, NULL);
 	free(row);
@@ -231,7 +255,7 @@ int tp_png_write(const char *path, const tp_image *img, int level, tp_err *err)
 	FILE *f = fopen(tmp, "wb");
 	if (!f)
 		return tp_errf(err, TP_EIO, "%s: cannot create (%s)", tmp, strerror(errno));
-	png_io io = { "" };
+	png_io io = { "", "" };
 	int bad = write_stream(f, img, level, &io);
 	if (!bad && fflush(f) != 0) {
 		snprintf(io.msg, sizeof io.msg, "%s", strerror(errno));

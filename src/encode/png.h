@@ -7,6 +7,14 @@
  * The caller frees the image with tp_image_free(). Errors name the file: TP_EIO when it
  * cannot be opened, TP_EINPUT when it is not a valid PNG.
  *
+ * Memory is bounded before anything is allocated: each side at most TP_PNG_MAX_SIDE and
+ * the image at most TP_PNG_MAX_PIXELS (the scene's own pixel limit, SCENE_MAX_PIXELS), so
+ * the decoded image is the only large buffer (192 MiB at most in RGB8) besides one row.
+ * Ancillary chunks other than tRNS are skipped without being read into memory; libpng's
+ * chunk limits are set too (at most TP_PNG_MAX_CHUNKS ancillary chunks kept, none over
+ * TP_PNG_MAX_CHUNK bytes). Non-regular files (FIFOs, devices, sockets) are refused
+ * (TP_EINPUT) without waiting for a writer.
+ *
  * tp_png_write() writes img to `path` atomically (temporary name, then rename).
  * `level` is the zlib level 0..9 (-1: default 3, which favours speed).
  */
@@ -15,6 +23,11 @@
 
 #include "util/error.h"
 #include "util/image.h"
+
+#define TP_PNG_MAX_SIDE 16384                 /* pixels; flipbook atlases reach it */
+#define TP_PNG_MAX_PIXELS (8192.0 * 8192.0)   /* == SCENE_MAX_PIXELS */
+#define TP_PNG_MAX_CHUNKS 64                  /* ancillary chunks libpng may keep */
+#define TP_PNG_MAX_CHUNK (1024 * 1024)        /* bytes in any one non-IDAT chunk */
 
 int tp_png_read(const char *path, tp_pixfmt want, tp_image *out, tp_err *err);
 int tp_png_write(const char *path, const tp_image *img, int level, tp_err *err);

@@ -8,6 +8,10 @@
  */
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,8 +32,11 @@ typedef struct pngseq {
 	int batch_index[BATCH];
 	int nbatch;
 	int first;   /* first frame index (render --range) */
+	int range;   /* a range of a longer render: the lock names its frames */
 	int written; /* frames first..written-1 are on disk */
 	int overwrite;
+	int lock_fd;         /* flock()ed "<dir>/.<pattern>.lock" while a sequence is written */
+	char lock_path[8320];
 } pngseq;
 
 static void frame_path(const pngseq *s, int index, char *buf, size_t n)
@@ -97,7 +104,9 @@ static int pngseq_check(const enc_config *cfg, tp_err *err)
 {
 	int kind = tp_pattern_kind(cfg->path);
 	if (kind < 0)
-		return tp_errf(err, TP_EUSAGE, "%s: a PNG pattern takes one %%d (like out/%%04d.png)", cfg->path);
+		return tp_errf(err, TP_EUSAGE,
+			       "%.200s: a PNG pattern takes one %%d or %%0Nd with N at most %d (like out/%%04d.png)",
+			       cfg->path, TP_PATTERN_MAX_WIDTH);
 	if (kind == 0 && cfg->frames > 1)
 		return tp_errf(err, TP_EUSAGE,
 			       "%s: %d frames need a pattern with %%d (like out/%%04d.png), or use --frames 1",
@@ -115,6 +124,58 @@ static int pngseq_check(const enc_config *cfg, tp_err *err)
 	return first_existing_frame(&tmp, cfg->first, cfg->frames, err);
 }
 
+/* Two renders into one pattern would interleave their frames (and both succeed): the
+ * sequence is locked with flock() on "<dir>/.<base>.lock" for the whole render (a
+ * --range render on "<dir>/.<base>.A-B.lock", the frames it writes). The lock
+ * goes with the process (a killed render leaves at most an unlocked, harmless file), and
+ * the file is removed on close. A lock whose file was removed (by its previous holder)
+ * between open and flock is taken again on the new file. */
+static int lock_sequence(pngseq *s, tp_err *err)
+{
+	char dir[4096];
+	const char *slash = strrchr(s->pattern, '/');
+	tp_path_dir(s->pattern, dir, sizeof dir);
+	/* A range (render --range: a farm chunk) locks its own frames; chunks of one render
+	 * write disjoint ranges of one pattern side by side. */
+	if (s->range)
+		snprintf(s->lock_path, sizeof s->lock_path, "%s/.%s.%d-%d.lock", dir,
+			 slash ? slash + 1 : s->pattern, s->first, s->first + s->frames - 1);
+	else
+		snprintf(s->lock_path, sizeof s->lock_path, "%s/.%s.lock", dir,
+			 slash ? slash + 1 : s->pattern);
+	for (int tries = 0; tries < 100; tries++) {
+		int fd = open(s->lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
+		if (fd < 0)
+			return tp_errf(err, TP_EIO, "%s: cannot create lock file (%s)", s->lock_path, strerror(errno));
+		if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+			int e = errno;
+			close(fd);
+			if (e == EWOULDBLOCK)
+				return tp_errf(err, TP_EIO, "%s: another render is writing this sequence "
+					       "(locked by %s); wait for it or choose another output",
+					       s->pattern, s->lock_path);
+			return tp_errf(err, TP_EIO, "%s: cannot lock (%s)", s->lock_path, strerror(e));
+		}
+		struct stat a, b;
+		if (fstat(fd, &a) == 0 && stat(s->lock_path, &b) == 0 && a.st_ino == b.st_ino &&
+		    a.st_dev == b.st_dev) {
+			s->lock_fd = fd;
+			return 0;
+		}
+		close(fd); /* removed under us by the previous holder: try the new file */
+	}
+	return tp_errf(err, TP_EIO, "%s: cannot lock", s->lock_path);
+}
+
+static void unlock_sequence(pngseq *s)
+{
+	if (s->lock_fd <= 0)
+		return;
+	unlink(s->lock_path); /* while still locked, so no one holds a lock on a removed name */
+	close(s->lock_fd);
+	s->lock_fd = 0;
+}
+
 static int pngseq_open(void *priv, const enc_config *cfg, tp_err *err)
 {
 	pngseq *s = priv;
@@ -125,7 +186,10 @@ static int pngseq_open(void *priv, const enc_config *cfg, tp_err *err)
 	s->is_pattern = tp_pattern_kind(cfg->path) == 1;
 	s->frames = cfg->frames;
 	s->first = s->written = cfg->first;
+	s->range = cfg->range;
 	s->overwrite = cfg->overwrite;
+	if (s->is_pattern && (rc = lock_sequence(s, err)) < 0)
+		return rc;
 	for (int i = 0; i < BATCH; i++)
 		if (tp_image_alloc(&s->batch[i], cfg->w, cfg->h, cfg->fmt) < 0)
 			return tp_errf(err, TP_EIO, "out of memory");
@@ -183,6 +247,7 @@ static int pngseq_close(void *priv, enc_close_mode mode, tp_err *err)
 	}
 	for (int i = 0; i < BATCH; i++)
 		tp_image_free(&s->batch[i]);
+	unlock_sequence(s);
 	return rc;
 }
 

@@ -66,11 +66,13 @@ static int read_file(const char *path, char **out, size_t *outlen, tp_err *err)
 	char *buf = NULL;
 	size_t len = 0, cap;
 	int rc = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO nobody writes reads as empty instead of hanging in open(). */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return tp_errf(err, TP_EIO, "%s: cannot open (%s)", path, strerror(errno));
 	struct stat st;
-	if (fstat(fd, &st) != 0) {
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0 || fstat(fd, &st) != 0) {
 		rc = tp_errf(err, TP_EIO, "%s: cannot read (%s)", path, strerror(errno));
 		goto fail;
 	}
@@ -334,6 +336,11 @@ static int read_timing(ld *L, const scene_overrides *ov)
 	const ld_range seed_r = { 0, SEED_MAX, LD_INT };
 	if ((rc = ld_opt_num(L, L->root, "seed", &seed_r, &seed)) < 0)
 		return rc;
+	/* 2^53 + 1 reads as the double 2^53: check the digits as written, like --seed. */
+	char sd[64];
+	const cJSON *sv = ld_get(L->root, "seed");
+	if (seed == SEED_MAX && strtold(ld_got(L, sv, sd, sizeof sd), NULL) > SEED_MAX)
+		return ld_fail(L, sv, 0, "must be in 0..9007199254740992 (got %s)", sd);
 	s->seed = ov && ov->has_seed ? ov->seed : (uint64_t)seed;
 	return 0;
 }

@@ -153,8 +153,10 @@ int tp_pattern_kind(const char *p)
 			continue;
 		}
 		p++;
-		while (isdigit((unsigned char)*p))
-			p++;
+		long width = 0;
+		for (; isdigit((unsigned char)*p); p++)
+			if ((width = width * 10 + (*p - '0')) > TP_PATTERN_MAX_WIDTH)
+				return -1;
 		if (*p != 'd')
 			return -1;
 		convs++;
@@ -214,5 +216,34 @@ int tp_wclose(tp_wfile *w, int ok, tp_err *err)
 			unlink(w->tmp);
 		w->tmp[0] = 0;
 	}
+	return rc;
+}
+
+static const char *file_type(mode_t m)
+{
+	return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" :
+	       S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" : "not a regular file";
+}
+
+int tp_fopen_regular(const char *path, const char *what, FILE **out, tp_err *err)
+{
+	*out = NULL;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return tp_errf(err, TP_EIO, "%s: cannot open (%s)", path, strerror(errno));
+	struct stat st;
+	int rc = 0;
+	if (fstat(fd, &st) != 0)
+		rc = tp_errf(err, TP_EIO, "%s: cannot read (%s)", path, strerror(errno));
+	else if (!S_ISREG(st.st_mode))
+		rc = tp_errf(err, TP_EINPUT, "%s: is %s, not %s (only regular files are read)", path,
+			     file_type(st.st_mode), what);
+	if (rc == 0) {
+		int fl = fcntl(fd, F_GETFL);
+		if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0 || !(*out = fdopen(fd, "rb")))
+			rc = tp_errf(err, TP_EIO, "%s: cannot open (%s)", path, strerror(errno));
+	}
+	if (rc < 0)
+		close(fd);
 	return rc;
 }

@@ -26,8 +26,17 @@ int tp_dir_writable(const char *dir, tp_err *err);
 /* Creates missing parent directories of `path` (mkdir -p of its directory). */
 int tp_mkdirs_for(const char *path, tp_err *err);
 /* Frame-name patterns: 1 for exactly one "%d" / "%0Nd" conversion ("%%" is a literal
- * percent), 0 for none, -1 for anything else (so a pattern is safe to give printf). */
+ * percent), 0 for none, -1 for anything else (so a pattern is safe to give printf),
+ * including a field width above TP_PATTERN_MAX_WIDTH (%999999999d would make every name a
+ * gigabyte of spaces). */
+#define TP_PATTERN_MAX_WIDTH 32
 int tp_pattern_kind(const char *p);
+/* Opens path for reading without ever blocking: O_NONBLOCK, so a FIFO with no writer
+ * cannot hang the open, then fstat() on the descriptor itself; anything but a regular
+ * file (FIFO, device, socket, directory) is refused with TP_EINPUT naming what it is
+ * and `what` ("a PNG image"). Returns 0 with a blocking *out, TP_EIO if it cannot be
+ * opened, TP_EINPUT if it is not a regular file. */
+int tp_fopen_regular(const char *path, const char *what, FILE **out, tp_err *err);
 /* Renames tmp onto path (atomic), removing tmp and naming both on failure. A symbolic
  * link at path to a regular file is followed (the file it names is replaced). Refuses to
  * replace a device, FIFO, socket or directory. */

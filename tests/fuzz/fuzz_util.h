@@ -1,0 +1,67 @@
+/*
+ * fuzz_util.h - what the libFuzzer targets share: one private temporary directory per
+ * process (removed at exit), the input written to a file there (tidepool reads files,
+ * not buffers), and the invariants every error must keep.
+ */
+#ifndef TP_FUZZ_UTIL_H
+#define TP_FUZZ_UTIL_H
+
+#include <omp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/error.h"
+
+static char fuzz_dir[256];
+
+static void fuzz_cleanup(void)
+{
+	char cmd[300];
+	if (fuzz_dir[0]) {
+		snprintf(cmd, sizeof cmd, "rm -rf '%s'", fuzz_dir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "fuzz: cannot remove %s\n", fuzz_dir);
+	}
+}
+
+/* One thread: the fuzzer runs one input at a time, and the machine is shared. */
+static void fuzz_init(void)
+{
+	if (fuzz_dir[0])
+		return;
+	const char *t = getenv("TMPDIR");
+	snprintf(fuzz_dir, sizeof fuzz_dir, "%s/tp-fuzz-XXXXXX", t && *t ? t : "/tmp");
+	if (!mkdtemp(fuzz_dir))
+		abort();
+	atexit(fuzz_cleanup);
+	omp_set_num_threads(1);
+}
+
+/* Writes data[0..n) to fuzz_dir/name; returns the path (static). */
+static const char *fuzz_file(const char *name, const uint8_t *data, size_t n)
+{
+	static char path[512];
+	snprintf(path, sizeof path, "%s/%s", fuzz_dir, name);
+	FILE *f = fopen(path, "wb");
+	if (!f || (n && fwrite(data, 1, n, f) != n) || fclose(f) != 0)
+		abort();
+	return path;
+}
+
+/* Every failure must carry a one-line message (the CLI prints it as is) and a TP_E code. */
+static void fuzz_check_error(int rc, const tp_err *err)
+{
+	if (rc != TP_EINPUT && rc != TP_EIO && rc != TP_EUSAGE) {
+		fprintf(stderr, "unexpected error code %d: %s\n", rc, err->msg);
+		abort();
+	}
+	if (!err->msg[0] || strchr(err->msg, '\n')) {
+		fprintf(stderr, "error message empty or not one line: '%s'\n", err->msg);
+		abort();
+	}
+}
+
+#endif
