@@ -126,10 +126,12 @@ static void sph_uninit(void *priv)
 	free(s->bodies);
 	free(s->bfx);
 	free(s->bfy);
+	free(s->bhit);
 	free(s->cdx);
 	free(s->cdy);
 	s->bodies = NULL;
 	s->bfx = s->bfy = s->cdx = s->cdy = NULL;
+	s->bhit = NULL;
 	s->key = s->perm = s->cell_start = s->cell_fill = NULL;
 	s->part = NULL;
 	s->obst_prev = s->obst_cur = s->obst_sub0 = s->obst_sub1 = NULL;
@@ -336,6 +338,8 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 		for (size_t i = 0; i < sizeof ba / sizeof ba[0]; i++)
 			if (!(*ba[i] = alloc_floats(n + SPH_LANES)))
 				goto oom;
+		if (!(s->bhit = calloc(n + SPH_LANES, 1)))
+			goto oom;
 		sph_bodies_poses(s);
 	}
 	s->ncx = (int)fmax(1, floor(4 * s->W / s->R));

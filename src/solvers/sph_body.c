@@ -281,25 +281,64 @@ static int near_face(const sph_obst *ob, float R, float gap, float x, float y, f
 	return 1;
 }
 
+/* The particles that can be within reach of body b's faces: the grid rows and columns
+ * its footprint, grown by the kernel radius (and a cell for rounding), covers. The
+ * particles are sorted by cell, row-major (sph_sort, which ran this substep), so each row
+ * is one contiguous index range, and the ranges come in index order: visiting them is
+ * visiting the candidates in particle order, as a loop over every particle would. */
+typedef struct body_rows {
+	int y0, y1, x0, x1; /* cells */
+} body_rows;
+
+static body_rows rows_of(const sph *s, const sph_obst *ob)
+{
+	const sph_k k = sph_consts(s);
+	const float ex = fabsf(ob->c) * ob->hx + fabsf(ob->s) * ob->hy + s->R;
+	const float ey = fabsf(ob->s) * ob->hx + fabsf(ob->c) * ob->hy + s->R;
+	body_rows r = { (int)floorf((ob->cy - ey) * k.fy) - 1, (int)floorf((ob->cy + ey) * k.fy) + 1,
+			(int)floorf((ob->cx - ex) * k.fx) - 1, (int)floorf((ob->cx + ex) * k.fx) + 1 };
+	r.y0 = r.y0 < 0 ? 0 : r.y0;
+	r.x0 = r.x0 < 0 ? 0 : r.x0;
+	r.y1 = r.y1 > k.ncy - 1 ? k.ncy - 1 : r.y1;
+	r.x1 = r.x1 > k.ncx - 1 ? k.ncx - 1 : r.x1;
+	return r;
+}
+
+/* for (i over the candidates of body rows r, in particle order) */
+#define FOR_CANDIDATES(s, r, i)                                                                    \
+	for (int row_ = (r).y0; row_ <= (r).y1 && (r).x0 <= (r).x1; row_++)                        \
+		for (int i = (s)->cell_start[row_ * (s)->ncx + (r).x0],                             \
+			 end_ = (s)->cell_start[row_ * (s)->ncx + (r).x1 + 1];                       \
+		     i < end_; i++)
+
+/* Only particles near a body change (the candidates); the sums over bodies are made in
+ * body order for each particle, as before, so the bits do not depend on the culling. */
 void sph_bodies_density(sph *s, const sph_sub *c)
 {
-	const int n = s->n;
 	const float ws = (float)SPH_WALL_N * s->invR, R = s->R, gap = s->s, rho0 = s->rho0;
 	const float k = (float)s->stiffness, kn = (float)s->near_stiffness,
 		    coh = (float)s->cohesion;
-#pragma omp parallel for schedule(static) if (n >= SPH_PAR_MIN)
-	for (int i = 0; i < n; i++) {
-		int hit = 0;
-		for (int b = 0; b < s->nfloat; b++) {
+	for (int b = 0; b < s->nfloat; b++) {
+		const sph_obst *ob = &c->cur[s->bodies[b].box];
+		const body_rows r = rows_of(s, ob);
+		FOR_CANDIDATES(s, r, i)
+		{
 			float d, nx, ny;
-			if (!near_face(&c->cur[s->bodies[b].box], R, gap, s->x[i], s->y[i], &d, &nx,
-				       &ny))
+			if (!near_face(ob, R, gap, s->x[i], s->y[i], &d, &nx, &ny))
 				continue;
 			s->rho[i] += table(s->wall_rho, d, ws);
 			s->rhon[i] += table(s->wall_rhon, d, ws);
-			hit = 1;
+			s->bhit[i] = 1;
 		}
-		if (hit) { /* as density_finish (relaxed) */
+	}
+	for (int b = 0; b < s->nfloat; b++) {
+		const body_rows r = rows_of(s, &c->cur[s->bodies[b].box]);
+		FOR_CANDIDATES(s, r, i)
+		{
+			if (!s->bhit[i])
+				continue;
+			s->bhit[i] = 0;
+			/* as density_finish (relaxed) */
 			const float dd = s->rho[i], e = dd - rho0;
 			s->p[i] = 0.5f * k * (e < 0 ? coh * e : e);
 			s->pn[i] = 0.5f * kn * s->rhon[i];
@@ -310,33 +349,35 @@ void sph_bodies_density(sph *s, const sph_sub *c)
 
 void sph_bodies_push(sph *s, const sph_sub *c)
 {
-	const int n = s->n;
 	const float ws = (float)SPH_WALL_N * s->invR, R = s->R, gap = s->s;
-#pragma omp parallel for schedule(static) if (n >= SPH_PAR_MIN)
-	for (int i = 0; i < n; i++) {
-		float ax = 0, ay = 0;
-		for (int b = 0; b < s->nfloat; b++) {
+	memset(s->bfx, 0, (size_t)s->n * sizeof *s->bfx);
+	memset(s->bfy, 0, (size_t)s->n * sizeof *s->bfy);
+	for (int b = 0; b < s->nfloat; b++) {
+		const sph_obst *ob = &c->cur[s->bodies[b].box];
+		const body_rows r = rows_of(s, ob);
+		FOR_CANDIDATES(s, r, i)
+		{
 			float d, nx, ny;
-			if (!near_face(&c->cur[s->bodies[b].box], R, gap, s->x[i], s->y[i], &d, &nx,
-				       &ny))
+			if (!near_face(ob, R, gap, s->x[i], s->y[i], &d, &nx, &ny))
 				continue;
 			const float Pp = s->p[i] > 0 ? 2 * s->p[i] : 0, Pnf = 2 * s->pn[i];
 			const float a =
 				Pp * table(s->wall_f, d, ws) + Pnf * table(s->wall_fn, d, ws);
-			ax += a * nx;
-			ay += a * ny;
+			s->bfx[i] += a * nx;
+			s->bfy[i] += a * ny;
 		}
-		s->bfx[i] = ax;
-		s->bfy[i] = ay;
 	}
 	/* the reactions, summed in particle order (the same bits at any thread count) */
-	for (int i = 0; i < n; i++) {
-		if (s->bfx[i] == 0 && s->bfy[i] == 0)
-			continue;
-		for (int b = 0; b < s->nfloat; b++) {
+	for (int b = 0; b < s->nfloat; b++) {
+		sph_body *o = &s->bodies[b];
+		const sph_obst *ob = &c->cur[o->box];
+		const body_rows r = rows_of(s, ob);
+		FOR_CANDIDATES(s, r, i)
+		{
 			float d, nx, ny;
-			sph_body *o = &s->bodies[b];
-			if (!near_face(&c->cur[o->box], R, gap, s->x[i], s->y[i], &d, &nx, &ny))
+			if (s->bfx[i] == 0 && s->bfy[i] == 0)
+				continue;
+			if (!near_face(ob, R, gap, s->x[i], s->y[i], &d, &nx, &ny))
 				continue;
 			const float Pp = s->p[i] > 0 ? 2 * s->p[i] : 0, Pnf = 2 * s->pn[i];
 			const double a =

@@ -187,6 +187,7 @@ typedef struct sph {
 	int nfloat;                /* floating boxes */
 	sph_body *bodies;
 	float *bfx, *bfy;          /* per particle: the bodies' ghost push (px/s^2) */
+	uint8_t *bhit;             /* per particle: near a body this substep (scratch, 0) */
 	float *cdx, *cdy;          /* ... and the push-out of the last relaxation (px) */
 	long emitted;              /* particles created since init */
 	long lost;                 /* particles refused because the cap was reached */
