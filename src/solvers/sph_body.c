@@ -62,9 +62,10 @@ int sph_bodies_init(sph *s, tp_err *err)
 		if (sc->boxes[b].floating && s->model != SPH_MODEL_RELAXED) {
 			char at[48];
 			snprintf(at, sizeof at, "boxes[%d].float", b);
-			return scene_errf(sc, err, TP_EINPUT, at,
-					  "the sph solver's \"seed\" model has no floating boxes (use "
-					  "params.model \"relaxed\", the default)");
+			return scene_errf(
+				sc, err, TP_EINPUT, at,
+				"the sph solver's \"seed\" model has no floating boxes (use "
+				"params.model \"relaxed\", the default)");
 		}
 	s->bodies = calloc((size_t)s->nfloat, sizeof *s->bodies);
 	if (!s->bodies)
@@ -295,8 +296,9 @@ static body_rows rows_of(const sph *s, const sph_obst *ob)
 	const sph_k k = sph_consts(s);
 	const float ex = fabsf(ob->c) * ob->hx + fabsf(ob->s) * ob->hy + s->R;
 	const float ey = fabsf(ob->s) * ob->hx + fabsf(ob->c) * ob->hy + s->R;
-	body_rows r = { (int)floorf((ob->cy - ey) * k.fy) - 1, (int)floorf((ob->cy + ey) * k.fy) + 1,
-			(int)floorf((ob->cx - ex) * k.fx) - 1, (int)floorf((ob->cx + ex) * k.fx) + 1 };
+	body_rows r = {(int)floorf((ob->cy - ey) * k.fy) - 1, (int)floorf((ob->cy + ey) * k.fy) + 1,
+		       (int)floorf((ob->cx - ex) * k.fx) - 1,
+		       (int)floorf((ob->cx + ex) * k.fx) + 1};
 	r.y0 = r.y0 < 0 ? 0 : r.y0;
 	r.x0 = r.x0 < 0 ? 0 : r.x0;
 	r.y1 = r.y1 > k.ncy - 1 ? k.ncy - 1 : r.y1;
@@ -307,8 +309,8 @@ static body_rows rows_of(const sph *s, const sph_obst *ob)
 /* for (i over the candidates of body rows r, in particle order) */
 #define FOR_CANDIDATES(s, r, i)                                                                    \
 	for (int row_ = (r).y0; row_ <= (r).y1 && (r).x0 <= (r).x1; row_++)                        \
-		for (int i = (s)->cell_start[row_ * (s)->ncx + (r).x0],                             \
-			 end_ = (s)->cell_start[row_ * (s)->ncx + (r).x1 + 1];                       \
+		for (int i = (s)->cell_start[row_ * (s)->ncx + (r).x0],                            \
+			 end_ = (s)->cell_start[row_ * (s)->ncx + (r).x1 + 1];                     \
 		     i < end_; i++)
 
 /* Only particles near a body change (the candidates); the sums over bodies are made in
