@@ -357,14 +357,25 @@ Test(compare, malformed_manifests_are_rejected_with_their_line)
 	tp_err err;
 	cr_assert_eq(enc_manifest_read(path, &m, &err), 0, "%s", err.msg);
 	cr_assert_eq(m.fmt, TP_GRAY16);
-	cr_assert_str_eq(m.hashes[0], "0123abcd");
+	cr_assert_str_eq(enc_manifest_hash(&m, 0), "0123abcd");
 	enc_manifest_free(&m);
 	/* A --range manifest: frames 5 and 6 */
 	write_text(path, "tidepool-frame-hashes 1\nwidth 4\nheight 4\npixfmt rgb24\nhash sha256\n"
 			 "5 0a\n6 0b\n");
 	cr_assert_eq(enc_manifest_read(path, &m, &err), 0, "%s", err.msg);
 	cr_assert(m.first == 5 && m.n == 7, "first %d n %d", m.first, m.n);
-	cr_assert_str_eq(m.hashes[6], "0b");
+	cr_assert_str_eq(enc_manifest_hash(&m, 6), "0b");
+	cr_assert_str_eq(enc_manifest_hash(&m, 4), "", "frames before a range are empty");
+	cr_assert_null(enc_manifest_hash(&m, 7));
+	enc_manifest_free(&m);
+	/* A range late in a long render holds only its own frames (fuzz_manifest found a
+	 * 60-byte manifest starting at frame 11111111 that asked for 2 GB). */
+	write_text(path, "tidepool-frame-hashes 1\nwidth 4\nheight 4\npixfmt rgb24\nhash sha256\n"
+			 "11111111 0a\n");
+	cr_assert_eq(enc_manifest_read(path, &m, &err), 0, "%s", err.msg);
+	cr_assert(m.first == 11111111 && m.n == 11111112 && m.cap <= 16, "first %d n %d cap %d",
+		  m.first, m.n, m.cap);
+	cr_assert_str_eq(enc_manifest_hash(&m, 11111111), "0a");
 	enc_manifest_free(&m);
 }
 

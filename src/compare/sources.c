@@ -414,7 +414,7 @@ int cmp_source_read(cmp_source *s, int i, tp_pixfmt fmt, tp_image *img, tp_err *
 
 const char *cmp_source_hash(const cmp_source *s, int i)
 {
-	return s->kind == CMP_SRC_MANIFEST && i >= 0 && i < s->man.n ? s->man.hashes[i] : NULL;
+	return s->kind == CMP_SRC_MANIFEST ? enc_manifest_hash(&s->man, i) : NULL;
 }
 
 const char *cmp_source_hash_algo(const cmp_source *s)

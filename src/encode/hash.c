@@ -146,15 +146,22 @@ static int manifest_reserve(enc_manifest *m, int n, tp_err *err)
 
 int enc_manifest_set(enc_manifest *m, int i, const char *hex, tp_err *err)
 {
-	if (i < 0 || strlen(hex) >= ENC_HASH_HEX_MAX)
+	if (i < m->first || strlen(hex) >= ENC_HASH_HEX_MAX)
 		return tp_errf(err, TP_EINPUT, "bad frame hash for frame %d", i);
-	int rc = manifest_reserve(m, i + 1, err);
+	int rc = manifest_reserve(m, i - m->first + 1, err);
 	if (rc < 0)
 		return rc;
-	snprintf(m->hashes[i], ENC_HASH_HEX_MAX, "%s", hex);
+	snprintf(m->hashes[i - m->first], ENC_HASH_HEX_MAX, "%s", hex);
 	if (i >= m->n)
 		m->n = i + 1;
 	return 0;
+}
+
+const char *enc_manifest_hash(const enc_manifest *m, int i)
+{
+	if (i < 0 || i >= m->n)
+		return NULL;
+	return i < m->first ? "" : m->hashes[i - m->first];
 }
 
 static int is_hex(const char *s)
@@ -288,7 +295,7 @@ int enc_manifest_write(const char *path, const enc_manifest *m, tp_err *err)
 	fprintf(w.f, "%s %d\nwidth %d\nheight %d\npixfmt %s\nhash %s\n", ENC_MANIFEST_MAGIC,
 		ENC_MANIFEST_VERSION, m->w, m->h, enc_hash_pixfmt_name(m->fmt), m->algo);
 	for (int i = m->first; i < m->n; i++)
-		fprintf(w.f, "%d %s\n", i, m->hashes[i]);
+		fprintf(w.f, "%d %s\n", i, m->hashes[i - m->first]);
 	return tp_wclose(&w, 1, err);
 }
 
@@ -335,7 +342,7 @@ static int hash_open(void *priv, const enc_config *cfg, tp_err *err)
 	s->m.fmt = cfg->fmt;
 	snprintf(s->m.algo, sizeof s->m.algo, "%s", enc_hasher_algo(s->hasher));
 	/* Reserve up front so write_frame does not allocate. */
-	rc = manifest_reserve(&s->m, cfg->first + (cfg->frames > 0 ? cfg->frames : 1), err);
+	rc = manifest_reserve(&s->m, cfg->frames > 0 ? cfg->frames : 1, err);
 	if (rc < 0)
 		return rc;
 	s->m.first = s->m.n = cfg->first;

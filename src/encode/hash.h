@@ -58,9 +58,14 @@ typedef struct enc_manifest {
 	tp_pixfmt fmt;
 	char algo[32];
 	int first;                         /* first frame held (a --range render's manifest) */
-	int n, cap;                        /* frames held (first..n-1), capacity */
-	char (*hashes)[ENC_HASH_HEX_MAX];  /* hashes[i]: frame i */
+	int n, cap;                        /* frames first..n-1 held; capacity (from first) */
+	char (*hashes)[ENC_HASH_HEX_MAX];  /* hashes[i - first]: frame i (enc_manifest_hash) */
 } enc_manifest;
+
+/* Frame i's hash: "" for a frame before `first` (a range's manifest holds none), NULL
+ * past the end. Storage starts at `first`, so a range late in a long render costs only
+ * its own frames. */
+const char *enc_manifest_hash(const enc_manifest *m, int i);
 
 /* Parses path into m (zeroed first). */
 int enc_manifest_read(const char *path, enc_manifest *m, tp_err *err);

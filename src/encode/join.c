@@ -130,7 +130,7 @@ static int join_manifests(const char *const *in, int n, const char *out, int *fi
 		o.first = ms[0].first;
 		for (int i = 0; i < n && rc == 0; i++)
 			for (int k = ms[i].first; k < ms[i].m.n && rc == 0; k++)
-				rc = enc_manifest_set(&o, k, ms[i].m.hashes[k], err);
+				rc = enc_manifest_set(&o, k, enc_manifest_hash(&ms[i].m, k), err);
 		o.first = ms[0].first;
 		if (rc == 0)
 			rc = enc_manifest_write(out, &o, err);

@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (m.w < 1 || m.h < 1 || m.n < 0 || !m.algo[0])
 		abort();
 	for (int i = 0; i < m.n; i++)
-		for (const char *p = m.hashes[i]; *p; p++)
+		for (const char *p = enc_manifest_hash(&m, i); *p; p++)
 			if (!isxdigit((unsigned char)*p) || isupper((unsigned char)*p))
 				abort();
 	char out[512];
@@ -31,11 +31,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fprintf(stderr, "round trip failed: %s\n", err.msg);
 		abort();
 	}
-	if (back.n != m.n || back.w != m.w || back.h != m.h || back.fmt != m.fmt ||
+	if (back.n != m.n || back.first != m.first || back.w != m.w || back.h != m.h || back.fmt != m.fmt ||
 	    strcmp(back.algo, m.algo))
 		abort();
 	for (int i = 0; i < m.n; i++)
-		if (strcmp(back.hashes[i], m.hashes[i]))
+		if (strcmp(enc_manifest_hash(&back, i), enc_manifest_hash(&m, i)))
 			abort();
 	enc_manifest_free(&back);
 	enc_manifest_free(&m);
