@@ -54,6 +54,9 @@ typedef struct ld {
 	int out_w, out_h;  /* the render size; s->width, height stay the scene's until ld_scale */
 } ld;
 
+/* The largest flipbook atlas side: the largest texture current GPUs take. */
+#define ATLAS_MAX_SIDE 16384
+
 /* Range of a numeric field. */
 enum {
 	LD_INT = 1u << 0,     /* must be a whole number */

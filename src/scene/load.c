@@ -211,7 +211,7 @@ static int size_fail(ld *L, const size_origin *o, const char *fmt, ...)
  * 0.25, or a percentage "25%"), or the scene's own size. A size must have the scene's
  * aspect ratio up to rounding (one side may be off by less than a pixel): anything else
  * would stretch the pool or misplace what is in it, so it is refused with the sizes that
- * would fit. Sets width, height and the scale factors. */
+ * would fit. Sets the render size (L->out_w, out_h) and the scale factors. */
 static int read_resolution(ld *L, const scene_overrides *ov)
 {
 	scene *s = L->s;
@@ -267,8 +267,8 @@ static int read_resolution(ld *L, const scene_overrides *ov)
 			"%dx%d has another shape than the scene's %dx%d (its \"size\", the frame of "
 			"reference), which would stretch it; use %dx%.0f or %.0fx%d, or change the "
 			"scene's \"size\"", W, H, W0, H0, W, floor(hw + 0.5), floor(wh + 0.5), H);
-	s->width = W;
-	s->height = H;
+	L->out_w = W; /* s->width, height stay the scene's until ld_scale */
+	L->out_h = H;
 	long g = gcd(W, W0);
 	s->scale_num = (int)(W / g);
 	s->scale_den = (int)(W0 / g);
@@ -287,7 +287,8 @@ static int read_timing(ld *L, const scene_overrides *ov)
 	const ld_range side = { 2, 8192, LD_INT };
 	if (size && (rc = ld_vec(L, size, 2, &side, wh)) < 0)
 		return rc;
-	/* Everything is read and checked in scene units; scale.c converts at the end. */
+	/* Everything is read and checked in scene units (width and height stay the scene's
+	 * until scale.c converts at the end). */
 	s->ref_width = s->width = (int)wh[0];
 	s->ref_height = s->height = (int)wh[1];
 	if ((double)s->width * s->height > SCENE_MAX_PIXELS)
@@ -295,12 +296,6 @@ static int read_timing(ld *L, const scene_overrides *ov)
 			SCENE_MAX_PIXELS);
 	if ((rc = read_resolution(L, ov)) < 0)
 		return rc;
-	/* Until scale.c runs, width and height are the scene's (positions are checked
-	 * against them); the render size waits in L. */
-	L->out_w = s->width;
-	L->out_h = s->height;
-	s->width = s->ref_width;
-	s->height = s->ref_height;
 
 	const ld_range fps_r = { 0, 240, LD_LO_OPEN };
 	if ((rc = ld_opt_num(L, L->root, "fps", &fps_r, &fps)) < 0)

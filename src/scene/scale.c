@@ -21,8 +21,6 @@
 
 #include "scene/ld.h"
 
-#define ATLAS_MAX_SIDE 16384 /* as in textures.c */
-
 static void scale_path(scene_path *p, double sx, double sy)
 {
 	for (int i = 0; i < p->n; i++) {

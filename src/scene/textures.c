@@ -16,7 +16,6 @@
 #define LOOP_MAX_SECONDS 1e5
 #define VARY_MAX_VALUES 10000
 #define VARIANTS_MAX 100000
-#define ATLAS_MAX_SIDE 16384 /* the largest texture current GPUs take */
 
 static int oom(ld *L) { return tp_errf(L->err, TP_EIO, "out of memory"); }
 

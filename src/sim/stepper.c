@@ -16,6 +16,9 @@ struct stepper {
 	int frame;
 	long step;        /* steps taken so far */
 	long rain_slot;   /* next rain slot to fall (apply_rain) */
+	/* Solver steps per scene step, num / den: the render scale for solvers whose waves
+	 * move a fixed number of cells per step (solver.h, Time), else 1 / 1. */
+	int64_t num, den;
 	int *drop_order;  /* scene drops sorted by time */
 	int next_drop;
 	tp_rng *rain;     /* one stream per emitter */
@@ -65,6 +68,11 @@ int stepper_create(const scene *sc, int threads, stepper **out, tp_err *err)
 	}
 	st->desc = solver_desc(st->sol);
 	st->priv = solver_priv(st->sol);
+	st->num = st->den = 1;
+	if ((st->desc->caps & TP_SOLVER_CELL_STEPS) && sc->scale_num > 0 && sc->scale_den > 0) {
+		st->num = sc->scale_num;
+		st->den = sc->scale_den;
+	}
 	*out = st;
 	return 0;
 }
@@ -131,10 +139,7 @@ static void apply_rain(stepper *st)
 {
 	const scene *sc = st->sc;
 	const double slots_per_s = sc->fps * sc->substeps;
-	int64_t num = 1, den = 1;
-	if ((st->desc->caps & TP_SOLVER_CELL_STEPS) && sc->scale_num > 0 && sc->scale_den > 0)
-		num = sc->scale_num, den = sc->scale_den;
-	while ((int64_t)st->rain_slot * num < ((int64_t)st->step + 1) * den) {
+	while ((int64_t)st->rain_slot * st->num < ((int64_t)st->step + 1) * st->den) {
 		rain_over(st, (double)st->rain_slot / slots_per_s,
 			  (double)(st->rain_slot + 1) / slots_per_s);
 		st->rain_slot++;
@@ -151,15 +156,11 @@ static void eval_pose(const scene_path *p, double t0, double t1, tp_box_pose *po
 	pose->vy = dt > 0 ? (pose->y - y0) / dt : 0;
 }
 
-/* Steps taken by the end of frame k: substeps per frame, times the render scale for
- * solvers whose waves move a fixed number of cells per step (solver.h, Time). Exact
- * integer arithmetic, so a frame's steps depend on k alone. */
+/* Steps taken by the end of frame k: substeps per frame, times num / den. Exact integer
+ * arithmetic, so a frame's steps depend on k alone. */
 static long steps_by_frame(const stepper *st, long k)
 {
-	const scene *sc = st->sc;
-	if (!(st->desc->caps & TP_SOLVER_CELL_STEPS) || sc->scale_num <= 0 || sc->scale_den <= 0)
-		return k * sc->substeps;
-	return (long)((int64_t)k * sc->substeps * sc->scale_num / sc->scale_den);
+	return (long)((int64_t)k * st->sc->substeps * st->num / st->den);
 }
 
 int stepper_next(stepper *st, tp_err *err)
@@ -171,8 +172,8 @@ int stepper_next(stepper *st, tp_err *err)
 		return 0;
 	}
 	double steps_per_s = sc->fps * sc->substeps;
-	if ((st->desc->caps & TP_SOLVER_CELL_STEPS) && sc->scale_num > 0 && sc->scale_den > 0)
-		steps_per_s = steps_per_s * sc->scale_num / sc->scale_den;
+	if (st->num != st->den)
+		steps_per_s = steps_per_s * (double)st->num / (double)st->den;
 	const long end = steps_by_frame(st, st->frame);
 	while (st->step < end) {
 		/* Times from the step count, not accumulated, so they never drift. */
@@ -284,9 +285,6 @@ int stepper_load(stepper *st, FILE *f, tp_err *err)
 	st->next_drop = next_drop;
 	/* The rain slots that have fallen follow from the step count (apply_rain): those
 	 * with slot * num < step * den. */
-	int64_t num = 1, den = 1;
-	if ((st->desc->caps & TP_SOLVER_CELL_STEPS) && sc->scale_num > 0 && sc->scale_den > 0)
-		num = sc->scale_num, den = sc->scale_den;
-	st->rain_slot = (long)((step * den + num - 1) / num);
+	st->rain_slot = (long)((step * st->den + st->num - 1) / st->num);
 	return 0;
 }

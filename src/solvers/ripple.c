@@ -44,9 +44,13 @@ static const tp_option ripple_options[] = {
 };
 
 /* The kernel above for one row of n cells; c is the current row, p the previous one,
- * overwritten with the next. Division by the constant 6 vectorises (multiply-high). */
-__attribute__((target_clones("avx2", "default"))) static void
-row_kernel(const int32_t *restrict c, int32_t *restrict p, ptrdiff_t s, int n, int d)
+ * overwritten with the next. Division by the constant 6 vectorises (multiply-high).
+ * With vd (only at render sizes above the scene's, see ripple_init) the velocity is
+ * damped too, h' -= (h' - h) >> v. vd is a constant at each call site, so the seed's
+ * kernel is compiled as it was. */
+static inline __attribute__((always_inline)) void
+row_step(const int32_t *restrict c, int32_t *restrict p, ptrdiff_t s, int n, int d, const int vd,
+	 int v)
 {
 	const int32_t *restrict u2 = c - 2 * s, *restrict u1 = c - s;
 	const int32_t *restrict d1 = c + s, *restrict d2 = c + 2 * s;
@@ -56,26 +60,22 @@ row_kernel(const int32_t *restrict c, int32_t *restrict p, ptrdiff_t s, int n, i
 			      c[x + 1] + c[x + 2] + d1[x - 1] + d1[x] + d1[x + 1] + d2[x];
 		int32_t nv = sum / 6 - p[x];
 		nv -= nv >> d;
+		if (vd)
+			nv -= (nv - c[x]) >> v;
 		p[x] = nv;
 	}
 }
 
-/* row_kernel plus a damping of the velocity, h' -= (h' - h) >> v: only at render sizes
- * above the scene's (see ripple_init); the seed's kernel stays untouched. */
+__attribute__((target_clones("avx2", "default"))) static void
+row_kernel(const int32_t *restrict c, int32_t *restrict p, ptrdiff_t s, int n, int d)
+{
+	row_step(c, p, s, n, d, 0, 0);
+}
+
 __attribute__((target_clones("avx2", "default"))) static void
 row_kernel_vd(const int32_t *restrict c, int32_t *restrict p, ptrdiff_t s, int n, int d, int v)
 {
-	const int32_t *restrict u2 = c - 2 * s, *restrict u1 = c - s;
-	const int32_t *restrict d1 = c + s, *restrict d2 = c + 2 * s;
-#pragma omp simd
-	for (int x = 0; x < n; x++) {
-		int32_t sum = u2[x] + u1[x - 1] + u1[x] + u1[x + 1] + c[x - 2] + c[x - 1] +
-			      c[x + 1] + c[x + 2] + d1[x - 1] + d1[x] + d1[x + 1] + d2[x];
-		int32_t nv = sum / 6 - p[x];
-		nv -= nv >> d;
-		nv -= (nv - c[x]) >> v;
-		p[x] = nv;
-	}
+	row_step(c, p, s, n, d, 1, v);
 }
 
 static void ripple_uninit(void *priv)

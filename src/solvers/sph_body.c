@@ -40,16 +40,6 @@
 /* Coulomb friction of a body's corner against a tank wall or another body. */
 #define BODY_WALL_FRICTION 0.3
 
-static inline float table(const float *tab, float d, float scale)
-{
-	float f = d * scale;
-	int i = (int)f;
-	if (i >= SPH_WALL_N)
-		return 0;
-	float a = f - (float)i;
-	return tab[i] + a * (tab[i + 1] - tab[i]);
-}
-
 int sph_bodies_init(sph *s, tp_err *err)
 {
 	const scene *sc = s->sc;
@@ -328,8 +318,8 @@ void sph_bodies_density(sph *s, const sph_sub *c)
 			float d, nx, ny;
 			if (!near_face(ob, R, gap, s->x[i], s->y[i], &d, &nx, &ny))
 				continue;
-			s->rho[i] += table(s->wall_rho, d, ws);
-			s->rhon[i] += table(s->wall_rhon, d, ws);
+			s->rho[i] += wall_lookup(s->wall_rho, d, ws);
+			s->rhon[i] += wall_lookup(s->wall_rhon, d, ws);
 			s->bhit[i] = 1;
 		}
 	}
@@ -354,8 +344,11 @@ void sph_bodies_push(sph *s, const sph_sub *c)
 	const float ws = (float)SPH_WALL_N * s->invR, R = s->R, gap = s->s;
 	memset(s->bfx, 0, (size_t)s->n * sizeof *s->bfx);
 	memset(s->bfy, 0, (size_t)s->n * sizeof *s->bfy);
+	/* each push on a particle and, reversed, on its body: the bodies' sums run in particle
+	 * order (the same bits at any thread count) */
 	for (int b = 0; b < s->nfloat; b++) {
-		const sph_obst *ob = &c->cur[s->bodies[b].box];
+		sph_body *o = &s->bodies[b];
+		const sph_obst *ob = &c->cur[o->box];
 		const body_rows r = rows_of(s, ob);
 		FOR_CANDIDATES(s, r, i)
 		{
@@ -364,27 +357,12 @@ void sph_bodies_push(sph *s, const sph_sub *c)
 				continue;
 			const float Pp = s->p[i] > 0 ? 2 * s->p[i] : 0, Pnf = 2 * s->pn[i];
 			const float a =
-				Pp * table(s->wall_f, d, ws) + Pnf * table(s->wall_fn, d, ws);
+				Pp * wall_lookup(s->wall_f, d, ws) + Pnf * wall_lookup(s->wall_fn, d, ws);
+			if (a == 0)
+				continue;
 			s->bfx[i] += a * nx;
 			s->bfy[i] += a * ny;
-		}
-	}
-	/* the reactions, summed in particle order (the same bits at any thread count) */
-	for (int b = 0; b < s->nfloat; b++) {
-		sph_body *o = &s->bodies[b];
-		const sph_obst *ob = &c->cur[o->box];
-		const body_rows r = rows_of(s, ob);
-		FOR_CANDIDATES(s, r, i)
-		{
-			float d, nx, ny;
-			if (s->bfx[i] == 0 && s->bfy[i] == 0)
-				continue;
-			if (!near_face(ob, R, gap, s->x[i], s->y[i], &d, &nx, &ny))
-				continue;
-			const float Pp = s->p[i] > 0 ? 2 * s->p[i] : 0, Pnf = 2 * s->pn[i];
-			const double a =
-				Pp * table(s->wall_f, d, ws) + Pnf * table(s->wall_fn, d, ws);
-			const double fx = -a * nx, fy = -a * ny, rx = s->x[i] - o->x,
+			const double fx = -(double)a * nx, fy = -(double)a * ny, rx = s->x[i] - o->x,
 				     ry = s->y[i] - o->y;
 			o->fx += fx;
 			o->fy += fy;

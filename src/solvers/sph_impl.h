@@ -284,6 +284,18 @@ static inline int imin(int a, int b) { return a < b ? a : b; }
 
 static inline int imax(int a, int b) { return a > b ? a : b; }
 
+/* A wall table at distance d (scale = SPH_WALL_N / R entries per px), linearly
+ * interpolated; 0 beyond the kernel. Shared by the tank walls and the floating bodies. */
+static inline float wall_lookup(const float *tab, float d, float scale)
+{
+	float f = d * scale;
+	int i = (int)f;
+	if (i >= SPH_WALL_N)
+		return 0;
+	float a = f - (float)i;
+	return tab[i] + a * (tab[i + 1] - tab[i]);
+}
+
 /* Constants of the per-particle steps, copied out of the solver so that loops writing
  * particle arrays need not reload them (and can be vectorised). */
 typedef struct sph_k {

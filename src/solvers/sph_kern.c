@@ -24,16 +24,6 @@ static inline int near_wall(const sph *s, float x, float y)
 	return x < s->R || y < s->R || s->W - x < s->R || s->H - y < s->R;
 }
 
-static inline float wall_lookup(const float *tab, float d, float scale)
-{
-	float f = d * scale;
-	int i = (int)f;
-	if (i >= SPH_WALL_N)
-		return 0;
-	float a = f - (float)i;
-	return tab[i] + a * (tab[i + 1] - tab[i]);
-}
-
 /* Position of (x, y) in the frame of obstacle o. */
 static inline void to_local(const sph_obst *o, float x, float y, float *lx, float *ly)
 {
