@@ -26,7 +26,7 @@ typedef struct ripple {
 
 	ig_grid g;
 	ig_shift hdamp, vdamp; /* damping shifts per step at the render size (see init) */
-	int32_t *buf[2]; /* buf[cur] = current surface, buf[!cur] = previous */
+	int32_t *buf[2];       /* buf[cur] = current surface, buf[!cur] = previous */
 	int cur;
 } ripple;
 
@@ -48,9 +48,9 @@ static const tp_option ripple_options[] = {
  * With vd (only at render sizes above the scene's, see ripple_init) the velocity is
  * damped too, h' -= (h' - h) >> v. vd is a constant at each call site, so the seed's
  * kernel is compiled as it was. */
-static inline __attribute__((always_inline)) void
-row_step(const int32_t *restrict c, int32_t *restrict p, ptrdiff_t s, int n, int d, const int vd,
-	 int v)
+static inline __attribute__((always_inline)) void row_step(const int32_t *restrict c,
+							   int32_t *restrict p, ptrdiff_t s, int n,
+							   int d, const int vd, int v)
 {
 	const int32_t *restrict u2 = c - 2 * s, *restrict u1 = c - s;
 	const int32_t *restrict d1 = c + s, *restrict d2 = c + 2 * s;
