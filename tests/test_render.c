@@ -193,14 +193,16 @@ Test(render, same_bytes_with_one_and_two_threads_and_patterns_tile_with_wrap)
 	free(hf);
 }
 
-/* The AVX2, SSE2 and plain C colour passes compute the same integers: steep random
- * slopes (taps all over the background), tint, reflection and highlight, clamped and
- * wrapped, widths that leave every kind of remainder. */
+/* The AVX-512 (fused), AVX2, SSE2 and plain C colour passes compute the same integers:
+ * steep random slopes (taps all over the background), tint, reflection and highlight,
+ * clamped and wrapped, float and integer samples, widths that leave every kind of
+ * remainder (and rows shorter than one fused run). */
 Test(render, vector_paths_write_the_same_bytes_as_plain_c)
 {
-	const int sizes[][2] = { { 97, 31 }, { 256, 9 }, { 3, 5 }, { 301, 17 } };
-	for (int si = 0; si < 4; si++) {
-		const int w = sizes[si][0], h = sizes[si][1];
+	const int sizes[][2] = { { 97, 31 }, { 256, 9 }, { 3, 5 }, { 301, 17 }, { 17, 4 }, { 18, 3 } };
+	for (int si = 0; si < 12; si++) {
+		const int as_int = si >= 6;
+		const int w = sizes[si % 6][0], h = sizes[si % 6][1];
 		for (int wrap = 0; wrap < 2; wrap++) {
 			scene sc;
 			make_scene(&sc, w, h);
@@ -221,28 +223,37 @@ Test(render, vector_paths_write_the_same_bytes_as_plain_c)
 				st = st * 1664525u + 1013904223u;
 				hf[i] = (float)((int)(st >> 8 & 0xffff) - 32768) / 2048.0f; /* +-16 */
 			}
+			int32_t *hi = malloc((size_t)w * h * sizeof *hi);
+			for (int i = 0; i < w * h; i++)
+				hi[i] = (int32_t)lrintf(hf[i] * 256.0f);
 			tp_surface s = float_surface(hf, w, h);
+			if (as_int) {
+				s.type = TP_SAMPLE_I32;
+				s.data = hi;
+				s.scale = 1.0f / 256;
+			}
 			s.wrap = wrap;
-			tp_image img[3];
+			tp_image img[4];
 			render_ctx *r;
 			tp_err err;
 			cr_assert_eq(render_create(&sc, SCENE_MODE_COLOR, &r, &err), 0);
-			for (int level = 0; level < 3; level++) {
+			for (int level = 0; level < 4; level++) {
 				tp_image_alloc(&img[level], w, h, TP_RGB8);
 				render_set_simd(level);
 				render_frame(r, &s, &img[level]);
 			}
-			render_set_simd(2);
-			for (int level = 1; level < 3; level++)
+			render_set_simd(3);
+			for (int level = 1; level < 4; level++)
 				for (int y = 0; y < h; y++)
 					cr_assert_eq(memcmp(tp_image_row(&img[0], y), tp_image_row(&img[level], y),
 							    (size_t)w * 3), 0,
-						     "%dx%d wrap %d: level %d differs from C in row %d", w, h,
-						     wrap, level, y);
-			for (int level = 0; level < 3; level++)
+						     "%dx%d wrap %d int %d: level %d differs from C in row %d", w,
+						     h, wrap, as_int, level, y);
+			for (int level = 0; level < 4; level++)
 				tp_image_free(&img[level]);
 			render_destroy(r);
 			free(hf);
+			free(hi);
 		}
 	}
 }

@@ -49,7 +49,7 @@ static const char usage[] =
 	"      --stats FILE     write one JSON line per frame: frame, time, solver diagnostics\n"
 	"                       and every box's pose (a file, /dev/stdout, /dev/stderr or a\n"
 	"                       pipe)\n"
-	"      --hash FILE      also write a frame-hash manifest (sha256 of each frame's pixels)\n"
+	"      --hash FILE      also write a frame-hash manifest (xxh128 of each frame's pixels)\n"
 	"                       for 'tidepool compare'\n"
 	"  -y, --overwrite      replace existing output files\n"
 	"  -q, --quiet          no progress or summary\n"

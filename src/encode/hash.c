@@ -1,4 +1,5 @@
-/* hash.c - frame hashing (libavutil av_hash), frame-hash manifests and the `hash` encoder. */
+/* hash.c - frame hashing (libxxhash's XXH3-128 by default, or any libavutil av_hash),
+ * frame-hash manifests and the `hash` encoder. */
 #include "encode/hash.h"
 
 #include <ctype.h>
@@ -9,12 +10,14 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include "encode/encoder.h"
 #include "util/fsutil.h"
 
 struct enc_hasher {
-	struct AVHashContext *ctx;
+	struct AVHashContext *ctx; /* NULL for xxh128 */
+	XXH3_state_t *xxh;         /* xxh128 only */
 	char algo[32];
 	uint8_t *row; /* big-endian copy of one 16-bit row */
 	size_t row_cap;
@@ -25,13 +28,24 @@ int enc_hasher_create(const char *algo, enc_hasher **out, tp_err *err)
 	*out = NULL;
 	if (!algo)
 		algo = ENC_HASH_DEFAULT;
+	if (!strcasecmp(algo, "xxh128")) {
+		enc_hasher *h = calloc(1, sizeof *h);
+		if (!h || !(h->xxh = XXH3_createState())) {
+			free(h);
+			return tp_errf(err, TP_EIO, "out of memory");
+		}
+		strcpy(h->algo, "xxh128");
+		*out = h;
+		return 0;
+	}
 	/* libavutil spells names "SHA256", "murmur3", ...; match without case. */
 	const char *name = NULL;
 	for (int i = 0; av_hash_names(i); i++)
 		if (!strcasecmp(av_hash_names(i), algo))
 			name = av_hash_names(i);
 	if (!name || strlen(name) >= sizeof((enc_hasher *)0)->algo)
-		return tp_errf(err, TP_EUSAGE, "unknown hash algorithm '%s'", algo);
+		return tp_errf(err, TP_EUSAGE, "unknown hash algorithm '%s' (xxh128, or a libavutil "
+				   "hash: sha256, md5, sha512, ...)", algo);
 	enc_hasher *h = calloc(1, sizeof *h);
 	if (!h)
 		return tp_errf(err, TP_EIO, "out of memory");
@@ -50,6 +64,7 @@ void enc_hasher_destroy(enc_hasher *h)
 	if (!h)
 		return;
 	av_hash_freep(&h->ctx);
+	XXH3_freeState(h->xxh);
 	free(h->row);
 	free(h);
 }
@@ -72,7 +87,10 @@ int enc_hasher_image(enc_hasher *h, const tp_image *img, char *hex, size_t n, tp
 		h->row = p;
 		h->row_cap = bytes;
 	}
-	av_hash_init(h->ctx);
+	if (h->xxh)
+		XXH3_128bits_reset(h->xxh);
+	else
+		av_hash_init(h->ctx);
 	for (int y = 0; y < img->h; y++) {
 		const uint8_t *src = tp_image_row(img, y);
 		if (wide) {
@@ -84,7 +102,18 @@ int enc_hasher_image(enc_hasher *h, const tp_image *img, char *hex, size_t n, tp
 			}
 			src = h->row;
 		}
-		av_hash_update(h->ctx, src, bytes);
+		if (h->xxh)
+			XXH3_128bits_update(h->xxh, src, bytes);
+		else
+			av_hash_update(h->ctx, src, bytes);
+	}
+	if (h->xxh) {
+		/* The canonical (big-endian) form, as `xxh128sum` prints it. */
+		XXH128_canonical_t c;
+		XXH128_canonicalFromHash(&c, XXH3_128bits_digest(h->xxh));
+		for (int i = 0; i < 16; i++)
+			snprintf(hex + 2 * i, 3, "%02x", c.digest[i]);
+		return 0;
 	}
 	av_hash_final_hex(h->ctx, (uint8_t *)hex, (int)n);
 	return 0;
@@ -176,6 +205,8 @@ static int is_hex(const char *s)
 
 static int known_algo(const char *name)
 {
+	if (!strcasecmp(name, "xxh128"))
+		return 1;
 	for (int i = 0; av_hash_names(i); i++)
 		if (!strcasecmp(av_hash_names(i), name))
 			return 1;
@@ -383,7 +414,7 @@ static int hash_close(void *priv, enc_close_mode mode, tp_err *err)
 
 const tp_encoder tp_encoder_hash = {
 	.name = "hash",
-	.description = "frame-hash manifest (" ENC_MANIFEST_MAGIC " 1, sha256 of canonical pixels)",
+	.description = "frame-hash manifest (" ENC_MANIFEST_MAGIC " 1, xxh128 of canonical pixels)",
 	.priv_size = sizeof(hash_enc),
 	.probe = hash_probe,
 	.check = hash_check,

@@ -2,26 +2,37 @@
  * refract.c - the "color" mode: the background seen through the moving surface.
  *
  * Seeds 000/001: each pixel shows the background displaced by the local slope,
- *     (sx, sy) = (x, y) + R * (h(x+1,y) - h(x-1,y), h(x,y+1) - h(x,y-1)) / 2
+ *     (sx, sy) = (x, y) + R * (dh/dx, dh/dy)
  * where R = REFRACT_PX * refraction * s^2 (pixels of offset per height unit of slope; s =
  * output pixels per scene unit: a slope per pixel is 1/s of the same slope per scene unit,
  * and the offset should be s times as many pixels, so that every size shows the same),
  * sampled bilinearly; then seed 001's reflection term, brightness following height,
  *     c += REFLECT_LEVELS * reflection * h,
- * then the water tint, c = mix(c, tint, tint_strength), and a sun highlight from the
- * surface normal n = normalize(-g*dh/dx, -g*dh/dy, 1), g = NORMAL_GAIN * s (Blinn-Phong (n.h)^64, taken as
+ * over the water tint, c = mix(c, tint, tint_strength) (folded into the background once
+ * per render, see render.c), and a sun highlight from the surface normal
+ * n = normalize(-g*dh/dx, -g*dh/dy, 1), g = NORMAL_GAIN * s (Blinn-Phong (n.h)^64, taken as
  * ((m.h)^2 / |m|^2)^32 with the unnormalised m, so no square root, by repeated squaring).
- * Everything is per pixel, so rows can be split across threads freely.
  *
- * Rows go in runs of CHUNK pixels, two passes per run so that pass 1's results stay in
- * L1: a branch-free float pass over the padded heights that the compiler vectorises
- * (slopes, sample positions, brightness lift; an AVX2 clone where the CPU has it), then
- * a fixed-point pass of bilinear taps from the padded RGBX background (AVX2 four pixels
- * at a time, SSE2 one pixel at a time, or plain C: the very same integers):
- *     top = (p00*(256-wx) + p01*wx + 128) >> 8,  bot likewise,
- *     c   = (top*(256-wy) + bot*wy + 128) >> 8,
- *     out = clamp(((c*keep + tint_q + 128) >> 8) + lift, 0, 255)
- * with wx, wy the sample's fractions in 1/256 and keep = 256 - tint_q/tint.
+ * The slopes are Sobel's, not the seeds' central differences: the central difference
+ * smoothed by [1 2 1]/4 across,
+ *     dh/dx = (v(x+1) - v(x-1)) / 8,  v = h(y-1) + 2 h(y) + h(y+1)   (and dh/dy likewise).
+ * The smoothing's response cos^2(k/2) vanishes at the grid's Nyquist frequency, so the
+ * odd-even (checkerboard) mode that the integer ripple stencils leave in the heights shows
+ * no slope and no hatching (docs/internals.md measures it); a plane's slope is exact.
+ *
+ * Per pixel, in fixed point (the same integers on every path):
+ *     fx, fy = the sample position's fractions in 1/8 pixel (0..8),
+ *     w00 = (8-fx)(8-fy), w01 = fx(8-fy), w10 = (8-fx)fy, w11 = fx fy   (sum 64),
+ *     c   = (p00 w00 + p01 w01 + p10 w10 + p11 w11 + 32) >> 6   per channel,
+ *     out = clamp(c + lift, 0, 255),  lift = round(reflection + highlight) in levels.
+ * 1/8 pixel positions keep the weights in signed bytes, so one multiply-add instruction
+ * (VNNI vpdpbusd, or pmaddubsw + pmaddwd) weighs all four taps of a channel.
+ *
+ * Paths: a float pass per run of CHUNK pixels (slopes, sample positions, weights, lift),
+ * vectorised by the compiler for SSE2, AVX2 and AVX-512, then a shading pass (C, AVX2, or
+ * AVX-512), or, with AVX-512, both fused in registers 16 pixels at a time. Every path
+ * computes the same bits (IEEE single precision, no contraction, the same operation
+ * order; tests/test_render.c compares them). Rows can be split across threads freely.
  */
 #include <math.h>
 #include <stdint.h>
@@ -44,31 +55,81 @@ static inline float clampf(float v, float lo, float hi)
 	return v < hi ? v : hi;
 }
 
-/* Per-pixel results of pass 1 for one row. */
+/* The constants of one frame's colour pass. */
+typedef struct color_par {
+	int w, hgt;
+	int32_t bs; /* background row stride in bytes */
+	/* Slopes and heights are taken in the solver's stored units, 32 and 16 times over
+	 * (see row_geometry); those factors and the units' scale u are folded in here: */
+	float R;    /* pixels of offset per unit of slope: REFRACT_PX ... u / 32 */
+	float B;    /* levels per stored unit of height: REFLECT_LEVELS ... u / 16 */
+	float spec; /* levels of a full highlight */
+	float g[3]; /* -g h0 u / 32, -g h1 u / 32, h2: the half vector h, the gain g */
+	float ng2;  /* (g u / 32)^2 */
+} color_par;
+
+/* Per-pixel results of pass 1 for one run. */
 typedef struct row_taps {
 	int32_t *off;  /* byte offset of the top-left tap in the padded background */
-	int32_t *wx;   /* horizontal weights packed for pmaddwd: wx << 16 | (256 - wx), wx 0..256 */
-	int32_t *wy;   /* vertical weights, packed likewise */
+	int32_t *wq;   /* the four weights as bytes: w00 | w10 << 8 | w01 << 16 | w11 << 24 */
 	int32_t *lift; /* brightness lift in levels, -1024..1024, in both 16-bit halves */
+	float *v, *d;  /* CHUNK + 4 column sums v and d2 (see column_sums) */
 } row_taps;
 
-/* Pass 1 for one row. With wrap the offset is limited to one frame and shifted by +w/+h
- * so positions stay positive, truncation is floor, and whole frames fold back; without
- * wrap positions are clamped to the frame. `wrap` is a constant at each call site, so
- * each variant is a branch-free, vectorised loop. */
-static inline __attribute__((always_inline)) void
-row_geometry(const float *restrict up, const float *restrict mid, const float *restrict dn,
-	     int w, int hgt, int y, int xs, int n, const int wrap, float R, float B, float spec,
-	     float ng, const float hv[3], int32_t *restrict off, int32_t *restrict wxs,
-	     int32_t *restrict wys, int32_t *restrict lifts)
+/* One sample of a surface row in its stored units. `is_int` is a constant at every call. */
+static inline float sample(const void *row, ptrdiff_t x, const int is_int)
 {
+	return is_int ? (float)((const int32_t *)row)[x] : ((const float *)row)[x];
+}
+
+/* Pass 0: the column sums of the slope kernels for columns xs-2 .. xs+n+1 (entry i is
+ * column xs-2+i; columns outside the frame are the edge's, or the opposite edge's with
+ * wrap), from the five rows r[0..4] = y-2 .. y+2:
+ *     v  = r1 + 2 r2 + r3                 ([1 2 1] down the column),
+ *     d2 = 2 (r3 - r1) + (r4 - r0)        ([-1 -2 0 2 1] down the column). */
+static inline __attribute__((always_inline)) void
+column_sums(const void *const r[5], int w, int xs, int n, const int is_int, const int wrap,
+	    float *restrict v, float *restrict d2)
+{
+	for (int i = 0; i < n + 4; i++) {
+		ptrdiff_t x = xs - 2 + i;
+		if (x < 0 || x >= w) /* only the two ghost columns on each side */
+			x = wrap ? (x + w) % w : x < 0 ? 0 : w - 1;
+		const float a = sample(r[1], x, is_int), b = sample(r[2], x, is_int);
+		const float c = sample(r[3], x, is_int);
+		v[i] = a + 2.0f * b + c;
+		d2[i] = 2.0f * (c - a) + (sample(r[4], x, is_int) - sample(r[0], x, is_int));
+	}
+}
+
+/* Pass 1 for one run of a row: slopes, sample position, weights, lift. The slopes are
+ * central differences of the surface smoothed by the 3x3 binomial [1 2 1]^T [1 2 1] / 16,
+ * 32 times over (the 1/32 is folded into the constants):
+ *     dx = (v[x+2] - v[x-2]) + 2 (v[x+1] - v[x-1]),  dy = (d2[x-1] + d2[x+1]) + 2 d2[x],
+ * and the reflection sees the smoothed height, 16 times over,
+ *     hs = (v[x-1] + v[x+1]) + 2 v[x].
+ * With wrap the offset is limited to one frame and shifted by +w/+h so positions stay
+ * positive, truncation is floor, and whole frames fold back; without wrap positions are
+ * clamped to the frame. `wrap` and `is_int` are constants at each call site, so each
+ * variant is a branch-free, vectorised loop. color16() repeats these operations in this
+ * order. */
+static inline __attribute__((always_inline)) void
+row_geometry(const void *const r[5], const int is_int, const int wrap, const color_par *p, int y,
+	     int xs, int n, row_taps t)
+{
+	float *restrict v = t.v, *restrict d2 = t.d;
+	int32_t *restrict off = t.off, *restrict wq = t.wq, *restrict lifts = t.lift;
+	const int w = p->w, hgt = p->hgt;
+	const float R = p->R, B = p->B, spec = p->spec;
+	const float g0 = p->g[0], g1 = p->g[1], h2 = p->g[2], ng2 = p->ng2;
+	column_sums(r, w, xs, n, is_int, wrap, v, d2);
 	const float fw = (float)w, fh = (float)hgt, fy = (float)y;
-	const int32_t bs = (w + 1) * 4;
-	up += xs, mid += xs, dn += xs;
+	const int32_t bs = p->bs;
 	for (int i = 0; i < n; i++) {
 		const int x = xs + i;
-		float dx = 0.5f * (mid[i + 2] - mid[i]);
-		float dy = 0.5f * (dn[i + 1] - up[i + 1]);
+		float dx = (v[i + 4] - v[i]) + 2.0f * (v[i + 3] - v[i + 1]);
+		float dy = (d2[i + 1] + d2[i + 3]) + 2.0f * d2[i + 2];
+		float hs = (v[i + 1] + v[i + 3]) + 2.0f * v[i + 2];
 		float ox = R * dx, oy = R * dy;
 		float sx, sy;
 		if (wrap) {
@@ -78,11 +139,14 @@ row_geometry(const float *restrict up, const float *restrict mid, const float *r
 			sx = clampf((float)x + ox, 0.0f, fw - 1.0f);
 			sy = clampf(fy + oy, 0.0f, fh - 1.0f);
 		}
-		int32_t x0 = (int32_t)sx, y0 = (int32_t)sy;
-		int32_t ax = (int32_t)((sx - (float)x0) * 256.0f + 0.5f);
-		int32_t ay = (int32_t)((sy - (float)y0) * 256.0f + 0.5f);
-		wxs[i] = (int32_t)((uint32_t)ax << 16) | (256 - ax);
-		wys[i] = (int32_t)((uint32_t)ay << 16) | (256 - ay);
+		/* positions in 1/8 pixel, rounded; a fraction that rounds up to a whole
+		 * pixel moves to the next one with weight 0, the same sample */
+		int32_t qx = (int32_t)(sx * 8.0f + 0.5f), qy = (int32_t)(sy * 8.0f + 0.5f);
+		int32_t x0 = qx >> 3, y0 = qy >> 3, ax = qx & 7, ay = qy & 7;
+		/* (8-ax | ax << 16) * (8-ay | (8-ay) << 16) per 16-bit half, and with ay */
+		uint32_t u = (uint32_t)(8 - ax) | (uint32_t)ax << 16;
+		uint32_t top = u * (uint32_t)(8 - ay), bot = u * (uint32_t)ay;
+		wq[i] = (int32_t)(top | bot << 8);
 		if (wrap) { /* positions are in [0, 3w): fold into [0, w) */
 			x0 -= w & -(x0 >= w);
 			x0 -= w & -(x0 >= w);
@@ -90,183 +154,354 @@ row_geometry(const float *restrict up, const float *restrict mid, const float *r
 			y0 -= hgt & -(y0 >= hgt);
 		}
 		off[i] = y0 * bs + x0 * 4;
-		float nx = -ng * dx, ny = -ng * dy;
-		float d = nx * hv[0] + ny * hv[1] + hv[2];
-		float s = d > 0.0f ? d * d / (nx * nx + ny * ny + 1.0f) : 0.0f;
+		/* m = (-g dx, -g dy, 1): m.h = dx g0 + dy g1 + h2 with gi = -g hi, and
+		 * |m|^2 = g^2 (dx^2 + dy^2) + 1. Divide unconditionally (the denominator
+		 * is >= 1), then select: a division under a condition would keep the loop
+		 * from vectorising. */
+		float d = dx * g0 + dy * g1 + h2;
+		float q = d * d / ((dx * dx + dy * dy) * ng2 + 1.0f);
+		/* q^32 below 2^-96 is no highlight; the floor keeps the powers out of the
+		 * subnormal range, where every multiply would take a slow microcode assist */
+		q = q > 0.125f ? q : 0.125f;
+		float s = d > 0.0f ? q : 0.0f;
 		s *= s; s *= s; s *= s; s *= s; s *= s;
-		float l = clampf(B * mid[i + 1] + spec * s, -1024.0f, 1024.0f);
+		float l = clampf(B * hs + spec * s, -1024.0f, 1024.0f);
 		uint32_t lq = (uint32_t)((int32_t)(l + 1024.5f) - 1024) & 0xffffu;
 		lifts[i] = (int32_t)(lq | lq << 16);
 	}
 }
 
-__attribute__((target_clones("avx2", "default"))) static void
-row_geometry_wrap(const float *up, const float *mid, const float *dn, int w, int hgt, int y,
-		  int xs, int n, float R, float B, float spec, float ng, const float hv[3], row_taps t)
-{
-	row_geometry(up, mid, dn, w, hgt, y, xs, n, 1, R, B, spec, ng, hv, t.off, t.wx, t.wy,
-		     t.lift);
-}
+typedef void (*row_geometry_fn)(const void *const[5], const color_par *, int, int, int, row_taps);
 
-__attribute__((target_clones("avx2", "default"))) static void
-row_geometry_clamp(const float *up, const float *mid, const float *dn, int w, int hgt, int y,
-		   int xs, int n, float R, float B, float spec, float ng, const float hv[3], row_taps t)
-{
-	row_geometry(up, mid, dn, w, hgt, y, xs, n, 0, R, B, spec, ng, hv, t.off, t.wx, t.wy,
-		     t.lift);
-}
+/* Each of the four variants (wrap or clamp, int or float samples) in plain scalar C and
+ * vectorised for SSE2 (the x86-64 baseline), AVX2 and AVX-512 (x86-64-v4). */
+#define GEOM_ARGS                                                                              \
+	(const void *const r[5], const color_par *p, int y, int xs, int n, row_taps t)
+#ifdef __x86_64__
+#define GEOM_TARGETS(name, body)                                                               \
+	__attribute__((optimize("no-tree-vectorize"))) static void name##_c GEOM_ARGS body      \
+	static void name##_sse2 GEOM_ARGS body                                                  \
+	__attribute__((target("avx2"))) static void name##_avx2 GEOM_ARGS body                  \
+	__attribute__((target("arch=x86-64-v4"))) static void name##_avx512 GEOM_ARGS body      \
+	static const row_geometry_fn name[4] = { name##_c, name##_sse2, name##_avx2, name##_avx512 };
+#else
+#define GEOM_TARGETS(name, body)                                                               \
+	__attribute__((optimize("no-tree-vectorize"))) static void name##_c GEOM_ARGS body      \
+	static void name##_vec GEOM_ARGS body                                                   \
+	static const row_geometry_fn name[4] = { name##_c, name##_vec, name##_vec, name##_vec };
+#endif
+#define ROW_GEOMETRY(name, is_int, wrap)                                                        \
+	GEOM_TARGETS(name, { row_geometry(r, is_int, wrap, p, y, xs, n, t); })
+ROW_GEOMETRY(row_geometry_wrap_i32, 1, 1)
+ROW_GEOMETRY(row_geometry_clamp_i32, 1, 0)
+ROW_GEOMETRY(row_geometry_wrap_f32, 0, 1)
+ROW_GEOMETRY(row_geometry_clamp_f32, 0, 0)
 
 /* Pass 2, plain C: the fixed-point formula of the header, one channel at a time. */
-static inline void shade_pixel(const uint8_t *p, int32_t bs, int32_t wxp, int32_t wyp,
-			       int32_t liftp, int keep, const int tint_q[3], uint8_t *o)
+static inline void shade_pixel(const uint8_t *p, int32_t bs, int32_t wq, int32_t liftp, uint8_t *o)
 {
-	const int wx = wxp >> 16, wy = wyp >> 16, lift = (int16_t)(liftp & 0xffff);
+	const int w00 = wq & 0xff, w10 = wq >> 8 & 0xff, w01 = wq >> 16 & 0xff, w11 = wq >> 24 & 0xff;
+	const int lift = (int16_t)(liftp & 0xffff);
 	for (int k = 0; k < 3; k++) {
-		int top = (p[k] * (256 - wx) + p[4 + k] * wx + 128) >> 8;
-		int bot = (p[bs + k] * (256 - wx) + p[bs + 4 + k] * wx + 128) >> 8;
-		int c = (top * (256 - wy) + bot * wy + 128) >> 8;
-		int v = ((c * keep + tint_q[k] + 128) >> 8) + lift;
+		int c = (p[k] * w00 + p[4 + k] * w01 + p[bs + k] * w10 + p[bs + 4 + k] * w11 + 32) >> 6;
+		int v = c + lift;
 		o[k] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
 	}
 }
 
-static void shade_row_c(const uint8_t *bgx, int32_t bs, row_taps t, int x, int w, int keep,
-			const int tint_q[3], uint8_t *o)
+static void shade_row_c(const uint8_t *bgx, int32_t bs, row_taps t, int x, int w, uint8_t *o)
 {
 	for (; x < w; x++)
-		shade_pixel(bgx + t.off[x], bs, t.wx[x], t.wy[x], t.lift[x], keep, tint_q, o + 3 * x);
+		shade_pixel(bgx + t.off[x], bs, t.wq[x], t.lift[x], o + 3 * x);
 }
 
 #ifdef __x86_64__
-/* The same integers, four pixels at a time (AVX2). Each 128-bit lane holds one pixel's
- * two taps of a row as 16-bit pairs (r0 r1 g0 g1 b0 b1 x0 x1), so one pmaddwd with the
- * packed weights (256-wx, wx) gives the horizontal sums of all channels; top and bottom
- * results are paired the same way for the vertical step. Every intermediate stays below
- * 2^16 * 256, so 32-bit lanes are exact, and below 65536 after the shifts. */
-/* 8 bytes at a in the low half, 8 bytes at b in the high half. */
-static inline __m128i load_8_8(const uint8_t *a, const uint8_t *b)
-{
-	return _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)a), _mm_loadl_epi64((const __m128i *)b));
-}
+/* Both vector paths put one pixel's four taps of a channel side by side as bytes,
+ * [p00 p10 p01 p11] (the order of the weight bytes), so one u8 x s8 multiply-add of the
+ * pixel bytes with the weight bytes gives each channel's weighted sum. The taps arrive
+ * as two 8-byte pairs per pixel, top row "r0 g0 b0 x0 r1 g1 b1 x1" and the bottom row
+ * likewise, side by side in a 128-bit lane. */
+static const int8_t TAP_ORDER[16] = { 0, 8, 4, 12, 1, 9, 5, 13, 2, 10, 6, 14, 3, 11, 7, 15 };
+/* Lane k of a packed vector holds "A rgbx B rgbx" in bytes 16k .. 16k+7: the r g b of both,
+ * four lanes, in 24 bytes. */
+static const uint8_t PACK24[64] = { 0, 1, 2, 4, 5, 6, 16, 17, 18, 20, 21, 22,
+				    32, 33, 34, 36, 37, 38, 48, 49, 50, 52, 53, 54 };
 
-__attribute__((target("avx2"))) static void
-shade_row_avx2(const uint8_t *bgx, int32_t bs, row_taps t, int w, int last, int keep,
-	       const int tint_q[3], uint8_t *o)
+/* AVX2 (no VNNI): four pixels at a time; pmaddubsw then pmaddwd with ones sum the four
+ * products exactly (each pair is at most 255 * 64 * 2, well inside 16 bits). */
+__attribute__((target("avx2"))) static void shade_row_avx2(const uint8_t *bgx, int32_t bs, row_taps t,
+							   int w, uint8_t *o)
 {
-	/* bytes r0 g0 b0 x0 r1 g1 b1 x1 -> words r0 r1 g0 g1 b0 b1 x0 x1 (low or high 8 bytes) */
-	const __m256i lo = _mm256_setr_epi8(0, -1, 4, -1, 1, -1, 5, -1, 2, -1, 6, -1, 3, -1, 7, -1,
-					    0, -1, 4, -1, 1, -1, 5, -1, 2, -1, 6, -1, 3, -1, 7, -1);
-	const __m256i hi = _mm256_setr_epi8(8, -1, 12, -1, 9, -1, 13, -1, 10, -1, 14, -1, 11, -1, 15, -1,
-					    8, -1, 12, -1, 9, -1, 13, -1, 10, -1, 14, -1, 11, -1, 15, -1);
+	const __m256i order = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)TAP_ORDER));
+	const __m256i ones = _mm256_set1_epi16(1), r32 = _mm256_set1_epi32(32);
+	const __m256i idx_w = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
+	const __m256i idx_w2 = _mm256_setr_epi32(2, 2, 2, 2, 3, 3, 3, 3);
 	/* rgbx rgbx (two pixels' words packed to bytes) -> rgb rgb */
 	const __m256i rgb = _mm256_setr_epi8(0, 1, 2, 4, 5, 6, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 					     0, 1, 2, 4, 5, 6, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
-	const __m256i r128 = _mm256_set1_epi32(128);
-	const __m256i idx_ac = _mm256_setr_epi32(0, 0, 0, 0, 2, 2, 2, 2);
-	const __m256i idx_bd = _mm256_setr_epi32(1, 1, 1, 1, 3, 3, 3, 3);
-	const __m256i idx_l = _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3);
-	const __m256i keepv = _mm256_set1_epi16((short)keep);
-	const __m256i tintv = _mm256_setr_epi16(
-		(short)(tint_q[0] + 128), (short)(tint_q[1] + 128), (short)(tint_q[2] + 128), 128,
-		(short)(tint_q[0] + 128), (short)(tint_q[1] + 128), (short)(tint_q[2] + 128), 128,
-		(short)(tint_q[0] + 128), (short)(tint_q[1] + 128), (short)(tint_q[2] + 128), 128,
-		(short)(tint_q[0] + 128), (short)(tint_q[1] + 128), (short)(tint_q[2] + 128), 128);
-	/* Each store writes 8 bytes for 2 pixels (6 used); the 2 spare bytes land on the next
-	 * pixel, which is written later, so only a row's last run must keep one pixel back. */
-	const int end = last ? w - 1 : w;
 	int x = 0;
-	for (; x + 4 <= end; x += 4) {
+	for (; x + 4 <= w; x += 4) {
 		const uint8_t *pa = bgx + t.off[x], *pb = bgx + t.off[x + 1];
 		const uint8_t *pc = bgx + t.off[x + 2], *pd = bgx + t.off[x + 3];
-		/* lanes: [A | C] in the low 8 bytes, [B | D] in the high 8 bytes */
-		__m128i ab = load_8_8(pa, pb), cd = load_8_8(pc, pd);
-		__m128i ab1 = load_8_8(pa + bs, pb + bs), cd1 = load_8_8(pc + bs, pd + bs);
-		__m256i top = _mm256_inserti128_si256(_mm256_castsi128_si256(ab), cd, 1);
-		__m256i bot = _mm256_inserti128_si256(_mm256_castsi128_si256(ab1), cd1, 1);
-
-		__m256i wx4 = _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(t.wx + x)));
-		__m256i wy4 = _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(t.wy + x)));
-		__m256i wx_ac = _mm256_permutevar8x32_epi32(wx4, idx_ac);
-		__m256i wx_bd = _mm256_permutevar8x32_epi32(wx4, idx_bd);
-		/* top = (p0*(256-wx) + p1*wx + 128) >> 8, and the bottom row likewise */
-		__m256i t_ac = _mm256_madd_epi16(_mm256_shuffle_epi8(top, lo), wx_ac);
-		__m256i t_bd = _mm256_madd_epi16(_mm256_shuffle_epi8(top, hi), wx_bd);
-		__m256i b_ac = _mm256_madd_epi16(_mm256_shuffle_epi8(bot, lo), wx_ac);
-		__m256i b_bd = _mm256_madd_epi16(_mm256_shuffle_epi8(bot, hi), wx_bd);
-		t_ac = _mm256_srli_epi32(_mm256_add_epi32(t_ac, r128), 8);
-		t_bd = _mm256_srli_epi32(_mm256_add_epi32(t_bd, r128), 8);
-		b_ac = _mm256_srli_epi32(_mm256_add_epi32(b_ac, r128), 8);
-		b_bd = _mm256_srli_epi32(_mm256_add_epi32(b_bd, r128), 8);
-		/* c = (top*(256-wy) + bot*wy + 128) >> 8 */
-		__m256i c_ac = _mm256_madd_epi16(_mm256_or_si256(t_ac, _mm256_slli_epi32(b_ac, 16)),
-						 _mm256_permutevar8x32_epi32(wy4, idx_ac));
-		__m256i c_bd = _mm256_madd_epi16(_mm256_or_si256(t_bd, _mm256_slli_epi32(b_bd, 16)),
-						 _mm256_permutevar8x32_epi32(wy4, idx_bd));
-		c_ac = _mm256_srli_epi32(_mm256_add_epi32(c_ac, r128), 8);
-		c_bd = _mm256_srli_epi32(_mm256_add_epi32(c_bd, r128), 8);
-		/* words per lane: A rgbx B rgbx | C rgbx D rgbx */
-		__m256i c = _mm256_packus_epi32(c_ac, c_bd);
-		c = _mm256_srli_epi16(_mm256_add_epi16(_mm256_mullo_epi16(c, keepv), tintv), 8);
-		__m256i l4 = _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(t.lift + x)));
-		c = _mm256_adds_epi16(c, _mm256_permutevar8x32_epi32(l4, idx_l));
+		/* lane 0: pixel A's top | bottom pair, pixel B's in lane 1; C and D likewise */
+		__m256i ab = _mm256_setr_m128i(
+			_mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)pa), _mm_loadl_epi64((const __m128i *)(pa + bs))),
+			_mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)pb), _mm_loadl_epi64((const __m128i *)(pb + bs))));
+		__m256i cd = _mm256_setr_m128i(
+			_mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)pc), _mm_loadl_epi64((const __m128i *)(pc + bs))),
+			_mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)pd), _mm_loadl_epi64((const __m128i *)(pd + bs))));
+		const __m256i wq = _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(t.wq + x)));
+		__m256i s_ab = _mm256_maddubs_epi16(_mm256_shuffle_epi8(ab, order),
+						    _mm256_permutevar8x32_epi32(wq, idx_w));
+		__m256i s_cd = _mm256_maddubs_epi16(_mm256_shuffle_epi8(cd, order),
+						    _mm256_permutevar8x32_epi32(wq, idx_w2));
+		s_ab = _mm256_srli_epi32(_mm256_add_epi32(_mm256_madd_epi16(s_ab, ones), r32), 6);
+		s_cd = _mm256_srli_epi32(_mm256_add_epi32(_mm256_madd_epi16(s_cd, ones), r32), 6);
+		/* words per lane: A rgbx C rgbx | B rgbx D rgbx */
+		__m256i c = _mm256_packus_epi32(s_ab, s_cd);
+		const __m256i l4 = _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(t.lift + x)));
+		/* lift words in the same order: A A C C | B B D D */
+		c = _mm256_adds_epi16(c, _mm256_permutevar8x32_epi32(
+						 l4, _mm256_setr_epi32(0, 0, 2, 2, 1, 1, 3, 3)));
 		c = _mm256_shuffle_epi8(_mm256_packus_epi16(c, c), rgb);
-		_mm_storel_epi64((__m128i *)(o + 3 * x), _mm256_castsi256_si128(c));
-		_mm_storel_epi64((__m128i *)(o + 3 * x + 6), _mm256_extracti128_si256(c, 1));
+		/* lane 0: A rgb C rgb, lane 1: B rgb D rgb */
+		const __m128i lo = _mm256_castsi256_si128(c), hi = _mm256_extracti128_si256(c, 1);
+		uint8_t tmp[32];
+		_mm_storeu_si128((__m128i *)tmp, lo);
+		_mm_storeu_si128((__m128i *)(tmp + 16), hi);
+		memcpy(o + 3 * x, tmp, 3);           /* A */
+		memcpy(o + 3 * x + 3, tmp + 16, 3);  /* B */
+		memcpy(o + 3 * x + 6, tmp + 3, 3);   /* C */
+		memcpy(o + 3 * x + 9, tmp + 19, 3);  /* D */
 	}
-	shade_row_c(bgx, bs, t, x, w, keep, tint_q, o);
+	shade_row_c(bgx, bs, t, x, w, o);
 }
+
+#define AVX512_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi,avx512vnni")))
+
+/* Eight pixels (AVX-512 VNNI): two gathers fetch the top and bottom pairs, vpdpbusd
+ * weighs each channel's four taps, and one byte permute compacts the 24 output bytes
+ * into a masked store, so nothing spills past the run. `half` picks pixels 0-7 or 8-15
+ * of the 16-lane weight and lift vectors. */
+static inline __attribute__((always_inline)) AVX512_TARGET void
+shade8(const uint8_t *bgx, int32_t bs, __m256i off, __m512i wq, __m512i lift, const int half,
+       uint8_t *o)
+{
+	const __m512i order = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)TAP_ORDER));
+	const __m512i r32 = _mm512_set1_epi32(32);
+	const int h8 = half ? 8 : 0;
+	const __m512i idx_a = _mm512_add_epi32(
+		_mm512_setr_epi32(0, 0, 0, 0, 2, 2, 2, 2, 4, 4, 4, 4, 6, 6, 6, 6), _mm512_set1_epi32(h8));
+	const __m512i idx_b = _mm512_add_epi32(
+		_mm512_setr_epi32(1, 1, 1, 1, 3, 3, 3, 3, 5, 5, 5, 5, 7, 7, 7, 7), _mm512_set1_epi32(h8));
+	const __m512i idx_l = _mm512_add_epi32(
+		_mm512_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7), _mm512_set1_epi32(h8));
+	/* lane k of top: pixels 2k and 2k+1's top pairs; of bot: their bottom pairs */
+	const __m512i top = _mm512_i32gather_epi64(off, (const void *)bgx, 1);
+	const __m512i bot = _mm512_i32gather_epi64(off, (const void *)(bgx + bs), 1);
+	const __m512i pa = _mm512_shuffle_epi8(_mm512_unpacklo_epi64(top, bot), order);
+	const __m512i pb = _mm512_shuffle_epi8(_mm512_unpackhi_epi64(top, bot), order);
+	__m512i c_a = _mm512_dpbusd_epi32(r32, pa, _mm512_permutexvar_epi32(idx_a, wq));
+	__m512i c_b = _mm512_dpbusd_epi32(r32, pb, _mm512_permutexvar_epi32(idx_b, wq));
+	c_a = _mm512_srli_epi32(c_a, 6);
+	c_b = _mm512_srli_epi32(c_b, 6);
+	/* words per lane: A rgbx B rgbx */
+	__m512i c = _mm512_packus_epi32(c_a, c_b);
+	c = _mm512_adds_epi16(c, _mm512_permutexvar_epi32(idx_l, lift));
+	const __m512i pack = _mm512_loadu_si512(PACK24);
+	c = _mm512_permutexvar_epi8(pack, _mm512_packus_epi16(c, c));
+	_mm512_mask_storeu_epi8(o, (__mmask64)0xffffff, c);
+}
+
+static void shade_row_avx512(const uint8_t *bgx, int32_t bs, row_taps t, int w, uint8_t *o)
+	AVX512_TARGET;
+static void shade_row_avx512(const uint8_t *bgx, int32_t bs, row_taps t, int w, uint8_t *o)
+{
+	int x = 0;
+	for (; x + 8 <= w; x += 8) {
+		const __m256i off = _mm256_loadu_si256((const __m256i *)(t.off + x));
+		const __m512i wq = _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(t.wq + x)));
+		const __m512i l8 = _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(t.lift + x)));
+		shade8(bgx, bs, off, wq, l8, 0, o + 3 * x);
+	}
+	shade_row_c(bgx, bs, t, x, w, o);
+}
+
+/* column_sums for the 16 columns from x; lanes outside `m` read nothing (and are zero). */
+static inline __attribute__((always_inline)) AVX512_TARGET void
+sums16(const void *const r[5], ptrdiff_t x, __mmask16 m, const int is_int, __m512 *v, __m512 *d2)
+{
+	__m512 s[5];
+	for (int k = 0; k < 5; k++)
+		s[k] = is_int ? _mm512_cvtepi32_ps(_mm512_maskz_loadu_epi32(m, (const int32_t *)r[k] + x))
+			      : _mm512_maskz_loadu_ps(m, (const float *)r[k] + x);
+	const __m512 two = _mm512_set1_ps(2.0f);
+	*v = _mm512_add_ps(_mm512_add_ps(s[1], _mm512_mul_ps(two, s[2])), s[3]);
+	*d2 = _mm512_add_ps(_mm512_mul_ps(two, _mm512_sub_ps(s[3], s[1])), _mm512_sub_ps(s[4], s[0]));
+}
+
+/* Passes 0, 1 and 2 fused for the 16 pixels from column x, every intermediate in
+ * registers: row_geometry's IEEE operations in the same order (max/min are clampf's
+ * NaN-to-bound selects, cvtt is C's truncation), then shade8. v[k] are the column sums v
+ * at x + k - 2, e[k] the sums d2 at x + k - 1. */
+static inline __attribute__((always_inline)) AVX512_TARGET void
+color16(int x, int y, const int wrap, const color_par *p, const uint8_t *bgx, uint8_t *o,
+	const __m512 v[5], const __m512 e[3])
+{
+	const __m512 two = _mm512_set1_ps(2.0f);
+	const __m512 dx = _mm512_add_ps(_mm512_sub_ps(v[4], v[0]), _mm512_mul_ps(two, _mm512_sub_ps(v[3], v[1])));
+	const __m512 dy = _mm512_add_ps(_mm512_add_ps(e[0], e[2]), _mm512_mul_ps(two, e[1]));
+	const __m512 hs = _mm512_add_ps(_mm512_add_ps(v[1], v[3]), _mm512_mul_ps(two, v[2]));
+	const __m512 R = _mm512_set1_ps(p->R);
+	const __m512 ox = _mm512_mul_ps(R, dx), oy = _mm512_mul_ps(R, dy);
+	const __m512 fw = _mm512_set1_ps((float)p->w), fh = _mm512_set1_ps((float)p->hgt);
+	const __m512 xf = _mm512_cvtepi32_ps(_mm512_add_epi32(
+		_mm512_set1_epi32(x), _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)));
+	const __m512 yf = _mm512_set1_ps((float)y);
+	__m512 sx, sy;
+	if (wrap) {
+		const __m512 nfw = _mm512_set1_ps(-(float)p->w), nfh = _mm512_set1_ps(-(float)p->hgt);
+		sx = _mm512_add_ps(_mm512_add_ps(xf, _mm512_min_ps(_mm512_max_ps(ox, nfw), fw)), fw);
+		sy = _mm512_add_ps(_mm512_add_ps(yf, _mm512_min_ps(_mm512_max_ps(oy, nfh), fh)), fh);
+	} else {
+		const __m512 zero = _mm512_setzero_ps(), one = _mm512_set1_ps(1.0f);
+		sx = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(xf, ox), zero), _mm512_sub_ps(fw, one));
+		sy = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(yf, oy), zero), _mm512_sub_ps(fh, one));
+	}
+	const __m512 k8 = _mm512_set1_ps(8.0f), half = _mm512_set1_ps(0.5f);
+	const __m512i qx = _mm512_cvttps_epi32(_mm512_add_ps(_mm512_mul_ps(sx, k8), half));
+	const __m512i qy = _mm512_cvttps_epi32(_mm512_add_ps(_mm512_mul_ps(sy, k8), half));
+	const __m512i seven = _mm512_set1_epi32(7);
+	__m512i x0 = _mm512_srai_epi32(qx, 3), y0 = _mm512_srai_epi32(qy, 3);
+	const __m512i ax = _mm512_and_si512(qx, seven), ay = _mm512_and_si512(qy, seven);
+	const __m512i i8 = _mm512_set1_epi32(8);
+	const __m512i u = _mm512_or_si512(_mm512_sub_epi32(i8, ax), _mm512_slli_epi32(ax, 16));
+	/* 16-bit products, as C's 32-bit u * (8-ay) (no carry: each is at most 64) */
+	const __m512i ny8 = _mm512_sub_epi32(i8, ay);
+	const __m512i top = _mm512_mullo_epi16(u, _mm512_or_si512(ny8, _mm512_slli_epi32(ny8, 16)));
+	const __m512i bot = _mm512_mullo_epi16(u, _mm512_or_si512(ay, _mm512_slli_epi32(ay, 16)));
+	const __m512i wq = _mm512_or_si512(top, _mm512_slli_epi32(bot, 8));
+	if (wrap) {
+		const __m512i wv = _mm512_set1_epi32(p->w), hv = _mm512_set1_epi32(p->hgt);
+		for (int k = 0; k < 2; k++) {
+			x0 = _mm512_mask_sub_epi32(x0, _mm512_cmpge_epi32_mask(x0, wv), x0, wv);
+			y0 = _mm512_mask_sub_epi32(y0, _mm512_cmpge_epi32_mask(y0, hv), y0, hv);
+		}
+	}
+	const __m512i off = _mm512_add_epi32(_mm512_mullo_epi32(y0, _mm512_set1_epi32(p->bs)),
+					     _mm512_slli_epi32(x0, 2));
+	/* the highlight and the lift */
+	const __m512 d = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(dx, _mm512_set1_ps(p->g[0])),
+						     _mm512_mul_ps(dy, _mm512_set1_ps(p->g[1]))),
+				       _mm512_set1_ps(p->g[2]));
+	const __m512 q = _mm512_div_ps(
+		_mm512_mul_ps(d, d),
+		_mm512_add_ps(_mm512_mul_ps(_mm512_add_ps(_mm512_mul_ps(dx, dx), _mm512_mul_ps(dy, dy)),
+					    _mm512_set1_ps(p->ng2)),
+			      _mm512_set1_ps(1.0f)));
+	__m512 sp = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(d, _mm512_setzero_ps(), _CMP_GT_OQ),
+					_mm512_max_ps(q, _mm512_set1_ps(0.125f)));
+	sp = _mm512_mul_ps(sp, sp);
+	sp = _mm512_mul_ps(sp, sp);
+	sp = _mm512_mul_ps(sp, sp);
+	sp = _mm512_mul_ps(sp, sp);
+	sp = _mm512_mul_ps(sp, sp);
+	__m512 l = _mm512_add_ps(_mm512_mul_ps(_mm512_set1_ps(p->B), hs),
+				 _mm512_mul_ps(_mm512_set1_ps(p->spec), sp));
+	l = _mm512_min_ps(_mm512_max_ps(l, _mm512_set1_ps(-1024.0f)), _mm512_set1_ps(1024.0f));
+	/* the low 16 bits in both halves, as C's (lq & 0xffff) | lq << 16 */
+	const __m512i lq = _mm512_shuffle_epi8(
+		_mm512_sub_epi32(_mm512_cvttps_epi32(_mm512_add_ps(l, _mm512_set1_ps(1024.5f))),
+				 _mm512_set1_epi32(1024)),
+		_mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 0, 1, 4, 5, 4, 5, 8, 9, 8, 9, 12, 13, 12, 13)));
+	shade8(bgx, p->bs, _mm512_castsi512_si256(off), wq, lq, 0, o + 3 * x);
+	shade8(bgx, p->bs, _mm512_extracti64x4_epi64(off, 1), wq, lq, 1, o + 3 * x + 24);
+}
+
+/* Columns 2 .. (return value - 1) of a row, fused 16 at a time; the caller does the rest
+ * (the first two columns and the tail read ghost columns). The column sums slide along
+ * the row: each is computed once, and its neighbours' come from lane shifts (valignd). */
+static inline __attribute__((always_inline)) AVX512_TARGET int
+color_row(const void *const r[5], int y, const int is_int, const int wrap, const color_par *p,
+	  const uint8_t *bgx, uint8_t *o)
+{
+	const int w = p->w;
+	int x = 2;
+	if (x + 18 > w)
+		return x;
+	__m512 vp, dp, vc, dc, vn, dn;
+	sums16(r, x - 16, (__mmask16)0xc000, is_int, &vp, &dp);
+	sums16(r, x, (__mmask16)0xffff, is_int, &vc, &dc);
+#define SHIFT(hi, lo, k) _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(hi), _mm512_castps_si512(lo), k))
+	for (; x + 18 <= w; x += 16) {
+		/* the next 16 columns, as many as the row has (at least two) */
+		const int left = w - (x + 16);
+		const __mmask16 m = left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
+		sums16(r, x + 16, m, is_int, &vn, &dn);
+		const __m512 v[5] = { SHIFT(vc, vp, 14), SHIFT(vc, vp, 15), vc, SHIFT(vn, vc, 1),
+				      SHIFT(vn, vc, 2) };
+		const __m512 d[3] = { SHIFT(dc, dp, 15), dc, SHIFT(dn, dc, 1) };
+		color16(x, y, wrap, p, bgx, o, v, d);
+		vp = vc, dp = dc, vc = vn, dc = dn;
+	}
+#undef SHIFT
+	return x;
+}
+
+#define COLOR_ROW(name, is_int, wrap)                                                          \
+	AVX512_TARGET static int name(const void *const r[5], int y, const color_par *p,       \
+				      const uint8_t *bgx, uint8_t *o)                          \
+	{                                                                                      \
+		return color_row(r, y, is_int, wrap, p, bgx, o);                                \
+	}
+COLOR_ROW(color_row_wrap_i32, 1, 1)
+COLOR_ROW(color_row_clamp_i32, 1, 0)
+COLOR_ROW(color_row_wrap_f32, 0, 1)
+COLOR_ROW(color_row_clamp_f32, 0, 0)
 #endif
 
-static int simd_level = 2;
+typedef int (*color_row_fn)(const void *const[5], int, const color_par *, const uint8_t *,
+			    uint8_t *);
+
+static int simd_level = 3;
 
 void render_set_simd(int level)
 {
 	simd_level = level;
 }
 
-/* Shades w pixels; `last` says they end the row, so no store may spill past them. */
-static void shade_row(const uint8_t *bgx, int32_t bs, row_taps t, int w, int last, int keep,
-		      const int tint_q[3], uint8_t *o)
+/* The vector level simd_level allows on this CPU: 3 AVX-512 (with VNNI and VBMI), 2
+ * AVX2, 1 SSE2 (geometry only; shading in C), 0 plain C. */
+static int cpu_level(void)
 {
 #ifdef __x86_64__
-	if (simd_level >= 2 && __builtin_cpu_supports("avx2")) {
-		shade_row_avx2(bgx, bs, t, w, last, keep, tint_q, o);
+	if (simd_level >= 3 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+	    __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
+	    __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512vbmi") &&
+	    __builtin_cpu_supports("avx512vnni"))
+		return 3;
+	if (simd_level >= 2 && __builtin_cpu_supports("avx2"))
+		return 2;
+#endif
+	return simd_level >= 1 ? 1 : 0;
+}
+
+/* Shades w pixels at the vector level `level`. */
+static void shade_row(const uint8_t *bgx, int32_t bs, row_taps t, int w, int level, uint8_t *o)
+{
+#ifdef __x86_64__
+	if (level == 3) {
+		shade_row_avx512(bgx, bs, t, w, o);
 		return;
 	}
-#endif
-	int x = 0;
-#ifdef __SSE2__
-	/* The same integers, four channels at once in 16-bit lanes. Every intermediate
-	 * stays below 65536 (255*256 + 128), so unsigned 16-bit arithmetic is exact. */
-	const __m128i zero = _mm_setzero_si128(), r128 = _mm_set1_epi16(128);
-	const __m128i keepv = _mm_set1_epi16((short)keep);
-	const __m128i tintv = _mm_setr_epi16((short)tint_q[0], (short)tint_q[1], (short)tint_q[2], 0,
-					     0, 0, 0, 0);
-	/* A row's last pixel is done in C: its 4-byte store would spill. */
-	for (const int n = simd_level >= 1 ? w - last : 0; x < n; x++) {
-		const uint8_t *p = bgx + t.off[x];
-		const int wx = t.wx[x] >> 16, wy = t.wy[x] >> 16;
-		__m128i q0, q1;
-		memcpy(&q0, p, 8); /* unaligned 8-byte loads: p00 p01 / p10 p11 */
-		memcpy(&q1, p + bs, 8);
-		q0 = _mm_unpacklo_epi8(_mm_move_epi64(q0), zero);
-		q1 = _mm_unpacklo_epi8(_mm_move_epi64(q1), zero);
-		__m128i wxv = _mm_unpacklo_epi64(_mm_set1_epi16((short)(256 - wx)),
-						 _mm_set1_epi16((short)wx));
-		__m128i a = _mm_mullo_epi16(q0, wxv), b = _mm_mullo_epi16(q1, wxv);
-		__m128i top = _mm_srli_epi16(_mm_add_epi16(_mm_add_epi16(a, _mm_srli_si128(a, 8)), r128), 8);
-		__m128i bot = _mm_srli_epi16(_mm_add_epi16(_mm_add_epi16(b, _mm_srli_si128(b, 8)), r128), 8);
-		__m128i wyv = _mm_unpacklo_epi64(_mm_set1_epi16((short)(256 - wy)),
-						 _mm_set1_epi16((short)wy));
-		__m128i v = _mm_mullo_epi16(_mm_unpacklo_epi64(top, bot), wyv);
-		__m128i c = _mm_srli_epi16(_mm_add_epi16(_mm_add_epi16(v, _mm_srli_si128(v, 8)), r128), 8);
-		c = _mm_srli_epi16(_mm_add_epi16(_mm_add_epi16(_mm_mullo_epi16(c, keepv), tintv), r128), 8);
-		c = _mm_adds_epi16(c, _mm_set1_epi16((short)t.lift[x]));
-		int32_t px = _mm_cvtsi128_si32(_mm_packus_epi16(c, c));
-		memcpy(o + 3 * x, &px, 4); /* the 4th byte is overwritten by the next pixel */
+	if (level == 2) {
+		shade_row_avx2(bgx, bs, t, w, o);
+		return;
 	}
+#else
+	(void)level;
 #endif
-	shade_row_c(bgx, bs, t, x, w, keep, tint_q, o);
+	shade_row_c(bgx, bs, t, 0, w, o);
 }
 
 void render_color(const render_in *in, tp_image *out)
@@ -274,38 +509,66 @@ void render_color(const render_in *in, tp_image *out)
 	const int w = in->w, hgt = in->h, wrap = in->wrap;
 	const scene_render *rs = &in->sc->render;
 	const double px = in->px;
-	const float R = (float)(REFRACT_PX * rs->refraction * px * px);
-	const float B = (float)(REFLECT_LEVELS * rs->reflection);
-	const float ng = (float)(NORMAL_GAIN * px);
-	const double ts = rs->tint_strength;
-	const int tint_q[3] = { (int)lround(rs->tint[0] * 255.0 * ts * 256.0),
-				(int)lround(rs->tint[1] * 255.0 * ts * 256.0),
-				(int)lround(rs->tint[2] * 255.0 * ts * 256.0) };
-	const int keep = (int)lround((1.0 - ts) * 256.0);
-	const float spec = (float)rs->specular * 255.0f;
 	/* Half vector between the sun (up-left, high) and the viewer straight above. */
 	const float lx = -0.35f, ly = -0.45f, lz = 0.82f;
 	const float hl = sqrtf(lx * lx + ly * ly + (lz + 1) * (lz + 1));
-	const float hv[3] = { lx / hl, ly / hl, (lz + 1) / hl };
-	const ptrdiff_t hs = w + 2;
-	const int32_t bs = (w + 1) * 4;
+	const double ng = NORMAL_GAIN * px;
+	const tp_surface *sf = in->surf;
+	const double u = sf->scale; /* height units per stored unit */
+	const color_par par = {
+		.w = w,
+		.hgt = hgt,
+		.bs = (w + 1) * 4,
+		.R = (float)(REFRACT_PX * rs->refraction * px * px * u / 32.0),
+		.B = (float)(REFLECT_LEVELS * rs->reflection * u / 16.0),
+		.spec = (float)rs->specular * 255.0f,
+		.g = { (float)(-ng * u / 32 * (lx / hl)), (float)(-ng * u / 32 * (ly / hl)), (lz + 1) / hl },
+		.ng2 = (float)(ng * u / 32 * (ng * u / 32)),
+	};
+	const int is_int = sf->type == TP_SAMPLE_I32;
+	const size_t ss = is_int ? sizeof(int32_t) : sizeof(float);
+	const int level = cpu_level();
+	const row_geometry_fn *geoms = wrap ? (is_int ? row_geometry_wrap_i32 : row_geometry_wrap_f32)
+					    : (is_int ? row_geometry_clamp_i32 : row_geometry_clamp_f32);
+	const row_geometry_fn geom = geoms[level];
+	color_row_fn fused = NULL;
+#ifdef __x86_64__
+	if (level == 3)
+		fused = wrap ? (is_int ? color_row_wrap_i32 : color_row_wrap_f32)
+			     : (is_int ? color_row_clamp_i32 : color_row_clamp_f32);
+#endif
 
 #pragma omp parallel for schedule(static)
 	for (int y = 0; y < hgt; y++) {
-		/* Runs of CHUNK pixels: pass 1's results stay in L1 for pass 2. */
-		int32_t buf[4 * CHUNK] __attribute__((aligned(64)));
-		row_taps t = { buf, buf + CHUNK, buf + 2 * CHUNK, buf + 3 * CHUNK };
-		const float *mid = in->hpad + (y + 1) * hs;
+		/* Runs of CHUNK pixels: pass 0's and pass 1's results stay in L1 for pass 2. */
+		int32_t buf[3 * CHUNK] __attribute__((aligned(64)));
+		float fbuf[2 * CHUNK + 8] __attribute__((aligned(64)));
+		row_taps t = { buf, buf + CHUNK, buf + 2 * CHUNK, fbuf, fbuf + CHUNK + 4 };
+		/* rows y-2 .. y+2: beyond the frame the edge row, or the opposite one with wrap */
+		const void *r[5];
+		for (int k = 0; k < 5; k++) {
+			int yy = y + k - 2;
+			if (yy < 0 || yy >= hgt)
+				yy = wrap ? (yy + 2 * hgt) % hgt : yy < 0 ? 0 : hgt - 1;
+			r[k] = (const char *)sf->data + (size_t)yy * sf->stride * ss;
+		}
 		uint8_t *o = tp_image_row(out, y);
-		for (int xs = 0; xs < w; xs += CHUNK) {
+		/* The background rows a few output rows ahead are fetched while this one is
+		 * shaded: the taps are gathered, which the hardware prefetcher does not follow. */
+		const uint8_t *pf = in->bgx + (size_t)(y + 4 < hgt ? y + 4 : hgt - 1) * par.bs;
+		for (int k = 0; k < par.bs; k += 64)
+			__builtin_prefetch(pf + k);
+		int xs = 0;
+		if (fused) {
+			/* columns 0, 1 by the general path, 2 .. done-1 fused, the rest general */
+			geom(r, &par, y, 0, 2, t);
+			shade_row_c(in->bgx, par.bs, t, 0, 2, o);
+			xs = fused(r, y, &par, in->bgx, o);
+		}
+		for (; xs < w; xs += CHUNK) {
 			int n = w - xs < CHUNK ? w - xs : CHUNK;
-			if (wrap)
-				row_geometry_wrap(mid - hs, mid, mid + hs, w, hgt, y, xs, n, R, B,
-						  spec, ng, hv, t);
-			else
-				row_geometry_clamp(mid - hs, mid, mid + hs, w, hgt, y, xs, n, R, B,
-						   spec, ng, hv, t);
-			shade_row(in->bgx, bs, t, n, xs + n == w, keep, tint_q, o + 3 * xs);
+			geom(r, &par, y, xs, n, t);
+			shade_row(in->bgx, par.bs, t, n, level, o + 3 * xs);
 		}
 	}
 }

@@ -26,20 +26,33 @@ static const char *mode_name(scene_mode m)
 }
 
 /* RGB background -> RGBX with one extra column and row: a copy of the first (wrap) or
- * of the last (clamp). */
-static void pad_background(const tp_image *bg, int wrap, uint8_t *dst)
+ * of the last (clamp). The colour pass sees the background through the water's tint, so
+ * the tint is applied here, once per render: b' = (b * keep + tint_q + 128) >> 8 with
+ * keep = 256 (1 - tint_strength) and tint_q = 256 * 255 * tint * tint_strength. */
+static void pad_background(const tp_image *bg, int wrap, const scene_render *rs, uint8_t *dst)
 {
 	const int w = bg->w, h = bg->h;
 	const size_t ds = (size_t)(w + 1) * 4;
+	const double ts = rs ? rs->tint_strength : 0.0;
+	const int keep = (int)lround((1.0 - ts) * 256.0);
+	int tint_q[3] = { 0, 0, 0 };
+	for (int k = 0; rs && k < 3; k++)
+		tint_q[k] = (int)lround(rs->tint[k] * 255.0 * ts * 256.0);
+	uint8_t lut[3][256];
+	for (int k = 0; k < 3; k++)
+		for (int v = 0; v < 256; v++) {
+			int t = (v * keep + tint_q[k] + 128) >> 8;
+			lut[k][v] = (uint8_t)(t < 0 ? 0 : t > 255 ? 255 : t);
+		}
 	for (int y = 0; y <= h; y++) {
 		int sy = y < h ? y : (wrap ? 0 : h - 1);
 		const uint8_t *src = tp_image_row(bg, sy);
 		uint8_t *d = dst + (size_t)y * ds;
 		for (int x = 0; x <= w; x++) {
 			int sx = x < w ? x : (wrap ? 0 : w - 1);
-			d[4 * x + 0] = src[3 * sx + 0];
-			d[4 * x + 1] = src[3 * sx + 1];
-			d[4 * x + 2] = src[3 * sx + 2];
+			d[4 * x + 0] = lut[0][src[3 * sx + 0]];
+			d[4 * x + 1] = lut[1][src[3 * sx + 1]];
+			d[4 * x + 2] = lut[2][src[3 * sx + 2]];
 			d[4 * x + 3] = 0;
 		}
 	}
@@ -75,15 +88,15 @@ int render_create(const scene *sc, scene_mode mode, render_ctx **out, tp_err *er
 	r->w = sc->width;
 	r->h = sc->height;
 	size_t n = (size_t)r->w * (size_t)r->h;
-	/* Only what this mode reads: the colour pass works from the padded heights (and its
-	 * stack), the texture maps from the plain height buffer. */
+	/* Only what this mode reads: the colour pass works from the solver's samples (and
+	 * its stack), the texture maps from the converted height buffers. */
 	int color = mode == SCENE_MODE_COLOR && !fluid;
 	int maps = !fluid && !color;
 	r->height = maps ? malloc(n * sizeof *r->height) : NULL;
 	r->scratch = malloc(n * 4 * sizeof *r->scratch);
-	r->hpad = malloc((size_t)(r->w + 2) * (size_t)(r->h + 2) * sizeof *r->hpad);
-	r->bgx = malloc((size_t)(r->w + 1) * (size_t)(r->h + 1) * 4);
-	if ((maps && !r->height) || !r->scratch || !r->hpad || !r->bgx) {
+	r->hpad = maps ? malloc((size_t)(r->w + 2) * (size_t)(r->h + 2) * sizeof *r->hpad) : NULL;
+	r->bgx = color ? malloc((size_t)(r->w + 1) * (size_t)(r->h + 1) * 4) : NULL;
+	if ((maps && (!r->height || !r->hpad)) || !r->scratch || (color && !r->bgx)) {
 		render_destroy(r);
 		return tp_errf(err, TP_EIO, "out of memory for a %dx%d renderer", sc->width, sc->height);
 	}
@@ -92,7 +105,8 @@ int render_create(const scene *sc, scene_mode mode, render_ctx **out, tp_err *er
 		render_destroy(r);
 		return rc;
 	}
-	pad_background(&r->bg, sc->boundary == SCENE_BOUNDARY_WRAP, r->bgx);
+	if (color)
+		pad_background(&r->bg, sc->boundary == SCENE_BOUNDARY_WRAP, &sc->render, r->bgx);
 	*out = r;
 	return 0;
 }
@@ -188,11 +202,12 @@ int render_frame(render_ctx *r, const tp_surface *s, tp_image *out)
 		.px = scene_scale(r->sc),
 		.height_scale = r->height_scale,
 	};
-	if (s->kind == TP_SURFACE_HEIGHT) {
-		int plain = r->mode != SCENE_MODE_COLOR;
-		to_height(s, r->hpad, plain ? r->height : NULL);
+	/* The colour pass reads the solver's samples directly; the texture maps read them
+	 * converted to float height units. */
+	if (s->kind == TP_SURFACE_HEIGHT && r->mode != SCENE_MODE_COLOR) {
+		to_height(s, r->hpad, r->height);
 		in.hpad = r->hpad;
-		in.height = plain ? r->height : NULL;
+		in.height = r->height;
 	}
 	if (s->kind == TP_SURFACE_FLUID) {
 		render_fluid(&in, out); /* colour or particle view, with tank and obstacles */

@@ -30,8 +30,9 @@ void render_set_height_scale(render_ctx *r, double levels);
  * (0 for a fluid surface). The same whatever the thread count. */
 double render_surface_absmax(const tp_surface *s);
 
-/* Caps the vector code the colour pass may use: 2 AVX2 (where the CPU has it), 1 SSE2,
- * 0 plain C. Every level writes the same bytes; tests use this to check that. */
+/* Caps the vector code the colour pass may use: 3 AVX-512 (with VNNI and VBMI, where the
+ * CPU has them), 2 AVX2, 1 SSE2, 0 plain C. Every level writes the same bytes; tests use
+ * this to check that. */
 void render_set_simd(int level);
 
 #endif
