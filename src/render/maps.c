@@ -416,10 +416,13 @@ void render_caustics(const render_in *in, tp_image *out)
 		}
 	}
 
-	/* Light level I = acc / UNIT (1 for flat water), shown as intensity * I. */
+	/* Light level I = acc / UNIT (1 for flat water). Tone "soft" (default) shows
+	 * 1 - exp(-intensity * I): linear in the dim light, rolling off in the focused lines
+	 * instead of clipping (white only where I > ln(2 * 255) / intensity, 25 times flat
+	 * water at the default intensity); "linear" shows intensity * I, clipped at white. */
 	const double gain = (m->caustics_intensity > 0 ? m->caustics_intensity : CAUSTICS_INTENSITY) /
 			    (double)CAUSTIC_UNIT;
-	const int wide = out->fmt == TP_GRAY16;
+	const int wide = out->fmt == TP_GRAY16, soft = !m->caustics_linear;
 	const double maxv = wide ? 65535.0 : 255.0;
 #pragma omp parallel for schedule(static)
 	for (int y = 0; y < hgt; y++) {
@@ -427,7 +430,8 @@ void render_caustics(const render_in *in, tp_image *out)
 		uint8_t *o8 = tp_image_row(out, y);
 		uint16_t *o16 = (uint16_t *)o8;
 		for (int x = 0; x < w; x++) {
-			double v = (double)a[x] * gain * maxv + 0.5;
+			double e = (double)a[x] * gain;
+			double v = (soft ? -expm1(-e) : e) * maxv + 0.5;
 			v = v > maxv ? maxv : v;
 			if (wide)
 				o16[x] = (uint16_t)v;

@@ -162,6 +162,25 @@ static void to_height(const tp_surface *s, float *pad, float *plain)
 	memcpy(pad + (h + 1) * ps, pad + (s->wrap ? 1 : h) * ps, (size_t)ps * sizeof *pad);
 }
 
+/* The surface the normal and caustics maps see: the heights smoothed by the 3x3
+ * binomial [1 2 1]^T [1 2 1] / 16, from the padded buffer, as the colour pass does (see
+ * refract.c: it removes the grid's odd-even mode and keeps waves of a few cells). */
+static void smooth_binomial(const float *pad, int w, int h, float *plain)
+{
+	const ptrdiff_t ps = w + 2;
+#pragma omp parallel for schedule(static)
+	for (int y = 0; y < h; y++) {
+		const float *u = pad + y * ps + 1, *m = u + ps, *d = m + ps;
+		float *o = plain + (size_t)y * w;
+		for (int x = 0; x < w; x++) {
+			float a = u[x - 1] + 2.0f * u[x] + u[x + 1];
+			float b = m[x - 1] + 2.0f * m[x] + m[x + 1];
+			float c = d[x - 1] + 2.0f * d[x] + d[x + 1];
+			o[x] = (a + 2.0f * b + c) * 0.0625f;
+		}
+	}
+}
+
 void render_set_height_scale(render_ctx *r, double levels)
 {
 	r->height_scale = levels;
@@ -206,6 +225,10 @@ int render_frame(render_ctx *r, const tp_surface *s, tp_image *out)
 	 * converted to float height units. */
 	if (s->kind == TP_SURFACE_HEIGHT && r->mode != SCENE_MODE_COLOR) {
 		to_height(s, r->hpad, r->height);
+		/* height maps keep the solver's own data; the slope maps see the smoothed
+		 * surface */
+		if (r->mode == SCENE_MODE_NORMAL || r->mode == SCENE_MODE_CAUSTICS)
+			smooth_binomial(r->hpad, r->w, r->h, r->height);
 		in.hpad = r->hpad;
 		in.height = r->height;
 	}

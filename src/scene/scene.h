@@ -147,6 +147,7 @@ typedef struct scene_maps {
 	double caustics_depth;     /* water depth under the surface, pixels */
 	double caustics_intensity; /* output level of unfocused light, 0..1 of white */
 	int caustics_bits;         /* 8 or 16 */
+	int caustics_linear;       /* tone "linear" (intensity * I, clipped) instead of "soft" */
 } scene_maps;
 
 /* "loop": the frames are a seamless loop of `frames`, cut from the simulation at

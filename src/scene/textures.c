@@ -113,7 +113,8 @@ static int read_outputs(ld *L)
 static const char *const maps_keys[] = { "height", "normal", "caustics", NULL };
 static const char *const height_keys[] = { "scale", NULL };
 static const char *const normal_keys[] = { "strength", "convention", "bits", NULL };
-static const char *const caustics_keys[] = { "depth", "intensity", "bits", NULL };
+static const char *const caustics_keys[] = { "depth", "intensity", "bits", "tone", NULL };
+static const char *const tones[] = { "soft", "linear", NULL };
 static const char *const conventions[] = { "opengl", "directx", NULL };
 
 static int read_bits(ld *L, const cJSON *obj, int *bits)
@@ -135,6 +136,7 @@ static int read_maps(ld *L)
 	const cJSON *v = ld_get(L->root, "maps");
 	const cJSON *h = v ? ld_get(v, "height") : NULL, *n = v ? ld_get(v, "normal") : NULL;
 	const cJSON *c = v ? ld_get(v, "caustics") : NULL, *conv = n ? ld_get(n, "convention") : NULL;
+	const cJSON *tone = c ? ld_get(c, "tone") : NULL;
 	const ld_range scale = { 0, 1e6, LD_LO_OPEN }, strength = { 0, 1000, LD_LO_OPEN };
 	const ld_range depth = { 0, 1e5, LD_LO_OPEN }, intensity = { 0, 100, LD_LO_OPEN };
 	int rc;
@@ -146,6 +148,7 @@ static int read_maps(ld *L)
 	m->caustics_intensity = 0.25;
 	m->normal_bits = 8;
 	m->caustics_bits = 8;
+	m->caustics_linear = 0;
 	if (v && (rc = ld_object(L, v, maps_keys)) < 0)
 		return rc;
 	const cJSON *hs = h ? ld_get(h, "scale") : NULL;
@@ -167,7 +170,8 @@ static int read_maps(ld *L)
 	if (c && ((rc = ld_object(L, c, caustics_keys)) < 0 ||
 		  (rc = ld_opt_num(L, c, "depth", &depth, &m->caustics_depth)) < 0 ||
 		  (rc = ld_opt_num(L, c, "intensity", &intensity, &m->caustics_intensity)) < 0 ||
-		  (rc = read_bits(L, c, &m->caustics_bits)) < 0))
+		  (rc = read_bits(L, c, &m->caustics_bits)) < 0 ||
+		  (tone && (rc = ld_enum(L, tone, tones, &m->caustics_linear)) < 0)))
 		return rc;
 	return 0;
 }
