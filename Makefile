@@ -140,6 +140,7 @@ TEST_SRCS = \
 	tests/test_schema.c \
 	tests/test_install.c \
 	tests/test_limits.c \
+	tests/test_noise.c \
 	tests/reference/seed_common.c \
 	tests/reference/seed_hooke.c \
 	tests/reference/seed_ripple.c \
@@ -200,7 +201,7 @@ $(BIN): $(LIB_OBJS) $(MAIN_OBJ)
 
 $(TEST_BIN): $(LIB_OBJS) $(TEST_OBJS)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(TP_LDFLAGS) -o $@ $^ $(TP_LIBS) $(shell $(PKG_CONFIG) --libs criterion zlib)
+	$(Q)$(CC) $(TP_LDFLAGS) -o $@ $^ $(TP_LIBS) $(shell $(PKG_CONFIG) --libs criterion zlib fftw3)
 
 $(BENCH_BIN): $(LIB_OBJS) $(BENCH_OBJS)
 	@echo "  LD      $@"

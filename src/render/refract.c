@@ -572,3 +572,32 @@ void render_color(const render_in *in, tp_image *out)
 		}
 	}
 }
+
+void render_slopes(const tp_surface *sf, float *dx, float *dy)
+{
+	const int w = sf->w, hgt = sf->h, wrap = sf->wrap, is_int = sf->type == TP_SAMPLE_I32;
+	const size_t ss = is_int ? sizeof(int32_t) : sizeof(float);
+	const float u32 = sf->scale / 32.0f;
+	float v[CHUNK + 4], d2[CHUNK + 4];
+	for (int y = 0; y < hgt; y++) {
+		const void *r[5];
+		for (int k = 0; k < 5; k++) {
+			int yy = y + k - 2;
+			if (yy < 0 || yy >= hgt)
+				yy = wrap ? (yy + 2 * hgt) % hgt : yy < 0 ? 0 : hgt - 1;
+			r[k] = (const char *)sf->data + (size_t)yy * sf->stride * ss;
+		}
+		for (int xs = 0; xs < w; xs += CHUNK) {
+			const int n = w - xs < CHUNK ? w - xs : CHUNK;
+			if (is_int)
+				column_sums(r, w, xs, n, 1, wrap, v, d2);
+			else
+				column_sums(r, w, xs, n, 0, wrap, v, d2);
+			for (int i = 0; i < n; i++) {
+				/* row_geometry's slopes, scaled to height units per pixel */
+				dx[(size_t)y * w + xs + i] = ((v[i + 4] - v[i]) + 2.0f * (v[i + 3] - v[i + 1])) * u32;
+				dy[(size_t)y * w + xs + i] = ((d2[i + 1] + d2[i + 3]) + 2.0f * d2[i + 2]) * u32;
+			}
+		}
+	}
+}

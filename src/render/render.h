@@ -30,6 +30,11 @@ void render_set_height_scale(render_ctx *r, double levels);
  * (0 for a fluid surface). The same whatever the thread count. */
 double render_surface_absmax(const tp_surface *s);
 
+/* The slopes the colour pass sees, in height units per pixel (w*h each, row-major):
+ * central differences of the surface smoothed by the 3x3 binomial (refract.c). For tests
+ * and tools; a height-field surface only. */
+void render_slopes(const tp_surface *s, float *dx, float *dy);
+
 /* Caps the vector code the colour pass may use: 3 AVX-512 (with VNNI and VBMI, where the
  * CPU has them), 2 AVX2, 1 SSE2, 0 plain C. Every level writes the same bytes; tests use
  * this to check that. */
