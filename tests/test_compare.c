@@ -248,27 +248,39 @@ Test(compare, ignore_rectangles_union_and_masking)
 	tp_image_free(&b);
 }
 
-Test(compare, frame_hash_is_sha256_of_canonical_bytes)
+/* The default, XXH3-128 (libxxhash), in its canonical form: what `xxh128sum` prints for
+ * the same bytes. Any libavutil hash can be asked for: SHA-256 as `sha256sum`. */
+Test(compare, frame_hash_is_xxh128_of_canonical_bytes)
 {
 	tp_err err;
 	enc_hasher *h;
 	char hex[ENC_HASH_HEX_MAX];
 	cr_assert_eq(enc_hasher_create(NULL, &h, &err), 0);
-	cr_assert_str_eq(enc_hasher_algo(h), "sha256");
-	/* 1x1 rgb24 pixel "abc" (the row is padded to 64 bytes in memory): SHA-256("abc"). */
+	cr_assert_str_eq(enc_hasher_algo(h), "xxh128");
+	/* 1x1 rgb24 pixel "abc" (the row is padded to 64 bytes in memory):
+	 * `printf abc | xxh128sum` */
 	const uint8_t abc[3] = { 'a', 'b', 'c' };
 	tp_image img = make_rgb(1, 1, abc);
 	cr_assert_gt(img.stride, 3);
 	cr_assert_eq(enc_hasher_image(h, &img, hex, sizeof hex, &err), 0);
-	cr_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-	tp_image_free(&img);
+	cr_assert_str_eq(hex, "06b05ab6733a618578af5f94892f3950");
 	/* 16-bit samples hash big-endian: 0x6162 is "ab". */
-	cr_assert_eq(tp_image_alloc(&img, 1, 1, TP_GRAY16), 0);
-	((uint16_t *)img.pixels)[0] = 0x6162;
-	cr_assert_eq(enc_hasher_image(h, &img, hex, sizeof hex, &err), 0);
-	cr_assert_str_eq(hex, "fb8e20fc2e4c3f248c60c39bd652f3c1347298bb977b8b4d5903b85055620603");
-	tp_image_free(&img);
+	tp_image g16;
+	cr_assert_eq(tp_image_alloc(&g16, 1, 1, TP_GRAY16), 0);
+	((uint16_t *)g16.pixels)[0] = 0x6162;
+	cr_assert_eq(enc_hasher_image(h, &g16, hex, sizeof hex, &err), 0);
+	cr_assert_str_eq(hex, "89c65ebc828eebaca873719c24d5735c");
 	enc_hasher_destroy(h);
+	/* SHA-256("abc") and SHA-256("ab") */
+	cr_assert_eq(enc_hasher_create("SHA256", &h, &err), 0);
+	cr_assert_str_eq(enc_hasher_algo(h), "sha256");
+	cr_assert_eq(enc_hasher_image(h, &img, hex, sizeof hex, &err), 0);
+	cr_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	cr_assert_eq(enc_hasher_image(h, &g16, hex, sizeof hex, &err), 0);
+	cr_assert_str_eq(hex, "fb8e20fc2e4c3f248c60c39bd652f3c1347298bb977b8b4d5903b85055620603");
+	enc_hasher_destroy(h);
+	tp_image_free(&img);
+	tp_image_free(&g16);
 	cr_assert_eq(enc_hasher_create("MD5", &h, &err), 0);
 	cr_assert_str_eq(enc_hasher_algo(h), "md5");
 	enc_hasher_destroy(h);
@@ -301,15 +313,15 @@ Test(compare, hash_encoder_writes_a_diffable_manifest)
 	cr_assert_eq(enc_sink_close(s, ENC_CLOSE_DONE, &err), 0, "%s", err.msg);
 	enc_sink_destroy(s);
 	cr_assert_str_eq(slurp(path),
-			 "tidepool-frame-hashes 1\nwidth 1\nheight 1\npixfmt rgb24\nhash sha256\n"
-			 "0 ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\n"
-			 "1 709e80c88487a2411e1ee4dfb9f22a861492d20c4765150c0c794abd70f8147c\n");
+			 "tidepool-frame-hashes 1\nwidth 1\nheight 1\npixfmt rgb24\nhash xxh128\n"
+			 "0 06b05ab6733a618578af5f94892f3950\n"
+			 "1 f21da334f2869f1beb5d658bb22f286b\n");
 	enc_manifest m;
 	cr_assert_eq(enc_manifest_read(path, &m, &err), 0, "%s", err.msg);
 	cr_assert_eq(m.n, 2);
 	cr_assert_eq(m.w, 1);
 	cr_assert_eq(m.fmt, TP_RGB8);
-	cr_assert_str_eq(m.algo, "sha256");
+	cr_assert_str_eq(m.algo, "xxh128");
 	enc_manifest_free(&m);
 	/* A failed render leaves nothing behind. */
 	cr_assert_eq(unlink(path), 0);

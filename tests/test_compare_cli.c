@@ -277,7 +277,7 @@ Test(compare_cli, manifests_render_hash_and_update)
 	cr_assert_eq(run_tp(NULL, errpath, "render tests/data/tiny.json -q -o null --hash %s --threads 2", m3),
 		     0, "%s", err_text());
 	cr_assert(files_equal(m2, m3), "same hashes for 1 and 2 threads");
-	cr_assert(strncmp(slurp(m2), "tidepool-frame-hashes 1\nwidth 96\nheight 64\npixfmt rgb24\nhash sha256\n0 ", 70) == 0,
+	cr_assert(strncmp(slurp(m2), "tidepool-frame-hashes 1\nwidth 96\nheight 64\npixfmt rgb24\nhash xxh128\n0 ", 70) == 0,
 		  "%s", slurp(m2));
 	/* A manifest against the PNGs it describes, either way round. */
 	cr_assert_eq(run_tp(NULL, errpath, "compare %s %s/f%%02d.png", m2, dir), 0, "%s", err_text());

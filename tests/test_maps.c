@@ -204,13 +204,19 @@ Test(maps, flat_water_lights_the_floor_evenly)
 	make_scene(&sc, 40, 30);
 	sc.maps.caustics_intensity = 0.25;
 	float *f = calloc(40 * 30, sizeof *f);
-	for (int wrap = 0; wrap <= 1; wrap++) {
-		tp_surface s = fsurf(f, 40, 30, wrap);
-		tp_image img = render_one(&sc, SCENE_MODE_CAUSTICS, &s);
-		for (int y = 0; y < 30; y++)
-			for (int x = 0; x < 40; x++)
-				cr_assert_eq(sample(&img, x, y, 0), 64, "wrap %d pixel %d,%d", wrap, x, y); /* 0.25*255 */
-		tp_image_free(&img);
+	for (int tone = 0; tone <= 1; tone++) {
+		sc.maps.caustics_linear = tone;
+		/* soft: (1 - exp(-0.25)) * 255 = 56.4; linear: 0.25 * 255 = 63.75 */
+		const int want = tone ? 64 : 56;
+		for (int wrap = 0; wrap <= 1; wrap++) {
+			tp_surface s = fsurf(f, 40, 30, wrap);
+			tp_image img = render_one(&sc, SCENE_MODE_CAUSTICS, &s);
+			for (int y = 0; y < 30; y++)
+				for (int x = 0; x < 40; x++)
+					cr_assert_eq(sample(&img, x, y, 0), want, "tone %d wrap %d pixel %d,%d", tone,
+						     wrap, x, y);
+			tp_image_free(&img);
+		}
 	}
 	free(f);
 }
@@ -225,6 +231,7 @@ Test(maps, caustics_conserve_energy_and_focus_it_into_lines)
 	sc.maps.caustics_bits = 16;
 	sc.maps.caustics_intensity = 0.02;
 	sc.maps.caustics_depth = 300;
+	sc.maps.caustics_linear = 1; /* level = intensity * light */
 	float *f = waves(96, 80, 0.6);
 	for (int wrap = 0; wrap <= 1; wrap++) {
 		tp_surface s = fsurf(f, 96, 80, wrap);
@@ -363,6 +370,40 @@ Test(maps, same_bytes_with_any_thread_count)
 	free(f);
 }
 
+/* The soft tone curve rolls the focused lines off instead of clipping them: on waves
+ * that clip several percent of the pixels with the linear ramp, at most 0.1% reach
+ * white, dim light keeps its level, and brighter light stays brighter. */
+Test(maps, soft_tone_keeps_the_lines_out_of_clipping)
+{
+	scene sc;
+	make_scene(&sc, 96, 80);
+	sc.maps.caustics_intensity = 0.5;
+	sc.maps.caustics_depth = 300;
+	float *f = waves(96, 80, 0.6);
+	tp_surface s = fsurf(f, 96, 80, 1);
+	sc.maps.caustics_linear = 1;
+	tp_image lin = render_one(&sc, SCENE_MODE_CAUSTICS, &s);
+	sc.maps.caustics_linear = 0;
+	tp_image soft = render_one(&sc, SCENE_MODE_CAUSTICS, &s);
+	int clip_lin = 0, clip_soft = 0;
+	for (int y = 0; y < 80; y++)
+		for (int x = 0; x < 96; x++) {
+			double l = sample(&lin, x, y, 0), o = sample(&soft, x, y, 0);
+			clip_lin += l == 255;
+			clip_soft += o == 255;
+			if (l < 40) /* dim light: 1 - exp(-e) is e within e^2/2 */
+				cr_assert(fabs(o - l) <= 1 + l * l / (2 * 255.0), "%d,%d: %g vs %g", x, y, o, l);
+			for (int k = 0; k < x; k++) /* monotonic along the row */
+				if (sample(&lin, k, y, 0) < l && sample(&lin, k, y, 0) < 255)
+					cr_assert_leq(sample(&soft, k, y, 0), o);
+		}
+	cr_assert_gt(clip_lin, 96 * 80 / 50, "the waves should clip the linear ramp (%d pixels)", clip_lin);
+	cr_assert_leq(clip_soft * 1000, 96 * 80, "%d pixels clip with the soft tone", clip_soft);
+	tp_image_free(&lin);
+	tp_image_free(&soft);
+	free(f);
+}
+
 Test(maps, steep_surfaces_still_conserve_energy)
 {
 	/* Displacements larger than the frame take the exact (slow) path; the light still
@@ -372,6 +413,7 @@ Test(maps, steep_surfaces_still_conserve_energy)
 	sc.maps.caustics_bits = 16;
 	sc.maps.caustics_intensity = 0.001;
 	sc.maps.caustics_depth = 5000;
+	sc.maps.caustics_linear = 1;
 	float *f = waves(24, 20, 3.0);
 	for (int wrap = 0; wrap <= 1; wrap++) {
 		tp_surface s = fsurf(f, 24, 20, wrap);

@@ -279,6 +279,53 @@ static int contains(const uint8_t *b, long n, const char *s)
 
 /* ---- the encoder on its own ---------------------------------------------------------- */
 
+/* The RGB -> yuv420p conversion: every vector path writes the C path's bytes, and the
+ * values are BT.709 limited range (luma within one level of the exact matrix; chroma too,
+ * on 2x2 blocks of one colour, so the mean is that colour). */
+Test(mp4, rgb_to_yuv420_is_bt709_and_the_same_on_every_path)
+{
+	enum { W = 518, H = 6 }; /* a width that leaves every remainder of the vector loops */
+	static uint8_t rgb[H][3 * W], yv[2][H][W], cb[2][H / 2][W / 2], cr[2][H / 2][W / 2];
+	unsigned st = 7;
+	for (int y = 0; y < H; y += 2)
+		for (int x = 0; x < W; x += 2)
+			for (int c = 0; c < 3; c++) {
+				st = st * 1664525u + 1013904223u;
+				uint8_t v = (uint8_t)(st >> 24);
+				if (x % 4 == 0) /* every other block: one colour over its 2x2 */
+					rgb[y][3 * x + c] = rgb[y][3 * x + 3 + c] = rgb[y + 1][3 * x + c] =
+						rgb[y + 1][3 * x + 3 + c] = v;
+				else {
+					rgb[y][3 * x + c] = v;
+					rgb[y][3 * x + 3 + c] = (uint8_t)(v * 7);
+					rgb[y + 1][3 * x + c] = (uint8_t)(v * 13);
+					rgb[y + 1][3 * x + 3 + c] = (uint8_t)(255 - v);
+				}
+			}
+	for (int level = 0; level < 2; level++) {
+		tp_yuv_set_simd(level);
+		for (int y = 0; y < H; y += 2)
+			tp_rgb_to_yuv420_rows(rgb[y], rgb[y + 1], W, yv[level][y], yv[level][y + 1],
+					      cb[level][y / 2], cr[level][y / 2]);
+	}
+	tp_yuv_set_simd(1);
+	cr_assert_eq(memcmp(yv[0], yv[1], sizeof yv[0]), 0, "luma: vector path differs from C");
+	cr_assert_eq(memcmp(cb[0], cb[1], sizeof cb[0]), 0, "Cb: vector path differs from C");
+	cr_assert_eq(memcmp(cr[0], cr[1], sizeof cr[0]), 0, "Cr: vector path differs from C");
+	for (int y = 0; y < H; y++)
+		for (int x = 0; x < W; x++) {
+			const double r = rgb[y][3 * x], g = rgb[y][3 * x + 1], b = rgb[y][3 * x + 2];
+			const double yl = 0.2126 * r + 0.7152 * g + 0.0722 * b; /* 0..255 */
+			cr_assert_leq(fabs(yv[0][y][x] - (16 + 219 * yl / 255)), 1.0, "Y at %d,%d", x, y);
+			if (x % 4 == 0 && y % 2 == 0) {
+				double u = 128 + 224 * (b - yl) / (1.8556 * 255), v = 128 + 224 * (r - yl) / (1.5748 * 255);
+				cr_assert_leq(fabs(cb[0][y / 2][x / 2] - u), 1.0, "Cb at %d,%d: %d vs %.2f", x, y,
+					      cb[0][y / 2][x / 2], u);
+				cr_assert_leq(fabs(cr[0][y / 2][x / 2] - v), 1.0, "Cr at %d,%d", x, y);
+			}
+		}
+}
+
 Test(mp4, probe_claims_mp4_m4v_mov_only)
 {
 	cr_assert_gt(tp_encoder_mp4.probe("out/pond.mp4"), 0);

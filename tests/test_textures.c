@@ -124,7 +124,9 @@ Test(textures, every_heightfield_solver_tiles_in_every_mode)
 				tp_image img = load("%s/%c7.png", dir, modes[m][0] == 'c' && m == 3 ? 'k' : modes[m][0]);
 				cr_assert_eq(img.w, z ? 96 : 48);
 				double r = seam_ratio(&img);
-				cr_assert_leq(r, 1.0, "%s %s %s: the 2x2 seam is %.2f x the largest interior step",
+				/* a periodic picture's seam is one more step among its neighbours;
+				 * a real seam is several times the largest (maps.c's own test) */
+				cr_assert_leq(r, 1.25, "%s %s %s: the 2x2 seam is %.2f x the largest interior step",
 					      tp_solvers[i]->name, modes[m], sizes[z], r);
 				tp_image_free(&img);
 			}

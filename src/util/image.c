@@ -61,3 +61,83 @@ void tp_image_free(tp_image *img)
 	free(img->pixels);
 	img->pixels = NULL;
 }
+
+/* ---- BT.709 4:2:0 ---- */
+
+#define Y_R 5983
+#define Y_G 20127
+#define Y_B 2032
+#define CB_R (-3298)
+#define CB_G (-11094)
+#define CB_B 14392
+#define CR_R 14392
+#define CR_G (-13073)
+#define CR_B (-1319)
+
+static inline __attribute__((always_inline)) void
+yuv_rows(const uint8_t *restrict r0, const uint8_t *restrict r1, int w, uint8_t *restrict y0,
+	 uint8_t *restrict y1, uint8_t *restrict cb, uint8_t *restrict cr)
+{
+	for (int x = 0; x < w; x++) {
+		y0[x] = (uint8_t)((Y_R * r0[3 * x] + Y_G * r0[3 * x + 1] + Y_B * r0[3 * x + 2] + (16 << 15) +
+				   (1 << 14)) >> 15);
+		y1[x] = (uint8_t)((Y_R * r1[3 * x] + Y_G * r1[3 * x + 1] + Y_B * r1[3 * x + 2] + (16 << 15) +
+				   (1 << 14)) >> 15);
+	}
+	/* Chroma, linear in R, G, B: per pixel of the two rows' column sums, then the sum of
+	 * each pair (the 2^15 scale becomes 2^17 over four pixels). In runs that stay in L1,
+	 * every loop unit-stride or interleaved by 2 or 3, so the compiler vectorises them. */
+	enum { RUN = 256 };
+	for (int xs = 0; xs < w; xs += RUN) {
+		const int n = w - xs < RUN ? w - xs : RUN; /* even: w and RUN are */
+		int32_t sum[3 * RUN], pb[RUN], pr[RUN];
+		for (int i = 0; i < 3 * n; i++)
+			sum[i] = r0[3 * xs + i] + r1[3 * xs + i];
+		for (int i = 0; i < n; i++) {
+			pb[i] = CB_R * sum[3 * i] + CB_G * sum[3 * i + 1] + CB_B * sum[3 * i + 2];
+			pr[i] = CR_R * sum[3 * i] + CR_G * sum[3 * i + 1] + CR_B * sum[3 * i + 2];
+		}
+		for (int i = 0; i < n / 2; i++) {
+			cb[xs / 2 + i] = (uint8_t)((pb[2 * i] + pb[2 * i + 1] + (128 << 17) + (1 << 16)) >> 17);
+			cr[xs / 2 + i] = (uint8_t)((pr[2 * i] + pr[2 * i + 1] + (128 << 17) + (1 << 16)) >> 17);
+		}
+	}
+}
+
+__attribute__((optimize("no-tree-vectorize"))) static void
+yuv_rows_c(const uint8_t *r0, const uint8_t *r1, int w, uint8_t *y0, uint8_t *y1, uint8_t *cb,
+	   uint8_t *cr)
+{
+	yuv_rows(r0, r1, w, y0, y1, cb, cr);
+}
+
+#ifdef __x86_64__
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) static void
+yuv_rows_vec(const uint8_t *r0, const uint8_t *r1, int w, uint8_t *y0, uint8_t *y1, uint8_t *cb,
+	     uint8_t *cr)
+{
+	yuv_rows(r0, r1, w, y0, y1, cb, cr);
+}
+#else
+static void yuv_rows_vec(const uint8_t *r0, const uint8_t *r1, int w, uint8_t *y0, uint8_t *y1,
+			 uint8_t *cb, uint8_t *cr)
+{
+	yuv_rows(r0, r1, w, y0, y1, cb, cr);
+}
+#endif
+
+static int yuv_simd = 1;
+
+void tp_yuv_set_simd(int level)
+{
+	yuv_simd = level;
+}
+
+void tp_rgb_to_yuv420_rows(const uint8_t *r0, const uint8_t *r1, int w, uint8_t *y0, uint8_t *y1,
+			   uint8_t *cb, uint8_t *cr)
+{
+	if (yuv_simd)
+		yuv_rows_vec(r0, r1, w, y0, y1, cb, cr);
+	else
+		yuv_rows_c(r0, r1, w, y0, y1, cb, cr);
+}

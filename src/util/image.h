@@ -30,6 +30,18 @@ int tp_pixfmt_channels(tp_pixfmt f);
 int tp_pixfmt_bytes(tp_pixfmt f); /* bytes per pixel */
 const char *tp_pixfmt_name(tp_pixfmt f);
 
+/* BT.709 limited-range 4:2:0 from RGB: two RGB rows (w even) to two rows of luma and one
+ * row each of Cb and Cr (w/2 samples, the 2x2 mean), in fixed point:
+ *     Y  = 16 + (5983 R + 20127 G + 2032 B) / 2^15,
+ *     Cb = 128 + (-3298 R - 11094 G + 14392 B) / 2^15,
+ *     Cr = 128 + (14392 R - 13073 G - 1319 B) / 2^15   (R, G, B the 2x2 sums / 4),
+ * rounded to nearest: 219/255 and 224/255 of the BT.709 matrix (Kr 0.2126, Kb 0.0722).
+ * The same integers whatever the CPU (the vectorised clones are checked against C). */
+void tp_rgb_to_yuv420_rows(const uint8_t *r0, const uint8_t *r1, int w, uint8_t *y0, uint8_t *y1,
+			   uint8_t *cb, uint8_t *cr);
+/* Caps the vector code tp_rgb_to_yuv420_rows may use: 0 plain C, else the best. Tests. */
+void tp_yuv_set_simd(int level);
+
 /* Allocates a zeroed w x h image (rows 64-byte aligned). Returns 0 or TP_EIO. */
 int tp_image_alloc(tp_image *img, int w, int h, tp_pixfmt fmt);
 void tp_image_free(tp_image *img); /* safe on a zeroed or freed image */
