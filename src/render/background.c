@@ -29,24 +29,27 @@ static uint8_t to8(double v)
 	return (uint8_t)(v + 0.5);
 }
 
-/* Euclidean modulo for cell coordinates. */
-static double fmodp(double a, double m)
-{
-	double r = fmod(a, m);
-	return r < 0 ? r + m : r;
-}
+/* The nine pebble centres around cell (ix, iy), relative to its corner, and their hashes:
+ * the same for every pixel of the cell, so a row computes them once per cell. */
+typedef struct pebble_cells {
+	int ix, iy, valid;
+	double px[9], py[9];
+	uint32_t h[9];
+} pebble_cells;
 
 static void pattern_pixel(const scene_background *bg, double cx, double cy, double x, double y,
-			  int periodic_w, int periodic_h, uint8_t *out)
+			  int periodic_w, int periodic_h, pebble_cells *pc, uint8_t *out)
 {
 	const uint8_t *c0 = bg->color[0], *c1 = bg->color[1];
 	double t = 0, shade = 1;
-	int ix = (int)floor(x / cx), iy = (int)floor(y / cy);
+	/* cell index and the position within the cell, 0 <= f < 1 */
+	const double qx = x / cx, qy = y / cy, flx = floor(qx), fly = floor(qy);
+	int ix = (int)flx, iy = (int)fly;
 	if (periodic_w > 0)
 		ix = ((ix % periodic_w) + periodic_w) % periodic_w;
 	if (periodic_h > 0)
 		iy = ((iy % periodic_h) + periodic_h) % periodic_h;
-	double fx = fmodp(x, cx) / cx, fy = fmodp(y, cy) / cy;
+	double fx = qx - flx, fy = qy - fly;
 	switch (bg->pattern) {
 	case SCENE_PATTERN_TILES: {
 		/* Glazed tiles: face colour c0 with a little per-tile variation, grout c1,
@@ -71,26 +74,34 @@ static void pattern_pixel(const scene_background *bg, double cx, double cy, doub
 		 * toward their rim, lit from the upper left) and vary in tone. */
 		double f1 = 1e9, f2 = 1e9, cx1 = 0, cy1 = 0;
 		uint32_t bh = 0;
-		for (int dy = -1; dy <= 1; dy++)
-			for (int dx = -1; dx <= 1; dx++) {
+		if (!pc->valid || pc->ix != ix || pc->iy != iy) {
+			for (int k = 0; k < 9; k++) {
+				const int dx = k % 3 - 1, dy = k / 3 - 1;
 				int nx = ix + dx, ny = iy + dy;
 				int hx = periodic_w > 0 ? ((nx % periodic_w) + periodic_w) % periodic_w : nx;
 				int hy = periodic_h > 0 ? ((ny % periodic_h) + periodic_h) % periodic_h : ny;
 				uint32_t h = hash2(hx, hy);
-				double px = dx + 0.15 + 0.7 * (double)(h & 1023) / 1023.0;
-				double py = dy + 0.15 + 0.7 * (double)((h >> 10) & 1023) / 1023.0;
-				double d = sqrt((px - fx) * (px - fx) + (py - fy) * (py - fy));
-				if (d < f1) {
-					f2 = f1;
-					f1 = d;
-					bh = h;
-					cx1 = px - fx;
-					cy1 = py - fy;
-				} else if (d < f2) {
-					f2 = d;
-				}
+				pc->h[k] = h;
+				pc->px[k] = dx + 0.15 + 0.7 * (double)(h & 1023) / 1023.0;
+				pc->py[k] = dy + 0.15 + 0.7 * (double)((h >> 10) & 1023) / 1023.0;
 			}
-		double edge = f2 - f1;
+			pc->ix = ix, pc->iy = iy, pc->valid = 1;
+		}
+		for (int k = 0; k < 9; k++) {
+			const double px = pc->px[k], py = pc->py[k];
+			/* squared distances: the nearest two take their roots below */
+			double d = (px - fx) * (px - fx) + (py - fy) * (py - fy);
+			if (d < f1) {
+				f2 = f1;
+				f1 = d;
+				bh = pc->h[k];
+				cx1 = px - fx;
+				cy1 = py - fy;
+			} else if (d < f2) {
+				f2 = d;
+			}
+		}
+		double edge = sqrt(f2) - sqrt(f1);
 		if (edge < 0.10) {
 			t = 1;
 			shade = 0.85 + 0.15 * edge / 0.10;
@@ -165,8 +176,9 @@ int render_background(const scene *sc, int w, int h, tp_image *out, tp_err *err)
 #pragma omp parallel for schedule(static)
 	for (int y = 0; y < h; y++) {
 		uint8_t *o = tp_image_row(out, y);
+		pebble_cells pc = { .valid = 0 };
 		for (int x = 0; x < w; x++)
-			pattern_pixel(bg, cx, cy, x + 0.5, y + 0.5, pw, ph, o + 3 * x);
+			pattern_pixel(bg, cx, cy, x + 0.5, y + 0.5, pw, ph, &pc, o + 3 * x);
 	}
 	return 0;
 }

@@ -20,4 +20,8 @@ double bench_now(void);
 void bench_row(const char *workload, const char *metric, double value, const char *unit,
 	       double baseline, int higher_is_better);
 
+/* `tidepool-bench --seed-port SCENE WxH FRAMES` (seed_port.c): the seed ports doing what
+ * `tidepool render` does, as a process to time. Returns the exit status. */
+int bench_seed_port(const char *path, int w, int h, int frames);
+
 #endif

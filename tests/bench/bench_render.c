@@ -1,5 +1,5 @@
 /*
- * bench_render.c - the colour renderer at 1920x1080 (refraction, reflection, tint,
+ * bench_render.c - the colour renderer at 1920x1080 and 3840x2160 (refraction, reflection, tint,
  * highlight, bilinear sampling; all threads) against seed 000's nearest-pixel render loop
  * (tests/reference/seed_render.c, one thread) on the same ripple field.
  */
@@ -12,11 +12,11 @@
 #include "reference/reference_render.h"
 #include "render/render.h"
 
-enum { W = 1920, H = 1080 };
+
 
 static const tp_solver bench_solver = { .name = "bench", .caps = TP_SOLVER_HEIGHTFIELD };
 
-static void run(void)
+static void run_size(const int W, const int H)
 {
 	int32_t *hi = malloc(sizeof *hi * W * H);
 	uint8_t *bgp = malloc(3 * W * H), *ref_out = malloc(3 * W * H);
@@ -65,13 +65,19 @@ static void run(void)
 	double ref_fps = m / el;
 
 	char label[64];
-	snprintf(label, sizeof label, "render color 1920x1080 (%d thr)", omp_get_max_threads());
+	snprintf(label, sizeof label, "render color %dx%d (%d thr)", W, H, omp_get_max_threads());
 	bench_row(label, "frames/s", fps, "fps", ref_fps, 1);
 	render_destroy(r);
 	tp_image_free(&out);
 	free(hi);
 	free(bgp);
 	free(ref_out);
+}
+
+static void run(void)
+{
+	run_size(1920, 1080);
+	run_size(3840, 2160);
 }
 
 const bench_entry bench_render = { "render", run };

@@ -1,6 +1,7 @@
 /* tidepool-bench: runs the registered workloads (all, or those named) and prints a table.
  * scripts/bench.sh runs it as part of `make bench`. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -10,7 +11,6 @@ extern const bench_entry bench_render;
 extern const bench_entry bench_ripple, bench_hooke;
 extern const bench_entry bench_shallow;
 extern const bench_entry bench_sph;
-extern const bench_entry bench_pond4k;
 
 /* One line per workload. */
 static const bench_entry *const entries[] = {
@@ -18,7 +18,6 @@ static const bench_entry *const entries[] = {
 	&bench_ripple, &bench_hooke,
 	&bench_shallow,
 	&bench_sph,
-	&bench_pond4k,
 	NULL,
 };
 
@@ -46,6 +45,14 @@ void bench_row(const char *workload, const char *metric, double value, const cha
 
 int main(int argc, char **argv)
 {
+	if (argc >= 2 && !strcmp(argv[1], "--seed-port")) {
+		int w, h;
+		if (argc != 5 || sscanf(argv[3], "%dx%d", &w, &h) != 2 || w < 2 || h < 2 || atoi(argv[4]) < 1) {
+			fprintf(stderr, "usage: tidepool-bench --seed-port SCENE WxH FRAMES\n");
+			return 2;
+		}
+		return bench_seed_port(argv[2], w, h, atoi(argv[4]));
+	}
 	printf("| %-34s | %-22s | %21s | %12s | %8s |\n", "workload", "metric", "value",
 	       "baseline", "ratio");
 	printf("|%s|%s|%s|%s|%s|\n", "------------------------------------",
