@@ -757,6 +757,29 @@ Test(mp4_cli, render_matches_the_png_frames_of_the_same_scene)
 	enc_mp4_close(r);
 }
 
+/* The colour picture goes to the encoder as 4:2:0 straight from the renderer, except when
+ * --hash needs the RGB frame (then mp4.c converts it): the same video either way, with
+ * and without boxes (drawn over whole frames), at any thread count. */
+Test(mp4_cli, rendering_straight_to_yuv_gives_the_same_video)
+{
+	char err[256], a[256], b[256], c[256], m[256];
+	path_in(err, sizeof err, "stderr");
+	path_in(a, sizeof a, "a.mp4");
+	path_in(b, sizeof b, "b.mp4");
+	path_in(c, sizeof c, "c.mp4");
+	path_in(m, sizeof m, "b.manifest");
+	const char *scenes[] = { TINY, "scenes/boxes.json --scale 0.25", "scenes/pond.json --scale 0.25" };
+	for (int i = 0; i < 3; i++) {
+		cr_assert_eq(run_tp(NULL, err, "render %s -q -y --frames 12 -o %s", scenes[i], a), 0, "%s", slurp(err));
+		cr_assert_eq(run_tp(NULL, err, "render %s -q -y --frames 12 -o %s --hash %s", scenes[i], b, m), 0,
+			     "%s", slurp(err));
+		cr_assert_eq(run_tp(NULL, err, "render %s -q -y --frames 12 --threads 1 -o %s", scenes[i], c), 0,
+			     "%s", slurp(err));
+		cr_assert(files_equal(a, b), "%s: the 4:2:0 render differs from the RGB one", scenes[i]);
+		cr_assert(files_equal(a, c), "%s: 1 and 2 threads differ", scenes[i]);
+	}
+}
+
 Test(mp4_cli, two_renders_are_byte_identical_whatever_the_threads)
 {
 	char err[256], a[256], b[256];

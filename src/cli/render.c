@@ -222,6 +222,12 @@ int cmd_render(int argc, char **argv)
 		if (rc < 0)
 			goto fail;
 	}
+	/* An MP4 of the colour picture gets 4:2:0 straight from the renderer (no RGB frame in
+	 * between; the same bytes as converting one), unless --hash reads its RGB pixels. */
+	for (int i = 0; i < plan.n; i++)
+		if (!strcmp(plan.o[i].enc->name, "mp4") && plan.o[i].cfg.fmt == TP_RGB8 &&
+		    render_yuv(plan.o[i].rd) && !(o.hash && i == 0))
+			plan.o[i].cfg.fmt = TP_YUV420;
 	/* Stats may go to a stream (/dev/stdout, also redirected to a file), a pipe or a
 	 * device, written directly; files are written under a temporary name like every
 	 * other output (tp_wopen). */

@@ -166,6 +166,7 @@ static int src_pixfmt(tp_pixfmt f)
 	case TP_RGB8: return AV_PIX_FMT_RGB24;
 	case TP_RGBA8: return AV_PIX_FMT_RGBA;
 	case TP_GRAY8: return AV_PIX_FMT_GRAY8;
+	case TP_YUV420: return AV_PIX_FMT_YUV420P; /* rendered straight into 4:2:0 */
 	case TP_GRAY16: return AV_PIX_FMT_GRAY16; /* host-endian, as tp_image stores it */
 	case TP_RGB16: return AV_PIX_FMT_RGB48;
 	}
@@ -460,7 +461,15 @@ static int mp4_write(void *priv, int index, const tp_image *img, tp_err *err)
 	int rc = av_frame_make_writable(m->frame);
 	if (rc < 0)
 		return av_fail(err, rc, m->path, "cannot allocate a frame");
-	if (src->fmt == TP_RGB8) {
+	if (src->fmt == TP_YUV420) {
+		/* Rendered as 4:2:0 already (render.h: the same bytes as converting RGB). */
+		for (int k = 0; k < 3; k++) {
+			ptrdiff_t ls;
+			const uint8_t *pl = tp_image_plane(src, k, &ls);
+			av_image_copy_plane(m->frame->data[k], m->frame->linesize[k], pl, (int)ls,
+					    k ? m->cw / 2 : m->cw, k ? m->ch / 2 : m->ch);
+		}
+	} else if (src->fmt == TP_RGB8) {
 		/* The colour renders: our own BT.709 conversion, several times faster than
 		 * libswscale's bit-exact path, the same bytes on every CPU. */
 		AVFrame *f = m->frame;

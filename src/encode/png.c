@@ -67,6 +67,8 @@ static void convert_row(const png_byte *src, uint8_t *dst, int n, int step, tp_p
 					    32767) /
 					   65535);
 			break;
+		case TP_YUV420: /* never asked of a PNG */
+			break;
 		}
 	}
 }

@@ -35,6 +35,7 @@
  * order; tests/test_render.c compares them). Rows can be split across threads freely.
  */
 #include <math.h>
+#include <omp.h>
 #include <stdint.h>
 #include <string.h>
 #ifdef __x86_64__
@@ -504,9 +505,19 @@ static void shade_row(const uint8_t *bgx, int32_t bs, row_taps t, int w, int lev
 	shade_row_c(bgx, bs, t, 0, w, o);
 }
 
-void render_color(const render_in *in, tp_image *out)
+/* One frame's set-up of the colour pass. */
+typedef struct color_frame {
+	const render_in *in;
+	color_par par;
+	int level, is_int;
+	size_t ss; /* bytes per sample */
+	row_geometry_fn geom;
+	color_row_fn fused;
+} color_frame;
+
+static void color_setup(const render_in *in, color_frame *cf)
 {
-	const int w = in->w, hgt = in->h, wrap = in->wrap;
+	const int wrap = in->wrap;
 	const scene_render *rs = &in->sc->render;
 	const double px = in->px;
 	/* Half vector between the sun (up-left, high) and the viewer straight above. */
@@ -515,10 +526,11 @@ void render_color(const render_in *in, tp_image *out)
 	const double ng = NORMAL_GAIN * px;
 	const tp_surface *sf = in->surf;
 	const double u = sf->scale; /* height units per stored unit */
-	const color_par par = {
-		.w = w,
-		.hgt = hgt,
-		.bs = (w + 1) * 4,
+	cf->in = in;
+	cf->par = (color_par){
+		.w = in->w,
+		.hgt = in->h,
+		.bs = (in->w + 1) * 4,
 		.R = (float)(REFRACT_PX * rs->refraction * px * px * u / 32.0),
 		.B = (float)(REFLECT_LEVELS * rs->reflection * u / 16.0),
 		.spec = (float)rs->specular * 255.0f,
@@ -526,49 +538,88 @@ void render_color(const render_in *in, tp_image *out)
 		.ng2 = (float)(ng * u / 32 * (ng * u / 32)),
 	};
 	const int is_int = sf->type == TP_SAMPLE_I32;
-	const size_t ss = is_int ? sizeof(int32_t) : sizeof(float);
-	const int level = cpu_level();
+	cf->is_int = is_int;
+	cf->ss = is_int ? sizeof(int32_t) : sizeof(float);
+	cf->level = cpu_level();
 	const row_geometry_fn *geoms = wrap ? (is_int ? row_geometry_wrap_i32 : row_geometry_wrap_f32)
 					    : (is_int ? row_geometry_clamp_i32 : row_geometry_clamp_f32);
-	const row_geometry_fn geom = geoms[level];
-	color_row_fn fused = NULL;
+	cf->geom = geoms[cf->level];
+	cf->fused = NULL;
 #ifdef __x86_64__
-	if (level == 3)
-		fused = wrap ? (is_int ? color_row_wrap_i32 : color_row_wrap_f32)
-			     : (is_int ? color_row_clamp_i32 : color_row_clamp_f32);
+	if (cf->level == 3)
+		cf->fused = wrap ? (is_int ? color_row_wrap_i32 : color_row_wrap_f32)
+				 : (is_int ? color_row_clamp_i32 : color_row_clamp_f32);
 #endif
+}
 
+/* Row y of the picture into o (3 * w bytes). */
+static void color_row_rgb(const color_frame *cf, int y, uint8_t *o)
+{
+	const render_in *in = cf->in;
+	const tp_surface *sf = in->surf;
+	const int w = cf->par.w, hgt = cf->par.hgt, wrap = in->wrap;
+	const color_par *par = &cf->par;
+	/* Runs of CHUNK pixels: pass 0's and pass 1's results stay in L1 for pass 2. */
+	int32_t buf[3 * CHUNK] __attribute__((aligned(64)));
+	float fbuf[2 * CHUNK + 8] __attribute__((aligned(64)));
+	row_taps t = { buf, buf + CHUNK, buf + 2 * CHUNK, fbuf, fbuf + CHUNK + 4 };
+	/* rows y-2 .. y+2: beyond the frame the edge row, or the opposite one with wrap */
+	const void *r[5];
+	for (int k = 0; k < 5; k++) {
+		int yy = y + k - 2;
+		if (yy < 0 || yy >= hgt)
+			yy = wrap ? (yy + 2 * hgt) % hgt : yy < 0 ? 0 : hgt - 1;
+		r[k] = (const char *)sf->data + (size_t)yy * sf->stride * cf->ss;
+	}
+	/* The background rows a few output rows ahead are fetched while this one is
+	 * shaded: the taps are gathered, which the hardware prefetcher does not follow. */
+	const uint8_t *pf = in->bgx + (size_t)(y + 4 < hgt ? y + 4 : hgt - 1) * par->bs;
+	for (int k = 0; k < par->bs; k += 64)
+		__builtin_prefetch(pf + k);
+	int xs = 0;
+	if (cf->fused) {
+		/* columns 0, 1 by the general path, 2 .. done-1 fused, the rest general */
+		cf->geom(r, par, y, 0, 2, t);
+		shade_row_c(in->bgx, par->bs, t, 0, 2, o);
+		xs = cf->fused(r, y, par, in->bgx, o);
+	}
+	for (; xs < w; xs += CHUNK) {
+		int n = w - xs < CHUNK ? w - xs : CHUNK;
+		cf->geom(r, par, y, xs, n, t);
+		shade_row(in->bgx, par->bs, t, n, cf->level, o + 3 * xs);
+	}
+}
+
+void render_color(const render_in *in, tp_image *out)
+{
+	color_frame cf;
+	color_setup(in, &cf);
 #pragma omp parallel for schedule(static)
-	for (int y = 0; y < hgt; y++) {
-		/* Runs of CHUNK pixels: pass 0's and pass 1's results stay in L1 for pass 2. */
-		int32_t buf[3 * CHUNK] __attribute__((aligned(64)));
-		float fbuf[2 * CHUNK + 8] __attribute__((aligned(64)));
-		row_taps t = { buf, buf + CHUNK, buf + 2 * CHUNK, fbuf, fbuf + CHUNK + 4 };
-		/* rows y-2 .. y+2: beyond the frame the edge row, or the opposite one with wrap */
-		const void *r[5];
-		for (int k = 0; k < 5; k++) {
-			int yy = y + k - 2;
-			if (yy < 0 || yy >= hgt)
-				yy = wrap ? (yy + 2 * hgt) % hgt : yy < 0 ? 0 : hgt - 1;
-			r[k] = (const char *)sf->data + (size_t)yy * sf->stride * ss;
-		}
-		uint8_t *o = tp_image_row(out, y);
-		/* The background rows a few output rows ahead are fetched while this one is
-		 * shaded: the taps are gathered, which the hardware prefetcher does not follow. */
-		const uint8_t *pf = in->bgx + (size_t)(y + 4 < hgt ? y + 4 : hgt - 1) * par.bs;
-		for (int k = 0; k < par.bs; k += 64)
-			__builtin_prefetch(pf + k);
-		int xs = 0;
-		if (fused) {
-			/* columns 0, 1 by the general path, 2 .. done-1 fused, the rest general */
-			geom(r, &par, y, 0, 2, t);
-			shade_row_c(in->bgx, par.bs, t, 0, 2, o);
-			xs = fused(r, y, &par, in->bgx, o);
-		}
-		for (; xs < w; xs += CHUNK) {
-			int n = w - xs < CHUNK ? w - xs : CHUNK;
-			geom(r, &par, y, xs, n, t);
-			shade_row(in->bgx, par.bs, t, n, level, o + 3 * xs);
+	for (int y = 0; y < in->h; y++)
+		color_row_rgb(&cf, y, tp_image_row(out, y));
+}
+
+void render_color_yuv(const render_in *in, uint8_t *rgb_rows, tp_image *out)
+{
+	color_frame cf;
+	color_setup(in, &cf);
+	const int w = in->w;
+	ptrdiff_t ls[3];
+	uint8_t *pl[3];
+	for (int k = 0; k < 3; k++)
+		pl[k] = tp_image_plane(out, k, &ls[k]);
+	const size_t row = ((size_t)w * 3 + 63) & ~(size_t)63;
+#pragma omp parallel
+	{
+		/* two RGB rows per thread, in cache, converted as soon as they are drawn */
+		uint8_t *r0 = rgb_rows + (size_t)omp_get_thread_num() * 2 * row, *r1 = r0 + row;
+#pragma omp for schedule(static)
+		for (int j = 0; j < in->h / 2; j++) {
+			color_row_rgb(&cf, 2 * j, r0);
+			color_row_rgb(&cf, 2 * j + 1, r1);
+			tp_rgb_to_yuv420_rows(r0, r1, w, pl[0] + (ptrdiff_t)2 * j * ls[0],
+					      pl[0] + (ptrdiff_t)(2 * j + 1) * ls[0], pl[1] + (ptrdiff_t)j * ls[1],
+					      pl[2] + (ptrdiff_t)j * ls[2]);
 		}
 	}
 }

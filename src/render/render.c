@@ -2,6 +2,7 @@
 #include "render/render.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,11 @@ struct render_ctx {
 	float *height;  /* w*h: the surface in height units (texture-map modes only) */
 	float *scratch; /* w*h*4 */
 	double height_scale; /* render_set_height_scale(), 0 = the scene's */
+	/* TP_YUV420 output (colour mode): two RGB rows per thread, or (with boxes, drawn
+	 * over whole frames) a full RGB frame; made at the first such frame */
+	uint8_t *rgb_rows;
+	int rgb_threads;
+	tp_image rgb;
 };
 
 static const char *mode_name(scene_mode m)
@@ -116,6 +122,8 @@ void render_destroy(render_ctx *r)
 	if (!r)
 		return;
 	tp_image_free(&r->bg);
+	tp_image_free(&r->rgb);
+	free(r->rgb_rows);
 	free(r->bgx);
 	free(r->hpad);
 	free(r->height);
@@ -206,6 +214,50 @@ double render_surface_absmax(const tp_surface *s)
 	return m;
 }
 
+/* The colour picture as 4:2:0 for the MP4 encoder: each pair of rows converted while in
+ * cache; with boxes (drawn over a whole frame) the frame is drawn first, then converted.
+ * Either way the bytes are tp_rgb_to_yuv420_rows of the RGB picture. */
+static int frame_yuv(render_ctx *r, const render_in *in, const tp_surface *s, tp_image *out)
+{
+	if (r->mode != SCENE_MODE_COLOR || s->kind != TP_SURFACE_HEIGHT || out->w != r->w ||
+	    out->h != r->h || (r->w | r->h) & 1)
+		return TP_EIO; /* render_yuv() said no */
+	const size_t row = ((size_t)r->w * 3 + 63) & ~(size_t)63;
+	if (s->nboxes > 0) {
+		if (!r->rgb.pixels && tp_image_alloc(&r->rgb, r->w, r->h, TP_RGB8) < 0)
+			return TP_EIO;
+		render_color(in, &r->rgb);
+		render_boxes(in, &r->rgb);
+		ptrdiff_t ls[3];
+		uint8_t *pl[3];
+		for (int k = 0; k < 3; k++)
+			pl[k] = tp_image_plane(out, k, &ls[k]);
+#pragma omp parallel for schedule(static)
+		for (int j = 0; j < r->h / 2; j++)
+			tp_rgb_to_yuv420_rows(tp_image_row(&r->rgb, 2 * j), tp_image_row(&r->rgb, 2 * j + 1), r->w,
+					      pl[0] + (ptrdiff_t)2 * j * ls[0], pl[0] + (ptrdiff_t)(2 * j + 1) * ls[0],
+					      pl[1] + (ptrdiff_t)j * ls[1], pl[2] + (ptrdiff_t)j * ls[2]);
+		return 0;
+	}
+	const int nt = omp_get_max_threads();
+	if (nt > r->rgb_threads) {
+		void *p = NULL;
+		if (posix_memalign(&p, 64, (size_t)nt * 2 * row) != 0)
+			return TP_EIO;
+		free(r->rgb_rows);
+		r->rgb_rows = p;
+		r->rgb_threads = nt;
+	}
+	render_color_yuv(in, r->rgb_rows, out);
+	return 0;
+}
+
+int render_yuv(const render_ctx *r)
+{
+	const int fluid = (r->sc->solver->caps & TP_SOLVER_PARTICLES) != 0;
+	return r->mode == SCENE_MODE_COLOR && !fluid && !((r->w | r->h) & 1);
+}
+
 int render_frame(render_ctx *r, const tp_surface *s, tp_image *out)
 {
 	render_in in = {
@@ -236,6 +288,8 @@ int render_frame(render_ctx *r, const tp_surface *s, tp_image *out)
 		render_fluid(&in, out); /* colour or particle view, with tank and obstacles */
 		return 0;
 	}
+	if (out->fmt == TP_YUV420)
+		return frame_yuv(r, &in, s, out);
 	switch (r->mode) {
 	case SCENE_MODE_COLOR:
 		render_color(&in, out);

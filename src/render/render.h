@@ -5,7 +5,10 @@
  * lookup tables, scratch buffers) so that render_frame() never allocates. Modes:
  * color (the refracted background, seeds 000/001), height, normal, caustics (texture
  * maps) and particles (sph debug). The renderer knows the solver only through tp_surface.
- * render_frame() writes into a caller-owned image of render_format() and size w x h.
+ * render_frame() writes into a caller-owned image of render_format() and size w x h, or,
+ * where render_yuv() says so, of TP_YUV420: the colour picture straight into 4:2:0 for the
+ * MP4 encoder, the same bytes as tp_rgb_to_yuv420_rows of the RGB picture (allocates its
+ * two rows per thread at the first such frame).
  */
 #ifndef TP_RENDER_RENDER_H
 #define TP_RENDER_RENDER_H
@@ -21,6 +24,8 @@ int render_create(const scene *sc, scene_mode mode, render_ctx **out, tp_err *er
 void render_destroy(render_ctx *r);
 tp_pixfmt render_format(const render_ctx *r);
 int render_frame(render_ctx *r, const tp_surface *s, tp_image *out);
+/* 1 when render_frame can write TP_YUV420: the colour mode of a height field, even size. */
+int render_yuv(const render_ctx *r);
 
 /* Height maps: levels per height unit for every frame from now on, instead of the
  * scene's maps.height.scale (used for "scale": "auto", which render levels over the whole

@@ -35,6 +35,10 @@ typedef struct render_in {
 
 /* refract.c: seeds 000/001 refraction + reflection, tint and specular (TP_RGB8). */
 void render_color(const render_in *in, tp_image *out);
+/* The same picture straight into TP_YUV420 (tp_rgb_to_yuv420_rows on each pair of rows as
+ * it is drawn, so the bytes equal converting render_color's); rgb_rows holds two rows of
+ * 64-byte-aligned 3w bytes per OpenMP thread. */
+void render_color_yuv(const render_in *in, uint8_t *rgb_rows, tp_image *out);
 /* background.c: the background at w x h as TP_RGB8 (pattern, or the scene's image
  * tiled/scaled to cover). */
 int render_background(const scene *sc, int w, int h, tp_image *out, tp_err *err);

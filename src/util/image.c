@@ -8,7 +8,7 @@
 int tp_pixfmt_channels(tp_pixfmt f)
 {
 	switch (f) {
-	case TP_RGB8: case TP_RGB16: return 3;
+	case TP_RGB8: case TP_RGB16: case TP_YUV420: return 3;
 	case TP_RGBA8: return 4;
 	default: return 1;
 	}
@@ -32,6 +32,7 @@ const char *tp_pixfmt_name(tp_pixfmt f)
 	case TP_RGBA8: return "rgba";
 	case TP_GRAY16: return "gray16";
 	case TP_RGB16: return "rgb48";
+	case TP_YUV420: return "yuv420p";
 	default: return "gray";
 	}
 }
@@ -41,11 +42,15 @@ int tp_image_alloc(tp_image *img, int w, int h, tp_pixfmt fmt)
 	memset(img, 0, sizeof *img);
 	if (w <= 0 || h <= 0)
 		return TP_EIO;
-	size_t stride = ((size_t)w * (size_t)tp_pixfmt_bytes(fmt) + 63) & ~(size_t)63;
-	void *p = NULL;
-	if (posix_memalign(&p, 64, stride * (size_t)h) != 0)
+	if (fmt == TP_YUV420 && ((w | h) & 1))
 		return TP_EIO;
-	memset(p, 0, stride * (size_t)h);
+	size_t stride = ((size_t)w * (size_t)tp_pixfmt_bytes(fmt) + 63) & ~(size_t)63;
+	/* 4:2:0 adds two quarter-size chroma planes */
+	size_t bytes = fmt == TP_YUV420 ? stride * (size_t)h * 3 / 2 : stride * (size_t)h;
+	void *p = NULL;
+	if (posix_memalign(&p, 64, bytes) != 0)
+		return TP_EIO;
+	memset(p, 0, bytes);
 	img->w = w;
 	img->h = h;
 	img->stride = (ptrdiff_t)stride;

@@ -17,6 +17,7 @@ typedef enum tp_pixfmt {
 	TP_GRAY16, /* 1 x uint16 */
 	TP_RGB16,  /* 3 x uint16 */
 	TP_GRAY8,  /* 1 x uint8 */
+	TP_YUV420, /* planar BT.709 limited-range 4:2:0 (even w and h): see tp_image_plane */
 } tp_pixfmt;
 
 typedef struct tp_image {
@@ -49,6 +50,15 @@ void tp_image_free(tp_image *img); /* safe on a zeroed or freed image */
 static inline uint8_t *tp_image_row(const tp_image *img, int y)
 {
 	return img->pixels + (ptrdiff_t)y * img->stride;
+}
+
+/* TP_YUV420 planes, one buffer: Y (h rows of `stride` bytes), then Cb and Cr (h/2 rows of
+ * stride/2 bytes each). k = 0, 1, 2; *ls gets the plane's row stride. */
+static inline uint8_t *tp_image_plane(const tp_image *img, int k, ptrdiff_t *ls)
+{
+	const ptrdiff_t ys = img->stride * img->h, cs = (img->stride / 2) * (img->h / 2);
+	*ls = k ? img->stride / 2 : img->stride;
+	return img->pixels + (k ? ys + (k - 1) * cs : 0);
 }
 
 #endif
