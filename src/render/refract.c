@@ -13,12 +13,12 @@
  * n = normalize(-g*dh/dx, -g*dh/dy, 1), g = NORMAL_GAIN * s (Blinn-Phong (n.h)^64, taken as
  * ((m.h)^2 / |m|^2)^32 with the unnormalised m, so no square root, by repeated squaring).
  *
- * The slopes are Sobel's, not the seeds' central differences: the central difference
- * smoothed by [1 2 1]/4 across,
- *     dh/dx = (v(x+1) - v(x-1)) / 8,  v = h(y-1) + 2 h(y) + h(y+1)   (and dh/dy likewise).
- * The smoothing's response cos^2(k/2) vanishes at the grid's Nyquist frequency, so the
- * odd-even (checkerboard) mode that the integer ripple stencils leave in the heights shows
- * no slope and no hatching (docs/internals.md measures it); a plane's slope is exact.
+ * The slopes are not the seeds' central differences of h but those of h smoothed by the
+ * 3x3 binomial filter [1 2 1]^T [1 2 1] / 16 (a 5x5 support; see row_geometry), and the
+ * reflection reads the smoothed height too. The filter's response cos^2(kx/2) cos^2(ky/2)
+ * vanishes at the grid's Nyquist frequency, so the odd-even (checkerboard) mode and the
+ * near-Nyquist waves that the integer ripple stencils leave in the heights show no
+ * slope and no hatching (docs/internals.md measures it); a plane's slope is exact.
  *
  * Per pixel, in fixed point (the same integers on every path):
  *     fx, fy = the sample position's fractions in 1/8 pixel (0..8),
