@@ -9,7 +9,7 @@ set -eu
 PKGS="build-essential pkg-config libpng-dev libavcodec-dev libavformat-dev
 libavutil-dev libswscale-dev libcjson-dev libcriterion-dev ffmpeg imagemagick parallel
 scdoc python3 python3-jsonschema python3-junitparser
-zlib1g-dev clang libclang-rt-14-dev libomp-dev"
+zlib1g-dev libfftw3-dev clang libclang-rt-14-dev libomp-dev"
 
 missing=""
 for p in $PKGS; do
