@@ -5,8 +5,8 @@
  */
 #include "scene/ld.h"
 
-static const char *const ambient_keys[] = {"spectrum",  "wind", "direction", "fetch",
-					   "amplitude", "seed", NULL};
+static const char *const ambient_keys[] = {"spectrum",  "wind",     "direction", "fetch",
+					   "amplitude", "shortest", "seed",      NULL};
 static const char *const spectrum_names[] = {"jonswap", "phillips", NULL};
 
 int ld_ambient(ld *L, const cJSON *v)
@@ -28,12 +28,13 @@ int ld_ambient(ld *L, const cJSON *v)
 	a->spectrum = (scene_spectrum)sp;
 	const ld_range wind_r = {0, 100, LD_LO_OPEN}, dir_r = {-360, 360, 0},
 		       fetch_r = {0, 1e7, LD_LO_OPEN}, amp_r = {0, 1000, LD_LO_OPEN},
-		       seed_r = {0, 9007199254740992.0, LD_INT};
+		       short_r = {0, 1e4, 0}, seed_r = {0, 9007199254740992.0, LD_INT};
 	double seed = (double)a->seed;
 	if ((rc = ld_opt_num(L, v, "wind", &wind_r, &a->wind)) < 0 ||
 	    (rc = ld_opt_num(L, v, "direction", &dir_r, &a->direction)) < 0 ||
 	    (rc = ld_opt_num(L, v, "fetch", &fetch_r, &a->fetch)) < 0 ||
 	    (rc = ld_opt_num(L, v, "amplitude", &amp_r, &a->amplitude)) < 0 ||
+	    (rc = ld_opt_num(L, v, "shortest", &short_r, &a->shortest)) < 0 ||
 	    (rc = ld_opt_num(L, v, "seed", &seed_r, &seed)) < 0)
 		return rc;
 	if (a->spectrum == SCENE_SPECTRUM_PHILLIPS && (m = ld_get(v, "fetch")))

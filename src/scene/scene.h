@@ -140,6 +140,7 @@ typedef struct scene_ambient {
 	double direction; /* degrees the wind blows towards: 0 = +x, 90 = +y (down) */
 	double fetch;     /* metres of open water upwind (jonswap) */
 	double amplitude; /* RMS height, height units */
+	double shortest;  /* metres: shorter waves fade out, exp(-(shortest k / 2 pi)^2); 0: none */
 	uint64_t seed;    /* of the random phases and amplitudes (default: the scene's seed) */
 } scene_ambient;
 

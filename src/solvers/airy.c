@@ -201,6 +201,10 @@ static void ambient_amp(const airy *a, const scene_ambient *am, int i, int j, do
 	const double ky = 2 * AIRY_PI * (j <= h / 2 ? j : j - h) / h;
 	const double k = sqrt(kx * kx + ky * ky);
 	double s = ambient_density(a, am, k, atan2(ky, kx)) * lowpass(k);
+	if (am->shortest > 0) {
+		const double l = am->shortest / a->metres * k / (2 * AIRY_PI);
+		s *= exp(-l * l);
+	}
 	tp_rng r;
 	tp_rng_seed(&r, am->seed, 0x616d62ull + (uint64_t)j * (uint64_t)w + (uint64_t)i);
 	double u, v;
