@@ -157,7 +157,8 @@ BENCH_SRCS = \
 	tests/bench/bench_render.c \
 	tests/bench/bench_sph.c \
 	tests/bench/bench_shallow.c \
-	tests/bench/bench_scale.c
+	tests/bench/bench_scale.c \
+	tests/bench/bench_airy.c
 
 LIB_OBJS = $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 MAIN_OBJ = $(BUILD)/obj/src/main.o

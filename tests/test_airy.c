@@ -333,17 +333,8 @@ Test(airy, same_bits_whatever_the_thread_count)
 /* ---- loops ---- */
 
 /* The loop's first frame and the frame after its last, through the loop machinery. */
-static void loop_ends(const char *extra, int *same, double *moved)
+static void loop_scene_ends(scene *sc, int *same, double *moved)
 {
-	char text[1024];
-	snprintf(text, sizeof text,
-		 "{\"format\": \"tidepool-scene/1\", \"size\": [64, 48], \"fps\": 24, "
-		 "\"substeps\": 2, "
-		 "\"solver\": \"airy\", \"boundary\": \"wrap\", \"params\": {\"metres\": 0.005}, "
-		 "\"loop\": {\"duration\": 1, \"start\": 0.25}, "
-		 "\"ambient\": {\"wind\": 4, \"fetch\": 10, \"amplitude\": 0.2}%s}",
-		 extra);
-	scene *sc = load_ok("loop", text);
 	sim_loop *lp;
 	tp_err err;
 	cr_assert_eq(loop_create(sc, 1, &lp, &err), 0, "%s", err.msg);
@@ -372,6 +363,20 @@ static void loop_ends(const char *extra, int *same, double *moved)
 	free(first);
 	free(second);
 	loop_destroy(lp);
+}
+
+static void loop_ends(const char *extra, int *same, double *moved)
+{
+	char text[1024];
+	snprintf(text, sizeof text,
+		 "{\"format\": \"tidepool-scene/1\", \"size\": [64, 48], \"fps\": 24, "
+		 "\"substeps\": 2, "
+		 "\"solver\": \"airy\", \"boundary\": \"wrap\", \"params\": {\"metres\": 0.005}, "
+		 "\"loop\": {\"duration\": 1, \"start\": 0.25}, "
+		 "\"ambient\": {\"wind\": 4, \"fetch\": 10, \"amplitude\": 0.2}%s}",
+		 extra);
+	scene *sc = load_ok("loop", text);
+	loop_scene_ends(sc, same, moved);
 	scene_destroy(sc);
 }
 
@@ -385,6 +390,23 @@ Test(airy, ambient_waves_loop_exactly_without_a_cross_fade)
 	/* a drop is not periodic: the loop falls back to its cross-fade, and the ends differ */
 	loop_ends(", \"drops\": [{\"t\": 0.4, \"at\": [30, 20]}]", &same, &moved);
 	cr_assert(!same, "with a drop the loop cannot be exact");
+}
+
+/* The texture example itself (at 64x64): frame 60 of its 2 s loop is frame 0. */
+Test(airy, pool_caustics_example_loops_exactly)
+{
+	scene_overrides ov = {.width = 64, .height = 64};
+	scene *sc = NULL;
+	tp_err err;
+	cr_assert_eq(scene_load("scenes/textures/pool_caustics.json", &ov, &sc, &err), 0, "%s",
+		     err.msg);
+	cr_assert_eq(sc->loop.frames, 60);
+	int same;
+	double moved;
+	loop_scene_ends(sc, &same, &moved);
+	cr_assert(same, "pool_caustics.json: frame 60 is not frame 0");
+	cr_assert_gt(moved, 1e-3);
+	scene_destroy(sc);
 }
 
 /* ---- what airy refuses, and what others refuse of it ---- */

@@ -182,7 +182,8 @@ int loop_next(sim_loop *lp, tp_surface *surf, tp_err *err)
 		return rc;
 	stepper_surface(lp->st, surf);
 	int k = j - (lp->frames - lp->fade);
-	if (k < 0 || lp->fade == 0)
+	/* past the loop's last frame (k >= fade) the simulation simply continues */
+	if (k < 0 || k >= lp->fade)
 		return 0;
 	blend(lp, lp->saved + (size_t)k * lp->w * lp->h, surf, (double)(k + 1) / (lp->fade + 1));
 	surf->data = lp->blend;

@@ -8,7 +8,7 @@
  * drop's rings spread long waves first. docs/airy.md explains the model and its choices.
  *
  * State: the surface's spectrum eta^ and psi^ = (d eta / dt)^ / omega, per mode of a 2D
- * FFT (boundary wrap) or DCT-II (reflect and absorb: walls are mirror planes), kept as
+ * FFT (boundary wrap and absorb) or DCT-II (reflect: walls are mirror planes), kept as
  * unnormalised forward coefficients (spec2d.h). A step of dt turns each mode's pair by
  * omega dt, exactly, times a decay exp(-(damping + 2 nu k^2) dt). Sources act in real
  * space and are transformed once per step:
@@ -23,7 +23,9 @@
  * restoring force), so no source puts energy where the grid cannot represent it.
  *
  * absorb: a sponge band of `sponge` pixels along the edges damps the vertical velocity,
- * exp(-s(x) dt) with s = s_max (1 - d / band)^2, in real space (two more transforms).
+ * exp(-s(x) dt) with s = s_max (1 - d / band)^2, in real space (two more transforms), on
+ * the periodic grid: what leaves one side crosses both bands before it could come back.
+ * Sources are cut at the edges (not wrapped) for both reflect and absorb.
  *
  * ambient (scene "ambient"): wind waves from a JONSWAP or Phillips spectrum on the FFT
  * grid of the picture, with random Gaussian amplitudes from the scene's seed; each mode
@@ -83,7 +85,7 @@ typedef struct airy {
 	/* ambient */
 	int amb;
 	spec2d at;            /* its FFT grid (== t when wrap) */
-	int own_at;           /* at is separate (boundary not wrap) */
+	int own_at;           /* at is separate (reflect: the pool has cosine modes) */
 	float *acoef, *areal; /* its scratch (acoef == coef when shared) */
 	float *ap, *am;       /* per mode of at: complex amplitudes of +k and -k */
 	double *aom;          /* per mode: omega (no loop) */
@@ -217,7 +219,7 @@ static void ambient_amp(const airy *a, const scene_ambient *am, int i, int j, do
 static int ambient_init(airy *a, const scene *sc, tp_err *err)
 {
 	const scene_ambient *am = &sc->ambient;
-	if (a->t.kind == SPEC_FFT) {
+	if (a->t.kind == SPEC_FFT) { /* shared: the ambient field's modes are the pool's */
 		a->at = a->t;
 		a->acoef = a->coef;
 	} else {
@@ -337,8 +339,10 @@ static int airy_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	if (a->w < 2 || a->h < 2)
 		return scene_errf(sc, err, TP_EINPUT, "size",
 				  "airy needs at least 2x2 cells (got %dx%d)", a->w, a->h);
-	int rc = spec_init(&a->t, sc->boundary == SCENE_BOUNDARY_WRAP ? SPEC_FFT : SPEC_DCT, a->w,
-			   a->h, err);
+	/* reflect: cosine modes (walls are mirror planes); wrap and absorb: Fourier modes
+	 * (absorb's sponge takes what would come round, and FFTs cost 2.5x less than DCTs) */
+	int rc = spec_init(&a->t, sc->boundary == SCENE_BOUNDARY_REFLECT ? SPEC_DCT : SPEC_FFT,
+			   a->w, a->h, err);
 	if (rc < 0)
 		return rc;
 	const size_t cells = (size_t)a->w * a->h, nc = a->t.ncoef;

@@ -25,9 +25,9 @@ void spec_release(float *p)
 	free(p);
 }
 
-static int nblocks(int n)
+static int nblocks(int n, int b)
 {
-	return (n + SPEC_BLOCK - 1) / SPEC_BLOCK;
+	return (n + b - 1) / b;
 }
 
 /* The plans for `count` 1D transforms in blocks of SPEC_BLOCK; dir 0 forward, 1 inverse;
@@ -54,7 +54,8 @@ static void *make(const spec2d *t, int rows, int inverse, int howmany, float *re
 	if (rows)
 		return fftwf_plan_many_r2r(1, &w, howmany, coef, NULL, 1, w, real, NULL, 1, w, &k,
 					   fl);
-	return fftwf_plan_many_r2r(1, &h, howmany, coef, NULL, w, 1, coef, NULL, w, 1, &k, fl);
+	/* columns, gathered: contiguous rows of h */
+	return fftwf_plan_many_r2r(1, &h, howmany, coef, NULL, 1, h, coef, NULL, 1, h, &k, fl);
 }
 
 int spec_init(spec2d *t, spec_kind kind, int w, int h, tp_err *err)
@@ -65,16 +66,19 @@ int spec_init(spec2d *t, spec_kind kind, int w, int h, tp_err *err)
 	t->h = h;
 	t->cw = kind == SPEC_FFT ? w / 2 + 1 : w;
 	t->per = kind == SPEC_FFT ? 2 : 1;
+	t->cb = kind == SPEC_FFT ? SPEC_BLOCK : SPEC_DCT_COLS;
 	t->ncoef = (size_t)t->per * t->cw * h;
 	float *real = spec_alloc((size_t)w * h), *coef = spec_alloc(t->ncoef);
 	int ok = real && coef;
+	if (kind == SPEC_DCT)
+		ok &= (t->cbuf = spec_alloc((size_t)w * h)) != NULL;
 	pthread_mutex_lock(&plan_lock);
 	for (int tail = 0; ok && tail < 2; tail++) {
 		int nr = tail ? h % SPEC_BLOCK : (h < SPEC_BLOCK ? h : SPEC_BLOCK);
-		int nc = tail ? t->cw % SPEC_BLOCK : (t->cw < SPEC_BLOCK ? t->cw : SPEC_BLOCK);
+		int nc = tail ? t->cw % t->cb : (t->cw < t->cb ? t->cw : t->cb);
 		if (tail && h < SPEC_BLOCK)
 			nr = 0;
-		if (tail && t->cw < SPEC_BLOCK)
+		if (tail && t->cw < t->cb)
 			nc = 0;
 		if (nr) {
 			t->row_f[tail] = make(t, 1, 0, nr, real, coef);
@@ -109,6 +113,8 @@ void spec_free(spec2d *t)
 		t->row_f[i] = t->row_i[i] = t->col_f[i] = t->col_i[i] = NULL;
 	}
 	pthread_mutex_unlock(&plan_lock);
+	spec_release(t->cbuf);
+	t->cbuf = NULL;
 }
 
 double spec_norm(const spec2d *t)
@@ -135,7 +141,7 @@ double spec_ky(const spec2d *t, int j)
  * plans were made with (spec_alloc's 64 bytes modulo FFTW's 16). */
 static void rows(const spec2d *t, void *const *pl, const float *in, size_t a, float *out, size_t b)
 {
-	const int nb = nblocks(t->h), full = t->h / SPEC_BLOCK;
+	const int nb = nblocks(t->h, SPEC_BLOCK), full = t->h / SPEC_BLOCK;
 #pragma omp parallel for schedule(static) if ((size_t)t->w * t->h >= PAR_CELLS)
 	for (int k = 0; k < nb; k++) {
 		fftwf_plan p = pl[k < full ? 0 : 1];
@@ -152,14 +158,22 @@ static void rows(const spec2d *t, void *const *pl, const float *in, size_t a, fl
 
 static void cols(const spec2d *t, void *const *pl, float *coef)
 {
-	const int nb = nblocks(t->cw), full = t->cw / SPEC_BLOCK;
+	const int nb = nblocks(t->cw, t->cb), full = t->cw / t->cb;
 #pragma omp parallel for schedule(static) if ((size_t)t->w * t->h >= PAR_CELLS)
 	for (int k = 0; k < nb; k++) {
 		fftwf_plan p = pl[k < full ? 0 : 1];
-		float *c = coef + (size_t)k * SPEC_BLOCK * t->per;
-		if (t->kind == SPEC_DCT)
-			fftwf_execute_r2r(p, c, c);
-		else
+		float *c = coef + (size_t)k * t->cb * t->per;
+		if (t->kind == SPEC_DCT) {
+			const int w = t->w, h = t->h, nc = k < full ? t->cb : t->cw % t->cb;
+			float *b = t->cbuf + (size_t)k * t->cb * h;
+			for (int y = 0; y < h; y++)
+				for (int i = 0; i < nc; i++)
+					b[(size_t)i * h + y] = c[(size_t)y * w + i];
+			fftwf_execute_r2r(p, b, b);
+			for (int y = 0; y < h; y++)
+				for (int i = 0; i < nc; i++)
+					c[(size_t)y * w + i] = b[(size_t)i * h + y];
+		} else
 			fftwf_execute_dft(p, (fftwf_complex *)(void *)c,
 					  (fftwf_complex *)(void *)c);
 	}

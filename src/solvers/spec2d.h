@@ -15,6 +15,8 @@
  *             j' = j or j - h (above h / 2).
  *   SPEC_DCT  even about the edges (reflecting walls): real w x h <-> w x h real cosine
  *             coefficients (DCT-II forward, DCT-III back); (i, j) is (pi i / w, pi j / h).
+ *             Strided DCTs are slow in FFTW (4x its FFT columns), so each block of
+ *             columns is gathered into contiguous rows, transformed and put back.
  * Neither is normalised: forward then inverse multiplies by spec_norm().
  */
 #ifndef TP_SOLVERS_SPEC2D_H
@@ -24,7 +26,8 @@
 
 #include "util/error.h"
 
-#define SPEC_BLOCK 8
+#define SPEC_BLOCK    16 /* rows per block, and columns per block of an FFT */
+#define SPEC_DCT_COLS 64 /* columns per block of a DCT (gathered: longer runs read) */
 
 typedef enum spec_kind { SPEC_FFT, SPEC_DCT } spec_kind;
 
@@ -33,9 +36,11 @@ typedef struct spec2d {
 	int w, h;
 	int cw;       /* coefficient columns per row: w/2 + 1 complex (FFT) or w real (DCT) */
 	int per;      /* floats per coefficient: 2 (FFT) or 1 (DCT) */
+	int cb;       /* columns per block */
 	size_t ncoef; /* floats in a coefficient array: per * cw * h */
 	/* [0] a full block, [1] the last, shorter block (NULL if none) */
 	void *row_f[2], *row_i[2], *col_f[2], *col_i[2];
+	float *cbuf; /* DCT: each column block gathered into contiguous rows (w x h floats) */
 } spec2d;
 
 /* Plans for a w x h grid. real and coef are arrays of w * h and ncoef floats from

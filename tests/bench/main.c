@@ -11,6 +11,7 @@ extern const bench_entry bench_ripple, bench_hooke;
 extern const bench_entry bench_shallow;
 extern const bench_entry bench_sph;
 extern const bench_entry bench_pond4k;
+extern const bench_entry bench_airy;
 
 /* One line per workload. */
 static const bench_entry *const entries[] = {
@@ -19,6 +20,7 @@ static const bench_entry *const entries[] = {
 	&bench_shallow,
 	&bench_sph,
 	&bench_pond4k,
+	&bench_airy,
 	NULL,
 };
 
