@@ -3,7 +3,6 @@
  * and another angle in shallow water, which shows the measurement can fail), one mode's
  * frequency against omega(k), the same bits whatever the thread count, ambient wind waves
  * that loop exactly without a cross-fade, and what it refuses. */
-#include <criterion/criterion.h>
 #include <fftw3.h>
 #include <math.h>
 #include <omp.h>
@@ -12,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_util.h"
 #include "scene/scene.h"
 #include "sim/loop.h"
 #include "sim/stepper.h"
@@ -447,4 +447,33 @@ Test(airy, refused_elements_name_the_field_and_the_solver)
 			      "\"boxes\": [{\"size\": [5, 5], \"at\": [9, 9], \"density\": 2}], "
 			      "\"ambient\": {}}");
 	scene_destroy(sc);
+}
+
+/* The example scenes' height maps (what the renderer's look does not change) against
+ * tests/golden/airy/ (scripts/golden.sh writes them), with 1 and with 2 threads. */
+Test(airy, example_height_maps_match_their_goldens)
+{
+	static const char *const names[] = {"rowing", "wind_pool"};
+	for (int i = 0; i < 2; i++)
+		for (int t = 1; t <= 2; t++) {
+			char got[128], errf[128];
+			snprintf(got, sizeof got, "%s/%s-t%d.manifest", dir, names[i], t);
+			snprintf(errf, sizeof errf, "%s/stderr", dir);
+			cr_assert_eq(run_tp(NULL, errf,
+					    "render scenes/%s.json -q -o height=null --frames 16 "
+					    "--threads %d --hash %s",
+					    names[i], t, got),
+				     0, "%s", slurp(errf));
+			cr_assert_eq(
+				run_tp(errf, NULL,
+				       "compare tests/golden/airy/%s-height.manifest %s", names[i],
+				       got),
+				0,
+				"%s with %d threads differs from its golden (if intended: make "
+				"golden): %s",
+				names[i], t, slurp(errf));
+		}
+	const char *script = slurp("scripts/golden.sh");
+	cr_assert(strstr(script, "-q -o height=null --frames 16") != NULL,
+		  "scripts/golden.sh must render the height goldens as this test does");
 }
