@@ -477,3 +477,35 @@ Test(airy, example_height_maps_match_their_goldens)
 	cr_assert(strstr(script, "-q -o height=null --frames 16") != NULL,
 		  "scripts/golden.sh must render the height goldens as this test does");
 }
+
+/* A render resumed from a checkpoint (tidepool cache, then --range --cache) gives the
+ * frames of a run from the start: the spectrum, the pending drops, the step count (the ambient
+ * phases) and the boxes are all in the checkpoint. */
+Test(airy, checkpoints_resume_bit_for_bit)
+{
+	static const char *const names[] = {"rowing", "wind_pool"};
+	for (int i = 0; i < 2; i++) {
+		char errf[128], full[128], part[128];
+		snprintf(errf, sizeof errf, "%s/stderr", dir);
+		snprintf(full, sizeof full, "%s/%s-full.manifest", dir, names[i]);
+		snprintf(part, sizeof part, "%s/%s-part.manifest", dir, names[i]);
+		cr_assert_eq(run_tp(NULL, errf,
+				    "cache scenes/%s.json -q -O %s/cc%d --frames 24 --every 10",
+				    names[i], dir, i),
+			     0, "%s", slurp(errf));
+		cr_assert_eq(
+			run_tp(NULL, errf,
+			       "render scenes/%s.json -q --frames 24 --range 15-23 -o height=null "
+			       "--hash %s",
+			       names[i], full),
+			0, "%s", slurp(errf));
+		cr_assert_eq(
+			run_tp(NULL, errf,
+			       "render scenes/%s.json -q --frames 24 --range 15-23 --cache %s/cc%d "
+			       "-o height=null --hash %s",
+			       names[i], dir, i, part),
+			0, "%s", slurp(errf));
+		cr_assert_eq(run_tp(errf, NULL, "compare %s %s", full, part), 0, "%s: %s", names[i],
+			     slurp(errf));
+	}
+}
