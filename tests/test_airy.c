@@ -495,13 +495,13 @@ Test(airy, checkpoints_resume_bit_for_bit)
 			     0, "%s", slurp(errf));
 		cr_assert_eq(
 			run_tp(NULL, errf,
-			       "render scenes/%s.json -q --frames 24 --range 15-23 -o height=null "
+			       "render scenes/%s.json -q --frames 24 --range 10-23 -o height=null "
 			       "--hash %s",
 			       names[i], full),
 			0, "%s", slurp(errf));
 		cr_assert_eq(
 			run_tp(NULL, errf,
-			       "render scenes/%s.json -q --frames 24 --range 15-23 --cache %s/cc%d "
+			       "render scenes/%s.json -q --frames 24 --range 10-23 --cache %s/cc%d "
 			       "-o height=null --hash %s",
 			       names[i], dir, i, part),
 			0, "%s", slurp(errf));
