@@ -17,7 +17,7 @@ BUILD ?= build
 OPT ?= -O3
 PKG_CONFIG ?= pkg-config
 
-PKGS = libpng libavcodec libavformat libavutil libswscale libcjson libxxhash
+PKGS = libpng libavcodec libavformat libavutil libswscale libcjson libxxhash fftw3f
 
 # Determinism: no FMA contraction, never -ffast-math (DESIGN.md).
 TP_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
@@ -49,7 +49,8 @@ SRC_SCENE = \
 	src/scene/scale.c \
 	src/scene/fingerprint.c \
 	src/scene/where.c \
-	src/scene/support.c
+	src/scene/support.c \
+	src/scene/ambient.c
 
 SRC_SOLVERS = \
 	src/solvers/registry.c \
@@ -64,7 +65,9 @@ SRC_SOLVERS = \
 	src/solvers/sph_grid.c \
 	src/solvers/sph_kern.c \
 	src/solvers/sph_body.c \
-	src/solvers/sph_surf.c
+	src/solvers/sph_surf.c \
+	src/solvers/spec2d.c \
+	src/solvers/airy.c
 
 SRC_SIM = \
 	src/sim/stepper.c \
@@ -141,6 +144,7 @@ TEST_SRCS = \
 	tests/test_install.c \
 	tests/test_limits.c \
 	tests/test_noise.c \
+	tests/test_airy.c \
 	tests/reference/seed_common.c \
 	tests/reference/seed_hooke.c \
 	tests/reference/seed_ripple.c \
@@ -154,7 +158,8 @@ BENCH_SRCS = \
 	tests/bench/bench_render.c \
 	tests/bench/bench_sph.c \
 	tests/bench/bench_shallow.c \
-	tests/bench/seed_port.c
+	tests/bench/seed_port.c \
+	tests/bench/bench_airy.c
 
 LIB_OBJS = $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 MAIN_OBJ = $(BUILD)/obj/src/main.o

@@ -2,7 +2,7 @@
 # make bench: every workload with its throughput, the same run's baseline and the ratio.
 # Usage: scripts/bench.sh [BUILD_DIR]   (default: build)
 #   TP_BENCH_ONLY="mp4 sph" runs only the named workloads (render ripple hooke shallow sph
-#   e2e textures mp4 mp4k compare farm; `make bench ONLY="mp4 sph"` sets it).
+#   airy e2e textures mp4 mp4k compare farm; `make bench ONLY="mp4 sph"` sets it).
 # Benchmarks report; they never fail on speed.
 set -eu
 BUILD=${1:-build}
@@ -24,7 +24,7 @@ want() { [ -z "$ONLY" ] || case " $ONLY " in *" $1 "*) true ;; *) false ;; esac;
 
 # --- C workloads: solvers and renderer against tests/reference/ ports --------------------
 C_NAMES=""
-for n in render ripple hooke shallow sph; do want "$n" && C_NAMES="$C_NAMES $n"; done
+for n in render ripple hooke shallow sph airy; do want "$n" && C_NAMES="$C_NAMES $n"; done
 # The table header always; "-" names no workload, so only the chosen ones run.
 # shellcheck disable=SC2086 # the names are words
 if [ -z "$ONLY" ]; then "$BENCH"; else "$BENCH" - $C_NAMES; fi

@@ -5,7 +5,8 @@ set -eu
 
 # clang, libclang-rt-14-dev (libFuzzer and the sanitizer runtimes for clang; only
 # recommended by clang, so named here) and libomp-dev (OpenMP for clang) build the fuzz
-# targets of tests/fuzz; zlib1g-dev lets tests write PNGs byte by byte.
+# targets of tests/fuzz; zlib1g-dev lets tests write PNGs byte by byte; libfftw3-dev is
+# FFTW, the airy solver's transforms.
 PKGS="build-essential pkg-config libpng-dev libavcodec-dev libavformat-dev
 libavutil-dev libswscale-dev libcjson-dev libcriterion-dev ffmpeg imagemagick parallel
 scdoc python3 python3-jsonschema python3-junitparser

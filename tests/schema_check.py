@@ -78,6 +78,7 @@ with tempfile.TemporaryDirectory() as tmp:
         ("loop", {"loop": {"duration": 1}}, schema["properties"]["loop"]),
         ("flipbook", {"flipbook": {"grid": [2, 2]}}, schema["properties"]["flipbook"]),
         ("variants", {"variants": {"vary": {"seed": [1, 2]}}}, schema["properties"]["variants"]),
+        ("ambient", {"solver": "airy", "ambient": {}}, schema["properties"]["ambient"]),
     ]
     for where, extra, sub in probes:
         doc = json.loads(json.dumps({**base, **extra}))

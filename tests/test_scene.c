@@ -865,7 +865,7 @@ Test(scene, fields_a_solver_would_ignore_are_refused, .init = setup, .fini = tea
 	load_bad("{" FMT ", \"boxes\": [{\"size\": [5, 5], \"at\": [9, 9], \"float\": true}]}",
 		":1:82: boxes[0].float: the ripple solver has no floating boxes (use shallow or sph; got true)");
 	load_bad("{" FMT ", \"solver\": \"hooke\", \"boxes\": [{\"size\": [5, 5], \"at\": [9, 9], \"density\": 2}]}",
-		":1:103: boxes[0].density: the hooke solver has no use for the density of a box that does not float (use shallow; got 2)");
+		":1:103: boxes[0].density: the hooke solver has no use for the density of a box that does not float (use shallow or airy; got 2)");
 	load_bad("{" FMT ", \"render\": {\"mode\": \"particles\"}}",
 		":1:51: render.mode: the ripple solver cannot render mode \"particles\" (use sph; got \"particles\")");
 	/* a floating box is placed, not led */
@@ -878,17 +878,17 @@ Test(scene, fields_a_solver_would_ignore_are_refused, .init = setup, .fini = tea
 	const char *sph = "{" FMT ", \"solver\": \"sph\", ";
 	char text[512];
 	static const char *const cases[][2] = {
-		{ "\"boundary\": \"wrap\"}", ":1:61: boundary: the sph solver keeps its fluid in a tank with walls (\"reflect\") (use ripple, hooke or shallow; got \"wrap\")" },
-		{ "\"boxes\": [{\"size\": [5, 5], \"at\": [9, 9], \"height\": 3}]}", ":1:100: boxes[0].height: the sph solver sees boxes from the side: their \"size\" is [w, h] and they have no height (use ripple, hooke or shallow; got 3)" },
-		{ "\"render\": {\"reflection\": 1}}", ":1:74: render.reflection: the sph solver draws no reflection term (give 0 or leave it out) (use ripple, hooke or shallow; got 1)" },
-		{ "\"render\": {\"shadows\": true}}", ":1:71: render.shadows: the sph solver draws no box shadows (use ripple, hooke or shallow; got true)" },
-		{ "\"render\": {\"mode\": \"normal\"}}", ":1:68: render.mode: the sph solver cannot render mode \"normal\" (use ripple, hooke or shallow; got \"normal\")" },
-		{ "\"outputs\": [{\"path\": \"a.mp4\"}, {\"mode\": \"height\", \"path\": \"b.png\"}]}", ":1:89: outputs[1].mode: the sph solver cannot render mode \"height\" (use ripple, hooke or shallow; got \"height\")" },
-		{ "\"maps\": {\"normal\": {\"bits\": 16}}}", ":1:57: maps: the sph solver has no height, normal or caustics maps for \"maps\" to set (use ripple, hooke or shallow; got an object)" },
-		{ "\"loop\": {\"duration\": 1}}", ":1:57: loop: the sph solver cannot loop (a loop cross-fades height fields) (use ripple, hooke or shallow; got an object)" },
-		{ "\"drops\": [{\"at\": [9, 9], \"strength\": -1}]}", ":1:86: drops[0].strength: the sph solver cannot take water away: a drop's strength is the water it adds, >= 0 (use ripple, hooke or shallow; got -1)" },
-		{ "\"emitters\": [{\"type\": \"rain\", \"strength\": [-1, 1]}]}", ":1:91: emitters[0].strength: the sph solver cannot take water away: a drop's strength is the water it adds, >= 0 (use ripple, hooke or shallow; got an array of 2)" },
-		{ "\"boxes\": [{\"size\": [5, 5], \"at\": [9, 9], \"density\": 2}]}", ":1:101: boxes[0].density: the sph solver has no use for the density of a box that does not float (use shallow; got 2)" },
+		{ "\"boundary\": \"wrap\"}", ":1:61: boundary: the sph solver keeps its fluid in a tank with walls (\"reflect\") (use ripple, hooke, shallow or airy; got \"wrap\")" },
+		{ "\"boxes\": [{\"size\": [5, 5], \"at\": [9, 9], \"height\": 3}]}", ":1:100: boxes[0].height: the sph solver sees boxes from the side: their \"size\" is [w, h] and they have no height (use ripple, hooke, shallow or airy; got 3)" },
+		{ "\"render\": {\"reflection\": 1}}", ":1:74: render.reflection: the sph solver draws no reflection term (give 0 or leave it out) (use ripple, hooke, shallow or airy; got 1)" },
+		{ "\"render\": {\"shadows\": true}}", ":1:71: render.shadows: the sph solver draws no box shadows (use ripple, hooke, shallow or airy; got true)" },
+		{ "\"render\": {\"mode\": \"normal\"}}", ":1:68: render.mode: the sph solver cannot render mode \"normal\" (use ripple, hooke, shallow or airy; got \"normal\")" },
+		{ "\"outputs\": [{\"path\": \"a.mp4\"}, {\"mode\": \"height\", \"path\": \"b.png\"}]}", ":1:89: outputs[1].mode: the sph solver cannot render mode \"height\" (use ripple, hooke, shallow or airy; got \"height\")" },
+		{ "\"maps\": {\"normal\": {\"bits\": 16}}}", ":1:57: maps: the sph solver has no height, normal or caustics maps for \"maps\" to set (use ripple, hooke, shallow or airy; got an object)" },
+		{ "\"loop\": {\"duration\": 1}}", ":1:57: loop: the sph solver cannot loop (a loop cross-fades height fields) (use ripple, hooke, shallow or airy; got an object)" },
+		{ "\"drops\": [{\"at\": [9, 9], \"strength\": -1}]}", ":1:86: drops[0].strength: the sph solver cannot take water away: a drop's strength is the water it adds, >= 0 (use ripple, hooke, shallow or airy; got -1)" },
+		{ "\"emitters\": [{\"type\": \"rain\", \"strength\": [-1, 1]}]}", ":1:91: emitters[0].strength: the sph solver cannot take water away: a drop's strength is the water it adds, >= 0 (use ripple, hooke, shallow or airy; got an array of 2)" },
+		{ "\"boxes\": [{\"size\": [5, 5], \"at\": [9, 9], \"density\": 2}]}", ":1:101: boxes[0].density: the sph solver has no use for the density of a box that does not float (use shallow or airy; got 2)" },
 		{ "\"boxes\": [{\"size\": [5, 5], \"float\": true, \"path\": [{\"t\": 0, \"at\": [9, 9]}, {\"t\": 1, \"at\": [20, 9]}]}]}", ":1:99: boxes[0].path: a floating box is moved by the sph solver; its path gives only the start: give \"at\" (and \"angle\") instead (got 2 keyframes)" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -139,7 +139,7 @@ Test(where, render_mode_of_an_output_is_pointed_at)
 		    "               { \"mode\": \"height\", \"path\": \"b/%04d.png\" } ] }\n");
 	validate_fails(p, "", 3,
 		       "3:26: outputs[1].mode: the sph solver cannot render mode \"height\" (use "
-		       "ripple, hooke or shallow; got \"height\")");
+		       "ripple, hooke, shallow or airy; got \"height\")");
 }
 
 Test(where, loop_with_particles_points_at_loop)
@@ -149,7 +149,7 @@ Test(where, loop_with_particles_points_at_loop)
 				 "  \"loop\": { \"duration\": 1 } }\n");
 	validate_fails(p, "", 3,
 		       "2:11: loop: the sph solver cannot loop (a loop cross-fades height fields) "
-		       "(use ripple, hooke or shallow; got an object)");
+		       "(use ripple, hooke, shallow or airy; got an object)");
 }
 
 /* validate shares render's option parser: the same overrides, the same refusals. */

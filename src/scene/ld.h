@@ -121,6 +121,8 @@ int ld_emitters(ld *L, const cJSON *v);
 int ld_boxes(ld *L, const cJSON *v);
 int ld_tank(ld *L, const cJSON *v);
 int ld_blocks(ld *L, const cJSON *v);
+/* ambient.c: "ambient" (wind waves); after the seed is known. */
+int ld_ambient(ld *L, const cJSON *v);
 
 /* Joins the scene directory and a relative path into a new heap string. */
 int ld_resolve(ld *L, const cJSON *at, const char *rel, char **out);

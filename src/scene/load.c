@@ -30,7 +30,8 @@
 static const char *const top_keys[] = {
 	"$schema", "format", "description", "size", "fps", "duration", "frames", "seed", "solver", "params",
 	"substeps", "boundary", "background", "render", "drops", "emitters", "boxes", "tank",
-	"blocks", "output", "outputs", "maps", "loop", "flipbook", "variants", "resolution", NULL,
+	"blocks", "output", "outputs", "maps", "loop", "flipbook", "variants", "resolution", "ambient",
+	NULL,
 };
 
 static const char *const boundary_names[] = { "reflect", "absorb", "wrap", NULL };
@@ -491,7 +492,8 @@ static int read_scene(ld *L, const scene_overrides *ov)
 	    (rc = ld_emitters(L, ld_get(L->root, "emitters"))) < 0 ||
 	    (rc = ld_boxes(L, ld_get(L->root, "boxes"))) < 0 ||
 	    (rc = ld_tank(L, ld_get(L->root, "tank"))) < 0 ||
-	    (rc = ld_blocks(L, ld_get(L->root, "blocks"))) < 0)
+	    (rc = ld_blocks(L, ld_get(L->root, "blocks"))) < 0 ||
+	    (rc = ld_ambient(L, ld_get(L->root, "ambient"))) < 0)
 		return rc;
 	if ((rc = read_output(L, ov)) < 0 || (rc = ld_textures(L)) < 0 || (rc = ld_support(L)) < 0)
 		return rc;

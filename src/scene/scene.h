@@ -130,6 +130,20 @@ typedef struct scene_param { /* a validated solver parameter */
 	double value;
 } scene_param;
 
+/* "ambient": wind waves from a spectrum (the airy solver), added to whatever the sources
+ * make. Physical units: the solver's `metres` parameter says how long a scene unit is. */
+typedef enum scene_spectrum { SCENE_SPECTRUM_JONSWAP, SCENE_SPECTRUM_PHILLIPS } scene_spectrum;
+typedef struct scene_ambient {
+	int on;
+	scene_spectrum spectrum;
+	double wind;      /* m/s (10 m above the water) */
+	double direction; /* degrees the wind blows towards: 0 = +x, 90 = +y (down) */
+	double fetch;     /* metres of open water upwind (jonswap) */
+	double amplitude; /* RMS height, height units */
+	double shortest;  /* metres: shorter waves fade out, exp(-(shortest k / 2 pi)^2); 0: none */
+	uint64_t seed;    /* of the random phases and amplitudes (default: the scene's seed) */
+} scene_ambient;
+
 /* One of "outputs": a render mode and where it goes. */
 typedef struct scene_output {
 	scene_mode mode;
@@ -220,6 +234,7 @@ typedef struct scene {
 	int nblocks;
 	int has_tank;
 	scene_tank tank;
+	scene_ambient ambient;
 
 	char *output; /* resolved output path or pattern, NULL if none */
 

@@ -153,6 +153,8 @@ int ld_support(ld *L)
 						      "keeps its tank upright");
 				}
 	}
+	if ((v = ld_get(root, "ambient")) && !(caps & TP_SOLVER_AMBIENT))
+		return refuse(L, v, TP_SOLVER_AMBIENT, "makes no ambient wind waves");
 	if ((v = ld_get(root, "blocks")) && !particles)
 		return refuse(L, v, TP_SOLVER_PARTICLES, "has no particles for fluid \"blocks\"");
 	return 0;

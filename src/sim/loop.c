@@ -34,6 +34,10 @@ int loop_create(const scene *sc, int threads, sim_loop **out, tp_err *err)
 		lp->frames = sc->loop.frames;
 		lp->fade = sc->loop.fade_frames;
 		lp->start = sc->loop.start_frame;
+		/* A surface that repeats exactly every loop needs no cross-fade: frame F is
+		 * frame 0 again. */
+		if (sc->solver->loops_exactly && sc->solver->loops_exactly(sc))
+			lp->fade = 0;
 		if (sc->solver->caps & TP_SOLVER_PARTICLES) {
 			rc = scene_errf(sc, err, TP_EINPUT, "loop", "needs a height-field solver (%s has particles)",
 					sc->solver->name);
@@ -178,7 +182,8 @@ int loop_next(sim_loop *lp, tp_surface *surf, tp_err *err)
 		return rc;
 	stepper_surface(lp->st, surf);
 	int k = j - (lp->frames - lp->fade);
-	if (k < 0)
+	/* past the loop's last frame (k >= fade) the simulation simply continues */
+	if (k < 0 || k >= lp->fade)
 		return 0;
 	blend(lp, lp->saved + (size_t)k * lp->w * lp->h, surf, (double)(k + 1) / (lp->fade + 1));
 	surf->data = lp->blend;

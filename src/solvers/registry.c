@@ -7,6 +7,7 @@ extern const tp_solver tp_solver_hooke;
 extern const tp_solver tp_solver_ripple;
 extern const tp_solver tp_solver_shallow;
 extern const tp_solver tp_solver_sph;
+extern const tp_solver tp_solver_airy;
 
 /* Adding a solver: one file plus one line here. */
 const tp_solver *const tp_solvers[] = {
@@ -14,6 +15,7 @@ const tp_solver *const tp_solvers[] = {
 	&tp_solver_hooke,
 	&tp_solver_shallow,
 	&tp_solver_sph,
+	&tp_solver_airy,
 	NULL,
 };
 

@@ -106,6 +106,9 @@ typedef struct tp_solver {
 	/* Fills *out; may compute into buffers allocated at init (no allocation). */
 	void (*surface)(void *priv, tp_surface *out);
 	void (*stats)(const void *priv, tp_stats *out);
+	/* Optional (NULL: no): 1 if this scene's surface at frame f + sc->loop.frames is the
+	 * same bits as at frame f, for every f, so a "loop" needs no cross-fade. */
+	int (*loops_exactly)(const struct scene *sc);
 	/* Optional checkpoints (NULL if unsupported). */
 	int (*save)(const void *priv, FILE *f, tp_err *err);
 	int (*load)(void *priv, FILE *f, tp_err *err);
@@ -120,6 +123,7 @@ enum {
 	TP_SOLVER_FLOATING = 1u << 3,     /* boxes with "float": true, and their density */
 	TP_SOLVER_BOX_DRAFT = 1u << 4,    /* the density of kinematic boxes (their draft) */
 	TP_SOLVER_TURNING_TANK = 1u << 5, /* a tank whose path keyframes "angle" */
+	TP_SOLVER_AMBIENT = 1u << 6,      /* "ambient" wind waves */
 };
 
 /* registry.c */

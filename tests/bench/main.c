@@ -11,6 +11,7 @@ extern const bench_entry bench_render;
 extern const bench_entry bench_ripple, bench_hooke;
 extern const bench_entry bench_shallow;
 extern const bench_entry bench_sph;
+extern const bench_entry bench_airy;
 
 /* One line per workload. */
 static const bench_entry *const entries[] = {
@@ -18,6 +19,7 @@ static const bench_entry *const entries[] = {
 	&bench_ripple, &bench_hooke,
 	&bench_shallow,
 	&bench_sph,
+	&bench_airy,
 	NULL,
 };
 
