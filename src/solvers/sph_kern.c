@@ -148,6 +148,8 @@ void sph_collide(const sph *s, const sph_sub *c, float xp, float yp, float *x, f
 #endif
 
 #define SPH_CCHUNK 32
+/* Particles per block of relax_finish's obstacle test. */
+#define SPH_OBST_BLOCK 64
 /* Candidates per block of the AVX2 pair loop's distance pass. */
 #define SPH_JBLOCK 32
 
@@ -552,19 +554,49 @@ static float relax_finish(sph *s, const sph_sub *c, int i0, int i1)
 		x2[i] = nx;
 		y2[i] = ny;
 	}
-	if (!simple) {
-		/* Most particles are in no obstacle: for them collide() comes down to the tank
-		 * clamp, so only those inside one take the full loop (the same numbers). */
-		for (int i = i0; i < i1; i++) {
+	/* Most particles are in no obstacle: for them collide() comes down to the tank clamp.
+	 * Blocks of particles are tested against the obstacles with push_out's own test
+	 * (the same float operations, vectorised), and only a block that has a particle
+	 * inside one takes the scalar collision loop (the same numbers either way). */
+	for (int b0 = i0; !simple && b0 < i1; b0 += SPH_OBST_BLOCK) {
+		const int b1 = imin(b0 + SPH_OBST_BLOCK, i1);
+		int any = 0;
+		for (int b = 0; b < c->nobst; b++) {
+			const float ocx = c->cur[b].cx, ocy = c->cur[b].cy, oc = c->cur[b].c,
+				    os = c->cur[b].s, ohx = c->cur[b].hx, ohy = c->cur[b].hy;
+#pragma omp simd reduction(| : any)
+			for (int i = b0; i < b1; i++) {
+				const float dx = x2[i] - ocx, dy = y2[i] - ocy;
+				const float lx = oc * dx + os * dy, ly = -os * dx + oc * dy;
+				any |= (fabsf(lx) < ohx) & (fabsf(ly) < ohy);
+			}
+		}
+		if (!any) {
+			float *restrict cdx = s->cdx, *restrict cdy = s->cdy;
+			const int fl = s->nfloat != 0;
+#pragma omp simd
+			for (int i = b0; i < b1; i++) {
+				const float ox = x2[i], oy = y2[i];
+				const float nx = clampf(ox, SPH_WALL_EPS, x1), ny = clampf(oy, SPH_WALL_EPS, y1);
+				x2[i] = nx;
+				y2[i] = ny;
+				if (fl) { /* the push-outs, for the floating boxes' contact impulses */
+					cdx[i] = nx - ox;
+					cdy[i] = ny - oy;
+				}
+			}
+			continue;
+		}
+		for (int i = b0; i < b1; i++) {
 			const float ox = x2[i], oy = y2[i];
 			if (in_obstacle(c, ox, oy))
 				collide(s, c, x[i] - dt * vx[i], y[i] - dt * vy[i], &x2[i], &y2[i], NULL,
 					NULL);
 			else {
-				x2[i] = clampf(ox, SPH_WALL_EPS, s->W - SPH_WALL_EPS);
-				y2[i] = clampf(oy, SPH_WALL_EPS, s->H - SPH_WALL_EPS);
+				x2[i] = clampf(ox, SPH_WALL_EPS, x1);
+				y2[i] = clampf(oy, SPH_WALL_EPS, y1);
 			}
-			if (s->nfloat) { /* the push-outs, for the floating boxes' contact impulses */
+			if (s->nfloat) {
 				s->cdx[i] = x2[i] - ox;
 				s->cdy[i] = y2[i] - oy;
 			}
