@@ -342,8 +342,7 @@ void sph_bodies_density(sph *s, const sph_sub *c)
 void sph_bodies_push(sph *s, const sph_sub *c)
 {
 	const float ws = (float)SPH_WALL_N * s->invR, R = s->R, gap = s->s;
-	memset(s->bfx, 0, (size_t)s->n * sizeof *s->bfx);
-	memset(s->bfy, 0, (size_t)s->n * sizeof *s->bfy);
+	/* bfx, bfy are zero here: allocated so, and relax_finish clears what it adds */
 	/* each push on a particle and, reversed, on its body: the bodies' sums run in particle
 	 * order (the same bits at any thread count) */
 	for (int b = 0; b < s->nfloat; b++) {
@@ -371,10 +370,31 @@ void sph_bodies_push(sph *s, const sph_sub *c)
 	}
 }
 
+/* Particles per block of the contact scan. */
+#define CONTACT_BLOCK 64
+
+static void contacts_range(sph *s, const sph_sub *c, double idt2, int i0, int i1);
+
 void sph_bodies_contacts(sph *s, const sph_sub *c)
 {
 	const double idt2 = 1.0 / ((double)c->dt * c->dt);
-	for (int i = 0; i < s->n; i++) {
+	const float *restrict cdx = s->cdx, *restrict cdy = s->cdy;
+	for (int i0 = 0; i0 < s->n; i0 += CONTACT_BLOCK) {
+		/* most blocks have no push-out at all: a vector test skips them */
+		const int i1 = i0 + CONTACT_BLOCK < s->n ? i0 + CONTACT_BLOCK : s->n;
+		int any = 0;
+#pragma omp simd reduction(| : any)
+		for (int i = i0; i < i1; i++)
+			any |= (cdx[i] != 0) | (cdy[i] != 0);
+		if (any)
+			contacts_range(s, c, idt2, i0, i1);
+	}
+}
+
+/* The contact impulses of particles [i0, i1), in particle order. */
+static void contacts_range(sph *s, const sph_sub *c, double idt2, int i0, int i1)
+{
+	for (int i = i0; i < i1; i++) {
 		if (s->cdx[i] == 0 && s->cdy[i] == 0)
 			continue;
 		/* the body whose (grown) face the particle was put on */

@@ -497,6 +497,25 @@ static void pair_sums(const sph *s, int avx2, int seed, const sph_cluster *c, la
  *     dv_i = -dt mu sum_j (v_i - v_j) q / max(rho_j, rho0)               (mu in 1/s)
  * x = x~ + dx_i + dt dv_i, then obstacles and tank, then v = (x - x_start) / dt.
  */
+/* Where relaxation puts a particle (before obstacles and tank): the pressure push
+ * dt^2 a, capped at a quarter kernel (a bigger one only happens when particles were thrown
+ * into each other; the cap keeps such impacts from exploding and never binds in resting or
+ * flowing fluid), plus the viscosity's velocity change times dt. */
+static inline __attribute__((always_inline)) void
+relax_pos(float xi, float yi, float vxi, float vyi, float ax, float ay, float sw, float svx,
+	  float svy, float dt, float dt2, float mu, float dmax2, float *nx, float *ny)
+{
+	float px = dt2 * ax, py = dt2 * ay, p2 = px * px + py * py;
+	if (p2 > dmax2) {
+		float f = sqrtf(dmax2 / p2);
+		px *= f;
+		py *= f;
+	}
+	float dvx = -dt * mu * (vxi * sw - svx), dvy = -dt * mu * (vyi * sw - svy);
+	*nx = xi + px + dt * dvx;
+	*ny = yi + py + dt * dvy;
+}
+
 SPH_CLONES
 static float relax_finish(sph *s, const sph_sub *c, int i0, int i1)
 {
@@ -526,79 +545,70 @@ static float relax_finish(sph *s, const sph_sub *c, int i0, int i1)
 		fax[i] = ax;
 		fay[i] = ay;
 	}
-	if (s->nfloat) /* floating boxes' ghost pushes (sph_body.c) */
-		for (int i = i0; i < i1; i++) {
-			fax[i] += s->bfx[i];
-			fay[i] += s->bfy[i];
-		}
-	/* Then per particle: a pressure push of more than a quarter kernel in one substep only
-	 * happens when particles were thrown into each other; capping it keeps such impacts
-	 * from exploding (it never binds in resting or flowing fluid). Obstacles need the
-	 * scalar collision loop; without them the tank clamp is all there is. */
-	const int simple = c->nobst == 0;
+	/* Then per particle, relax_pos; without obstacles the tank clamp is all there is. */
+	if (c->nobst == 0) {
 #pragma omp simd
-	for (int i = i0; i < i1; i++) {
-		const float xi = x[i], yi = y[i], vxi = vx[i], vyi = vy[i];
-		float px = dt2 * fax[i], py = dt2 * fay[i], p2 = px * px + py * py;
-		if (p2 > dmax2) {
-			float f = sqrtf(dmax2 / p2);
-			px *= f;
-			py *= f;
+		for (int i = i0; i < i1; i++) {
+			float nx, ny;
+			relax_pos(x[i], y[i], vx[i], vy[i], fax[i], fay[i], fsw[i], fsvx[i], fsvy[i], dt,
+				  dt2, mu, dmax2, &nx, &ny);
+			x2[i] = clampf(nx, SPH_WALL_EPS, x1);
+			y2[i] = clampf(ny, SPH_WALL_EPS, y1);
 		}
-		float dvx = -dt * mu * (vxi * fsw[i] - fsvx[i]), dvy = -dt * mu * (vyi * fsw[i] - fsvy[i]);
-		float nx = xi + px + dt * dvx, ny = yi + py + dt * dvy;
-		if (simple) {
-			nx = clampf(nx, SPH_WALL_EPS, x1);
-			ny = clampf(ny, SPH_WALL_EPS, y1);
-		}
-		x2[i] = nx;
-		y2[i] = ny;
 	}
-	/* Most particles are in no obstacle: for them collide() comes down to the tank clamp.
-	 * Blocks of particles are tested against the obstacles with push_out's own test
-	 * (the same float operations, vectorised), and only a block that has a particle
-	 * inside one takes the scalar collision loop (the same numbers either way). */
-	for (int b0 = i0; !simple && b0 < i1; b0 += SPH_OBST_BLOCK) {
+	/* With obstacles, blocks of particles: most particles are in no obstacle, and for them
+	 * collide() comes down to the tank clamp. The block is clamped, tested against the
+	 * obstacles with push_out's own test (the same float operations, vectorised), and only
+	 * a block with a particle inside one takes the scalar collision loop (the same numbers
+	 * either way). Floating boxes' ghost pushes (sph_body.c) are added on the way (and
+	 * cleared for the next substep), and the push-outs kept for their contact impulses. */
+	const int fl = s->nfloat != 0;
+	float *restrict bfx = s->bfx, *restrict bfy = s->bfy, *restrict cdx = s->cdx, *restrict cdy = s->cdy;
+	for (int b0 = i0; c->nobst && b0 < i1; b0 += SPH_OBST_BLOCK) {
 		const int b1 = imin(b0 + SPH_OBST_BLOCK, i1);
+		float rx[SPH_OBST_BLOCK], ry[SPH_OBST_BLOCK]; /* before the clamp */
+#pragma omp simd
+		for (int i = b0; i < b1; i++) {
+			float ax = fax[i], ay = fay[i], nx, ny;
+			if (fl) {
+				ax += bfx[i];
+				ay += bfy[i];
+				bfx[i] = 0;
+				bfy[i] = 0;
+			}
+			relax_pos(x[i], y[i], vx[i], vy[i], ax, ay, fsw[i], fsvx[i], fsvy[i], dt, dt2, mu,
+				  dmax2, &nx, &ny);
+			const float cx = clampf(nx, SPH_WALL_EPS, x1), cy = clampf(ny, SPH_WALL_EPS, y1);
+			rx[i - b0] = nx;
+			ry[i - b0] = ny;
+			x2[i] = cx;
+			y2[i] = cy;
+			if (fl) {
+				cdx[i] = cx - nx;
+				cdy[i] = cy - ny;
+			}
+		}
 		int any = 0;
 		for (int b = 0; b < c->nobst; b++) {
 			const float ocx = c->cur[b].cx, ocy = c->cur[b].cy, oc = c->cur[b].c,
 				    os = c->cur[b].s, ohx = c->cur[b].hx, ohy = c->cur[b].hy;
 #pragma omp simd reduction(| : any)
-			for (int i = b0; i < b1; i++) {
-				const float dx = x2[i] - ocx, dy = y2[i] - ocy;
+			for (int l = 0; l < b1 - b0; l++) {
+				const float dx = rx[l] - ocx, dy = ry[l] - ocy;
 				const float lx = oc * dx + os * dy, ly = -os * dx + oc * dy;
 				any |= (fabsf(lx) < ohx) & (fabsf(ly) < ohy);
 			}
 		}
-		if (!any) {
-			float *restrict cdx = s->cdx, *restrict cdy = s->cdy;
-			const int fl = s->nfloat != 0;
-#pragma omp simd
-			for (int i = b0; i < b1; i++) {
-				const float ox = x2[i], oy = y2[i];
-				const float nx = clampf(ox, SPH_WALL_EPS, x1), ny = clampf(oy, SPH_WALL_EPS, y1);
-				x2[i] = nx;
-				y2[i] = ny;
-				if (fl) { /* the push-outs, for the floating boxes' contact impulses */
-					cdx[i] = nx - ox;
-					cdy[i] = ny - oy;
-				}
-			}
-			continue;
-		}
-		for (int i = b0; i < b1; i++) {
-			const float ox = x2[i], oy = y2[i];
-			if (in_obstacle(c, ox, oy))
-				collide(s, c, x[i] - dt * vx[i], y[i] - dt * vy[i], &x2[i], &y2[i], NULL,
-					NULL);
-			else {
-				x2[i] = clampf(ox, SPH_WALL_EPS, x1);
-				y2[i] = clampf(oy, SPH_WALL_EPS, y1);
-			}
-			if (s->nfloat) {
-				s->cdx[i] = x2[i] - ox;
-				s->cdy[i] = y2[i] - oy;
+		for (int i = b0; any && i < b1; i++) {
+			const float ox = rx[i - b0], oy = ry[i - b0];
+			if (!in_obstacle(c, ox, oy))
+				continue; /* clamped already */
+			x2[i] = ox;
+			y2[i] = oy;
+			collide(s, c, x[i] - dt * vx[i], y[i] - dt * vy[i], &x2[i], &y2[i], NULL, NULL);
+			if (fl) {
+				cdx[i] = x2[i] - ox;
+				cdy[i] = y2[i] - oy;
 			}
 		}
 	}
