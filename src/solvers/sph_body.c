@@ -39,6 +39,8 @@
 #define PI      3.14159265358979323846
 /* Coulomb friction of a body's corner against a tank wall or another body. */
 #define BODY_WALL_FRICTION 0.3
+/* Particles per block of the density pass's reach test. */
+#define REACH_BLOCK 64
 
 int sph_bodies_init(sph *s, tp_err *err)
 {
@@ -303,38 +305,35 @@ static body_rows rows_of(const sph *s, const sph_obst *ob)
 			 end_ = (s)->cell_start[row_ * (s)->ncx + (r).x1 + 1];                     \
 		     i < end_; i++)
 
-/* Only particles near a body change (the candidates); the sums over bodies are made in
- * body order for each particle, as before, so the bits do not depend on the culling. */
-void sph_bodies_density(sph *s, const sph_sub *c)
+/* Called by the density pass on each thread's own particles [i0, i1): a block of them is
+ * first tested against each body's reach with near_face's own arithmetic (vectorised, the
+ * same bits), and only a block with a particle in reach takes the scalar loop. Each
+ * particle gets the bodies' ghosts in body order, whatever the blocks. */
+SPH_CLONES
+void sph_bodies_density(sph *s, const sph_sub *c, int i0, int i1)
 {
-	const float ws = (float)SPH_WALL_N * s->invR, R = s->R, gap = s->s, rho0 = s->rho0;
-	const float k = (float)s->stiffness, kn = (float)s->near_stiffness,
-		    coh = (float)s->cohesion;
+	const float ws = (float)SPH_WALL_N * s->invR, R = s->R, gap = s->s;
+	const float *restrict x = s->x, *restrict y = s->y;
+	float *restrict rho = s->rho, *restrict rhon = s->rhon;
 	for (int b = 0; b < s->nfloat; b++) {
 		const sph_obst *ob = &c->cur[s->bodies[b].box];
-		const body_rows r = rows_of(s, ob);
-		FOR_CANDIDATES(s, r, i)
-		{
-			float d, nx, ny;
-			if (!near_face(ob, R, gap, s->x[i], s->y[i], &d, &nx, &ny))
-				continue;
-			s->rho[i] += wall_lookup(s->wall_rho, d, ws);
-			s->rhon[i] += wall_lookup(s->wall_rhon, d, ws);
-			s->bhit[i] = 1;
-		}
-	}
-	for (int b = 0; b < s->nfloat; b++) {
-		const body_rows r = rows_of(s, &c->cur[s->bodies[b].box]);
-		FOR_CANDIDATES(s, r, i)
-		{
-			if (!s->bhit[i])
-				continue;
-			s->bhit[i] = 0;
-			/* as density_finish (relaxed) */
-			const float dd = s->rho[i], e = dd - rho0;
-			s->p[i] = 0.5f * k * (e < 0 ? coh * e : e);
-			s->pn[i] = 0.5f * kn * s->rhon[i];
-			s->irho[i] = 1.0f / (dd > rho0 ? dd : rho0);
+		const float ocx = ob->cx, ocy = ob->cy, oc = ob->c, os = ob->s, ohx = ob->hx, ohy = ob->hy;
+		for (int b0 = i0; b0 < i1; b0 += REACH_BLOCK) {
+			const int b1 = b0 + REACH_BLOCK < i1 ? b0 + REACH_BLOCK : i1;
+			int any = 0;
+#pragma omp simd reduction(| : any)
+			for (int i = b0; i < b1; i++) {
+				const float dx = x[i] - ocx, dy = y[i] - ocy;
+				const float u = oc * dx + os * dy, v = -os * dx + oc * dy;
+				any |= (fabsf(u) - ohx + gap < R) & (fabsf(v) - ohy + gap < R);
+			}
+			for (int i = b0; any && i < b1; i++) {
+				float d, nx, ny;
+				if (!near_face(ob, R, gap, x[i], y[i], &d, &nx, &ny))
+					continue;
+				rho[i] += wall_lookup(s->wall_rho, d, ws);
+				rhon[i] += wall_lookup(s->wall_rhon, d, ws);
+			}
 		}
 	}
 }
@@ -370,24 +369,19 @@ void sph_bodies_push(sph *s, const sph_sub *c)
 	}
 }
 
-/* Particles per block of the contact scan. */
-#define CONTACT_BLOCK 64
-
 static void contacts_range(sph *s, const sph_sub *c, double idt2, int i0, int i1);
 
+/* relax_finish flagged the blocks of SPH_CONTACT_BLOCK particles that have a push-out;
+ * they are visited in particle order (and their flags cleared for the next substep). */
 void sph_bodies_contacts(sph *s, const sph_sub *c)
 {
 	const double idt2 = 1.0 / ((double)c->dt * c->dt);
-	const float *restrict cdx = s->cdx, *restrict cdy = s->cdy;
-	for (int i0 = 0; i0 < s->n; i0 += CONTACT_BLOCK) {
-		/* most blocks have no push-out at all: a vector test skips them */
-		const int i1 = i0 + CONTACT_BLOCK < s->n ? i0 + CONTACT_BLOCK : s->n;
-		int any = 0;
-#pragma omp simd reduction(| : any)
-		for (int i = i0; i < i1; i++)
-			any |= (cdx[i] != 0) | (cdy[i] != 0);
-		if (any)
-			contacts_range(s, c, idt2, i0, i1);
+	for (int g = 0; g * SPH_CONTACT_BLOCK < s->n; g++) {
+		if (!s->cflag[g])
+			continue;
+		s->cflag[g] = 0;
+		const int i0 = g * SPH_CONTACT_BLOCK;
+		contacts_range(s, c, idt2, i0, i0 + SPH_CONTACT_BLOCK < s->n ? i0 + SPH_CONTACT_BLOCK : s->n);
 	}
 }
 

@@ -272,7 +272,7 @@ __attribute__((target("avx2"))) static void density_lanes_avx2(const sph *s, con
  * Both: irho_i = 1 / max(rho_i, rho0), the weight of i in its neighbours' viscosity.
  * Pressures are stored halved: every pair term averages two particles' pressures. */
 SPH_CLONES
-static void density_finish(sph *s, int i0, int i1)
+static void density_finish(sph *s, const sph_sub *c, int i0, int i1)
 {
 	const float *restrict x = s->x, *restrict y = s->y;
 	float *restrict rho = s->rho, *restrict rhon = s->rhon;
@@ -294,6 +294,8 @@ static void density_finish(sph *s, int i0, int i1)
 			rhon[i] += wall_lookup(s->wall_rhon, xi, ws) + wall_lookup(s->wall_rhon, W - xi, ws) +
 				   wall_lookup(s->wall_rhon, yi, ws) + wall_lookup(s->wall_rhon, H - yi, ws);
 		}
+		if (c && s->nfloat) /* and the floating boxes' (sph_body.c) */
+			sph_bodies_density(s, c, i0, i1);
 #pragma omp simd
 		for (int i = i0; i < i1; i++) {
 			const float d = rho[i], e = d - rho0;
@@ -316,7 +318,7 @@ static void density_finish(sph *s, int i0, int i1)
 /* Density pass: the sums of each cluster's particles into rho and rhon, then the
  * finishing step above over the chunk's particles (consecutive clusters hold
  * consecutive particles). */
-static void density_chunk(sph *s, int avx2, int k0, int k1)
+static void density_chunk(sph *s, const sph_sub *sc, int avx2, int k0, int k1)
 {
 	lane_sums o;
 	for (int ci = k0; ci < k1; ci++) {
@@ -334,10 +336,10 @@ static void density_chunk(sph *s, int avx2, int k0, int k1)
 	}
 	(void)avx2;
 	if (k1 > k0)
-		density_finish(s, s->clusters[k0].i0, chunk_end(s, k1));
+		density_finish(s, sc, s->clusters[k0].i0, chunk_end(s, k1));
 }
 
-void sph_density(sph *s)
+void sph_density(sph *s, const sph_sub *c)
 {
 	const int avx2 = use_avx2();
 #pragma omp parallel if (s->n >= SPH_PAR_MIN)
@@ -345,7 +347,7 @@ void sph_density(sph *s)
 		int k0, k1;
 		thread_clusters(s, &k0, &k1);
 		for (int k = k0; k < k1; k += SPH_CCHUNK)
-			density_chunk(s, avx2, k, imin(k + SPH_CCHUNK, k1));
+			density_chunk(s, c, avx2, k, imin(k + SPH_CCHUNK, k1));
 	}
 }
 
@@ -567,7 +569,8 @@ static float relax_finish(sph *s, const sph_sub *c, int i0, int i1)
 	for (int b0 = i0; c->nobst && b0 < i1; b0 += SPH_OBST_BLOCK) {
 		const int b1 = imin(b0 + SPH_OBST_BLOCK, i1);
 		float rx[SPH_OBST_BLOCK], ry[SPH_OBST_BLOCK]; /* before the clamp */
-#pragma omp simd
+		int moved = 0; /* some push-out in the block */
+#pragma omp simd reduction(| : moved)
 		for (int i = b0; i < b1; i++) {
 			float ax = fax[i], ay = fay[i], nx, ny;
 			if (fl) {
@@ -586,6 +589,7 @@ static float relax_finish(sph *s, const sph_sub *c, int i0, int i1)
 			if (fl) {
 				cdx[i] = cx - nx;
 				cdy[i] = cy - ny;
+				moved |= (cx != nx) | (cy != ny);
 			}
 		}
 		int any = 0;
@@ -609,8 +613,13 @@ static float relax_finish(sph *s, const sph_sub *c, int i0, int i1)
 			if (fl) {
 				cdx[i] = x2[i] - ox;
 				cdy[i] = y2[i] - oy;
+				moved |= (cdx[i] != 0) | (cdy[i] != 0);
 			}
 		}
+		/* flag the contact scan's blocks this one overlaps (a block of it may be
+		 * another thread's too: both only ever store 1, and sph_bodies_contacts clears) */
+		for (int g = b0 / SPH_CONTACT_BLOCK; moved && g <= (b1 - 1) / SPH_CONTACT_BLOCK; g++)
+			__atomic_store_n(&s->cflag[g], (uint8_t)1, __ATOMIC_RELAXED);
 	}
 #pragma omp simd reduction(max : vm2)
 	for (int i = i0; i < i1; i++) {
