@@ -107,11 +107,17 @@ static inline void frame_vel(const sph_frame *f, double lx, double ly, double vx
 	*uy = -f->s * dx + f->c * dy - f->om * rx;
 }
 
+/* Grid cells: rows y0..y1, columns x0..x1. */
+typedef struct sph_rows {
+	int y0, y1, x0, x1;
+} sph_rows;
+
 /* A floating box (sph_body.c), in the tank frame: centre, angle th (rad, of the frame's
  * numbers: th = -the scene's angle), velocities, mass and moment of inertia in particle
  * masses, half size, and the fluid's force and torque summed over the last substep. */
 typedef struct sph_body {
 	int box;
+	sph_rows rows; /* the cells its ghosts can reach this substep (sph_bodies_move) */
 	double x, y, th, vx, vy, w;
 	double m, I, hw, hh;
 	double fx, fy, tq;

@@ -149,7 +149,7 @@ void sph_collide(const sph *s, const sph_sub *c, float xp, float yp, float *x, f
 
 #define SPH_CCHUNK 32
 /* Particles per block of relax_finish's obstacle test. */
-#define SPH_OBST_BLOCK 64
+#define SPH_OBST_BLOCK 256
 /* Candidates per block of the AVX2 pair loop's distance pass. */
 #define SPH_JBLOCK 32
 
@@ -547,6 +547,24 @@ static float relax_finish(sph *s, const sph_sub *c, int i0, int i1)
 		fax[i] = ax;
 		fay[i] = ay;
 	}
+	/* Floating boxes' ghost pushes (sph_body.c): only their candidates have any, in each
+	 * body's cell rows; they are cleared for the next substep once added (a particle two
+	 * bodies share adds its push once, then a zero). */
+	for (int b = 0; b < s->nfloat; b++) {
+		const sph_rows r = s->bodies[b].rows;
+		float *restrict bfx = s->bfx, *restrict bfy = s->bfy;
+		for (int row = r.y0; row <= r.y1 && r.x0 <= r.x1; row++) {
+			const int a = imax(s->cell_start[row * s->ncx + r.x0], i0);
+			const int e = imin(s->cell_start[row * s->ncx + r.x1 + 1], i1);
+#pragma omp simd
+			for (int i = a; i < e; i++) {
+				fax[i] += bfx[i];
+				fay[i] += bfy[i];
+				bfx[i] = 0;
+				bfy[i] = 0;
+			}
+		}
+	}
 	/* Then per particle, relax_pos; without obstacles the tank clamp is all there is. */
 	if (c->nobst == 0) {
 #pragma omp simd
@@ -562,37 +580,32 @@ static float relax_finish(sph *s, const sph_sub *c, int i0, int i1)
 	 * collide() comes down to the tank clamp. The block is clamped, tested against the
 	 * obstacles with push_out's own test (the same float operations, vectorised), and only
 	 * a block with a particle inside one takes the scalar collision loop (the same numbers
-	 * either way). Floating boxes' ghost pushes (sph_body.c) are added on the way (and
-	 * cleared for the next substep), and the push-outs kept for their contact impulses. */
+	 * either way). With floating boxes, the push-outs are kept for their contact impulses:
+	 * cdx, cdy are zero but where a block flagged in cflag has one (sph_bodies_contacts
+	 * reads and clears them). */
 	const int fl = s->nfloat != 0;
-	float *restrict bfx = s->bfx, *restrict bfy = s->bfy, *restrict cdx = s->cdx, *restrict cdy = s->cdy;
+	float *restrict cdx = s->cdx, *restrict cdy = s->cdy;
 	for (int b0 = i0; c->nobst && b0 < i1; b0 += SPH_OBST_BLOCK) {
 		const int b1 = imin(b0 + SPH_OBST_BLOCK, i1);
 		float rx[SPH_OBST_BLOCK], ry[SPH_OBST_BLOCK]; /* before the clamp */
 		int moved = 0; /* some push-out in the block */
 #pragma omp simd reduction(| : moved)
 		for (int i = b0; i < b1; i++) {
-			float ax = fax[i], ay = fay[i], nx, ny;
-			if (fl) {
-				ax += bfx[i];
-				ay += bfy[i];
-				bfx[i] = 0;
-				bfy[i] = 0;
-			}
-			relax_pos(x[i], y[i], vx[i], vy[i], ax, ay, fsw[i], fsvx[i], fsvy[i], dt, dt2, mu,
-				  dmax2, &nx, &ny);
+			float nx, ny;
+			relax_pos(x[i], y[i], vx[i], vy[i], fax[i], fay[i], fsw[i], fsvx[i], fsvy[i], dt,
+				  dt2, mu, dmax2, &nx, &ny);
 			const float cx = clampf(nx, SPH_WALL_EPS, x1), cy = clampf(ny, SPH_WALL_EPS, y1);
 			rx[i - b0] = nx;
 			ry[i - b0] = ny;
 			x2[i] = cx;
 			y2[i] = cy;
-			if (fl) {
-				cdx[i] = cx - nx;
-				cdy[i] = cy - ny;
-				moved |= (cx != nx) | (cy != ny);
-			}
+			moved |= (cx != nx) | (cy != ny);
 		}
-		int any = 0;
+		for (int i = b0; fl && moved && i < b1; i++) { /* the tank's push-outs */
+			cdx[i] = x2[i] - rx[i - b0];
+			cdy[i] = y2[i] - ry[i - b0];
+		}
+		int any = 0, in[SPH_OBST_BLOCK] = { 0 }; /* in_obstacle(), lane by lane */
 		for (int b = 0; b < c->nobst; b++) {
 			const float ocx = c->cur[b].cx, ocy = c->cur[b].cy, oc = c->cur[b].c,
 				    os = c->cur[b].s, ohx = c->cur[b].hx, ohy = c->cur[b].hy;
@@ -600,12 +613,14 @@ static float relax_finish(sph *s, const sph_sub *c, int i0, int i1)
 			for (int l = 0; l < b1 - b0; l++) {
 				const float dx = rx[l] - ocx, dy = ry[l] - ocy;
 				const float lx = oc * dx + os * dy, ly = -os * dx + oc * dy;
-				any |= (fabsf(lx) < ohx) & (fabsf(ly) < ohy);
+				const int t = (fabsf(lx) < ohx) & (fabsf(ly) < ohy);
+				in[l] |= t;
+				any |= t;
 			}
 		}
 		for (int i = b0; any && i < b1; i++) {
 			const float ox = rx[i - b0], oy = ry[i - b0];
-			if (!in_obstacle(c, ox, oy))
+			if (!in[i - b0])
 				continue; /* clamped already */
 			x2[i] = ox;
 			y2[i] = oy;
@@ -613,12 +628,12 @@ static float relax_finish(sph *s, const sph_sub *c, int i0, int i1)
 			if (fl) {
 				cdx[i] = x2[i] - ox;
 				cdy[i] = y2[i] - oy;
-				moved |= (cdx[i] != 0) | (cdy[i] != 0);
+				moved = 1;
 			}
 		}
 		/* flag the contact scan's blocks this one overlaps (a block of it may be
 		 * another thread's too: both only ever store 1, and sph_bodies_contacts clears) */
-		for (int g = b0 / SPH_CONTACT_BLOCK; moved && g <= (b1 - 1) / SPH_CONTACT_BLOCK; g++)
+		for (int g = b0 / SPH_CONTACT_BLOCK; fl && moved && g <= (b1 - 1) / SPH_CONTACT_BLOCK; g++)
 			__atomic_store_n(&s->cflag[g], (uint8_t)1, __ATOMIC_RELAXED);
 	}
 #pragma omp simd reduction(max : vm2)
