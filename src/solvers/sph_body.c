@@ -215,8 +215,7 @@ static sph_rows rows_of(const sph *s, const sph_obst *ob)
 	const float ex = fabsf(ob->c) * ob->hx + fabsf(ob->s) * ob->hy + s->R;
 	const float ey = fabsf(ob->s) * ob->hx + fabsf(ob->c) * ob->hy + s->R;
 	sph_rows r = {(int)floorf((ob->cy - ey) * k.fy) - 1, (int)floorf((ob->cy + ey) * k.fy) + 1,
-		       (int)floorf((ob->cx - ex) * k.fx) - 1,
-		       (int)floorf((ob->cx + ex) * k.fx) + 1};
+		      (int)floorf((ob->cx - ex) * k.fx) - 1, (int)floorf((ob->cx + ex) * k.fx) + 1};
 	r.y0 = r.y0 < 0 ? 0 : r.y0;
 	r.x0 = r.x0 < 0 ? 0 : r.x0;
 	r.y1 = r.y1 > k.ncy - 1 ? k.ncy - 1 : r.y1;
@@ -310,7 +309,8 @@ void sph_bodies_density(sph *s, const sph_sub *c, int i0, int i1)
 		const sph_obst *ob = &c->cur[s->bodies[b].box];
 		const sph_rows r = s->bodies[b].rows;
 		for (int row = r.y0; row <= r.y1 && r.x0 <= r.x1; row++) {
-			const int a = s->cell_start[row * s->ncx + r.x0], e = s->cell_start[row * s->ncx + r.x1 + 1];
+			const int a = s->cell_start[row * s->ncx + r.x0],
+				  e = s->cell_start[row * s->ncx + r.x1 + 1];
 			for (int i = a > i0 ? a : i0; i < e && i < i1; i++) {
 				float d, nx, ny;
 				if (!near_face(ob, R, gap, s->x[i], s->y[i], &d, &nx, &ny))

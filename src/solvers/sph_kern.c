@@ -490,15 +490,6 @@ static void pair_sums(const sph *s, int avx2, int seed, const sph_cluster *c, la
 		pair_lanes_c(s, 0, c, o);
 }
 
-/*
- * Relaxed model, step 2: double density relaxation, gathered per particle (a Jacobi
- * form of Clavet's loop, whose pair (i, j) moves i by -D/2 with P_i and again with P_j):
- *     dx_i = -dt^2 sum_j [ (P_i + P_j)/2 q + (Pn_i + Pn_j)/2 q^2 ] r_ij / r
- *            + dt^2 [ P_i+ f_w(d) + Pn_i fn_w(d) ] n_wall  (for each wall within R)
- * and seed 004's viscosity from velocity differences, as a velocity change
- *     dv_i = -dt mu sum_j (v_i - v_j) q / max(rho_j, rho0)               (mu in 1/s)
- * x = x~ + dx_i + dt dv_i, then obstacles and tank, then v = (x - x_start) / dt.
- */
 /* Where relaxation puts a particle (before obstacles and tank): the pressure push
  * dt^2 a, capped at a quarter kernel (a bigger one only happens when particles were thrown
  * into each other; the cap keeps such impacts from exploding and never binds in resting or
@@ -518,6 +509,15 @@ relax_pos(float xi, float yi, float vxi, float vyi, float ax, float ay, float sw
 	*ny = yi + py + dt * dvy;
 }
 
+/*
+ * Relaxed model, step 2: double density relaxation, gathered per particle (a Jacobi
+ * form of Clavet's loop, whose pair (i, j) moves i by -D/2 with P_i and again with P_j):
+ *     dx_i = -dt^2 sum_j [ (P_i + P_j)/2 q + (Pn_i + Pn_j)/2 q^2 ] r_ij / r
+ *            + dt^2 [ P_i+ f_w(d) + Pn_i fn_w(d) ] n_wall  (for each wall within R)
+ * and seed 004's viscosity from velocity differences, as a velocity change
+ *     dv_i = -dt mu sum_j (v_i - v_j) q / max(rho_j, rho0)               (mu in 1/s)
+ * x = x~ + dx_i + dt dv_i, then obstacles and tank, then v = (x - x_start) / dt.
+ */
 SPH_CLONES
 static float relax_finish(sph *s, const sph_sub *c, int i0, int i1)
 {
@@ -570,8 +570,8 @@ static float relax_finish(sph *s, const sph_sub *c, int i0, int i1)
 #pragma omp simd
 		for (int i = i0; i < i1; i++) {
 			float nx, ny;
-			relax_pos(x[i], y[i], vx[i], vy[i], fax[i], fay[i], fsw[i], fsvx[i], fsvy[i], dt,
-				  dt2, mu, dmax2, &nx, &ny);
+			relax_pos(x[i], y[i], vx[i], vy[i], fax[i], fay[i], fsw[i], fsvx[i],
+				  fsvy[i], dt, dt2, mu, dmax2, &nx, &ny);
 			x2[i] = clampf(nx, SPH_WALL_EPS, x1);
 			y2[i] = clampf(ny, SPH_WALL_EPS, y1);
 		}
@@ -588,13 +588,14 @@ static float relax_finish(sph *s, const sph_sub *c, int i0, int i1)
 	for (int b0 = i0; c->nobst && b0 < i1; b0 += SPH_OBST_BLOCK) {
 		const int b1 = imin(b0 + SPH_OBST_BLOCK, i1);
 		float rx[SPH_OBST_BLOCK], ry[SPH_OBST_BLOCK]; /* before the clamp */
-		int moved = 0; /* some push-out in the block */
+		int moved = 0;                                /* some push-out in the block */
 #pragma omp simd reduction(| : moved)
 		for (int i = b0; i < b1; i++) {
 			float nx, ny;
-			relax_pos(x[i], y[i], vx[i], vy[i], fax[i], fay[i], fsw[i], fsvx[i], fsvy[i], dt,
-				  dt2, mu, dmax2, &nx, &ny);
-			const float cx = clampf(nx, SPH_WALL_EPS, x1), cy = clampf(ny, SPH_WALL_EPS, y1);
+			relax_pos(x[i], y[i], vx[i], vy[i], fax[i], fay[i], fsw[i], fsvx[i],
+				  fsvy[i], dt, dt2, mu, dmax2, &nx, &ny);
+			const float cx = clampf(nx, SPH_WALL_EPS, x1),
+				    cy = clampf(ny, SPH_WALL_EPS, y1);
 			rx[i - b0] = nx;
 			ry[i - b0] = ny;
 			x2[i] = cx;
@@ -624,7 +625,8 @@ static float relax_finish(sph *s, const sph_sub *c, int i0, int i1)
 				continue; /* clamped already */
 			x2[i] = ox;
 			y2[i] = oy;
-			collide(s, c, x[i] - dt * vx[i], y[i] - dt * vy[i], &x2[i], &y2[i], NULL, NULL);
+			collide(s, c, x[i] - dt * vx[i], y[i] - dt * vy[i], &x2[i], &y2[i], NULL,
+				NULL);
 			if (fl) {
 				cdx[i] = x2[i] - ox;
 				cdy[i] = y2[i] - oy;
@@ -633,7 +635,8 @@ static float relax_finish(sph *s, const sph_sub *c, int i0, int i1)
 		}
 		/* flag the contact scan's blocks this one overlaps (a block of it may be
 		 * another thread's too: both only ever store 1, and sph_bodies_contacts clears) */
-		for (int g = b0 / SPH_CONTACT_BLOCK; fl && moved && g <= (b1 - 1) / SPH_CONTACT_BLOCK; g++)
+		for (int g = b0 / SPH_CONTACT_BLOCK;
+		     fl && moved && g <= (b1 - 1) / SPH_CONTACT_BLOCK; g++)
 			__atomic_store_n(&s->cflag[g], (uint8_t)1, __ATOMIC_RELAXED);
 	}
 #pragma omp simd reduction(max : vm2)
