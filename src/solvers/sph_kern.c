@@ -587,7 +587,7 @@ static float relax_finish(sph *s, const sph_sub *c, int i0, int i1)
 	float *restrict cdx = s->cdx, *restrict cdy = s->cdy;
 	for (int b0 = i0; c->nobst && b0 < i1; b0 += SPH_OBST_BLOCK) {
 		const int b1 = imin(b0 + SPH_OBST_BLOCK, i1);
-		float rx[SPH_OBST_BLOCK], ry[SPH_OBST_BLOCK]; /* before the clamp */
+		float rx[SPH_OBST_BLOCK] = { 0 }, ry[SPH_OBST_BLOCK] = { 0 }; /* before the clamp */
 		int moved = 0;                                /* some push-out in the block */
 #pragma omp simd reduction(| : moved)
 		for (int i = b0; i < b1; i++) {
@@ -611,11 +611,11 @@ static float relax_finish(sph *s, const sph_sub *c, int i0, int i1)
 			const float ocx = c->cur[b].cx, ocy = c->cur[b].cy, oc = c->cur[b].c,
 				    os = c->cur[b].s, ohx = c->cur[b].hx, ohy = c->cur[b].hy;
 #pragma omp simd reduction(| : any)
-			for (int l = 0; l < b1 - b0; l++) {
-				const float dx = rx[l] - ocx, dy = ry[l] - ocy;
+			for (int i = b0; i < b1; i++) {
+				const float dx = rx[i - b0] - ocx, dy = ry[i - b0] - ocy;
 				const float lx = oc * dx + os * dy, ly = -os * dx + oc * dy;
 				const int t = (fabsf(lx) < ohx) & (fabsf(ly) < ohy);
-				in[l] |= t;
+				in[i - b0] |= t;
 				any |= t;
 			}
 		}
