@@ -126,12 +126,12 @@ static void sph_uninit(void *priv)
 	free(s->bodies);
 	free(s->bfx);
 	free(s->bfy);
-	free(s->bhit);
+	free(s->cflag);
 	free(s->cdx);
 	free(s->cdy);
 	s->bodies = NULL;
 	s->bfx = s->bfy = s->cdx = s->cdy = NULL;
-	s->bhit = NULL;
+	s->cflag = NULL;
 	s->key = s->perm = s->cell_start = s->cell_fill = NULL;
 	s->part = NULL;
 	s->obst_prev = s->obst_cur = s->obst_sub0 = s->obst_sub1 = NULL;
@@ -338,7 +338,7 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 		for (size_t i = 0; i < sizeof ba / sizeof ba[0]; i++)
 			if (!(*ba[i] = alloc_floats(n + SPH_LANES)))
 				goto oom;
-		if (!(s->bhit = calloc(n + SPH_LANES, 1)))
+		if (!(s->cflag = calloc(n / SPH_CONTACT_BLOCK + 2, 1)))
 			goto oom;
 		sph_bodies_poses(s);
 	}
@@ -373,7 +373,7 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	sph_emit_streams(s, 0, NULL);
 	/* densities of the initial state, so that frame 0's stats mean something */
 	sph_sort(s, NULL);
-	sph_density(s);
+	sph_density(s, NULL);
 	if (sph_reduce(s) < 0)
 		return tp_errf(err, TP_EIO, "sph: initial state is not finite");
 	return 0;
@@ -480,17 +480,15 @@ static int sph_step(void *priv, const tp_step_in *in)
 			sph_bodies_move(s, &c, s->obst_sub0, s->obst_sub1);
 		if (s->model == SPH_MODEL_RELAXED) {
 			sph_sort(s, &c); /* predicts, then sorts */
-			sph_density(s);
-			if (s->nfloat) {
-				sph_bodies_density(s, &c);
+			sph_density(s, &c);
+			if (s->nfloat)
 				sph_bodies_push(s, &c);
-			}
 			vcur = sph_relax(s, &c);
 			if (s->nfloat)
 				sph_bodies_contacts(s, &c);
 		} else {
 			sph_sort(s, NULL);
-			sph_density(s);
+			sph_density(s, NULL);
 			vcur = sph_forces_seed(s, &c);
 		}
 		/* the world moves under the tank frame during the step */

@@ -204,6 +204,25 @@ static void body_pair(const sph *s, sph_body *a, sph_body *b)
 	}
 }
 
+/* The particles that can be within reach of body b's faces: the grid rows and columns
+ * its footprint, grown by the kernel radius (and a cell for rounding), covers. The
+ * particles are sorted by cell, row-major (sph_sort, which ran this substep), so each row
+ * is one contiguous index range, and the ranges come in index order: visiting them is
+ * visiting the candidates in particle order, as a loop over every particle would. */
+static sph_rows rows_of(const sph *s, const sph_obst *ob)
+{
+	const sph_k k = sph_consts(s);
+	const float ex = fabsf(ob->c) * ob->hx + fabsf(ob->s) * ob->hy + s->R;
+	const float ey = fabsf(ob->s) * ob->hx + fabsf(ob->c) * ob->hy + s->R;
+	sph_rows r = {(int)floorf((ob->cy - ey) * k.fy) - 1, (int)floorf((ob->cy + ey) * k.fy) + 1,
+		      (int)floorf((ob->cx - ex) * k.fx) - 1, (int)floorf((ob->cx + ex) * k.fx) + 1};
+	r.y0 = r.y0 < 0 ? 0 : r.y0;
+	r.x0 = r.x0 < 0 ? 0 : r.x0;
+	r.y1 = r.y1 > k.ncy - 1 ? k.ncy - 1 : r.y1;
+	r.x1 = r.x1 > k.ncx - 1 ? k.ncx - 1 : r.x1;
+	return r;
+}
+
 void sph_bodies_move(sph *s, const sph_sub *c, sph_obst *sub0, sph_obst *sub1)
 {
 	const double dt = c->dt;
@@ -236,8 +255,10 @@ void sph_bodies_move(sph *s, const sph_sub *c, sph_obst *sub0, sph_obst *sub1)
 		for (int k = 0; k < s->nfloat; k++)
 			body_walls(s, &s->bodies[k]);
 	}
-	for (int k = 0; k < s->nfloat; k++)
+	for (int k = 0; k < s->nfloat; k++) {
 		body_obst(s, &s->bodies[k], &sub1[s->bodies[k].box]);
+		s->bodies[k].rows = rows_of(s, &sub1[s->bodies[k].box]);
+	}
 }
 
 /* The face of obstacle ob nearest to a particle within reach of its ghost: the ghost's
@@ -272,30 +293,6 @@ static int near_face(const sph_obst *ob, float R, float gap, float x, float y, f
 	return 1;
 }
 
-/* The particles that can be within reach of body b's faces: the grid rows and columns
- * its footprint, grown by the kernel radius (and a cell for rounding), covers. The
- * particles are sorted by cell, row-major (sph_sort, which ran this substep), so each row
- * is one contiguous index range, and the ranges come in index order: visiting them is
- * visiting the candidates in particle order, as a loop over every particle would. */
-typedef struct body_rows {
-	int y0, y1, x0, x1; /* cells */
-} body_rows;
-
-static body_rows rows_of(const sph *s, const sph_obst *ob)
-{
-	const sph_k k = sph_consts(s);
-	const float ex = fabsf(ob->c) * ob->hx + fabsf(ob->s) * ob->hy + s->R;
-	const float ey = fabsf(ob->s) * ob->hx + fabsf(ob->c) * ob->hy + s->R;
-	body_rows r = {(int)floorf((ob->cy - ey) * k.fy) - 1, (int)floorf((ob->cy + ey) * k.fy) + 1,
-		       (int)floorf((ob->cx - ex) * k.fx) - 1,
-		       (int)floorf((ob->cx + ex) * k.fx) + 1};
-	r.y0 = r.y0 < 0 ? 0 : r.y0;
-	r.x0 = r.x0 < 0 ? 0 : r.x0;
-	r.y1 = r.y1 > k.ncy - 1 ? k.ncy - 1 : r.y1;
-	r.x1 = r.x1 > k.ncx - 1 ? k.ncx - 1 : r.x1;
-	return r;
-}
-
 /* for (i over the candidates of body rows r, in particle order) */
 #define FOR_CANDIDATES(s, r, i)                                                                    \
 	for (int row_ = (r).y0; row_ <= (r).y1 && (r).x0 <= (r).x1; row_++)                        \
@@ -303,38 +300,24 @@ static body_rows rows_of(const sph *s, const sph_obst *ob)
 			 end_ = (s)->cell_start[row_ * (s)->ncx + (r).x1 + 1];                     \
 		     i < end_; i++)
 
-/* Only particles near a body change (the candidates); the sums over bodies are made in
- * body order for each particle, as before, so the bits do not depend on the culling. */
-void sph_bodies_density(sph *s, const sph_sub *c)
+/* Called by the density pass on each thread's own particles [i0, i1): of them, the
+ * candidates of each body in turn, so each particle gets the bodies' ghosts in body order. */
+void sph_bodies_density(sph *s, const sph_sub *c, int i0, int i1)
 {
-	const float ws = (float)SPH_WALL_N * s->invR, R = s->R, gap = s->s, rho0 = s->rho0;
-	const float k = (float)s->stiffness, kn = (float)s->near_stiffness,
-		    coh = (float)s->cohesion;
+	const float ws = (float)SPH_WALL_N * s->invR, R = s->R, gap = s->s;
 	for (int b = 0; b < s->nfloat; b++) {
 		const sph_obst *ob = &c->cur[s->bodies[b].box];
-		const body_rows r = rows_of(s, ob);
-		FOR_CANDIDATES(s, r, i)
-		{
-			float d, nx, ny;
-			if (!near_face(ob, R, gap, s->x[i], s->y[i], &d, &nx, &ny))
-				continue;
-			s->rho[i] += wall_lookup(s->wall_rho, d, ws);
-			s->rhon[i] += wall_lookup(s->wall_rhon, d, ws);
-			s->bhit[i] = 1;
-		}
-	}
-	for (int b = 0; b < s->nfloat; b++) {
-		const body_rows r = rows_of(s, &c->cur[s->bodies[b].box]);
-		FOR_CANDIDATES(s, r, i)
-		{
-			if (!s->bhit[i])
-				continue;
-			s->bhit[i] = 0;
-			/* as density_finish (relaxed) */
-			const float dd = s->rho[i], e = dd - rho0;
-			s->p[i] = 0.5f * k * (e < 0 ? coh * e : e);
-			s->pn[i] = 0.5f * kn * s->rhon[i];
-			s->irho[i] = 1.0f / (dd > rho0 ? dd : rho0);
+		const sph_rows r = s->bodies[b].rows;
+		for (int row = r.y0; row <= r.y1 && r.x0 <= r.x1; row++) {
+			const int a = s->cell_start[row * s->ncx + r.x0],
+				  e = s->cell_start[row * s->ncx + r.x1 + 1];
+			for (int i = a > i0 ? a : i0; i < e && i < i1; i++) {
+				float d, nx, ny;
+				if (!near_face(ob, R, gap, s->x[i], s->y[i], &d, &nx, &ny))
+					continue;
+				s->rho[i] += wall_lookup(s->wall_rho, d, ws);
+				s->rhon[i] += wall_lookup(s->wall_rhon, d, ws);
+			}
 		}
 	}
 }
@@ -342,14 +325,13 @@ void sph_bodies_density(sph *s, const sph_sub *c)
 void sph_bodies_push(sph *s, const sph_sub *c)
 {
 	const float ws = (float)SPH_WALL_N * s->invR, R = s->R, gap = s->s;
-	memset(s->bfx, 0, (size_t)s->n * sizeof *s->bfx);
-	memset(s->bfy, 0, (size_t)s->n * sizeof *s->bfy);
+	/* bfx, bfy are zero here: allocated so, and relax_finish clears what it adds */
 	/* each push on a particle and, reversed, on its body: the bodies' sums run in particle
 	 * order (the same bits at any thread count) */
 	for (int b = 0; b < s->nfloat; b++) {
 		sph_body *o = &s->bodies[b];
 		const sph_obst *ob = &c->cur[o->box];
-		const body_rows r = rows_of(s, ob);
+		const sph_rows r = o->rows;
 		FOR_CANDIDATES(s, r, i)
 		{
 			float d, nx, ny;
@@ -371,10 +353,30 @@ void sph_bodies_push(sph *s, const sph_sub *c)
 	}
 }
 
+static void contacts_range(sph *s, const sph_sub *c, double idt2, int i0, int i1);
+
+/* relax_finish flagged the blocks of SPH_CONTACT_BLOCK particles that have a push-out;
+ * they are visited in particle order, and their flags and push-outs cleared for the next
+ * substep. */
 void sph_bodies_contacts(sph *s, const sph_sub *c)
 {
 	const double idt2 = 1.0 / ((double)c->dt * c->dt);
-	for (int i = 0; i < s->n; i++) {
+	for (int g = 0; g * SPH_CONTACT_BLOCK < s->n; g++) {
+		if (!s->cflag[g])
+			continue;
+		s->cflag[g] = 0;
+		const int i0 = g * SPH_CONTACT_BLOCK;
+		const int i1 = i0 + SPH_CONTACT_BLOCK < s->n ? i0 + SPH_CONTACT_BLOCK : s->n;
+		contacts_range(s, c, idt2, i0, i1);
+		memset(s->cdx + i0, 0, (size_t)(i1 - i0) * sizeof *s->cdx);
+		memset(s->cdy + i0, 0, (size_t)(i1 - i0) * sizeof *s->cdy);
+	}
+}
+
+/* The contact impulses of particles [i0, i1), in particle order. */
+static void contacts_range(sph *s, const sph_sub *c, double idt2, int i0, int i1)
+{
+	for (int i = i0; i < i1; i++) {
 		if (s->cdx[i] == 0 && s->cdy[i] == 0)
 			continue;
 		/* the body whose (grown) face the particle was put on */

@@ -87,6 +87,8 @@ void sph_wall_tables(sph *s)
 /* Columns a cluster may span: 8 cells of R/4 keep its candidate ranges at most 4.25 R
  * wide, so sparse spray does not make clusters whose ranges cover the whole row. */
 #define SPH_CLUSTER_SPAN 8
+/* Extra work of a particle in a floating box's reach, in candidate-loop steps. */
+#define SPH_BODY_WORK 4
 
 /*
  * Relaxed model, step 1 (Clavet et al. 2005, "prediction-relaxation"):
@@ -158,8 +160,15 @@ static int build_clusters(const sph *s, int k0, int k1, sph_cluster *restrict cl
 			cand += c->b[c->n] - c->a[c->n];
 			c->n++;
 		}
-		/* cost: the candidate loop, plus the per-particle steps and the call */
+		/* cost: the candidate loop, plus the per-particle steps and the call, plus the
+		 * floating boxes' ghosts and collisions for particles in their reach (only the
+		 * split between threads depends on it, never a result) */
 		w += cand + 2 * c->m + 8;
+		for (int b = 0; b < s->nfloat; b++) {
+			const sph_rows *br = &s->bodies[b].rows;
+			if (row >= br->y0 && row <= br->y1 && last >= br->x0 && first <= br->x1)
+				w += SPH_BODY_WORK * c->m;
+		}
 		work[nc] = w;
 		k = e;
 	}

@@ -45,6 +45,8 @@ enum { SPH_MODEL_SEED = 0, SPH_MODEL_RELAXED = 1 };
 #define SPH_LANES 8
 /* Most threads the counting sort splits its work over. */
 #define SPH_MAX_HIST 64
+/* Particles per flag of the floating boxes' contact scan (sph.cflag). */
+#define SPH_CONTACT_BLOCK 64
 /* Samples of the wall tables over distances 0..R. */
 #define SPH_WALL_N 64
 
@@ -105,11 +107,17 @@ static inline void frame_vel(const sph_frame *f, double lx, double ly, double vx
 	*uy = -f->s * dx + f->c * dy - f->om * rx;
 }
 
+/* Grid cells: rows y0..y1, columns x0..x1. */
+typedef struct sph_rows {
+	int y0, y1, x0, x1;
+} sph_rows;
+
 /* A floating box (sph_body.c), in the tank frame: centre, angle th (rad, of the frame's
  * numbers: th = -the scene's angle), velocities, mass and moment of inertia in particle
  * masses, half size, and the fluid's force and torque summed over the last substep. */
 typedef struct sph_body {
 	int box;
+	sph_rows rows; /* the cells its ghosts can reach this substep (sph_bodies_move) */
 	double x, y, th, vx, vy, w;
 	double m, I, hw, hh;
 	double fx, fy, tq;
@@ -187,8 +195,9 @@ typedef struct sph {
 	int nfloat;                /* floating boxes */
 	sph_body *bodies;
 	float *bfx, *bfy;          /* per particle: the bodies' ghost push (px/s^2) */
-	uint8_t *bhit;             /* per particle: near a body this substep (scratch, 0) */
 	float *cdx, *cdy;          /* ... and the push-out of the last relaxation (px) */
+	uint8_t *cflag;            /* per SPH_CONTACT_BLOCK particles: some push-out there (0
+				    * between substeps) */
 	long emitted;              /* particles created since init */
 	long lost;                 /* particles refused because the cap was reached */
 
@@ -231,8 +240,9 @@ void sph_obst_lerp(const sph *s, const double *a0, const double *a1, double f, s
 int sph_bodies_init(sph *s, tp_err *err);
 /* Moves the bodies over substep c; their poses at its start and end into sub0, sub1. */
 void sph_bodies_move(sph *s, const sph_sub *c, sph_obst *sub0, sph_obst *sub1);
-/* After sph_density: the bodies' ghost density and pressure for the particles near them. */
-void sph_bodies_density(sph *s, const sph_sub *c);
+/* The bodies' ghost density into rho, rhon of particles [i0, i1) (the density pass calls
+ * it, before the pressures, on each thread's own particles). */
+void sph_bodies_density(sph *s, const sph_sub *c, int i0, int i1);
 /* The ghost pushes into bfx, bfy and, reversed, onto the bodies. */
 void sph_bodies_push(sph *s, const sph_sub *c);
 /* After sph_relax: the push-outs (cdx, cdy) onto the bodies as contact impulses. */
@@ -253,7 +263,8 @@ int sph_reduce(sph *s);
 /* Vector paths of the neighbour passes: 2 = AVX2 where the CPU has it (default), 0 =
  * plain C. Both give the same bits. */
 void sph_set_simd(int level);
-void sph_density(sph *s);
+/* c: the substep, for the floating boxes' ghosts (NULL: none). */
+void sph_density(sph *s, const sph_sub *c);
 /* The final pass of a substep; both return the largest speed afterwards (px/s). */
 double sph_relax(sph *s, const sph_sub *c);
 double sph_forces_seed(sph *s, const sph_sub *c);

@@ -148,6 +148,8 @@ void sph_collide(const sph *s, const sph_sub *c, float xp, float yp, float *x, f
 #endif
 
 #define SPH_CCHUNK 32
+/* Particles per block of relax_finish's obstacle test. */
+#define SPH_OBST_BLOCK 256
 /* Candidates per block of the AVX2 pair loop's distance pass. */
 #define SPH_JBLOCK 32
 
@@ -270,7 +272,7 @@ __attribute__((target("avx2"))) static void density_lanes_avx2(const sph *s, con
  * Both: irho_i = 1 / max(rho_i, rho0), the weight of i in its neighbours' viscosity.
  * Pressures are stored halved: every pair term averages two particles' pressures. */
 SPH_CLONES
-static void density_finish(sph *s, int i0, int i1)
+static void density_finish(sph *s, const sph_sub *c, int i0, int i1)
 {
 	const float *restrict x = s->x, *restrict y = s->y;
 	float *restrict rho = s->rho, *restrict rhon = s->rhon;
@@ -292,6 +294,8 @@ static void density_finish(sph *s, int i0, int i1)
 			rhon[i] += wall_lookup(s->wall_rhon, xi, ws) + wall_lookup(s->wall_rhon, W - xi, ws) +
 				   wall_lookup(s->wall_rhon, yi, ws) + wall_lookup(s->wall_rhon, H - yi, ws);
 		}
+		if (c && s->nfloat) /* and the floating boxes' (sph_body.c) */
+			sph_bodies_density(s, c, i0, i1);
 #pragma omp simd
 		for (int i = i0; i < i1; i++) {
 			const float d = rho[i], e = d - rho0;
@@ -314,7 +318,7 @@ static void density_finish(sph *s, int i0, int i1)
 /* Density pass: the sums of each cluster's particles into rho and rhon, then the
  * finishing step above over the chunk's particles (consecutive clusters hold
  * consecutive particles). */
-static void density_chunk(sph *s, int avx2, int k0, int k1)
+static void density_chunk(sph *s, const sph_sub *sc, int avx2, int k0, int k1)
 {
 	lane_sums o;
 	for (int ci = k0; ci < k1; ci++) {
@@ -332,10 +336,10 @@ static void density_chunk(sph *s, int avx2, int k0, int k1)
 	}
 	(void)avx2;
 	if (k1 > k0)
-		density_finish(s, s->clusters[k0].i0, chunk_end(s, k1));
+		density_finish(s, sc, s->clusters[k0].i0, chunk_end(s, k1));
 }
 
-void sph_density(sph *s)
+void sph_density(sph *s, const sph_sub *c)
 {
 	const int avx2 = use_avx2();
 #pragma omp parallel if (s->n >= SPH_PAR_MIN)
@@ -343,7 +347,7 @@ void sph_density(sph *s)
 		int k0, k1;
 		thread_clusters(s, &k0, &k1);
 		for (int k = k0; k < k1; k += SPH_CCHUNK)
-			density_chunk(s, avx2, k, imin(k + SPH_CCHUNK, k1));
+			density_chunk(s, c, avx2, k, imin(k + SPH_CCHUNK, k1));
 	}
 }
 
@@ -486,6 +490,25 @@ static void pair_sums(const sph *s, int avx2, int seed, const sph_cluster *c, la
 		pair_lanes_c(s, 0, c, o);
 }
 
+/* Where relaxation puts a particle (before obstacles and tank): the pressure push
+ * dt^2 a, capped at a quarter kernel (a bigger one only happens when particles were thrown
+ * into each other; the cap keeps such impacts from exploding and never binds in resting or
+ * flowing fluid), plus the viscosity's velocity change times dt. */
+static inline __attribute__((always_inline)) void
+relax_pos(float xi, float yi, float vxi, float vyi, float ax, float ay, float sw, float svx,
+	  float svy, float dt, float dt2, float mu, float dmax2, float *nx, float *ny)
+{
+	float px = dt2 * ax, py = dt2 * ay, p2 = px * px + py * py;
+	if (p2 > dmax2) {
+		float f = sqrtf(dmax2 / p2);
+		px *= f;
+		py *= f;
+	}
+	float dvx = -dt * mu * (vxi * sw - svx), dvy = -dt * mu * (vyi * sw - svy);
+	*nx = xi + px + dt * dvx;
+	*ny = yi + py + dt * dvy;
+}
+
 /*
  * Relaxed model, step 2: double density relaxation, gathered per particle (a Jacobi
  * form of Clavet's loop, whose pair (i, j) moves i by -D/2 with P_i and again with P_j):
@@ -524,51 +547,97 @@ static float relax_finish(sph *s, const sph_sub *c, int i0, int i1)
 		fax[i] = ax;
 		fay[i] = ay;
 	}
-	if (s->nfloat) /* floating boxes' ghost pushes (sph_body.c) */
-		for (int i = i0; i < i1; i++) {
-			fax[i] += s->bfx[i];
-			fay[i] += s->bfy[i];
-		}
-	/* Then per particle: a pressure push of more than a quarter kernel in one substep only
-	 * happens when particles were thrown into each other; capping it keeps such impacts
-	 * from exploding (it never binds in resting or flowing fluid). Obstacles need the
-	 * scalar collision loop; without them the tank clamp is all there is. */
-	const int simple = c->nobst == 0;
+	/* Floating boxes' ghost pushes (sph_body.c): only their candidates have any, in each
+	 * body's cell rows; they are cleared for the next substep once added (a particle two
+	 * bodies share adds its push once, then a zero). */
+	for (int b = 0; b < s->nfloat; b++) {
+		const sph_rows r = s->bodies[b].rows;
+		float *restrict bfx = s->bfx, *restrict bfy = s->bfy;
+		for (int row = r.y0; row <= r.y1 && r.x0 <= r.x1; row++) {
+			const int a = imax(s->cell_start[row * s->ncx + r.x0], i0);
+			const int e = imin(s->cell_start[row * s->ncx + r.x1 + 1], i1);
 #pragma omp simd
-	for (int i = i0; i < i1; i++) {
-		const float xi = x[i], yi = y[i], vxi = vx[i], vyi = vy[i];
-		float px = dt2 * fax[i], py = dt2 * fay[i], p2 = px * px + py * py;
-		if (p2 > dmax2) {
-			float f = sqrtf(dmax2 / p2);
-			px *= f;
-			py *= f;
+			for (int i = a; i < e; i++) {
+				fax[i] += bfx[i];
+				fay[i] += bfy[i];
+				bfx[i] = 0;
+				bfy[i] = 0;
+			}
 		}
-		float dvx = -dt * mu * (vxi * fsw[i] - fsvx[i]), dvy = -dt * mu * (vyi * fsw[i] - fsvy[i]);
-		float nx = xi + px + dt * dvx, ny = yi + py + dt * dvy;
-		if (simple) {
-			nx = clampf(nx, SPH_WALL_EPS, x1);
-			ny = clampf(ny, SPH_WALL_EPS, y1);
-		}
-		x2[i] = nx;
-		y2[i] = ny;
 	}
-	if (!simple) {
-		/* Most particles are in no obstacle: for them collide() comes down to the tank
-		 * clamp, so only those inside one take the full loop (the same numbers). */
+	/* Then per particle, relax_pos; without obstacles the tank clamp is all there is. */
+	if (c->nobst == 0) {
+#pragma omp simd
 		for (int i = i0; i < i1; i++) {
-			const float ox = x2[i], oy = y2[i];
-			if (in_obstacle(c, ox, oy))
-				collide(s, c, x[i] - dt * vx[i], y[i] - dt * vy[i], &x2[i], &y2[i], NULL,
-					NULL);
-			else {
-				x2[i] = clampf(ox, SPH_WALL_EPS, s->W - SPH_WALL_EPS);
-				y2[i] = clampf(oy, SPH_WALL_EPS, s->H - SPH_WALL_EPS);
-			}
-			if (s->nfloat) { /* the push-outs, for the floating boxes' contact impulses */
-				s->cdx[i] = x2[i] - ox;
-				s->cdy[i] = y2[i] - oy;
+			float nx, ny;
+			relax_pos(x[i], y[i], vx[i], vy[i], fax[i], fay[i], fsw[i], fsvx[i],
+				  fsvy[i], dt, dt2, mu, dmax2, &nx, &ny);
+			x2[i] = clampf(nx, SPH_WALL_EPS, x1);
+			y2[i] = clampf(ny, SPH_WALL_EPS, y1);
+		}
+	}
+	/* With obstacles, blocks of particles: most particles are in no obstacle, and for them
+	 * collide() comes down to the tank clamp. The block is clamped, tested against the
+	 * obstacles with push_out's own test (the same float operations, vectorised), and only
+	 * a block with a particle inside one takes the scalar collision loop (the same numbers
+	 * either way). With floating boxes, the push-outs are kept for their contact impulses:
+	 * cdx, cdy are zero but where a block flagged in cflag has one (sph_bodies_contacts
+	 * reads and clears them). */
+	const int fl = s->nfloat != 0;
+	float *restrict cdx = s->cdx, *restrict cdy = s->cdy;
+	for (int b0 = i0; c->nobst && b0 < i1; b0 += SPH_OBST_BLOCK) {
+		const int b1 = imin(b0 + SPH_OBST_BLOCK, i1);
+		float rx[SPH_OBST_BLOCK] = { 0 }, ry[SPH_OBST_BLOCK] = { 0 }; /* before the clamp */
+		int moved = 0;                                /* some push-out in the block */
+#pragma omp simd reduction(| : moved)
+		for (int i = b0; i < b1; i++) {
+			float nx, ny;
+			relax_pos(x[i], y[i], vx[i], vy[i], fax[i], fay[i], fsw[i], fsvx[i],
+				  fsvy[i], dt, dt2, mu, dmax2, &nx, &ny);
+			const float cx = clampf(nx, SPH_WALL_EPS, x1),
+				    cy = clampf(ny, SPH_WALL_EPS, y1);
+			rx[i - b0] = nx;
+			ry[i - b0] = ny;
+			x2[i] = cx;
+			y2[i] = cy;
+			moved |= (cx != nx) | (cy != ny);
+		}
+		for (int i = b0; fl && moved && i < b1; i++) { /* the tank's push-outs */
+			cdx[i] = x2[i] - rx[i - b0];
+			cdy[i] = y2[i] - ry[i - b0];
+		}
+		int any = 0, in[SPH_OBST_BLOCK] = { 0 }; /* in_obstacle(), lane by lane */
+		for (int b = 0; b < c->nobst; b++) {
+			const float ocx = c->cur[b].cx, ocy = c->cur[b].cy, oc = c->cur[b].c,
+				    os = c->cur[b].s, ohx = c->cur[b].hx, ohy = c->cur[b].hy;
+#pragma omp simd reduction(| : any)
+			for (int i = b0; i < b1; i++) {
+				const float dx = rx[i - b0] - ocx, dy = ry[i - b0] - ocy;
+				const float lx = oc * dx + os * dy, ly = -os * dx + oc * dy;
+				const int t = (fabsf(lx) < ohx) & (fabsf(ly) < ohy);
+				in[i - b0] |= t;
+				any |= t;
 			}
 		}
+		for (int i = b0; any && i < b1; i++) {
+			const float ox = rx[i - b0], oy = ry[i - b0];
+			if (!in[i - b0])
+				continue; /* clamped already */
+			x2[i] = ox;
+			y2[i] = oy;
+			collide(s, c, x[i] - dt * vx[i], y[i] - dt * vy[i], &x2[i], &y2[i], NULL,
+				NULL);
+			if (fl) {
+				cdx[i] = x2[i] - ox;
+				cdy[i] = y2[i] - oy;
+				moved = 1;
+			}
+		}
+		/* flag the contact scan's blocks this one overlaps (a block of it may be
+		 * another thread's too: both only ever store 1, and sph_bodies_contacts clears) */
+		for (int g = b0 / SPH_CONTACT_BLOCK;
+		     fl && moved && g <= (b1 - 1) / SPH_CONTACT_BLOCK; g++)
+			__atomic_store_n(&s->cflag[g], (uint8_t)1, __ATOMIC_RELAXED);
 	}
 #pragma omp simd reduction(max : vm2)
 	for (int i = i0; i < i1; i++) {
