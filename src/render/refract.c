@@ -111,10 +111,19 @@ column_sums(const void *const r[5], int w, int xs, int n, const int is_int, cons
 		ptrdiff_t x = xs - 2 + i;
 		if (x < 0 || x >= w) /* only the two ghost columns on each side */
 			x = wrap ? (x + w) % w : x < 0 ? 0 : w - 1;
-		const float a = sample(r[1], x, is_int), b = sample(r[2], x, is_int);
-		const float c = sample(r[3], x, is_int);
-		v[i] = a + 2.0f * b + c;
-		d2[i] = 2.0f * (c - a) + (sample(r[4], x, is_int) - sample(r[0], x, is_int));
+		if (is_int) {
+			/* integer sums, converted once (wrapping like the solvers' own sums
+			 * if heights ever came near 2^29) */
+			const uint32_t a = (uint32_t)((const int32_t *)r[1])[x], b = (uint32_t)((const int32_t *)r[2])[x];
+			const uint32_t c = (uint32_t)((const int32_t *)r[3])[x];
+			const uint32_t m = (uint32_t)((const int32_t *)r[0])[x], e = (uint32_t)((const int32_t *)r[4])[x];
+			v[i] = (float)(int32_t)(a + 2u * b + c);
+			d2[i] = (float)(int32_t)(2u * (c - a) + (e - m));
+		} else {
+			const float a = sample(r[1], x, 0), b = sample(r[2], x, 0), c = sample(r[3], x, 0);
+			v[i] = a + 2.0f * b + c;
+			d2[i] = 2.0f * (c - a) + (sample(r[4], x, 0) - sample(r[0], x, 0));
+		}
 	}
 }
 
@@ -239,6 +248,14 @@ static void shade_row_c(const uint8_t *bgx, int32_t bs, row_taps t, int x, int w
 static const int8_t TAP_ORDER[16] = { 0, 8, 4, 12, 1, 9, 5, 13, 2, 10, 6, 14, 3, 11, 7, 15 };
 /* Lane k of a packed vector holds "A rgbx B rgbx" in bytes 16k .. 16k+7: the r g b of both,
  * four lanes, in 24 bytes. */
+/* The packed weights of row_geometry for ax | ay << 3 (64 entries). */
+#define WQ_ENTRY(a, b)                                                                         \
+	((int32_t)((8 - (a)) * (8 - (b)) | (8 - (a)) * (b) << 8 | (a) * (8 - (b)) << 16 | (a) * (b) << 24))
+#define WQ_ROW(b)                                                                              \
+	WQ_ENTRY(0, b), WQ_ENTRY(1, b), WQ_ENTRY(2, b), WQ_ENTRY(3, b), WQ_ENTRY(4, b), WQ_ENTRY(5, b), \
+		WQ_ENTRY(6, b), WQ_ENTRY(7, b)
+static const int32_t WQ[64] __attribute__((aligned(64))) = { WQ_ROW(0), WQ_ROW(1), WQ_ROW(2), WQ_ROW(3),
+							     WQ_ROW(4), WQ_ROW(5), WQ_ROW(6), WQ_ROW(7) };
 static const uint8_t PACK24[64] = { 0, 1, 2, 4, 5, 6, 16, 17, 18, 20, 21, 22,
 				    32, 33, 34, 36, 37, 38, 48, 49, 50, 52, 53, 54 };
 
@@ -300,7 +317,7 @@ __attribute__((target("avx2"))) static void shade_row_avx2(const uint8_t *bgx, i
  * of the 16-lane weight and lift vectors. */
 static inline __attribute__((always_inline)) AVX512_TARGET void
 shade8(const uint8_t *bgx, int32_t bs, __m256i off, __m512i wq, __m512i lift, const int half,
-       uint8_t *o)
+       __mmask64 store, uint8_t *o)
 {
 	const __m512i order = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)TAP_ORDER));
 	const __m512i r32 = _mm512_set1_epi32(32);
@@ -325,7 +342,7 @@ shade8(const uint8_t *bgx, int32_t bs, __m256i off, __m512i wq, __m512i lift, co
 	c = _mm512_adds_epi16(c, _mm512_permutexvar_epi32(idx_l, lift));
 	const __m512i pack = _mm512_loadu_si512(PACK24);
 	c = _mm512_permutexvar_epi8(pack, _mm512_packus_epi16(c, c));
-	_mm512_mask_storeu_epi8(o, (__mmask64)0xffffff, c);
+	_mm512_mask_storeu_epi8(o, store, c);
 }
 
 static void shade_row_avx512(const uint8_t *bgx, int32_t bs, row_taps t, int w, uint8_t *o)
@@ -337,7 +354,7 @@ static void shade_row_avx512(const uint8_t *bgx, int32_t bs, row_taps t, int w, 
 		const __m256i off = _mm256_loadu_si256((const __m256i *)(t.off + x));
 		const __m512i wq = _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(t.wq + x)));
 		const __m512i l8 = _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(t.lift + x)));
-		shade8(bgx, bs, off, wq, l8, 0, o + 3 * x);
+		shade8(bgx, bs, off, wq, l8, 0, (__mmask64)0xffffff, o + 3 * x);
 	}
 	shade_row_c(bgx, bs, t, x, w, o);
 }
@@ -346,10 +363,18 @@ static void shade_row_avx512(const uint8_t *bgx, int32_t bs, row_taps t, int w, 
 static inline __attribute__((always_inline)) AVX512_TARGET void
 sums16(const void *const r[5], ptrdiff_t x, __mmask16 m, const int is_int, __m512 *v, __m512 *d2)
 {
+	if (is_int) {
+		__m512i s[5];
+		for (int k = 0; k < 5; k++)
+			s[k] = _mm512_maskz_loadu_epi32(m, (const int32_t *)r[k] + x);
+		*v = _mm512_cvtepi32_ps(_mm512_add_epi32(_mm512_add_epi32(s[1], _mm512_slli_epi32(s[2], 1)), s[3]));
+		*d2 = _mm512_cvtepi32_ps(_mm512_add_epi32(_mm512_slli_epi32(_mm512_sub_epi32(s[3], s[1]), 1),
+							  _mm512_sub_epi32(s[4], s[0])));
+		return;
+	}
 	__m512 s[5];
 	for (int k = 0; k < 5; k++)
-		s[k] = is_int ? _mm512_cvtepi32_ps(_mm512_maskz_loadu_epi32(m, (const int32_t *)r[k] + x))
-			      : _mm512_maskz_loadu_ps(m, (const float *)r[k] + x);
+		s[k] = _mm512_maskz_loadu_ps(m, (const float *)r[k] + x);
 	const __m512 two = _mm512_set1_ps(2.0f);
 	*v = _mm512_add_ps(_mm512_add_ps(s[1], _mm512_mul_ps(two, s[2])), s[3]);
 	*d2 = _mm512_add_ps(_mm512_mul_ps(two, _mm512_sub_ps(s[3], s[1])), _mm512_sub_ps(s[4], s[0]));
@@ -361,7 +386,7 @@ sums16(const void *const r[5], ptrdiff_t x, __mmask16 m, const int is_int, __m51
  * at x + k - 2, e[k] the sums d2 at x + k - 1. */
 static inline __attribute__((always_inline)) AVX512_TARGET void
 color16(int x, int y, const int wrap, const color_par *p, const uint8_t *bgx, uint8_t *o,
-	const __m512 v[5], const __m512 e[3])
+	const __m512 v[5], const __m512 e[3], int n)
 {
 	const __m512 two = _mm512_set1_ps(2.0f);
 	const __m512 dx = _mm512_add_ps(_mm512_sub_ps(v[4], v[0]), _mm512_mul_ps(two, _mm512_sub_ps(v[3], v[1])));
@@ -386,16 +411,15 @@ color16(int x, int y, const int wrap, const color_par *p, const uint8_t *bgx, ui
 	const __m512 k8 = _mm512_set1_ps(8.0f), half = _mm512_set1_ps(0.5f);
 	const __m512i qx = _mm512_cvttps_epi32(_mm512_add_ps(_mm512_mul_ps(sx, k8), half));
 	const __m512i qy = _mm512_cvttps_epi32(_mm512_add_ps(_mm512_mul_ps(sy, k8), half));
-	const __m512i seven = _mm512_set1_epi32(7);
 	__m512i x0 = _mm512_srai_epi32(qx, 3), y0 = _mm512_srai_epi32(qy, 3);
-	const __m512i ax = _mm512_and_si512(qx, seven), ay = _mm512_and_si512(qy, seven);
-	const __m512i i8 = _mm512_set1_epi32(8);
-	const __m512i u = _mm512_or_si512(_mm512_sub_epi32(i8, ax), _mm512_slli_epi32(ax, 16));
-	/* 16-bit products, as C's 32-bit u * (8-ay) (no carry: each is at most 64) */
-	const __m512i ny8 = _mm512_sub_epi32(i8, ay);
-	const __m512i top = _mm512_mullo_epi16(u, _mm512_or_si512(ny8, _mm512_slli_epi32(ny8, 16)));
-	const __m512i bot = _mm512_mullo_epi16(u, _mm512_or_si512(ay, _mm512_slli_epi32(ay, 16)));
-	const __m512i wq = _mm512_or_si512(top, _mm512_slli_epi32(bot, 8));
+	/* the weights from the 64-entry table WQ by ax | ay << 3: two two-register permutes
+	 * (entries 0-31 and 32-63) and a blend on bit 5 */
+	const __m512i seven = _mm512_set1_epi32(7);
+	const __m512i wi = _mm512_or_si512(_mm512_and_si512(qx, seven),
+					   _mm512_slli_epi32(_mm512_and_si512(qy, seven), 3));
+	const __m512i wlo = _mm512_permutex2var_epi32(_mm512_loadu_si512(WQ), wi, _mm512_loadu_si512(WQ + 16));
+	const __m512i whi = _mm512_permutex2var_epi32(_mm512_loadu_si512(WQ + 32), wi, _mm512_loadu_si512(WQ + 48));
+	const __m512i wq = _mm512_mask_blend_epi32(_mm512_test_epi32_mask(wi, _mm512_set1_epi32(32)), wlo, whi);
 	if (wrap) {
 		const __m512i wv = _mm512_set1_epi32(p->w), hv = _mm512_set1_epi32(p->hgt);
 		for (int k = 0; k < 2; k++) {
@@ -434,45 +458,69 @@ color16(int x, int y, const int wrap, const color_par *p, const uint8_t *bgx, ui
 		_mm512_sub_epi32(_mm512_cvttps_epi32(_mm512_add_ps(l, _mm512_set1_ps(1024.5f))),
 				 _mm512_set1_epi32(1024)),
 		_mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 0, 1, 4, 5, 4, 5, 8, 9, 8, 9, 12, 13, 12, 13)));
-	shade8(bgx, p->bs, _mm512_castsi512_si256(off), wq, lq, 0, o + 3 * x);
-	shade8(bgx, p->bs, _mm512_extracti64x4_epi64(off, 1), wq, lq, 1, o + 3 * x + 24);
+	/* the first n pixels' 3 bytes each */
+	const int n0 = n < 8 ? n : 8, n1 = n > 8 ? n - 8 : 0;
+	shade8(bgx, p->bs, _mm512_castsi512_si256(off), wq, lq, 0, (__mmask64)((1ull << 3 * n0) - 1),
+	       o + 3 * x);
+	if (n1)
+		shade8(bgx, p->bs, _mm512_extracti64x4_epi64(off, 1), wq, lq, 1,
+		       (__mmask64)((1ull << 3 * n1) - 1), o + 3 * x + 24);
 }
 
-/* Columns 2 .. (return value - 1) of a row, fused 16 at a time; the caller does the rest
- * (the first two columns and the tail read ghost columns). The column sums slide along
- * the row: each is computed once, and its neighbours' come from lane shifts (valignd). */
-static inline __attribute__((always_inline)) AVX512_TARGET int
+/* 16 pixels from column x, of which the first n are stored, from column sums made by
+ * column_sums (which maps the columns beyond the frame): the two ends of a row. */
+static inline __attribute__((always_inline)) AVX512_TARGET void
+color16_edge(const void *const r[5], int x, int n, int y, const int is_int, const int wrap,
+	     const color_par *p, const uint8_t *bgx, uint8_t *o)
+{
+	float v[20], d2[20];
+	column_sums(r, p->w, x, 16, is_int, wrap, v, d2);
+	const __m512 vv[5] = { _mm512_loadu_ps(v), _mm512_loadu_ps(v + 1), _mm512_loadu_ps(v + 2),
+			       _mm512_loadu_ps(v + 3), _mm512_loadu_ps(v + 4) };
+	const __m512 e[3] = { _mm512_loadu_ps(d2 + 1), _mm512_loadu_ps(d2 + 2), _mm512_loadu_ps(d2 + 3) };
+	color16(x, y, wrap, p, bgx, o, vv, e, n);
+}
+
+/* A whole row, 16 pixels at a time: the interior with column sums sliding along the row
+ * (each computed once, its neighbours' taken by lane shifts, valignd), the ends from
+ * column_sums. */
+static inline __attribute__((always_inline)) AVX512_TARGET void
 color_row(const void *const r[5], int y, const int is_int, const int wrap, const color_par *p,
 	  const uint8_t *bgx, uint8_t *o)
 {
 	const int w = p->w;
-	int x = 2;
-	if (x + 18 > w)
-		return x;
-	__m512 vp, dp, vc, dc, vn, dn;
-	sums16(r, x - 16, (__mmask16)0xc000, is_int, &vp, &dp);
-	sums16(r, x, (__mmask16)0xffff, is_int, &vc, &dc);
+	const uint8_t *pf = bgx + (size_t)(y + 8 < p->hgt ? y + 8 : p->hgt - 1) * p->bs;
+	color16_edge(r, 0, w < 16 ? w : 16, y, is_int, wrap, p, bgx, o);
+	int x = 16;
+	if (x + 18 <= w) {
+		__m512 vp, dp, vc, dc, vn, dn;
+		sums16(r, x - 16, (__mmask16)0xffff, is_int, &vp, &dp);
+		sums16(r, x, (__mmask16)0xffff, is_int, &vc, &dc);
 #define SHIFT(hi, lo, k) _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(hi), _mm512_castps_si512(lo), k))
-	for (; x + 18 <= w; x += 16) {
-		/* the next 16 columns, as many as the row has (at least two) */
-		const int left = w - (x + 16);
-		const __mmask16 m = left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
-		sums16(r, x + 16, m, is_int, &vn, &dn);
-		const __m512 v[5] = { SHIFT(vc, vp, 14), SHIFT(vc, vp, 15), vc, SHIFT(vn, vc, 1),
-				      SHIFT(vn, vc, 2) };
-		const __m512 d[3] = { SHIFT(dc, dp, 15), dc, SHIFT(dn, dc, 1) };
-		color16(x, y, wrap, p, bgx, o, v, d);
-		vp = vc, dp = dc, vc = vn, dc = dn;
-	}
+		for (; x + 18 <= w; x += 16) {
+			/* the next 16 columns, as many as the row has (at least two) */
+			const int left = w - (x + 16);
+			const __mmask16 m = left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
+			sums16(r, x + 16, m, is_int, &vn, &dn);
+			const __m512 v[5] = { SHIFT(vc, vp, 14), SHIFT(vc, vp, 15), vc, SHIFT(vn, vc, 1),
+					      SHIFT(vn, vc, 2) };
+			const __m512 d[3] = { SHIFT(dc, dp, 15), dc, SHIFT(dn, dc, 1) };
+			color16(x, y, wrap, p, bgx, o, v, d, 16);
+			/* the background 4 rows down, one cache line (16 pixels) per run */
+			_mm_prefetch((const char *)(pf + 4 * (size_t)x), _MM_HINT_T0);
+			vp = vc, dp = dc, vc = vn, dc = dn;
+		}
 #undef SHIFT
-	return x;
+	}
+	for (; x < w; x += 16)
+		color16_edge(r, x, w - x < 16 ? w - x : 16, y, is_int, wrap, p, bgx, o);
 }
 
 #define COLOR_ROW(name, is_int, wrap)                                                          \
-	AVX512_TARGET static int name(const void *const r[5], int y, const color_par *p,       \
-				      const uint8_t *bgx, uint8_t *o)                          \
+	AVX512_TARGET static void name(const void *const r[5], int y, const color_par *p,      \
+				       const uint8_t *bgx, uint8_t *o)                         \
 	{                                                                                      \
-		return color_row(r, y, is_int, wrap, p, bgx, o);                                \
+		color_row(r, y, is_int, wrap, p, bgx, o);                                       \
 	}
 COLOR_ROW(color_row_wrap_i32, 1, 1)
 COLOR_ROW(color_row_clamp_i32, 1, 0)
@@ -480,8 +528,8 @@ COLOR_ROW(color_row_wrap_f32, 0, 1)
 COLOR_ROW(color_row_clamp_f32, 0, 0)
 #endif
 
-typedef int (*color_row_fn)(const void *const[5], int, const color_par *, const uint8_t *,
-			    uint8_t *);
+typedef void (*color_row_fn)(const void *const[5], int, const color_par *, const uint8_t *,
+			     uint8_t *);
 
 static int simd_level = 3;
 
@@ -593,16 +641,13 @@ static void color_row_rgb(const color_frame *cf, int y, uint8_t *o)
 	/* The background rows a few output rows ahead are fetched while this one is
 	 * shaded: the taps are gathered, which the hardware prefetcher does not follow. */
 	const uint8_t *pf = in->bgx + (size_t)(y + 4 < hgt ? y + 4 : hgt - 1) * par->bs;
+	if (cf->fused) { /* it prefetches as it goes */
+		cf->fused(r, y, par, in->bgx, o);
+		return;
+	}
 	for (int k = 0; k < par->bs; k += 64)
 		__builtin_prefetch(pf + k);
-	int xs = 0;
-	if (cf->fused) {
-		/* columns 0, 1 by the general path, 2 .. done-1 fused, the rest general */
-		cf->geom(r, par, y, 0, 2, t);
-		shade_row_c(in->bgx, par->bs, t, 0, 2, o);
-		xs = cf->fused(r, y, par, in->bgx, o);
-	}
-	for (; xs < w; xs += CHUNK) {
+	for (int xs = 0; xs < w; xs += CHUNK) {
 		int n = w - xs < CHUNK ? w - xs : CHUNK;
 		cf->geom(r, par, y, xs, n, t);
 		shade_row(in->bgx, par->bs, t, n, cf->level, o + 3 * xs);
