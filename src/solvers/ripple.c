@@ -66,13 +66,13 @@ static inline __attribute__((always_inline)) void row_step(const int32_t *restri
 	}
 }
 
-__attribute__((target_clones("avx2", "default"))) static void
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) static void
 row_kernel(const int32_t *restrict c, int32_t *restrict p, ptrdiff_t s, int n, int d)
 {
 	row_step(c, p, s, n, d, 0, 0);
 }
 
-__attribute__((target_clones("avx2", "default"))) static void
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) static void
 row_kernel_vd(const int32_t *restrict c, int32_t *restrict p, ptrdiff_t s, int n, int d, int v)
 {
 	row_step(c, p, s, n, d, 1, v);
