@@ -21,6 +21,8 @@ still scenes/boxes.json 99 boxes
 still scenes/shallow_float.json 90 shallow_float
 still scenes/sph_dambreak.json 45 sph_dambreak
 still scenes/sph_box.json 90 sph_box
+still scenes/rowing.json 360 rowing
+still scenes/wind_pool.json 90 wind_pool
 
 # One scene at two render sizes, both shown at 640x360: a 320x180 preview (pixels doubled)
 # and a 1920x1080 final (area-averaged down): the same picture.
@@ -33,4 +35,8 @@ $CONVERT "$tmp/f-0099.png" -filter box -resize 640x360 "$OUT/boxes_1920.png"
 "$BIN" render scenes/textures/caustics_loop.json -q -y --frames 31 -o "caustics=$tmp/c-%04d.png"
 $CONVERT \( "$tmp/c-0030.png" "$tmp/c-0030.png" +append \) \
 	\( "$tmp/c-0030.png" "$tmp/c-0030.png" +append \) -append "$OUT/caustics_2x2.png"
+# Wind-wave caustics (airy, exact loop), tiled 2x2 likewise.
+"$BIN" render scenes/textures/pool_caustics.json -q -y --frames 31 -o "caustics=$tmp/w-%04d.png"
+$CONVERT \( "$tmp/w-0030.png" "$tmp/w-0030.png" +append \) \
+	\( "$tmp/w-0030.png" "$tmp/w-0030.png" +append \) -append "$OUT/pool_caustics_2x2.png"
 echo "stills: $(ls "$OUT" | wc -l) images in $OUT"
