@@ -79,8 +79,8 @@ static cmp_metrics measure(const tp_image *a, const tp_image *b, int fuzz, int t
 Test(compare, metrics_match_hand_computed_values)
 {
 	/* 2x2; differences per pixel: (10,10,0), (13,0,0), (8,8,8), (0,0,0). */
-	const uint8_t pa[] = { 100, 100, 100, 100, 100, 100, 100, 100, 100, 7, 7, 7 };
-	const uint8_t pb[] = { 110, 110, 100, 87, 100, 100, 108, 108, 108, 7, 7, 7 };
+	const uint8_t pa[] = {100, 100, 100, 100, 100, 100, 100, 100, 100, 7, 7, 7};
+	const uint8_t pb[] = {110, 110, 100, 87, 100, 100, 108, 108, 108, 7, 7, 7};
 	tp_image a = make_rgb(2, 2, pa), b = make_rgb(2, 2, pb);
 	cmp_metrics m = measure(&a, &b, 0, 1);
 	cr_assert_eq(m.max_diff, 13);
@@ -142,14 +142,14 @@ Test(compare, ssim_of_small_images_matches_hand_computation)
 	const double c1 = 6.5025, c2 = 58.5225; /* (0.01*255)^2, (0.03*255)^2 */
 	/* A brightness shift: variances and covariance equal, so only the mean term is < 1:
 	 * mu_a = 75, mu_b = 85 -> (2*75*85 + C1) / (75^2 + 85^2 + C1). */
-	const uint8_t a1[4] = { 0, 50, 100, 150 }, b1[4] = { 10, 60, 110, 160 };
+	const uint8_t a1[4] = {0, 50, 100, 150}, b1[4] = {10, 60, 110, 160};
 	cr_assert_float_eq(ssim_grey(a1, b1), (12750 + c1) / (5625 + 7225 + c1), 1e-12);
 	/* Uncorrelated: equal means 127.5, variances 16256.25, covariance 0 ->
 	 * C2 / (2 * 16256.25 + C2). */
-	const uint8_t a2[4] = { 0, 0, 255, 255 }, b2[4] = { 0, 255, 0, 255 };
+	const uint8_t a2[4] = {0, 0, 255, 255}, b2[4] = {0, 255, 0, 255};
 	cr_assert_float_eq(ssim_grey(a2, b2), c2 / (32512.5 + c2), 1e-12);
 	/* Inverted: covariance -16256.25 gives a negative SSIM. */
-	const uint8_t b3[4] = { 255, 255, 0, 0 };
+	const uint8_t b3[4] = {255, 255, 0, 0};
 	cr_assert_float_eq(ssim_grey(a2, b3), (c2 - 32512.5) / (32512.5 + c2), 1e-12);
 	cr_assert_float_eq(ssim_grey(a1, a1), 1.0, 0);
 }
@@ -219,7 +219,8 @@ Test(compare, ssim_matches_a_direct_gaussian_window_implementation)
 Test(compare, metrics_are_bit_identical_for_any_thread_count)
 {
 	tp_image a = make_random(97, 203, 11), b = make_random(97, 203, 12);
-	cmp_metrics m1 = measure(&a, &b, 20, 1), m2 = measure(&a, &b, 20, 2), m3 = measure(&a, &b, 20, 3);
+	cmp_metrics m1 = measure(&a, &b, 20, 1), m2 = measure(&a, &b, 20, 2),
+		    m3 = measure(&a, &b, 20, 3);
 	cr_assert_eq(memcmp(&m1.ssim, &m2.ssim, sizeof(double)), 0);
 	cr_assert_eq(memcmp(&m1.ssim, &m3.ssim, sizeof(double)), 0);
 	cr_assert_eq(memcmp(&m1.psnr, &m3.psnr, sizeof(double)), 0);
@@ -232,11 +233,11 @@ Test(compare, metrics_are_bit_identical_for_any_thread_count)
 
 Test(compare, ignore_rectangles_union_and_masking)
 {
-	cmp_rect r[3] = { { 0, 0, 5, 5 }, { 3, 3, 5, 5 }, { 8, 8, 5, 5 } };
+	cmp_rect r[3] = {{0, 0, 5, 5}, {3, 3, 5, 5}, {8, 8, 5, 5}};
 	/* 25 + 25 - 4 overlapping + 4 (the third clipped to 2x2) = 50 masked of 100. */
 	cr_assert_eq(cmp_unmasked_pixels(10, 10, r, 3), 50);
 	cr_assert_eq(cmp_unmasked_pixels(10, 10, r, 0), 100);
-	cmp_rect far = { 20, 20, 5, 5 };
+	cmp_rect far = {20, 20, 5, 5};
 	cr_assert_eq(cmp_unmasked_pixels(10, 10, &far, 1), 100);
 	tp_image a = make_random(10, 10, 2), b = make_random(10, 10, 3);
 	cmp_mask_copy(&a, &b, r, 3);
@@ -259,7 +260,7 @@ Test(compare, frame_hash_is_xxh128_of_canonical_bytes)
 	cr_assert_str_eq(enc_hasher_algo(h), "xxh128");
 	/* 1x1 rgb24 pixel "abc" (the row is padded to 64 bytes in memory):
 	 * `printf abc | xxh128sum` */
-	const uint8_t abc[3] = { 'a', 'b', 'c' };
+	const uint8_t abc[3] = {'a', 'b', 'c'};
 	tp_image img = make_rgb(1, 1, abc);
 	cr_assert_gt(img.stride, 3);
 	cr_assert_eq(enc_hasher_image(h, &img, hex, sizeof hex, &err), 0);
@@ -301,11 +302,11 @@ Test(compare, hash_encoder_writes_a_diffable_manifest)
 	snprintf(path, sizeof path, "%s/x.tpmanifest", dir);
 	const tp_encoder *e = enc_find_for_path(path);
 	cr_assert(e && !strcmp(e->name, "hash"));
-	enc_config cfg = { .path = path, .w = 1, .h = 1, .fps = 30, .frames = 2, .fmt = TP_RGB8 };
+	enc_config cfg = {.path = path, .w = 1, .h = 1, .fps = 30, .frames = 2, .fmt = TP_RGB8};
 	enc_sink *s;
 	tp_err err;
 	cr_assert_eq(enc_sink_create(e, &cfg, &s, &err), 0, "%s", err.msg);
-	const uint8_t abc[3] = { 'a', 'b', 'c' }, zero[3] = { 0, 0, 0 };
+	const uint8_t abc[3] = {'a', 'b', 'c'}, zero[3] = {0, 0, 0};
 	tp_image f0 = make_rgb(1, 1, abc), f1 = make_rgb(1, 1, zero);
 	cr_assert_eq(enc_sink_write(s, 0, &f0, &err), 0);
 	cr_assert_eq(enc_sink_write(s, 1, &f1, &err), 0);
@@ -339,19 +340,20 @@ Test(compare, malformed_manifests_are_rejected_with_their_line)
 	static const struct {
 		const char *text, *want;
 	} cases[] = {
-		{ "hello\n", "not a frame-hash manifest" },
-		{ "tidepool-frame-hashes 2\n", ":1: bad value for 'tidepool-frame-hashes'" },
-		{ "tidepool-frame-hashes 1\nwidth 4\nheight 4\npixfmt rgb24\n0 ab\n",
-		  ":5: frame line before the header is complete" },
+		{"hello\n", "not a frame-hash manifest"},
+		{"tidepool-frame-hashes 2\n", ":1: bad value for 'tidepool-frame-hashes'"},
+		{"tidepool-frame-hashes 1\nwidth 4\nheight 4\npixfmt rgb24\n0 ab\n",
+		 ":5: frame line before the header is complete"},
 		/* a range's manifest may start anywhere, then counts up (render --range) */
-		{ "tidepool-frame-hashes 1\nwidth 4\nheight 4\npixfmt rgb24\nhash sha256\n1 ab\n3 cd\n",
-		  ":7: expected '2 <lower-case hex digest>'" },
-		{ "tidepool-frame-hashes 1\nwidth 4\nheight 4\npixfmt rgb24\nhash sha256\n0 AB\n",
-		  ":6: expected '0 " },
-		{ "tidepool-frame-hashes 1\nwidth 4\nheight 4\npixfmt yuv\nhash sha256\n",
-		  ":4: bad value for 'pixfmt'" },
-		{ "tidepool-frame-hashes 1\nwidth 4\nwidth 4\n", ":3: 'width' given twice" },
-		{ "tidepool-frame-hashes 1\nwidth 4\n", "incomplete header" },
+		{"tidepool-frame-hashes 1\nwidth 4\nheight 4\npixfmt rgb24\nhash sha256\n1 ab\n3 "
+		 "cd\n",
+		 ":7: expected '2 <lower-case hex digest>'"},
+		{"tidepool-frame-hashes 1\nwidth 4\nheight 4\npixfmt rgb24\nhash sha256\n0 AB\n",
+		 ":6: expected '0 "},
+		{"tidepool-frame-hashes 1\nwidth 4\nheight 4\npixfmt yuv\nhash sha256\n",
+		 ":4: bad value for 'pixfmt'"},
+		{"tidepool-frame-hashes 1\nwidth 4\nwidth 4\n", ":3: 'width' given twice"},
+		{"tidepool-frame-hashes 1\nwidth 4\n", "incomplete header"},
 	};
 	char path[128];
 	snprintf(path, sizeof path, "%s/bad.manifest", dir);
@@ -363,8 +365,10 @@ Test(compare, malformed_manifests_are_rejected_with_their_line)
 		cr_assert(strstr(err.msg, cases[i].want) != NULL, "case %zu: %s", i, err.msg);
 	}
 	/* Comments and blank lines are fine. */
-	write_text(path, "tidepool-frame-hashes 1\n# note\nwidth 4\n\nheight 4\npixfmt gray16be\nhash md5\n"
-			 "0 0123abcd\n");
+	write_text(
+		path,
+		"tidepool-frame-hashes 1\n# note\nwidth 4\n\nheight 4\npixfmt gray16be\nhash md5\n"
+		"0 0123abcd\n");
 	enc_manifest m;
 	tp_err err;
 	cr_assert_eq(enc_manifest_read(path, &m, &err), 0, "%s", err.msg);
@@ -401,7 +405,7 @@ Test(compare, sources_directory_pattern_and_glob_in_natural_order)
 {
 	char path[256];
 	tp_image img[3];
-	const int names[3] = { 2, 10, 1 };
+	const int names[3] = {2, 10, 1};
 	for (int i = 0; i < 3; i++) {
 		img[i] = make_random(4, 3, 100 + (uint64_t)names[i]);
 		snprintf(path, sizeof path, "%s/f%d.png", dir, names[i]);
@@ -411,7 +415,7 @@ Test(compare, sources_directory_pattern_and_glob_in_natural_order)
 	write_png(path, &img[0]);
 	snprintf(path, sizeof path, "%s/notes.txt", dir);
 	write_text(path, "not a frame");
-	const char *specs[3] = { dir, "%s/f%%d.png", "%s/f*.png" };
+	const char *specs[3] = {dir, "%s/f%%d.png", "%s/f*.png"};
 	for (int k = 0; k < 3; k++) {
 		char spec[256];
 		snprintf(spec, sizeof spec, specs[k], dir);
@@ -425,7 +429,7 @@ Test(compare, sources_directory_pattern_and_glob_in_natural_order)
 		cmp_source_frame_name(s, 1, name, sizeof name);
 		snprintf(path, sizeof path, "%s/f2.png", dir);
 		cr_assert_str_eq(name, path, "f1, f2, f10 in that order");
-		tp_image got = { 0 };
+		tp_image got = {0};
 		cr_assert_eq(cmp_source_read(s, 1, TP_RGB8, &got, &err), 0, "%s", err.msg);
 		cr_assert(cmp_equal(&got, &img[0]));
 		tp_image_free(&got);
@@ -439,7 +443,8 @@ Test(compare, sources_directory_pattern_and_glob_in_natural_order)
 	cr_assert_eq(cmp_source_open(path, &s, &err), TP_EIO);
 	snprintf(path, sizeof path, "%s/notes.txt", dir);
 	cr_assert_eq(cmp_source_open(path, &s, &err), TP_EINPUT);
-	cr_assert(strstr(err.msg, "not a PNG, video or frame-hash manifest") != NULL, "%s", err.msg);
+	cr_assert(strstr(err.msg, "not a PNG, video or frame-hash manifest") != NULL, "%s",
+		  err.msg);
 }
 
 Test(compare, video_frames_decode_to_rgb_close_to_what_was_encoded)
@@ -448,8 +453,8 @@ Test(compare, video_frames_decode_to_rgb_close_to_what_was_encoded)
 	snprintf(path, sizeof path, "%s/v.mp4", dir);
 	const tp_encoder *e = enc_find("mp4");
 	cr_assert_not_null(e);
-	enc_config cfg = { .path = path, .w = 64, .h = 48, .fps = 25, .frames = 5, .fmt = TP_RGB8,
-			   .crf = 10 };
+	enc_config cfg = {
+		.path = path, .w = 64, .h = 48, .fps = 25, .frames = 5, .fmt = TP_RGB8, .crf = 10};
 	enc_sink *s;
 	tp_err err;
 	cr_assert_eq(enc_sink_create(e, &cfg, &s, &err), 0, "%s", err.msg);
@@ -476,14 +481,15 @@ Test(compare, video_frames_decode_to_rgb_close_to_what_was_encoded)
 	int w, h;
 	cmp_source_size(src, &w, &h);
 	cr_assert(w == 64 && h == 48);
-	tp_image got = { 0 };
+	tp_image got = {0};
 	for (int k = 0; k < 5; k++) {
 		cr_assert_eq(cmp_source_read(src, k, TP_RGB8, &got, &err), 0, "%s", err.msg);
 		cmp_metrics m = measure(&frames[k], &got, 0, 1);
 		cr_assert_gt(m.psnr, 35, "frame %d psnr %.2f", k, m.psnr);
 		cr_assert_gt(m.ssim, 0.9, "frame %d ssim %.4f", k, m.ssim);
 	}
-	cr_assert_eq(cmp_source_read(src, 3, TP_RGB8, &got, &err), TP_EIO, "video is read in order");
+	cr_assert_eq(cmp_source_read(src, 3, TP_RGB8, &got, &err), TP_EIO,
+		     "video is read in order");
 	tp_image_free(&got);
 	cmp_source_close(src);
 	for (int k = 0; k < 5; k++)

@@ -8,7 +8,7 @@
 
 #include "render/render.h"
 
-static const tp_solver fake_solver = { .name = "fake", .caps = TP_SOLVER_HEIGHTFIELD };
+static const tp_solver fake_solver = {.name = "fake", .caps = TP_SOLVER_HEIGHTFIELD};
 
 static void make_scene(scene *sc, int w, int h)
 {
@@ -26,13 +26,16 @@ static void make_scene(scene *sc, int w, int h)
  * derivative of it) wraps exactly. */
 static float *waves(int w, int h, double amp)
 {
-	static const int k[][2] = { { 3, 1 }, { -2, 4 }, { 5, -3 }, { 1, 6 }, { 7, 2 }, { -4, -5 } };
+	static const int k[][2] = {{3, 1}, {-2, 4}, {5, -3}, {1, 6}, {7, 2}, {-4, -5}};
 	float *f = malloc(sizeof *f * (size_t)w * h);
 	for (int y = 0; y < h; y++)
 		for (int x = 0; x < w; x++) {
 			double v = 0;
 			for (int i = 0; i < 6; i++)
-				v += sin(2 * M_PI * (k[i][0] * (double)x / w + k[i][1] * (double)y / h) + 1.7 * i) /
+				v += sin(2 * M_PI *
+						 (k[i][0] * (double)x / w +
+						  k[i][1] * (double)y / h) +
+					 1.7 * i) /
 				     (1 + 0.3 * i);
 			f[(size_t)y * w + x] = (float)(amp * v);
 		}
@@ -41,8 +44,14 @@ static float *waves(int w, int h, double amp)
 
 static tp_surface fsurf(const float *d, int w, int h, int wrap)
 {
-	tp_surface s = { .kind = TP_SURFACE_HEIGHT, .w = w, .h = h, .type = TP_SAMPLE_F32, .data = d,
-			 .stride = w, .scale = 1.0f, .wrap = wrap };
+	tp_surface s = {.kind = TP_SURFACE_HEIGHT,
+			.w = w,
+			.h = h,
+			.type = TP_SAMPLE_F32,
+			.data = d,
+			.stride = w,
+			.scale = 1.0f,
+			.wrap = wrap};
 	return s;
 }
 
@@ -98,14 +107,20 @@ Test(maps, integer_heights_round_trip_exactly)
 		raw[i] = (i * 7919) % 65535 - 32767; /* spans -32767 .. 32767 */
 	raw[3] = 100000;
 	raw[4] = -100000;
-	tp_surface s = { .kind = TP_SURFACE_HEIGHT, .w = 16, .h = 8, .type = TP_SAMPLE_I32, .data = raw,
-			 .stride = 16, .scale = 1.0f / 4096 };
+	tp_surface s = {.kind = TP_SURFACE_HEIGHT,
+			.w = 16,
+			.h = 8,
+			.type = TP_SAMPLE_I32,
+			.data = raw,
+			.stride = 16,
+			.scale = 1.0f / 4096};
 	tp_image img = render_one(&sc, SCENE_MODE_HEIGHT, &s);
 	for (int y = 0; y < 8; y++)
 		for (int x = 0; x < 16; x++) {
 			int32_t want = raw[y * 16 + x];
 			want = want > 32767 ? 32767 : want < -32768 ? -32768 : want;
-			cr_assert_eq((int32_t)sample(&img, x, y, 0) - 32768, want, "pixel %d,%d", x, y);
+			cr_assert_eq((int32_t)sample(&img, x, y, 0) - 32768, want, "pixel %d,%d", x,
+				     y);
 		}
 	tp_image_free(&img);
 }
@@ -114,10 +129,10 @@ Test(maps, float_heights_use_the_scale)
 {
 	scene sc;
 	make_scene(&sc, 4, 2);
-	float d[8] = { 0, 1, -1, 0.5f, 31.9f, -40, 0.25f, 1.0f / 1024 };
+	float d[8] = {0, 1, -1, 0.5f, 31.9f, -40, 0.25f, 1.0f / 1024};
 	tp_surface s = fsurf(d, 4, 2, 0);
 	tp_image img = render_one(&sc, SCENE_MODE_HEIGHT, &s); /* default 1024 levels / unit */
-	const int want[8] = { 32768, 33792, 31744, 33280, 65434, 0, 33024, 32769 };
+	const int want[8] = {32768, 33792, 31744, 33280, 65434, 0, 33024, 32769};
 	for (int i = 0; i < 8; i++)
 		cr_assert_eq(sample(&img, i % 4, i / 4, 0), want[i], "sample %d", i);
 	tp_image_free(&img);
@@ -179,11 +194,14 @@ Test(maps, normal_convention_and_strength)
 	sc.maps.normal_directx = 1;
 	tp_image dx = render_one(&sc, SCENE_MODE_NORMAL, &s);
 	double len = sqrt(0.4 * 0.4 + 0.2 * 0.2 + 1);
-	double want_gl[3] = { -0.4 / len, 0.2 / len, 1 / len };
+	double want_gl[3] = {-0.4 / len, 0.2 / len, 1 / len};
 	for (int c = 0; c < 3; c++) {
-		double g = sample(&gl, 8, 8, c) / 65535 * 2 - 1, d = sample(&dx, 8, 8, c) / 65535 * 2 - 1;
-		cr_assert(fabs(g - want_gl[c]) < 1e-4, "OpenGL channel %d: %g, want %g", c, g, want_gl[c]);
-		cr_assert(fabs(d - (c == 1 ? -want_gl[c] : want_gl[c])) < 1e-4, "DirectX channel %d: %g", c, d);
+		double g = sample(&gl, 8, 8, c) / 65535 * 2 - 1,
+		       d = sample(&dx, 8, 8, c) / 65535 * 2 - 1;
+		cr_assert(fabs(g - want_gl[c]) < 1e-4, "OpenGL channel %d: %g, want %g", c, g,
+			  want_gl[c]);
+		cr_assert(fabs(d - (c == 1 ? -want_gl[c] : want_gl[c])) < 1e-4,
+			  "DirectX channel %d: %g", c, d);
 	}
 	tp_image_free(&gl);
 	tp_image_free(&dx);
@@ -213,8 +231,9 @@ Test(maps, flat_water_lights_the_floor_evenly)
 			tp_image img = render_one(&sc, SCENE_MODE_CAUSTICS, &s);
 			for (int y = 0; y < 30; y++)
 				for (int x = 0; x < 40; x++)
-					cr_assert_eq(sample(&img, x, y, 0), want, "tone %d wrap %d pixel %d,%d", tone,
-						     wrap, x, y);
+					cr_assert_eq(sample(&img, x, y, 0), want,
+						     "tone %d wrap %d pixel %d,%d", tone, wrap, x,
+						     y);
 			tp_image_free(&img);
 		}
 	}
@@ -243,8 +262,10 @@ Test(maps, caustics_conserve_energy_and_focus_it_into_lines)
 				minv = fmin(minv, sample(&img, x, y, 0));
 			}
 		cr_assert_lt(maxv, 65535, "clipped: the energy check needs headroom");
-		cr_assert(fabs(mean - 0.02 * 65535) <= 0.5, "wrap %d: mean %f, want %f", wrap, mean, 0.02 * 65535);
-		cr_assert_gt(maxv, 4 * mean, "wrap %d: no focusing (max %g, mean %g)", wrap, maxv, mean);
+		cr_assert(fabs(mean - 0.02 * 65535) <= 0.5, "wrap %d: mean %f, want %f", wrap, mean,
+			  0.02 * 65535);
+		cr_assert_gt(maxv, 4 * mean, "wrap %d: no focusing (max %g, mean %g)", wrap, maxv,
+			     mean);
 		cr_assert_lt(minv, 0.5 * mean, "wrap %d: no dark regions (min %g)", wrap, minv);
 		tp_image_free(&img);
 	}
@@ -265,7 +286,8 @@ Test(maps, a_crest_focuses_light_toward_its_middle)
 	float f[64 * 8];
 	for (int y = 0; y < 8; y++)
 		for (int x = 0; x < 64; x++)
-			f[y * 64 + x] = (float)(0.5 * cos(2 * M_PI * x / 64.0)); /* crest at x = 0 */
+			f[y * 64 + x] =
+				(float)(0.5 * cos(2 * M_PI * x / 64.0)); /* crest at x = 0 */
 	tp_surface s = fsurf(f, 64, 8, 1);
 	tp_image img = render_one(&sc, SCENE_MODE_CAUSTICS, &s);
 	cr_assert_gt(sample(&img, 0, 4, 0), 2 * sample(&img, 32, 4, 0), "crest %g, trough %g",
@@ -314,7 +336,8 @@ Test(maps, every_mode_tiles_without_a_seam_under_wrap)
 	make_scene(&sc, 72, 56);
 	sc.maps.caustics_depth = 300;
 	float *f = waves(72, 56, 0.8);
-	const scene_mode modes[] = { SCENE_MODE_COLOR, SCENE_MODE_HEIGHT, SCENE_MODE_NORMAL, SCENE_MODE_CAUSTICS };
+	const scene_mode modes[] = {SCENE_MODE_COLOR, SCENE_MODE_HEIGHT, SCENE_MODE_NORMAL,
+				    SCENE_MODE_CAUSTICS};
 	for (int m = 0; m < 4; m++) {
 		tp_surface s = fsurf(f, 72, 56, 1);
 		tp_image img = render_one(&sc, modes[m], &s);
@@ -346,7 +369,7 @@ Test(maps, same_bytes_with_any_thread_count)
 	make_scene(&sc, 97, 61); /* odd sizes: uneven bands */
 	sc.maps.caustics_depth = 400;
 	float *f = waves(97, 61, 1.0);
-	const scene_mode modes[] = { SCENE_MODE_HEIGHT, SCENE_MODE_NORMAL, SCENE_MODE_CAUSTICS };
+	const scene_mode modes[] = {SCENE_MODE_HEIGHT, SCENE_MODE_NORMAL, SCENE_MODE_CAUSTICS};
 	int saved = omp_get_max_threads();
 	for (int m = 0; m < 3; m++)
 		for (int wrap = 0; wrap <= 1; wrap++) {
@@ -359,8 +382,10 @@ Test(maps, same_bytes_with_any_thread_count)
 			tp_image c = render_one(&sc, modes[m], &s);
 			size_t row = (size_t)a.w * tp_pixfmt_bytes(a.fmt);
 			for (int y = 0; y < a.h; y++) {
-				cr_assert_eq(memcmp(tp_image_row(&a, y), tp_image_row(&b, y), row), 0, "mode %d row %d", m, y);
-				cr_assert_eq(memcmp(tp_image_row(&a, y), tp_image_row(&c, y), row), 0, "mode %d row %d", m, y);
+				cr_assert_eq(memcmp(tp_image_row(&a, y), tp_image_row(&b, y), row),
+					     0, "mode %d row %d", m, y);
+				cr_assert_eq(memcmp(tp_image_row(&a, y), tp_image_row(&c, y), row),
+					     0, "mode %d row %d", m, y);
 			}
 			tp_image_free(&a);
 			tp_image_free(&b);
@@ -392,12 +417,14 @@ Test(maps, soft_tone_keeps_the_lines_out_of_clipping)
 			clip_lin += l == 255;
 			clip_soft += o == 255;
 			if (l < 40) /* dim light: 1 - exp(-e) is e within e^2/2 */
-				cr_assert(fabs(o - l) <= 1 + l * l / (2 * 255.0), "%d,%d: %g vs %g", x, y, o, l);
+				cr_assert(fabs(o - l) <= 1 + l * l / (2 * 255.0), "%d,%d: %g vs %g",
+					  x, y, o, l);
 			for (int k = 0; k < x; k++) /* monotonic along the row */
 				if (sample(&lin, k, y, 0) < l && sample(&lin, k, y, 0) < 255)
 					cr_assert_leq(sample(&soft, k, y, 0), o);
 		}
-	cr_assert_gt(clip_lin, 96 * 80 / 50, "the waves should clip the linear ramp (%d pixels)", clip_lin);
+	cr_assert_gt(clip_lin, 96 * 80 / 50, "the waves should clip the linear ramp (%d pixels)",
+		     clip_lin);
 	cr_assert_leq(clip_soft * 1000, 96 * 80, "%d pixels clip with the soft tone", clip_soft);
 	tp_image_free(&lin);
 	tp_image_free(&soft);
@@ -418,7 +445,8 @@ Test(maps, steep_surfaces_still_conserve_energy)
 	for (int wrap = 0; wrap <= 1; wrap++) {
 		tp_surface s = fsurf(f, 24, 20, wrap);
 		tp_image img = render_one(&sc, SCENE_MODE_CAUSTICS, &s);
-		cr_assert(fabs(mean_of(&img) - 0.001 * 65535) <= 0.5, "wrap %d: mean %f", wrap, mean_of(&img));
+		cr_assert(fabs(mean_of(&img) - 0.001 * 65535) <= 0.5, "wrap %d: mean %f", wrap,
+			  mean_of(&img));
 		tp_image_free(&img);
 	}
 	free(f);

@@ -64,7 +64,10 @@ static void remove_dir(void)
 
 TestSuite(mp4, .init = make_dir, .fini = remove_dir);
 
-static void path_in(char *buf, size_t n, const char *name) { snprintf(buf, n, "%s/%s", dir, name); }
+static void path_in(char *buf, size_t n, const char *name)
+{
+	snprintf(buf, n, "%s/%s", dir, name);
+}
 
 /* Names in the test directory other than `except` (NULL: any), e.g. leftover temporaries. */
 static int count_entries(const char *except)
@@ -73,7 +76,8 @@ static int count_entries(const char *except)
 	int n = 0;
 	struct dirent *e;
 	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && (!except || strcmp(e->d_name, except)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+		    (!except || strcmp(e->d_name, except)))
 			n++;
 	closedir(d);
 	return n;
@@ -85,7 +89,8 @@ static void make_frame(tp_image *img, int k)
 	for (int y = 0; y < img->h; y++) {
 		uint8_t *r = tp_image_row(img, y);
 		for (int x = 0; x < img->w; x++) {
-			int in = x >= 4 + 2 * k && x < 16 + 2 * k && y >= img->h / 4 && y < img->h / 4 + 12;
+			int in = x >= 4 + 2 * k && x < 16 + 2 * k && y >= img->h / 4 &&
+				 y < img->h / 4 + 12;
 			r[3 * x + 0] = (uint8_t)(in ? 240 : 40 + (x * 150) / img->w);
 			r[3 * x + 1] = (uint8_t)(in ? 230 : 60 + (y * 120) / img->h);
 			r[3 * x + 2] = (uint8_t)(in ? 200 : 120 + ((x + y + k) % 64));
@@ -95,8 +100,16 @@ static void make_frame(tp_image *img, int k)
 
 static enc_config config(const char *path, int w, int h, double fps, int frames)
 {
-	return (enc_config){ .path = path, .w = w, .h = h, .fps = fps, .frames = frames,
-			     .fmt = TP_RGB8, .overwrite = 0, .crf = -1, .preset = NULL, .bitrate = 0 };
+	return (enc_config){.path = path,
+			    .w = w,
+			    .h = h,
+			    .fps = fps,
+			    .frames = frames,
+			    .fmt = TP_RGB8,
+			    .overwrite = 0,
+			    .crf = -1,
+			    .preset = NULL,
+			    .bitrate = 0};
 }
 
 static int failed_at; /* frame whose write_frame failed in encode_n, -1: none */
@@ -131,9 +144,9 @@ static int encode_n(const enc_config *cfg, int n, enc_close_mode mode, tp_err *e
 
 typedef struct decoded {
 	char codec[32], pixfmt[32];
-	int w, h;         /* decoded picture size */
-	AVRational rate;  /* the stream's average frame rate */
-	double duration;  /* seconds */
+	int w, h;        /* decoded picture size */
+	AVRational rate; /* the stream's average frame rate */
+	double duration; /* seconds */
 	int nframes;
 	tp_image frames[64]; /* RGB8, converted with the stream's BT.709 limited range */
 	tp_image luma[64];   /* GRAY8: the decoded Y plane as it is */
@@ -157,7 +170,8 @@ static int decode_file(const char *path, decoded *d)
 	struct SwsContext *sws = NULL;
 	int ok = -1;
 	memset(d, 0, sizeof *d);
-	if (avformat_open_input(&fc, path, NULL, NULL) < 0 || avformat_find_stream_info(fc, NULL) < 0)
+	if (avformat_open_input(&fc, path, NULL, NULL) < 0 ||
+	    avformat_find_stream_info(fc, NULL) < 0)
 		goto done;
 	int si = av_find_best_stream(fc, AVMEDIA_TYPE_VIDEO, -1, -1, NULL, 0);
 	if (si < 0)
@@ -193,21 +207,23 @@ static int decode_file(const char *path, decoded *d)
 			if (d->nframes < 64) {
 				tp_image *im = &d->frames[d->nframes];
 				tp_image_alloc(im, fr->width, fr->height, TP_RGB8);
-				sws = sws_getCachedContext(sws, fr->width, fr->height, fr->format, fr->width,
-							   fr->height, AV_PIX_FMT_RGB24,
-							   SWS_BILINEAR | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT,
+				sws = sws_getCachedContext(sws, fr->width, fr->height, fr->format,
+							   fr->width, fr->height, AV_PIX_FMT_RGB24,
+							   SWS_BILINEAR | SWS_ACCURATE_RND |
+								   SWS_FULL_CHR_H_INT,
 							   NULL, NULL, NULL);
 				sws_setColorspaceDetails(sws, sws_getCoefficients(SWS_CS_ITU709), 0,
-							 sws_getCoefficients(SWS_CS_ITU709), 1, 0, 1 << 16,
-							 1 << 16);
-				uint8_t *dst[4] = { im->pixels };
-				int dstride[4] = { (int)im->stride };
-				sws_scale(sws, (const uint8_t *const *)fr->data, fr->linesize, 0, fr->height,
-					  dst, dstride);
+							 sws_getCoefficients(SWS_CS_ITU709), 1, 0,
+							 1 << 16, 1 << 16);
+				uint8_t *dst[4] = {im->pixels};
+				int dstride[4] = {(int)im->stride};
+				sws_scale(sws, (const uint8_t *const *)fr->data, fr->linesize, 0,
+					  fr->height, dst, dstride);
 				tp_image *y = &d->luma[d->nframes];
 				tp_image_alloc(y, fr->width, fr->height, TP_GRAY8);
 				for (int r = 0; r < fr->height; r++)
-					memcpy(tp_image_row(y, r), fr->data[0] + (ptrdiff_t)r * fr->linesize[0],
+					memcpy(tp_image_row(y, r),
+					       fr->data[0] + (ptrdiff_t)r * fr->linesize[0],
 					       (size_t)fr->width);
 			}
 			d->nframes++;
@@ -246,8 +262,10 @@ static double psnr_luma(const tp_image *rgb, const tp_image *y)
 	for (int r = 0; r < rgb->h; r++) {
 		const uint8_t *p = tp_image_row(rgb, r), *q = tp_image_row(y, r);
 		for (int x = 0; x < rgb->w; x++) {
-			double want = 16 + 219 * (0.2126 * p[3 * x] + 0.7152 * p[3 * x + 1] +
-						  0.0722 * p[3 * x + 2]) / 255;
+			double want = 16 + 219 *
+						   (0.2126 * p[3 * x] + 0.7152 * p[3 * x + 1] +
+						    0.0722 * p[3 * x + 2]) /
+						   255;
 			se += (want - q[x]) * (want - q[x]);
 		}
 	}
@@ -293,8 +311,9 @@ Test(mp4, rgb_to_yuv420_is_bt709_and_the_same_on_every_path)
 				st = st * 1664525u + 1013904223u;
 				uint8_t v = (uint8_t)(st >> 24);
 				if (x % 4 == 0) /* every other block: one colour over its 2x2 */
-					rgb[y][3 * x + c] = rgb[y][3 * x + 3 + c] = rgb[y + 1][3 * x + c] =
-						rgb[y + 1][3 * x + 3 + c] = v;
+					rgb[y][3 * x + c] = rgb[y][3 * x + 3 + c] =
+						rgb[y + 1][3 * x + c] = rgb[y + 1][3 * x + 3 + c] =
+							v;
 				else {
 					rgb[y][3 * x + c] = v;
 					rgb[y][3 * x + 3 + c] = (uint8_t)(v * 7);
@@ -314,14 +333,19 @@ Test(mp4, rgb_to_yuv420_is_bt709_and_the_same_on_every_path)
 	cr_assert_eq(memcmp(cr[0], cr[1], sizeof cr[0]), 0, "Cr: vector path differs from C");
 	for (int y = 0; y < H; y++)
 		for (int x = 0; x < W; x++) {
-			const double r = rgb[y][3 * x], g = rgb[y][3 * x + 1], b = rgb[y][3 * x + 2];
+			const double r = rgb[y][3 * x], g = rgb[y][3 * x + 1],
+				     b = rgb[y][3 * x + 2];
 			const double yl = 0.2126 * r + 0.7152 * g + 0.0722 * b; /* 0..255 */
-			cr_assert_leq(fabs(yv[0][y][x] - (16 + 219 * yl / 255)), 1.0, "Y at %d,%d", x, y);
+			cr_assert_leq(fabs(yv[0][y][x] - (16 + 219 * yl / 255)), 1.0, "Y at %d,%d",
+				      x, y);
 			if (x % 4 == 0 && y % 2 == 0) {
-				double u = 128 + 224 * (b - yl) / (1.8556 * 255), v = 128 + 224 * (r - yl) / (1.5748 * 255);
-				cr_assert_leq(fabs(cb[0][y / 2][x / 2] - u), 1.0, "Cb at %d,%d: %d vs %.2f", x, y,
-					      cb[0][y / 2][x / 2], u);
-				cr_assert_leq(fabs(cr[0][y / 2][x / 2] - v), 1.0, "Cr at %d,%d", x, y);
+				double u = 128 + 224 * (b - yl) / (1.8556 * 255),
+				       v = 128 + 224 * (r - yl) / (1.5748 * 255);
+				cr_assert_leq(fabs(cb[0][y / 2][x / 2] - u), 1.0,
+					      "Cb at %d,%d: %d vs %.2f", x, y, cb[0][y / 2][x / 2],
+					      u);
+				cr_assert_leq(fabs(cr[0][y / 2][x / 2] - v), 1.0, "Cr at %d,%d", x,
+					      y);
 			}
 		}
 }
@@ -382,7 +406,8 @@ Test(mp4, faststart_and_no_version_or_time_metadata)
 	/* Top-level boxes: ftyp, then moov before mdat (playable while downloading). */
 	long moov = -1, mdat = -1;
 	for (long i = 0; i + 8 <= n;) {
-		uint32_t sz = (uint32_t)b[i] << 24 | (uint32_t)b[i + 1] << 16 | (uint32_t)b[i + 2] << 8 | b[i + 3];
+		uint32_t sz = (uint32_t)b[i] << 24 | (uint32_t)b[i + 1] << 16 |
+			      (uint32_t)b[i + 2] << 8 | b[i + 3];
 		if (!memcmp(b + i + 4, "moov", 4))
 			moov = i;
 		if (!memcmp(b + i + 4, "mdat", 4))
@@ -476,7 +501,7 @@ Test(mp4, crf_preset_and_bitrate_change_the_stream)
 	char p[256];
 	long size[3];
 	tp_err err;
-	const char *names[3] = { "q18.mp4", "q40.mp4", "br.mp4" };
+	const char *names[3] = {"q18.mp4", "q40.mp4", "br.mp4"};
 	for (int i = 0; i < 3; i++) {
 		path_in(p, sizeof p, names[i]);
 		enc_config cfg = config(p, 160, 96, 30, 15);
@@ -618,7 +643,7 @@ Test(mp4, mpeg4_fallback)
 
 Test(mp4, height_maps_and_rgba_frames_are_accepted)
 {
-	const tp_pixfmt fmts[] = { TP_GRAY16, TP_RGBA8, TP_GRAY8, TP_RGB16 };
+	const tp_pixfmt fmts[] = {TP_GRAY16, TP_RGBA8, TP_GRAY8, TP_RGB16};
 	for (int f = 0; f < 4; f++) {
 		char p[256], name[32];
 		snprintf(name, sizeof name, "f%d.mp4", f);
@@ -713,9 +738,10 @@ Test(mp4_cli, render_matches_the_png_frames_of_the_same_scene)
 	char err[256], mp4[256];
 	path_in(err, sizeof err, "stderr");
 	path_in(mp4, sizeof mp4, "tiny.mp4");
-	cr_assert_eq(run_tp(NULL, err, "render " TINY " -q --frames 20 -o %s", mp4), 0, "%s", slurp(err));
-	cr_assert_eq(run_tp(NULL, err, "render " TINY " -q --frames 20 -o %s/%%02d.png", dir), 0, "%s",
+	cr_assert_eq(run_tp(NULL, err, "render " TINY " -q --frames 20 -o %s", mp4), 0, "%s",
 		     slurp(err));
+	cr_assert_eq(run_tp(NULL, err, "render " TINY " -q --frames 20 -o %s/%%02d.png", dir), 0,
+		     "%s", slurp(err));
 	decoded d;
 	cr_assert_eq(decode_file(mp4, &d), 0);
 	cr_assert_str_eq(d.codec, "h264");
@@ -768,14 +794,19 @@ Test(mp4_cli, rendering_straight_to_yuv_gives_the_same_video)
 	path_in(b, sizeof b, "b.mp4");
 	path_in(c, sizeof c, "c.mp4");
 	path_in(m, sizeof m, "b.manifest");
-	const char *scenes[] = { TINY, "scenes/boxes.json --scale 0.25", "scenes/pond.json --scale 0.25" };
+	const char *scenes[] = {TINY, "scenes/boxes.json --scale 0.25",
+				"scenes/pond.json --scale 0.25"};
 	for (int i = 0; i < 3; i++) {
-		cr_assert_eq(run_tp(NULL, err, "render %s -q -y --frames 12 -o %s", scenes[i], a), 0, "%s", slurp(err));
-		cr_assert_eq(run_tp(NULL, err, "render %s -q -y --frames 12 -o %s --hash %s", scenes[i], b, m), 0,
-			     "%s", slurp(err));
-		cr_assert_eq(run_tp(NULL, err, "render %s -q -y --frames 12 --threads 1 -o %s", scenes[i], c), 0,
-			     "%s", slurp(err));
-		cr_assert(files_equal(a, b), "%s: the 4:2:0 render differs from the RGB one", scenes[i]);
+		cr_assert_eq(run_tp(NULL, err, "render %s -q -y --frames 12 -o %s", scenes[i], a),
+			     0, "%s", slurp(err));
+		cr_assert_eq(run_tp(NULL, err, "render %s -q -y --frames 12 -o %s --hash %s",
+				    scenes[i], b, m),
+			     0, "%s", slurp(err));
+		cr_assert_eq(run_tp(NULL, err, "render %s -q -y --frames 12 --threads 1 -o %s",
+				    scenes[i], c),
+			     0, "%s", slurp(err));
+		cr_assert(files_equal(a, b), "%s: the 4:2:0 render differs from the RGB one",
+			  scenes[i]);
 		cr_assert(files_equal(a, c), "%s: 1 and 2 threads differ", scenes[i]);
 	}
 }
@@ -786,10 +817,12 @@ Test(mp4_cli, two_renders_are_byte_identical_whatever_the_threads)
 	path_in(err, sizeof err, "stderr");
 	path_in(a, sizeof a, "a.mp4");
 	path_in(b, sizeof b, "b.mp4");
-	cr_assert_eq(run_tp(NULL, err, "render " TINY " -q --threads 1 --size 144x96 --frames 30 -o %s", a), 0,
-		     "%s", slurp(err));
-	cr_assert_eq(run_tp(NULL, err, "render " TINY " -q --threads 2 --size 144x96 --frames 30 -o %s", b), 0,
-		     "%s", slurp(err));
+	cr_assert_eq(run_tp(NULL, err,
+			    "render " TINY " -q --threads 1 --size 144x96 --frames 30 -o %s", a),
+		     0, "%s", slurp(err));
+	cr_assert_eq(run_tp(NULL, err,
+			    "render " TINY " -q --threads 2 --size 144x96 --frames 30 -o %s", b),
+		     0, "%s", slurp(err));
 	cr_assert(files_equal(a, b));
 }
 
@@ -799,17 +832,21 @@ Test(mp4_cli, crf_preset_and_bitrate_options)
 	path_in(err, sizeof err, "stderr");
 	path_in(a, sizeof a, "crf18.mp4");
 	path_in(b, sizeof b, "crf40.mp4");
-	cr_assert_eq(run_tp(NULL, err, "render " TINY " -q --frames 12 -o %s", a), 0, "%s", slurp(err));
-	cr_assert_eq(run_tp(NULL, err, "render " TINY " -q --frames 12 --crf 40 --preset veryfast -o %s", b), 0,
-		     "%s", slurp(err));
+	cr_assert_eq(run_tp(NULL, err, "render " TINY " -q --frames 12 -o %s", a), 0, "%s",
+		     slurp(err));
+	cr_assert_eq(run_tp(NULL, err,
+			    "render " TINY " -q --frames 12 --crf 40 --preset veryfast -o %s", b),
+		     0, "%s", slurp(err));
 	struct stat sa, sb;
 	cr_assert_eq(stat(a, &sa), 0);
 	cr_assert_eq(stat(b, &sb), 0);
 	cr_assert_lt(sb.st_size, sa.st_size);
 	cr_assert_eq(run_tp(NULL, err, "render " TINY " -q --preset quick -o %s/c.mp4", dir), 2);
 	cr_assert(strstr(slurp(err), "--preset: must be one of") != NULL, "%s", slurp(err));
-	cr_assert_eq(run_tp(NULL, err, "render " TINY " -q --crf 20 --bitrate 1M -o %s/c.mp4", dir), 2);
-	cr_assert_eq(run_tp(NULL, err, "render " TINY " -q --bitrate 30k -o %s/c.mp4", dir), 0, "%s", slurp(err));
+	cr_assert_eq(run_tp(NULL, err, "render " TINY " -q --crf 20 --bitrate 1M -o %s/c.mp4", dir),
+		     2);
+	cr_assert_eq(run_tp(NULL, err, "render " TINY " -q --bitrate 30k -o %s/c.mp4", dir), 0,
+		     "%s", slurp(err));
 	decoded d;
 	path_in(a, sizeof a, "c.mp4");
 	cr_assert_eq(decode_file(a, &d), 0);
@@ -824,7 +861,8 @@ Test(mp4_cli, mpeg4_fallback_is_announced)
 	path_in(p, sizeof p, "m4.mp4");
 	setenv("TIDEPOOL_MP4_CODEC", "mpeg4", 1);
 	cr_assert_eq(run_tp(NULL, err, "render " TINY " -o %s", p), 0, "%s", slurp(err));
-	cr_assert(strstr(slurp(err), "tidepool: MP4: encoding MPEG-4 Part 2") != NULL, "%s", slurp(err));
+	cr_assert(strstr(slurp(err), "tidepool: MP4: encoding MPEG-4 Part 2") != NULL, "%s",
+		  slurp(err));
 	decoded d;
 	cr_assert_eq(decode_file(p, &d), 0);
 	cr_assert_str_eq(d.codec, "mpeg4");
@@ -834,7 +872,7 @@ Test(mp4_cli, mpeg4_fallback_is_announced)
 
 Test(mp4_cli, interrupted_render_leaves_a_playable_file)
 {
-	const int sigs[2] = { SIGINT, SIGTERM };
+	const int sigs[2] = {SIGINT, SIGTERM};
 	for (int i = 0; i < 2; i++) {
 		char err[256], out[256], name[32], tmp[300];
 		path_in(err, sizeof err, "stderr");
@@ -844,8 +882,9 @@ Test(mp4_cli, interrupted_render_leaves_a_playable_file)
 		if (pid == 0) {
 			FILE *e = freopen(err, "w", stderr);
 			(void)e;
-			execl(tp_bin(), "tidepool", "render", TINY, "-q", "--size", "384x256", "--frames",
-			      "100000", "--preset", "ultrafast", "-o", out, (char *)NULL);
+			execl(tp_bin(), "tidepool", "render", TINY, "-q", "--size", "384x256",
+			      "--frames", "100000", "--preset", "ultrafast", "-o", out,
+			      (char *)NULL);
 			_exit(127);
 		}
 		/* Wait until encoded packets reach the temporary, so there is something to keep. */
@@ -883,7 +922,8 @@ Test(mp4_cli, bad_output_paths_fail_before_simulating)
 	fputs("precious", f);
 	fclose(f);
 	cr_assert_eq(run_tp(NULL, err, "render " TINY " -q --frames 100000 -o %s", p), 4);
-	cr_assert(strstr(slurp(err), "already exists (use -y to overwrite)") != NULL, "%s", slurp(err));
+	cr_assert(strstr(slurp(err), "already exists (use -y to overwrite)") != NULL, "%s",
+		  slurp(err));
 	cr_assert_str_eq(slurp(p), "precious");
 }
 
@@ -894,7 +934,8 @@ Test(mp4_cli, write_error_mid_render_exits_4_and_leaves_nothing)
 	path_in(p, sizeof p, "big.mp4");
 	/* ulimit -f: writes beyond 100 blocks fail with EFBIG, like a disk filling up. */
 	snprintf(cmd, sizeof cmd,
-		 "ulimit -f 100; trap '' XFSZ; exec %s render " TINY " -q --size 384x256 --frames 300 "
+		 "ulimit -f 100; trap '' XFSZ; exec %s render " TINY
+		 " -q --size 384x256 --frames 300 "
 		 "--crf 0 --preset ultrafast -o %s 2>%s",
 		 tp_bin(), p, err);
 	int st = system(cmd);

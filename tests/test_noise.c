@@ -23,8 +23,8 @@
  * even with the seeds' slopes (up to 13%); the smoothed slopes must stay under 2% and cut
  * the share at least NOISE_CUT times where the seeds' is over 1%. */
 #define NOISE_BOUND 0.02
-#define NOISE_CUT 5.0
-#define NOISE_FRAME 60   /* 2 s into the scenes: rings have spread, wakes have formed */
+#define NOISE_CUT   5.0
+#define NOISE_FRAME 60 /* 2 s into the scenes: rings have spread, wakes have formed */
 
 /* Energy of the 2D spectrum of f (w x h) at max(|kx|, |ky|) > Nyquist/2, and in all. */
 static void spectrum_energy(const float *f, int w, int h, double *top, double *all)
@@ -42,8 +42,10 @@ static void spectrum_energy(const float *f, int w, int h, double *top, double *a
 		for (int kx = 0; kx < wc; kx++) {
 			/* r2c keeps half the columns: the others mirror kx = 1 .. (w-1)/2 */
 			const double mult = (kx == 0 || 2 * kx == w) ? 1.0 : 2.0;
-			const double e = mult * (out[(size_t)ky * wc + kx][0] * out[(size_t)ky * wc + kx][0] +
-						 out[(size_t)ky * wc + kx][1] * out[(size_t)ky * wc + kx][1]);
+			const double e =
+				mult *
+				(out[(size_t)ky * wc + kx][0] * out[(size_t)ky * wc + kx][0] +
+				 out[(size_t)ky * wc + kx][1] * out[(size_t)ky * wc + kx][1]);
 			*all += e;
 			if (4 * kx > w || 4 * fy > h)
 				*top += e;
@@ -69,11 +71,22 @@ static void central_slopes(const tp_surface *s, float *gx, float *gy)
 	const int w = s->w, h = s->h;
 	for (int y = 0; y < h; y++)
 		for (int x = 0; x < w; x++) {
-			int xl = x > 0 ? x - 1 : s->wrap ? w - 1 : 0, xr = x < w - 1 ? x + 1 : s->wrap ? 0 : w - 1;
-			int yu = y > 0 ? y - 1 : s->wrap ? h - 1 : 0, yd = y < h - 1 ? y + 1 : s->wrap ? 0 : h - 1;
+			int xl = x > 0     ? x - 1
+				 : s->wrap ? w - 1
+					   : 0,
+			    xr = x < w - 1 ? x + 1
+				 : s->wrap ? 0
+					   : w - 1;
+			int yu = y > 0     ? y - 1
+				 : s->wrap ? h - 1
+					   : 0,
+			    yd = y < h - 1 ? y + 1
+				 : s->wrap ? 0
+					   : h - 1;
 #define H(yy, xx)                                                                                  \
-	(s->type == TP_SAMPLE_I32 ? (float)((const int32_t *)s->data)[(ptrdiff_t)(yy) * s->stride + (xx)] * s->scale \
-				  : ((const float *)s->data)[(ptrdiff_t)(yy) * s->stride + (xx)] * s->scale)
+	(s->type == TP_SAMPLE_I32                                                                  \
+		 ? (float)((const int32_t *)s->data)[(ptrdiff_t)(yy)*s->stride + (xx)] * s->scale  \
+		 : ((const float *)s->data)[(ptrdiff_t)(yy)*s->stride + (xx)] * s->scale)
 			gx[(size_t)y * w + x] = 0.5f * (H(y, xr) - H(y, xl));
 			gy[(size_t)y * w + x] = 0.5f * (H(yd, x) - H(yu, x));
 #undef H
@@ -106,8 +119,13 @@ static double central_share(const tp_surface *s)
 
 static tp_surface float_field(float *f, int w, int h)
 {
-	return (tp_surface){ .kind = TP_SURFACE_HEIGHT, .w = w, .h = h, .type = TP_SAMPLE_F32,
-			     .data = f, .stride = w, .scale = 1.0f };
+	return (tp_surface){.kind = TP_SURFACE_HEIGHT,
+			    .w = w,
+			    .h = h,
+			    .type = TP_SAMPLE_F32,
+			    .data = f,
+			    .stride = w,
+			    .scale = 1.0f};
 }
 
 Test(noise, still_water_and_a_smooth_wave_are_far_under_the_bound)
@@ -121,7 +139,8 @@ Test(noise, still_water_and_a_smooth_wave_are_far_under_the_bound)
 	for (int y = 0; y < H; y++)
 		for (int x = 0; x < W; x++) {
 			double r = hypot(x - 80.0, y - 60.0);
-			f[y * W + x] = (float)(sin(r * 2 * M_PI / 12.0) * exp(-(r * r) / (2 * 25.0 * 25.0)));
+			f[y * W + x] = (float)(sin(r * 2 * M_PI / 12.0) *
+					       exp(-(r * r) / (2 * 25.0 * 25.0)));
 		}
 	double sm = smoothed_share(&s), ce = central_share(&s);
 	cr_log_info("smooth wave: top octave %.5f (central differences %.5f)", sm, ce);
@@ -158,7 +177,7 @@ Test(noise, grid_scale_waves_show_no_slope)
 /* Every example scene with a height field, at frame NOISE_FRAME. */
 Test(noise, example_scenes_have_no_grid_noise, .timeout = 300)
 {
-	const char *pats[] = { "scenes/*.json", "scenes/textures/*.json" };
+	const char *pats[] = {"scenes/*.json", "scenes/textures/*.json"};
 	int checked = 0;
 	for (int pi = 0; pi < 2; pi++) {
 		glob_t g;
@@ -167,27 +186,34 @@ Test(noise, example_scenes_have_no_grid_noise, .timeout = 300)
 		for (size_t i = 0; i < g.gl_pathc; i++) {
 			scene *sc = NULL;
 			stepper *st = NULL;
-			tp_err err = { "" };
+			tp_err err = {""};
 			scene_overrides ov;
 			memset(&ov, 0, sizeof ov);
-			cr_assert_eq(scene_load(g.gl_pathv[i], &ov, &sc, &err), 0, "%s: %s", g.gl_pathv[i], err.msg);
+			cr_assert_eq(scene_load(g.gl_pathv[i], &ov, &sc, &err), 0, "%s: %s",
+				     g.gl_pathv[i], err.msg);
 			if (!(sc->solver->caps & TP_SOLVER_HEIGHTFIELD)) {
 				scene_destroy(sc);
 				continue;
 			}
-			cr_assert_eq(stepper_create(sc, 2, &st, &err), 0, "%s: %s", g.gl_pathv[i], err.msg);
+			cr_assert_eq(stepper_create(sc, 2, &st, &err), 0, "%s: %s", g.gl_pathv[i],
+				     err.msg);
 			for (int f = 0; f <= NOISE_FRAME; f++)
-				cr_assert_eq(stepper_next(st, &err), 0, "%s: %s", g.gl_pathv[i], err.msg);
+				cr_assert_eq(stepper_next(st, &err), 0, "%s: %s", g.gl_pathv[i],
+					     err.msg);
 			tp_surface s;
 			stepper_surface(st, &s);
 			double sm = smoothed_share(&s), ce = central_share(&s);
-			cr_log_info("%-40s top octave %.4f (seeds' central differences %.4f)", g.gl_pathv[i], sm, ce);
-			cr_assert_lt(sm, NOISE_BOUND, "%s: %.1f%% of the slope energy is grid noise", g.gl_pathv[i],
+			cr_log_info("%-40s top octave %.4f (seeds' central differences %.4f)",
+				    g.gl_pathv[i], sm, ce);
+			cr_assert_lt(sm, NOISE_BOUND,
+				     "%s: %.1f%% of the slope energy is grid noise", g.gl_pathv[i],
 				     100 * sm);
 			/* (a scene whose top octave holds under 1% with the seeds' slopes has no
 			 * grid noise to cut, e.g. airy's, whose sources are low-passed) */
-			cr_assert(ce < NOISE_BOUND / 2 || sm * NOISE_CUT < ce, "%s: the smoothed slopes' %.4f is not %g times under the seeds' %.4f",
-				     g.gl_pathv[i], sm, NOISE_CUT, ce);
+			cr_assert(ce < NOISE_BOUND / 2 || sm * NOISE_CUT < ce,
+				  "%s: the smoothed slopes' %.4f is not %g times under the seeds' "
+				  "%.4f",
+				  g.gl_pathv[i], sm, NOISE_CUT, ce);
 			checked++;
 			stepper_destroy(st);
 			scene_destroy(sc);

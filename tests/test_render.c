@@ -7,7 +7,7 @@
 
 #include "render/render.h"
 
-static const tp_solver fake_solver = { .name = "fake", .caps = TP_SOLVER_HEIGHTFIELD };
+static const tp_solver fake_solver = {.name = "fake", .caps = TP_SOLVER_HEIGHTFIELD};
 
 /* A scene whose background is a horizontal ramp: red = x, green = y, blue = 100, so
  * a sampled colour tells where the renderer looked. */
@@ -33,8 +33,13 @@ static void make_scene(scene *sc, int w, int h)
 
 static tp_surface float_surface(const float *data, int w, int h)
 {
-	tp_surface s = { .kind = TP_SURFACE_HEIGHT, .w = w, .h = h, .type = TP_SAMPLE_F32,
-			 .data = data, .stride = w, .scale = 1.0f };
+	tp_surface s = {.kind = TP_SURFACE_HEIGHT,
+			.w = w,
+			.h = h,
+			.type = TP_SAMPLE_F32,
+			.data = data,
+			.stride = w,
+			.scale = 1.0f};
 	return s;
 }
 
@@ -52,7 +57,9 @@ Test(render, flat_water_shows_the_background_unchanged)
 	tp_surface s = float_surface(hf, 64, 48);
 	render_frame(r, &s, &out);
 	for (int y = 0; y < 48; y++)
-		cr_assert_eq(memcmp(tp_image_row(&out, y), tp_image_row(&sc.background.pixels, y), 64 * 3), 0);
+		cr_assert_eq(memcmp(tp_image_row(&out, y), tp_image_row(&sc.background.pixels, y),
+				    64 * 3),
+			     0);
 	render_destroy(r);
 	tp_image_free(&out);
 	tp_image_free(&sc.background.pixels);
@@ -123,8 +130,13 @@ Test(render, integer_surfaces_are_scaled_to_height_units)
 	int32_t *hi = malloc(16 * 16 * sizeof *hi);
 	for (int i = 0; i < 256; i++)
 		hi[i] = 128; /* with scale 1/256: 0.5 height units -> +20 levels */
-	tp_surface s = { .kind = TP_SURFACE_HEIGHT, .w = 16, .h = 16, .type = TP_SAMPLE_I32,
-			 .data = hi, .stride = 16, .scale = 1.0f / 256 };
+	tp_surface s = {.kind = TP_SURFACE_HEIGHT,
+			.w = 16,
+			.h = 16,
+			.type = TP_SAMPLE_I32,
+			.data = hi,
+			.stride = 16,
+			.scale = 1.0f / 256};
 	render_ctx *r;
 	tp_err err;
 	cr_assert_eq(render_create(&sc, SCENE_MODE_COLOR, &r, &err), 0);
@@ -146,8 +158,10 @@ Test(render, same_bytes_with_one_and_two_threads_and_patterns_tile_with_wrap)
 	sc.background.image = NULL;
 	sc.background.pattern = SCENE_PATTERN_TILES;
 	sc.background.scale = 20; /* adjusted to 96/5 x 64/3 under wrap */
-	sc.background.color[0][0] = 220, sc.background.color[0][1] = 235, sc.background.color[0][2] = 240;
-	sc.background.color[1][0] = 40, sc.background.color[1][1] = 90, sc.background.color[1][2] = 120;
+	sc.background.color[0][0] = 220, sc.background.color[0][1] = 235,
+	sc.background.color[0][2] = 240;
+	sc.background.color[1][0] = 40, sc.background.color[1][1] = 90,
+	sc.background.color[1][2] = 120;
 	sc.boundary = SCENE_BOUNDARY_WRAP;
 	sc.render.reflection = 1;
 	sc.render.specular = 0.5;
@@ -156,7 +170,8 @@ Test(render, same_bytes_with_one_and_two_threads_and_patterns_tile_with_wrap)
 	float *hf = malloc(96 * 64 * sizeof *hf);
 	for (int y = 0; y < 64; y++)
 		for (int x = 0; x < 96; x++)
-			hf[y * 96 + x] = (float)(sin(2 * M_PI * x / 96.0) * cos(2 * M_PI * 2 * y / 64.0));
+			hf[y * 96 + x] =
+				(float)(sin(2 * M_PI * x / 96.0) * cos(2 * M_PI * 2 * y / 64.0));
 	tp_surface s = float_surface(hf, 96, 64);
 	s.wrap = 1;
 	tp_image a, b;
@@ -199,7 +214,7 @@ Test(render, same_bytes_with_one_and_two_threads_and_patterns_tile_with_wrap)
  * remainder (and rows shorter than one fused run). */
 Test(render, vector_paths_write_the_same_bytes_as_plain_c)
 {
-	const int sizes[][2] = { { 97, 31 }, { 256, 9 }, { 3, 5 }, { 301, 17 }, { 17, 4 }, { 18, 3 } };
+	const int sizes[][2] = {{97, 31}, {256, 9}, {3, 5}, {301, 17}, {17, 4}, {18, 3}};
 	for (int si = 0; si < 12; si++) {
 		const int as_int = si >= 6;
 		const int w = sizes[si % 6][0], h = sizes[si % 6][1];
@@ -210,8 +225,10 @@ Test(render, vector_paths_write_the_same_bytes_as_plain_c)
 			sc.background.image = NULL;
 			sc.background.pattern = SCENE_PATTERN_PEBBLES;
 			sc.background.scale = 7;
-			sc.background.color[0][0] = 250, sc.background.color[0][1] = 200, sc.background.color[0][2] = 10;
-			sc.background.color[1][0] = 5, sc.background.color[1][1] = 90, sc.background.color[1][2] = 255;
+			sc.background.color[0][0] = 250, sc.background.color[0][1] = 200,
+			sc.background.color[0][2] = 10;
+			sc.background.color[1][0] = 5, sc.background.color[1][1] = 90,
+			sc.background.color[1][2] = 255;
 			sc.boundary = wrap ? SCENE_BOUNDARY_WRAP : SCENE_BOUNDARY_REFLECT;
 			sc.render.reflection = 2;
 			sc.render.specular = 1;
@@ -221,7 +238,8 @@ Test(render, vector_paths_write_the_same_bytes_as_plain_c)
 			unsigned st = 12345u + (unsigned)si;
 			for (int i = 0; i < w * h; i++) {
 				st = st * 1664525u + 1013904223u;
-				hf[i] = (float)((int)(st >> 8 & 0xffff) - 32768) / 2048.0f; /* +-16 */
+				hf[i] = (float)((int)(st >> 8 & 0xffff) - 32768) /
+					2048.0f; /* +-16 */
 			}
 			int32_t *hi = malloc((size_t)w * h * sizeof *hi);
 			for (int i = 0; i < w * h; i++)
@@ -245,10 +263,13 @@ Test(render, vector_paths_write_the_same_bytes_as_plain_c)
 			render_set_simd(3);
 			for (int level = 1; level < 4; level++)
 				for (int y = 0; y < h; y++)
-					cr_assert_eq(memcmp(tp_image_row(&img[0], y), tp_image_row(&img[level], y),
-							    (size_t)w * 3), 0,
-						     "%dx%d wrap %d int %d: level %d differs from C in row %d", w,
-						     h, wrap, as_int, level, y);
+					cr_assert_eq(memcmp(tp_image_row(&img[0], y),
+							    tp_image_row(&img[level], y),
+							    (size_t)w * 3),
+						     0,
+						     "%dx%d wrap %d int %d: level %d differs from "
+						     "C in row %d",
+						     w, h, wrap, as_int, level, y);
 			for (int level = 0; level < 4; level++)
 				tp_image_free(&img[level]);
 			render_destroy(r);

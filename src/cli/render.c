@@ -19,7 +19,7 @@
 #include "util/fsutil.h"
 #include "util/progress.h"
 
-#define MAX_SINKS (OUTPUTS_MAX + 2)
+#define MAX_SINKS   (OUTPUTS_MAX + 2)
 #define QUEUE_DEPTH 4
 
 static const char usage[] =
@@ -33,8 +33,8 @@ static const char usage[] =
 	"                       or particles (sph);\n"
 	"                       repeat -o for several outputs of one simulation;\n"
 	"                       a bare OUT keeps the mode of the scene's one output;\n"
-	"                       default: the scene's \"outputs\" or \"output\"\n"
-	CLI_SCENE_OPTS_HELP
+	"                       default: the scene's \"outputs\" or "
+	"\"output\"\n" CLI_SCENE_OPTS_HELP
 	"      --range A-B      render only frames A..B (0-based, inclusive) of the scene's\n"
 	"                       timeline, byte-identical to the same frames of a full render;\n"
 	"                       PNG names and --hash lines keep the global frame numbers, an\n"
@@ -72,7 +72,8 @@ static int parse_args(int argc, char **argv, render_opts *o, const char **scene_
 	if (o->first >= argc)
 		return tp_cli_usage("render", "no scene file given");
 	if (o->first + 1 < argc)
-		return tp_cli_usage("render", "one scene at a time (got '%s' too)", argv[o->first + 1]);
+		return tp_cli_usage("render", "one scene at a time (got '%s' too)",
+				    argv[o->first + 1]);
 	*scene_file = argv[o->first];
 	return 0;
 }
@@ -114,8 +115,11 @@ static int level_heights(const scene *sc, out_plan *plan, int threads, int quiet
 		if (plan->o[i].mode == SCENE_MODE_HEIGHT)
 			render_set_height_scale(plan->o[i].rd, levels);
 	if (!quiet)
-		fprintf(stderr, "tidepool: height maps levelled over %d frames: largest |h| %.6g height units, "
-				"%.6g levels per unit\n", sc->frames, top, levels);
+		fprintf(stderr,
+			"tidepool: height maps levelled over %d frames: largest |h| %.6g height "
+			"units, "
+			"%.6g levels per unit\n",
+			sc->frames, top, levels);
 	return 0;
 }
 
@@ -135,8 +139,8 @@ static int write_stats_line(FILE *f, const scene *sc, int frame, double t, const
 	for (int i = 0; i < surf->nboxes && surf->boxes; i++) {
 		const tp_box_pose *p = &surf->boxes[i];
 		/* 0 for -0, so a box at rest prints the same on every run */
-		fprintf(f, "%s{\"x\":%.9g,\"y\":%.9g,\"angle\":%.9g}", i ? "," : "", p->x / sx + 0.0,
-			p->y / sy + 0.0, p->angle + 0.0);
+		fprintf(f, "%s{\"x\":%.9g,\"y\":%.9g,\"angle\":%.9g}", i ? "," : "",
+			p->x / sx + 0.0, p->y / sy + 0.0, p->angle + 0.0);
 	}
 	return fputs("]}\n", f) == EOF || ferror(f) ? -1 : 0;
 }
@@ -147,7 +151,7 @@ static int seek_to(sim_loop *lp, const scene *sc, const render_opts *o, int firs
 {
 	int from = 0, rc;
 	if (o->cache) {
-		ckpt_key key = { .sc = sc };
+		ckpt_key key = {.sc = sc};
 		scene_fingerprint(sc, &o->ov, key.fingerprint);
 		if ((rc = ckpt_find(o->cache, first, &from, err)) < 0)
 			return rc;
@@ -166,23 +170,23 @@ static int seek_to(sim_loop *lp, const scene *sc, const render_opts *o, int firs
 
 int cmd_render(int argc, char **argv)
 {
-	render_opts o = { .crf = -1 };
+	render_opts o = {.crf = -1};
 	const char *scene_file = NULL;
 	int prc = parse_args(argc, argv, &o, &scene_file);
 	if (prc)
 		return prc == 1 ? TP_EXIT_OK : prc;
 
-	tp_err err = { "" };
+	tp_err err = {""};
 	scene *sc = NULL;
 	sim_loop *lp = NULL;
 	stepper *st = NULL;
-	out_plan plan = { 0 };
-	enc_sink *sinks[MAX_SINKS] = { NULL };
+	out_plan plan = {0};
+	enc_sink *sinks[MAX_SINKS] = {NULL};
 	tp_pixfmt fmts[MAX_SINKS];
 	int share[MAX_SINKS];
 	int nsinks = 0;
 	enc_queue *q = NULL;
-	tp_wfile stats = { 0 };
+	tp_wfile stats = {0};
 	int rc = 0, frames_done = 0;
 
 	/* Caught from the start: Ctrl-C during set-up leaves nothing behind either. */
@@ -193,16 +197,20 @@ int cmd_render(int argc, char **argv)
 		goto fail;
 
 	if (o.range && o.range_b >= sc->frames) {
-		rc = tp_errf(&err, TP_EUSAGE, "--range %d-%d: %s has %d frames (0-%d)", o.range_a, o.range_b,
-			     scene_file, sc->frames, sc->frames - 1);
+		rc = tp_errf(&err, TP_EUSAGE, "--range %d-%d: %s has %d frames (0-%d)", o.range_a,
+			     o.range_b, scene_file, sc->frames, sc->frames - 1);
 		goto fail;
 	}
 	const int first = o.range ? o.range_a : 0, last = o.range ? o.range_b : sc->frames - 1;
 
 	/* Every output is checked before any simulation: a bad path costs nothing. */
-	const enc_config base = { .overwrite = o.overwrite, .crf = o.crf, .preset = o.preset,
-				  .bitrate = o.bitrate, .range = o.range, .first = first,
-				  .frames = last - first + 1 };
+	const enc_config base = {.overwrite = o.overwrite,
+				 .crf = o.crf,
+				 .preset = o.preset,
+				 .bitrate = o.bitrate,
+				 .range = o.range,
+				 .first = first,
+				 .frames = last - first + 1};
 	rc = outputs_plan(&plan, sc, &o.outs, &base, &err);
 	if (rc < 0)
 		goto fail;
@@ -264,8 +272,8 @@ int cmd_render(int argc, char **argv)
 			goto fail;
 		hash_sink = sinks[nsinks++];
 	}
-	rc = enc_queue_create(sinks, fmts, share, nsinks - (hash_sink != NULL), sc->width, sc->height,
-			      QUEUE_DEPTH, &q, &err);
+	rc = enc_queue_create(sinks, fmts, share, nsinks - (hash_sink != NULL), sc->width,
+			      sc->height, QUEUE_DEPTH, &q, &err);
 	if (rc < 0)
 		goto fail;
 
@@ -291,12 +299,13 @@ int cmd_render(int argc, char **argv)
 			stepper_stats(st, &s);
 			if (write_stats_line(stats.f, sc, k, stepper_time(st), &s, &surf) < 0) {
 				if (errno == EPIPE && tp_cli_broken_pipe()) {
-					/* The reader went away: an interruption, not a failure. This
-					 * frame is already with the encoders, so it counts. */
+					/* The reader went away: an interruption, not a failure.
+					 * This frame is already with the encoders, so it counts. */
 					frames_done = k - first + 1;
 					break;
 				}
-				rc = tp_errf(&err, TP_EIO, "%s: write error (%s)", o.stats, strerror(errno));
+				rc = tp_errf(&err, TP_EIO, "%s: write error (%s)", o.stats,
+					     strerror(errno));
 				break;
 			}
 		}
@@ -310,7 +319,9 @@ int cmd_render(int argc, char **argv)
 		err = qerr;
 	}
 	int interrupted = rc == 0 && tp_cli_interrupted;
-	enc_close_mode mode = rc < 0 ? ENC_CLOSE_FAILED : interrupted ? ENC_CLOSE_INTERRUPTED : ENC_CLOSE_DONE;
+	enc_close_mode mode = rc < 0        ? ENC_CLOSE_FAILED
+			      : interrupted ? ENC_CLOSE_INTERRUPTED
+					    : ENC_CLOSE_DONE;
 	if (interrupted && o.range)
 		mode = ENC_CLOSE_FAILED; /* a chunk is whole or absent: rerunning it completes it */
 	for (int i = 0; i < nsinks; i++) {
@@ -335,15 +346,19 @@ int cmd_render(int argc, char **argv)
 		char more[32] = "";
 		if (plan.n > 1)
 			snprintf(more, sizeof more, " (+%d more)", plan.n - 1);
-		snprintf(summary, sizeof summary, "%s %d frame%s (%dx%d, %s) to %s%s in %.2f s (%.1f fps)",
+		snprintf(summary, sizeof summary,
+			 "%s %d frame%s (%dx%d, %s) to %s%s in %.2f s (%.1f fps)",
 			 interrupted ? "interrupted after" : "rendered", frames_done,
-			 frames_done == 1 ? "" : "s", sc->width, sc->height, sc->solver->name, plan.o[0].path,
-			 more, el, el > 0 ? frames_done / el : 0.0);
+			 frames_done == 1 ? "" : "s", sc->width, sc->height, sc->solver->name,
+			 plan.o[0].path, more, el, el > 0 ? frames_done / el : 0.0);
 		tp_progress_done(&prog, summary);
 		if (interrupted && tp_cli_broken_pipe())
 			/* Said even with -q: the status alone (141) would not say which pipe. */
-			fprintf(stderr, "tidepool: render: broken pipe (SIGPIPE): stopped after %d frame%s; "
-				"finished outputs are kept\n", frames_done, frames_done == 1 ? "" : "s");
+			fprintf(stderr,
+				"tidepool: render: broken pipe (SIGPIPE): stopped after %d "
+				"frame%s; "
+				"finished outputs are kept\n",
+				frames_done, frames_done == 1 ? "" : "s");
 		if (interrupted)
 			rc = TP_EINTR;
 	} else {
@@ -351,7 +366,7 @@ int cmd_render(int argc, char **argv)
 	}
 
 fail:
-	tp_wclose(&stats, 0, &(tp_err){ "" });
+	tp_wclose(&stats, 0, &(tp_err){""});
 	enc_queue_destroy(q);
 	for (int i = 0; i < nsinks; i++)
 		enc_sink_destroy(sinks[i]);

@@ -49,12 +49,15 @@ int enc_hasher_create(const char *algo, enc_hasher **out, tp_err *err)
 		if (!strcasecmp(av_hash_names(i), algo))
 			name = av_hash_names(i);
 	if (!name || strlen(name) >= sizeof((enc_hasher *)0)->algo)
-		return tp_errf(err, TP_EUSAGE, "unknown hash algorithm '%s' (xxh128, or a libavutil "
-				   "hash: sha256, md5, sha512, ...)", algo);
+		return tp_errf(err, TP_EUSAGE,
+			       "unknown hash algorithm '%s' (xxh128, or a libavutil "
+			       "hash: sha256, md5, sha512, ...)",
+			       algo);
 	enc_hasher *h = calloc(1, sizeof *h);
 	if (!h)
 		return tp_errf(err, TP_EIO, "out of memory");
-	if (av_hash_alloc(&h->ctx, name) < 0 || av_hash_get_size(h->ctx) * 2 + 1 > ENC_HASH_HEX_MAX) {
+	if (av_hash_alloc(&h->ctx, name) < 0 ||
+	    av_hash_get_size(h->ctx) * 2 + 1 > ENC_HASH_HEX_MAX) {
 		enc_hasher_destroy(h);
 		return tp_errf(err, TP_EIO, "cannot set up hash '%s'", name);
 	}
@@ -128,11 +131,8 @@ static const struct {
 	tp_pixfmt fmt;
 	const char *name;
 } pixfmt_names[] = {
-	{ TP_RGB8, "rgb24" },
-	{ TP_RGBA8, "rgba" },
-	{ TP_GRAY8, "gray" },
-	{ TP_GRAY16, "gray16be" },
-	{ TP_RGB16, "rgb48be" },
+	{TP_RGB8, "rgb24"},      {TP_RGBA8, "rgba"},    {TP_GRAY8, "gray"},
+	{TP_GRAY16, "gray16be"}, {TP_RGB16, "rgb48be"},
 };
 
 const char *enc_hash_pixfmt_name(tp_pixfmt f)
@@ -222,7 +222,7 @@ static int known_algo(const char *name)
 static int header_line(enc_manifest *m, const char *key, const char *val, unsigned *seen,
 		       const char *path, int line, tp_err *err, int *rc)
 {
-	static const char *const keys[] = { ENC_MANIFEST_MAGIC, "width", "height", "pixfmt", "hash" };
+	static const char *const keys[] = {ENC_MANIFEST_MAGIC, "width", "height", "pixfmt", "hash"};
 	for (unsigned k = 0; k < 5; k++) {
 		if (strcmp(key, keys[k]))
 			continue;
@@ -231,8 +231,14 @@ static int header_line(enc_manifest *m, const char *key, const char *val, unsign
 		int bad = 0;
 		switch (k) {
 		case 0: bad = *end || v != ENC_MANIFEST_VERSION; break;
-		case 1: bad = *end || v < 1 || v > 65536; m->w = (int)v; break;
-		case 2: bad = *end || v < 1 || v > 65536; m->h = (int)v; break;
+		case 1:
+			bad = *end || v < 1 || v > 65536;
+			m->w = (int)v;
+			break;
+		case 2:
+			bad = *end || v < 1 || v > 65536;
+			m->h = (int)v;
+			break;
 		case 3: bad = enc_hash_pixfmt_parse(val, &m->fmt) < 0; break;
 		default:
 			bad = !*val || strlen(val) >= sizeof m->algo;
@@ -240,15 +246,18 @@ static int header_line(enc_manifest *m, const char *key, const char *val, unsign
 				snprintf(m->algo, sizeof m->algo, "%s", val);
 			if (!bad && !known_algo(val)) {
 				/* A bad input file, not a bad command line: exit 3, not 2. */
-				*rc = tp_errf(err, TP_EINPUT, "%s:%d: unknown hash algorithm '%s'", path, line, val);
+				*rc = tp_errf(err, TP_EINPUT, "%s:%d: unknown hash algorithm '%s'",
+					      path, line, val);
 				*seen |= 1u << k;
 				return 1;
 			}
 		}
 		if (bad)
-			*rc = tp_errf(err, TP_EINPUT, "%s:%d: bad value for '%s': '%s'", path, line, key, val);
+			*rc = tp_errf(err, TP_EINPUT, "%s:%d: bad value for '%s': '%s'", path, line,
+				      key, val);
 		else if (k == 0 && *seen)
-			*rc = tp_errf(err, TP_EINPUT, "%s:%d: '%s' must be the first line", path, line, key);
+			*rc = tp_errf(err, TP_EINPUT, "%s:%d: '%s' must be the first line", path,
+				      line, key);
 		else if (*seen & (1u << k))
 			*rc = tp_errf(err, TP_EINPUT, "%s:%d: '%s' given twice", path, line, key);
 		*seen |= 1u << k;
@@ -280,13 +289,14 @@ int enc_manifest_read(const char *path, enc_manifest *m, tp_err *err)
 			continue;
 		size_t ml = strlen(ENC_MANIFEST_MAGIC);
 		if (!seen && (strncmp(buf, ENC_MANIFEST_MAGIC, ml) || buf[ml] != ' ')) {
-			rc = tp_errf(err, TP_EINPUT, "%s: not a frame-hash manifest (no '%s' line)", path,
-				     ENC_MANIFEST_MAGIC);
+			rc = tp_errf(err, TP_EINPUT, "%s: not a frame-hash manifest (no '%s' line)",
+				     path, ENC_MANIFEST_MAGIC);
 			break;
 		}
 		char *sp = strchr(buf, ' ');
 		if (!sp) {
-			rc = tp_errf(err, TP_EINPUT, "%s:%d: expected 'key value', got '%s'", path, line, buf);
+			rc = tp_errf(err, TP_EINPUT, "%s:%d: expected 'key value', got '%s'", path,
+				     line, buf);
 			break;
 		}
 		*sp = 0;
@@ -294,16 +304,19 @@ int enc_manifest_read(const char *path, enc_manifest *m, tp_err *err)
 		if (header_line(m, key, val, &seen, path, line, err, &rc))
 			continue;
 		if (seen != 0x1f) {
-			rc = tp_errf(err, TP_EINPUT, "%s:%d: frame line before the header is complete", path, line);
+			rc = tp_errf(err, TP_EINPUT,
+				     "%s:%d: frame line before the header is complete", path, line);
 			break;
 		}
 		char *end = NULL;
 		long idx = strtol(key, &end, 10);
 		if (m->n == 0 && m->first == 0 && !*end && idx > 0 && idx < 100000000)
-			m->first = m->n = (int)idx; /* a range's manifest starts at its first frame */
+			m->first = m->n =
+				(int)idx; /* a range's manifest starts at its first frame */
 		if (*end || !isdigit((unsigned char)key[0]) || idx != m->n || !is_hex(val) ||
 		    strlen(val) >= ENC_HASH_HEX_MAX) {
-			rc = tp_errf(err, TP_EINPUT, "%s:%d: expected '%d <lower-case hex digest>', got '%s %s'",
+			rc = tp_errf(err, TP_EINPUT,
+				     "%s:%d: expected '%d <lower-case hex digest>', got '%s %s'",
 				     path, line, m->n, key, val);
 			break;
 		}
@@ -312,8 +325,9 @@ int enc_manifest_read(const char *path, enc_manifest *m, tp_err *err)
 	if (rc == 0 && ferror(f))
 		rc = tp_errf(err, TP_EIO, "%s: read error", path);
 	if (rc == 0 && seen != 0x1f)
-		rc = tp_errf(err, TP_EINPUT, "%s: incomplete header (needs %s, width, height, pixfmt, hash)",
-			     path, ENC_MANIFEST_MAGIC);
+		rc = tp_errf(err, TP_EINPUT,
+			     "%s: incomplete header (needs %s, width, height, pixfmt, hash)", path,
+			     ENC_MANIFEST_MAGIC);
 	fclose(f);
 	if (rc < 0)
 		enc_manifest_free(m);
@@ -359,7 +373,8 @@ static int hash_check(const enc_config *cfg, tp_err *err)
 	if (strlen(cfg->path) >= sizeof((hash_enc *)0)->path)
 		return tp_errf(err, TP_EUSAGE, "%s: path too long", cfg->path);
 	if (enc_hash_pixfmt_name(cfg->fmt)[0] == 'u')
-		return tp_errf(err, TP_EUSAGE, "%s: cannot hash pixel format %d", cfg->path, (int)cfg->fmt);
+		return tp_errf(err, TP_EUSAGE, "%s: cannot hash pixel format %d", cfg->path,
+			       (int)cfg->fmt);
 	return tp_check_output(cfg->path, cfg->overwrite, 1, err); /* streams too */
 }
 
@@ -390,12 +405,12 @@ static int hash_write(void *priv, int index, const tp_image *img, tp_err *err)
 {
 	hash_enc *s = priv;
 	if (img->w != s->m.w || img->h != s->m.h || img->fmt != s->m.fmt)
-		return tp_errf(err, TP_EIO, "%s: frame %d is %dx%d %s, manifest is %dx%d %s", s->path, index,
-			       img->w, img->h, enc_hash_pixfmt_name(img->fmt), s->m.w, s->m.h,
-			       enc_hash_pixfmt_name(s->m.fmt));
+		return tp_errf(err, TP_EIO, "%s: frame %d is %dx%d %s, manifest is %dx%d %s",
+			       s->path, index, img->w, img->h, enc_hash_pixfmt_name(img->fmt),
+			       s->m.w, s->m.h, enc_hash_pixfmt_name(s->m.fmt));
 	if (index != s->m.n)
-		return tp_errf(err, TP_EIO, "%s: frame %d arrived out of order (expected %d)", s->path,
-			       index, s->m.n);
+		return tp_errf(err, TP_EIO, "%s: frame %d arrived out of order (expected %d)",
+			       s->path, index, s->m.n);
 	char hex[ENC_HASH_HEX_MAX];
 	int rc = enc_hasher_image(s->hasher, img, hex, sizeof hex, err);
 	if (rc < 0)

@@ -4,9 +4,9 @@
  *
  * Frames are converted to yuv420p with BT.709 coefficients and limited range, and the
  * stream is tagged so: RGB frames (the colour renders) by tp_rgb_to_yuv420_rows (util/image.h:
- * fixed point, the 2x2 mean for chroma), other formats by libswscale. yuv420p needs even dimensions: an odd
- * width or height is padded by duplicating the last column or row (H.264 cannot crop a
- * single 4:2:0 pixel), so a 641x361 render gives a 642x362 video.
+ * fixed point, the 2x2 mean for chroma), other formats by libswscale. yuv420p needs even
+ * dimensions: an odd width or height is padded by duplicating the last column or row (H.264 cannot
+ * crop a single 4:2:0 pixel), so a 641x361 render gives a 642x362 video.
  *
  * Determinism: the muxer and the codec get their bit-exact flags (no "Lavf"/"Lavc"
  * version strings, no creation time), x264's version-and-options SEI is stripped, and
@@ -40,7 +40,7 @@
 #include "encode/mp4_read.h"
 #include "util/fsutil.h"
 
-#define DEFAULT_CRF 18
+#define DEFAULT_CRF    18
 #define DEFAULT_PRESET "medium"
 /* A fixed x264 frame-thread count instead of "auto": x264's output depends on its thread
  * count, and this keeps files identical across machines. Four frame threads keep two to
@@ -48,11 +48,11 @@
 #define X264_THREADS 4
 /* MPEG-4 Part 2 has no CRF: crf 18 maps to qscale 3 (2 = best .. 31 = worst). */
 #define MPEG4_QSCALE_FOR_CRF(c) ((c) / 6 < 2 ? 2 : (c) / 6 > 31 ? 31 : (c) / 6)
-#define MAX_DIM 16384 /* x264's limit for either dimension */
+#define MAX_DIM                 16384 /* x264's limit for either dimension */
 
 static const char *const x264_presets[] = {
-	"ultrafast", "superfast", "veryfast", "faster", "fast", "medium",
-	"slow", "slower", "veryslow", "placebo", NULL,
+	"ultrafast", "superfast", "veryfast", "faster",  "fast", "medium",
+	"slow",      "slower",    "veryslow", "placebo", NULL,
 };
 
 typedef struct mp4 {
@@ -101,9 +101,15 @@ static void log_cb(void *avcl, int level, const char *fmt, va_list ap)
 	pthread_mutex_unlock(&log_lock);
 }
 
-static void log_install(void) { av_log_set_callback(log_cb); }
+static void log_install(void)
+{
+	av_log_set_callback(log_cb);
+}
 
-void enc_av_log_install(void) { pthread_once(&log_once, log_install); }
+void enc_av_log_install(void)
+{
+	pthread_once(&log_once, log_install);
+}
 
 static void log_reset(void)
 {
@@ -167,7 +173,7 @@ static int src_pixfmt(tp_pixfmt f)
 	case TP_RGBA8: return AV_PIX_FMT_RGBA;
 	case TP_GRAY8: return AV_PIX_FMT_GRAY8;
 	case TP_YUV420: return AV_PIX_FMT_YUV420P; /* rendered straight into 4:2:0 */
-	case TP_GRAY16: return AV_PIX_FMT_GRAY16; /* host-endian, as tp_image stores it */
+	case TP_GRAY16: return AV_PIX_FMT_GRAY16;  /* host-endian, as tp_image stores it */
 	case TP_RGB16: return AV_PIX_FMT_RGB48;
 	}
 	return AV_PIX_FMT_NONE;
@@ -177,15 +183,17 @@ static int mp4_check(const enc_config *cfg, tp_err *err)
 {
 	int x264;
 	if (cfg->w < 1 || cfg->h < 1 || cfg->w > MAX_DIM || cfg->h > MAX_DIM)
-		return tp_errf(err, TP_EUSAGE, "%s: %dx%d: MP4 frames must be 1..%d pixels on each side",
-			       cfg->path, cfg->w, cfg->h, MAX_DIM);
+		return tp_errf(err, TP_EUSAGE,
+			       "%s: %dx%d: MP4 frames must be 1..%d pixels on each side", cfg->path,
+			       cfg->w, cfg->h, MAX_DIM);
 	if (!(cfg->fps > 0 && cfg->fps <= 1000))
 		return tp_errf(err, TP_EUSAGE, "%s: fps must be in (0, 1000] for MP4 (got %g)",
 			       cfg->path, cfg->fps);
 	if (cfg->crf < -1 || cfg->crf > 51)
 		return tp_errf(err, TP_EUSAGE, "--crf: must be in 0..51 (got %d)", cfg->crf);
 	if (cfg->bitrate < 0)
-		return tp_errf(err, TP_EUSAGE, "--bitrate: must be > 0 (got %lld)", (long long)cfg->bitrate);
+		return tp_errf(err, TP_EUSAGE, "--bitrate: must be > 0 (got %lld)",
+			       (long long)cfg->bitrate);
 	if (cfg->bitrate > 0 && cfg->crf >= 0)
 		return tp_errf(err, TP_EUSAGE, "--crf and --bitrate exclude each other (give one)");
 	if (cfg->preset) {
@@ -194,18 +202,22 @@ static int mp4_check(const enc_config *cfg, tp_err *err)
 			ok |= !strcmp(cfg->preset, x264_presets[i]);
 		if (!ok)
 			return tp_errf(err, TP_EUSAGE,
-				       "--preset: must be one of ultrafast, superfast, veryfast, faster, fast, "
-				       "medium, slow, slower, veryslow, placebo (got \"%s\")", cfg->preset);
+				       "--preset: must be one of ultrafast, superfast, veryfast, "
+				       "faster, fast, "
+				       "medium, slow, slower, veryslow, placebo (got \"%s\")",
+				       cfg->preset);
 	}
 	if (src_pixfmt(cfg->fmt) == AV_PIX_FMT_NONE)
 		return tp_errf(err, TP_EUSAGE, "%s: MP4 cannot take %s frames", cfg->path,
 			       tp_pixfmt_name(cfg->fmt));
 	if (!pick_codec(&x264))
-		return tp_errf(err, TP_EIO, "%s: this libavcodec has neither libx264 nor an MPEG-4 encoder",
+		return tp_errf(err, TP_EIO,
+			       "%s: this libavcodec has neither libx264 nor an MPEG-4 encoder",
 			       cfg->path);
 	struct stat st;
 	if (stat(cfg->path, &st) == 0 && S_ISDIR(st.st_mode))
-		return tp_errf(err, TP_EUSAGE, "%s: is a directory (give a file name such as %s/out.mp4)",
+		return tp_errf(err, TP_EUSAGE,
+			       "%s: is a directory (give a file name such as %s/out.mp4)",
 			       cfg->path, cfg->path);
 	int rc = tp_mkdirs_for(cfg->path, err);
 	if (rc < 0)
@@ -220,10 +232,12 @@ static const char *mp4_note(const enc_config *cfg)
 	if (!pick_codec(&x264) || x264)
 		return NULL;
 	return getenv("TIDEPOOL_MP4_CODEC")
-		       ? "MP4: encoding MPEG-4 Part 2 (TIDEPOOL_MP4_CODEC=mpeg4), which web browsers do "
+		       ? "MP4: encoding MPEG-4 Part 2 (TIDEPOOL_MP4_CODEC=mpeg4), which web "
+			 "browsers do "
 			 "not play; --preset is ignored"
 		       : "MP4: libx264 is not available in this libavcodec: encoding MPEG-4 Part 2 "
-			 "instead (larger files, and web browsers do not play it); --preset is ignored";
+			 "instead (larger files, and web browsers do not play it); --preset is "
+			 "ignored";
 }
 
 /* ---- open ---------------------------------------------------------------------------- */
@@ -241,7 +255,7 @@ static int open_codec(mp4 *m, const enc_config *cfg, const AVCodec *codec, tp_er
 	cc->pix_fmt = AV_PIX_FMT_YUV420P;
 	cc->time_base = av_inv_q(rate); /* one tick per frame */
 	cc->framerate = rate;
-	cc->sample_aspect_ratio = (AVRational){ 1, 1 };
+	cc->sample_aspect_ratio = (AVRational){1, 1};
 	cc->color_range = AVCOL_RANGE_MPEG;
 	cc->colorspace = AVCOL_SPC_BT709;
 	cc->color_primaries = AVCOL_PRI_BT709;
@@ -273,8 +287,9 @@ static int open_codec(mp4 *m, const enc_config *cfg, const AVCodec *codec, tp_er
 	int rc = avcodec_open2(cc, codec, &opts);
 	av_dict_free(&opts);
 	if (rc < 0)
-		return av_fail(err, rc, m->path, m->x264 ? "cannot open the H.264 encoder"
-							 : "cannot open the MPEG-4 encoder");
+		return av_fail(err, rc, m->path,
+			       m->x264 ? "cannot open the H.264 encoder"
+				       : "cannot open the MPEG-4 encoder");
 	return 0;
 }
 
@@ -318,8 +333,8 @@ static int mp4_open(void *priv, const enc_config *cfg, tp_err *err)
 	const AVCodec *codec = pick_codec(&m->x264);
 
 	/* The real name picks the muxer: the temporary's extension is ".tmp-PID". */
-	rc = avformat_alloc_output_context2(&m->fc, NULL, has_ext(cfg->path, ".mov") ? "mov" : "mp4",
-					    m->tmp);
+	rc = avformat_alloc_output_context2(&m->fc, NULL,
+					    has_ext(cfg->path, ".mov") ? "mov" : "mp4", m->tmp);
 	if (rc < 0)
 		return av_fail(err, rc, m->path, "cannot set up the MP4 muxer");
 	m->fc->flags |= AVFMT_FLAG_BITEXACT;
@@ -362,7 +377,8 @@ static int mp4_open(void *priv, const enc_config *cfg, tp_err *err)
 	if (cfg->range) {
 		/* A segment says which frames it holds, for `tidepool join` (encode/join.c). */
 		char tag[64];
-		snprintf(tag, sizeof tag, ENC_SEGMENT_TAG " %d-%d", cfg->first, cfg->first + cfg->frames - 1);
+		snprintf(tag, sizeof tag, ENC_SEGMENT_TAG " %d-%d", cfg->first,
+			 cfg->first + cfg->frames - 1);
 		av_dict_set(&m->fc->metadata, "comment", tag, 0);
 	}
 	av_dict_set(&mopts, "movflags", "+faststart", 0);
@@ -450,8 +466,8 @@ static int mp4_write(void *priv, int index, const tp_image *img, tp_err *err)
 {
 	mp4 *m = priv;
 	if (img->w != m->w || img->h != m->h || src_pixfmt(img->fmt) != (int)m->src_fmt)
-		return tp_errf(err, TP_EIO, "%s: frame %d is %dx%d %s, expected %dx%d", m->path, index,
-			       img->w, img->h, tp_pixfmt_name(img->fmt), m->w, m->h);
+		return tp_errf(err, TP_EIO, "%s: frame %d is %dx%d %s, expected %dx%d", m->path,
+			       index, img->w, img->h, tp_pixfmt_name(img->fmt), m->w, m->h);
 	const tp_image *src = img;
 	if (m->pad.pixels) {
 		pad_frame(&m->pad, img);
@@ -480,8 +496,8 @@ static int mp4_write(void *priv, int index, const tp_image *img, tp_err *err)
 					      f->data[1] + (ptrdiff_t)(y / 2) * f->linesize[1],
 					      f->data[2] + (ptrdiff_t)(y / 2) * f->linesize[2]);
 	} else {
-		const uint8_t *planes[4] = { src->pixels };
-		const int strides[4] = { (int)src->stride };
+		const uint8_t *planes[4] = {src->pixels};
+		const int strides[4] = {(int)src->stride};
 		sws_scale(m->sws, planes, strides, 0, m->ch, m->frame->data, m->frame->linesize);
 	}
 	m->frame->pts = m->frames++;
@@ -515,7 +531,8 @@ static int commit(mp4 *m, tp_err *err)
 		}
 		if (errno == EEXIST) {
 			unlink(m->tmp);
-			return tp_errf(err, TP_EIO, "%s: already exists (created during the render; use -y)",
+			return tp_errf(err, TP_EIO,
+				       "%s: already exists (created during the render; use -y)",
 				       m->path);
 		}
 	}

@@ -21,7 +21,10 @@ static uint32_t hash2(int32_t x, int32_t y)
 	return h;
 }
 
-static double mixc(double a, double b, double t) { return a + (b - a) * t; }
+static double mixc(double a, double b, double t)
+{
+	return a + (b - a) * t;
+}
 
 static uint8_t to8(double v)
 {
@@ -60,13 +63,12 @@ static void pattern_pixel(const scene_background *bg, double cx, double cy, doub
 			t = 1;
 		} else {
 			double bevel = fmin(1.0, (e - g * 0.5) / (g * 1.5));
-			shade = (0.90 + 0.10 * bevel) * (0.96 + 0.08 * (double)(hash2(ix, iy) & 255) / 255.0);
+			shade = (0.90 + 0.10 * bevel) *
+				(0.96 + 0.08 * (double)(hash2(ix, iy) & 255) / 255.0);
 		}
 		break;
 	}
-	case SCENE_PATTERN_CHECKER:
-		t = ((ix + iy) & 1) ? 1 : 0;
-		break;
+	case SCENE_PATTERN_CHECKER: t = ((ix + iy) & 1) ? 1 : 0; break;
 	case SCENE_PATTERN_PEBBLES: {
 		/* Cobbles: a cellular (Worley) pattern. Each cell holds a pebble centre at a
 		 * hashed position; a pixel belongs to the nearest (F1) and is sand (c1) near
@@ -78,8 +80,12 @@ static void pattern_pixel(const scene_background *bg, double cx, double cy, doub
 			for (int k = 0; k < 9; k++) {
 				const int dx = k % 3 - 1, dy = k / 3 - 1;
 				int nx = ix + dx, ny = iy + dy;
-				int hx = periodic_w > 0 ? ((nx % periodic_w) + periodic_w) % periodic_w : nx;
-				int hy = periodic_h > 0 ? ((ny % periodic_h) + periodic_h) % periodic_h : ny;
+				int hx = periodic_w > 0
+						 ? ((nx % periodic_w) + periodic_w) % periodic_w
+						 : nx;
+				int hy = periodic_h > 0
+						 ? ((ny % periodic_h) + periodic_h) % periodic_h
+						 : ny;
 				uint32_t h = hash2(hx, hy);
 				pc->h[k] = h;
 				pc->px[k] = dx + 0.15 + 0.7 * (double)(h & 1023) / 1023.0;
@@ -176,7 +182,7 @@ int render_background(const scene *sc, int w, int h, tp_image *out, tp_err *err)
 #pragma omp parallel for schedule(static)
 	for (int y = 0; y < h; y++) {
 		uint8_t *o = tp_image_row(out, y);
-		pebble_cells pc = { .valid = 0 };
+		pebble_cells pc = {.valid = 0};
 		for (int x = 0; x < w; x++)
 			pattern_pixel(bg, cx, cy, x + 0.5, y + 0.5, pw, ph, &pc, o + 3 * x);
 	}

@@ -18,10 +18,10 @@
 #include "render/render_impl.h"
 
 #define HEIGHT_FLOAT_LEVELS 1024.0 /* default 16-bit levels per height unit, float solvers */
-#define NORMAL_STRENGTH 4.0        /* default slope multiplier of the normal map */
-#define CAUSTICS_DEPTH 160.0       /* default water depth, pixels */
-#define CAUSTICS_INTENSITY 0.25    /* default level of unfocused light */
-#define WATER_IOR 1.33
+#define NORMAL_STRENGTH     4.0    /* default slope multiplier of the normal map */
+#define CAUSTICS_DEPTH      160.0  /* default water depth, pixels */
+#define CAUSTICS_INTENSITY  0.25   /* default level of unfocused light */
+#define WATER_IOR           1.33
 
 /* Photons per pixel side. 3x3 photons per pixel, each spread bilinearly, keep gaps out
  * of the picture until light is spread over 3x its area, far dimmer than the lines. */
@@ -30,7 +30,7 @@
 #endif
 /* Each photon carries 2^16 energy units, split by Q8 x Q8 bilinear weights that sum to
  * exactly 2^16, so the total is conserved to the unit. Unfocused light is `UNIT` per pixel. */
-#define PHOTON_ONE 65536u
+#define PHOTON_ONE   65536u
 #define CAUSTIC_UNIT ((uint64_t)CAUSTIC_SS * CAUSTIC_SS * PHOTON_ONE)
 
 static inline int wrapi(int v, int n)
@@ -39,7 +39,10 @@ static inline int wrapi(int v, int n)
 	return v < 0 ? v + n : v;
 }
 
-static inline float clampf(float v, float lo, float hi) { return v < lo ? lo : v > hi ? hi : v; }
+static inline float clampf(float v, float lo, float hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
 
 /* Neighbour index: periodic with wrap, held at the edge otherwise. */
 static inline int nb(int i, int d, int n, int wrap)
@@ -111,7 +114,7 @@ void render_normal_map(const render_in *in, tp_image *out)
 		for (int x = 0; x < w; x++) {
 			float dx = 0.5f * (row[nb(x, 1, w, wrap)] - row[nb(x, -1, w, wrap)]);
 			float dy = 0.5f * (dn[x] - up[x]);
-			float n[3] = { -k * dx, ky * dy, 1.0f };
+			float n[3] = {-k * dx, ky * dy, 1.0f};
 			float inv = 1.0f / sqrtf(n[0] * n[0] + n[1] * n[1] + 1.0f);
 			for (int c = 0; c < 3; c++) {
 				float v = clampf((n[c] * inv * 0.5f + 0.5f) * maxv + 0.5f, 0, maxv);
@@ -149,8 +152,8 @@ void render_normal_map(const render_in *in, tp_image *out)
 typedef struct caustic_frame {
 	int w, h, wrap;
 	const float *H;
-	float k;        /* (1 - 1/ior) * depth: pixels of displacement per unit slope */
-	int fast;       /* every displacement is under min(w, h) - 1 */
+	float k;  /* (1 - 1/ior) * depth: pixels of displacement per unit slope */
+	int fast; /* every displacement is under min(w, h) - 1 */
 	uint64_t *acc;
 } caustic_frame;
 
@@ -183,8 +186,10 @@ static void subrow_disp(const caustic_frame *cf, int y, int j, float *dx, float 
 	int ya = ty < 0 ? nb(y, -1, h, wrap) : y, yb = ty < 0 ? y : nb(y, 1, h, wrap);
 	float fy = ty < 0 ? ty + 1.0f : ty;
 	const float *ra = cf->H + (size_t)ya * w, *rb = cf->H + (size_t)yb * w;
-	const float *ua = cf->H + (size_t)nb(ya, -1, h, wrap) * w, *da = cf->H + (size_t)nb(ya, 1, h, wrap) * w;
-	const float *ub = cf->H + (size_t)nb(yb, -1, h, wrap) * w, *db = cf->H + (size_t)nb(yb, 1, h, wrap) * w;
+	const float *ua = cf->H + (size_t)nb(ya, -1, h, wrap) * w,
+		    *da = cf->H + (size_t)nb(ya, 1, h, wrap) * w;
+	const float *ub = cf->H + (size_t)nb(yb, -1, h, wrap) * w,
+		    *db = cf->H + (size_t)nb(yb, 1, h, wrap) * w;
 	const float k = cf->k;
 	for (int x = 0; x < w; x++) {
 		float gxa, gxb;
@@ -332,7 +337,8 @@ static void trace_row(const caustic_frame *cf, int y, int r0, int r1, float *dx,
 		subrow_disp(cf, y, j, dx, dy);
 		const float py = (float)y + ((float)j + 0.5f) / CAUSTIC_SS;
 		for (int i = 0; i < CAUSTIC_SS; i++) {
-			/* Sub-column i's offset from the pixel centre picks the columns to blend. */
+			/* Sub-column i's offset from the pixel centre picks the columns to blend.
+			 */
 			float sub = ((float)i + 0.5f) / CAUSTIC_SS, t = sub - 0.5f;
 			int off = t < 0 ? 0 : 1;
 			float frac = t < 0 ? t + 1.0f : t;
@@ -397,8 +403,13 @@ void render_caustics(const render_in *in, tp_image *out)
 		}
 	}
 	int reach = maxdy < (float)hgt ? (int)ceilf(maxdy) + 2 : hgt; /* NaN: every row */
-	caustic_frame cf = { .w = w, .h = hgt, .wrap = wrap, .H = H, .k = k,
-			     .fast = maxd < (float)(w < hgt ? w : hgt) - 1.0f, .acc = acc };
+	caustic_frame cf = {.w = w,
+			    .h = hgt,
+			    .wrap = wrap,
+			    .H = H,
+			    .k = k,
+			    .fast = maxd < (float)(w < hgt ? w : hgt) - 1.0f,
+			    .acc = acc};
 	/* Per band, two rows of w + 2 floats in the first half of scratch (2*w*h floats:
 	 * room for at least one band, as w, h >= 2). */
 	const int band_words = 2 * (w + 2);
@@ -411,7 +422,8 @@ void render_caustics(const render_in *in, tp_image *out)
 		nt = nt < hgt ? nt : hgt;
 		int t = omp_get_thread_num();
 		if (t < nt) {
-			int r0 = (int)((int64_t)hgt * t / nt), r1 = (int)((int64_t)hgt * (t + 1) / nt);
+			int r0 = (int)((int64_t)hgt * t / nt),
+			    r1 = (int)((int64_t)hgt * (t + 1) / nt);
 			trace_band(&cf, r0, r1, reach, in->scratch + (size_t)t * band_words);
 		}
 	}
@@ -420,8 +432,9 @@ void render_caustics(const render_in *in, tp_image *out)
 	 * 1 - exp(-intensity * I): linear in the dim light, rolling off in the focused lines
 	 * instead of clipping (white only where I > ln(2 * 255) / intensity, 25 times flat
 	 * water at the default intensity); "linear" shows intensity * I, clipped at white. */
-	const double gain = (m->caustics_intensity > 0 ? m->caustics_intensity : CAUSTICS_INTENSITY) /
-			    (double)CAUSTIC_UNIT;
+	const double gain =
+		(m->caustics_intensity > 0 ? m->caustics_intensity : CAUSTICS_INTENSITY) /
+		(double)CAUSTIC_UNIT;
 	const int wide = out->fmt == TP_GRAY16, soft = !m->caustics_linear;
 	const double maxv = wide ? 65535.0 : 255.0;
 #pragma omp parallel for schedule(static)

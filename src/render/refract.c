@@ -44,10 +44,10 @@
 
 #include "render/render_impl.h"
 
-#define REFRACT_PX 24.0f     /* background offset in pixels per height unit of slope */
+#define REFRACT_PX     24.0f /* background offset in pixels per height unit of slope */
 #define REFLECT_LEVELS 40.0f /* brightness levels per height unit */
-#define NORMAL_GAIN 6.0      /* slope exaggeration for the highlight normal, per scene unit */
-#define CHUNK 256            /* pixels per pass-1/pass-2 run */
+#define NORMAL_GAIN    6.0   /* slope exaggeration for the highlight normal, per scene unit */
+#define CHUNK          256   /* pixels per pass-1/pass-2 run */
 
 /* NaN-safe (a NaN becomes lo) and branch-free: maxss then minss. */
 static inline float clampf(float v, float lo, float hi)
@@ -103,9 +103,10 @@ static inline float sample(const void *row, ptrdiff_t x, const int is_int)
  * wrap), from the five rows r[0..4] = y-2 .. y+2:
  *     v  = r1 + 2 r2 + r3                 ([1 2 1] down the column),
  *     d2 = 2 (r3 - r1) + (r4 - r0)        ([-1 -2 0 2 1] down the column). */
-static inline __attribute__((always_inline)) void
-column_sums(const void *const r[5], int w, int xs, int n, const int is_int, const int wrap,
-	    float *restrict v, float *restrict d2)
+static inline __attribute__((always_inline)) void column_sums(const void *const r[5], int w, int xs,
+							      int n, const int is_int,
+							      const int wrap, float *restrict v,
+							      float *restrict d2)
 {
 	for (int i = 0; i < n + 4; i++) {
 		ptrdiff_t x = xs - 2 + i;
@@ -114,13 +115,16 @@ column_sums(const void *const r[5], int w, int xs, int n, const int is_int, cons
 		if (is_int) {
 			/* integer sums, converted once (wrapping like the solvers' own sums
 			 * if heights ever came near 2^29) */
-			const uint32_t a = (uint32_t)((const int32_t *)r[1])[x], b = (uint32_t)((const int32_t *)r[2])[x];
+			const uint32_t a = (uint32_t)((const int32_t *)r[1])[x],
+				       b = (uint32_t)((const int32_t *)r[2])[x];
 			const uint32_t c = (uint32_t)((const int32_t *)r[3])[x];
-			const uint32_t m = (uint32_t)((const int32_t *)r[0])[x], e = (uint32_t)((const int32_t *)r[4])[x];
+			const uint32_t m = (uint32_t)((const int32_t *)r[0])[x],
+				       e = (uint32_t)((const int32_t *)r[4])[x];
 			v[i] = (float)(int32_t)(a + 2u * b + c);
 			d2[i] = (float)(int32_t)(2u * (c - a) + (e - m));
 		} else {
-			const float a = sample(r[1], x, 0), b = sample(r[2], x, 0), c = sample(r[3], x, 0);
+			const float a = sample(r[1], x, 0), b = sample(r[2], x, 0),
+				    c = sample(r[3], x, 0);
 			v[i] = a + 2.0f * b + c;
 			d2[i] = 2.0f * (c - a) + (sample(r[4], x, 0) - sample(r[0], x, 0));
 		}
@@ -138,9 +142,10 @@ column_sums(const void *const r[5], int w, int xs, int n, const int is_int, cons
  * clamped to the frame. `wrap` and `is_int` are constants at each call site, so each
  * variant is a branch-free, vectorised loop. color16() repeats these operations in this
  * order. */
-static inline __attribute__((always_inline)) void
-row_geometry(const void *const r[5], const int is_int, const int wrap, const color_par *p, int y,
-	     int xs, int n, row_taps t)
+static inline __attribute__((always_inline)) void row_geometry(const void *const r[5],
+							       const int is_int, const int wrap,
+							       const color_par *p, int y, int xs,
+							       int n, row_taps t)
 {
 	float *restrict v = t.v, *restrict d2 = t.d;
 	int32_t *restrict off = t.off, *restrict wq = t.wq, *restrict lifts = t.lift;
@@ -188,7 +193,11 @@ row_geometry(const void *const r[5], const int is_int, const int wrap, const col
 		 * subnormal range, where every multiply would take a slow microcode assist */
 		q = q > 0.125f ? q : 0.125f;
 		float s = d > 0.0f ? q : 0.0f;
-		s *= s; s *= s; s *= s; s *= s; s *= s;
+		s *= s;
+		s *= s;
+		s *= s;
+		s *= s;
+		s *= s;
 		float l = clampf(B * hs + spec * s, -1024.0f, 1024.0f);
 		uint32_t lq = (uint32_t)((int32_t)(l + 1024.5f) - 1024) & 0xffffu;
 		lifts[i] = (int32_t)(lq | lq << 16);
@@ -199,22 +208,22 @@ typedef void (*row_geometry_fn)(const void *const[5], const color_par *, int, in
 
 /* Each of the four variants (wrap or clamp, int or float samples) in plain scalar C and
  * vectorised for SSE2 (the x86-64 baseline), AVX2 and AVX-512 (x86-64-v4). */
-#define GEOM_ARGS                                                                              \
-	(const void *const r[5], const color_par *p, int y, int xs, int n, row_taps t)
+#define GEOM_ARGS (const void *const r[5], const color_par *p, int y, int xs, int n, row_taps t)
 #ifdef __x86_64__
-#define GEOM_TARGETS(name, body)                                                               \
-	__attribute__((optimize("no-tree-vectorize"))) static void name##_c GEOM_ARGS body      \
-	static void name##_sse2 GEOM_ARGS body                                                  \
-	__attribute__((target("avx2"))) static void name##_avx2 GEOM_ARGS body                  \
-	__attribute__((target("arch=x86-64-v4"))) static void name##_avx512 GEOM_ARGS body      \
-	static const row_geometry_fn name[4] = { name##_c, name##_sse2, name##_avx2, name##_avx512 };
+#define GEOM_TARGETS(name, body)                                                                   \
+	__attribute__((optimize("no-tree-vectorize"))) static void name##_c GEOM_ARGS              \
+		body static void name##_sse2 GEOM_ARGS body                                        \
+		__attribute__((target("avx2"))) static void name##_avx2 GEOM_ARGS body             \
+		__attribute__((target("arch=x86-64-v4"))) static void name##_avx512 GEOM_ARGS      \
+			body static const row_geometry_fn name[4] = {name##_c, name##_sse2,        \
+								     name##_avx2, name##_avx512};
 #else
-#define GEOM_TARGETS(name, body)                                                               \
-	__attribute__((optimize("no-tree-vectorize"))) static void name##_c GEOM_ARGS body      \
-	static void name##_vec GEOM_ARGS body                                                   \
-	static const row_geometry_fn name[4] = { name##_c, name##_vec, name##_vec, name##_vec };
+#define GEOM_TARGETS(name, body)                                                                   \
+	__attribute__((optimize("no-tree-vectorize"))) static void name##_c GEOM_ARGS              \
+		body static void name##_vec GEOM_ARGS body static const row_geometry_fn name[4] =  \
+			{name##_c, name##_vec, name##_vec, name##_vec};
 #endif
-#define ROW_GEOMETRY(name, is_int, wrap)                                                        \
+#define ROW_GEOMETRY(name, is_int, wrap)                                                           \
 	GEOM_TARGETS(name, { row_geometry(r, is_int, wrap, p, y, xs, n, t); })
 ROW_GEOMETRY(row_geometry_wrap_i32, 1, 1)
 ROW_GEOMETRY(row_geometry_clamp_i32, 1, 0)
@@ -224,10 +233,13 @@ ROW_GEOMETRY(row_geometry_clamp_f32, 0, 0)
 /* Pass 2, plain C: the fixed-point formula of the header, one channel at a time. */
 static inline void shade_pixel(const uint8_t *p, int32_t bs, int32_t wq, int32_t liftp, uint8_t *o)
 {
-	const int w00 = wq & 0xff, w10 = wq >> 8 & 0xff, w01 = wq >> 16 & 0xff, w11 = wq >> 24 & 0xff;
+	const int w00 = wq & 0xff, w10 = wq >> 8 & 0xff, w01 = wq >> 16 & 0xff,
+		  w11 = wq >> 24 & 0xff;
 	const int lift = (int16_t)(liftp & 0xffff);
 	for (int k = 0; k < 3; k++) {
-		int c = (p[k] * w00 + p[4 + k] * w01 + p[bs + k] * w10 + p[bs + 4 + k] * w11 + 32) >> 6;
+		int c = (p[k] * w00 + p[4 + k] * w01 + p[bs + k] * w10 + p[bs + 4 + k] * w11 +
+			 32) >>
+			6;
 		int v = c + lift;
 		o[k] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
 	}
@@ -245,44 +257,52 @@ static void shade_row_c(const uint8_t *bgx, int32_t bs, row_taps t, int x, int w
  * pixel bytes with the weight bytes gives each channel's weighted sum. The taps arrive
  * as two 8-byte pairs per pixel, top row "r0 g0 b0 x0 r1 g1 b1 x1" and the bottom row
  * likewise, side by side in a 128-bit lane. */
-static const int8_t TAP_ORDER[16] = { 0, 8, 4, 12, 1, 9, 5, 13, 2, 10, 6, 14, 3, 11, 7, 15 };
+static const int8_t TAP_ORDER[16] = {0, 8, 4, 12, 1, 9, 5, 13, 2, 10, 6, 14, 3, 11, 7, 15};
 /* Lane k of a packed vector holds "A rgbx B rgbx" in bytes 16k .. 16k+7: the r g b of both,
  * four lanes, in 24 bytes. */
 /* The packed weights of row_geometry for ax | ay << 3 (64 entries). */
-#define WQ_ENTRY(a, b)                                                                         \
-	((int32_t)((8 - (a)) * (8 - (b)) | (8 - (a)) * (b) << 8 | (a) * (8 - (b)) << 16 | (a) * (b) << 24))
-#define WQ_ROW(b)                                                                              \
-	WQ_ENTRY(0, b), WQ_ENTRY(1, b), WQ_ENTRY(2, b), WQ_ENTRY(3, b), WQ_ENTRY(4, b), WQ_ENTRY(5, b), \
-		WQ_ENTRY(6, b), WQ_ENTRY(7, b)
-static const int32_t WQ[64] __attribute__((aligned(64))) = { WQ_ROW(0), WQ_ROW(1), WQ_ROW(2), WQ_ROW(3),
-							     WQ_ROW(4), WQ_ROW(5), WQ_ROW(6), WQ_ROW(7) };
-static const uint8_t PACK24[64] = { 0, 1, 2, 4, 5, 6, 16, 17, 18, 20, 21, 22,
-				    32, 33, 34, 36, 37, 38, 48, 49, 50, 52, 53, 54 };
+#define WQ_ENTRY(a, b)                                                                             \
+	((int32_t)((8 - (a)) * (8 - (b)) | (8 - (a)) * (b) << 8 | (a) * (8 - (b)) << 16 |          \
+		   (a) * (b) << 24))
+#define WQ_ROW(b)                                                                                  \
+	WQ_ENTRY(0, b), WQ_ENTRY(1, b), WQ_ENTRY(2, b), WQ_ENTRY(3, b), WQ_ENTRY(4, b),            \
+		WQ_ENTRY(5, b), WQ_ENTRY(6, b), WQ_ENTRY(7, b)
+static const int32_t WQ[64] __attribute__((aligned(64))) = {
+	WQ_ROW(0), WQ_ROW(1), WQ_ROW(2), WQ_ROW(3), WQ_ROW(4), WQ_ROW(5), WQ_ROW(6), WQ_ROW(7)};
+static const uint8_t PACK24[64] = {0,  1,  2,  4,  5,  6,  16, 17, 18, 20, 21, 22,
+				   32, 33, 34, 36, 37, 38, 48, 49, 50, 52, 53, 54};
 
 /* AVX2 (no VNNI): four pixels at a time; pmaddubsw then pmaddwd with ones sum the four
  * products exactly (each pair is at most 255 * 64 * 2, well inside 16 bits). */
-__attribute__((target("avx2"))) static void shade_row_avx2(const uint8_t *bgx, int32_t bs, row_taps t,
-							   int w, uint8_t *o)
+__attribute__((target("avx2"))) static void shade_row_avx2(const uint8_t *bgx, int32_t bs,
+							   row_taps t, int w, uint8_t *o)
 {
-	const __m256i order = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)TAP_ORDER));
+	const __m256i order =
+		_mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)TAP_ORDER));
 	const __m256i ones = _mm256_set1_epi16(1), r32 = _mm256_set1_epi32(32);
 	const __m256i idx_w = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
 	const __m256i idx_w2 = _mm256_setr_epi32(2, 2, 2, 2, 3, 3, 3, 3);
 	/* rgbx rgbx (two pixels' words packed to bytes) -> rgb rgb */
-	const __m256i rgb = _mm256_setr_epi8(0, 1, 2, 4, 5, 6, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-					     0, 1, 2, 4, 5, 6, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+	const __m256i rgb =
+		_mm256_setr_epi8(0, 1, 2, 4, 5, 6, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 1, 2,
+				 4, 5, 6, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
 	int x = 0;
 	for (; x + 4 <= w; x += 4) {
 		const uint8_t *pa = bgx + t.off[x], *pb = bgx + t.off[x + 1];
 		const uint8_t *pc = bgx + t.off[x + 2], *pd = bgx + t.off[x + 3];
 		/* lane 0: pixel A's top | bottom pair, pixel B's in lane 1; C and D likewise */
 		__m256i ab = _mm256_setr_m128i(
-			_mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)pa), _mm_loadl_epi64((const __m128i *)(pa + bs))),
-			_mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)pb), _mm_loadl_epi64((const __m128i *)(pb + bs))));
+			_mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)pa),
+					   _mm_loadl_epi64((const __m128i *)(pa + bs))),
+			_mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)pb),
+					   _mm_loadl_epi64((const __m128i *)(pb + bs))));
 		__m256i cd = _mm256_setr_m128i(
-			_mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)pc), _mm_loadl_epi64((const __m128i *)(pc + bs))),
-			_mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)pd), _mm_loadl_epi64((const __m128i *)(pd + bs))));
-		const __m256i wq = _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(t.wq + x)));
+			_mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)pc),
+					   _mm_loadl_epi64((const __m128i *)(pc + bs))),
+			_mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)pd),
+					   _mm_loadl_epi64((const __m128i *)(pd + bs))));
+		const __m256i wq =
+			_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(t.wq + x)));
 		__m256i s_ab = _mm256_maddubs_epi16(_mm256_shuffle_epi8(ab, order),
 						    _mm256_permutevar8x32_epi32(wq, idx_w));
 		__m256i s_cd = _mm256_maddubs_epi16(_mm256_shuffle_epi8(cd, order),
@@ -291,7 +311,8 @@ __attribute__((target("avx2"))) static void shade_row_avx2(const uint8_t *bgx, i
 		s_cd = _mm256_srli_epi32(_mm256_add_epi32(_mm256_madd_epi16(s_cd, ones), r32), 6);
 		/* words per lane: A rgbx C rgbx | B rgbx D rgbx */
 		__m256i c = _mm256_packus_epi32(s_ab, s_cd);
-		const __m256i l4 = _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(t.lift + x)));
+		const __m256i l4 =
+			_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(t.lift + x)));
 		/* lift words in the same order: A A C C | B B D D */
 		c = _mm256_adds_epi16(c, _mm256_permutevar8x32_epi32(
 						 l4, _mm256_setr_epi32(0, 0, 2, 2, 1, 1, 3, 3)));
@@ -301,15 +322,16 @@ __attribute__((target("avx2"))) static void shade_row_avx2(const uint8_t *bgx, i
 		uint8_t tmp[32];
 		_mm_storeu_si128((__m128i *)tmp, lo);
 		_mm_storeu_si128((__m128i *)(tmp + 16), hi);
-		memcpy(o + 3 * x, tmp, 3);           /* A */
-		memcpy(o + 3 * x + 3, tmp + 16, 3);  /* B */
-		memcpy(o + 3 * x + 6, tmp + 3, 3);   /* C */
-		memcpy(o + 3 * x + 9, tmp + 19, 3);  /* D */
+		memcpy(o + 3 * x, tmp, 3);          /* A */
+		memcpy(o + 3 * x + 3, tmp + 16, 3); /* B */
+		memcpy(o + 3 * x + 6, tmp + 3, 3);  /* C */
+		memcpy(o + 3 * x + 9, tmp + 19, 3); /* D */
 	}
 	shade_row_c(bgx, bs, t, x, w, o);
 }
 
-#define AVX512_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi,avx512vnni")))
+#define AVX512_TARGET                                                                              \
+	__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi,avx512vnni")))
 
 /* Eight pixels (AVX-512 VNNI): two gathers fetch the top and bottom pairs, vpdpbusd
  * weighs each channel's four taps, and one byte permute compacts the 24 output bytes
@@ -322,12 +344,15 @@ shade8(const uint8_t *bgx, int32_t bs, __m256i off, __m512i wq, __m512i lift, co
 	const __m512i order = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)TAP_ORDER));
 	const __m512i r32 = _mm512_set1_epi32(32);
 	const int h8 = half ? 8 : 0;
-	const __m512i idx_a = _mm512_add_epi32(
-		_mm512_setr_epi32(0, 0, 0, 0, 2, 2, 2, 2, 4, 4, 4, 4, 6, 6, 6, 6), _mm512_set1_epi32(h8));
-	const __m512i idx_b = _mm512_add_epi32(
-		_mm512_setr_epi32(1, 1, 1, 1, 3, 3, 3, 3, 5, 5, 5, 5, 7, 7, 7, 7), _mm512_set1_epi32(h8));
-	const __m512i idx_l = _mm512_add_epi32(
-		_mm512_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7), _mm512_set1_epi32(h8));
+	const __m512i idx_a =
+		_mm512_add_epi32(_mm512_setr_epi32(0, 0, 0, 0, 2, 2, 2, 2, 4, 4, 4, 4, 6, 6, 6, 6),
+				 _mm512_set1_epi32(h8));
+	const __m512i idx_b =
+		_mm512_add_epi32(_mm512_setr_epi32(1, 1, 1, 1, 3, 3, 3, 3, 5, 5, 5, 5, 7, 7, 7, 7),
+				 _mm512_set1_epi32(h8));
+	const __m512i idx_l =
+		_mm512_add_epi32(_mm512_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7),
+				 _mm512_set1_epi32(h8));
 	/* lane k of top: pixels 2k and 2k+1's top pairs; of bot: their bottom pairs */
 	const __m512i top = _mm512_i32gather_epi64(off, (const void *)bgx, 1);
 	const __m512i bot = _mm512_i32gather_epi64(off, (const void *)(bgx + bs), 1);
@@ -345,15 +370,17 @@ shade8(const uint8_t *bgx, int32_t bs, __m256i off, __m512i wq, __m512i lift, co
 	_mm512_mask_storeu_epi8(o, store, c);
 }
 
-static void shade_row_avx512(const uint8_t *bgx, int32_t bs, row_taps t, int w, uint8_t *o)
-	AVX512_TARGET;
+static void shade_row_avx512(const uint8_t *bgx, int32_t bs, row_taps t, int w,
+			     uint8_t *o) AVX512_TARGET;
 static void shade_row_avx512(const uint8_t *bgx, int32_t bs, row_taps t, int w, uint8_t *o)
 {
 	int x = 0;
 	for (; x + 8 <= w; x += 8) {
 		const __m256i off = _mm256_loadu_si256((const __m256i *)(t.off + x));
-		const __m512i wq = _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(t.wq + x)));
-		const __m512i l8 = _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(t.lift + x)));
+		const __m512i wq =
+			_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(t.wq + x)));
+		const __m512i l8 =
+			_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(t.lift + x)));
 		shade8(bgx, bs, off, wq, l8, 0, (__mmask64)0xffffff, o + 3 * x);
 	}
 	shade_row_c(bgx, bs, t, x, w, o);
@@ -367,9 +394,11 @@ sums16(const void *const r[5], ptrdiff_t x, __mmask16 m, const int is_int, __m51
 		__m512i s[5];
 		for (int k = 0; k < 5; k++)
 			s[k] = _mm512_maskz_loadu_epi32(m, (const int32_t *)r[k] + x);
-		*v = _mm512_cvtepi32_ps(_mm512_add_epi32(_mm512_add_epi32(s[1], _mm512_slli_epi32(s[2], 1)), s[3]));
-		*d2 = _mm512_cvtepi32_ps(_mm512_add_epi32(_mm512_slli_epi32(_mm512_sub_epi32(s[3], s[1]), 1),
-							  _mm512_sub_epi32(s[4], s[0])));
+		*v = _mm512_cvtepi32_ps(
+			_mm512_add_epi32(_mm512_add_epi32(s[1], _mm512_slli_epi32(s[2], 1)), s[3]));
+		*d2 = _mm512_cvtepi32_ps(
+			_mm512_add_epi32(_mm512_slli_epi32(_mm512_sub_epi32(s[3], s[1]), 1),
+					 _mm512_sub_epi32(s[4], s[0])));
 		return;
 	}
 	__m512 s[5];
@@ -377,7 +406,8 @@ sums16(const void *const r[5], ptrdiff_t x, __mmask16 m, const int is_int, __m51
 		s[k] = _mm512_maskz_loadu_ps(m, (const float *)r[k] + x);
 	const __m512 two = _mm512_set1_ps(2.0f);
 	*v = _mm512_add_ps(_mm512_add_ps(s[1], _mm512_mul_ps(two, s[2])), s[3]);
-	*d2 = _mm512_add_ps(_mm512_mul_ps(two, _mm512_sub_ps(s[3], s[1])), _mm512_sub_ps(s[4], s[0]));
+	*d2 = _mm512_add_ps(_mm512_mul_ps(two, _mm512_sub_ps(s[3], s[1])),
+			    _mm512_sub_ps(s[4], s[0]));
 }
 
 /* Passes 0, 1 and 2 fused for the 16 pixels from column x, every intermediate in
@@ -389,24 +419,31 @@ color16(int x, int y, const int wrap, const color_par *p, const uint8_t *bgx, ui
 	const __m512 v[5], const __m512 e[3], int n)
 {
 	const __m512 two = _mm512_set1_ps(2.0f);
-	const __m512 dx = _mm512_add_ps(_mm512_sub_ps(v[4], v[0]), _mm512_mul_ps(two, _mm512_sub_ps(v[3], v[1])));
+	const __m512 dx = _mm512_add_ps(_mm512_sub_ps(v[4], v[0]),
+					_mm512_mul_ps(two, _mm512_sub_ps(v[3], v[1])));
 	const __m512 dy = _mm512_add_ps(_mm512_add_ps(e[0], e[2]), _mm512_mul_ps(two, e[1]));
 	const __m512 hs = _mm512_add_ps(_mm512_add_ps(v[1], v[3]), _mm512_mul_ps(two, v[2]));
 	const __m512 R = _mm512_set1_ps(p->R);
 	const __m512 ox = _mm512_mul_ps(R, dx), oy = _mm512_mul_ps(R, dy);
 	const __m512 fw = _mm512_set1_ps((float)p->w), fh = _mm512_set1_ps((float)p->hgt);
 	const __m512 xf = _mm512_cvtepi32_ps(_mm512_add_epi32(
-		_mm512_set1_epi32(x), _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)));
+		_mm512_set1_epi32(x),
+		_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)));
 	const __m512 yf = _mm512_set1_ps((float)y);
 	__m512 sx, sy;
 	if (wrap) {
-		const __m512 nfw = _mm512_set1_ps(-(float)p->w), nfh = _mm512_set1_ps(-(float)p->hgt);
-		sx = _mm512_add_ps(_mm512_add_ps(xf, _mm512_min_ps(_mm512_max_ps(ox, nfw), fw)), fw);
-		sy = _mm512_add_ps(_mm512_add_ps(yf, _mm512_min_ps(_mm512_max_ps(oy, nfh), fh)), fh);
+		const __m512 nfw = _mm512_set1_ps(-(float)p->w),
+			     nfh = _mm512_set1_ps(-(float)p->hgt);
+		sx = _mm512_add_ps(_mm512_add_ps(xf, _mm512_min_ps(_mm512_max_ps(ox, nfw), fw)),
+				   fw);
+		sy = _mm512_add_ps(_mm512_add_ps(yf, _mm512_min_ps(_mm512_max_ps(oy, nfh), fh)),
+				   fh);
 	} else {
 		const __m512 zero = _mm512_setzero_ps(), one = _mm512_set1_ps(1.0f);
-		sx = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(xf, ox), zero), _mm512_sub_ps(fw, one));
-		sy = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(yf, oy), zero), _mm512_sub_ps(fh, one));
+		sx = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(xf, ox), zero),
+				   _mm512_sub_ps(fw, one));
+		sy = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(yf, oy), zero),
+				   _mm512_sub_ps(fh, one));
 	}
 	const __m512 k8 = _mm512_set1_ps(8.0f), half = _mm512_set1_ps(0.5f);
 	const __m512i qx = _mm512_cvttps_epi32(_mm512_add_ps(_mm512_mul_ps(sx, k8), half));
@@ -417,9 +454,12 @@ color16(int x, int y, const int wrap, const color_par *p, const uint8_t *bgx, ui
 	const __m512i seven = _mm512_set1_epi32(7);
 	const __m512i wi = _mm512_or_si512(_mm512_and_si512(qx, seven),
 					   _mm512_slli_epi32(_mm512_and_si512(qy, seven), 3));
-	const __m512i wlo = _mm512_permutex2var_epi32(_mm512_loadu_si512(WQ), wi, _mm512_loadu_si512(WQ + 16));
-	const __m512i whi = _mm512_permutex2var_epi32(_mm512_loadu_si512(WQ + 32), wi, _mm512_loadu_si512(WQ + 48));
-	const __m512i wq = _mm512_mask_blend_epi32(_mm512_test_epi32_mask(wi, _mm512_set1_epi32(32)), wlo, whi);
+	const __m512i wlo =
+		_mm512_permutex2var_epi32(_mm512_loadu_si512(WQ), wi, _mm512_loadu_si512(WQ + 16));
+	const __m512i whi = _mm512_permutex2var_epi32(_mm512_loadu_si512(WQ + 32), wi,
+						      _mm512_loadu_si512(WQ + 48));
+	const __m512i wq = _mm512_mask_blend_epi32(
+		_mm512_test_epi32_mask(wi, _mm512_set1_epi32(32)), wlo, whi);
 	if (wrap) {
 		const __m512i wv = _mm512_set1_epi32(p->w), hv = _mm512_set1_epi32(p->hgt);
 		for (int k = 0; k < 2; k++) {
@@ -434,7 +474,8 @@ color16(int x, int y, const int wrap, const color_par *p, const uint8_t *bgx, ui
 						     _mm512_mul_ps(dy, _mm512_set1_ps(p->g[1]))),
 				       _mm512_set1_ps(p->g[2]));
 	const __m512 den = _mm512_add_ps(
-		_mm512_mul_ps(_mm512_add_ps(_mm512_mul_ps(dx, dx), _mm512_mul_ps(dy, dy)), _mm512_set1_ps(p->ng2)),
+		_mm512_mul_ps(_mm512_add_ps(_mm512_mul_ps(dx, dx), _mm512_mul_ps(dy, dy)),
+			      _mm512_set1_ps(p->ng2)),
 		_mm512_set1_ps(1.0f));
 	/* recip1 */
 	const __m512 two2 = _mm512_set1_ps(2.0f);
@@ -457,11 +498,12 @@ color16(int x, int y, const int wrap, const color_par *p, const uint8_t *bgx, ui
 	const __m512i lq = _mm512_shuffle_epi8(
 		_mm512_sub_epi32(_mm512_cvttps_epi32(_mm512_add_ps(l, _mm512_set1_ps(1024.5f))),
 				 _mm512_set1_epi32(1024)),
-		_mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 0, 1, 4, 5, 4, 5, 8, 9, 8, 9, 12, 13, 12, 13)));
+		_mm512_broadcast_i32x4(
+			_mm_setr_epi8(0, 1, 0, 1, 4, 5, 4, 5, 8, 9, 8, 9, 12, 13, 12, 13)));
 	/* the first n pixels' 3 bytes each */
 	const int n0 = n < 8 ? n : 8, n1 = n > 8 ? n - 8 : 0;
-	shade8(bgx, p->bs, _mm512_castsi512_si256(off), wq, lq, 0, (__mmask64)((1ull << 3 * n0) - 1),
-	       o + 3 * x);
+	shade8(bgx, p->bs, _mm512_castsi512_si256(off), wq, lq, 0,
+	       (__mmask64)((1ull << 3 * n0) - 1), o + 3 * x);
 	if (n1)
 		shade8(bgx, p->bs, _mm512_extracti64x4_epi64(off, 1), wq, lq, 1,
 		       (__mmask64)((1ull << 3 * n1) - 1), o + 3 * x + 24);
@@ -475,9 +517,10 @@ color16_edge(const void *const r[5], int x, int n, int y, const int is_int, cons
 {
 	float v[20], d2[20];
 	column_sums(r, p->w, x, 16, is_int, wrap, v, d2);
-	const __m512 vv[5] = { _mm512_loadu_ps(v), _mm512_loadu_ps(v + 1), _mm512_loadu_ps(v + 2),
-			       _mm512_loadu_ps(v + 3), _mm512_loadu_ps(v + 4) };
-	const __m512 e[3] = { _mm512_loadu_ps(d2 + 1), _mm512_loadu_ps(d2 + 2), _mm512_loadu_ps(d2 + 3) };
+	const __m512 vv[5] = {_mm512_loadu_ps(v), _mm512_loadu_ps(v + 1), _mm512_loadu_ps(v + 2),
+			      _mm512_loadu_ps(v + 3), _mm512_loadu_ps(v + 4)};
+	const __m512 e[3] = {_mm512_loadu_ps(d2 + 1), _mm512_loadu_ps(d2 + 2),
+			     _mm512_loadu_ps(d2 + 3)};
 	color16(x, y, wrap, p, bgx, o, vv, e, n);
 }
 
@@ -496,15 +539,18 @@ color_row(const void *const r[5], int y, const int is_int, const int wrap, const
 		__m512 vp, dp, vc, dc, vn, dn;
 		sums16(r, x - 16, (__mmask16)0xffff, is_int, &vp, &dp);
 		sums16(r, x, (__mmask16)0xffff, is_int, &vc, &dc);
-#define SHIFT(hi, lo, k) _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(hi), _mm512_castps_si512(lo), k))
+#define SHIFT(hi, lo, k)                                                                           \
+	_mm512_castsi512_ps(                                                                       \
+		_mm512_alignr_epi32(_mm512_castps_si512(hi), _mm512_castps_si512(lo), k))
 		for (; x + 18 <= w; x += 16) {
 			/* the next 16 columns, as many as the row has (at least two) */
 			const int left = w - (x + 16);
-			const __mmask16 m = left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
+			const __mmask16 m =
+				left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
 			sums16(r, x + 16, m, is_int, &vn, &dn);
-			const __m512 v[5] = { SHIFT(vc, vp, 14), SHIFT(vc, vp, 15), vc, SHIFT(vn, vc, 1),
-					      SHIFT(vn, vc, 2) };
-			const __m512 d[3] = { SHIFT(dc, dp, 15), dc, SHIFT(dn, dc, 1) };
+			const __m512 v[5] = {SHIFT(vc, vp, 14), SHIFT(vc, vp, 15), vc,
+					     SHIFT(vn, vc, 1), SHIFT(vn, vc, 2)};
+			const __m512 d[3] = {SHIFT(dc, dp, 15), dc, SHIFT(dn, dc, 1)};
 			color16(x, y, wrap, p, bgx, o, v, d, 16);
 			/* the background 4 rows down, one cache line (16 pixels) per run */
 			_mm_prefetch((const char *)(pf + 4 * (size_t)x), _MM_HINT_T0);
@@ -516,11 +562,11 @@ color_row(const void *const r[5], int y, const int is_int, const int wrap, const
 		color16_edge(r, x, w - x < 16 ? w - x : 16, y, is_int, wrap, p, bgx, o);
 }
 
-#define COLOR_ROW(name, is_int, wrap)                                                          \
-	AVX512_TARGET static void name(const void *const r[5], int y, const color_par *p,      \
-				       const uint8_t *bgx, uint8_t *o)                         \
-	{                                                                                      \
-		color_row(r, y, is_int, wrap, p, bgx, o);                                       \
+#define COLOR_ROW(name, is_int, wrap)                                                              \
+	AVX512_TARGET static void name(const void *const r[5], int y, const color_par *p,          \
+				       const uint8_t *bgx, uint8_t *o)                             \
+	{                                                                                          \
+		color_row(r, y, is_int, wrap, p, bgx, o);                                          \
 	}
 COLOR_ROW(color_row_wrap_i32, 1, 1)
 COLOR_ROW(color_row_clamp_i32, 1, 0)
@@ -543,10 +589,10 @@ void render_set_simd(int level)
 static int cpu_level(void)
 {
 #ifdef __x86_64__
-	if (simd_level >= 3 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-	    __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
-	    __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512vbmi") &&
-	    __builtin_cpu_supports("avx512vnni"))
+	if (simd_level >= 3 && __builtin_cpu_supports("avx512f") &&
+	    __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+	    __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512cd") &&
+	    __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vnni"))
 		return 3;
 	if (simd_level >= 2 && __builtin_cpu_supports("avx2"))
 		return 2;
@@ -601,15 +647,17 @@ static void color_setup(const render_in *in, color_frame *cf)
 		.R = (float)(REFRACT_PX * rs->refraction * px * px * u / 32.0),
 		.B = (float)(REFLECT_LEVELS * rs->reflection * u / 16.0),
 		.spec = (float)rs->specular * 255.0f,
-		.g = { (float)(-ng * u / 32 * (lx / hl)), (float)(-ng * u / 32 * (ly / hl)), (lz + 1) / hl },
+		.g = {(float)(-ng * u / 32 * (lx / hl)), (float)(-ng * u / 32 * (ly / hl)),
+		      (lz + 1) / hl},
 		.ng2 = (float)(ng * u / 32 * (ng * u / 32)),
 	};
 	const int is_int = sf->type == TP_SAMPLE_I32;
 	cf->is_int = is_int;
 	cf->ss = is_int ? sizeof(int32_t) : sizeof(float);
 	cf->level = cpu_level();
-	const row_geometry_fn *geoms = wrap ? (is_int ? row_geometry_wrap_i32 : row_geometry_wrap_f32)
-					    : (is_int ? row_geometry_clamp_i32 : row_geometry_clamp_f32);
+	const row_geometry_fn *geoms =
+		wrap ? (is_int ? row_geometry_wrap_i32 : row_geometry_wrap_f32)
+		     : (is_int ? row_geometry_clamp_i32 : row_geometry_clamp_f32);
 	cf->geom = geoms[cf->level];
 	cf->fused = NULL;
 #ifdef __x86_64__
@@ -629,7 +677,7 @@ static void color_row_rgb(const color_frame *cf, int y, uint8_t *o)
 	/* Runs of CHUNK pixels: pass 0's and pass 1's results stay in L1 for pass 2. */
 	int32_t buf[3 * CHUNK] __attribute__((aligned(64)));
 	float fbuf[2 * CHUNK + 8] __attribute__((aligned(64)));
-	row_taps t = { buf, buf + CHUNK, buf + 2 * CHUNK, fbuf, fbuf + CHUNK + 4 };
+	row_taps t = {buf, buf + CHUNK, buf + 2 * CHUNK, fbuf, fbuf + CHUNK + 4};
 	/* rows y-2 .. y+2: beyond the frame the edge row, or the opposite one with wrap */
 	const void *r[5];
 	for (int k = 0; k < 5; k++) {
@@ -682,7 +730,8 @@ void render_color_yuv(const render_in *in, uint8_t *rgb_rows, tp_image *out)
 			color_row_rgb(&cf, 2 * j, r0);
 			color_row_rgb(&cf, 2 * j + 1, r1);
 			tp_rgb_to_yuv420_rows(r0, r1, w, pl[0] + (ptrdiff_t)2 * j * ls[0],
-					      pl[0] + (ptrdiff_t)(2 * j + 1) * ls[0], pl[1] + (ptrdiff_t)j * ls[1],
+					      pl[0] + (ptrdiff_t)(2 * j + 1) * ls[0],
+					      pl[1] + (ptrdiff_t)j * ls[1],
 					      pl[2] + (ptrdiff_t)j * ls[2]);
 		}
 	}
@@ -710,8 +759,10 @@ void render_slopes(const tp_surface *sf, float *dx, float *dy)
 				column_sums(r, w, xs, n, 0, wrap, v, d2);
 			for (int i = 0; i < n; i++) {
 				/* row_geometry's slopes, scaled to height units per pixel */
-				dx[(size_t)y * w + xs + i] = ((v[i + 4] - v[i]) + 2.0f * (v[i + 3] - v[i + 1])) * u32;
-				dy[(size_t)y * w + xs + i] = ((d2[i + 1] + d2[i + 3]) + 2.0f * d2[i + 2]) * u32;
+				dx[(size_t)y * w + xs + i] =
+					((v[i + 4] - v[i]) + 2.0f * (v[i + 3] - v[i + 1])) * u32;
+				dy[(size_t)y * w + xs + i] =
+					((d2[i + 1] + d2[i + 3]) + 2.0f * d2[i + 2]) * u32;
 			}
 		}
 	}

@@ -13,10 +13,10 @@ struct render_ctx {
 	scene_mode mode;
 	int w, h;
 	tp_image bg;
-	uint8_t *bgx;   /* (w+1) x (h+1) RGBX, see render_in.bgx */
-	float *hpad;    /* (w+2) x (h+2) heights with ghost cells */
-	float *height;  /* w*h: the surface in height units (texture-map modes only) */
-	float *scratch; /* w*h*4 */
+	uint8_t *bgx;        /* (w+1) x (h+1) RGBX, see render_in.bgx */
+	float *hpad;         /* (w+2) x (h+2) heights with ghost cells */
+	float *height;       /* w*h: the surface in height units (texture-map modes only) */
+	float *scratch;      /* w*h*4 */
 	double height_scale; /* render_set_height_scale(), 0 = the scene's */
 	/* TP_YUV420 output (colour mode): two RGB rows per thread, or (with boxes, drawn
 	 * over whole frames) a full RGB frame; made at the first such frame */
@@ -27,7 +27,7 @@ struct render_ctx {
 
 static const char *mode_name(scene_mode m)
 {
-	static const char *const names[] = { "color", "height", "normal", "caustics", "particles" };
+	static const char *const names[] = {"color", "height", "normal", "caustics", "particles"};
 	return names[m];
 }
 
@@ -41,7 +41,7 @@ static void pad_background(const tp_image *bg, int wrap, const scene_render *rs,
 	const size_t ds = (size_t)(w + 1) * 4;
 	const double ts = rs ? rs->tint_strength : 0.0;
 	const int keep = (int)lround((1.0 - ts) * 256.0);
-	int tint_q[3] = { 0, 0, 0 };
+	int tint_q[3] = {0, 0, 0};
 	for (int k = 0; rs && k < 3; k++)
 		tint_q[k] = (int)lround(rs->tint[k] * 255.0 * ts * 256.0);
 	uint8_t lut[3][256];
@@ -71,7 +71,7 @@ int render_create(const scene *sc, scene_mode mode, render_ctx **out, tp_err *er
 	/* Particle fluids are drawn as a picture (or their particles); the texture maps
 	 * need a height field. */
 	int supported = fluid ? (mode == SCENE_MODE_COLOR || mode == SCENE_MODE_PARTICLES)
-	                      : (mode == SCENE_MODE_COLOR || mode == SCENE_MODE_HEIGHT ||
+			      : (mode == SCENE_MODE_COLOR || mode == SCENE_MODE_HEIGHT ||
 				 mode == SCENE_MODE_NORMAL || mode == SCENE_MODE_CAUSTICS);
 	if (!supported) {
 		/* Point at the member that asked for it: an output's mode, or render.mode. */
@@ -83,7 +83,8 @@ int render_create(const scene *sc, scene_mode mode, render_ctx **out, tp_err *er
 			}
 		/* Neither: the mode came from the command line (-o MODE=OUT). */
 		int scene_asked = mode == sc->render.mode || strcmp(at, "render.mode");
-		return scene_errf(sc, err, TP_EINPUT, scene_asked ? at : NULL, "render mode \"%s\" is not available for the %s solver",
+		return scene_errf(sc, err, TP_EINPUT, scene_asked ? at : NULL,
+				  "render mode \"%s\" is not available for the %s solver",
 				  mode_name(mode), sc->solver->name);
 	}
 	render_ctx *r = calloc(1, sizeof *r);
@@ -104,7 +105,8 @@ int render_create(const scene *sc, scene_mode mode, render_ctx **out, tp_err *er
 	r->bgx = color ? malloc((size_t)(r->w + 1) * (size_t)(r->h + 1) * 4) : NULL;
 	if ((maps && (!r->height || !r->hpad)) || !r->scratch || (color && !r->bgx)) {
 		render_destroy(r);
-		return tp_errf(err, TP_EIO, "out of memory for a %dx%d renderer", sc->width, sc->height);
+		return tp_errf(err, TP_EIO, "out of memory for a %dx%d renderer", sc->width,
+			       sc->height);
 	}
 	int rc = render_background(sc, r->w, r->h, &r->bg, err);
 	if (rc < 0) {
@@ -234,9 +236,11 @@ static int frame_yuv(render_ctx *r, const render_in *in, const tp_surface *s, tp
 			pl[k] = tp_image_plane(out, k, &ls[k]);
 #pragma omp parallel for schedule(static)
 		for (int j = 0; j < r->h / 2; j++)
-			tp_rgb_to_yuv420_rows(tp_image_row(&r->rgb, 2 * j), tp_image_row(&r->rgb, 2 * j + 1), r->w,
-					      pl[0] + (ptrdiff_t)2 * j * ls[0], pl[0] + (ptrdiff_t)(2 * j + 1) * ls[0],
-					      pl[1] + (ptrdiff_t)j * ls[1], pl[2] + (ptrdiff_t)j * ls[2]);
+			tp_rgb_to_yuv420_rows(
+				tp_image_row(&r->rgb, 2 * j), tp_image_row(&r->rgb, 2 * j + 1),
+				r->w, pl[0] + (ptrdiff_t)2 * j * ls[0],
+				pl[0] + (ptrdiff_t)(2 * j + 1) * ls[0],
+				pl[1] + (ptrdiff_t)j * ls[1], pl[2] + (ptrdiff_t)j * ls[2]);
 		return 0;
 	}
 	const int nt = omp_get_max_threads();
@@ -296,17 +300,10 @@ int render_frame(render_ctx *r, const tp_surface *s, tp_image *out)
 		if (s->nboxes > 0)
 			render_boxes(&in, out); /* solid blocks over the water */
 		break;
-	case SCENE_MODE_HEIGHT:
-		render_height_map(&in, out);
-		break;
-	case SCENE_MODE_NORMAL:
-		render_normal_map(&in, out);
-		break;
-	case SCENE_MODE_CAUSTICS:
-		render_caustics(&in, out);
-		break;
-	default:
-		break;
+	case SCENE_MODE_HEIGHT: render_height_map(&in, out); break;
+	case SCENE_MODE_NORMAL: render_normal_map(&in, out); break;
+	case SCENE_MODE_CAUSTICS: render_caustics(&in, out); break;
+	default: break;
 	}
 	return 0;
 }

@@ -8,7 +8,9 @@
 int tp_pixfmt_channels(tp_pixfmt f)
 {
 	switch (f) {
-	case TP_RGB8: case TP_RGB16: case TP_YUV420: return 3;
+	case TP_RGB8:
+	case TP_RGB16:
+	case TP_YUV420: return 3;
 	case TP_RGBA8: return 4;
 	default: return 1;
 	}
@@ -69,9 +71,9 @@ void tp_image_free(tp_image *img)
 
 /* ---- BT.709 4:2:0 ---- */
 
-#define Y_R 5983
-#define Y_G 20127
-#define Y_B 2032
+#define Y_R  5983
+#define Y_G  20127
+#define Y_B  2032
 #define CB_R (-3298)
 #define CB_G (-11094)
 #define CB_B 14392
@@ -84,10 +86,12 @@ yuv_rows(const uint8_t *restrict r0, const uint8_t *restrict r1, int w, uint8_t 
 	 uint8_t *restrict y1, uint8_t *restrict cb, uint8_t *restrict cr)
 {
 	for (int x = 0; x < w; x++) {
-		y0[x] = (uint8_t)((Y_R * r0[3 * x] + Y_G * r0[3 * x + 1] + Y_B * r0[3 * x + 2] + (16 << 15) +
-				   (1 << 14)) >> 15);
-		y1[x] = (uint8_t)((Y_R * r1[3 * x] + Y_G * r1[3 * x + 1] + Y_B * r1[3 * x + 2] + (16 << 15) +
-				   (1 << 14)) >> 15);
+		y0[x] = (uint8_t)((Y_R * r0[3 * x] + Y_G * r0[3 * x + 1] + Y_B * r0[3 * x + 2] +
+				   (16 << 15) + (1 << 14)) >>
+				  15);
+		y1[x] = (uint8_t)((Y_R * r1[3 * x] + Y_G * r1[3 * x + 1] + Y_B * r1[3 * x + 2] +
+				   (16 << 15) + (1 << 14)) >>
+				  15);
 	}
 	/* Chroma, linear in R, G, B: per pixel of the two rows' column sums, then the sum of
 	 * each pair (the 2^15 scale becomes 2^17 over four pixels). In runs that stay in L1,
@@ -103,15 +107,20 @@ yuv_rows(const uint8_t *restrict r0, const uint8_t *restrict r1, int w, uint8_t 
 			pr[i] = CR_R * sum[3 * i] + CR_G * sum[3 * i + 1] + CR_B * sum[3 * i + 2];
 		}
 		for (int i = 0; i < n / 2; i++) {
-			cb[xs / 2 + i] = (uint8_t)((pb[2 * i] + pb[2 * i + 1] + (128 << 17) + (1 << 16)) >> 17);
-			cr[xs / 2 + i] = (uint8_t)((pr[2 * i] + pr[2 * i + 1] + (128 << 17) + (1 << 16)) >> 17);
+			cb[xs / 2 + i] =
+				(uint8_t)((pb[2 * i] + pb[2 * i + 1] + (128 << 17) + (1 << 16)) >>
+					  17);
+			cr[xs / 2 + i] =
+				(uint8_t)((pr[2 * i] + pr[2 * i + 1] + (128 << 17) + (1 << 16)) >>
+					  17);
 		}
 	}
 }
 
-__attribute__((optimize("no-tree-vectorize"))) static void
-yuv_rows_c(const uint8_t *r0, const uint8_t *r1, int w, uint8_t *y0, uint8_t *y1, uint8_t *cb,
-	   uint8_t *cr)
+__attribute__((optimize("no-tree-vectorize"))) static void yuv_rows_c(const uint8_t *r0,
+								      const uint8_t *r1, int w,
+								      uint8_t *y0, uint8_t *y1,
+								      uint8_t *cb, uint8_t *cr)
 {
 	yuv_rows(r0, r1, w, y0, y1, cb, cr);
 }

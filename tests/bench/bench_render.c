@@ -12,9 +12,7 @@
 #include "reference/reference_render.h"
 #include "render/render.h"
 
-
-
-static const tp_solver bench_solver = { .name = "bench", .caps = TP_SOLVER_HEIGHTFIELD };
+static const tp_solver bench_solver = {.name = "bench", .caps = TP_SOLVER_HEIGHTFIELD};
 
 static void run_size(const int W, const int H)
 {
@@ -32,19 +30,28 @@ static void run_size(const int W, const int H)
 	sc.width = W;
 	sc.height = H;
 	sc.solver = &bench_solver;
-	sc.render = (scene_render){ .mode = SCENE_MODE_COLOR, .refraction = 1, .reflection = 1,
-				    .tint = { 0.1, 0.4, 0.65 }, .tint_strength = 0.15, .specular = 0.6 };
+	sc.render = (scene_render){.mode = SCENE_MODE_COLOR,
+				   .refraction = 1,
+				   .reflection = 1,
+				   .tint = {0.1, 0.4, 0.65},
+				   .tint_strength = 0.15,
+				   .specular = 0.6};
 	sc.background.pattern = SCENE_PATTERN_TILES;
 	sc.background.scale = 32;
-	memcpy(sc.background.color, (uint8_t[2][3]){ { 220, 235, 240 }, { 40, 90, 120 } }, 6);
+	memcpy(sc.background.color, (uint8_t[2][3]){{220, 235, 240}, {40, 90, 120}}, 6);
 	render_ctx *r;
 	tp_err err;
 	if (render_create(&sc, SCENE_MODE_COLOR, &r, &err) < 0)
 		return;
 	tp_image out;
 	tp_image_alloc(&out, W, H, TP_RGB8);
-	tp_surface s = { .kind = TP_SURFACE_HEIGHT, .w = W, .h = H, .type = TP_SAMPLE_I32,
-			 .data = hi, .stride = W, .scale = 1.0f / 256 };
+	tp_surface s = {.kind = TP_SURFACE_HEIGHT,
+			.w = W,
+			.h = H,
+			.type = TP_SAMPLE_I32,
+			.data = hi,
+			.stride = W,
+			.scale = 1.0f / 256};
 	for (int i = 0; i < W * H * 3; i++)
 		bgp[i] = (uint8_t)(i * 7);
 
@@ -80,4 +87,4 @@ static void run(void)
 	run_size(3840, 2160);
 }
 
-const bench_entry bench_render = { "render", run };
+const bench_entry bench_render = {"render", run};

@@ -15,12 +15,7 @@ extern const bench_entry bench_airy;
 
 /* One line per workload. */
 static const bench_entry *const entries[] = {
-	&bench_render,
-	&bench_ripple, &bench_hooke,
-	&bench_shallow,
-	&bench_sph,
-	&bench_airy,
-	NULL,
+	&bench_render, &bench_ripple, &bench_hooke, &bench_shallow, &bench_sph, &bench_airy, NULL,
 };
 
 double bench_now(void)
@@ -34,14 +29,14 @@ void bench_row(const char *workload, const char *metric, double value, const cha
 	       double baseline, int higher_is_better)
 {
 	if (!(value > 0 && baseline > 0)) { /* a measurement with no same-run baseline */
-		printf("| %-34s | %-22s | %12.2f %-8s | %12s | %8s |\n", workload, metric, value, unit,
-		       "-", "-");
+		printf("| %-34s | %-22s | %12.2f %-8s | %12s | %8s |\n", workload, metric, value,
+		       unit, "-", "-");
 		fflush(stdout);
 		return;
 	}
 	double ratio = higher_is_better ? value / baseline : baseline / value;
-	printf("| %-34s | %-22s | %12.2f %-8s | %12.2f | %7.2fx |\n", workload, metric, value,
-	       unit, baseline, ratio);
+	printf("| %-34s | %-22s | %12.2f %-8s | %12.2f | %7.2fx |\n", workload, metric, value, unit,
+	       baseline, ratio);
 	fflush(stdout);
 }
 
@@ -49,14 +44,15 @@ int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "--seed-port")) {
 		int w, h;
-		if (argc != 5 || sscanf(argv[3], "%dx%d", &w, &h) != 2 || w < 2 || h < 2 || atoi(argv[4]) < 1) {
+		if (argc != 5 || sscanf(argv[3], "%dx%d", &w, &h) != 2 || w < 2 || h < 2 ||
+		    atoi(argv[4]) < 1) {
 			fprintf(stderr, "usage: tidepool-bench --seed-port SCENE WxH FRAMES\n");
 			return 2;
 		}
 		return bench_seed_port(argv[2], w, h, atoi(argv[4]));
 	}
-	printf("| %-34s | %-22s | %21s | %12s | %8s |\n", "workload", "metric", "value",
-	       "baseline", "ratio");
+	printf("| %-34s | %-22s | %21s | %12s | %8s |\n", "workload", "metric", "value", "baseline",
+	       "ratio");
 	printf("|%s|%s|%s|%s|%s|\n", "------------------------------------",
 	       "------------------------", "-----------------------", "--------------",
 	       "----------");

@@ -21,7 +21,7 @@
 int bench_seed_port(const char *path, int w, int h, int frames)
 {
 	omp_set_num_threads(1);
-	tp_err err = { "" };
+	tp_err err = {""};
 	scene *sc = NULL;
 	scene_overrides ov;
 	memset(&ov, 0, sizeof ov);
@@ -33,7 +33,8 @@ int bench_seed_port(const char *path, int w, int h, int frames)
 	}
 	const int hooke = !strcmp(sc->solver->name, "hooke");
 	if (!hooke && strcmp(sc->solver->name, "ripple")) {
-		fprintf(stderr, "seed port: %s: only ripple and hooke scenes have seed loops\n", path);
+		fprintf(stderr, "seed port: %s: only ripple and hooke scenes have seed loops\n",
+			path);
 		scene_destroy(sc);
 		return 1;
 	}
@@ -56,9 +57,11 @@ int bench_seed_port(const char *path, int w, int h, int frames)
 					if (!done[i] && sc->drops[i].t <= t) {
 						const scene_drop *d = &sc->drops[i];
 						if (hooke)
-							ref_hooke_drop(&rh, d->x, d->y, d->radius, d->strength);
+							ref_hooke_drop(&rh, d->x, d->y, d->radius,
+								       d->strength);
 						else
-							ref_ripple_drop(&rr, d->x, d->y, d->radius, d->strength);
+							ref_ripple_drop(&rr, d->x, d->y, d->radius,
+									d->strength);
 						done[i] = 1;
 					}
 				if (hooke)
