@@ -199,7 +199,8 @@ static inline __attribute__((always_inline)) void row_geometry(const void *const
 		s *= s;
 		s *= s;
 		float l = clampf(B * hs + spec * s, -1024.0f, 1024.0f);
-		uint32_t lq = (uint32_t)((int32_t)(l + 1024.5f) - 1024) & 0xffffu;
+		/* to nearest (even), an inlined cvtss2si / vcvtps2dq */
+		uint32_t lq = (uint32_t)(int32_t)lrintf(l) & 0xffffu;
 		lifts[i] = (int32_t)(lq | lq << 16);
 	}
 }
@@ -496,8 +497,7 @@ color16(int x, int y, const int wrap, const color_par *p, const uint8_t *bgx, ui
 	l = _mm512_min_ps(_mm512_max_ps(l, _mm512_set1_ps(-1024.0f)), _mm512_set1_ps(1024.0f));
 	/* the low 16 bits in both halves, as C's (lq & 0xffff) | lq << 16 */
 	const __m512i lq = _mm512_shuffle_epi8(
-		_mm512_sub_epi32(_mm512_cvttps_epi32(_mm512_add_ps(l, _mm512_set1_ps(1024.5f))),
-				 _mm512_set1_epi32(1024)),
+		_mm512_cvtps_epi32(l), /* to nearest, as lrintf */
 		_mm512_broadcast_i32x4(
 			_mm_setr_epi8(0, 1, 0, 1, 4, 5, 4, 5, 8, 9, 8, 9, 12, 13, 12, 13)));
 	/* the first n pixels' 3 bytes each */
