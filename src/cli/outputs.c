@@ -3,7 +3,8 @@
 
 #include <string.h>
 
-static const char *const mode_names[] = { "color", "height", "normal", "caustics", "particles", NULL };
+static const char *const mode_names[] = {"color",    "height",    "normal",
+					 "caustics", "particles", NULL};
 
 void outputs_split(const char *spec, int *mode, const char **path)
 {
@@ -13,7 +14,8 @@ void outputs_split(const char *spec, int *mode, const char **path)
 	if (!eq)
 		return;
 	for (int i = 0; mode_names[i]; i++)
-		if (strlen(mode_names[i]) == (size_t)(eq - spec) && !strncmp(spec, mode_names[i], (size_t)(eq - spec))) {
+		if (strlen(mode_names[i]) == (size_t)(eq - spec) &&
+		    !strncmp(spec, mode_names[i], (size_t)(eq - spec))) {
 			*mode = i;
 			*path = eq + 1;
 			return;
@@ -52,14 +54,16 @@ static int add(out_plan *p, const scene *sc, const out_cli *cli, const enc_confi
 	/* A one-frame render to one .png stays a still, whatever the flipbook settings. */
 	int atlas = layout(sc, cli, it->mode, &it->fb) && is_single_png(path) && sc->frames > 1;
 	if (atlas && base->range)
-		return tp_errf(err, TP_EUSAGE,
-			       "%s: a flipbook atlas holds every frame; it cannot be rendered by --range",
-			       path);
+		return tp_errf(
+			err, TP_EUSAGE,
+			"%s: a flipbook atlas holds every frame; it cannot be rendered by --range",
+			path);
 	if (atlas)
 		it->enc = enc_find("flipbook");
 	if (!it->enc)
 		return tp_errf(err, TP_EUSAGE,
-			       "%s: unknown output type (use a .png pattern such as out/%%04d.png, .mp4, or null)",
+			       "%s: unknown output type (use a .png pattern such as out/%%04d.png, "
+			       ".mp4, or null)",
 			       path);
 	int rc = render_create(sc, it->mode, &it->rd, err);
 	if (rc < 0)
@@ -89,13 +93,15 @@ static int bare_mode(const scene *sc, const char *spec, int *mode, tp_err *err)
 	for (int i = 0; i < sc->noutputs; i++) {
 		same &= sc->outputs[i].mode == sc->outputs[0].mode;
 		size_t k = strlen(list);
-		snprintf(list + k, sizeof list - k, "%s%s", i ? ", " : "", mode_names[sc->outputs[i].mode]);
+		snprintf(list + k, sizeof list - k, "%s%s", i ? ", " : "",
+			 mode_names[sc->outputs[i].mode]);
 	}
 	if (same || !strcmp(spec, "null"))
 		return 0;
-	return tp_errf(err, TP_EUSAGE,
-		       "-o %s: the scene has outputs of modes %s; say which this one is with -o MODE=%s",
-		       spec, list, spec);
+	return tp_errf(
+		err, TP_EUSAGE,
+		"-o %s: the scene has outputs of modes %s; say which this one is with -o MODE=%s",
+		spec, list, spec);
 }
 
 int outputs_plan(out_plan *p, const scene *sc, const out_cli *cli, const enc_config *base,
@@ -114,26 +120,30 @@ int outputs_plan(out_plan *p, const scene *sc, const out_cli *cli, const enc_con
 		}
 	} else if (sc->noutputs) {
 		for (int i = 0; i < sc->noutputs && i < OUTPUTS_MAX && rc == 0; i++)
-			rc = add(p, sc, cli, base, (int)sc->outputs[i].mode, sc->outputs[i].path, err);
+			rc = add(p, sc, cli, base, (int)sc->outputs[i].mode, sc->outputs[i].path,
+				 err);
 	} else if (sc->output) {
 		rc = add(p, sc, cli, base, -1, sc->output, err);
 	} else {
-		rc = tp_errf(err, TP_EUSAGE, "%s: no output: give -o OUT or \"output\" in the scene", sc->path);
+		rc = tp_errf(err, TP_EUSAGE,
+			     "%s: no output: give -o OUT or \"output\" in the scene", sc->path);
 	}
 	/* Two outputs writing the same files would destroy each other. */
 	for (int i = 0; i < p->n && rc == 0; i++)
 		for (int j = 0; j < i && rc == 0; j++)
 			if (strcmp(p->o[i].path, "null") && !strcmp(p->o[i].path, p->o[j].path))
-				rc = tp_errf(err, TP_EUSAGE, "%s: given as two outputs", p->o[i].path);
+				rc = tp_errf(err, TP_EUSAGE, "%s: given as two outputs",
+					     p->o[i].path);
 	if (rc < 0)
 		outputs_free(p);
 	return rc;
 }
 
-void outputs_render(out_plan *p, const tp_surface *s, tp_image *slot)
+void outputs_render(out_plan *p, const tp_surface *s, tp_image *slot, void (*side)(void *),
+		    void *side_arg)
 {
 	for (int i = 0; i < p->n; i++)
-		render_frame(p->o[i].rd, s, &slot[i]);
+		render_frame_side(p->o[i].rd, s, &slot[i], i == 0 ? side : NULL, side_arg);
 }
 
 void outputs_free(out_plan *p)

@@ -22,14 +22,14 @@
 typedef struct out_cli {
 	const char *spec[OUTPUTS_MAX]; /* -o values as given */
 	int n;
-	int cols, rows;                /* --flipbook CxR (0: the scene's) */
-	int frame_w, frame_h;          /* --frame-size WxH (0: the scene's, or its size) */
-	int pot;                       /* --pot */
+	int cols, rows;       /* --flipbook CxR (0: the scene's) */
+	int frame_w, frame_h; /* --frame-size WxH (0: the scene's, or its size) */
+	int pot;              /* --pot */
 } out_cli;
 
 typedef struct out_item {
 	scene_mode mode;
-	const char *path;  /* borrowed from the command line or the scene */
+	const char *path; /* borrowed from the command line or the scene */
 	const tp_encoder *enc;
 	enc_config cfg;
 	enc_flipbook fb;
@@ -48,8 +48,10 @@ void outputs_split(const char *spec, int *mode, const char **path);
  * encoder settings (overwrite, crf, ...). On failure the plan is freed. */
 int outputs_plan(out_plan *p, const scene *sc, const out_cli *cli, const enc_config *base,
 		 tp_err *err);
-/* Renders surface s once per output into slot[0..n). */
-void outputs_render(out_plan *p, const tp_surface *s, tp_image *slot);
+/* Renders surface s once per output into slot[0..n); side(side_arg), if not NULL, runs
+ * once alongside the first output's rendering (render_frame_side). */
+void outputs_render(out_plan *p, const tp_surface *s, tp_image *slot, void (*side)(void *),
+		    void *side_arg);
 void outputs_free(out_plan *p);
 
 #endif

@@ -496,10 +496,10 @@ color16(int x, int y, const int wrap, const color_par *p, const uint8_t *bgx, ui
 				 _mm512_mul_ps(_mm512_set1_ps(p->spec), sp));
 	l = _mm512_min_ps(_mm512_max_ps(l, _mm512_set1_ps(-1024.0f)), _mm512_set1_ps(1024.0f));
 	/* the low 16 bits in both halves, as C's (lq & 0xffff) | lq << 16 */
-	const __m512i lq = _mm512_shuffle_epi8(
-		_mm512_cvtps_epi32(l), /* to nearest, as lrintf */
-		_mm512_broadcast_i32x4(
-			_mm_setr_epi8(0, 1, 0, 1, 4, 5, 4, 5, 8, 9, 8, 9, 12, 13, 12, 13)));
+	const __m512i lq =
+		_mm512_shuffle_epi8(_mm512_cvtps_epi32(l), /* to nearest, as lrintf */
+				    _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 0, 1, 4, 5, 4, 5, 8,
+									 9, 8, 9, 12, 13, 12, 13)));
 	/* the first n pixels' 3 bytes each */
 	const int n0 = n < 8 ? n : 8, n1 = n > 8 ? n - 8 : 0;
 	shade8(bgx, p->bs, _mm512_castsi512_si256(off), wq, lq, 0,
@@ -706,6 +706,20 @@ void render_color(const render_in *in, tp_image *out)
 {
 	color_frame cf;
 	color_setup(in, &cf);
+	if (in->side) {
+		/* One thread takes the side job, the others start on the rows, and it joins
+		 * them when done: rows in chunks handed out as threads come free (each row's
+		 * bytes do not depend on who draws it). */
+#pragma omp parallel
+		{
+#pragma omp single nowait
+			in->side(in->side_arg);
+#pragma omp for schedule(dynamic, 16)
+			for (int y = 0; y < in->h; y++)
+				color_row_rgb(&cf, y, tp_image_row(out, y));
+		}
+		return;
+	}
 #pragma omp parallel for schedule(static)
 	for (int y = 0; y < in->h; y++)
 		color_row_rgb(&cf, y, tp_image_row(out, y));

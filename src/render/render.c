@@ -264,6 +264,12 @@ int render_yuv(const render_ctx *r)
 
 int render_frame(render_ctx *r, const tp_surface *s, tp_image *out)
 {
+	return render_frame_side(r, s, out, NULL, NULL);
+}
+
+int render_frame_side(render_ctx *r, const tp_surface *s, tp_image *out, void (*side)(void *),
+		      void *side_arg)
+{
 	render_in in = {
 		.sc = r->sc,
 		.surf = s,
@@ -277,6 +283,15 @@ int render_frame(render_ctx *r, const tp_surface *s, tp_image *out)
 		.px = scene_scale(r->sc),
 		.height_scale = r->height_scale,
 	};
+	/* Only the colour pass of a height field runs the side job among its rows; every
+	 * other picture does it first. */
+	if (side && r->mode == SCENE_MODE_COLOR && s->kind == TP_SURFACE_HEIGHT &&
+	    out->fmt == TP_RGB8) {
+		in.side = side;
+		in.side_arg = side_arg;
+	} else if (side) {
+		side(side_arg);
+	}
 	/* The colour pass reads the solver's samples directly; the texture maps read them
 	 * converted to float height units. */
 	if (s->kind == TP_SURFACE_HEIGHT && r->mode != SCENE_MODE_COLOR) {

@@ -24,6 +24,11 @@ int render_create(const scene *sc, scene_mode mode, render_ctx **out, tp_err *er
 void render_destroy(render_ctx *r);
 tp_pixfmt render_format(const render_ctx *r);
 int render_frame(render_ctx *r, const tp_surface *s, tp_image *out);
+/* render_frame, and side(side_arg) once: serial work (a frame hash) that the colour pass
+ * of a height field runs on one of its threads while the others draw rows, and that every
+ * other mode runs first. */
+int render_frame_side(render_ctx *r, const tp_surface *s, tp_image *out, void (*side)(void *),
+		      void *side_arg);
 /* 1 when render_frame can write TP_YUV420: the colour mode of a height field, even size. */
 int render_yuv(const render_ctx *r);
 

@@ -15,9 +15,9 @@ typedef struct render_in {
 	const tp_surface *surf;
 	const float *height; /* w*h heights in height units, row-major; NULL for fluid surfaces */
 	int w, h;
-	int wrap;            /* sample periodically (boundary "wrap") */
-	const tp_image *bg;  /* background, TP_RGB8, w x h */
-	float *scratch;      /* w*h*4 floats */
+	int wrap;           /* sample periodically (boundary "wrap") */
+	const tp_image *bg; /* background, TP_RGB8, w x h */
+	float *scratch;     /* w*h*4 floats */
 	/* The surface padded by one ghost cell on every side ((w+2) x (h+2), row stride
 	 * w+2; ghosts copy the edge, or the opposite edge with wrap), so kernels read
 	 * neighbours without branches. NULL for fluid surfaces. */
@@ -25,12 +25,16 @@ typedef struct render_in {
 	/* The background as RGBX with one extra column and row (clamped or wrapped), so a
 	 * bilinear tap at (x0+1, y0+1) never needs a bounds check. Row stride (w+1)*4. */
 	const uint8_t *bgx;
-	scene_mode mode;     /* the mode of this output (a scene may have several outputs) */
+	scene_mode mode; /* the mode of this output (a scene may have several outputs) */
 	/* Output pixels per scene unit (scene_scale): slopes per pixel are 1/px of the same
 	 * slopes per scene unit, and pixel-sized constants (edges, bevels, walls) grow by it,
 	 * so every render size shows the same picture. 1 at the scene's own size. */
 	double px;
 	double height_scale; /* height maps: levels per height unit if > 0 (auto-levelling) */
+	/* render_frame_side(): a serial job the colour pass runs on one of its threads while
+	 * the others draw rows (NULL: none) */
+	void (*side)(void *);
+	void *side_arg;
 } render_in;
 
 /* refract.c: seeds 000/001 refraction + reflection, tint and specular (TP_RGB8). */
