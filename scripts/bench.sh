@@ -126,75 +126,60 @@ mp4_time() { # command...: runs it, prints elapsed seconds
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }'
 }
 mp4_min() { awk -v a="$1" -v b="$2" 'BEGIN { print (b == "" || a + 0 < b + 0) ? a : b }'; }
-mp4_ffmpeg() {
-	cat "$WORK/mp4.rgb" | ffmpeg -nostdin -v error -y -f rawvideo -pix_fmt rgb24 -s 1920x1080 -r 30 -i - \
+mp4_ffmpeg() { # size preset out
+	cat "$WORK/mp4.rgb" | ffmpeg -nostdin -v error -y -f rawvideo -pix_fmt rgb24 -s "$1" -r 30 -i - \
 		-vf "scale=out_color_matrix=bt709:out_range=tv:flags=bilinear+accurate_rnd+bitexact,format=yuv420p,setsar=1" \
-		-c:v libx264 -preset medium -crf 18 -threads 4 -color_range tv -colorspace bt709 \
+		-c:v libx264 -preset "$2" -crf 18 -threads 4 -color_range tv -colorspace bt709 \
 		-color_primaries bt709 -color_trc bt709 -flags +bitexact -fflags +bitexact \
-		-bsf:v filter_units=remove_types=6 -movflags +faststart -map_metadata -1 "$WORK/ff.mp4"
+		-bsf:v filter_units=remove_types=6 -movflags +faststart -map_metadata -1 "$3"
 }
-mp4_tidepool() {
-	"$TP" render scenes/pond.json -q -y --size 1920x1080 --frames "$MP4_FRAMES" -o "$WORK/tp.mp4"
+mp4_tidepool() { # size frames preset out
+	"$TP" render scenes/pond.json -q -y --size "$1" --frames "$2" --preset "$3" -o "$4"
+}
+# mp4_pair SIZE FRAMES PRESET: the same frames rendered to PNG and unpacked to raw RGB
+# (untimed), then tidepool and ffmpeg alternately, best of MP4_REPS each; prints the row
+# and leaves the two videos in $WORK/tp.mp4 and $WORK/ff.mp4.
+mp4_pair() {
+	mkdir -p "$WORK/mp4png"
+	"$TP" render scenes/pond.json -q -y --size "$1" --frames "$2" -o "$WORK/mp4png/%04d.png"
+	ffmpeg -nostdin -v error -i "$WORK/mp4png/%04d.png" -f rawvideo -pix_fmt rgb24 "$WORK/mp4.rgb"
+	rm -rf "$WORK/mp4png"
+	tp_best="" ff_best=""
+	i=0
+	while [ "$i" -lt "$MP4_REPS" ]; do
+		ff_best=$(mp4_min "$(mp4_time mp4_ffmpeg "$1" "$3" "$WORK/ff.mp4")" "$ff_best")
+		tp_best=$(mp4_min "$(mp4_time mp4_tidepool "$1" "$2" "$3" "$WORK/tp.mp4")" "$tp_best")
+		i=$((i + 1))
+	done
+	rm -f "$WORK/mp4.rgb"
+	label="mp4 pond $1 x$2"
+	[ "$3" = medium ] || label="$label $3"
+	mp4_row "$label" "wall time vs ffmpeg" "$tp_best" "s" "$ff_best"
 }
 MP4_FRAMES=${TP_BENCH_MP4_FRAMES:-300}
 MP4_REPS=${TP_BENCH_MP4_REPS:-2}
 if ! want mp4; then
 	:
 elif command -v ffmpeg >/dev/null 2>&1; then
-	# The baseline's input: the same frames, rendered to PNG, unpacked to raw RGB (untimed).
-	mkdir -p "$WORK/mp4png"
-	"$TP" render scenes/pond.json -q -y --size 1920x1080 --frames "$MP4_FRAMES" -o "$WORK/mp4png/%04d.png"
-	ffmpeg -nostdin -v error -i "$WORK/mp4png/%04d.png" -f rawvideo -pix_fmt rgb24 "$WORK/mp4.rgb"
-	rm -rf "$WORK/mp4png"
-	tp_best="" ff_best=""
-	i=0
-	while [ "$i" -lt "$MP4_REPS" ]; do
-		ff_best=$(mp4_min "$(mp4_time mp4_ffmpeg)" "$ff_best")
-		tp_best=$(mp4_min "$(mp4_time mp4_tidepool)" "$tp_best")
-		i=$((i + 1))
-	done
-	mp4_row "mp4 pond 1920x1080 x$MP4_FRAMES" "wall time vs ffmpeg" "$tp_best" "s" "$ff_best"
+	mp4_pair 1920x1080 "$MP4_FRAMES" medium
 	psnr=$(ffmpeg -nostdin -i "$WORK/tp.mp4" -i "$WORK/ff.mp4" -lavfi psnr -f null - 2>&1 |
 		sed -n 's/.*PSNR.* average:\([0-9.inf]*\).*/\1/p' | tail -1)
 	awk -v t="$tp_best" -v f="$ff_best" -v p="$psnr" 'BEGIN {
 		printf "mp4: tidepool/ffmpeg wall time = %.3f (target <= 1.00); PSNR of the two videos: %s dB\n",
 		       t / f, p }'
-	rm -f "$WORK/mp4.rgb" "$WORK/tp.mp4" "$WORK/ff.mp4"
+	rm -f "$WORK/tp.mp4" "$WORK/ff.mp4"
 else
 	echo "mp4: skipped (ffmpeg not installed)"
 fi
 
 # --- mp4k: 3840x2160 to H.264 with preset veryfast, against ffmpeg ------------------------
 # As the mp4 row, at 4K with `--preset veryfast` (and ffmpeg's -preset veryfast), 30 frames
-# of scenes/pond.json (TP_BENCH_MP4K_FRAMES overrides): ffmpeg reads the same frames as raw
-# RGB from a pipe and converts them with swscale.
-mp4k_ffmpeg() {
-	cat "$WORK/mp4k.rgb" | ffmpeg -nostdin -v error -y -f rawvideo -pix_fmt rgb24 -s 3840x2160 -r 30 -i - \
-		-vf "scale=out_color_matrix=bt709:out_range=tv:flags=bilinear+accurate_rnd+bitexact,format=yuv420p,setsar=1" \
-		-c:v libx264 -preset veryfast -crf 18 -threads 4 -color_range tv -colorspace bt709 \
-		-color_primaries bt709 -color_trc bt709 -flags +bitexact -fflags +bitexact \
-		-bsf:v filter_units=remove_types=6 -movflags +faststart -map_metadata -1 "$WORK/ffk.mp4"
-}
-mp4k_tidepool() {
-	"$TP" render scenes/pond.json -q -y --size 3840x2160 --frames "$MP4K_FRAMES" --preset veryfast -o "$WORK/tpk.mp4"
-}
-MP4K_FRAMES=${TP_BENCH_MP4K_FRAMES:-30}
+# of scenes/pond.json (TP_BENCH_MP4K_FRAMES overrides).
 if ! want mp4k; then
 	:
 elif command -v ffmpeg >/dev/null 2>&1; then
-	mkdir -p "$WORK/mp4kpng"
-	"$TP" render scenes/pond.json -q -y --size 3840x2160 --frames "$MP4K_FRAMES" -o "$WORK/mp4kpng/%04d.png"
-	ffmpeg -nostdin -v error -i "$WORK/mp4kpng/%04d.png" -f rawvideo -pix_fmt rgb24 "$WORK/mp4k.rgb"
-	rm -rf "$WORK/mp4kpng"
-	tp_best="" ff_best=""
-	i=0
-	while [ "$i" -lt "$MP4_REPS" ]; do
-		ff_best=$(mp4_min "$(mp4_time mp4k_ffmpeg)" "$ff_best")
-		tp_best=$(mp4_min "$(mp4_time mp4k_tidepool)" "$tp_best")
-		i=$((i + 1))
-	done
-	mp4_row "mp4 pond 3840x2160 x$MP4K_FRAMES veryfast" "wall time vs ffmpeg" "$tp_best" "s" "$ff_best"
-	rm -f "$WORK/mp4k.rgb" "$WORK/tpk.mp4" "$WORK/ffk.mp4"
+	mp4_pair 3840x2160 "${TP_BENCH_MP4K_FRAMES:-30}" veryfast
+	rm -f "$WORK/tp.mp4" "$WORK/ff.mp4"
 else
 	echo "mp4k: skipped (ffmpeg not installed)"
 fi

@@ -488,13 +488,11 @@ static int mp4_write(void *priv, int index, const tp_image *img, tp_err *err)
 	} else if (src->fmt == TP_RGB8) {
 		/* The colour renders: our own BT.709 conversion, several times faster than
 		 * libswscale's bit-exact path, the same bytes on every CPU. */
-		AVFrame *f = m->frame;
-		for (int y = 0; y < m->ch; y += 2)
-			tp_rgb_to_yuv420_rows(tp_image_row(src, y), tp_image_row(src, y + 1), m->cw,
-					      f->data[0] + (ptrdiff_t)y * f->linesize[0],
-					      f->data[0] + (ptrdiff_t)(y + 1) * f->linesize[0],
-					      f->data[1] + (ptrdiff_t)(y / 2) * f->linesize[1],
-					      f->data[2] + (ptrdiff_t)(y / 2) * f->linesize[2]);
+		uint8_t *const pl[3] = {m->frame->data[0], m->frame->data[1], m->frame->data[2]};
+		const ptrdiff_t ls[3] = {m->frame->linesize[0], m->frame->linesize[1],
+					 m->frame->linesize[2]};
+		for (int j = 0; j < m->ch / 2; j++)
+			tp_rgb_to_yuv420_pair(src, j, pl, ls);
 	} else {
 		const uint8_t *planes[4] = {src->pixels};
 		const int strides[4] = {(int)src->stride};

@@ -622,8 +622,7 @@ static void shade_row(const uint8_t *bgx, int32_t bs, row_taps t, int w, int lev
 typedef struct color_frame {
 	const render_in *in;
 	color_par par;
-	int level, is_int;
-	size_t ss; /* bytes per sample */
+	int level;
 	row_geometry_fn geom;
 	color_row_fn fused;
 } color_frame;
@@ -652,8 +651,6 @@ static void color_setup(const render_in *in, color_frame *cf)
 		.ng2 = (float)(ng * u / 32 * (ng * u / 32)),
 	};
 	const int is_int = sf->type == TP_SAMPLE_I32;
-	cf->is_int = is_int;
-	cf->ss = is_int ? sizeof(int32_t) : sizeof(float);
 	cf->level = cpu_level();
 	const row_geometry_fn *geoms =
 		wrap ? (is_int ? row_geometry_wrap_i32 : row_geometry_wrap_f32)
@@ -667,34 +664,40 @@ static void color_setup(const render_in *in, color_frame *cf)
 #endif
 }
 
+/* Rows y-2 .. y+2 of a surface: beyond the frame the edge row, or the opposite one with
+ * wrap. */
+static void surface_rows(const tp_surface *sf, int y, const void *r[5])
+{
+	const size_t ss = sf->type == TP_SAMPLE_I32 ? sizeof(int32_t) : sizeof(float);
+	for (int k = 0; k < 5; k++) {
+		int yy = y + k - 2;
+		if (yy < 0 || yy >= sf->h)
+			yy = sf->wrap ? (yy + 2 * sf->h) % sf->h : yy < 0 ? 0 : sf->h - 1;
+		r[k] = (const char *)sf->data + (size_t)yy * sf->stride * ss;
+	}
+}
+
 /* Row y of the picture into o (3 * w bytes). */
 static void color_row_rgb(const color_frame *cf, int y, uint8_t *o)
 {
 	const render_in *in = cf->in;
-	const tp_surface *sf = in->surf;
-	const int w = cf->par.w, hgt = cf->par.hgt, wrap = in->wrap;
+	const int w = cf->par.w, hgt = cf->par.hgt;
 	const color_par *par = &cf->par;
-	/* Runs of CHUNK pixels: pass 0's and pass 1's results stay in L1 for pass 2. */
-	int32_t buf[3 * CHUNK] __attribute__((aligned(64)));
-	float fbuf[2 * CHUNK + 8] __attribute__((aligned(64)));
-	row_taps t = {buf, buf + CHUNK, buf + 2 * CHUNK, fbuf, fbuf + CHUNK + 4};
-	/* rows y-2 .. y+2: beyond the frame the edge row, or the opposite one with wrap */
 	const void *r[5];
-	for (int k = 0; k < 5; k++) {
-		int yy = y + k - 2;
-		if (yy < 0 || yy >= hgt)
-			yy = wrap ? (yy + 2 * hgt) % hgt : yy < 0 ? 0 : hgt - 1;
-		r[k] = (const char *)sf->data + (size_t)yy * sf->stride * cf->ss;
-	}
-	/* The background rows a few output rows ahead are fetched while this one is
-	 * shaded: the taps are gathered, which the hardware prefetcher does not follow. */
-	const uint8_t *pf = in->bgx + (size_t)(y + 4 < hgt ? y + 4 : hgt - 1) * par->bs;
+	surface_rows(in->surf, y, r);
 	if (cf->fused) { /* it prefetches as it goes */
 		cf->fused(r, y, par, in->bgx, o);
 		return;
 	}
+	/* The background rows a few output rows ahead are fetched while this one is
+	 * shaded: the taps are gathered, which the hardware prefetcher does not follow. */
+	const uint8_t *pf = in->bgx + (size_t)(y + 4 < hgt ? y + 4 : hgt - 1) * par->bs;
 	for (int k = 0; k < par->bs; k += 64)
 		__builtin_prefetch(pf + k);
+	/* Runs of CHUNK pixels: pass 0's and pass 1's results stay in L1 for pass 2. */
+	int32_t buf[3 * CHUNK] __attribute__((aligned(64)));
+	float fbuf[2 * CHUNK + 8] __attribute__((aligned(64)));
+	row_taps t = {buf, buf + CHUNK, buf + 2 * CHUNK, fbuf, fbuf + CHUNK + 4};
 	for (int xs = 0; xs < w; xs += CHUNK) {
 		int n = w - xs < CHUNK ? w - xs : CHUNK;
 		cf->geom(r, par, y, xs, n, t);
@@ -754,17 +757,11 @@ void render_color_yuv(const render_in *in, uint8_t *rgb_rows, tp_image *out)
 void render_slopes(const tp_surface *sf, float *dx, float *dy)
 {
 	const int w = sf->w, hgt = sf->h, wrap = sf->wrap, is_int = sf->type == TP_SAMPLE_I32;
-	const size_t ss = is_int ? sizeof(int32_t) : sizeof(float);
 	const float u32 = sf->scale / 32.0f;
 	float v[CHUNK + 4], d2[CHUNK + 4];
 	for (int y = 0; y < hgt; y++) {
 		const void *r[5];
-		for (int k = 0; k < 5; k++) {
-			int yy = y + k - 2;
-			if (yy < 0 || yy >= hgt)
-				yy = wrap ? (yy + 2 * hgt) % hgt : yy < 0 ? 0 : hgt - 1;
-			r[k] = (const char *)sf->data + (size_t)yy * sf->stride * ss;
-		}
+		surface_rows(sf, y, r);
 		for (int xs = 0; xs < w; xs += CHUNK) {
 			const int n = w - xs < CHUNK ? w - xs : CHUNK;
 			if (is_int)

@@ -39,10 +39,10 @@ static void pad_background(const tp_image *bg, int wrap, const scene_render *rs,
 {
 	const int w = bg->w, h = bg->h;
 	const size_t ds = (size_t)(w + 1) * 4;
-	const double ts = rs ? rs->tint_strength : 0.0;
+	const double ts = rs->tint_strength;
 	const int keep = (int)lround((1.0 - ts) * 256.0);
-	int tint_q[3] = {0, 0, 0};
-	for (int k = 0; rs && k < 3; k++)
+	int tint_q[3];
+	for (int k = 0; k < 3; k++)
 		tint_q[k] = (int)lround(rs->tint[k] * 255.0 * ts * 256.0);
 	uint8_t lut[3][256];
 	for (int k = 0; k < 3; k++)
@@ -221,9 +221,8 @@ double render_surface_absmax(const tp_surface *s)
  * Either way the bytes are tp_rgb_to_yuv420_rows of the RGB picture. */
 static int frame_yuv(render_ctx *r, const render_in *in, const tp_surface *s, tp_image *out)
 {
-	if (r->mode != SCENE_MODE_COLOR || s->kind != TP_SURFACE_HEIGHT || out->w != r->w ||
-	    out->h != r->h || (r->w | r->h) & 1)
-		return TP_EIO; /* render_yuv() said no */
+	if (!render_yuv(r) || out->w != r->w || out->h != r->h)
+		return TP_EIO;
 	const size_t row = ((size_t)r->w * 3 + 63) & ~(size_t)63;
 	if (s->nboxes > 0) {
 		if (!r->rgb.pixels && tp_image_alloc(&r->rgb, r->w, r->h, TP_RGB8) < 0)
@@ -236,11 +235,7 @@ static int frame_yuv(render_ctx *r, const render_in *in, const tp_surface *s, tp
 			pl[k] = tp_image_plane(out, k, &ls[k]);
 #pragma omp parallel for schedule(static)
 		for (int j = 0; j < r->h / 2; j++)
-			tp_rgb_to_yuv420_rows(
-				tp_image_row(&r->rgb, 2 * j), tp_image_row(&r->rgb, 2 * j + 1),
-				r->w, pl[0] + (ptrdiff_t)2 * j * ls[0],
-				pl[0] + (ptrdiff_t)(2 * j + 1) * ls[0],
-				pl[1] + (ptrdiff_t)j * ls[1], pl[2] + (ptrdiff_t)j * ls[2]);
+			tp_rgb_to_yuv420_pair(&r->rgb, j, pl, ls);
 		return 0;
 	}
 	const int nt = omp_get_max_threads();

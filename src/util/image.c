@@ -155,3 +155,11 @@ void tp_rgb_to_yuv420_rows(const uint8_t *r0, const uint8_t *r1, int w, uint8_t 
 	else
 		yuv_rows_c(r0, r1, w, y0, y1, cb, cr);
 }
+
+void tp_rgb_to_yuv420_pair(const tp_image *rgb, int j, uint8_t *const pl[3], const ptrdiff_t ls[3])
+{
+	tp_rgb_to_yuv420_rows(tp_image_row(rgb, 2 * j), tp_image_row(rgb, 2 * j + 1), rgb->w,
+			      pl[0] + (ptrdiff_t)2 * j * ls[0],
+			      pl[0] + (ptrdiff_t)(2 * j + 1) * ls[0], pl[1] + (ptrdiff_t)j * ls[1],
+			      pl[2] + (ptrdiff_t)j * ls[2]);
+}

@@ -40,6 +40,9 @@ const char *tp_pixfmt_name(tp_pixfmt f);
  * The same integers whatever the CPU (the vectorised clones are checked against C). */
 void tp_rgb_to_yuv420_rows(const uint8_t *r0, const uint8_t *r1, int w, uint8_t *y0, uint8_t *y1,
 			   uint8_t *cb, uint8_t *cr);
+/* Row pair j (rows 2j, 2j+1) of an RGB8 image into 4:2:0 planes pl[0..2] with row strides
+ * ls[0..2] (luma rows 2j, 2j+1, chroma row j). */
+void tp_rgb_to_yuv420_pair(const tp_image *rgb, int j, uint8_t *const pl[3], const ptrdiff_t ls[3]);
 /* Caps the vector code tp_rgb_to_yuv420_rows may use: 0 plain C, else the best. Tests. */
 void tp_yuv_set_simd(int level);
 
