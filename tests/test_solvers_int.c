@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "reference/reference.h"
+#include "solvers/intgrid.h"
 #include "solvers/solver.h"
 #include "util/rng.h"
 
@@ -407,6 +408,65 @@ Test(intsolvers, one_and_two_threads_give_the_same_bits)
 			}
 			free(first);
 		}
+}
+
+/* ripple's AVX-512 kernel (where the CPU has it) against the plain loop, ig_simd 0: the
+ * same bits for every boundary, at the scene's size and above it (the velocity-damped
+ * kernel), for widths whose rows end at every offset in a vector, with waves crossing
+ * the held border and the wrap seams. */
+Test(ripple, vector_kernel_matches_the_plain_loop)
+{
+	static const int widths[] = {83, 96, 211, 257};
+	for (int wi = 0; wi < 4; wi++)
+		for (int b = 0; b < 3; b++)
+			for (int sc = 0; sc < 2; sc++) {
+				const int w = widths[wi], h = 61;
+				int32_t *got[2] = {NULL, NULL};
+				for (int simd = 0; simd < 2; simd++) {
+					ig_simd = simd;
+					pool pl;
+					pool_open(&pl, "ripple", w, h, boundaries[b], 0, NULL, 0);
+					if (sc) { /* rendered 1.7x the scene's size */
+						solver_destroy(pl.s);
+						pl.sc.scale = 1.7;
+						tp_err err;
+						cr_assert_eq(solver_create(&pl.sc, 1, &pl.s, &err), 0,
+							     "%s", err.msg);
+						pl.d = solver_desc(pl.s);
+						pl.p = solver_priv(pl.s);
+					}
+					tp_rng rng;
+					tp_rng_seed(&rng, 3, 7);
+					for (int k = 0; k < 90; k++) {
+						if (k % 7 == 0)
+							pl.d->drop(pl.p, tp_rng_range(&rng, -4, w + 4),
+								   tp_rng_range(&rng, -4, h + 4),
+								   tp_rng_range(&rng, 2, 9),
+								   tp_rng_range(&rng, -2, 3));
+						pool_step(&pl, k);
+					}
+					tp_surface s = surf(&pl);
+					got[simd] = malloc((size_t)w * h * sizeof(int32_t));
+					for (int y = 0; y < h; y++)
+						memcpy(got[simd] + y * w,
+						       (const int32_t *)s.data + y * s.stride,
+						       (size_t)w * sizeof(int32_t));
+					pool_close(&pl);
+				}
+				ig_simd = 1;
+				int nonzero = 0;
+				for (int i = 0; i < w * h; i++) {
+					if (got[0][i] != got[1][i])
+						cr_assert_fail("%s, width %d, scale %s: cell (%d, %d) is "
+							       "%d with the vector kernel, %d without",
+							       bnames[boundaries[b]], w, sc ? "1.7" : "1",
+							       i % w, i / w, got[1][i], got[0][i]);
+					nonzero += got[0][i] != 0;
+				}
+				cr_assert_gt(nonzero, w * h / 2, "the waves reached most of the pool");
+				free(got[0]);
+				free(got[1]);
+			}
 }
 
 Test(intsolvers, still_water_stays_still)

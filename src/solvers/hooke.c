@@ -95,9 +95,9 @@ static void row_div(const int32_t *restrict h, int32_t *restrict hn, int32_t *re
 static void hooke_uninit(void *priv)
 {
 	hooke *p = priv;
-	free(p->hbuf[0]);
-	free(p->hbuf[1]);
-	free(p->vbuf);
+	ig_release(p->hbuf[0]);
+	ig_release(p->hbuf[1]);
+	ig_release(p->vbuf);
 	ig_free(&p->g);
 }
 

@@ -116,13 +116,22 @@ void ig_free(ig_grid *g)
 	g->poses = NULL;
 }
 
+int ig_simd = 1;
+
 int32_t *ig_alloc(const ig_grid *g)
 {
-	size_t bytes = (g->count * sizeof(int32_t) + 63) & ~(size_t)63;
+	size_t bytes = ((g->count + 2 * IG_SLACK) * sizeof(int32_t) + 63) & ~(size_t)63;
 	int32_t *p = aligned_alloc(64, bytes);
-	if (p)
-		memset(p, 0, bytes);
-	return p;
+	if (!p)
+		return NULL;
+	memset(p, 0, bytes);
+	return p + IG_SLACK;
+}
+
+void ig_release(int32_t *buf)
+{
+	if (buf)
+		free(buf - IG_SLACK);
 }
 
 void ig_wrap_ghosts(const ig_grid *g, int32_t *org)

@@ -68,8 +68,16 @@ typedef struct ig_grid {
 int ig_setup(ig_grid *g, const scene *sc, int ring, int unit, int sponge, tp_err *err);
 void ig_free(ig_grid *g);
 
-/* A zeroed, 64-byte aligned buffer of g->count int32 (free with free()), or NULL. */
+/* A zeroed, 64-byte aligned buffer of g->count int32, or NULL; free with ig_release().
+ * IG_SLACK more zeroed int32 before and after it may be read (never written): a vector
+ * kernel's aligned loads reach that far past the first and last row. */
+#define IG_SLACK 16
 int32_t *ig_alloc(const ig_grid *g);
+void ig_release(int32_t *buf);
+
+/* 0: the kernels' plain C loops (the reference the vector paths are tested against);
+ * 1 (default): the best this CPU has. For tests and benchmarks. */
+extern int ig_simd;
 
 static inline int32_t *ig_org(int32_t *buf, const ig_grid *g)
 {

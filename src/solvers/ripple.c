@@ -78,11 +78,94 @@ row_kernel_vd(const int32_t *restrict c, int32_t *restrict p, ptrdiff_t s, int n
 	row_step(c, p, s, n, d, 1, v);
 }
 
+#ifdef __x86_64__
+#include <immintrin.h>
+
+/* The kernel in AVX-512 for the cells [a, b) of a row whose start `r` (and the previous
+ * row's) is 64-byte aligned; `q` is the same row of the previous surface. The plain loop
+ * above loads each neighbour unaligned, and 10 of its 12 loads split a cache line: it is
+ * bound by loads. Here every load is aligned and the shifted neighbours come from the
+ * vectors already loaded (valignd): with V = u1 + c + d1 (column sums),
+ *   sum = V[x-1] + V[x] + V[x+1] - c[x] + c[x-2] + c[x+2] + u2[x] + d2[x],
+ * the same 12 neighbours, the same integer sum. sum / 6 toward zero is the compiler's
+ * multiply-high: (sum * 0x2AAAAAAB) >> 32, plus 1 for negative sums. Lanes outside
+ * [a, b) are computed from whatever lies there (ghosts, padding, IG_SLACK) and never
+ * stored. */
+static inline __attribute__((always_inline, target("avx512f"))) void
+row_step_avx512(const int32_t *r, int32_t *q, ptrdiff_t s, int a, int b, int d, const int vd, int v)
+{
+	const __m512i m6 = _mm512_set1_epi32(0x2AAAAAAB);
+	const __m512i odd = _mm512_setr_epi32(1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29,
+					      15, 31);
+	const __m128i dd = _mm_cvtsi32_si128(d), vv = _mm_cvtsi32_si128(v);
+	const int32_t *u2 = r - 2 * s, *u1 = r - s, *d1 = r + s, *d2 = r + 2 * s;
+	int x = a & ~15;
+	__m512i Cp = _mm512_load_si512(r + x - 16);
+	__m512i Vp = _mm512_add_epi32(_mm512_add_epi32(_mm512_load_si512(u1 + x - 16), Cp),
+				      _mm512_load_si512(d1 + x - 16));
+	__m512i C = _mm512_load_si512(r + x);
+	__m512i V = _mm512_add_epi32(_mm512_add_epi32(_mm512_load_si512(u1 + x), C),
+				     _mm512_load_si512(d1 + x));
+	for (; x < b; x += 16) {
+		const __m512i Cn = _mm512_load_si512(r + x + 16);
+		const __m512i Vn = _mm512_add_epi32(
+			_mm512_add_epi32(_mm512_load_si512(u1 + x + 16), Cn),
+			_mm512_load_si512(d1 + x + 16));
+		__m512i sum = _mm512_add_epi32(_mm512_alignr_epi32(V, Vp, 15),
+					       _mm512_alignr_epi32(Vn, V, 1));
+		sum = _mm512_add_epi32(sum, _mm512_sub_epi32(V, C));
+		sum = _mm512_add_epi32(sum, _mm512_add_epi32(_mm512_alignr_epi32(C, Cp, 14),
+							     _mm512_alignr_epi32(Cn, C, 2)));
+		sum = _mm512_add_epi32(sum, _mm512_add_epi32(_mm512_load_si512(u2 + x),
+							     _mm512_load_si512(d2 + x)));
+		const __m512i lo = _mm512_mul_epi32(sum, m6); /* even lanes' 64-bit products */
+		const __m512i hi = _mm512_mul_epi32(_mm512_srli_epi64(sum, 32), m6);
+		__m512i nv = _mm512_permutex2var_epi32(lo, odd, hi); /* their high halves */
+		nv = _mm512_sub_epi32(nv, _mm512_srai_epi32(sum, 31));
+		nv = _mm512_sub_epi32(nv, _mm512_load_si512(q + x));
+		nv = _mm512_sub_epi32(nv, _mm512_sra_epi32(nv, dd));
+		if (vd)
+			nv = _mm512_sub_epi32(nv, _mm512_sra_epi32(_mm512_sub_epi32(nv, C), vv));
+		__mmask16 m = 0xFFFF;
+		if (x < a)
+			m &= (__mmask16)(0xFFFFu << (a - x));
+		if (x + 16 > b)
+			m &= (__mmask16)(0xFFFFu >> (x + 16 - b));
+		_mm512_mask_store_epi32(q + x, m, nv);
+		Cp = C;
+		C = Cn;
+		Vp = V;
+		V = Vn;
+	}
+}
+
+__attribute__((target("avx512f"))) static void row_kernel_avx512(const int32_t *r, int32_t *q,
+								   ptrdiff_t s, int a, int b, int d)
+{
+	row_step_avx512(r, q, s, a, b, d, 0, 0);
+}
+
+__attribute__((target("avx512f"))) static void
+row_kernel_vd_avx512(const int32_t *r, int32_t *q, ptrdiff_t s, int a, int b, int d, int v)
+{
+	row_step_avx512(r, q, s, a, b, d, 1, v);
+}
+#endif
+
+static int use_avx512(void)
+{
+#ifdef __x86_64__
+	return ig_simd && __builtin_cpu_supports("avx512f");
+#else
+	return 0;
+#endif
+}
+
 static void ripple_uninit(void *priv)
 {
 	ripple *p = priv;
-	free(p->buf[0]);
-	free(p->buf[1]);
+	ig_release(p->buf[0]);
+	ig_release(p->buf[1]);
 	ig_free(&p->g);
 }
 
@@ -130,14 +213,26 @@ static int ripple_step(void *priv, const tp_step_in *in)
 	const int x0 = g->x0, n = g->x1 - g->x0;
 	const int d = ig_shift_at(&p->hdamp, in->step);
 	const int v = p->vdamp.k ? ig_shift_at(&p->vdamp, in->step) : 0;
+	/* Rows start IG_GHOST cells before x = 0, 64-byte aligned (intgrid.h, ig_alloc). */
+	const int vec = use_avx512(), a = x0 + IG_GHOST, b = g->x1 + IG_GHOST;
+	(void)a, (void)b;
 #pragma omp parallel for schedule(static) if (g->par)
 	for (int y = g->y0; y < g->y1; y++) {
-		if (v)
-			row_kernel_vd(c + y * s + x0, nx + y * s + x0, s, n, d, v);
+		const int32_t *r = c + y * s;
+		int32_t *q = nx + y * s;
+#ifdef __x86_64__
+		if (vec && v)
+			row_kernel_vd_avx512(r - IG_GHOST, q - IG_GHOST, s, a, b, d, v);
+		else if (vec)
+			row_kernel_avx512(r - IG_GHOST, q - IG_GHOST, s, a, b, d);
 		else
-			row_kernel(c + y * s + x0, nx + y * s + x0, s, n, d);
+#endif
+		if (v)
+			row_kernel_vd(r + x0, q + x0, s, n, d, v);
+		else
+			row_kernel(r + x0, q + x0, s, n, d);
 		if (g->sponge)
-			ig_sponge_row(g, y, nx + y * s, c + y * s);
+			ig_sponge_row(g, y, q, r);
 	}
 	p->cur = !p->cur;
 	int32_t *both[2] = {nx, c};
