@@ -469,6 +469,81 @@ Test(ripple, vector_kernel_matches_the_plain_loop)
 			}
 }
 
+/* ripple queues steps and runs up to 6 in one sweep, each thread a band of rows with the
+ * gaps about the band edges filled after (ripple.c, run_fused). The same bits as running
+ * each step alone (a surface read after every step forces that), for thread counts whose
+ * bands are thick enough to fuse, too thin for long runs (13 threads: 15 rows) and odd;
+ * runs of every length between drops; at the scene's size and above it (where a
+ * velocity damping and alternating shifts join the kernel); reflect and absorb. */
+Test(ripple, fused_steps_are_the_same_bits)
+{
+	static const int gaps[] = {1, 2, 5, 6, 7, 13, 3, 4, 12, 1, 6, 9};
+	static const int threads[] = {1, 2, 3, 8, 13};
+	const int W = 240, H = 200, NG = (int)(sizeof gaps / sizeof gaps[0]);
+	const int32_t cells = W * H;
+	for (int sc = 0; sc < 2; sc++)
+		for (int b = 0; b < 3; b += 2) {
+			int32_t *want = malloc(2 * (size_t)cells * sizeof *want);
+			cr_assert_not_null(want);
+			for (int t = -1; t < (int)(sizeof threads / sizeof threads[0]); t++) {
+				omp_set_num_threads(t < 0 ? 1 : threads[t]);
+				pool pl;
+				memset(&pl, 0, sizeof pl);
+				pool_open(&pl, "ripple", W, H, boundaries[b], 0, NULL, 0);
+				if (sc) { /* rendered 1.7x the scene's size */
+					solver_destroy(pl.s);
+					pl.sc.scale = 1.7;
+					tp_err err;
+					cr_assert_eq(solver_create(&pl.sc, 1, &pl.s, &err), 0, "%s",
+						     err.msg);
+					pl.d = solver_desc(pl.s);
+					pl.p = solver_priv(pl.s);
+				}
+				tp_rng rng;
+				tp_rng_seed(&rng, 9, 1);
+				int k = 0;
+				for (int g = 0; g < NG; g++) {
+					pl.d->drop(pl.p, tp_rng_range(&rng, 0, W),
+						   tp_rng_range(&rng, 0, H), tp_rng_range(&rng, 3, 12),
+						   tp_rng_range(&rng, -1, 2));
+					for (int i = 0; i < gaps[g]; i++, k++) {
+						pool_step(&pl, k);
+						if (t < 0) /* the reference: every step on its own */
+							(void)surf(&pl);
+					}
+					if (g == NG / 2)
+						(void)stat(&pl, "energy"); /* a read mid-run */
+					if (g == NG / 2 || g == NG - 1) {
+						tp_surface s = surf(&pl);
+						int32_t *o = want + (g == NG - 1 ? cells : 0);
+						for (int y = 0; y < H; y++)
+							for (int x = 0; x < W; x++) {
+								int32_t v = at(&s, x, y);
+								if (t < 0)
+									o[y * W + x] = v;
+								else if (v != o[y * W + x])
+									cr_assert_fail(
+										"%s, scale %s, %d threads, "
+										"step %d: cell (%d, %d) "
+										"is %d, stepping one by "
+										"one gives %d",
+										bnames[boundaries[b]],
+										sc ? "1.7" : "1", threads[t],
+										k, x, y, v, o[y * W + x]);
+							}
+					}
+				}
+				pool_close(&pl);
+			}
+			int nonzero = 0;
+			for (int32_t i = 0; i < cells; i++)
+				nonzero += want[cells + i] != 0;
+			cr_assert_gt(nonzero, cells / 4, "the waves reached most of the pool");
+			free(want);
+		}
+	omp_set_num_threads(2);
+}
+
 Test(intsolvers, still_water_stays_still)
 {
 	for (int n = 0; n < 2; n++)

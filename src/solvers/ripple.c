@@ -10,13 +10,27 @@
  * swap. Units: stored units, 1/unit height units. A drop is added to both buffers, so it
  * starts at rest with height `strength` at its centre. Bit-identical to
  * tests/reference/seed_ripple.c whatever the thread count.
+ *
+ * Steps are lazy: step() queues up to FUSE_MAX of them, and the queue runs when anything
+ * looks at or changes the surface (surface, drop, stats, save) or fills. A run of k queued
+ * steps is one sweep over memory instead of k (temporal blocking, run_fused): the same
+ * per-row arithmetic in an order that respects every dependency, so the same bits. Alone
+ * the AVX-512 kernel is bound by its arithmetic and this gains nothing; beside x264's
+ * threads it is bound by memory, and an MP4 render at 3x the scene's size (6 steps a
+ * frame) takes about 1% less wall time.
  */
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "solvers/intgrid.h"
 #include "solvers/solver.h"
+
+/* Steps fused into one sweep at most. The rows a sweep keeps in flight (2 per step, in
+ * both buffers) stay in L2 at 4K widths; more steps would add to the serial band-edge
+ * work (2 k (k - 1) rows per thread boundary) for little. */
+#define FUSE_MAX 6
 
 typedef struct ripple {
 	int damping; /* h' -= h' >> damping */
@@ -28,6 +42,8 @@ typedef struct ripple {
 	ig_shift hdamp, vdamp; /* damping shifts per step at the render size (see init) */
 	int32_t *buf[2];       /* buf[cur] = current surface, buf[!cur] = previous */
 	int cur;
+	int npend;                        /* queued steps (see run_fused) */
+	signed char pd[FUSE_MAX], pv[FUSE_MAX]; /* their damping shifts (pv 0: no vd term) */
 } ripple;
 
 #define OFF(f) offsetof(ripple, f)
@@ -195,66 +211,152 @@ static int ripple_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	return 0;
 }
 
+static void ripple_flush(ripple *p);
+
 static void ripple_drop(void *priv, double x, double y, double r, double strength)
 {
 	ripple *p = priv;
+	ripple_flush(p);
 	int32_t *b[2] = {ig_org(p->buf[0], &p->g), ig_org(p->buf[1], &p->g)};
 	ig_drop(&p->g, b, 2, x, y, r, strength);
+}
+
+/* Level j (1-based) of a run: step j of the queued steps, from the surface in buffer
+ * `from` and the one before it in `into`, which it overwrites. Row y only. */
+static inline void level_row(const ripple *p, int vec, int32_t *from, int32_t *into, int j,
+			     int y)
+{
+	const ig_grid *g = &p->g;
+	const ptrdiff_t s = g->stride;
+	const int x0 = g->x0, n = g->x1 - g->x0, d = p->pd[j - 1], v = p->pv[j - 1];
+	int32_t *c = from + y * s, *nx = into + y * s;
+#ifdef __x86_64__
+	/* Rows start IG_GHOST cells before x = 0, 64-byte aligned (intgrid.h, ig_alloc). */
+	const int a = x0 + IG_GHOST, b = g->x1 + IG_GHOST;
+	if (vec && v)
+		row_kernel_vd_avx512(c - IG_GHOST, nx - IG_GHOST, s, a, b, d, v);
+	else if (vec)
+		row_kernel_avx512(c - IG_GHOST, nx - IG_GHOST, s, a, b, d);
+	else
+#endif
+	if (v)
+		row_kernel_vd(c + x0, nx + x0, s, n, d, v);
+	else
+		row_kernel(c + x0, nx + x0, s, n, d);
+	if (g->sponge)
+		ig_sponge_row(g, y, nx, c);
+}
+
+/* The queued k steps in one sweep. Level j reads level j - 1 (rows y - 2 .. y + 2) and
+ * overwrites level j - 2 (row y) in the other buffer. Each thread sweeps its band of rows
+ * [lo, hi) once, doing at sweep position yy level j's row yy - 2 (j - 1): two rows behind
+ * level j - 1, so its inputs are done, and its target row is read by nobody any more.
+ * Within the band that is a trapezoid: level j covers [lo + 2 (j - 1), hi - 2 (j - 1)),
+ * touching no other band's rows except level 1 reading level 0 (which no one overwrites
+ * before level 2, and level 2 stops 2 rows short of the band's edge). Edges of the pool
+ * are held rows, so bands do not shrink there. After a barrier, the V-shaped gaps about
+ * each boundary between bands are filled level by level: level j's rows
+ * [b - 2 (j - 1), b + 2 (j - 1)), whose inputs are now all done. */
+static void run_fused(ripple *p, int k)
+{
+	const ig_grid *g = &p->g;
+	int32_t *bufs[2] = {ig_org(p->buf[p->cur], g), ig_org(p->buf[!p->cur], g)};
+	const int y0 = g->y0, y1 = g->y1;
+	const int nt = g->par ? omp_get_max_threads() : 1, vec = use_avx512();
+#pragma omp parallel num_threads(nt) if (nt > 1)
+	{
+		const int t = omp_get_thread_num(), T = omp_get_num_threads();
+		const int lo = y0 + (int)((long)(y1 - y0) * t / T);
+		const int hi = y0 + (int)((long)(y1 - y0) * (t + 1) / T);
+		const int shrink_lo = lo > y0, shrink_hi = hi < y1;
+		for (int yy = lo; yy < hi + 2 * (k - 1); yy++)
+			for (int j = 1; j <= k; j++) {
+				const int r = yy - 2 * (j - 1);
+				if (r < lo + (shrink_lo ? 2 * (j - 1) : 0) ||
+				    r >= hi - (shrink_hi ? 2 * (j - 1) : 0))
+					continue;
+				level_row(p, vec, bufs[(j - 1) & 1], bufs[j & 1], j, r);
+			}
+		if (k > 1 && T > 1) {
+#pragma omp barrier
+			if (shrink_lo) /* the gap about this band's first row */
+				for (int j = 2; j <= k; j++)
+					for (int r = lo - 2 * (j - 1); r < lo + 2 * (j - 1); r++)
+						level_row(p, vec, bufs[(j - 1) & 1], bufs[j & 1], j, r);
+		}
+	}
+	p->cur ^= k & 1;
+}
+
+/* Runs the queued steps. Bands must be at least 4 k rows for the gaps about their two
+ * edges (each reaching 2 k rows into the band) not to meet; thinner ones run a level at a
+ * time. */
+static void ripple_flush(ripple *p)
+{
+	const int k = p->npend;
+	if (!k)
+		return;
+	p->npend = 0;
+	const int rows = p->g.y1 - p->g.y0;
+	const int nt = p->g.par ? omp_get_max_threads() : 1;
+	if (rows / nt >= 4 * k) {
+		run_fused(p, k);
+		return;
+	}
+	signed char d[FUSE_MAX], v[FUSE_MAX];
+	memcpy(d, p->pd, sizeof d);
+	memcpy(v, p->pv, sizeof v);
+	for (int j = 0; j < k; j++) {
+		p->pd[0] = d[j];
+		p->pv[0] = v[j];
+		run_fused(p, 1);
+	}
 }
 
 static int ripple_step(void *priv, const tp_step_in *in)
 {
 	ripple *p = priv;
-	const ig_grid *g = &p->g;
-	int32_t *c = ig_org(p->buf[p->cur], g), *nx = ig_org(p->buf[!p->cur], g);
-	if (g->wrap)
-		ig_wrap_ghosts(g, c);
-	const ptrdiff_t s = g->stride;
-	const int x0 = g->x0, n = g->x1 - g->x0;
+	ig_grid *g = &p->g;
 	const int d = ig_shift_at(&p->hdamp, in->step);
 	const int v = p->vdamp.k ? ig_shift_at(&p->vdamp, in->step) : 0;
-	/* Rows start IG_GHOST cells before x = 0, 64-byte aligned (intgrid.h, ig_alloc). */
-	const int vec = use_avx512(), a = x0 + IG_GHOST, b = g->x1 + IG_GHOST;
-	(void)a, (void)b;
-#pragma omp parallel for schedule(static) if (g->par)
-	for (int y = g->y0; y < g->y1; y++) {
-		const int32_t *r = c + y * s;
-		int32_t *q = nx + y * s;
-#ifdef __x86_64__
-		if (vec && v)
-			row_kernel_vd_avx512(r - IG_GHOST, q - IG_GHOST, s, a, b, d, v);
-		else if (vec)
-			row_kernel_avx512(r - IG_GHOST, q - IG_GHOST, s, a, b, d);
-		else
-#endif
-		if (v)
-			row_kernel_vd(r + x0, q + x0, s, n, d, v);
-		else
-			row_kernel(r + x0, q + x0, s, n, d);
-		if (g->sponge)
-			ig_sponge_row(g, y, q, r);
-	}
-	p->cur = !p->cur;
-	int32_t *both[2] = {nx, c};
-	ig_boxes(&p->g, in->boxes, in->dt, p->wake, both, 2, both, 2);
+	/* Wrap ghosts and boxes change cells between steps: those steps run one by one. */
+	const int alone = g->wrap || g->nboxes > 0;
+	if (alone || p->npend == FUSE_MAX)
+		ripple_flush(p);
+	p->pd[p->npend] = (signed char)d;
+	p->pv[p->npend] = (signed char)v;
+	p->npend++;
+	if (!alone)
+		return 0;
+	int32_t *c = ig_org(p->buf[p->cur], g);
+	if (g->wrap)
+		ig_wrap_ghosts(g, c);
+	ripple_flush(p);
+	int32_t *both[2] = {ig_org(p->buf[p->cur], g), ig_org(p->buf[!p->cur], g)};
+	ig_boxes(g, in->boxes, in->dt, p->wake, both, 2, both, 2);
 	return 0;
 }
 
 static void ripple_surface(void *priv, tp_surface *out)
 {
 	ripple *p = priv;
+	ripple_flush(p);
 	ig_surface(&p->g, ig_org(p->buf[p->cur], &p->g), out);
 }
 
+/* Stats and checkpoints run the queued steps first: they are part of the state, so this
+ * changes no value the solver stands for, only when the work is done. */
 static void ripple_stats(const void *priv, tp_stats *out)
 {
 	const ripple *p = priv;
+	ripple_flush((ripple *)priv);
 	ig_stats(&p->g, ig_org(p->buf[p->cur], &p->g), ig_org(p->buf[!p->cur], &p->g), 1, out);
 }
 
 static int ripple_save(const void *priv, FILE *f, tp_err *err)
 {
 	const ripple *p = priv;
+	ripple_flush((ripple *)priv);
 	const int32_t *b[2] = {ig_org(p->buf[p->cur], &p->g), ig_org(p->buf[!p->cur], &p->g)};
 	return ig_save(&p->g, "ripple", b, 2, f, err);
 }
@@ -262,6 +364,7 @@ static int ripple_save(const void *priv, FILE *f, tp_err *err)
 static int ripple_load(void *priv, FILE *f, tp_err *err)
 {
 	ripple *p = priv;
+	p->npend = 0; /* the loaded state replaces everything, queued steps too */
 	int32_t *b[2] = {ig_org(p->buf[p->cur], &p->g), ig_org(p->buf[!p->cur], &p->g)};
 	return ig_load(&p->g, "ripple", b, 2, f, err);
 }

@@ -101,7 +101,9 @@ typedef struct tp_solver {
 	void (*uninit)(void *priv);
 	/* A drop centred at (x, y) pixels of radius r pixels and centre height `strength`. */
 	void (*drop)(void *priv, double x, double y, double r, double strength);
-	/* One step of in->dt seconds. Returns 0, or TP_EIO if the state blew up (NaN). */
+	/* One step of in->dt seconds. Returns 0, or TP_EIO if the state blew up (NaN). A solver
+	 * may queue the work and do it when its state is next read or changed (surface, drop,
+	 * stats, save): ripple does, to run several steps in one sweep. */
 	int (*step)(void *priv, const tp_step_in *in);
 	/* Fills *out; may compute into buffers allocated at init (no allocation). */
 	void (*surface)(void *priv, tp_surface *out);
