@@ -69,6 +69,7 @@ typedef struct mp4 {
 	AVStream *st;
 	AVBSFContext *bsf; /* NULL when there is no SEI to strip */
 	AVFrame *frame;
+	AVFrame *view; /* x264 and a 4:2:0 frame: the frame's own planes, no copy (mp4_write) */
 	AVPacket *pkt;
 	struct SwsContext *sws;
 	tp_image pad; /* odd sizes: the frame with its last column/row duplicated */
@@ -352,7 +353,8 @@ static int mp4_open(void *priv, const enc_config *cfg, tp_err *err)
 	m->st->time_base = m->cc->time_base;
 	m->st->avg_frame_rate = m->cc->framerate;
 
-	if (!(m->frame = av_frame_alloc()) || !(m->pkt = av_packet_alloc()))
+	if (!(m->frame = av_frame_alloc()) || !(m->view = av_frame_alloc()) ||
+	    !(m->pkt = av_packet_alloc()))
 		return tp_errf(err, TP_EIO, "out of memory");
 	m->frame->format = AV_PIX_FMT_YUV420P;
 	m->frame->width = m->cw;
@@ -462,6 +464,36 @@ static void pad_frame(tp_image *pad, const tp_image *img)
 	}
 }
 
+static void keep_buffer(void *opaque, uint8_t *data)
+{
+	(void)opaque, (void)data; /* the queue's slot: not ours to free */
+}
+
+/* A 4:2:0 image as a frame for x264, without copying it: libx264 copies the picture into
+ * its own frame inside the encode call, and libavcodec drops its reference when that call
+ * returns (every packet is received before mp4_write returns), so the image is free for
+ * the next frame as soon as this returns. Saves a 3 MB copy a 1080p frame. */
+static int write_view(mp4 *m, const tp_image *src, tp_err *err)
+{
+	AVFrame *f = m->view;
+	f->format = AV_PIX_FMT_YUV420P;
+	f->width = m->cw;
+	f->height = m->ch;
+	const size_t bytes = (size_t)src->stride * (size_t)src->h * 3 / 2;
+	f->buf[0] = av_buffer_create(src->pixels, bytes, keep_buffer, NULL, AV_BUFFER_FLAG_READONLY);
+	if (!f->buf[0])
+		return av_fail(err, AVERROR(ENOMEM), m->path, "cannot allocate a frame");
+	for (int k = 0; k < 3; k++) {
+		ptrdiff_t ls;
+		f->data[k] = (uint8_t *)tp_image_plane(src, k, &ls);
+		f->linesize[k] = (int)ls;
+	}
+	f->pts = m->frames++;
+	int rc = encode(m, f, err);
+	av_frame_unref(f);
+	return rc;
+}
+
 static int mp4_write(void *priv, int index, const tp_image *img, tp_err *err)
 {
 	mp4 *m = priv;
@@ -473,6 +505,8 @@ static int mp4_write(void *priv, int index, const tp_image *img, tp_err *err)
 		pad_frame(&m->pad, img);
 		src = &m->pad;
 	}
+	if (src->fmt == TP_YUV420 && m->x264)
+		return write_view(m, src, err);
 	/* The encoder may still hold the previous frame (MPEG-4 B-frames): never overwrite it. */
 	int rc = av_frame_make_writable(m->frame);
 	if (rc < 0)
@@ -548,6 +582,7 @@ static void release(mp4 *m)
 	avcodec_free_context(&m->cc);
 	av_bsf_free(&m->bsf);
 	av_frame_free(&m->frame);
+	av_frame_free(&m->view);
 	av_packet_free(&m->pkt);
 	sws_freeContext(m->sws);
 	m->sws = NULL;
