@@ -712,12 +712,14 @@ void render_color(const render_in *in, tp_image *out)
 	if (in->side) {
 		/* One thread takes the side job, the others start on the rows, and it joins
 		 * them when done: rows in chunks handed out as threads come free (each row's
-		 * bytes do not depend on who draws it). */
+		 * bytes do not depend on who draws it). Chunks of 48 rows: at 1080p 1.6% faster
+		 * than 16 (the kernel's prefetch runs on longer), and than 32 or 96; contiguous
+		 * bands with the job's thread given fewer rows were no faster. */
 #pragma omp parallel
 		{
 #pragma omp single nowait
 			in->side(in->side_arg);
-#pragma omp for schedule(dynamic, 16)
+#pragma omp for schedule(dynamic, 48)
 			for (int y = 0; y < in->h; y++)
 				color_row_rgb(&cf, y, tp_image_row(out, y));
 		}
