@@ -140,6 +140,77 @@ static void yuv_rows_vec(const uint8_t *r0, const uint8_t *r1, int w, uint8_t *y
 }
 #endif
 
+#ifdef __x86_64__
+#include <immintrin.h>
+
+#define YUV_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi")))
+
+/* Pixels [x, x + n) of an RGB row (n <= 16) as 16-bit words: rg = R, G pairs (32 words),
+ * b = B, 0 pairs. One masked load (never past the row) and two byte permutes. */
+static inline __attribute__((always_inline)) YUV_AVX512 void
+rgb_words(const uint8_t *row, int x, int n, __m512i *rg, __m512i *b)
+{
+	const __m512i src = _mm512_maskz_loadu_epi8(n == 16 ? 0xFFFFFFFFFFFFull
+							    : (((__mmask64)1 << (3 * n)) - 1),
+						    row + 3 * x);
+	/* byte 4i of rg is R_i, byte 4i + 2 is G_i; byte 4i of b is B_i; the rest zero */
+	const __m512i irg = _mm512_set_epi32(
+		0x002e002d, 0x002b002a, 0x00280027, 0x00250024, 0x00220021, 0x001f001e, 0x001c001b,
+		0x00190018, 0x00160015, 0x00130012, 0x0010000f, 0x000d000c, 0x000a0009, 0x00070006,
+		0x00040003, 0x00010000);
+	const __m512i ib = _mm512_set_epi32(47, 44, 41, 38, 35, 32, 29, 26, 23, 20, 17, 14, 11, 8,
+					    5, 2);
+	*rg = _mm512_maskz_permutexvar_epi8(0x5555555555555555ull, irg, src);
+	*b = _mm512_maskz_permutexvar_epi8(0x1111111111111111ull, ib, src);
+}
+
+/* yuv_rows in AVX-512 (VBMI): the same integer formulas, 16 pixels a step. Luma is
+ * Y_R R + Y_G G (vpmaddwd on R, G pairs) + Y_B B; chroma sums the two rows' words first
+ * (at most 510, still 16-bit), then adds neighbouring pixels' 32-bit results in pairs. */
+static YUV_AVX512 void yuv_rows_avx512(const uint8_t *r0, const uint8_t *r1, int w, uint8_t *y0,
+				       uint8_t *y1, uint8_t *cb, uint8_t *cr)
+{
+	const __m512i cy_rg = _mm512_set1_epi32((Y_G << 16) | Y_R), cy_b = _mm512_set1_epi32(Y_B);
+	const __m512i cb_rg = _mm512_set1_epi32((int32_t)((uint32_t)(CB_G & 0xFFFF) << 16) |
+						(CB_R & 0xFFFF));
+	const __m512i cr_rg = _mm512_set1_epi32((int32_t)((uint32_t)(CR_G & 0xFFFF) << 16) |
+						(CR_R & 0xFFFF));
+	const __m512i cb_b = _mm512_set1_epi32(CB_B), cr_b = _mm512_set1_epi32(CR_B & 0xFFFF);
+	const __m512i ky = _mm512_set1_epi32((16 << 15) + (1 << 14));
+	const __m256i kc = _mm256_set1_epi32((128 << 17) + (1 << 16));
+	for (int x = 0; x < w; x += 16) {
+		const int n = w - x < 16 ? w - x : 16; /* even: w is */
+		__m512i rg0, b0, rg1, b1;
+		rgb_words(r0, x, n, &rg0, &b0);
+		rgb_words(r1, x, n, &rg1, &b1);
+		const __mmask16 m = (__mmask16)((1u << n) - 1);
+		__m512i l0 = _mm512_add_epi32(_mm512_madd_epi16(rg0, cy_rg), _mm512_madd_epi16(b0, cy_b));
+		__m512i l1 = _mm512_add_epi32(_mm512_madd_epi16(rg1, cy_rg), _mm512_madd_epi16(b1, cy_b));
+		_mm_mask_storeu_epi8(y0 + x, m,
+				     _mm512_cvtepi32_epi8(_mm512_srai_epi32(_mm512_add_epi32(l0, ky), 15)));
+		_mm_mask_storeu_epi8(y1 + x, m,
+				     _mm512_cvtepi32_epi8(_mm512_srai_epi32(_mm512_add_epi32(l1, ky), 15)));
+		const __m512i rg = _mm512_add_epi16(rg0, rg1), b = _mm512_add_epi16(b0, b1);
+		__m512i pb = _mm512_add_epi32(_mm512_madd_epi16(rg, cb_rg), _mm512_madd_epi16(b, cb_b));
+		__m512i pr = _mm512_add_epi32(_mm512_madd_epi16(rg, cr_rg), _mm512_madd_epi16(b, cr_b));
+		/* each 64-bit lane's low half += its high half: pixel 2i + pixel 2i + 1 */
+		pb = _mm512_add_epi32(pb, _mm512_srli_epi64(pb, 32));
+		pr = _mm512_add_epi32(pr, _mm512_srli_epi64(pr, 32));
+		const __m256i sb = _mm256_srai_epi32(_mm256_add_epi32(_mm512_cvtepi64_epi32(pb), kc), 17);
+		const __m256i sr = _mm256_srai_epi32(_mm256_add_epi32(_mm512_cvtepi64_epi32(pr), kc), 17);
+		const __mmask16 mc = (__mmask16)((1u << (n / 2)) - 1);
+		_mm_mask_storeu_epi8(cb + x / 2, mc, _mm256_cvtepi32_epi8(sb));
+		_mm_mask_storeu_epi8(cr + x / 2, mc, _mm256_cvtepi32_epi8(sr));
+	}
+}
+
+static int have_avx512vbmi(void)
+{
+	return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+	       __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi");
+}
+#endif
+
 static int yuv_simd = 1;
 
 void tp_yuv_set_simd(int level)
@@ -150,6 +221,12 @@ void tp_yuv_set_simd(int level)
 void tp_rgb_to_yuv420_rows(const uint8_t *r0, const uint8_t *r1, int w, uint8_t *y0, uint8_t *y1,
 			   uint8_t *cb, uint8_t *cr)
 {
+#ifdef __x86_64__
+	if (yuv_simd && have_avx512vbmi()) {
+		yuv_rows_avx512(r0, r1, w, y0, y1, cb, cr);
+		return;
+	}
+#endif
 	if (yuv_simd)
 		yuv_rows_vec(r0, r1, w, y0, y1, cb, cr);
 	else
