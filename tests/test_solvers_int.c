@@ -469,6 +469,61 @@ Test(ripple, vector_kernel_matches_the_plain_loop)
 			}
 }
 
+/* hooke's AVX-512 kernel (D a power of two) against the plain loop, ig_simd 0: the same
+ * bits for every boundary, for D = 16 (the seed's), 8, 32 and 4 with other edge and corner
+ * weights and shifts, at widths ending at every offset in a vector. */
+Test(hooke, vector_kernel_matches_the_plain_loop)
+{
+	static const int widths[] = {83, 96, 257};
+	static const scene_param prm[4][2] = {
+		{{"edge", 3}, {"corner", 1}},
+		{{"edge", 1}, {"corner", 1}},
+		{{"edge", 7}, {"corner", 1}},
+		{{"edge", 0}, {"height_damping", 4}},
+	};
+	for (int wi = 0; wi < 3; wi++)
+		for (int b = 0; b < 3; b++)
+			for (int pi = 0; pi < 4; pi++) {
+				const int w = widths[wi], h = 47;
+				int32_t *got[2] = {NULL, NULL};
+				for (int simd = 0; simd < 2; simd++) {
+					ig_simd = simd;
+					pool pl;
+					pool_open(&pl, "hooke", w, h, boundaries[b], 0, prm[pi], 2);
+					tp_rng rng;
+					tp_rng_seed(&rng, 4, 9);
+					for (int k = 0; k < 70; k++) {
+						if (k % 5 == 0)
+							pl.d->drop(pl.p, tp_rng_range(&rng, -4, w + 4),
+								   tp_rng_range(&rng, -4, h + 4),
+								   tp_rng_range(&rng, 2, 9),
+								   tp_rng_range(&rng, -2, 3));
+						pool_step(&pl, k);
+					}
+					tp_surface sf = surf(&pl);
+					got[simd] = malloc((size_t)w * h * sizeof(int32_t));
+					for (int y = 0; y < h; y++)
+						memcpy(got[simd] + y * w,
+						       (const int32_t *)sf.data + y * sf.stride,
+						       (size_t)w * sizeof(int32_t));
+					pool_close(&pl);
+				}
+				ig_simd = 1;
+				int nonzero = 0;
+				for (int i = 0; i < w * h; i++) {
+					if (got[0][i] != got[1][i])
+						cr_assert_fail("%s, width %d, params %d: cell (%d, %d) is "
+							       "%d with the vector kernel, %d without",
+							       bnames[boundaries[b]], w, pi, i % w, i / w,
+							       got[1][i], got[0][i]);
+					nonzero += got[0][i] != 0;
+				}
+				cr_assert_gt(nonzero, w * h / 2, "the waves reached most of the pool");
+				free(got[0]);
+				free(got[1]);
+			}
+}
+
 /* ripple queues steps and runs up to 6 in one sweep, each thread a band of rows with the
  * gaps about the band edges filled after (ripple.c, run_fused). The same bits as running
  * each step alone (a surface read after every step forces that), for thread counts whose

@@ -73,6 +73,70 @@ row_pow2(const int32_t *restrict h, int32_t *restrict hn, int32_t *restrict v, p
 	}
 }
 
+#ifdef __x86_64__
+#include <immintrin.h>
+
+/* row_pow2 in AVX-512 for the cells [a, b) of a row whose start `r` is 64-byte aligned
+ * (hn, w: the same row of the next heights and of the velocities). As in ripple.c, every
+ * load is aligned and the shifted neighbours come from vectors already loaded: with
+ * U = up + dn, the edge sum is U + h[x-1] + h[x+1] and the corner sum U[x-1] + U[x+1].
+ * Lanes outside [a, b) are never stored. */
+__attribute__((target("avx512f"))) static void row_pow2_avx512(const int32_t *r, int32_t *hn,
+							      int32_t *w, ptrdiff_t s, int a, int b,
+							      int32_t e, int32_t c, int k, int sv,
+							      int sh)
+{
+	const __m512i ve = _mm512_set1_epi32(e), vc = _mm512_set1_epi32(c);
+	const __m512i bias = _mm512_set1_epi32(((int32_t)1 << k) - 1);
+	const __m128i kk = _mm_cvtsi32_si128(k), ssv = _mm_cvtsi32_si128(sv),
+		      ssh = _mm_cvtsi32_si128(sh);
+	const int32_t *up = r - s, *dn = r + s;
+	int x = a & ~15;
+	__m512i Hp = _mm512_load_si512(r + x - 16), H = _mm512_load_si512(r + x);
+	__m512i Up = _mm512_add_epi32(_mm512_load_si512(up + x - 16), _mm512_load_si512(dn + x - 16));
+	__m512i U = _mm512_add_epi32(_mm512_load_si512(up + x), _mm512_load_si512(dn + x));
+	for (; x < b; x += 16) {
+		const __m512i Hn = _mm512_load_si512(r + x + 16);
+		const __m512i Un = _mm512_add_epi32(_mm512_load_si512(up + x + 16),
+						    _mm512_load_si512(dn + x + 16));
+		const __m512i edge = _mm512_add_epi32(
+			U, _mm512_add_epi32(_mm512_alignr_epi32(H, Hp, 15), _mm512_alignr_epi32(Hn, H, 1)));
+		const __m512i corner =
+			_mm512_add_epi32(_mm512_alignr_epi32(U, Up, 15), _mm512_alignr_epi32(Un, U, 1));
+		const __m512i t = _mm512_sub_epi32(
+			_mm512_sll_epi32(H, kk),
+			_mm512_add_epi32(_mm512_mullo_epi32(ve, edge), _mm512_mullo_epi32(vc, corner)));
+		/* C division by 2^k: toward zero */
+		const __m512i q = _mm512_sra_epi32(
+			_mm512_add_epi32(t, _mm512_and_si512(_mm512_srai_epi32(t, 31), bias)), kk);
+		__m512i vv = _mm512_sub_epi32(_mm512_load_si512(w + x), q);
+		vv = _mm512_sub_epi32(vv, _mm512_sra_epi32(vv, ssv));
+		__m512i hh = _mm512_add_epi32(H, vv);
+		hh = _mm512_sub_epi32(hh, _mm512_sra_epi32(hh, ssh));
+		__mmask16 m = 0xFFFF;
+		if (x < a)
+			m &= (__mmask16)(0xFFFFu << (a - x));
+		if (x + 16 > b)
+			m &= (__mmask16)(0xFFFFu >> (x + 16 - b));
+		_mm512_mask_store_epi32(w + x, m, vv);
+		_mm512_mask_store_epi32(hn + x, m, hh);
+		Hp = H;
+		H = Hn;
+		Up = U;
+		U = Un;
+	}
+}
+#endif
+
+static int use_avx512(void)
+{
+#ifdef __x86_64__
+	return ig_simd && __builtin_cpu_supports("avx512f");
+#else
+	return 0;
+#endif
+}
+
 /* Any other D (e + c not a power of two): plain division. */
 static void row_div(const int32_t *restrict h, int32_t *restrict hn, int32_t *restrict v,
 		    ptrdiff_t s, int n, int32_t e, int32_t c, int sv, int sh)
@@ -146,9 +210,19 @@ static int hooke_step(void *priv, const tp_step_in *in)
 	const ptrdiff_t s = g->stride;
 	const int x0 = g->x0, n = g->x1 - g->x0;
 	const int sv = ig_shift_at(&p->vsh, in->step), sh = ig_shift_at(&p->hsh, in->step);
+	/* Rows start IG_GHOST cells before x = 0, 64-byte aligned (intgrid.h, ig_alloc). */
+	const int vec = p->kshift >= 0 && use_avx512(), a = x0 + IG_GHOST, b = g->x1 + IG_GHOST;
+	(void)a, (void)b;
 #pragma omp parallel for schedule(static) if (g->par)
 	for (int y = g->y0; y < g->y1; y++) {
 		const ptrdiff_t o = y * s + x0;
+#ifdef __x86_64__
+		if (vec) {
+			const ptrdiff_t r0 = y * s - IG_GHOST;
+			row_pow2_avx512(h + r0, hn + r0, v + r0, s, a, b, p->edge, p->corner,
+					p->kshift, sv, sh);
+		} else
+#endif
 		if (p->kshift >= 0)
 			row_pow2(h + o, hn + o, v + o, s, n, p->edge, p->corner, p->kshift, sv,
 				 sh);
