@@ -93,29 +93,22 @@ static void central_slopes(const tp_surface *s, float *gx, float *gy)
 		}
 }
 
-static double smoothed_share(const tp_surface *s)
+/* The top-octave share of the slopes `slopes` takes of s. */
+static double slope_share(const tp_surface *s, void (*slopes)(const tp_surface *, float *, float *))
 {
 	const size_t n = (size_t)s->w * s->h;
 	float *gx = malloc(n * sizeof *gx), *gy = malloc(n * sizeof *gy);
 	cr_assert(gx && gy);
-	render_slopes(s, gx, gy);
+	slopes(s, gx, gy);
 	double r = top_share(gx, gy, s->w, s->h);
 	free(gx);
 	free(gy);
 	return r;
 }
 
-static double central_share(const tp_surface *s)
-{
-	const size_t n = (size_t)s->w * s->h;
-	float *gx = malloc(n * sizeof *gx), *gy = malloc(n * sizeof *gy);
-	cr_assert(gx && gy);
-	central_slopes(s, gx, gy);
-	double r = top_share(gx, gy, s->w, s->h);
-	free(gx);
-	free(gy);
-	return r;
-}
+/* the renderer's slopes, and the seeds' central differences */
+static double smoothed_share(const tp_surface *s) { return slope_share(s, render_slopes); }
+static double central_share(const tp_surface *s) { return slope_share(s, central_slopes); }
 
 static tp_surface float_field(float *f, int w, int h)
 {

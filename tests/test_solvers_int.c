@@ -410,6 +410,69 @@ Test(intsolvers, one_and_two_threads_give_the_same_bits)
 		}
 }
 
+/* The pool's solver made again for a render `scale` times the scene's size (the damping
+ * shifts depend on it). */
+static void pool_rescale(pool *pl, double scale)
+{
+	solver_destroy(pl->s);
+	pl->sc.scale = scale;
+	tp_err err;
+	cr_assert_eq(solver_create(&pl->sc, 1, &pl->s, &err), 0, "%s", err.msg);
+	pl->d = solver_desc(pl->s);
+	pl->p = solver_priv(pl->s);
+}
+
+/* The pool's cells, row after row (free() it). */
+static int32_t *surface_copy(pool *pl)
+{
+	tp_surface s = surf(pl);
+	int32_t *o = malloc((size_t)s.w * s.h * sizeof *o);
+	cr_assert_not_null(o);
+	for (int y = 0; y < s.h; y++)
+		memcpy(o + (size_t)y * s.w, (const int32_t *)s.data + y * s.stride,
+		       (size_t)s.w * sizeof *o);
+	return o;
+}
+
+/* A run of `steps` steps with a random drop every `every`, once with the plain kernels
+ * (ig_simd 0) and once with the vector ones: the same cells. `what` names the case. */
+static void vector_matches_plain(const char *name, int w, int h, scene_boundary b,
+				 const scene_param *prm, int np, double scale, int steps,
+				 int every, uint64_t seed, uint64_t stream, const char *what)
+{
+	int32_t *got[2];
+	for (int simd = 0; simd < 2; simd++) {
+		ig_simd = simd;
+		pool pl;
+		pool_open(&pl, name, w, h, b, 0, prm, np);
+		if (scale != 1)
+			pool_rescale(&pl, scale);
+		tp_rng rng;
+		tp_rng_seed(&rng, seed, stream);
+		for (int k = 0; k < steps; k++) {
+			if (k % every == 0)
+				pl.d->drop(pl.p, tp_rng_range(&rng, -4, w + 4),
+					   tp_rng_range(&rng, -4, h + 4), tp_rng_range(&rng, 2, 9),
+					   tp_rng_range(&rng, -2, 3));
+			pool_step(&pl, k);
+		}
+		got[simd] = surface_copy(&pl);
+		pool_close(&pl);
+	}
+	ig_simd = 1;
+	int nonzero = 0;
+	for (int i = 0; i < w * h; i++) {
+		if (got[0][i] != got[1][i])
+			cr_assert_fail("%s, width %d, %s: cell (%d, %d) is %d with the vector "
+				       "kernel, %d without",
+				       bnames[b], w, what, i % w, i / w, got[1][i], got[0][i]);
+		nonzero += got[0][i] != 0;
+	}
+	cr_assert_gt(nonzero, w * h / 2, "the waves reached most of the pool");
+	free(got[0]);
+	free(got[1]);
+}
+
 /* ripple's AVX-512 kernel (where the CPU has it) against the plain loop, ig_simd 0: the
  * same bits for every boundary, at the scene's size and above it (the velocity-damped
  * kernel), for widths whose rows end at every offset in a vector, with waves crossing
@@ -419,54 +482,10 @@ Test(ripple, vector_kernel_matches_the_plain_loop)
 	static const int widths[] = {83, 96, 211, 257};
 	for (int wi = 0; wi < 4; wi++)
 		for (int b = 0; b < 3; b++)
-			for (int sc = 0; sc < 2; sc++) {
-				const int w = widths[wi], h = 61;
-				int32_t *got[2] = {NULL, NULL};
-				for (int simd = 0; simd < 2; simd++) {
-					ig_simd = simd;
-					pool pl;
-					pool_open(&pl, "ripple", w, h, boundaries[b], 0, NULL, 0);
-					if (sc) { /* rendered 1.7x the scene's size */
-						solver_destroy(pl.s);
-						pl.sc.scale = 1.7;
-						tp_err err;
-						cr_assert_eq(solver_create(&pl.sc, 1, &pl.s, &err), 0,
-							     "%s", err.msg);
-						pl.d = solver_desc(pl.s);
-						pl.p = solver_priv(pl.s);
-					}
-					tp_rng rng;
-					tp_rng_seed(&rng, 3, 7);
-					for (int k = 0; k < 90; k++) {
-						if (k % 7 == 0)
-							pl.d->drop(pl.p, tp_rng_range(&rng, -4, w + 4),
-								   tp_rng_range(&rng, -4, h + 4),
-								   tp_rng_range(&rng, 2, 9),
-								   tp_rng_range(&rng, -2, 3));
-						pool_step(&pl, k);
-					}
-					tp_surface s = surf(&pl);
-					got[simd] = malloc((size_t)w * h * sizeof(int32_t));
-					for (int y = 0; y < h; y++)
-						memcpy(got[simd] + y * w,
-						       (const int32_t *)s.data + y * s.stride,
-						       (size_t)w * sizeof(int32_t));
-					pool_close(&pl);
-				}
-				ig_simd = 1;
-				int nonzero = 0;
-				for (int i = 0; i < w * h; i++) {
-					if (got[0][i] != got[1][i])
-						cr_assert_fail("%s, width %d, scale %s: cell (%d, %d) is "
-							       "%d with the vector kernel, %d without",
-							       bnames[boundaries[b]], w, sc ? "1.7" : "1",
-							       i % w, i / w, got[1][i], got[0][i]);
-					nonzero += got[0][i] != 0;
-				}
-				cr_assert_gt(nonzero, w * h / 2, "the waves reached most of the pool");
-				free(got[0]);
-				free(got[1]);
-			}
+			for (int sc = 0; sc < 2; sc++)
+				vector_matches_plain("ripple", widths[wi], 61, boundaries[b], NULL, 0,
+						     sc ? 1.7 : 1, 90, 7, 3, 7,
+						     sc ? "scale 1.7" : "scale 1");
 }
 
 /* hooke's AVX-512 kernel (D a power of two) against the plain loop, ig_simd 0: the same
@@ -481,47 +500,12 @@ Test(hooke, vector_kernel_matches_the_plain_loop)
 		{{"edge", 7}, {"corner", 1}},
 		{{"edge", 0}, {"height_damping", 4}},
 	};
+	static const char *const names[4] = {"params 0", "params 1", "params 2", "params 3"};
 	for (int wi = 0; wi < 3; wi++)
 		for (int b = 0; b < 3; b++)
-			for (int pi = 0; pi < 4; pi++) {
-				const int w = widths[wi], h = 47;
-				int32_t *got[2] = {NULL, NULL};
-				for (int simd = 0; simd < 2; simd++) {
-					ig_simd = simd;
-					pool pl;
-					pool_open(&pl, "hooke", w, h, boundaries[b], 0, prm[pi], 2);
-					tp_rng rng;
-					tp_rng_seed(&rng, 4, 9);
-					for (int k = 0; k < 70; k++) {
-						if (k % 5 == 0)
-							pl.d->drop(pl.p, tp_rng_range(&rng, -4, w + 4),
-								   tp_rng_range(&rng, -4, h + 4),
-								   tp_rng_range(&rng, 2, 9),
-								   tp_rng_range(&rng, -2, 3));
-						pool_step(&pl, k);
-					}
-					tp_surface sf = surf(&pl);
-					got[simd] = malloc((size_t)w * h * sizeof(int32_t));
-					for (int y = 0; y < h; y++)
-						memcpy(got[simd] + y * w,
-						       (const int32_t *)sf.data + y * sf.stride,
-						       (size_t)w * sizeof(int32_t));
-					pool_close(&pl);
-				}
-				ig_simd = 1;
-				int nonzero = 0;
-				for (int i = 0; i < w * h; i++) {
-					if (got[0][i] != got[1][i])
-						cr_assert_fail("%s, width %d, params %d: cell (%d, %d) is "
-							       "%d with the vector kernel, %d without",
-							       bnames[boundaries[b]], w, pi, i % w, i / w,
-							       got[1][i], got[0][i]);
-					nonzero += got[0][i] != 0;
-				}
-				cr_assert_gt(nonzero, w * h / 2, "the waves reached most of the pool");
-				free(got[0]);
-				free(got[1]);
-			}
+			for (int pi = 0; pi < 4; pi++)
+				vector_matches_plain("hooke", widths[wi], 47, boundaries[b], prm[pi], 2,
+						     1, 70, 5, 4, 9, names[pi]);
 }
 
 /* ripple queues steps and runs up to 6 in one sweep, each thread a band of rows with the
@@ -543,17 +527,9 @@ Test(ripple, fused_steps_are_the_same_bits)
 			for (int t = -1; t < (int)(sizeof threads / sizeof threads[0]); t++) {
 				omp_set_num_threads(t < 0 ? 1 : threads[t]);
 				pool pl;
-				memset(&pl, 0, sizeof pl);
 				pool_open(&pl, "ripple", W, H, boundaries[b], 0, NULL, 0);
-				if (sc) { /* rendered 1.7x the scene's size */
-					solver_destroy(pl.s);
-					pl.sc.scale = 1.7;
-					tp_err err;
-					cr_assert_eq(solver_create(&pl.sc, 1, &pl.s, &err), 0, "%s",
-						     err.msg);
-					pl.d = solver_desc(pl.s);
-					pl.p = solver_priv(pl.s);
-				}
+				if (sc) /* rendered 1.7x the scene's size */
+					pool_rescale(&pl, 1.7);
 				tp_rng rng;
 				tp_rng_seed(&rng, 9, 1);
 				int k = 0;

@@ -438,24 +438,31 @@ static int wrap_i(int v, int n)
 	return v < 0 ? v + n : v;
 }
 
+/* The cells [*lo, *hi] within `reach` of c along an axis of n cells: clamped to the pool,
+ * or with wrap (cells then taken modulo n) at most n of them, so a span wider than the
+ * pool touches each cell once. */
+static void cell_span(int wrap, double c, double reach, int n, int *lo, int *hi)
+{
+	int l = (int)floor(c - reach), h = (int)ceil(c + reach);
+	if (!wrap) {
+		l = l < 0 ? 0 : l;
+		h = h > n - 1 ? n - 1 : h;
+	} else if (h - l >= n) {
+		h = l + n - 1;
+	}
+	*lo = l;
+	*hi = h;
+}
+
 /* A Gaussian bump, sigma = r / 2, cut at 3 sigma; stored in force until the next step. */
 static void airy_drop(void *priv, double x, double y, double r, double strength)
 {
 	airy *a = priv;
 	const double sg = fmax(0.5 * r, 0.5), reach = 3 * sg, inv = 1 / (2 * sg * sg);
 	const int wrap = a->sc->boundary == SCENE_BOUNDARY_WRAP;
-	int x0 = (int)floor(x - reach), x1 = (int)ceil(x + reach);
-	int y0 = (int)floor(y - reach), y1 = (int)ceil(y + reach);
-	if (!wrap) {
-		x0 = x0 < 0 ? 0 : x0;
-		y0 = y0 < 0 ? 0 : y0;
-		x1 = x1 > a->w - 1 ? a->w - 1 : x1;
-		y1 = y1 > a->h - 1 ? a->h - 1 : y1;
-	} else {
-		/* a drop wider than the pool touches each cell once */
-		x1 = x1 - x0 >= a->w ? x0 + a->w - 1 : x1;
-		y1 = y1 - y0 >= a->h ? y0 + a->h - 1 : y1;
-	}
+	int x0, x1, y0, y1;
+	cell_span(wrap, x, reach, a->w, &x0, &x1);
+	cell_span(wrap, y, reach, a->h, &y0, &y1);
 	for (int cy = y0; cy <= y1; cy++) {
 		const double dy = cy + 0.5 - y;
 		float *row = a->force + (size_t)(wrap ? wrap_i(cy, a->h) : cy) * a->w;
@@ -506,17 +513,9 @@ static int box_pressure(airy *a, const tp_box_pose *p)
 		const double an = p[i].angle * AIRY_PI / 180, cs = cos(an), sn = sin(an);
 		const double rx = fabs(hw * cs) + fabs(hh * sn) + e,
 			     ry = fabs(hw * sn) + fabs(hh * cs) + e;
-		int x0 = (int)floor(p[i].x - rx), x1 = (int)ceil(p[i].x + rx);
-		int y0 = (int)floor(p[i].y - ry), y1 = (int)ceil(p[i].y + ry);
-		if (!wrap) {
-			x0 = x0 < 0 ? 0 : x0;
-			y0 = y0 < 0 ? 0 : y0;
-			x1 = x1 > a->w - 1 ? a->w - 1 : x1;
-			y1 = y1 > a->h - 1 ? a->h - 1 : y1;
-		} else {
-			x1 = x1 - x0 >= a->w ? x0 + a->w - 1 : x1;
-			y1 = y1 - y0 >= a->h ? y0 + a->h - 1 : y1;
-		}
+		int x0, x1, y0, y1;
+		cell_span(wrap, p[i].x, rx, a->w, &x0, &x1);
+		cell_span(wrap, p[i].y, ry, a->h, &y0, &y1);
 		if (a->draft[i] <= 0 || x1 < x0 || y1 < y0)
 			continue;
 		any = 1;

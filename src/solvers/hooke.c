@@ -128,15 +128,6 @@ __attribute__((target("avx512f"))) static void row_pow2_avx512(const int32_t *r,
 }
 #endif
 
-static int use_avx512(void)
-{
-#ifdef __x86_64__
-	return ig_simd && __builtin_cpu_supports("avx512f");
-#else
-	return 0;
-#endif
-}
-
 /* Any other D (e + c not a power of two): plain division. */
 static void row_div(const int32_t *restrict h, int32_t *restrict hn, int32_t *restrict v,
 		    ptrdiff_t s, int n, int32_t e, int32_t c, int sv, int sh)
@@ -211,7 +202,7 @@ static int hooke_step(void *priv, const tp_step_in *in)
 	const int x0 = g->x0, n = g->x1 - g->x0;
 	const int sv = ig_shift_at(&p->vsh, in->step), sh = ig_shift_at(&p->hsh, in->step);
 	/* Rows start IG_GHOST cells before x = 0, 64-byte aligned (intgrid.h, ig_alloc). */
-	const int vec = p->kshift >= 0 && use_avx512(), a = x0 + IG_GHOST, b = g->x1 + IG_GHOST;
+	const int vec = p->kshift >= 0 && ig_use_avx512(), a = x0 + IG_GHOST, b = g->x1 + IG_GHOST;
 	(void)a, (void)b;
 #pragma omp parallel for schedule(static) if (g->par)
 	for (int y = g->y0; y < g->y1; y++) {

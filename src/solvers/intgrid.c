@@ -118,6 +118,15 @@ void ig_free(ig_grid *g)
 
 int ig_simd = 1;
 
+int ig_use_avx512(void)
+{
+#ifdef __x86_64__
+	return ig_simd && __builtin_cpu_supports("avx512f");
+#else
+	return 0;
+#endif
+}
+
 int32_t *ig_alloc(const ig_grid *g)
 {
 	size_t bytes = ((g->count + 2 * IG_SLACK) * sizeof(int32_t) + 63) & ~(size_t)63;

@@ -78,6 +78,8 @@ void ig_release(int32_t *buf);
 /* 0: the kernels' plain C loops (the reference the vector paths are tested against);
  * 1 (default): the best this CPU has. For tests and benchmarks. */
 extern int ig_simd;
+/* 1 if the AVX-512 row kernels may run: ig_simd and a CPU with AVX-512F. */
+int ig_use_avx512(void);
 
 static inline int32_t *ig_org(int32_t *buf, const ig_grid *g)
 {

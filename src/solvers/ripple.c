@@ -168,15 +168,6 @@ row_kernel_vd_avx512(const int32_t *r, int32_t *q, ptrdiff_t s, int a, int b, in
 }
 #endif
 
-static int use_avx512(void)
-{
-#ifdef __x86_64__
-	return ig_simd && __builtin_cpu_supports("avx512f");
-#else
-	return 0;
-#endif
-}
-
 static void ripple_uninit(void *priv)
 {
 	ripple *p = priv;
@@ -221,14 +212,13 @@ static void ripple_drop(void *priv, double x, double y, double r, double strengt
 	ig_drop(&p->g, b, 2, x, y, r, strength);
 }
 
-/* Level j (1-based) of a run: step j of the queued steps, from the surface in buffer
- * `from` and the one before it in `into`, which it overwrites. Row y only. */
-static inline void level_row(const ripple *p, int vec, int32_t *from, int32_t *into, int j,
-			     int y)
+/* Row y of one step (damping shifts d, v; v 0: no velocity term), from the surface in
+ * buffer `from` and the one before it in `into`, which it overwrites. */
+static inline void level_row(const ig_grid *g, int vec, int32_t *from, int32_t *into, int d,
+			     int v, int y)
 {
-	const ig_grid *g = &p->g;
 	const ptrdiff_t s = g->stride;
-	const int x0 = g->x0, n = g->x1 - g->x0, d = p->pd[j - 1], v = p->pv[j - 1];
+	const int x0 = g->x0, n = g->x1 - g->x0;
 	int32_t *c = from + y * s, *nx = into + y * s;
 #ifdef __x86_64__
 	/* Rows start IG_GHOST cells before x = 0, 64-byte aligned (intgrid.h, ig_alloc). */
@@ -257,12 +247,12 @@ static inline void level_row(const ripple *p, int vec, int32_t *from, int32_t *i
  * are held rows, so bands do not shrink there. After a barrier, the V-shaped gaps about
  * each boundary between bands are filled level by level: level j's rows
  * [b - 2 (j - 1), b + 2 (j - 1)), whose inputs are now all done. */
-static void run_fused(ripple *p, int k)
+static void run_fused(ripple *p, const signed char *d, const signed char *v, int k)
 {
 	const ig_grid *g = &p->g;
 	int32_t *bufs[2] = {ig_org(p->buf[p->cur], g), ig_org(p->buf[!p->cur], g)};
 	const int y0 = g->y0, y1 = g->y1;
-	const int nt = g->par ? omp_get_max_threads() : 1, vec = use_avx512();
+	const int nt = g->par ? omp_get_max_threads() : 1, vec = ig_use_avx512();
 #pragma omp parallel num_threads(nt) if (nt > 1)
 	{
 		const int t = omp_get_thread_num(), T = omp_get_num_threads();
@@ -275,14 +265,14 @@ static void run_fused(ripple *p, int k)
 				if (r < lo + (shrink_lo ? 2 * (j - 1) : 0) ||
 				    r >= hi - (shrink_hi ? 2 * (j - 1) : 0))
 					continue;
-				level_row(p, vec, bufs[(j - 1) & 1], bufs[j & 1], j, r);
+				level_row(g, vec, bufs[(j - 1) & 1], bufs[j & 1], d[j - 1], v[j - 1], r);
 			}
 		if (k > 1 && T > 1) {
 #pragma omp barrier
 			if (shrink_lo) /* the gap about this band's first row */
 				for (int j = 2; j <= k; j++)
 					for (int r = lo - 2 * (j - 1); r < lo + 2 * (j - 1); r++)
-						level_row(p, vec, bufs[(j - 1) & 1], bufs[j & 1], j, r);
+						level_row(g, vec, bufs[(j - 1) & 1], bufs[j & 1], d[j - 1], v[j - 1], r);
 		}
 	}
 	p->cur ^= k & 1;
@@ -299,18 +289,11 @@ static void ripple_flush(ripple *p)
 	p->npend = 0;
 	const int rows = p->g.y1 - p->g.y0;
 	const int nt = p->g.par ? omp_get_max_threads() : 1;
-	if (rows / nt >= 4 * k) {
-		run_fused(p, k);
-		return;
-	}
-	signed char d[FUSE_MAX], v[FUSE_MAX];
-	memcpy(d, p->pd, sizeof d);
-	memcpy(v, p->pv, sizeof v);
-	for (int j = 0; j < k; j++) {
-		p->pd[0] = d[j];
-		p->pv[0] = v[j];
-		run_fused(p, 1);
-	}
+	if (rows / nt >= 4 * k)
+		run_fused(p, p->pd, p->pv, k);
+	else
+		for (int j = 0; j < k; j++)
+			run_fused(p, p->pd + j, p->pv + j, 1);
 }
 
 static int ripple_step(void *priv, const tp_step_in *in)
