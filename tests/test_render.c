@@ -278,3 +278,103 @@ Test(render, vector_paths_write_the_same_bytes_as_plain_c)
 		}
 	}
 }
+
+/* Calm water: where the surface's spans say a row is 0, pixels that see only level water
+ * are copied from the flat picture (render.c, refract.c active_cols). The same bytes as
+ * drawing every pixel, RGB and 4:2:0, on every vector level: islands of waves in a
+ * level pool (rows all calm, rows partly calm, an island at each edge and one wider
+ * than 16 pixels), spans exact or looser than needed, and a second frame whose waves
+ * have moved (the flat picture is reused). */
+Test(render, calm_water_copies_give_the_same_bytes)
+{
+	const int sizes[][2] = {{160, 40}, {98, 30}, {34, 12}, {302, 18}};
+	for (int si = 0; si < 4; si++) {
+		const int w = sizes[si][0], h = sizes[si][1];
+		scene sc;
+		make_scene(&sc, w, h);
+		sc.render.reflection = 2;
+		sc.render.specular = 1;
+		sc.boundary = SCENE_BOUNDARY_REFLECT;
+		int32_t *hi = calloc((size_t)w * h, sizeof *hi);
+		tp_span *sp = malloc((size_t)h * sizeof *sp);
+		cr_assert(hi && sp);
+		render_ctx *r;
+		tp_err err;
+		cr_assert_eq(render_create(&sc, SCENE_MODE_COLOR, &r, &err), 0);
+		unsigned st = 777u + (unsigned)si;
+		for (int frame = 0; frame < 2; frame++) {
+			memset(hi, 0, (size_t)w * h * sizeof *hi);
+			/* islands [x, x + iw) x [y, y + ih) of random heights */
+			const int isl[][4] = {{0, 3 + frame, 5, 4},
+					      {w - 7, h / 2 - frame, 7, 3},
+					      {w / 3 + 5 * frame, h - 4, 21, 4}};
+			for (int k = 0; k < 3; k++)
+				for (int y = isl[k][1]; y < isl[k][1] + isl[k][3] && y < h; y++)
+					for (int x = isl[k][0]; x < isl[k][0] + isl[k][2] && x < w; x++) {
+						st = st * 1664525u + 1013904223u;
+						hi[y * w + x] = (int32_t)(st >> 16 & 0x3ff) - 512;
+					}
+			int calm = 0, partly = 0;
+			for (int y = 0; y < h; y++) {
+				int lo = w, hi_ = 0;
+				for (int x = 0; x < w; x++)
+					if (hi[y * w + x]) {
+						lo = x < lo ? x : lo;
+						hi_ = x + 1;
+					}
+				sp[y] = lo < hi_ ? (tp_span){lo, hi_} : (tp_span){0, 0};
+				calm += lo >= hi_;
+				partly += lo < hi_ && (lo > 20 || hi_ < w - 20);
+			}
+			cr_assert(calm > 0 && partly > 0, "the frame has calm and partly calm rows");
+			for (int loose = 0; loose < 2; loose++) {
+				if (loose) /* wider than the waves: still right, less copied */
+					for (int y = 0; y < h; y += 3)
+						if (sp[y].lo < sp[y].hi)
+							sp[y].lo = sp[y].lo / 2, sp[y].hi += (w - sp[y].hi) / 3;
+				tp_surface s = {.kind = TP_SURFACE_HEIGHT,
+						.w = w,
+						.h = h,
+						.type = TP_SAMPLE_I32,
+						.data = hi,
+						.stride = w,
+						.scale = 1.0f / 64};
+				for (int level = 0; level < 4; level++) {
+					render_set_simd(level);
+					for (int yuv = 0; yuv < 2; yuv++) {
+						const tp_pixfmt fmt = yuv ? TP_YUV420 : TP_RGB8;
+						tp_image all, some;
+						tp_image_alloc(&all, w, h, fmt);
+						tp_image_alloc(&some, w, h, fmt);
+						s.spans = NULL;
+						cr_assert_eq(render_frame(r, &s, &all), 0);
+						s.spans = sp;
+						cr_assert_eq(render_frame(r, &s, &some), 0);
+						for (int k = 0; k < (yuv ? 3 : 1); k++) {
+							ptrdiff_t la, lb;
+							const uint8_t *pa = tp_image_plane(&all, k, &la);
+							const uint8_t *pb = tp_image_plane(&some, k, &lb);
+							const int pw = yuv ? (k ? w / 2 : w) : 3 * w;
+							const int ph = yuv && k ? h / 2 : h;
+							for (int y = 0; y < ph; y++)
+								cr_assert_eq(memcmp(pa + y * la, pb + y * lb,
+										    (size_t)pw),
+									     0,
+									     "%dx%d frame %d loose %d level %d "
+									     "%s plane %d row %d differs",
+									     w, h, frame, loose, level,
+									     yuv ? "4:2:0" : "RGB", k, y);
+						}
+						tp_image_free(&all);
+						tp_image_free(&some);
+					}
+				}
+				render_set_simd(3);
+			}
+		}
+		render_destroy(r);
+		free(hi);
+		free(sp);
+		tp_image_free(&sc.background.pixels);
+	}
+}

@@ -887,6 +887,102 @@ Test(intsolvers, drop_profile_and_stats)
 	}
 }
 
+/* Calm water (ripple.c, level_row): with spans each row's steps cover only the cells that
+ * can be nonzero. The same bits as stepping every cell (ig_spans 0), on 1, 2 and 3
+ * threads, reflect and absorb, at the scene's size and 1.7x; every nonzero cell inside its
+ * row's span; the spans narrow while the rings are young (the work they save), and right
+ * again after a checkpoint is loaded. Wrap and boxes step every cell: no spans. */
+Test(ripple, calm_water_spans_change_no_bits)
+{
+	static const int gaps[] = {1, 6, 5, 13, 2, 7, 30};
+	const int W = 230, H = 150, NG = (int)(sizeof gaps / sizeof gaps[0]);
+	for (int sc = 0; sc < 2; sc++)
+		for (int b = 0; b < 3; b += 2)
+			for (int t = 1; t <= 3; t++) {
+				omp_set_num_threads(t);
+				pool pl[2];
+				for (int k = 0; k < 2; k++) {
+					ig_spans = k; /* pl[0]: every cell; pl[1]: calm water skipped */
+					pool_open(&pl[k], "ripple", W, H, boundaries[b], 0, NULL, 0);
+					if (sc)
+						pool_rescale(&pl[k], 1.7);
+				}
+				ig_spans = 1;
+				tp_rng rng;
+				tp_rng_seed(&rng, 4, 2);
+				int step = 0;
+				for (int g = 0; g < NG; g++) {
+					const double x = tp_rng_range(&rng, 0, W), y = tp_rng_range(&rng, 0, H);
+					const double r = tp_rng_range(&rng, 2, 9), e = tp_rng_range(&rng, -1, 2);
+					for (int k = 0; k < 2; k++)
+						pl[k].d->drop(pl[k].p, x, y, r, e);
+					for (int i = 0; i < gaps[g]; i++, step++)
+						for (int k = 0; k < 2; k++)
+							pool_step(&pl[k], step);
+					tp_surface s0 = surf(&pl[0]), s1 = surf(&pl[1]);
+					cr_assert_null(s0.spans);
+					cr_assert_not_null(s1.spans);
+					long width = 0;
+					for (int yy = 0; yy < H; yy++) {
+						const tp_span sp = s1.spans[yy];
+						width += sp.lo < sp.hi ? sp.hi - sp.lo : 0;
+						for (int xx = 0; xx < W; xx++) {
+							const int32_t v = at(&s1, xx, yy);
+							if (v != at(&s0, xx, yy))
+								cr_assert_fail("%s, scale %s, %d threads, step %d: "
+									       "cell (%d, %d) is %d, %d stepping "
+									       "every cell",
+									       bnames[boundaries[b]],
+									       sc ? "1.7" : "1", t, step, xx, yy,
+									       v, at(&s0, xx, yy));
+							if (v != 0 && (xx < sp.lo || xx >= sp.hi))
+								cr_assert_fail("step %d: cell (%d, %d) = %d outside "
+									       "its row's span [%d, %d)",
+									       step, xx, yy, v, sp.lo, sp.hi);
+						}
+					}
+					if (g == 0) /* one young ring: a small part of the pool */
+						cr_assert_lt(width, (long)W * H / 4, "spans cover %ld cells",
+							     width);
+				}
+				/* a checkpoint of the stepped pool, loaded into a fresh one */
+				FILE *f = tmpfile();
+				cr_assert_not_null(f);
+				tp_err err;
+				cr_assert_eq(pl[1].d->save(pl[1].p, f, &err), 0, "%s", err.msg);
+				rewind(f);
+				pool c;
+				pool_open(&c, "ripple", W, H, boundaries[b], 0, NULL, 0);
+				if (sc)
+					pool_rescale(&c, 1.7);
+				cr_assert_eq(c.d->load(c.p, f, &err), 0, "%s", err.msg);
+				fclose(f);
+				for (int i = 0; i < 9; i++, step++) {
+					pool_step(&pl[0], step);
+					pool_step(&c, step);
+				}
+				tp_surface s0 = surf(&pl[0]), s1 = surf(&c);
+				for (int yy = 0; yy < H; yy++)
+					for (int xx = 0; xx < W; xx++)
+						cr_assert_eq(at(&s1, xx, yy), at(&s0, xx, yy),
+							     "after a load: cell (%d, %d)", xx, yy);
+				pool_close(&c);
+				pool_close(&pl[0]);
+				pool_close(&pl[1]);
+			}
+	/* wrap and boxes change cells outside the kernel: every cell is stepped */
+	pool w, bx;
+	pool_open(&w, "ripple", 40, 30, SCENE_BOUNDARY_WRAP, 0, NULL, 0);
+	pool_open(&bx, "ripple", 40, 30, SCENE_BOUNDARY_REFLECT, 1, NULL, 0);
+	tp_surface s = surf(&w);
+	cr_assert_null(s.spans);
+	s = surf(&bx);
+	cr_assert_null(s.spans);
+	pool_close(&w);
+	pool_close(&bx);
+	omp_set_num_threads(2);
+}
+
 Test(intsolvers, checkpoint_round_trip)
 {
 	for (int n = 0; n < 2; n++) {

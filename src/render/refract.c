@@ -524,25 +524,28 @@ color16_edge(const void *const r[5], int x, int n, int y, const int is_int, cons
 	color16(x, y, wrap, p, bgx, o, vv, e, n);
 }
 
-/* A whole row, 16 pixels at a time: the interior with column sums sliding along the row
- * (each computed once, its neighbours' taken by lane shifts, valignd), the ends from
- * column_sums. */
+/* Pixels [xa, xb) of a row (xa a multiple of 16, xb one or w), 16 at a time: the
+ * interior with column sums sliding along the row (each computed once, its neighbours'
+ * taken by lane shifts, valignd), the ends from column_sums. */
 static inline __attribute__((always_inline)) AVX512_TARGET void
 color_row(const void *const r[5], int y, const int is_int, const int wrap, const color_par *p,
-	  const uint8_t *bgx, uint8_t *o)
+	  const uint8_t *bgx, uint8_t *o, int xa, int xb)
 {
 	const int w = p->w;
 	const uint8_t *pf = bgx + (size_t)(y + 8 < p->hgt ? y + 8 : p->hgt - 1) * p->bs;
-	color16_edge(r, 0, w < 16 ? w : 16, y, is_int, wrap, p, bgx, o);
-	int x = 16;
-	if (x + 18 <= w) {
+	int x = xa;
+	if (x == 0 && xb > 0) {
+		color16_edge(r, 0, w < 16 ? w : 16, y, is_int, wrap, p, bgx, o);
+		x = 16;
+	}
+	if (x < xb && x + 18 <= w) {
 		__m512 vp, dp, vc, dc, vn, dn;
 		sums16(r, x - 16, (__mmask16)0xffff, is_int, &vp, &dp);
 		sums16(r, x, (__mmask16)0xffff, is_int, &vc, &dc);
 #define SHIFT(hi, lo, k)                                                                           \
 	_mm512_castsi512_ps(                                                                       \
 		_mm512_alignr_epi32(_mm512_castps_si512(hi), _mm512_castps_si512(lo), k))
-		for (; x + 18 <= w; x += 16) {
+		for (; x < xb && x + 18 <= w; x += 16) {
 			/* the next 16 columns, as many as the row has (at least two) */
 			const int left = w - (x + 16);
 			const __mmask16 m =
@@ -558,15 +561,15 @@ color_row(const void *const r[5], int y, const int is_int, const int wrap, const
 		}
 #undef SHIFT
 	}
-	for (; x < w; x += 16)
+	for (; x < xb; x += 16)
 		color16_edge(r, x, w - x < 16 ? w - x : 16, y, is_int, wrap, p, bgx, o);
 }
 
 #define COLOR_ROW(name, is_int, wrap)                                                              \
 	AVX512_TARGET static void name(const void *const r[5], int y, const color_par *p,          \
-				       const uint8_t *bgx, uint8_t *o)                             \
+				       const uint8_t *bgx, uint8_t *o, int xa, int xb)             \
 	{                                                                                          \
-		color_row(r, y, is_int, wrap, p, bgx, o);                                          \
+		color_row(r, y, is_int, wrap, p, bgx, o, xa, xb);                                  \
 	}
 COLOR_ROW(color_row_wrap_i32, 1, 1)
 COLOR_ROW(color_row_clamp_i32, 1, 0)
@@ -575,7 +578,7 @@ COLOR_ROW(color_row_clamp_f32, 0, 0)
 #endif
 
 typedef void (*color_row_fn)(const void *const[5], int, const color_par *, const uint8_t *,
-			     uint8_t *);
+			     uint8_t *, int, int);
 
 static int simd_level = 3;
 
@@ -677,16 +680,18 @@ static void surface_rows(const tp_surface *sf, int y, const void *r[5])
 	}
 }
 
-/* Row y of the picture into o (3 * w bytes). */
-static void color_row_rgb(const color_frame *cf, int y, uint8_t *o)
+/* Pixels [xa, xb) of row y of the picture into o (the row's 3 * w bytes), from the
+ * surface `sf`; xa is a multiple of 16 and xb one or w. */
+static void color_row_rgb(const color_frame *cf, const tp_surface *sf, int y, uint8_t *o, int xa,
+			  int xb)
 {
 	const render_in *in = cf->in;
-	const int w = cf->par.w, hgt = cf->par.hgt;
+	const int hgt = cf->par.hgt;
 	const color_par *par = &cf->par;
 	const void *r[5];
-	surface_rows(in->surf, y, r);
+	surface_rows(sf, y, r);
 	if (cf->fused) { /* it prefetches as it goes */
-		cf->fused(r, y, par, in->bgx, o);
+		cf->fused(r, y, par, in->bgx, o, xa, xb);
 		return;
 	}
 	/* The background rows a few output rows ahead are fetched while this one is
@@ -698,11 +703,55 @@ static void color_row_rgb(const color_frame *cf, int y, uint8_t *o)
 	int32_t buf[3 * CHUNK] __attribute__((aligned(64)));
 	float fbuf[2 * CHUNK + 8] __attribute__((aligned(64)));
 	row_taps t = {buf, buf + CHUNK, buf + 2 * CHUNK, fbuf, fbuf + CHUNK + 4};
-	for (int xs = 0; xs < w; xs += CHUNK) {
-		int n = w - xs < CHUNK ? w - xs : CHUNK;
+	for (int xs = xa; xs < xb; xs += CHUNK) {
+		int n = xb - xs < CHUNK ? xb - xs : CHUNK;
 		cf->geom(r, par, y, xs, n, t);
 		shade_row(in->bgx, par->bs, t, n, cf->level, o + 3 * xs);
 	}
+}
+
+/* The pixels of row y that can differ from still water's, [*xa, *xb) (empty: xa >= xb):
+ * those within 2 columns of a nonzero sample of rows y - 2 .. y + 2 (the smoothing's
+ * reach; rows beyond the frame are its edge rows, surface_rows), widened to multiples of
+ * 16. Every other pixel sees a level surface, as in the flat picture. */
+static void active_cols(const tp_surface *sf, int y, int *xa, int *xb)
+{
+	int lo = sf->w, hi = 0;
+	for (int k = -2; k <= 2; k++) {
+		const int yy = y + k < 0 ? 0 : y + k >= sf->h ? sf->h - 1 : y + k;
+		const tp_span sp = sf->spans[yy];
+		if (sp.lo < sp.hi) {
+			lo = sp.lo < lo ? sp.lo : lo;
+			hi = sp.hi > hi ? sp.hi : hi;
+		}
+	}
+	if (lo >= hi) {
+		*xa = *xb = 0;
+		return;
+	}
+	*xa = lo - 2 < 0 ? 0 : (lo - 2) & ~15;
+	hi = (hi + 2 + 15) & ~15;
+	*xb = hi < sf->w ? hi : sf->w;
+}
+
+/* Row y into o: the pixels that can differ from still water drawn, the others copied from
+ * the flat picture (when the surface has spans and there is one). */
+static void color_row_span(const color_frame *cf, int y, uint8_t *o)
+{
+	const render_in *in = cf->in;
+	const int w = cf->par.w;
+	int xa = 0, xb = w;
+	if (in->flat && in->flat->fmt == TP_RGB8 && in->surf->spans) {
+		active_cols(in->surf, y, &xa, &xb);
+		const uint8_t *f = tp_image_row(in->flat, y);
+		if (xa >= xb) {
+			memcpy(o, f, 3 * (size_t)w);
+			return;
+		}
+		memcpy(o, f, 3 * (size_t)xa);
+		memcpy(o + 3 * xb, f + 3 * xb, 3 * (size_t)(w - xb));
+	}
+	color_row_rgb(cf, in->surf, y, o, xa, xb);
 }
 
 void render_color(const render_in *in, tp_image *out)
@@ -721,19 +770,57 @@ void render_color(const render_in *in, tp_image *out)
 			in->side(in->side_arg);
 #pragma omp for schedule(dynamic, 48)
 			for (int y = 0; y < in->h; y++)
-				color_row_rgb(&cf, y, tp_image_row(out, y));
+				color_row_span(&cf, y, tp_image_row(out, y));
 		}
 		return;
 	}
 #pragma omp parallel for schedule(static)
 	for (int y = 0; y < in->h; y++)
-		color_row_rgb(&cf, y, tp_image_row(out, y));
+		color_row_span(&cf, y, tp_image_row(out, y));
+}
+
+int render_color_flat(const render_in *in, tp_image *out)
+{
+	/* every row of the level surface is the same row of zeros (stride 0), with room
+	 * to spare past its end */
+	void *zero = calloc((size_t)in->w + 64, 4);
+	if (!zero)
+		return -1;
+	tp_surface level = *in->surf;
+	level.data = zero;
+	level.stride = 0;
+	level.spans = NULL;
+	color_frame cf;
+	color_setup(in, &cf);
+#pragma omp parallel for schedule(static)
+	for (int y = 0; y < in->h; y++)
+		color_row_rgb(&cf, &level, y, tp_image_row(out, y), 0, in->w);
+	free(zero);
+	return 0;
+}
+
+/* Columns [a, b) of row pair j of the flat 4:2:0 picture into y0, y1, u, v (a, b even). */
+static void copy_flat(const tp_image *flat, int j, int a, int b, uint8_t *y0, uint8_t *y1,
+		      uint8_t *u, uint8_t *v)
+{
+	if (a >= b)
+		return;
+	ptrdiff_t ls[3];
+	const uint8_t *pl[3];
+	for (int k = 0; k < 3; k++)
+		pl[k] = tp_image_plane(flat, k, &ls[k]);
+	memcpy(y0 + a, pl[0] + (ptrdiff_t)2 * j * ls[0] + a, (size_t)(b - a));
+	memcpy(y1 + a, pl[0] + (ptrdiff_t)(2 * j + 1) * ls[0] + a, (size_t)(b - a));
+	memcpy(u + a / 2, pl[1] + (ptrdiff_t)j * ls[1] + a / 2, (size_t)(b - a) / 2);
+	memcpy(v + a / 2, pl[2] + (ptrdiff_t)j * ls[2] + a / 2, (size_t)(b - a) / 2);
 }
 
 void render_color_yuv(const render_in *in, uint8_t *rgb_rows, tp_image *out)
 {
 	color_frame cf;
 	color_setup(in, &cf);
+	const tp_image *flat =
+		in->flat && in->flat->fmt == TP_YUV420 && in->surf->spans ? in->flat : NULL;
 	const int w = in->w;
 	ptrdiff_t ls[3];
 	uint8_t *pl[3];
@@ -746,12 +833,30 @@ void render_color_yuv(const render_in *in, uint8_t *rgb_rows, tp_image *out)
 		uint8_t *r0 = rgb_rows + (size_t)omp_get_thread_num() * 2 * row, *r1 = r0 + row;
 #pragma omp for schedule(static)
 		for (int j = 0; j < in->h / 2; j++) {
-			color_row_rgb(&cf, 2 * j, r0);
-			color_row_rgb(&cf, 2 * j + 1, r1);
-			tp_rgb_to_yuv420_rows(r0, r1, w, pl[0] + (ptrdiff_t)2 * j * ls[0],
-					      pl[0] + (ptrdiff_t)(2 * j + 1) * ls[0],
-					      pl[1] + (ptrdiff_t)j * ls[1],
-					      pl[2] + (ptrdiff_t)j * ls[2]);
+			uint8_t *y0 = pl[0] + (ptrdiff_t)2 * j * ls[0], *y1 = y0 + ls[0];
+			uint8_t *u = pl[1] + (ptrdiff_t)j * ls[1], *v = pl[2] + (ptrdiff_t)j * ls[2];
+			/* the columns either row can draw differently from still water; the
+			 * others (whole 2x2 blocks, xa and xb being even) from the flat picture */
+			int xa = 0, xb = w;
+			if (flat) {
+				int a1, b1;
+				active_cols(in->surf, 2 * j, &xa, &xb);
+				active_cols(in->surf, 2 * j + 1, &a1, &b1);
+				if (xa >= xb)
+					xa = a1, xb = b1;
+				else if (a1 < b1)
+					xa = a1 < xa ? a1 : xa, xb = b1 > xb ? b1 : xb;
+				if (xa >= xb)
+					xa = xb = w;
+				copy_flat(flat, j, 0, xa, y0, y1, u, v);
+				copy_flat(flat, j, xb, w, y0, y1, u, v);
+			}
+			if (xa >= xb)
+				continue;
+			color_row_rgb(&cf, in->surf, 2 * j, r0, xa, xb);
+			color_row_rgb(&cf, in->surf, 2 * j + 1, r1, xa, xb);
+			tp_rgb_to_yuv420_rows(r0 + 3 * xa, r1 + 3 * xa, xb - xa, y0 + xa, y1 + xa,
+					      u + xa / 2, v + xa / 2);
 		}
 	}
 }

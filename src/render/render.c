@@ -23,6 +23,10 @@ struct render_ctx {
 	uint8_t *rgb_rows;
 	int rgb_threads;
 	tp_image rgb;
+	/* still water (render_color_flat) as RGB and as 4:2:0, made at the first frame with
+	 * spans that wants each, for surfaces of height unit flat_scale */
+	tp_image flat_rgb, flat_yuv;
+	float flat_scale;
 };
 
 static const char *mode_name(scene_mode m)
@@ -102,7 +106,7 @@ int render_create(const scene *sc, scene_mode mode, render_ctx **out, tp_err *er
 	r->height = maps ? malloc(n * sizeof *r->height) : NULL;
 	r->scratch = malloc(n * 4 * sizeof *r->scratch);
 	r->hpad = maps ? malloc((size_t)(r->w + 2) * (size_t)(r->h + 2) * sizeof *r->hpad) : NULL;
-	r->bgx = color ? malloc((size_t)(r->w + 1) * (size_t)(r->h + 1) * 4) : NULL;
+	r->bgx = color ? tp_alloc_zeroed((size_t)(r->w + 1) * (size_t)(r->h + 1) * 4) : NULL;
 	if ((maps && (!r->height || !r->hpad)) || !r->scratch || (color && !r->bgx)) {
 		render_destroy(r);
 		return tp_errf(err, TP_EIO, "out of memory for a %dx%d renderer", sc->width,
@@ -125,6 +129,8 @@ void render_destroy(render_ctx *r)
 		return;
 	tp_image_free(&r->bg);
 	tp_image_free(&r->rgb);
+	tp_image_free(&r->flat_rgb);
+	tp_image_free(&r->flat_yuv);
 	free(r->rgb_rows);
 	free(r->bgx);
 	free(r->hpad);
@@ -251,6 +257,38 @@ static int frame_yuv(render_ctx *r, const render_in *in, const tp_surface *s, tp
 	return 0;
 }
 
+/* The picture of still water in `fmt` for this surface, or NULL (out of memory: then
+ * every pixel is drawn). */
+static const tp_image *flat_picture(render_ctx *r, const render_in *in, tp_pixfmt fmt)
+{
+	if (r->flat_scale != in->surf->scale) { /* another solver unit: made again */
+		tp_image_free(&r->flat_rgb);
+		tp_image_free(&r->flat_yuv);
+		r->flat_scale = in->surf->scale;
+	}
+	if (!r->flat_rgb.pixels) {
+		if (tp_image_alloc(&r->flat_rgb, r->w, r->h, TP_RGB8) < 0)
+			return NULL;
+		if (render_color_flat(in, &r->flat_rgb) < 0) {
+			tp_image_free(&r->flat_rgb);
+			return NULL;
+		}
+	}
+	if (fmt == TP_RGB8)
+		return &r->flat_rgb;
+	if (!r->flat_yuv.pixels) {
+		if (tp_image_alloc(&r->flat_yuv, r->w, r->h, TP_YUV420) < 0)
+			return NULL;
+		ptrdiff_t ls[3];
+		uint8_t *pl[3];
+		for (int k = 0; k < 3; k++)
+			pl[k] = tp_image_plane(&r->flat_yuv, k, &ls[k]);
+		for (int j = 0; j < r->h / 2; j++)
+			tp_rgb_to_yuv420_pair(&r->flat_rgb, j, pl, ls);
+	}
+	return &r->flat_yuv;
+}
+
 int render_yuv(const render_ctx *r)
 {
 	const int fluid = (r->sc->solver->caps & TP_SOLVER_PARTICLES) != 0;
@@ -302,6 +340,11 @@ int render_frame_side(render_ctx *r, const tp_surface *s, tp_image *out, void (*
 		render_fluid(&in, out); /* colour or particle view, with tank and obstacles */
 		return 0;
 	}
+	/* Calm water: the solver says which samples can be nonzero; pixels that see only
+	 * level water are copied from its picture. Boxes are drawn over frames: none then. */
+	if (s->spans && r->mode == SCENE_MODE_COLOR && s->nboxes == 0 && !s->wrap &&
+	    (out->fmt == TP_RGB8 || out->fmt == TP_YUV420))
+		in.flat = flat_picture(r, &in, out->fmt);
 	if (out->fmt == TP_YUV420)
 		return frame_yuv(r, &in, s, out);
 	switch (r->mode) {

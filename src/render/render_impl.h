@@ -35,6 +35,9 @@ typedef struct render_in {
 	 * the others draw rows (NULL: none) */
 	void (*side)(void *);
 	void *side_arg;
+	/* The picture of still water in the output's format (TP_RGB8 or TP_YUV420), or NULL:
+	 * with surf->spans, pixels that see only level water are copied from it. */
+	const tp_image *flat;
 } render_in;
 
 /* refract.c: seeds 000/001 refraction + reflection, tint and specular (TP_RGB8). */
@@ -43,6 +46,9 @@ void render_color(const render_in *in, tp_image *out);
  * it is drawn, so the bytes equal converting render_color's); rgb_rows holds two rows of
  * 64-byte-aligned 3w bytes per OpenMP thread. */
 void render_color_yuv(const render_in *in, uint8_t *rgb_rows, tp_image *out);
+/* The picture of still water (surf's samples all 0, spans ignored) as TP_RGB8: what
+ * render_color draws wherever the surface is level around a pixel. -1: out of memory. */
+int render_color_flat(const render_in *in, tp_image *out);
 /* background.c: the background at w x h as TP_RGB8 (pattern, or the scene's image
  * tiled/scaled to cover). */
 int render_background(const scene *sc, int w, int h, tp_image *out, tp_err *err);

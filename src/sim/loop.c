@@ -188,6 +188,7 @@ int loop_next(sim_loop *lp, tp_surface *surf, tp_err *err)
 	blend(lp, lp->saved + (size_t)k * lp->w * lp->h, surf, (double)(k + 1) / (lp->fade + 1));
 	surf->data = lp->blend;
 	surf->stride = lp->w;
+	surf->spans = NULL;
 	return 0;
 }
 

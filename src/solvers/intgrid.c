@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/image.h"
 #include "util/wire.h"
 
 static inline int wrapi(int i, int n)
@@ -130,11 +131,8 @@ int ig_use_avx512(void)
 int32_t *ig_alloc(const ig_grid *g)
 {
 	size_t bytes = ((g->count + 2 * IG_SLACK) * sizeof(int32_t) + 63) & ~(size_t)63;
-	int32_t *p = aligned_alloc(64, bytes);
-	if (!p)
-		return NULL;
-	memset(p, 0, bytes);
-	return p + IG_SLACK;
+	int32_t *p = tp_alloc_zeroed(bytes);
+	return p ? p + IG_SLACK : NULL;
 }
 
 void ig_release(int32_t *buf)
@@ -238,8 +236,10 @@ static void cell_range(const ig_grid *g, double x, double ex, double y, double e
 }
 
 void ig_drop(const ig_grid *g, int32_t *const *org, int n, double x, double y, double r,
-	     double strength)
+	     double strength, ig_rect *touched)
 {
+	if (touched)
+		*touched = (ig_rect){0, -1, 0, -1};
 	if (!(r > 0) || !isfinite(x) || !isfinite(y) || !isfinite(r) || !isfinite(strength))
 		return;
 	const int w = g->w, h = g->h;
@@ -253,6 +253,8 @@ void ig_drop(const ig_grid *g, int32_t *const *org, int n, double x, double y, d
 	const double e = strength * g->unit;
 	int i0, i1, j0, j1;
 	cell_range(g, x, r, y, r, &i0, &i1, &j0, &j1);
+	if (touched)
+		*touched = (ig_rect){i0, i1, j0, j1};
 	for (int j = j0; j <= j1; j++) {
 		const ptrdiff_t row = (ptrdiff_t)wrapi(j, h) * g->stride;
 		for (int i = i0; i <= i1; i++) {
@@ -426,6 +428,21 @@ int ig_load(const ig_grid *g, const char *tag, int32_t *const *org, int n, FILE 
 				if (x < g->x0 || x >= g->x1 || y < g->y0 || y >= g->y1)
 					org[b][y * g->stride + x] = 0;
 	return 0;
+}
+
+int ig_spans = 1;
+
+void ig_scan_spans(const ig_grid *g, const int32_t *org, tp_span *spans)
+{
+	for (int y = 0; y < g->h; y++) {
+		const int32_t *row = org + (ptrdiff_t)y * g->stride;
+		int lo = 0, hi = g->w;
+		while (lo < hi && row[lo] == 0)
+			lo++;
+		while (hi > lo && row[hi - 1] == 0)
+			hi--;
+		spans[y] = lo < hi ? (tp_span){lo, hi} : (tp_span){0, 0};
+	}
 }
 
 void ig_surface(const ig_grid *g, const int32_t *org, tp_surface *out)

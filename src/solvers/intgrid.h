@@ -81,6 +81,12 @@ extern int ig_simd;
 /* 1 if the AVX-512 row kernels may run: ig_simd and a CPU with AVX-512F. */
 int ig_use_avx512(void);
 
+/* 1 (default): ripple steps and the colour pass skip calm water (tp_surface.spans);
+ * 0: every cell, every time (the reference the spans are tested against). */
+extern int ig_spans;
+/* spans[y] = the smallest span holding every nonzero cell of row y of org. */
+void ig_scan_spans(const ig_grid *g, const int32_t *org, tp_span *spans);
+
 static inline int32_t *ig_org(int32_t *buf, const ig_grid *g)
 {
 	return buf + IG_GHOST * g->stride + IG_GHOST;
@@ -96,12 +102,18 @@ void ig_wrap_ghosts(const ig_grid *g, int32_t *org);
  * die in the band without pulling the water level there toward 0. */
 void ig_sponge_row(const ig_grid *g, int y, int32_t *row, const int32_t *base);
 
+/* Cells [i0, i1] x [j0, j1] (empty when i0 > i1 or j0 > j1). */
+typedef struct ig_rect {
+	int i0, i1, j0, j1;
+} ig_rect;
+
 /* Adds a drop to each of the n buffers (origins): every active cell whose centre is at
  * distance d < r of (x, y) gets += round(strength * unit * (1 - d / r)) (rounded half away
  * from zero, saturating). r is clamped to max(w, h). Wrap: (x, y) is first reduced to the
- * pool, and the disc adds through each periodic image of a cell one period away or less. */
+ * pool, and the disc adds through each periodic image of a cell one period away or less.
+ * `touched` (if not NULL) gets a rectangle holding every cell changed (without wrap). */
 void ig_drop(const ig_grid *g, int32_t *const *org, int n, double x, double y, double r,
-	     double strength);
+	     double strength, ig_rect *touched);
 
 /* Boxes, once per step after the kernel, using poses (scene->nboxes entries or NULL):
  * first every box pushes the cells within IG_WAKE_BAND = m pixels outside its footprint,

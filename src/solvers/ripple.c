@@ -41,6 +41,9 @@ typedef struct ripple {
 	ig_grid g;
 	ig_shift hdamp, vdamp; /* damping shifts per step at the render size (see init) */
 	int32_t *buf[2];       /* buf[cur] = current surface, buf[!cur] = previous */
+	/* Calm water: span[b][y] holds every nonzero cell of buf[b]'s row y (see level_row);
+	 * NULL (all cells stepped) with wrap or boxes, which change cells outside the kernel. */
+	tp_span *span[2];
 	int cur;
 	int npend;                        /* queued steps (see run_fused) */
 	signed char pd[FUSE_MAX], pv[FUSE_MAX]; /* their damping shifts (pv 0: no vd term) */
@@ -173,6 +176,8 @@ static void ripple_uninit(void *priv)
 	ripple *p = priv;
 	ig_release(p->buf[0]);
 	ig_release(p->buf[1]);
+	free(p->span[0]);
+	free(p->span[1]);
 	ig_free(&p->g);
 }
 
@@ -199,30 +204,76 @@ static int ripple_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	p->buf[1] = ig_alloc(&p->g);
 	if (!p->buf[0] || !p->buf[1])
 		return tp_errf(err, TP_EIO, "out of memory for a %dx%d pool", p->g.w, p->g.h);
+	if (ig_spans && !p->g.wrap && p->g.nboxes == 0) { /* zeroed: all rows empty */
+		p->span[0] = calloc((size_t)p->g.h, sizeof(tp_span));
+		p->span[1] = calloc((size_t)p->g.h, sizeof(tp_span));
+		if (!p->span[0] || !p->span[1])
+			return tp_errf(err, TP_EIO, "out of memory for a %dx%d pool", p->g.w,
+				       p->g.h);
+	}
 	return 0;
 }
 
 static void ripple_flush(ripple *p);
+
+/* s grown to hold [lo, hi) as well. */
+static inline void span_add(tp_span *s, int lo, int hi)
+{
+	if (s->lo >= s->hi) {
+		*s = (tp_span){lo, hi};
+		return;
+	}
+	if (lo < s->lo)
+		s->lo = lo;
+	if (hi > s->hi)
+		s->hi = hi;
+}
 
 static void ripple_drop(void *priv, double x, double y, double r, double strength)
 {
 	ripple *p = priv;
 	ripple_flush(p);
 	int32_t *b[2] = {ig_org(p->buf[0], &p->g), ig_org(p->buf[1], &p->g)};
-	ig_drop(&p->g, b, 2, x, y, r, strength);
+	ig_rect t;
+	ig_drop(&p->g, b, 2, x, y, r, strength, &t);
+	if (p->span[0])
+		for (int j = t.j0; j <= t.j1 && t.i0 <= t.i1; j++)
+			for (int k = 0; k < 2; k++)
+				span_add(&p->span[k][j], t.i0, t.i1 + 1);
 }
 
 /* Row y of one step (damping shifts d, v; v 0: no velocity term), from the surface in
- * buffer `from` and the one before it in `into`, which it overwrites. */
+ * buffer `from` and the one before it in `into`, which it overwrites. With spans (sf of
+ * `from`, si of `into`) only the cells that can be nonzero are stepped: a cell whose 12
+ * neighbours and previous height are all 0 stays 0 (sum 0, and 0 >> d = 0), and `into`
+ * already holds that 0. So the cells within 2 columns of the nonzero ones of rows
+ * y - 2 .. y + 2, and those nonzero in `into`'s row; si[y] becomes the span of the
+ * nonzero cells among them. The spans are read and written exactly where their rows are,
+ * so the sweep's order keeps them right too. */
 static inline void level_row(const ig_grid *g, int vec, int32_t *from, int32_t *into, int d,
-			     int v, int y)
+			     int v, int y, const tp_span *sf, tp_span *si)
 {
 	const ptrdiff_t s = g->stride;
-	const int x0 = g->x0, n = g->x1 - g->x0;
+	int x0 = g->x0, n = g->x1 - g->x0;
+	if (sf) {
+		tp_span a = si[y];
+		for (int yy = y - 2; yy <= y + 2; yy++)
+			if (yy >= 0 && yy < g->h && sf[yy].lo < sf[yy].hi)
+				span_add(&a, sf[yy].lo - 2, sf[yy].hi + 2);
+		if (a.lo < g->x0)
+			a.lo = g->x0;
+		if (a.hi > g->x1)
+			a.hi = g->x1;
+		if (a.lo >= a.hi)
+			return; /* calm: the row stays 0 */
+		si[y] = a;
+		x0 = a.lo;
+		n = a.hi - a.lo;
+	}
 	int32_t *c = from + y * s, *nx = into + y * s;
 #ifdef __x86_64__
 	/* Rows start IG_GHOST cells before x = 0, 64-byte aligned (intgrid.h, ig_alloc). */
-	const int a = x0 + IG_GHOST, b = g->x1 + IG_GHOST;
+	const int a = x0 + IG_GHOST, b = x0 + n + IG_GHOST;
 	if (vec && v)
 		row_kernel_vd_avx512(c - IG_GHOST, nx - IG_GHOST, s, a, b, d, v);
 	else if (vec)
@@ -235,6 +286,14 @@ static inline void level_row(const ig_grid *g, int vec, int32_t *from, int32_t *
 		row_kernel(c + x0, nx + x0, s, n, d);
 	if (g->sponge)
 		ig_sponge_row(g, y, nx, c);
+	if (sf) { /* trimmed to the nonzero cells: the wave front is slower than the reach */
+		int lo = x0, hi = x0 + n;
+		while (lo < hi && nx[lo] == 0)
+			lo++;
+		while (hi > lo && nx[hi - 1] == 0)
+			hi--;
+		si[y] = lo < hi ? (tp_span){lo, hi} : (tp_span){0, 0};
+	}
 }
 
 /* The queued k steps in one sweep. Level j reads level j - 1 (rows y - 2 .. y + 2) and
@@ -251,6 +310,7 @@ static void run_fused(ripple *p, const signed char *d, const signed char *v, int
 {
 	const ig_grid *g = &p->g;
 	int32_t *bufs[2] = {ig_org(p->buf[p->cur], g), ig_org(p->buf[!p->cur], g)};
+	tp_span *sp[2] = {p->span[p->cur], p->span[!p->cur]};
 	const int y0 = g->y0, y1 = g->y1;
 	const int nt = g->par ? omp_get_max_threads() : 1, vec = ig_use_avx512();
 #pragma omp parallel num_threads(nt) if (nt > 1)
@@ -265,14 +325,16 @@ static void run_fused(ripple *p, const signed char *d, const signed char *v, int
 				if (r < lo + (shrink_lo ? 2 * (j - 1) : 0) ||
 				    r >= hi - (shrink_hi ? 2 * (j - 1) : 0))
 					continue;
-				level_row(g, vec, bufs[(j - 1) & 1], bufs[j & 1], d[j - 1], v[j - 1], r);
+				level_row(g, vec, bufs[(j - 1) & 1], bufs[j & 1], d[j - 1], v[j - 1], r,
+				  sp[(j - 1) & 1], sp[j & 1]);
 			}
 		if (k > 1 && T > 1) {
 #pragma omp barrier
 			if (shrink_lo) /* the gap about this band's first row */
 				for (int j = 2; j <= k; j++)
 					for (int r = lo - 2 * (j - 1); r < lo + 2 * (j - 1); r++)
-						level_row(g, vec, bufs[(j - 1) & 1], bufs[j & 1], d[j - 1], v[j - 1], r);
+						level_row(g, vec, bufs[(j - 1) & 1], bufs[j & 1], d[j - 1], v[j - 1], r,
+				  sp[(j - 1) & 1], sp[j & 1]);
 		}
 	}
 	p->cur ^= k & 1;
@@ -325,6 +387,7 @@ static void ripple_surface(void *priv, tp_surface *out)
 	ripple *p = priv;
 	ripple_flush(p);
 	ig_surface(&p->g, ig_org(p->buf[p->cur], &p->g), out);
+	out->spans = p->span[p->cur];
 }
 
 /* Stats and checkpoints run the queued steps first: they are part of the state, so this
@@ -349,7 +412,10 @@ static int ripple_load(void *priv, FILE *f, tp_err *err)
 	ripple *p = priv;
 	p->npend = 0; /* the loaded state replaces everything, queued steps too */
 	int32_t *b[2] = {ig_org(p->buf[p->cur], &p->g), ig_org(p->buf[!p->cur], &p->g)};
-	return ig_load(&p->g, "ripple", b, 2, f, err);
+	int rc = ig_load(&p->g, "ripple", b, 2, f, err);
+	for (int k = 0; k < 2 && p->span[k]; k++) /* the loaded cells' spans */
+		ig_scan_spans(&p->g, ig_org(p->buf[k], &p->g), p->span[k]);
+	return rc;
 }
 
 const tp_solver tp_solver_ripple = {

@@ -61,6 +61,11 @@ typedef enum tp_surface_kind {
 typedef enum tp_sample_type { TP_SAMPLE_I32, TP_SAMPLE_F32 } tp_sample_type;
 
 /* What the renderer may read. Pointers stay valid until the next step()/uninit(). */
+/* Columns [lo, hi) of a row; empty when lo >= hi. */
+typedef struct tp_span {
+	int lo, hi;
+} tp_span;
+
 typedef struct tp_surface {
 	tp_surface_kind kind;
 	int w, h;                 /* == scene width, height */
@@ -69,6 +74,9 @@ typedef struct tp_surface {
 	ptrdiff_t stride;         /* samples between rows */
 	float scale;              /* height units per stored unit (int solvers: 1/unit) */
 	int wrap;                 /* periodic field: sample across the edges */
+	/* NULL, or h spans: every sample of row y outside spans[y] is exactly 0 (calm
+	 * water, which the colour pass draws from a flat picture instead of sampling) */
+	const tp_span *spans;
 	int nboxes;
 	const tp_box_pose *boxes; /* current poses of scene->boxes */
 	/* sph only */

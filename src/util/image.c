@@ -40,6 +40,26 @@ const char *tp_pixfmt_name(tp_pixfmt f)
 	}
 }
 
+void *tp_alloc_zeroed(size_t bytes)
+{
+	void *p = NULL;
+	/* 4 MB and more in transparent huge pages where the kernel gives them on request:
+	 * each 4 KB page is a fault when first touched (a 1080p 4:2:0 frame: 760 faults, or
+	 * 2), and a TLB entry when swept (a solver's grid, the padded background). */
+	const size_t huge = (size_t)2 << 20;
+	if (bytes >= 2 * huge) {
+		bytes = (bytes + huge - 1) & ~(huge - 1);
+		if (posix_memalign(&p, huge, bytes) != 0)
+			return NULL;
+#ifdef MADV_HUGEPAGE
+		(void)madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+	} else if (posix_memalign(&p, 64, bytes ? bytes : 64) != 0)
+		return NULL;
+	memset(p, 0, bytes);
+	return p;
+}
+
 int tp_image_alloc(tp_image *img, int w, int h, tp_pixfmt fmt)
 {
 	memset(img, 0, sizeof *img);
@@ -50,21 +70,9 @@ int tp_image_alloc(tp_image *img, int w, int h, tp_pixfmt fmt)
 	size_t stride = ((size_t)w * (size_t)tp_pixfmt_bytes(fmt) + 63) & ~(size_t)63;
 	/* 4:2:0 adds two quarter-size chroma planes */
 	size_t bytes = fmt == TP_YUV420 ? stride * (size_t)h * 3 / 2 : stride * (size_t)h;
-	void *p = NULL;
-	/* Frames of 4 MB and more in transparent huge pages where the kernel gives them on
-	 * request: a render queues several, and each 4 KB page is a fault when first drawn
-	 * into (a 1080p 4:2:0 frame: 760 faults, or 2). */
-	const size_t huge = (size_t)2 << 20;
-	if (bytes >= 2 * huge) {
-		bytes = (bytes + huge - 1) & ~(huge - 1);
-		if (posix_memalign(&p, huge, bytes) != 0)
-			return TP_EIO;
-#ifdef MADV_HUGEPAGE
-		(void)madvise(p, bytes, MADV_HUGEPAGE);
-#endif
-	} else if (posix_memalign(&p, 64, bytes) != 0)
+	void *p = tp_alloc_zeroed(bytes);
+	if (!p)
 		return TP_EIO;
-	memset(p, 0, bytes);
 	img->w = w;
 	img->h = h;
 	img->stride = (ptrdiff_t)stride;

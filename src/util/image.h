@@ -46,6 +46,9 @@ void tp_rgb_to_yuv420_pair(const tp_image *rgb, int j, uint8_t *const pl[3], con
 /* Caps the vector code tp_rgb_to_yuv420_rows may use: 0 plain C, else the best. Tests. */
 void tp_yuv_set_simd(int level);
 
+/* A zeroed block of `bytes`, 64-byte aligned (in transparent huge pages from 4 MB), or
+ * NULL; free() releases it. */
+void *tp_alloc_zeroed(size_t bytes);
 /* Allocates a zeroed w x h image (rows 64-byte aligned). Returns 0 or TP_EIO. */
 int tp_image_alloc(tp_image *img, int w, int h, tp_pixfmt fmt);
 void tp_image_free(tp_image *img); /* safe on a zeroed or freed image */
