@@ -27,6 +27,7 @@ struct render_ctx {
 	 * spans that wants each, for surfaces of height unit flat_scale */
 	tp_image flat_rgb, flat_yuv;
 	float flat_scale;
+	int flat_rgb_wanted; /* an RGB output asked for it: kept beside the 4:2:0 one */
 };
 
 static const char *mode_name(scene_mode m)
@@ -266,7 +267,7 @@ static const tp_image *flat_picture(render_ctx *r, const render_in *in, tp_pixfm
 		tp_image_free(&r->flat_yuv);
 		r->flat_scale = in->surf->scale;
 	}
-	if (!r->flat_rgb.pixels) {
+	if ((fmt == TP_RGB8 || !r->flat_yuv.pixels) && !r->flat_rgb.pixels) {
 		if (tp_image_alloc(&r->flat_rgb, r->w, r->h, TP_RGB8) < 0)
 			return NULL;
 		if (render_color_flat(in, &r->flat_rgb) < 0) {
@@ -274,8 +275,10 @@ static const tp_image *flat_picture(render_ctx *r, const render_in *in, tp_pixfm
 			return NULL;
 		}
 	}
-	if (fmt == TP_RGB8)
+	if (fmt == TP_RGB8) {
+		r->flat_rgb_wanted = 1;
 		return &r->flat_rgb;
+	}
 	if (!r->flat_yuv.pixels) {
 		if (tp_image_alloc(&r->flat_yuv, r->w, r->h, TP_YUV420) < 0)
 			return NULL;
@@ -285,6 +288,8 @@ static const tp_image *flat_picture(render_ctx *r, const render_in *in, tp_pixfm
 			pl[k] = tp_image_plane(&r->flat_yuv, k, &ls[k]);
 		for (int j = 0; j < r->h / 2; j++)
 			tp_rgb_to_yuv420_pair(&r->flat_rgb, j, pl, ls);
+		if (!r->flat_rgb_wanted) /* only the 4:2:0 picture is read */
+			tp_image_free(&r->flat_rgb);
 	}
 	return &r->flat_yuv;
 }
