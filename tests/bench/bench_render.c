@@ -1,7 +1,9 @@
 /*
  * bench_render.c - the colour renderer at 1920x1080 and 3840x2160 (refraction, reflection, tint,
  * highlight, bilinear sampling; all threads) against seed 000's nearest-pixel render loop
- * (tests/reference/seed_render.c, one thread) on the same ripple field.
+ * (tests/reference/seed_render.c, one thread) on the same ripple field. The two alternate
+ * in ROUNDS rounds of ROUND_S seconds and each keeps its best, so both see the same
+ * machine load.
  */
 #include <math.h>
 #include <omp.h>
@@ -11,6 +13,9 @@
 #include "bench/bench.h"
 #include "reference/reference_render.h"
 #include "render/render.h"
+
+enum { ROUNDS = 4 };
+#define ROUND_S 0.5
 
 static const tp_solver bench_solver = {.name = "bench", .caps = TP_SOLVER_HEIGHTFIELD};
 
@@ -55,21 +60,23 @@ static void run_size(const int W, const int H)
 	for (int i = 0; i < W * H * 3; i++)
 		bgp[i] = (uint8_t)(i * 7);
 
-	int n = 0;
-	double t0 = bench_now(), el;
-	do {
-		render_frame(r, &s, &out);
-		n++;
-	} while ((el = bench_now() - t0) < 1.5);
-	double fps = n / el;
-
-	int m = 0;
-	t0 = bench_now();
-	do {
-		ref_seed_render(hi, bgp, ref_out, W, H);
-		m++;
-	} while ((el = bench_now() - t0) < 1.5);
-	double ref_fps = m / el;
+	double fps = 0, ref_fps = 0;
+	for (int k = 0; k < ROUNDS; k++) {
+		int n = 0;
+		double t0 = bench_now(), el;
+		do {
+			render_frame(r, &s, &out);
+			n++;
+		} while ((el = bench_now() - t0) < ROUND_S);
+		fps = n / el > fps ? n / el : fps;
+		int m = 0;
+		t0 = bench_now();
+		do {
+			ref_seed_render(hi, bgp, ref_out, W, H);
+			m++;
+		} while ((el = bench_now() - t0) < ROUND_S);
+		ref_fps = m / el > ref_fps ? m / el : ref_fps;
+	}
 
 	char label[64];
 	snprintf(label, sizeof label, "render color %dx%d (%d thr)", W, H, omp_get_max_threads());
