@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "render/render.h"
+#include "render/render_impl.h"
 
 static const tp_solver fake_solver = {.name = "fake", .caps = TP_SOLVER_HEIGHTFIELD};
 
@@ -377,4 +378,47 @@ Test(render, calm_water_copies_give_the_same_bytes)
 		free(sp);
 		tp_image_free(&sc.background.pixels);
 	}
+}
+
+/* The pebbles background a cell's run at a time (background.c, pebble_row, vectorised)
+ * against pattern_pixel a pixel at a time (render_set_simd(0)): the same bytes, with and
+ * without wrap (periodic cells), odd sizes, whole and fractional cell sizes. */
+Test(render, pebbles_rows_match_the_per_pixel_pattern)
+{
+	const int sizes[][2] = {{97, 31}, {640, 360}, {333, 211}};
+	const double scales[] = {7, 28.5, 3};
+	for (int si = 0; si < 3; si++)
+		for (int wrap = 0; wrap < 2; wrap++)
+			for (int ci = 0; ci < 3; ci++) {
+				const int w = sizes[si][0], h = sizes[si][1];
+				scene sc;
+				make_scene(&sc, w, h);
+				tp_image_free(&sc.background.pixels);
+				sc.background.image = NULL;
+				sc.background.pattern = SCENE_PATTERN_PEBBLES;
+				sc.background.scale = scales[ci];
+				sc.background.color[0][0] = 200, sc.background.color[0][1] = 180,
+				sc.background.color[0][2] = 150;
+				sc.background.color[1][0] = 60, sc.background.color[1][1] = 50,
+				sc.background.color[1][2] = 40;
+				sc.boundary = wrap ? SCENE_BOUNDARY_WRAP : SCENE_BOUNDARY_REFLECT;
+				tp_image a, b;
+				tp_err err;
+				render_set_simd(0);
+				cr_assert_eq(render_background(&sc, w, h, &a, &err), 0);
+				render_set_simd(3);
+				cr_assert_eq(render_background(&sc, w, h, &b, &err), 0);
+				long sand = 0;
+				for (int y = 0; y < h; y++) {
+					cr_assert_eq(memcmp(tp_image_row(&a, y), tp_image_row(&b, y),
+							    (size_t)w * 3),
+						     0, "%dx%d wrap %d scale %g: row %d differs", w, h,
+						     wrap, scales[ci], y);
+					for (int x = 0; x < w; x++)
+						sand += tp_image_row(&a, y)[3 * x] < 70;
+				}
+				cr_assert(sand > 0 && sand < (long)w * h, "both sand and pebbles");
+				tp_image_free(&a);
+				tp_image_free(&b);
+			}
 }

@@ -589,6 +589,8 @@ void render_set_simd(int level)
 
 /* The vector level simd_level allows on this CPU: 3 AVX-512 (with VNNI and VBMI), 2
  * AVX2, 1 SSE2 (geometry only; shading in C), 0 plain C. */
+int render_simd_level(void) { return simd_level; }
+
 static int cpu_level(void)
 {
 #ifdef __x86_64__

@@ -49,6 +49,8 @@ void render_color_yuv(const render_in *in, uint8_t *rgb_rows, tp_image *out);
 /* The picture of still water (surf's samples all 0, spans ignored) as TP_RGB8: what
  * render_color draws wherever the surface is level around a pixel. -1: out of memory. */
 int render_color_flat(const render_in *in, tp_image *out);
+/* render_set_simd()'s level: 0 also draws patterns a pixel at a time (the reference). */
+int render_simd_level(void);
 /* background.c: the background at w x h as TP_RGB8 (pattern, or the scene's image
  * tiled/scaled to cover). */
 int render_background(const scene *sc, int w, int h, tp_image *out, tp_err *err);
