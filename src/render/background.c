@@ -241,8 +241,9 @@ int render_background(const scene *sc, int w, int h, tp_image *out, tp_err *err)
 		ph = (int)ceil(h / cy);
 	}
 	if (bg->pattern == SCENE_PATTERN_PEBBLES && render_simd_level() > 0) {
-		double *scratch = malloc((size_t)w * 3 * sizeof *scratch * (size_t)omp_get_max_threads());
-		int *ixs = malloc((size_t)w * sizeof *ixs * (size_t)omp_get_max_threads());
+		const size_t nt = (size_t)omp_get_max_threads();
+		double *scratch = malloc(nt * 3 * (size_t)w * sizeof *scratch);
+		int *ixs = malloc(nt * (size_t)w * sizeof *ixs);
 		if (!scratch || !ixs) {
 			free(scratch);
 			free(ixs);

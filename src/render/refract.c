@@ -587,10 +587,10 @@ void render_set_simd(int level)
 	simd_level = level;
 }
 
-/* The vector level simd_level allows on this CPU: 3 AVX-512 (with VNNI and VBMI), 2
- * AVX2, 1 SSE2 (geometry only; shading in C), 0 plain C. */
 int render_simd_level(void) { return simd_level; }
 
+/* The vector level simd_level allows on this CPU: 3 AVX-512 (with VNNI and VBMI), 2
+ * AVX2, 1 SSE2 (geometry only; shading in C), 0 plain C. */
 static int cpu_level(void)
 {
 #ifdef __x86_64__
@@ -712,15 +712,15 @@ static void color_row_rgb(const color_frame *cf, const tp_surface *sf, int y, ui
 	}
 }
 
-/* The pixels of row y that can differ from still water's, [*xa, *xb) (empty: xa >= xb):
- * those within 2 columns of a nonzero sample of rows y - 2 .. y + 2 (the smoothing's
- * reach; rows beyond the frame are its edge rows, surface_rows), widened to multiples of
- * 16. Every other pixel sees a level surface, as in the flat picture. */
-static void active_cols(const tp_surface *sf, int y, int *xa, int *xb)
+/* The pixels of rows ya .. yb that can differ from still water's, [*xa, *xb) (empty:
+ * xa >= xb): those within 2 columns of a nonzero sample of rows ya - 2 .. yb + 2 (the
+ * smoothing's reach; rows beyond the frame are its edge rows, surface_rows), widened to
+ * multiples of 16. Every other pixel sees a level surface, as in the flat picture. */
+static void active_cols(const tp_surface *sf, int ya, int yb, int *xa, int *xb)
 {
 	int lo = sf->w, hi = 0;
-	for (int k = -2; k <= 2; k++) {
-		const int yy = y + k < 0 ? 0 : y + k >= sf->h ? sf->h - 1 : y + k;
+	for (int y = ya - 2; y <= yb + 2; y++) {
+		const int yy = y < 0 ? 0 : y >= sf->h ? sf->h - 1 : y;
 		const tp_span sp = sf->spans[yy];
 		if (sp.lo < sp.hi) {
 			lo = sp.lo < lo ? sp.lo : lo;
@@ -744,7 +744,7 @@ static void color_row_span(const color_frame *cf, int y, uint8_t *o)
 	const int w = cf->par.w;
 	int xa = 0, xb = w;
 	if (in->flat && in->flat->fmt == TP_RGB8 && in->surf->spans) {
-		active_cols(in->surf, y, &xa, &xb);
+		active_cols(in->surf, y, y, &xa, &xb);
 		const uint8_t *f = tp_image_row(in->flat, y);
 		if (xa >= xb) {
 			memcpy(o, f, 3 * (size_t)w);
@@ -841,13 +841,7 @@ void render_color_yuv(const render_in *in, uint8_t *rgb_rows, tp_image *out)
 			 * others (whole 2x2 blocks, xa and xb being even) from the flat picture */
 			int xa = 0, xb = w;
 			if (flat) {
-				int a1, b1;
-				active_cols(in->surf, 2 * j, &xa, &xb);
-				active_cols(in->surf, 2 * j + 1, &a1, &b1);
-				if (xa >= xb)
-					xa = a1, xb = b1;
-				else if (a1 < b1)
-					xa = a1 < xa ? a1 : xa, xb = b1 > xb ? b1 : xb;
+				active_cols(in->surf, 2 * j, 2 * j + 1, &xa, &xb);
 				if (xa >= xb)
 					xa = xb = w;
 				copy_flat(flat, j, 0, xa, y0, y1, u, v);

@@ -223,6 +223,18 @@ double render_surface_absmax(const tp_surface *s)
 	return m;
 }
 
+/* A whole RGB frame into the 4:2:0 frame `out` of the same size. */
+static void rgb_to_yuv(const tp_image *rgb, tp_image *out)
+{
+	ptrdiff_t ls[3];
+	uint8_t *pl[3];
+	for (int k = 0; k < 3; k++)
+		pl[k] = tp_image_plane(out, k, &ls[k]);
+#pragma omp parallel for schedule(static)
+	for (int j = 0; j < rgb->h / 2; j++)
+		tp_rgb_to_yuv420_pair(rgb, j, pl, ls);
+}
+
 /* The colour picture as 4:2:0 for the MP4 encoder: each pair of rows converted while in
  * cache; with boxes (drawn over a whole frame) the frame is drawn first, then converted.
  * Either way the bytes are tp_rgb_to_yuv420_rows of the RGB picture. */
@@ -236,13 +248,7 @@ static int frame_yuv(render_ctx *r, const render_in *in, const tp_surface *s, tp
 			return TP_EIO;
 		render_color(in, &r->rgb);
 		render_boxes(in, &r->rgb);
-		ptrdiff_t ls[3];
-		uint8_t *pl[3];
-		for (int k = 0; k < 3; k++)
-			pl[k] = tp_image_plane(out, k, &ls[k]);
-#pragma omp parallel for schedule(static)
-		for (int j = 0; j < r->h / 2; j++)
-			tp_rgb_to_yuv420_pair(&r->rgb, j, pl, ls);
+		rgb_to_yuv(&r->rgb, out);
 		return 0;
 	}
 	const int nt = omp_get_max_threads();
@@ -282,12 +288,7 @@ static const tp_image *flat_picture(render_ctx *r, const render_in *in, tp_pixfm
 	if (!r->flat_yuv.pixels) {
 		if (tp_image_alloc(&r->flat_yuv, r->w, r->h, TP_YUV420) < 0)
 			return NULL;
-		ptrdiff_t ls[3];
-		uint8_t *pl[3];
-		for (int k = 0; k < 3; k++)
-			pl[k] = tp_image_plane(&r->flat_yuv, k, &ls[k]);
-		for (int j = 0; j < r->h / 2; j++)
-			tp_rgb_to_yuv420_pair(&r->flat_rgb, j, pl, ls);
+		rgb_to_yuv(&r->flat_rgb, &r->flat_yuv);
 		if (!r->flat_rgb_wanted) /* only the 4:2:0 picture is read */
 			tp_image_free(&r->flat_rgb);
 	}

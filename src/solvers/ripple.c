@@ -306,6 +306,15 @@ static inline void level_row(const ig_grid *g, int vec, int32_t *from, int32_t *
  * are held rows, so bands do not shrink there. After a barrier, the V-shaped gaps about
  * each boundary between bands are filled level by level: level j's rows
  * [b - 2 (j - 1), b + 2 (j - 1)), whose inputs are now all done. */
+/* Level j's row r of a sweep: buffers and spans alternate with the level. */
+static inline void sweep_row(const ig_grid *g, int vec, int32_t *const bufs[2],
+			     tp_span *const sp[2], const signed char *d, const signed char *v,
+			     int j, int r)
+{
+	level_row(g, vec, bufs[(j - 1) & 1], bufs[j & 1], d[j - 1], v[j - 1], r, sp[(j - 1) & 1],
+		  sp[j & 1]);
+}
+
 static void run_fused(ripple *p, const signed char *d, const signed char *v, int k)
 {
 	const ig_grid *g = &p->g;
@@ -325,16 +334,14 @@ static void run_fused(ripple *p, const signed char *d, const signed char *v, int
 				if (r < lo + (shrink_lo ? 2 * (j - 1) : 0) ||
 				    r >= hi - (shrink_hi ? 2 * (j - 1) : 0))
 					continue;
-				level_row(g, vec, bufs[(j - 1) & 1], bufs[j & 1], d[j - 1], v[j - 1], r,
-				  sp[(j - 1) & 1], sp[j & 1]);
+				sweep_row(g, vec, bufs, sp, d, v, j, r);
 			}
 		if (k > 1 && T > 1) {
 #pragma omp barrier
 			if (shrink_lo) /* the gap about this band's first row */
 				for (int j = 2; j <= k; j++)
 					for (int r = lo - 2 * (j - 1); r < lo + 2 * (j - 1); r++)
-						level_row(g, vec, bufs[(j - 1) & 1], bufs[j & 1], d[j - 1], v[j - 1], r,
-				  sp[(j - 1) & 1], sp[j & 1]);
+						sweep_row(g, vec, bufs, sp, d, v, j, r);
 		}
 	}
 	p->cur ^= k & 1;
