@@ -22,84 +22,84 @@ PKGS = libpng libavcodec libavformat libavutil libswscale libcjson libxxhash fft
 # Determinism: no FMA contraction, never -ffast-math (DESIGN.md).
 TP_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
 	-Wall -Wextra -Wpedantic -Wshadow -Wno-unknown-pragmas \
-	$(OPT) -g -ffp-contract=off -fno-fast-math -fno-math-errno -fno-trapping-math -fopenmp -Isrc \
+	$(OPT) -g -ffp-contract=off -fno-fast-math -fno-math-errno -fno-trapping-math -fopenmp -Isrc/core -Isrc -Iinclude \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS)) -DTP_VERSION='"$(VERSION)"' \
 	-MMD -MP $(CFLAGS)
 TP_LDFLAGS = -fopenmp $(LDFLAGS)
 TP_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS)) -lpthread -lm $(LDLIBS)
 
 SRC_UTIL = \
-	src/util/error.c \
-	src/util/image.c \
-	src/util/opts.c \
-	src/util/rng.c \
-	src/util/trig.c \
-	src/util/progress.c \
-	src/util/fsutil.c \
-	src/util/wire.c
+	src/core/util/error.c \
+	src/core/util/image.c \
+	src/core/util/opts.c \
+	src/core/util/rng.c \
+	src/core/util/trig.c \
+	src/core/util/progress.c \
+	src/core/util/fsutil.c \
+	src/core/util/wire.c
 
 SRC_SCENE = \
-	src/scene/load.c \
-	src/scene/jsonpos.c \
-	src/scene/ld.c \
-	src/scene/items.c \
-	src/scene/path.c \
-	src/scene/textures.c \
-	src/scene/sets.c \
-	src/scene/scale.c \
-	src/scene/fingerprint.c \
-	src/scene/where.c \
-	src/scene/support.c \
-	src/scene/ambient.c
+	src/core/scene/load.c \
+	src/core/scene/jsonpos.c \
+	src/core/scene/ld.c \
+	src/core/scene/items.c \
+	src/core/scene/path.c \
+	src/core/scene/textures.c \
+	src/core/scene/sets.c \
+	src/core/scene/scale.c \
+	src/core/scene/fingerprint.c \
+	src/core/scene/where.c \
+	src/core/scene/support.c \
+	src/core/scene/ambient.c
 
 SRC_SOLVERS = \
-	src/solvers/registry.c \
-	src/solvers/hooke.c \
-	src/solvers/intgrid.c \
-	src/solvers/ripple.c \
-	src/solvers/shallow.c \
-	src/solvers/shallow_boxes.c \
-	src/solvers/cg.c \
-	src/solvers/sph.c \
-	src/solvers/sph_scene.c \
-	src/solvers/sph_grid.c \
-	src/solvers/sph_kern.c \
-	src/solvers/sph_body.c \
-	src/solvers/sph_surf.c \
-	src/solvers/spec2d.c \
-	src/solvers/airy.c
+	src/core/solvers/registry.c \
+	src/core/solvers/hooke.c \
+	src/core/solvers/intgrid.c \
+	src/core/solvers/ripple.c \
+	src/core/solvers/shallow/shallow.c \
+	src/core/solvers/shallow/shallow_boxes.c \
+	src/core/solvers/shallow/cg.c \
+	src/core/solvers/sph/sph.c \
+	src/core/solvers/sph/sph_scene.c \
+	src/core/solvers/sph/sph_grid.c \
+	src/core/solvers/sph/sph_kern.c \
+	src/core/solvers/sph/sph_body.c \
+	src/core/solvers/sph/sph_surf.c \
+	src/core/solvers/airy/spec2d.c \
+	src/core/solvers/airy/airy.c
 
 SRC_SIM = \
-	src/sim/stepper.c \
-	src/sim/loop.c \
-	src/sim/ckpt.c
+	src/core/sim/stepper.c \
+	src/core/sim/loop.c \
+	src/core/sim/ckpt.c
 
 SRC_RENDER = \
-	src/render/render.c \
-	src/render/refract.c \
-	src/render/background.c \
-	src/render/maps.c \
-	src/render/fluid.c \
-	src/render/boxes.c
+	src/core/render/render.c \
+	src/core/render/refract.c \
+	src/core/render/background.c \
+	src/core/render/maps.c \
+	src/core/render/fluid.c \
+	src/core/render/boxes.c
 
 SRC_ENCODE = \
-	src/encode/registry.c \
-	src/encode/sink.c \
-	src/encode/png.c \
-	src/encode/pngseq.c \
-	src/encode/null.c \
-	src/encode/queue.c \
-	src/encode/mp4.c \
-	src/encode/mp4_read.c \
-	src/encode/hash.c \
-	src/encode/flipbook.c \
-	src/encode/join.c
+	src/core/encode/registry.c \
+	src/core/encode/sink.c \
+	src/core/encode/png.c \
+	src/core/encode/pngseq.c \
+	src/core/encode/null.c \
+	src/core/encode/queue.c \
+	src/core/encode/mp4.c \
+	src/core/encode/mp4_read.c \
+	src/core/encode/hash.c \
+	src/core/encode/flipbook.c \
+	src/core/encode/join.c
 
 SRC_COMPARE = \
-	src/compare/metrics.c \
-	src/compare/sources.c \
-	src/compare/run.c \
-	src/compare/report.c
+	src/core/compare/metrics.c \
+	src/core/compare/sources.c \
+	src/core/compare/run.c \
+	src/core/compare/report.c
 
 SRC_CLI = \
 	src/cli/common.c \
@@ -332,10 +332,10 @@ uninstall:
 	rm -rf $(DESTDIR)$(DOCDIR) $(DESTDIR)$(TPDATADIR)
 
 format:
-	clang-format -i $(LIB_SRCS) src/main.c $(TEST_SRCS) src/*/*.h
+	clang-format -i $(LIB_SRCS) src/main.c $(TEST_SRCS) $(wildcard src/*/*.h src/core/*/*.h src/core/solvers/*/*.h)
 
 lint:
-	cppcheck --quiet --enable=warning,performance,portability --std=c11 -Isrc \
+	cppcheck --quiet --enable=warning,performance,portability --std=c11 -Isrc/core -Isrc \
 		--suppress=missingIncludeSystem --error-exitcode=1 src
 
 clean:

@@ -118,7 +118,7 @@ fi
 # scenes/pond.json at 1920x1080, 300 frames (TP_BENCH_MP4_FRAMES overrides). The baseline
 # is ffmpeg reading the identical RGB frames from a pipe with identical settings (libx264
 # medium, crf 18, 4 frame threads, BT.709 limited range, SEI stripped). tidepool converts
-# RGB to yuv420p with its own fixed-point BT.709 code (src/util/image.c), ffmpeg with
+# RGB to yuv420p with its own fixed-point BT.709 code (src/core/util/image.c), ffmpeg with
 # swscale (bit-exact flags), so the streams differ in the last bit of some samples; the
 # PSNR between the two decoded videos is printed to show they are the same picture.
 # Target: tidepool/ffmpeg wall time <= 1.00 (table ratio >= 1). Runs alternate in

@@ -5,7 +5,7 @@ usage: man_check.py TIDEPOOL MAN.scd SRCDIR
 - every command `TIDEPOOL --help` lists has a "## tidepool COMMAND" section, and every
   option `TIDEPOOL COMMAND --help` prints (-x and --long, in its option column) appears in
   that section in bold (*--option*); the top-level options in the whole page;
-- every exit status of src/util/error.h (TP_EXIT_*) is listed under EXIT STATUS;
+- every exit status of src/core/util/error.h (TP_EXIT_*) is listed under EXIT STATUS;
 - every environment variable the sources read (getenv("NAME")) is under ENVIRONMENT.
 A command or option added later without its manual entry fails here by name. Prints one
 line per omission and exits 1 if there is any."""
@@ -61,7 +61,7 @@ for cmd in commands:
             missing.append("tidepool %s %s: not in the manual page's section" % (cmd, o))
 
 exits = section(man, "# EXIT STATUS") or ""
-for name, value in re.findall(r"(TP_EXIT_\w+)\s*=\s*(\d+)", open(src + "/util/error.h").read()):
+for name, value in re.findall(r"(TP_EXIT_\w+)\s*=\s*(\d+)", open(src + "/core/util/error.h").read()):
     if "*%s*" % value not in exits:
         missing.append("exit status %s (%s): not under EXIT STATUS" % (value, name))
 

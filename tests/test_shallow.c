@@ -14,7 +14,7 @@
 
 #include "reference/seed_shallow.h"
 #include "sim/stepper.h"
-#include "solvers/cg.h"
+#include "solvers/shallow/cg.h"
 #include "solvers/solver.h"
 #include "util/rng.h"
 

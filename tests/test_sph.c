@@ -16,7 +16,7 @@
 #include "scene/scene.h"
 #include "sim/stepper.h"
 #include "solvers/solver.h"
-#include "solvers/sph_impl.h"
+#include "solvers/sph/sph_impl.h"
 #include "util/trig.h"
 
 #define DT (1.0 / 30.0)

@@ -30,7 +30,7 @@
 #include "bench/bench.h"
 #include "reference/seed_sph.h"
 #include "solvers/solver.h"
-#include "solvers/sph_impl.h"
+#include "solvers/sph/sph_impl.h"
 
 #define BENCH_S 2.0
 #define PORT_SUBSTEPS 6

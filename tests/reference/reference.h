@@ -4,7 +4,7 @@
  * baseline of the benchmarks. Unpadded w x h row-major arrays, 2-D loops, one thread, no
  * tricks; the seeds' interior loops are kept as written (reflect), with periodic indexing
  * for wrap. Drops, the absorbing sponge and boxes are written out here again from their
- * definitions in src/solvers/intgrid.h, cell by cell over the whole pool, sharing only
+ * definitions in src/core/solvers/intgrid.h, cell by cell over the whole pool, sharing only
  * ig_sincos_deg() with the solvers.
  *
  * Functions returning int give 0 or -1 (out of memory).

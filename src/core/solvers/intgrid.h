@@ -1,7 +1,7 @@
 /*
  * intgrid.h - what the two integer height-field solvers (hooke, ripple) share: the padded
  * int32 grid, drops, the three boundaries, box footprints, statistics and checkpoints.
- * Internal to src/solvers/; tests/reference/ re-implements all of it in plain loops
+ * Internal to src/core/solvers/; tests/reference/ re-implements all of it in plain loops
  * (sharing only ig_sincos_deg) so the tests can compare the two bit for bit.
  *
  * Layout: a buffer holds (h + 4) rows of `stride` int32; the image cell (x, y) lives at

@@ -25,7 +25,7 @@
  * any index, the following ones count up from it.
  *
  * Blank lines and lines starting with '#' are ignored when reading. The hashing goes
- * through libavutil's av_hash API, so this module lives in src/encode/ (the only place
+ * through libavutil's av_hash API, so this module lives in src/core/encode/ (the only place
  * for libav*); compare uses it through the opaque enc_hasher.
  *
  * Errors: TP_EIO when a file cannot be opened or written, TP_EINPUT when a manifest is

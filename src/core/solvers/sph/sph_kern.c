@@ -14,7 +14,7 @@
 #include <math.h>
 #include <omp.h>
 
-#include "solvers/sph_impl.h"
+#include "solvers/sph/sph_impl.h"
 
 /* Pairs closer than this (px^2) exert no force: they have no direction. */
 #define SPH_EPS2 1e-12f

@@ -196,7 +196,7 @@ typedef struct scene_variants {
 } scene_variants;
 
 /* Where each member was written and which values came from the command line, kept for
- * the messages of checks made after loading (scene_errf); private to src/scene/. */
+ * the messages of checks made after loading (scene_errf); private to src/core/scene/. */
 typedef struct scene_src scene_src;
 
 typedef struct scene {

@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solvers/sph_impl.h"
+#include "solvers/sph/sph_impl.h"
 #include "util/wire.h"
 
 

@@ -1,5 +1,5 @@
 /*
- * ld.h - internals of the scene loader (src/scene/ only): the loading context and the
+ * ld.h - internals of the scene loader (src/core/scene/ only): the loading context and the
  * typed, range-checked readers every field goes through.
  *
  * Each reader takes a cJSON node, checks its type and range and either stores the value

@@ -52,7 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solvers/shallow_impl.h"
+#include "solvers/shallow/shallow_impl.h"
 #include "util/wire.h"
 
 /* The lab's scale: a 100-cell pool, 8 steps per frame at 30 fps, rate 0.005. */

@@ -1,5 +1,5 @@
 /*
- * render_impl.h - what the render modes share inside src/render/ (not a public API).
+ * render_impl.h - what the render modes share inside src/core/render/ (not a public API).
  *
  * render.c converts the surface to float heights (height units) once per frame and
  * dispatches to one mode function. Mode functions read `in` and write `out`; they may use

@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solvers/sph_impl.h"
+#include "solvers/sph/sph_impl.h"
 #include "util/trig.h"
 
 #define SQRT3_2 0.86602540378443864676

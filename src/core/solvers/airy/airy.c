@@ -45,7 +45,7 @@
 #include <string.h>
 
 #include "solvers/solver.h"
-#include "solvers/spec2d.h"
+#include "solvers/airy/spec2d.h"
 #include "util/rng.h"
 #include "util/wire.h"
 

@@ -1,5 +1,5 @@
 /* Conjugate gradient over a masked rectangle (see cg.h for the operator and contract). */
-#include "solvers/cg.h"
+#include "solvers/shallow/cg.h"
 
 #include <math.h>
 #include <string.h>

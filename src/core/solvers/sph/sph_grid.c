@@ -8,7 +8,7 @@
 #include <omp.h>
 #include <string.h>
 
-#include "solvers/sph_impl.h"
+#include "solvers/sph/sph_impl.h"
 
 /* Sum over an infinite hexagonal lattice of spacing `spacing`, self excluded, of
  * (1 - r/R)^power: the density (power 2) or near density (3) of an interior particle of

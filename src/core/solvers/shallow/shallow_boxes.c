@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solvers/shallow_impl.h"
+#include "solvers/shallow/shallow_impl.h"
 #include "util/trig.h"
 
 /* sin(tilt[0]), sin(tilt[1]) of a box (the bottom's slopes along v and u). */

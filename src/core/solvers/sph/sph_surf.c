@@ -11,7 +11,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "solvers/sph_impl.h"
+#include "solvers/sph/sph_impl.h"
 
 #define SPLAT_BAND 16 /* rows per band */
 

@@ -1,5 +1,5 @@
 /* spec2d.c - blocked, thread-count independent 2D FFTs and DCTs on FFTW (spec2d.h). */
-#include "solvers/spec2d.h"
+#include "solvers/airy/spec2d.h"
 
 #include <fftw3.h>
 #include <pthread.h>

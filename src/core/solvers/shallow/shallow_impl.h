@@ -1,5 +1,5 @@
 /*
- * shallow_impl.h - what the shallow solver's two files share (internal to src/solvers/):
+ * shallow_impl.h - what the shallow solver's two files share (internal to src/core/solvers/):
  * shallow.c (options, the wave update, drops, init/step/surface/stats/checkpoints) and
  * shallow_boxes.c (box footprints, the CG coupling, floating boxes). The model is
  * described at the top of shallow.c.
@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "solvers/cg.h"
+#include "solvers/shallow/cg.h"
 #include "solvers/solver.h"
 
 #define TILT_MAX 0.6       /* radians; a box tipping further is outside this model */

@@ -1,7 +1,7 @@
 /*
  * solver.h - the solver interface: one const descriptor per solver, FFmpeg-codec style.
  *
- * A solver is one file under src/solvers/ in which everything is static except its
+ * A solver is one file under src/core/solvers/ in which everything is static except its
  * `const tp_solver tp_solver_NAME`, plus one line in registry.c. The framework allocates
  * `priv_size` zeroed bytes, fills them with the option defaults from `options`, applies
  * the scene's "params", and calls init(). init() allocates everything the solver will ever
