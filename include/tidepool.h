@@ -1,0 +1,172 @@
+/*
+ * tidepool.h - libtidepool, the water renderer as a library (soname libtidepool.so.0).
+ *
+ * Load a scene (a tidepool-scene/1 JSON file, or its text), then ask for any frame: the
+ * library simulates up to it, keeping checkpoints in memory so that going back is cheap,
+ * and renders it in any output mode into a buffer the caller owns. The pixels are the
+ * same bytes `tidepool render` writes to PNG for the same scene, size and options.
+ *
+ * Contract:
+ * - Handles are opaque. tp_scene_load_*() creates one, tp_scene_free() destroys it
+ *   (NULL is a no-op). Pointers the library returns (names, info strings) stay valid
+ *   while their scene lives, or forever where the comment says so.
+ * - Every call that can fail returns 0 or a negative TP_ERROR_* code and, when given a
+ *   tp_error, fills it: the file, line and column at fault where there is one, and the
+ *   message. The library never prints and never exits.
+ * - One scene is used by one thread at a time; different scenes may be used at once
+ *   from different threads and give the same frames as each alone.
+ * - Output is deterministic: same scene, options and library = same bytes, whatever
+ *   the thread count.
+ * - Structs passed in (tp_load_options) are zero-initialised by the caller; new members
+ *   are only ever added at the end, and zero always means "the default".
+ *
+ * Documentation of every call: docs/api.md.
+ */
+#ifndef TIDEPOOL_H
+#define TIDEPOOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(TP_BUILDING_LIBRARY) && defined(__GNUC__)
+#define TP_API __attribute__((visibility("default")))
+#else
+#define TP_API
+#endif
+
+#define TP_VERSION_MAJOR 0
+#define TP_VERSION_MINOR 1
+#define TP_VERSION_PATCH 0
+/* major * 10000 + minor * 100 + patch, as tp_version_number() returns */
+#define TP_VERSION_NUMBER (TP_VERSION_MAJOR * 10000 + TP_VERSION_MINOR * 100 + TP_VERSION_PATCH)
+
+typedef struct tp_scene tp_scene;
+
+/* Error codes: the same numbers as the CLI's internal ones. */
+enum {
+	TP_ERROR_NONE = 0,
+	TP_ERROR_ARGUMENT = -2, /* a bad argument: frame out of range, mode the scene lacks */
+	TP_ERROR_INPUT = -3,    /* a bad scene, image or other input */
+	TP_ERROR_IO = -4,       /* I/O or runtime failure (a solver blew up, out of memory) */
+};
+
+/* What went wrong, as data. line and col are 1-based; 0 where the error has no place
+ * in a file (file is then "" or the file as a whole). text is the whole one-line
+ * message exactly as `tidepool validate` prints it after "tidepool: ". */
+typedef struct tp_error {
+	int code;           /* TP_ERROR_*; 0: no error */
+	char file[1024];    /* the file at fault */
+	int line, col;
+	char message[1024]; /* the text after FILE:LINE:COL: */
+	char text[2048];
+} tp_error;
+
+/* Options for loading, the library's form of the CLI's scene options. */
+typedef struct tp_load_options {
+	int width, height;        /* --size WxH: the render size; 0: the scene's */
+	double scale;             /* --scale F (used when width is 0); 0: none */
+	int frames;               /* --frames N; 0: the scene's */
+	int has_seed;             /* 1: seed replaces the scene's seed */
+	uint64_t seed;
+	const char *const *sets;  /* --set KEY=VALUE strings, applied in order */
+	int nsets;
+	int threads;              /* worker threads; 0: all cores */
+	/* Memory for in-memory checkpoints (seeking backwards); 0: 256 MiB. Checkpoints
+	 * are kept every checkpoint_every frames (0: a spacing chosen from the state size
+	 * and this budget). */
+	size_t checkpoint_bytes;
+	int checkpoint_every;
+} tp_load_options;
+
+/* Render modes: what tidepool render -o MODE=... writes. */
+typedef enum tp_mode {
+	TP_MODE_COLOR = 0,     /* the refracted picture: RGB8 */
+	TP_MODE_HEIGHT = 1,    /* height map: GRAY16 */
+	TP_MODE_NORMAL = 2,    /* normal map: RGB8 or RGB16 (maps.normal.bits) */
+	TP_MODE_CAUSTICS = 3,  /* caustics: GRAY8 or GRAY16 (maps.caustics.bits) */
+	TP_MODE_PARTICLES = 4, /* particle view (sph): RGB8 */
+} tp_mode;
+#define TP_MODE_COUNT 5
+
+/* A frame's layout: width x height pixels of `channels` interleaved samples of
+ * `bytes_per_sample` bytes (1: uint8, 2: host-endian uint16). */
+typedef struct tp_format {
+	int width, height;
+	int channels;
+	int bytes_per_sample;
+} tp_format;
+
+typedef struct tp_scene_info {
+	const char *path;          /* the scene file, or the name given to load_string */
+	const char *solver;        /* "ripple", "hooke", "shallow", "sph", "airy" */
+	int width, height;         /* render size, pixels */
+	int ref_width, ref_height; /* the scene's own "size" (scene units) */
+	int frames;
+	double fps;
+	unsigned modes;            /* bit (1u << m) for every tp_mode this scene can render */
+	int heightfield;           /* 1: tp_scene_height() works (every solver but sph) */
+} tp_scene_info;
+
+/* The solver's statistics after a frame, as `render --stats` prints them. */
+#define TP_STATS_MAX 16
+typedef struct tp_frame_stats {
+	int frame;
+	double t; /* seconds */
+	int n;
+	const char *name[TP_STATS_MAX]; /* static strings */
+	double value[TP_STATS_MAX];
+} tp_frame_stats;
+
+/* "0.1.0", static. */
+TP_API const char *tp_version(void);
+TP_API int tp_version_number(void);
+
+/* Loads and validates a scene file. On failure *out is NULL and err says why. */
+TP_API int tp_scene_load_file(const char *path, const tp_load_options *opt, tp_scene **out,
+			      tp_error *err);
+/* The same from JSON text. `name` stands for the file in messages and its directory
+ * resolves relative paths in the scene (background images); NULL: "<string>" in the
+ * working directory. */
+TP_API int tp_scene_load_string(const char *json, const char *name, const tp_load_options *opt,
+				tp_scene **out, tp_error *err);
+TP_API void tp_scene_free(tp_scene *sc);
+
+TP_API int tp_scene_get_info(const tp_scene *sc, tp_scene_info *out);
+/* The layout tp_scene_render() writes for mode; TP_ERROR_ARGUMENT if the scene cannot
+ * render it (particles of a height field). */
+TP_API int tp_scene_format(const tp_scene *sc, tp_mode mode, tp_format *out, tp_error *err);
+/* "color", "height", "normal", "caustics", "particles" (static), NULL for a bad mode. */
+TP_API const char *tp_mode_name(tp_mode mode);
+/* The mode called `name`, or -1. */
+TP_API int tp_mode_from_name(const char *name);
+
+/* Worker threads for this scene's later calls (0: all cores). Frames do not depend on it. */
+TP_API int tp_scene_set_threads(tp_scene *sc, int threads);
+
+/* Simulates to frame `frame` (0 <= frame < frames): forwards from the current frame or
+ * the nearest earlier in-memory checkpoint. */
+TP_API int tp_scene_seek(tp_scene *sc, int frame, tp_error *err);
+/* One frame forwards (the first call after loading gives frame 0). */
+TP_API int tp_scene_step(tp_scene *sc, tp_error *err);
+/* The frame the scene is at: -1 before the first step. */
+TP_API int tp_scene_position(const tp_scene *sc);
+
+/* Seeks to `frame` and renders it in `mode` into buf: rows `stride` bytes apart
+ * (0: tightly packed), in tp_scene_format()'s layout. */
+TP_API int tp_scene_render(tp_scene *sc, int frame, tp_mode mode, void *buf, size_t stride,
+			   tp_error *err);
+/* Seeks to `frame` and writes its height field, in height units (1.0 = a drop of strength
+ * 1 at its centre), width x height floats, rows `stride` floats apart (0: width). */
+TP_API int tp_scene_height(tp_scene *sc, int frame, float *buf, size_t stride, tp_error *err);
+/* Seeks to `frame` and gives its statistics. */
+TP_API int tp_scene_stats(tp_scene *sc, int frame, tp_frame_stats *out, tp_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
