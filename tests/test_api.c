@@ -317,3 +317,19 @@ Test(api, the_library_exports_only_the_public_api)
 	cr_assert_eq(tp_version_number(), TP_VERSION_NUMBER);
 	cr_assert_str_eq(tp_version(), "0.1.0");
 }
+
+/* The example in docs/api.md compiles (with the build's sanitizer flags, TP_CLIENT_FLAGS) against the library as built and runs. */
+Test(api, the_example_in_docs_api_md_builds_and_runs, .timeout = 120)
+{
+	const char *b = getenv("TP_BUILD");
+	char cmd[2048], out[160];
+	snprintf(out, sizeof out, "%s/out", dir);
+	snprintf(cmd, sizeof cmd,
+		 "awk '/^```c$/{on=1;next} /^```$/{on=0} on' docs/api.md > %s/example.c && "
+		 "cc -std=c11 -Wall -Werror %s %s/example.c -Iinclude -L%s -ltidepool -Wl,-rpath,%s "
+		 "-o %s/example && %s/example scenes/pond.json > %s 2>&1",
+		 dir, getenv("TP_CLIENT_FLAGS") ? getenv("TP_CLIENT_FLAGS") : "", dir, b ? b : "build",
+		 b ? b : "build", dir, dir, out);
+	cr_assert_eq(system(cmd), 0, "%s", slurp(out));
+	cr_assert(strstr(slurp(out), "320x180, mean "), "%s", slurp(out));
+}
