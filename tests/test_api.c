@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "tmpdir.h"
 #include "encode/png.h"
 #include "tidepool.h"
 #include "util/image.h"
@@ -17,15 +18,12 @@ static char dir[64];
 
 static void setup(void)
 {
-	strcpy(dir, "/tmp/tp-api-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	tp_tmpdir_make(dir, sizeof dir, "api");
 }
 
 static void teardown(void)
 {
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	cr_assert_eq(system(cmd), 0);
+	tp_tmpdir_remove(dir);
 }
 
 TestSuite(api, .init = setup, .fini = teardown);
