@@ -151,6 +151,7 @@ TEST_SRCS = \
 	tests/test_noise.c \
 	tests/test_airy.c \
 	tests/test_api.c \
+	tests/test_sceneopts.c \
 	tests/reference/seed_common.c \
 	tests/reference/seed_hooke.c \
 	tests/reference/seed_ripple.c \
