@@ -99,7 +99,8 @@ SRC_COMPARE = \
 	src/core/compare/metrics.c \
 	src/core/compare/sources.c \
 	src/core/compare/run.c \
-	src/core/compare/report.c
+	src/core/compare/report.c \
+	src/core/compare/flip.c
 
 SRC_CLI = \
 	src/cli/common.c \

@@ -77,6 +77,32 @@ void cmp_metrics_basic(const tp_image *a, const tp_image *b, int fuzz, int64_t c
 double cmp_ssim(const tp_image *a, const tp_image *b, const cmp_rect *change, cmp_scratch *s,
 		int threads);
 
+/* ---- flip.c ------------------------------------------------------------------------- */
+
+/* LDR-FLIP (Andersson et al. 2020; the pipeline is described at the top of flip.c): the
+ * mean over the pixels compared of a per-pixel error in [0, 1], 0 for equal frames. The
+ * default viewing condition is NVIDIA's: 0.7 m from a 0.7 m wide 3840-pixel display,
+ * 67.02 pixels per degree. */
+#define CMP_FLIP_PPD_DEFAULT 67.0206
+#define CMP_FLIP_PPD_MAX 1000.0
+typedef struct cmp_flip cmp_flip;
+/* Pixels per degree when a display width_px pixels and width metres wide is seen from
+ * distance metres (the small-angle formula of NVIDIA's tool). */
+double cmp_flip_ppd(double distance, double width, double width_px);
+/* Work space for w x h frames at ppd pixels per degree, for up to `threads` threads.
+ * TP_EUSAGE for a ppd outside (0, CMP_FLIP_PPD_MAX]. */
+int cmp_flip_create(int w, int h, double ppd, int threads, cmp_flip **out, tp_err *err);
+void cmp_flip_destroy(cmp_flip *f);
+/* Mean FLIP of b (test) against a (reference), RGB8 of the flip's size. `change` bounds
+ * where they differ (NULL: anywhere); pixels in the ignored rectangles count 0, and the
+ * mean divides by `compared`. The error map stays readable through cmp_flip_map. */
+double cmp_flip_frame(cmp_flip *f, const tp_image *a, const tp_image *b, const cmp_rect *change,
+		      const cmp_rect *ignore, int n_ignore, int64_t compared, int threads);
+const float *cmp_flip_map(const cmp_flip *f);
+double cmp_flip_ppd_of(const cmp_flip *f);
+/* The magma colour of an error v in [0, 1] (NVIDIA's tool shows its maps so). */
+void cmp_flip_magma(float v, uint8_t rgb[3]);
+
 /* ---- sources.c ---------------------------------------------------------------------- */
 
 typedef enum cmp_kind {
