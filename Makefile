@@ -100,7 +100,8 @@ SRC_COMPARE = \
 	src/core/compare/sources.c \
 	src/core/compare/run.c \
 	src/core/compare/report.c \
-	src/core/compare/flip.c
+	src/core/compare/flip.c \
+	src/core/compare/report_html.c
 
 SRC_CLI = \
 	src/cli/common.c \
@@ -200,6 +201,16 @@ $(PATHS_H): FORCE
 
 $(MAIN_OBJ): $(PATHS_H)
 $(MAIN_OBJ): TP_CFLAGS += -I$(BUILD)/gen
+
+# The HTML compare report's page, embedded at build time (docs/compare.md).
+CMP_REPORT_ASSETS = src/core/compare/report/report.html src/core/compare/report/report.css \
+	src/core/compare/report/report.js
+$(BUILD)/gen/cmp_report_assets.h: $(CMP_REPORT_ASSETS)
+	@mkdir -p $(dir $@)
+	@echo "  XXD     $@"
+	$(Q)(cd src/core/compare/report && for f in report.html report.css report.js; do xxd -i $$f; done) > $@.tmp && mv $@.tmp $@
+$(BUILD)/obj/src/core/compare/report_html.o: $(BUILD)/gen/cmp_report_assets.h
+$(BUILD)/obj/src/core/compare/report_html.o: TP_CFLAGS += -I$(BUILD)/gen
 
 $(BIN): $(LIB_OBJS) $(MAIN_OBJ)
 	@echo "  LD      $@"

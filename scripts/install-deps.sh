@@ -6,11 +6,13 @@ set -eu
 # clang, libclang-rt-14-dev (libFuzzer and the sanitizer runtimes for clang; only
 # recommended by clang, so named here) and libomp-dev (OpenMP for clang) build the fuzz
 # targets of tests/fuzz; zlib1g-dev lets tests write PNGs byte by byte; libfftw3-dev is
-# FFTW, the airy solver's transforms.
+# FFTW, the airy solver's transforms. xxd embeds the compare report's page; chromium,
+# chromium-driver, python3-selenium and python3-pytest run its browser tests.
 PKGS="build-essential pkg-config libpng-dev libavcodec-dev libavformat-dev
 libavutil-dev libswscale-dev libcjson-dev libcriterion-dev ffmpeg imagemagick parallel
 scdoc python3 python3-jsonschema python3-junitparser
-zlib1g-dev clang libclang-rt-14-dev libomp-dev libxxhash-dev xxhash libfftw3-dev"
+zlib1g-dev clang libclang-rt-14-dev libomp-dev libxxhash-dev xxhash libfftw3-dev
+xxd chromium chromium-driver python3-selenium python3-pytest"
 
 missing=""
 for p in $PKGS; do

@@ -51,6 +51,7 @@ typedef struct cmp_metrics {
 	double mse;        /* sse / (3 N) */
 	double psnr;       /* dB; INFINITY when sse = 0 */
 	double ssim;       /* 1 for identical images; NAN when not computed */
+	double flip;       /* mean LDR-FLIP (flip.c), 0 for identical images; NAN when not asked for */
 	cmp_rect bbox;     /* smallest rectangle holding every pixel that differs at all;
 			    * w = h = 0 when none does */
 } cmp_metrics;
@@ -151,6 +152,7 @@ enum {
 	CMP_CHECK_MAX_RATIO = 1u << 2,
 	CMP_CHECK_MIN_PSNR = 1u << 3,
 	CMP_CHECK_MIN_SSIM = 1u << 4,
+	CMP_CHECK_MAX_FLIP = 1u << 5,
 };
 
 typedef struct cmp_tolerance {
@@ -160,6 +162,7 @@ typedef struct cmp_tolerance {
 	double max_ratio;
 	double min_psnr;
 	double min_ssim;
+	double max_flip;
 	int fuzz;            /* 0..255: the channel difference a pixel must exceed to count */
 } cmp_tolerance;
 
@@ -173,6 +176,7 @@ typedef struct cmp_config {
 	const char *diff_dir;     /* diff images for failing frames, or NULL */
 	int png_level;            /* zlib level of diff images and updated frames */
 	volatile sig_atomic_t *stop; /* set asynchronously (Ctrl-C): stop early, or NULL */
+	double flip_ppd;          /* > 0: measure FLIP at this many pixels per degree */
 } cmp_config;
 
 typedef enum cmp_status {
@@ -229,11 +233,26 @@ void cmp_frame_reasons(const cmp_frame *f, const cmp_tolerance *tol, char *buf, 
 void cmp_report_summary(FILE *out, const cmp_config *cfg, const cmp_result *res);
 /* Machine reports, written atomically. */
 int cmp_report_json(const char *path, const cmp_config *cfg, const cmp_result *res, tp_err *err);
+/* The same JSON to a stream (the HTML report embeds it). */
+void cmp_report_json_write(FILE *f, const cmp_config *cfg, const cmp_result *res);
 int cmp_report_junit(const char *path, const cmp_config *cfg, const cmp_result *res, tp_err *err);
 /* The diff image of one frame: left, reference A faded to light grey with pixels over
  * fuzz in red and smaller differences in orange; right, a heat map of max_c d(p,c)
  * scaled so the frame's max_diff is white. `work` is a caller-owned RGB8 image, reused. */
 int cmp_report_diff_image(const char *path, const tp_image *a, const tp_image *b, int fuzz,
 			  int max_diff, tp_image *work, int level, tp_err *err);
+
+/* ---- report_html.c ------------------------------------------------------------------ */
+
+#define CMP_HTML_FRAMES 12  /* failing frames with pictures, by default (--html-frames) */
+#define CMP_HTML_MAX_W 960  /* larger frames are cropped around the changed rectangle */
+#define CMP_HTML_MAX_H 540
+/* One self-contained HTML page (pictures inlined as data: URIs), written atomically: the
+ * verdict, tolerances, charts, the frame table, and pictures of the worst max_frames
+ * failing frames, read again from cfg->a and cfg->b. Written for every outcome: with
+ * res->error set it says what failed. A picture that cannot be made is reported in the
+ * page, not as an error; TP_EIO only when the file cannot be written. */
+int cmp_report_html(const char *path, const cmp_config *cfg, const cmp_result *res, int max_frames,
+		    tp_err *err);
 
 #endif
