@@ -134,6 +134,7 @@ TEST_SRCS = \
 	tests/test_solvers_int.c \
 	tests/test_compare.c \
 	tests/test_compare_cli.c \
+	tests/test_flip.c \
 	tests/test_golden.c \
 	tests/test_shallow.c \
 	tests/test_sph.c \

@@ -83,8 +83,8 @@ double cmp_ssim(const tp_image *a, const tp_image *b, const cmp_rect *change, cm
 /* LDR-FLIP (Andersson et al. 2020; the pipeline is described at the top of flip.c): the
  * mean over the pixels compared of a per-pixel error in [0, 1], 0 for equal frames. The
  * default viewing condition is NVIDIA's: 0.7 m from a 0.7 m wide 3840-pixel display,
- * 67.02 pixels per degree. */
-#define CMP_FLIP_PPD_DEFAULT 67.0206
+ * 67.02 pixels per degree (0.7 m x 3840 px / 0.7 m x pi / 180). */
+#define CMP_FLIP_PPD_DEFAULT 67.02064327658226 /* 3840 pi / 180 */
 #define CMP_FLIP_PPD_MAX 1000.0
 typedef struct cmp_flip cmp_flip;
 /* Pixels per degree when a display width_px pixels and width metres wide is seen from
