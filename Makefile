@@ -135,6 +135,7 @@ TEST_SRCS = \
 	tests/test_compare.c \
 	tests/test_compare_cli.c \
 	tests/test_flip.c \
+	tests/test_compare_html.c \
 	tests/test_golden.c \
 	tests/test_shallow.c \
 	tests/test_sph.c \

@@ -105,10 +105,14 @@
 
   const ports = [];
   const stages = [];
+  const overlays = [];
   function applyTransform() {
     for (const s of stages) {
       s.style.transform = `translate(${state.tx}px, ${state.ty}px) scale(${state.scale})`;
-      s.style.setProperty("--inv", String(1 / state.scale));
+    }
+    for (const o of overlays) {
+      Object.assign(o.m.style, { left: `${state.tx + o.x * state.scale}px`, top: `${state.ty + o.y * state.scale}px`,
+        width: `${o.w * state.scale}px`, height: `${o.h * state.scale}px` });
     }
     $("zoom-level").value = `${Math.round(state.scale * 100)}%`;
     $("zoom-level").textContent = `${Math.round(state.scale * 100)}%`;
@@ -149,18 +153,19 @@
       if (i) img.classList.add("over");
       stage.append(img);
     });
+    // Outlines live outside the scaled stage, placed in screen pixels by applyTransform,
+    // so they stay thin at any zoom.
+    const marks = [];
     const f = frames.find((x) => x.index === state.frame);
-    if (f && f.bbox) {
-      const [bx, by, bw, bh] = f.bbox;
-      stage.append(el("div", { class: "rect", style:
-        `left:${bx - p.crop[0]}px;top:${by - p.crop[1]}px;width:${bw}px;height:${bh}px` }));
-    }
-    for (const [x, y, w, h] of R.ignore || []) {
-      stage.append(el("div", { class: "ignore", style:
-        `left:${x - p.crop[0]}px;top:${y - p.crop[1]}px;width:${w}px;height:${h}px` }));
-    }
+    if (f && f.bbox) marks.push(["rect", ...f.bbox]);
+    for (const r of R.ignore || []) marks.push(["ignore", ...r]);
     // The viewport takes the picture's shape (up to a height limit in the CSS).
     const port = el("div", { class: "port", style: `aspect-ratio: ${p.crop[2]} / ${p.crop[3]}` }, stage);
+    for (const [cls, x, y, w, h] of marks) {
+      const m = el("div", { class: cls });
+      port.append(m);
+      overlays.push({ m, x: x - p.crop[0], y: y - p.crop[1], w, h });
+    }
     ports.push(port);
     stages.push(stage);
     return el("figure", { class: "pane " + cls }, el("figcaption", {}, el("b", { text: title }),
@@ -171,6 +176,7 @@
     const p = pics.get(state.frame);
     ports.length = 0;
     stages.length = 0;
+    overlays.length = 0;
     panes.replaceChildren();
     clearInterval(state.timer);
     state.timer = 0;
