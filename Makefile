@@ -183,7 +183,7 @@ else
 Q = @
 endif
 
-.PHONY: all deps test check check-asan check-farm bench demo golden install uninstall clean format lint \
+.PHONY: all deps test check check-asan check-farm check-browser-compare bench demo golden install uninstall clean format lint \
 	FORCE fuzz fuzz-bins fuzz-regress fuzz-smoke
 
 all: $(BIN) $(MAN)
@@ -251,10 +251,16 @@ check-asan:
 
 test: deps
 	$(MAKE) check
+	$(MAKE) check-browser-compare
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp $(MAKE) check-asan
 	$(MAKE) fuzz-regress
 	$(MAKE) check-farm
+
+# The HTML compare report in headless Chromium (tests/browser/test_compare_report.py).
+check-browser-compare: $(BIN)
+	TP_BIN=$(abspath $(BIN)) $(or $(PYTHON),/usr/bin/python3) -m pytest -q -p no:cacheprovider \
+		tests/browser/test_compare_report.py
 
 # Once per `make test` (not per build): a chunked render through GNU parallel and as a
 # Slurm job array on a single-node Slurm (scripts/slurm-local.sh), against one machine.
