@@ -30,7 +30,7 @@
  * Borders repeat the edge pixel (as the reference). The pow, cube root and logarithm
  * here are our own polynomial versions (relative error under 1e-6), written so the row
  * loops vectorise; every pixel is computed the same way on any thread and the mean is
- * summed over fixed 64-row bands in order, so results do not depend on the thread count.
+ * summed over fixed 96-row bands in order, so results do not depend on the thread count.
  * Pixels farther than the larger filter radius from the changed rectangle see identical
  * neighbourhoods in A and B, so their error is exactly 0: only the changed rectangle
  * grown by that radius is computed.
@@ -42,8 +42,11 @@
 
 #include "compare/compare.h"
 
-#define BAND 64   /* output rows per work unit and per reduction chunk */
-#define STRIP 384 /* columns per vertical pass, so its 2r + 1 rows of 14 planes stay in cache */
+#define BAND 96   /* output rows per work unit and per reduction chunk */
+#define STRIP 384
+/* Largest filter radius: the spatial one, ceil(3 sqrt(0.04 / (2 pi^2)) ppd) = 136 at
+ * CMP_FLIP_PPD_MAX pixels per degree. */
+#define CMP_FLIP_MAX_RADIUS 140 /* columns per vertical pass, so its 2r + 1 rows of 14 planes stay in cache */
 
 /* The row loops also get an AVX2 version, chosen at run time; without FMA contraction
  * (-ffp-contract=off) both give the same bits. */
@@ -370,75 +373,108 @@ static void row_ycxcz(const cmp_flip *f, const tp_image *img, int y, int x0, int
 	}
 }
 
-/* out[i] = sum_k k[k] in[i + k], k = 0 .. 2 rad: one horizontal pass, taps added in
- * order (four per sweep of the row, to keep the partial sum in a register). */
+/* Eight floats, one per column: the filters keep each column's sum in a register over
+ * all taps (GCC/Clang vector extension; AVX in the avx2 clone, two SSE halves else). */
+typedef float v8f __attribute__((vector_size(32)));
+
+/* An unaligned load, as an expression (a function returning v8f would change the ABI
+ * between the clones). */
+#define load8(p) (__extension__({ v8f v_; memcpy(&v_, (p), sizeof v_); v_; }))
+
+/* out[i] = sum_t k[t] in[i + t], t = 0 .. 2 rad, added in order of t: one horizontal
+ * pass. */
 FLIP_CLONES static void hconv(float *restrict out, const float *restrict in, const float *restrict k,
 			      int rad, int n)
 {
-	int taps = 2 * rad + 1, t = 0;
-	for (int i = 0; i < n; i++)
-		out[i] = 0.0f;
-	for (; t + 4 <= taps; t += 4) {
-		float k0 = k[t], k1 = k[t + 1], k2 = k[t + 2], k3 = k[t + 3];
-		const float *s = in + t;
-		for (int i = 0; i < n; i++) {
-			float o = out[i];
-			o += k0 * s[i];
-			o += k1 * s[i + 1];
-			o += k2 * s[i + 2];
-			o += k3 * s[i + 3];
-			out[i] = o;
+	int taps = 2 * rad + 1, i = 0;
+	/* Four blocks of eight columns at a time: four independent sums hide the adds'
+	 * latency (each column still adds its taps in order). */
+	for (; i + 32 <= n; i += 32) {
+		v8f o0 = k[0] * load8(in + i), o1 = k[0] * load8(in + i + 8);
+		v8f o2 = k[0] * load8(in + i + 16), o3 = k[0] * load8(in + i + 24);
+		for (int t = 1; t < taps; t++) {
+			const float *p = in + i + t;
+			o0 += k[t] * load8(p);
+			o1 += k[t] * load8(p + 8);
+			o2 += k[t] * load8(p + 16);
+			o3 += k[t] * load8(p + 24);
 		}
+		memcpy(out + i, &o0, sizeof o0);
+		memcpy(out + i + 8, &o1, sizeof o1);
+		memcpy(out + i + 16, &o2, sizeof o2);
+		memcpy(out + i + 24, &o3, sizeof o3);
 	}
-	for (; t < taps; t++) {
-		float kt = k[t];
-		const float *s = in + t;
-		for (int i = 0; i < n; i++)
-			out[i] += kt * s[i];
+	for (; i + 8 <= n; i += 8) {
+		v8f o = k[0] * load8(in + i);
+		for (int t = 1; t < taps; t++)
+			o += k[t] * load8(in + i + t);
+		memcpy(out + i, &o, sizeof o);
+	}
+	for (; i < n; i++) {
+		float o = k[0] * in[i];
+		for (int t = 1; t < taps; t++)
+			o += k[t] * in[i + t];
+		out[i] = o;
 	}
 }
 
-/* acc[i] += sum_j k[j] row_j[i] over nr rows (1..4), added in order. */
-FLIP_CLONES static void axpy(float *restrict acc, const float *const *rows, const float *k, int nr,
-			     int n)
+/* acc[i] (+)= sum_t k[t] rows[t][i], t = 0 .. taps - 1 in order: one vertical pass;
+ * with add = 0 the sum replaces acc, else it is added to it afterwards. */
+FLIP_CLONES static void vconv(float *restrict acc, const float *const *rows, const float *k, int taps,
+			      int n, int add)
 {
-	const float *r0 = rows[0], *r1 = rows[nr > 1], *r2 = rows[nr > 2 ? 2 : 0], *r3 = rows[nr > 3 ? 3 : 0];
-	float k0 = k[0], k1 = nr > 1 ? k[1] : 0, k2 = nr > 2 ? k[2] : 0, k3 = nr > 3 ? k[3] : 0;
-	if (nr == 4) {
-		for (int i = 0; i < n; i++) {
-			float o = acc[i];
-			o += k0 * r0[i];
-			o += k1 * r1[i];
-			o += k2 * r2[i];
-			o += k3 * r3[i];
-			acc[i] = o;
+	int i = 0;
+	for (; i + 32 <= n; i += 32) {
+		const float *r = rows[0] + i;
+		v8f o0 = k[0] * load8(r), o1 = k[0] * load8(r + 8), o2 = k[0] * load8(r + 16),
+		    o3 = k[0] * load8(r + 24);
+		for (int t = 1; t < taps; t++) {
+			r = rows[t] + i;
+			o0 += k[t] * load8(r);
+			o1 += k[t] * load8(r + 8);
+			o2 += k[t] * load8(r + 16);
+			o3 += k[t] * load8(r + 24);
 		}
-		return;
+		if (add) {
+			o0 = load8(acc + i) + o0;
+			o1 = load8(acc + i + 8) + o1;
+			o2 = load8(acc + i + 16) + o2;
+			o3 = load8(acc + i + 24) + o3;
+		}
+		memcpy(acc + i, &o0, sizeof o0);
+		memcpy(acc + i + 8, &o1, sizeof o1);
+		memcpy(acc + i + 16, &o2, sizeof o2);
+		memcpy(acc + i + 24, &o3, sizeof o3);
 	}
-	for (int j = 0; j < nr; j++) {
-		const float *r = rows[j];
-		float kj = k[j];
-		for (int i = 0; i < n; i++)
-			acc[i] += kj * r[i];
+	for (; i + 8 <= n; i += 8) {
+		v8f o = k[0] * load8(rows[0] + i);
+		for (int t = 1; t < taps; t++)
+			o += k[t] * load8(rows[t] + i);
+		if (add)
+			o = load8(acc + i) + o;
+		memcpy(acc + i, &o, sizeof o);
 	}
-	(void)k2, (void)k3, (void)r2, (void)r3;
+	for (; i < n; i++) {
+		float o = k[0] * rows[0][i];
+		for (int t = 1; t < taps; t++)
+			o += k[t] * rows[t][i];
+		acc[i] = add ? acc[i] + o : o;
+	}
 }
 
-/* acc[i] += sum_t k[t] P(yy_t)[i] over the taps t of a vertical pass, rows clamped. */
+/* acc = sum_t k[t] P(clamp(y - rad + t))[i]: a vertical pass with rows clamped to the
+ * frame; `add` as vconv. */
 static void vpass(const cmp_flip *f, float *acc, const float *plane, const float *k, int rad, int y,
-		  int yb, int n)
+		  int yb, int n, int add)
 {
-	const float *rows[4];
+	const float *rows[2 * CMP_FLIP_MAX_RADIUS + 1];
 	int taps = 2 * rad + 1;
-	for (int t = 0; t < taps; t += 4) {
-		int nr = taps - t < 4 ? taps - t : 4;
-		for (int j = 0; j < nr; j++) {
-			int yy = y - rad + t + j;
-			yy = yy < 0 ? 0 : yy >= f->h ? f->h - 1 : yy;
-			rows[j] = plane + (size_t)(yy - yb) * (size_t)f->w;
-		}
-		axpy(acc, rows, k + t, nr, n);
+	for (int t = 0; t < taps; t++) {
+		int yy = y - rad + t;
+		yy = yy < 0 ? 0 : yy >= f->h ? f->h - 1 : yy;
+		rows[t] = plane + (size_t)(yy - yb) * (size_t)f->w;
 	}
+	vconv(acc, rows, k, taps, n, add);
 }
 
 typedef struct region {
@@ -472,23 +508,17 @@ static void vrow(const cmp_flip *f, const float *planes, size_t plane_len, int y
 		 float *acc)
 {
 	/* planes points at the strip's first column; rows keep the full width as stride. */
-	for (int k = 0; k < 7 * n; k++)
-		acc[k] = 0.0f;
 	float *aY = acc, *aCx = acc + n, *aCz = acc + 2 * n, *aDx = acc + 3 * n, *aDdx = acc + 4 * n,
-	      *aDy = acc + 5 * n, *aDdy = acc + 6 * n, *tmp = acc + 7 * n;
-	vpass(f, aY, planes + P_Y * plane_len, f->ks[0], f->rs, y, yb, n);
-	vpass(f, aCx, planes + P_CX * plane_len, f->ks[1], f->rs, y, yb, n);
-	vpass(f, aCz, planes + P_CZ1 * plane_len, f->ks[2], f->rs, y, yb, n);
-	/* The Cz's second separable part is summed apart, then added, as the reference. */
-	for (int k = 0; k < n; k++)
-		tmp[k] = 0.0f;
-	vpass(f, tmp, planes + P_CZ2 * plane_len, f->ks[3], f->rs, y, yb, n);
-	for (int k = 0; k < n; k++)
-		aCz[k] += tmp[k];
-	vpass(f, aDx, planes + P_DX * plane_len, f->kf[0], f->rf, y, yb, n);
-	vpass(f, aDdx, planes + P_DDX * plane_len, f->kf[0], f->rf, y, yb, n);
-	vpass(f, aDy, planes + P_G * plane_len, f->kf[1], f->rf, y, yb, n);
-	vpass(f, aDdy, planes + P_G * plane_len, f->kf[2], f->rf, y, yb, n);
+	      *aDy = acc + 5 * n, *aDdy = acc + 6 * n;
+	vpass(f, aY, planes + P_Y * plane_len, f->ks[0], f->rs, y, yb, n, 0);
+	vpass(f, aCx, planes + P_CX * plane_len, f->ks[1], f->rs, y, yb, n, 0);
+	/* Cz: the two separable parts summed apart, then added, as the reference does. */
+	vpass(f, aCz, planes + P_CZ1 * plane_len, f->ks[2], f->rs, y, yb, n, 0);
+	vpass(f, aCz, planes + P_CZ2 * plane_len, f->ks[3], f->rs, y, yb, n, 1);
+	vpass(f, aDx, planes + P_DX * plane_len, f->kf[0], f->rf, y, yb, n, 0);
+	vpass(f, aDdx, planes + P_DDX * plane_len, f->kf[0], f->rf, y, yb, n, 0);
+	vpass(f, aDy, planes + P_G * plane_len, f->kf[1], f->rf, y, yb, n, 0);
+	vpass(f, aDdy, planes + P_G * plane_len, f->kf[2], f->rf, y, yb, n, 0);
 }
 
 /* Steps 2-4 of the header for one row of n pixels, from both images' filtered values
@@ -566,7 +596,8 @@ double cmp_flip_frame(cmp_flip *f, const tp_image *a, const tp_image *b, const c
 	int nb = (h + BAND - 1) / BAND;
 	if (threads > f->threads)
 		threads = f->threads;
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
+	/* Bands go to whichever thread is free: each band's result is the same on any. */
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
 	for (int band = 0; band < nb; band++) {
 		float *work = f->work + f->work_len * (size_t)omp_get_thread_num();
 		do_band(f, a, b, &g, band, work);
