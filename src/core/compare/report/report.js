@@ -350,6 +350,7 @@
     const pad = (hi - lo) * 0.06;
     lo -= m.key === "psnr" || m.key === "ssim" ? pad : 0;
     hi += pad;
+    if (m.key === "ssim") hi = Math.min(hi, 1);
     const n = Math.max(1, R.frames.length - 1);
     const fx = (i) => L + ((W - L - RM) * (frames.length > 1 ? i / n : 0.5));
     const fy = (v) => T + (H - T - B) * (1 - (v - lo) / (hi - lo));
@@ -357,9 +358,11 @@
       "aria-label": `${m.name} over the frames` });
     svg.append(sv("line", { class: "axis", x1: L, y1: H - B, x2: W - RM, y2: H - B }),
       sv("line", { class: "axis", x1: L, y1: T, x2: L, y2: H - B }));
+    // Tick labels with enough digits to tell them apart (SSIM lives near 1).
+    const digits = Math.max(0, Math.min(8, 2 - Math.floor(Math.log10(hi - lo))));
     for (const v of [lo, (lo + hi) / 2, hi]) {
       const txt = sv("text", { class: "lab", x: L - 4, y: fy(v) + 3, "text-anchor": "end" });
-      txt.textContent = fmt(Number(v.toPrecision(3)));
+      txt.textContent = String(Number(v.toFixed(digits)));
       svg.append(txt);
     }
     const last = frames.length ? frames[frames.length - 1].index : 0;
