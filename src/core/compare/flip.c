@@ -345,11 +345,6 @@ const float *cmp_flip_map(const cmp_flip *f)
 	return f->map;
 }
 
-double cmp_flip_ppd_of(const cmp_flip *f)
-{
-	return f->ppd;
-}
-
 /* ---- the passes ---- */
 
 /* One input row of an RGB8 image as YCxCz over x = x0 - r .. x0 + n + r - 1, columns

@@ -179,6 +179,7 @@ static void flip_picture(const float *map, int w, const cmp_rect *c, tp_image *d
 typedef struct pics {
 	tp_image a, b, bm, crop;
 	cmp_flip *flip;
+	int fw, fh; /* the size flip was made for */
 } pics;
 
 /* One pictured frame's JSON object. a, b: the frames as read; bm: b with A's pixels in
@@ -202,12 +203,15 @@ static int picture_frame(FILE *out, const cmp_config *cfg, const cmp_frame *fr, 
 		rc = put_png(out, "diff", &p->crop, err);
 	}
 	if (rc == 0 && cfg->flip_ppd > 0) {
-		if (p->flip && (cmp_flip_ppd_of(p->flip) != cfg->flip_ppd || p->bm.w != w)) {
+		if (p->flip && (p->fw != w || p->fh != h)) {
 			cmp_flip_destroy(p->flip);
 			p->flip = NULL;
 		}
-		if (!p->flip)
+		if (!p->flip) {
 			rc = cmp_flip_create(w, h, cfg->flip_ppd, cfg->threads > 0 ? cfg->threads : 1, &p->flip, err);
+			p->fw = w;
+			p->fh = h;
+		}
 		if (rc == 0) {
 			int64_t n = cmp_unmasked_pixels(w, h, cfg->ignore, cfg->n_ignore);
 			cmp_flip_frame(p->flip, &p->a, &p->bm, &fr->m.bbox, cfg->ignore, cfg->n_ignore, n,
