@@ -51,7 +51,7 @@
   verdict.className = "verdict " + (R.error ? "error" : R.passed ? "pass" : "fail");
   document.title = `${verdict.textContent} · tidepool compare`;
   const side = (label, s) => el("span", {}, `${label} `, el("code", { text: s.path }),
-    ` (${s.kind || "?"}, ${s.frames} frame${s.frames === 1 ? "" : "s"})`);
+    s.kind ? ` (${s.kind}, ${s.frames} frame${s.frames === 1 ? "" : "s"})` : "");
   $("sides").append(side("A reference", R.a), " · ", side("B test", R.b));
 
   const summary = $("summary");
