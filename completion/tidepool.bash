@@ -51,7 +51,10 @@ _tidepool()
 			*) replies=($(compgen -W "seed= solver= params. boundary= size= fps= duration= frames= substeps= render.mode= maps.height.scale= loop.duration=" -- "$cur")) ;;
 			esac
 			;;
-		--stats | --hash | --json | --junit | --sheet)
+		--metric)
+			replies=($(compgen -W "flip" -- "$cur"))
+			;;
+		--stats | --hash | --json | --junit | --sheet | --html)
 			replies=($(compgen -f -- "$cur"))
 			;;
 		-O | --out-dir | --diff)
@@ -59,7 +62,8 @@ _tidepool()
 			;;
 		--frames | --size | --seed | --threads | --crf | --bitrate | --flipbook | --frame-size | \
 			-j | --jobs | --name | --thumb | --max-diff | --max-pixels | --max-ratio | \
-			--min-psnr | --min-ssim | --fuzz | --ignore)
+			--min-psnr | --min-ssim | --fuzz | --ignore | \
+			--max-flip | --ppd | --viewing-conditions | --html-frames)
 			;;
 		*)
 			if [[ $cur == -* ]]; then

@@ -21,6 +21,8 @@
 #ifndef TP_ENCODE_PNG_H
 #define TP_ENCODE_PNG_H
 
+#include <stdio.h>
+
 #include "util/error.h"
 #include "util/image.h"
 
@@ -31,5 +33,7 @@
 
 int tp_png_read(const char *path, tp_pixfmt want, tp_image *out, tp_err *err);
 int tp_png_write(const char *path, const tp_image *img, int level, tp_err *err);
+/* The same PNG bytes to an open stream (e.g. open_memstream for a data: URI); TP_EIO. */
+int tp_png_write_stream(FILE *f, const tp_image *img, int level, tp_err *err);
 
 #endif
