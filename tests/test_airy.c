@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "tmpdir.h"
 #include "scene/scene.h"
 #include "sim/loop.h"
 #include "sim/stepper.h"
@@ -24,15 +25,12 @@ static char dir[64];
 
 static void setup(void)
 {
-	strcpy(dir, "/tmp/tp-airy-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	tp_tmpdir_make(dir, sizeof dir, "airy");
 }
 
 static void teardown(void)
 {
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	cr_assert_eq(system(cmd), 0);
+	tp_tmpdir_remove(dir);
 }
 
 TestSuite(airy, .init = setup, .fini = teardown, .timeout = 300);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "tmpdir.h"
 #include "compare/compare.h"
 #include "encode/encoder.h"
 #include "encode/hash.h"
@@ -20,15 +21,12 @@ static char dir[64];
 
 static void setup(void)
 {
-	strcpy(dir, "/tmp/tp-cmp-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	tp_tmpdir_make(dir, sizeof dir, "cmp");
 }
 
 static void teardown(void)
 {
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	cr_assert_eq(system(cmd), 0);
+	tp_tmpdir_remove(dir);
 }
 
 TestSuite(compare, .init = setup, .fini = teardown, .timeout = 60);

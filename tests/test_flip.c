@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "cli_util.h"
+#include "tmpdir.h"
 #include "compare/compare.h"
 #include "encode/png.h"
 
@@ -180,8 +181,8 @@ Test(flip, magma_colours_run_from_black_to_pale_yellow)
 
 Test(flip, compare_metric_flip_and_max_flip, .timeout = 60)
 {
-	char out[] = "/tmp/tp-flipcli-XXXXXX";
-	cr_assert_not_null(mkdtemp(out));
+	char out[64];
+	tp_tmpdir_make(out, sizeof out, "flipcli");
 	char js[128], er[128];
 	snprintf(js, sizeof js, "%s/r.json", out);
 	snprintf(er, sizeof er, "%s/err", out);
@@ -209,7 +210,5 @@ Test(flip, compare_metric_flip_and_max_flip, .timeout = 60)
 	cr_assert_not_null(strstr(slurp(er), "need --metric flip"), "%s", slurp(er));
 	cr_assert_eq(run_tp(NULL, er, "compare a b --metric flip --viewing-conditions 0.5,0.6"), 2);
 	cr_assert_eq(run_tp(NULL, er, "compare a b --metric flip --ppd 0"), 2);
-	char cmd[160];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", out);
-	cr_assert_eq(system(cmd), 0);
+	tp_tmpdir_remove(out);
 }

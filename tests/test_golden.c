@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "tmpdir.h"
 #include "compare/compare.h"
 
 /* What the goldens were rendered with: scripts/golden.sh uses the same (checked below). */
@@ -43,12 +44,12 @@ ParameterizedTestParameters(golden, scene_matches_its_manifest)
 
 ParameterizedTest(golden_scene *sc, golden, scene_matches_its_manifest, .timeout = 300)
 {
-	char golden[256], tmpdir[64] = "/tmp/tp-golden-XXXXXX";
+	char golden[256], tmpdir[64];
 	snprintf(golden, sizeof golden, "tests/golden/%s.manifest", sc->name);
 	cr_assert(access(golden, R_OK) == 0,
 		  "scenes/%s.json has no golden manifest %s: run 'make golden' and commit it", sc->name,
 		  golden);
-	cr_assert_not_null(mkdtemp(tmpdir));
+	tp_tmpdir_make(tmpdir, sizeof tmpdir, "golden");
 	for (int threads = 1; threads <= 2; threads++) {
 		char got[512], errf[128];
 		snprintf(got, sizeof got, "%s/%s-t%d.manifest", tmpdir, sc->name, threads);
@@ -75,9 +76,7 @@ ParameterizedTest(golden_scene *sc, golden, scene_matches_its_manifest, .timeout
 			     sc->name, threads, golden, report);
 		free(report);
 	}
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-	cr_assert_eq(system(cmd), 0);
+	tp_tmpdir_remove(tmpdir);
 }
 
 Test(golden, regeneration_script_renders_what_the_tests_check)

@@ -5,22 +5,20 @@
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "tmpdir.h"
 #include "encode/png.h"
 
 static char dir[64], errpath[128];
 
 static void setup(void)
 {
-	strcpy(dir, "/tmp/tp-levels-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	tp_tmpdir_make(dir, sizeof dir, "levels");
 	snprintf(errpath, sizeof errpath, "%s/stderr", dir);
 }
 
 static void teardown(void)
 {
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	cr_assert_eq(system(cmd), 0);
+	tp_tmpdir_remove(dir);
 }
 
 TestSuite(levels, .init = setup, .fini = teardown);

@@ -17,6 +17,7 @@
 #include <zlib.h>
 
 #include "cli_util.h"
+#include "tmpdir.h"
 #include "encode/mp4_read.h"
 #include "encode/png.h"
 
@@ -33,16 +34,13 @@ static char errpath[128];
 
 static void setup(void)
 {
-	strcpy(dir, "/tmp/tp-limits-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	tp_tmpdir_make(dir, sizeof dir, "limits");
 	snprintf(errpath, sizeof errpath, "%s/stderr", dir);
 }
 
 static void teardown(void)
 {
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	cr_assert_eq(system(cmd), 0);
+	tp_tmpdir_remove(dir);
 }
 
 TestSuite(limits, .init = setup, .fini = teardown, .timeout = 60);

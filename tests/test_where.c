@@ -6,22 +6,20 @@
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "tmpdir.h"
 #include "scene/scene.h"
 
 static char dir[64], errpath[128];
 
 static void setup(void)
 {
-	strcpy(dir, "/tmp/tp-where-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	tp_tmpdir_make(dir, sizeof dir, "where");
 	snprintf(errpath, sizeof errpath, "%s/stderr", dir);
 }
 
 static void teardown(void)
 {
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	cr_assert_eq(system(cmd), 0);
+	tp_tmpdir_remove(dir);
 }
 
 TestSuite(where, .init = setup, .fini = teardown);
