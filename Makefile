@@ -93,7 +93,8 @@ SRC_ENCODE = \
 	src/core/encode/mp4_read.c \
 	src/core/encode/hash.c \
 	src/core/encode/flipbook.c \
-	src/core/encode/join.c
+	src/core/encode/join.c \
+	src/core/encode/proof.c
 
 SRC_COMPARE = \
 	src/core/compare/metrics.c \
@@ -114,6 +115,7 @@ SRC_CLI = \
 	src/cli/compare.c \
 	src/cli/cache.c \
 	src/cli/tasks.c \
+	src/cli/chunkcheck.c \
 	src/cli/shline.c \
 	src/cli/join.c
 

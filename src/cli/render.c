@@ -248,6 +248,7 @@ int cmd_render(int argc, char **argv)
 				 .range = o.range,
 				 .first = first,
 				 .frames = last - first + 1};
+	o.outs.ov = &o.ov;
 	rc = outputs_plan(&plan, sc, &o.outs, &base, &err);
 	if (rc < 0)
 		goto fail;
@@ -262,6 +263,9 @@ int cmd_render(int argc, char **argv)
 	const tp_encoder *hash_enc = enc_find("hash");
 	enc_config hash_cfg = cfg;
 	hash_cfg.path = o.hash;
+	char hash_fp[65];
+	outputs_fingerprint(sc, &o.ov, (int)plan.o[0].mode, "hash", -1, NULL, 0, hash_fp);
+	hash_cfg.fingerprint = hash_fp;
 	if (o.hash) {
 		rc = hash_enc->check(&hash_cfg, &err);
 		if (rc < 0)

@@ -7,7 +7,7 @@
 
 #include "cli/cli.h"
 
-static int parse_bitrate(const char *s, int64_t *out)
+int cli_parse_bitrate(const char *s, int64_t *out)
 {
 	char buf[64];
 	size_t n = strlen(s);
@@ -174,7 +174,7 @@ int cli_opts_parse(const char *cmd, const char *usage, unsigned flags, int argc,
 			break;
 		case OPT_PRESET: o->preset = optarg; break;
 		case OPT_BITRATE:
-			if (parse_bitrate(optarg, &o->bitrate))
+			if (cli_parse_bitrate(optarg, &o->bitrate))
 				return tp_cli_usage(
 					cmd,
 					"--bitrate: expected bits/s such as 8M or 2500k (got '%s')",

@@ -56,4 +56,7 @@ typedef struct cli_opts {
 int cli_opts_parse(const char *cmd, const char *usage, unsigned flags, int argc, char **argv,
 		   cli_opts *o);
 
+/* --bitrate: bits/s with an optional k or M suffix. 0 or -1. */
+int cli_parse_bitrate(const char *s, int64_t *out);
+
 #endif

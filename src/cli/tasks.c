@@ -17,7 +17,9 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/chunkcheck.h"
 #include "cli/outputs.h"
+#include "cli/sceneopts.h"
 #include "cli/shline.h"
 #include "scene/scene.h"
 #include "sim/ckpt.h"
@@ -79,7 +81,8 @@ typedef struct tasks_opts {
 typedef struct output {
 	int mode; /* -1: the scene's */
 	char *path;
-	int kind; /* 'p' PNG pattern, 'v' video, 'n' null */
+	int kind;    /* 'p' PNG pattern, 'v' video, 'n' null */
+	char fp[65]; /* the fingerprint its files record (outputs_fingerprint) */
 } output;
 
 static const char *const mode_names[] = {"color", "height", "normal", "caustics", "particles"};
@@ -307,12 +310,6 @@ static int is_video(const char *p)
 			  !strcasecmp(p + n - 4, ".mov")));
 }
 
-static int frame_exists(const char *pattern, int k)
-{
-	char path[4352];
-	snprintf(path, sizeof path, pattern, k);
-	return tp_path_exists(path);
-}
 
 /* ---- the plan ---- */
 
@@ -323,6 +320,9 @@ typedef struct plan {
 	int nouts;
 	int frames, nchunks, digits;
 	int use_cache; /* --cache and at least one checkpoint to make */
+	char hash_fp[65]; /* the --hash manifest's fingerprint */
+	int nredo;        /* --missing: files found but not done (other settings, damaged) */
+	tp_err why;       /* the first one's reason */
 } plan;
 
 static int chunk_range(const plan *p, int c, int *a, int *b)
@@ -332,27 +332,42 @@ static int chunk_range(const plan *p, int c, int *a, int *b)
 	return 0;
 }
 
-/* 1 when every file of chunk c is on disk. */
-static int chunk_done(const plan *p, int c)
+/* Counts a file that is there but not done, keeping the first reason. */
+static int note(plan *p, int done, const tp_err *why)
+{
+	if (!done && strstr(why->msg, ": missing") == NULL && p->nredo++ == 0)
+		p->why = *why;
+	return done;
+}
+
+/* 1 when every file of chunk c is done: whole, made by these settings, holding its
+ * frames (chunkcheck.h). */
+static int chunk_done(plan *p, int c)
 {
 	int a, b, done = 1;
+	tp_err why = {""};
 	chunk_range(p, c, &a, &b);
 	for (int i = 0; i < p->nouts && done; i++) {
 		const output *o = &p->outs[i];
 		if (o->kind == 'p') {
-			for (int k = a; k <= b && done; k++)
-				done = frame_exists(o->path, k);
+			for (int k = a; k <= b && done; k++) {
+				char path[4352];
+				snprintf(path, sizeof path, o->path, k);
+				done = note(p, chunk_png_done(path, o->fp, k, p->frames, &why), &why);
+			}
 		} else if (o->kind == 'v') {
 			char *s = part_name(o->path, a, b, p->digits);
-			done = s && tp_path_exists(s);
+			done = s && note(p, chunk_mp4_done(s, o->fp, a, b, p->frames, &why), &why);
 			free(s);
 		}
 	}
-	const char *extra[2] = {p->o->hash, p->o->stats};
-	for (int i = 0; i < 2 && done; i++) {
-		if (!extra[i] || tp_is_special(extra[i]))
-			continue;
-		char *s = part_name(extra[i], a, b, p->digits);
+	if (done && p->o->hash && !tp_is_special(p->o->hash)) {
+		char *s = part_name(p->o->hash, a, b, p->digits);
+		done = s && note(p, chunk_manifest_done(s, p->hash_fp, a, b, p->frames, &why), &why);
+		free(s);
+	}
+	if (done && p->o->stats && !tp_is_special(p->o->stats)) {
+		char *s = part_name(p->o->stats, a, b, p->digits);
 		done = s && tp_path_exists(s);
 		free(s);
 	}
@@ -440,14 +455,21 @@ static void chunk_cmd(const plan *p, int c, tp_line *l)
 }
 
 /* Joins: one per MP4 output, one for --hash. Returns how many were written into ls. */
-static int join_cmds(const plan *p, tp_line *ls)
+static int join_cmds(plan *p, tp_line *ls)
 {
 	int n = 0;
 	for (int i = 0; i <= p->nouts; i++) {
 		const char *path = i < p->nouts ? p->outs[i].path : p->o->hash;
 		if (i < p->nouts ? p->outs[i].kind != 'v' : !path || tp_is_special(path))
 			continue;
-		if (p->o->missing && tp_path_exists(path))
+		tp_err why = {""};
+		if (p->o->missing &&
+		    note(p,
+			 i < p->nouts ? chunk_mp4_done(path, p->outs[i].fp, 0, p->frames - 1,
+						       p->frames, &why)
+				      : chunk_manifest_done(path, p->hash_fp, 0, p->frames - 1,
+							    p->frames, &why),
+			 &why))
 			continue;
 		tp_line *l = &ls[n++];
 		tp_line_word(l, p->o->bin);
@@ -468,6 +490,39 @@ static int join_cmds(const plan *p, tp_line *ls)
 		tp_line_word(l, "-q");
 	}
 	return n;
+}
+
+/* The fingerprints render records in each output's files, from the same settings:
+ * the render mode (a bare -o keeps the mode of the scene's outputs, else its
+ * render.mode) and the encoder options passed on. */
+static int fingerprints(plan *p, tp_err *err)
+{
+	const tasks_opts *o = p->o;
+	const scene *sc = p->sc;
+	int crf = -1;
+	const char *preset = NULL;
+	int64_t bitrate = 0;
+	for (int i = 0; i + 1 < o->nenc; i += 2) {
+		long v;
+		if (!strcmp(o->enc[i], "crf") && tp_parse_int(o->enc[i + 1], 0, 51, &v) == 0)
+			crf = (int)v;
+		else if (!strcmp(o->enc[i], "preset"))
+			preset = o->enc[i + 1];
+		else if (!strcmp(o->enc[i], "bitrate") && cli_parse_bitrate(o->enc[i + 1], &bitrate))
+			return tp_errf(err, TP_EUSAGE, "--bitrate: expected bits/s such as 8M (got '%s')",
+				       o->enc[i + 1]);
+	}
+	for (int i = 0; i < p->nouts; i++) {
+		output *out = &p->outs[i];
+		int mode = out->mode >= 0 ? out->mode
+			   : sc->noutputs ? (int)sc->outputs[0].mode
+					  : (int)sc->render.mode;
+		const char *enc = out->kind == 'v' ? "mp4" : out->kind == 'p' ? "png" : "null";
+		outputs_fingerprint(sc, &o->ov, mode, enc, crf, preset, bitrate, out->fp);
+		if (i == 0)
+			outputs_fingerprint(sc, &o->ov, mode, "hash", -1, NULL, 0, p->hash_fp);
+	}
+	return 0;
 }
 
 /* Outputs as render would choose them, checked for chunking. */
@@ -510,7 +565,7 @@ static int plan_outputs(plan *p, tp_err *err)
 				       "an .mp4, or null)",
 				       paths[i]);
 	}
-	return 0;
+	return fingerprints(p, err);
 }
 
 /* The sbatch driver. Chunk commands go into the array job's script, keyed by index. */
@@ -629,6 +684,10 @@ int cmd_tasks(int argc, char **argv)
 		njoins = join_cmds(&pa, joins);
 	}
 	int want_cache = p.use_cache && (!o.missing || !cache_done(&p));
+	if (o.missing && p.nredo)
+		fprintf(stderr, "tidepool: tasks: %d file%s to make again, made by other settings or "
+				"damaged (%s)\n",
+			p.nredo, p.nredo == 1 ? "" : "s", p.why.msg);
 	tp_line cache = {0};
 	if (want_cache)
 		cache_cmd(&p, &cache);
