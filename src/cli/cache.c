@@ -190,8 +190,11 @@ static int lock_cache(const char *dir, const uint8_t fp[32], int quiet, tp_err *
 					"is writing it; waiting\n",
 				dir);
 		if (flock(fd, LOCK_EX) != 0) {
+			int why = errno;
 			close(fd);
-			return tp_errf(err, TP_EIO, "%s: cannot lock (%s)", path, strerror(errno));
+			return why == EINTR ? TP_EINTR
+					    : tp_errf(err, TP_EIO, "%s: cannot lock (%s)", path,
+						      strerror(why));
 		}
 	}
 	char rec[192];

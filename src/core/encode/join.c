@@ -66,6 +66,14 @@ static int av_err(tp_err *err, int averr, const char *path, const char *what)
 	return tp_errf(err, TP_EINPUT, "%s: %s (%s)", path, what, e);
 }
 
+/* A write error of the output: its name and the system's reason. */
+static int wr_err(tp_err *err, int averr, const char *out)
+{
+	char e[128];
+	av_strerror(averr, e, sizeof e);
+	return tp_errf(err, TP_EIO, "%s: write failed (%s)", out, e);
+}
+
 /* Insertion sort by first frame (stable: equal firsts stay in the given order). */
 #define SORT_BY_FIRST(a, n, T)                                                                     \
 	for (int i_ = 1; i_ < (n); i_++) {                                                         \
@@ -286,7 +294,7 @@ static int copy_packets(AVFormatContext *ofc, AVStream *ost, seg *s, const char 
 		if (rc >= 0 && ofc->pb->error < 0)
 			rc = ofc->pb->error;
 		if (rc < 0)
-			return av_err(err, rc, out, "write failed");
+			return wr_err(err, rc, out);
 	}
 	if (rc != AVERROR_EOF)
 		return av_err(err, rc, s->path, "read failed");
@@ -338,16 +346,16 @@ static int join_mp4(seg *sg, int n, const char *out, tp_err *err)
 	averr = avformat_write_header(ofc, &mopts);
 	av_dict_free(&mopts);
 	if (averr < 0) {
-		rc = av_err(err, averr, out, "cannot write the MP4 header");
+		rc = wr_err(err, averr, out);
 		goto done;
 	}
 	int64_t offset = 0, last_dts = AV_NOPTS_VALUE;
 	for (int i = 0; i < n && rc == 0; i++)
 		rc = copy_packets(ofc, ost, &sg[i], out, &offset, &last_dts, pkt, err);
 	if (rc == 0 && ((averr = av_write_trailer(ofc)) < 0 || (averr = ofc->pb->error) < 0))
-		rc = av_err(err, averr, out, "write failed");
+		rc = wr_err(err, averr, out);
 	if (rc == 0 && (averr = avio_closep(&ofc->pb)) < 0)
-		rc = av_err(err, averr, out, "write failed");
+		rc = wr_err(err, averr, out);
 	if (rc == 0)
 		rc = enc_mp4_seal(tmp, out, err);
 	if (rc == 0) {
