@@ -28,6 +28,27 @@ enum {
 	SCENE_FROM_SCALE = 1u << 4,
 };
 
+/* One --set edit of the source text (sets.c): at `at`, `oldlen` bytes became `newlen`;
+ * insert: a new member put right after the "{" at at - 1 (else a value replaced). */
+typedef struct ld_edit {
+	size_t at, oldlen, newlen;
+	int insert;
+} ld_edit;
+
+/* The edits of a scene's text by --set, so that positions are reported in the file. */
+typedef struct ld_edits {
+	char *orig;      /* the text as read, before any edit (owned; NULL: no edits) */
+	size_t orig_len;
+	ld_edit *e;      /* in the order they were made (owned) */
+	int n;
+} ld_edits;
+void ld_edits_free(ld_edits *ed);
+/* LINE:COL in the file of offset off of text (the edited text, possibly past a BOM of
+ * `bom` bytes): a position inside a replaced value is the value's place in the file, one
+ * inside an inserted member the "{" of the object that gained it. ed may be NULL. */
+void ld_linecol(const ld_edits *ed, const char *text, size_t len, size_t bom, size_t off,
+		int *line, int *col);
+
 /* where.c: the parsed tree and its source text (after --set edits), kept in the scene. */
 struct scene_src {
 	const char *file; /* the scene's path (the scene's own string) */
@@ -38,6 +59,8 @@ struct scene_src {
 	char **sets;      /* the --set keys, dotted ("emitters.0.rate") */
 	int nsets;
 	unsigned from;    /* SCENE_FROM_* */
+	ld_edits edits;   /* --set edits, for positions in the file */
+	size_t bom;       /* bytes of byte-order mark before text */
 };
 void scene_src_free(scene_src *src);
 /* " (from --set)", " (from --size)", ... for a member at jpath, or "". */
@@ -143,6 +166,6 @@ void scene_text_digest(const char *text, size_t len, uint8_t out[32]);
 int ld_support(ld *L);
 /* sets.c: applies --set KEY=VALUE edits to the source text (reallocated) before parsing. */
 int ld_apply_sets(const char *file, char **text, size_t *len, const char *const *sets, int nsets,
-	tp_err *err);
+	ld_edits *ed, tp_err *err);
 
 #endif

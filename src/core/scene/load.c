@@ -509,6 +509,7 @@ int scene_load(const char *path, const scene_overrides *ov, scene **out, tp_err 
 	scene *s = NULL;
 	char dir[4096];
 	int rc;
+	ld_edits edits = {0};
 
 	*out = NULL;
 	if ((rc = check_overrides(ov, err)) < 0)
@@ -519,7 +520,8 @@ int scene_load(const char *path, const scene_overrides *ov, scene **out, tp_err 
 		rc = fail_text(path, text, len, off, why, err);
 		goto fail;
 	}
-	if (ov && ov->nsets && (rc = ld_apply_sets(path, &text, &len, ov->sets, ov->nsets, err)) < 0)
+	if (ov && ov->nsets &&
+	    (rc = ld_apply_sets(path, &text, &len, ov->sets, ov->nsets, &edits, err)) < 0)
 		goto fail;
 	/* The text is known-good JSON, so a failure here can only be memory. The BOM that
 	 * jsonpos tolerates is skipped for cJSON. */
@@ -542,6 +544,9 @@ int scene_load(const char *path, const scene_overrides *ov, scene **out, tp_err 
 	s->src->text = text + bom;
 	s->src->len = len - bom;
 	s->src->root = root;
+	s->src->bom = bom;
+	s->src->edits = edits;
+	memset(&edits, 0, sizeof edits);
 	text = NULL;
 	root = NULL;
 	if ((rc = keep_origins(s->src, ov)) < 0) {
@@ -555,6 +560,7 @@ int scene_load(const char *path, const scene_overrides *ov, scene **out, tp_err 
 	*out = s;
 	return 0;
 fail:
+	ld_edits_free(&edits);
 	scene_destroy(s);
 	cJSON_Delete(root);
 	free(text);

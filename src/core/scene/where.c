@@ -22,6 +22,7 @@ void scene_src_free(scene_src *src)
 		return;
 	cJSON_Delete(src->root);
 	free(src->buf);
+	ld_edits_free(&src->edits);
 	for (int i = 0; i < src->nsets; i++)
 		free(src->sets[i]);
 	free(src->sets);
@@ -135,7 +136,7 @@ int scene_errf(const scene *s, tp_err *err, int code, const char *jpath, const c
 	int n = jpath ? walk(src->root, jpath, steps, JSONPOS_MAX_DEPTH) : 0;
 	long off = jsonpos_find(src->text, src->len, steps, n, 0, NULL);
 	if (off >= 0)
-		jsonpos_linecol(src->text, src->len, (size_t)off, &line, &col);
+		ld_linecol(&src->edits, src->text, src->len, src->bom, (size_t)off, &line, &col);
 	return tp_errf(err, code, "%s:%d:%d: %s%s%s%s", src->file, line, col, jpath ? jpath : "",
 		       scene_origin(src, jpath), jpath ? ": " : "", msg);
 }
