@@ -96,6 +96,14 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (!strcmp(cmd, commands[i].name))
 			return finish(commands[i].run(argc - 1, argv + 1));
-	fprintf(stderr, "tidepool: unknown command '%s' (see 'tidepool --help')\n", cmd);
+	const char *names[sizeof commands / sizeof commands[0] + 1];
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		names[i] = commands[i].name;
+	names[sizeof commands / sizeof commands[0]] = NULL;
+	const char *sug = tp_cli_suggest(cmd, names);
+	if (sug)
+		fprintf(stderr, "tidepool: unknown command '%s' (did you mean '%s'?)\n", cmd, sug);
+	else
+		fprintf(stderr, "tidepool: unknown command '%s' (see 'tidepool --help')\n", cmd);
 	return 2;
 }

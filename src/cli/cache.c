@@ -37,7 +37,7 @@ static const char usage[] =
 	"      --set KEY=VALUE  change a scene value; repeatable\n"
 	"                       (--frames, --size/--scale, --seed and --set must be the same as\n"
 	"                       the render's)\n"
-	"      --threads N      worker threads (default: all cores); same bytes for every N\n"
+	"      --threads N      worker threads; 0 or absent: all cores; same bytes for every N\n"
 	"  -y, --overwrite      replace checkpoints in DIR made for something else\n"
 	"  -q, --quiet          no progress or summary\n"
 	"  -h, --help           show this help\n"

@@ -405,14 +405,21 @@ int cmd_render(int argc, char **argv)
 	if (rc == 0) {
 		double el = tp_now() - prog.start;
 		char summary[1024];
-		char more[32] = "";
+		char more[32] = "", warm[96] = "";
 		if (plan.n > 1)
 			snprintf(more, sizeof more, " (+%d more)", plan.n - 1);
+		/* One figure: frames written over the wall time from the first simulated step
+		 * to the last byte written, the same measure as the progress line's */
+		const int wf = loop_warmup_frames(lp), skipped = first > 0;
+		if (wf || skipped)
+			snprintf(warm, sizeof warm, "; the time includes %s%s%s",
+				 wf ? "the loop's warm-up" : "", wf && skipped ? " and " : "",
+				 skipped ? "simulating up to the range" : "");
 		snprintf(summary, sizeof summary,
-			 "%s %d frame%s (%dx%d, %s) to %s%s in %.2f s (%.1f fps)",
+			 "%s %d frame%s (%dx%d, %s) to %s%s in %.2f s (%.1f fps%s)",
 			 interrupted ? "interrupted after" : "rendered", frames_done,
 			 frames_done == 1 ? "" : "s", sc->width, sc->height, sc->solver->name,
-			 plan.o[0].path, more, el, el > 0 ? frames_done / el : 0.0);
+			 plan.o[0].path, more, el, el > 0 ? frames_done / el : 0.0, warm);
 		tp_progress_done(&prog, summary);
 		if (interrupted && tp_cli_broken_pipe())
 			/* Said even with -q: the status alone (141) would not say which pipe. */

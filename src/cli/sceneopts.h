@@ -45,8 +45,8 @@ typedef struct cli_opts {
 	"                       is its frame of reference, so the picture stays the same)\n"      \
 	"      --scale F        render size as a factor of the scene's size: 0.25, 25%, 2\n"      \
 	"      --seed N         random seed (rain and other random events)\n"                      \
-	"      --threads N      worker threads (default: all cores); output is identical\n"        \
-	"                       for every N\n"                                                     \
+	"      --threads N      worker threads; 0 or absent: all cores (OMP_NUM_THREADS if\n"     \
+	"                       set); output is identical for every N\n"                          \
 	"      --flipbook CxR   write single-file .png outputs as atlases of C x R frames\n"       \
 	"      --frame-size WxH size of each flipbook frame (default: the render size)\n"          \
 	"      --pot            round flipbook atlases up to powers of two\n"
