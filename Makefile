@@ -50,6 +50,7 @@ SRC_SCENE = \
 	src/core/scene/fingerprint.c \
 	src/core/scene/where.c \
 	src/core/scene/support.c \
+	src/core/scene/reach.c \
 	src/core/scene/ambient.c
 
 SRC_SOLVERS = \

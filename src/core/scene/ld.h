@@ -164,6 +164,10 @@ void scene_text_digest(const char *text, size_t len, uint8_t out[32]);
 /* support.c: after everything is read (before ld_scale), refuses every field the chosen
  * solver would not honour, at its position, naming the field and the solver. */
 int ld_support(ld *L);
+/* reach.c: after ld_support (before ld_scale), refuses a fluid block, stream emitter or
+ * box that lies wholly outside the water (the pool, or a particle solver's tank), at its
+ * place with the reason: no element is ignored silently. */
+int ld_reach(ld *L);
 /* sets.c: applies --set KEY=VALUE edits to the source text (reallocated) before parsing. */
 int ld_apply_sets(const char *file, char **text, size_t *len, const char *const *sets, int nsets,
 	ld_edits *ed, tp_err *err);

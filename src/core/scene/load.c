@@ -495,7 +495,8 @@ static int read_scene(ld *L, const scene_overrides *ov)
 	    (rc = ld_blocks(L, ld_get(L->root, "blocks"))) < 0 ||
 	    (rc = ld_ambient(L, ld_get(L->root, "ambient"))) < 0)
 		return rc;
-	if ((rc = read_output(L, ov)) < 0 || (rc = ld_textures(L)) < 0 || (rc = ld_support(L)) < 0)
+	if ((rc = read_output(L, ov)) < 0 || (rc = ld_textures(L)) < 0 || (rc = ld_support(L)) < 0 ||
+	    (rc = ld_reach(L)) < 0)
 		return rc;
 	return ld_scale(L);
 }
