@@ -141,6 +141,7 @@ TEST_SRCS = \
 	tests/test_scale.c \
 	tests/test_farm.c \
 	tests/test_farm_proof.c \
+	tests/test_untruths.c \
 	tests/test_docs.c \
 	tests/test_where.c \
 	tests/test_levels.c \
