@@ -43,14 +43,16 @@ static void write_file(const char *name, const char *text, char *path, size_t n)
 Test(untruths, set_errors_point_into_the_file)
 {
 	/* a member added to the scene: at the "{" of the object that gains it */
-	cr_assert_eq(run_tp(NULL, errpath, "render scenes/rain.json --set params.damping=4 -o null"), 3);
+	cr_assert_eq(
+		run_tp(NULL, errpath, "render scenes/rain.json --set params.damping=4 -o null"), 3);
 	ERR_HAS("scenes/rain.json:1:1: params.damping (from --set): unknown parameter");
 	cr_assert_eq(run_tp(NULL, errpath, "validate scenes/rain.json --set render.foo=4"), 3);
 	ERR_HAS("scenes/rain.json:10:13: render.foo (from --set): unknown key");
 	/* a value replaced: at its place in the file, even after an insertion on its line */
-	cr_assert_eq(run_tp(NULL, errpath,
-			    "validate scenes/rain.json --set render.shadows=true --set render.tint=5"),
-		     3);
+	cr_assert_eq(
+		run_tp(NULL, errpath,
+		       "validate scenes/rain.json --set render.shadows=true --set render.tint=5"),
+		3);
 	ERR_HAS("scenes/rain.json:10:61: render.tint (from --set): must be a colour");
 }
 
@@ -62,7 +64,9 @@ Test(untruths, did_you_mean_for_commands_and_solvers)
 	ERR_HAS("did you mean 'join'?");
 	cr_assert_eq(run_tp(NULL, errpath, "solvers rippel"), 2);
 	ERR_HAS("no solver named 'rippel' (did you mean 'ripple'?)");
-	cr_assert_eq(run_tp(NULL, errpath, "render scenes/rain.json --set solver='\"hook\"' -o null"), 3);
+	cr_assert_eq(
+		run_tp(NULL, errpath, "render scenes/rain.json --set solver='\"hook\"' -o null"),
+		3);
 	ERR_HAS("did you mean \"hooke\"?");
 }
 
@@ -72,7 +76,8 @@ Test(untruths, threads_zero_means_all_cores_and_says_so)
 	OUT_HAS("0 or absent: all cores");
 	cr_assert_eq(run_tp(outpath, NULL, "cache --help"), 0);
 	OUT_HAS("0 or absent: all cores");
-	cr_assert_eq(run_tp(NULL, errpath, "render tests/data/tiny.json --frames 2 --threads 0 -o null -q"),
+	cr_assert_eq(run_tp(NULL, errpath,
+			    "render tests/data/tiny.json --frames 2 --threads 0 -o null -q"),
 		     0, "%s", slurp(errpath));
 	cr_assert_eq(system("grep -q '0 or absent: all cores' docs/tidepool.1.scd"), 0);
 }
@@ -85,9 +90,11 @@ Test(untruths, one_fps_figure)
 	ERR_HAS("rendered 30 frames (96x64, ripple) to null in ");
 	ERR_HAS(" fps)");
 	/* a loop's warm-up is in the time, and the summary says so */
-	cr_assert_eq(run_tp(NULL, errpath, "render tests/data/farm_loop.json --frames 12 -o null"), 0);
+	cr_assert_eq(run_tp(NULL, errpath, "render tests/data/farm_loop.json --frames 12 -o null"),
+		     0);
 	ERR_HAS("fps; the time includes the loop's warm-up)");
-	cr_assert_eq(run_tp(NULL, errpath, "render tests/data/tiny.json --frames 30 --range 20-29 -o null"),
+	cr_assert_eq(run_tp(NULL, errpath,
+			    "render tests/data/tiny.json --frames 30 --range 20-29 -o null"),
 		     0);
 	ERR_HAS("fps; the time includes simulating up to the range)");
 }
@@ -114,8 +121,8 @@ Test(untruths, help_names_paths_that_exist_from_the_tree)
 Test(untruths, a_doubled_comma_gets_a_hint)
 {
 	char p[128];
-	write_file("dc.json", "{\n  \"size\": [64, 64],\n  \"seed\": 4,,\n  \"duration\": 1\n}\n", p,
-		   sizeof p);
+	write_file("dc.json", "{\n  \"size\": [64, 64],\n  \"seed\": 4,,\n  \"duration\": 1\n}\n",
+		   p, sizeof p);
 	cr_assert_eq(run_tp(NULL, errpath, "validate %s", p), 3);
 	ERR_HAS("dc.json:3:13: two commas in a row (delete one)");
 }
@@ -125,7 +132,8 @@ Test(untruths, elements_that_could_have_no_effect_are_refused)
 	char p[128];
 	/* the issue's case: an sph block wholly outside its tank */
 	write_file("block.json",
-		   "{\"format\": \"tidepool-scene/1\", \"size\": [160, 100], \"frames\": 4, \"solver\": \"sph\",\n"
+		   "{\"format\": \"tidepool-scene/1\", \"size\": [160, 100], \"frames\": 4, "
+		   "\"solver\": \"sph\",\n"
 		   " \"tank\": {\"size\": [60, 40], \"at\": [40, 30]},\n"
 		   " \"blocks\": [{\"rect\": [100, 50, 40, 30]}]}\n",
 		   p, sizeof p);
@@ -136,7 +144,8 @@ Test(untruths, elements_that_could_have_no_effect_are_refused)
 	ERR_HAS("blocks[0].rect: lies wholly outside the tank");
 	/* a stream whose nozzle is outside the tank wherever it goes */
 	write_file("stream.json",
-		   "{\"format\": \"tidepool-scene/1\", \"size\": [160, 100], \"frames\": 4, \"solver\": \"sph\",\n"
+		   "{\"format\": \"tidepool-scene/1\", \"size\": [160, 100], \"frames\": 4, "
+		   "\"solver\": \"sph\",\n"
 		   " \"tank\": {\"size\": [60, 40], \"at\": [40, 30]},\n"
 		   " \"blocks\": [{\"rect\": [20, 20, 20, 20]}],\n"
 		   " \"emitters\": [{\"type\": \"stream\", \"at\": [150, 90]}]}\n",
@@ -158,16 +167,21 @@ Test(untruths, elements_that_could_have_no_effect_are_refused)
 		   p, sizeof p);
 	cr_assert_eq(run_tp(NULL, errpath, "validate %s", p), 0, "%s", slurp(errpath));
 	/* every example scene still loads */
-	cr_assert_eq(run_tp(NULL, errpath, "validate scenes/*.json scenes/textures/*.json"), 0, "%s",
-		     slurp(errpath));
+	cr_assert_eq(run_tp(NULL, errpath, "validate scenes/*.json scenes/textures/*.json"), 0,
+		     "%s", slurp(errpath));
 }
 
 Test(untruths, compare_counts_add_up)
 {
-	cr_assert_eq(run_tp(NULL, NULL, "render tests/data/tiny.json --frames 40 -o %s/%%03d.png -q", dir), 0);
-	cr_assert_eq(run_tp(NULL, NULL, "render tests/data/tiny.json --frames 48 -o %s/v.mp4 -q", dir), 0);
+	cr_assert_eq(run_tp(NULL, NULL,
+			    "render tests/data/tiny.json --frames 40 -o %s/%%03d.png -q", dir),
+		     0);
+	cr_assert_eq(
+		run_tp(NULL, NULL, "render tests/data/tiny.json --frames 48 -o %s/v.mp4 -q", dir),
+		0);
 	cr_assert_eq(run_tp(NULL, errpath, "compare %s/%%03d.png %s/v.mp4", dir, dir), 1);
-	ERR_HAS("compare: 40 frames compared: 0 identical, 0 within tolerance, 40 failing; 8 missing");
+	ERR_HAS("compare: 40 frames compared: 0 identical, 0 within tolerance, 40 failing; 8 "
+		"missing");
 	ERR_HAS("more frames failing or missing");
 	cr_assert_eq(run_tp(NULL, errpath, "compare %s/%%03d.png %s/v.mp4 --min-psnr 20", dir, dir),
 		     1);
@@ -187,7 +201,8 @@ static int png_height(const char *path)
 
 Test(untruths, contact_sheet_labels_show_what_varies)
 {
-	vary vs[3] = {{"seed", 2, NULL}, {"maps.caustics.depth", 2, NULL}, {"render.tint", 1, NULL}};
+	vary vs[3] = {
+		{"seed", 2, NULL}, {"maps.caustics.depth", 2, NULL}, {"render.tint", 1, NULL}};
 	char s0[] = "seed=2", s1[] = "maps.caustics.depth=300", s2[] = "render.tint=\"#102030\"";
 	char *sets[3] = {s0, s1, s2}, label[256];
 	vary_label(vs, 3, sets, label, sizeof label);

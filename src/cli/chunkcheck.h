@@ -17,7 +17,6 @@ int chunk_png_done(const char *path, const char *fp, int k, int total, tp_err *w
 /* An MP4 segment or joined MP4 holding frames a..b. */
 int chunk_mp4_done(const char *path, const char *fp, int a, int b, int total, tp_err *why);
 /* A frame-hash manifest holding frames a..b. */
-int chunk_manifest_done(const char *path, const char *fp, int a, int b, int total,
-			tp_err *why);
+int chunk_manifest_done(const char *path, const char *fp, int a, int b, int total, tp_err *why);
 
 #endif

@@ -50,17 +50,18 @@ int enc_proof_parse(const char *s, enc_proof *p)
 	return p->first >= 0 && p->last >= p->first && p->total > p->last ? 0 : -1;
 }
 
-int enc_proof_match(const char *path, const enc_proof *got, const char *fp, int total,
-		    tp_err *err)
+int enc_proof_match(const char *path, const enc_proof *got, const char *fp, int total, tp_err *err)
 {
 	if (fp && strcmp(got->fp, fp))
-		return tp_errf(err, TP_EINPUT,
-			       "%s: made by other settings (another scene, --set, --seed, --frames, "
-			       "--size, mode or encoder options: fingerprints differ)",
-			       path);
+		return tp_errf(
+			err, TP_EINPUT,
+			"%s: made by other settings (another scene, --set, --seed, --frames, "
+			"--size, mode or encoder options: fingerprints differ)",
+			path);
 	if (total >= 0 && got->total != total)
-		return tp_errf(err, TP_EINPUT, "%s: holds frames %d-%d of a %d-frame render, not of %d",
-			       path, got->first, got->last, got->total, total);
+		return tp_errf(err, TP_EINPUT,
+			       "%s: holds frames %d-%d of a %d-frame render, not of %d", path,
+			       got->first, got->last, got->total, total);
 	return 0;
 }
 
@@ -148,14 +149,16 @@ int enc_mp4_verify(const char *path, enc_proof *p, tp_err *err)
 	if (rc < 0)
 		return rc;
 	if (enc_proof_parse(comment, p) < 0 || !p->has_sum)
-		return tp_errf(err, TP_EINPUT,
-			       "%s: no tidepool record (frame range, fingerprint and checksum: not a "
-			       "segment written by 'tidepool render --range' of this version)",
-			       path);
+		return tp_errf(
+			err, TP_EINPUT,
+			"%s: no tidepool record (frame range, fingerprint and checksum: not a "
+			"segment written by 'tidepool render --range' of this version)",
+			path);
 	if (p->sum != sum)
-		return tp_errf(err, TP_EINPUT,
-			       "%s: damaged (the checksum of its packets does not match its record)",
-			       path);
+		return tp_errf(
+			err, TP_EINPUT,
+			"%s: damaged (the checksum of its packets does not match its record)",
+			path);
 	if (count != p->last - p->first + 1)
 		return tp_errf(err, TP_EINPUT, "%s: holds %d frames, but its range %d-%d has %d",
 			       path, count, p->first, p->last, p->last - p->first + 1);

@@ -28,7 +28,7 @@
 #include "util/error.h"
 
 #define ENC_PROOF_PREFIX "tidepool frames"
-#define ENC_PROOF_MAX 160 /* bytes of a record with its NUL */
+#define ENC_PROOF_MAX    160 /* bytes of a record with its NUL */
 
 typedef struct enc_proof {
 	int first, last; /* frames held */
@@ -46,8 +46,7 @@ void enc_proof_format_unsealed(const enc_proof *p, char *buf, size_t n);
 int enc_proof_parse(const char *s, enc_proof *p);
 /* "made by other settings" / "frames ... of N" checks against what is wanted:
  * fp NULL and total < 0 skip those checks. 0 or TP_EINPUT naming path. */
-int enc_proof_match(const char *path, const enc_proof *got, const char *fp, int total,
-		    tp_err *err);
+int enc_proof_match(const char *path, const enc_proof *got, const char *fp, int total, tp_err *err);
 
 /* Fills in the checksum of a finished MP4 (path: the temporary; shown: the name for
  * messages). */

@@ -25,7 +25,7 @@ static box2 footprint(double x, double y, double w, double h, double deg)
 	double a = deg * (3.14159265358979323846 / 180);
 	double hw = 0.5 * (fabs(w * cos(a)) + fabs(h * sin(a)));
 	double hh = 0.5 * (fabs(w * sin(a)) + fabs(h * cos(a)));
-	return (box2){ x - hw, y - hh, x + hw, y + hh };
+	return (box2){x - hw, y - hh, x + hw, y + hh};
 }
 
 /* Every place a w x h thing on path p may be. */
@@ -62,7 +62,7 @@ int ld_reach(ld *L)
 {
 	const scene *s = L->s;
 	const int particles = s->solver && (s->solver->caps & TP_SOLVER_PARTICLES);
-	const box2 pool = { 0, 0, s->width, s->height };
+	const box2 pool = {0, 0, s->width, s->height};
 	box2 tank = pool, tank0 = pool;
 	char where[96] = "the pool";
 	if (particles && s->has_tank) {
@@ -72,31 +72,35 @@ int ld_reach(ld *L)
 		scene_path_eval(&s->tank.path, 0, &x, &y, &a);
 		tank0 = footprint(x, y, s->tank.size[0], s->tank.size[1], a);
 		snprintf(where, sizeof where, "the tank (%gx%g at [%g, %g]%s)", s->tank.size[0],
-			 s->tank.size[1], k0->x, k0->y, s->tank.path.n > 1 ? " and along its path" : "");
+			 s->tank.size[1], k0->x, k0->y,
+			 s->tank.path.n > 1 ? " and along its path" : "");
 	}
 	/* fluid blocks are filled into the tank as it stands at t = 0 */
 	for (int i = 0; particles && i < s->nblocks; i++) {
 		const scene_block *b = &s->blocks[i];
-		if (!overlap((box2){ b->x, b->y, b->x + b->w, b->y + b->h }, tank0))
-			return ld_fail(L, node_of(L, "blocks", i, "rect"), 0,
-				       "lies wholly outside the tank at t = 0 (x %g..%g, y %g..%g): it "
-				       "would make no particle",
-				       tank0.x0, tank0.x1, tank0.y0, tank0.y1);
+		if (!overlap((box2){b->x, b->y, b->x + b->w, b->y + b->h}, tank0))
+			return ld_fail(
+				L, node_of(L, "blocks", i, "rect"), 0,
+				"lies wholly outside the tank at t = 0 (x %g..%g, y %g..%g): it "
+				"would make no particle",
+				tank0.x0, tank0.x1, tank0.y0, tank0.y1);
 	}
 	for (int i = 0; particles && i < s->nemitters; i++) {
 		const scene_emitter *e = &s->emitters[i];
 		if (e->type == SCENE_EMIT_STREAM && !inside(tank, e->at[0], e->at[1]))
-			return ld_fail(L, node_of(L, "emitters", i, "at"), 0,
-				       "the nozzle [%g, %g] is outside %s at all times: its particles "
-				       "would be lost",
-				       e->at[0], e->at[1], where);
+			return ld_fail(
+				L, node_of(L, "emitters", i, "at"), 0,
+				"the nozzle [%g, %g] is outside %s at all times: its particles "
+				"would be lost",
+				e->at[0], e->at[1], where);
 	}
 	for (int i = 0; i < s->nboxes; i++) {
 		const scene_box *b = &s->boxes[i];
 		if (!overlap(reach(&b->path, b->size[0], b->size[1]), tank))
-			return ld_fail(L, node_of(L, "boxes", i, NULL), 0,
-				       "lies wholly outside %s at all times: it would touch no water",
-				       particles && s->has_tank ? where : "the pool");
+			return ld_fail(
+				L, node_of(L, "boxes", i, NULL), 0,
+				"lies wholly outside %s at all times: it would touch no water",
+				particles && s->has_tank ? where : "the pool");
 	}
 	return 0;
 }
