@@ -40,15 +40,21 @@ static void tree_root(char *root, char *man, size_t n)
 	if (!slash)
 		return;
 	*slash = 0;
-	snprintf(probe, sizeof probe, "%s/../scenes/README.md", exe);
-	if (access(probe, R_OK) != 0)
-		return;
-	snprintf(probe, sizeof probe, "%s/..", exe);
-	if (!realpath(probe, real))
-		return;
-	snprintf(root, n, "%s", real);
 	snprintf(probe, sizeof probe, "%s/tidepool.1", exe);
-	snprintf(man, n, "%s", access(probe, R_OK) == 0 && realpath(probe, real) ? real : "");
+	if (access(probe, R_OK) == 0 && realpath(probe, real))
+		snprintf(man, n, "%s", real);
+	/* build/tidepool, or build/asan/tidepool */
+	for (const char *up = "/..", *up2 = "/../.."; up; up = up == up2 ? NULL : up2) {
+		snprintf(probe, sizeof probe, "%s%s/scenes/README.md", exe, up);
+		if (access(probe, R_OK) == 0) {
+			snprintf(probe, sizeof probe, "%s%s", exe, up);
+			if (realpath(probe, real))
+				snprintf(root, n, "%s", real);
+			break;
+		}
+	}
+	if (!root[0])
+		man[0] = 0;
 }
 
 static void print_help(FILE *f)
