@@ -116,6 +116,7 @@ SRC_CLI = \
 	src/cli/compare.c \
 	src/cli/cache.c \
 	src/cli/tasks.c \
+	src/cli/tasks_args.c \
 	src/cli/chunkcheck.c \
 	src/cli/shline.c \
 	src/cli/join.c
