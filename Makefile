@@ -50,6 +50,7 @@ SRC_SCENE = \
 	src/core/scene/fingerprint.c \
 	src/core/scene/where.c \
 	src/core/scene/support.c \
+	src/core/scene/reach.c \
 	src/core/scene/ambient.c
 
 SRC_SOLVERS = \
@@ -93,7 +94,8 @@ SRC_ENCODE = \
 	src/core/encode/mp4_read.c \
 	src/core/encode/hash.c \
 	src/core/encode/flipbook.c \
-	src/core/encode/join.c
+	src/core/encode/join.c \
+	src/core/encode/proof.c
 
 SRC_COMPARE = \
 	src/core/compare/metrics.c \
@@ -120,6 +122,8 @@ SRC_CLI = \
 	src/cli/compare.c \
 	src/cli/cache.c \
 	src/cli/tasks.c \
+	src/cli/tasks_args.c \
+	src/cli/chunkcheck.c \
 	src/cli/shline.c \
 	src/cli/join.c
 
@@ -146,6 +150,8 @@ TEST_SRCS = \
 	tests/test_sph.c \
 	tests/test_scale.c \
 	tests/test_farm.c \
+	tests/test_farm_proof.c \
+	tests/test_untruths.c \
 	tests/test_docs.c \
 	tests/test_where.c \
 	tests/test_levels.c \

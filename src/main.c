@@ -1,4 +1,5 @@
 /* tidepool - batch renderer for water. main() dispatches through the command table. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,38 @@ static const command commands[] = {
 	{ "join", cmd_join, "concatenate MP4 segments (or manifests) of a chunked render" },
 };
 
+/* The source tree this binary was built in, when it runs from there (build/tidepool):
+ * root gets the directory above its own that holds scenes/README.md, man the man page
+ * built beside the binary; both "" if not. */
+static void tree_root(char *root, char *man, size_t n)
+{
+	char exe[4096], probe[4200], real[PATH_MAX];
+	root[0] = man[0] = 0;
+	ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (k <= 0)
+		return;
+	exe[k] = 0;
+	char *slash = strrchr(exe, '/');
+	if (!slash)
+		return;
+	*slash = 0;
+	snprintf(probe, sizeof probe, "%s/tidepool.1", exe);
+	if (access(probe, R_OK) == 0 && realpath(probe, real))
+		snprintf(man, n, "%s", real);
+	/* build/tidepool, or build/asan/tidepool */
+	for (const char *up = "/..", *up2 = "/../.."; up; up = up == up2 ? NULL : up2) {
+		snprintf(probe, sizeof probe, "%s%s/scenes/README.md", exe, up);
+		if (access(probe, R_OK) == 0) {
+			snprintf(probe, sizeof probe, "%s%s", exe, up);
+			if (realpath(probe, real))
+				snprintf(root, n, "%s", real);
+			break;
+		}
+	}
+	if (!root[0])
+		man[0] = 0;
+}
+
 static void print_help(FILE *f)
 {
 	fprintf(f, "usage: tidepool COMMAND [options]\n\n"
@@ -31,10 +64,32 @@ static void print_help(FILE *f)
 		   "commands:\n");
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\n'tidepool COMMAND --help' describes a command, 'man tidepool' all of them.\n"
-		   "The scene format: " TP_DOCDIR "/scenes/README.md\n"
-		   "Example scenes:   " TP_DATADIR "/scenes/\n"
-		   "Options: -h/--help, -V/--version.\n");
+	/* Paths that exist and go with this binary: the source tree's when it runs from
+	 * there (build/tidepool), else the installed ones. */
+	char root[PATH_MAX], man[PATH_MAX];
+	tree_root(root, man, sizeof root);
+	int installed = access(TP_DOCDIR "/scenes/README.md", R_OK) == 0;
+	if (!root[0]) {
+		fprintf(f, "\n'tidepool COMMAND --help' describes a command, 'man tidepool' all of them.\n"
+			   "The scene format: " TP_DOCDIR "/scenes/README.md%s\n"
+			   "Example scenes:   " TP_DATADIR "/scenes/%s\n",
+			installed ? "" : " (after make install)",
+			installed ? "" : " (after make install)");
+	} else {
+		if (man[0])
+			fprintf(f, "\n'tidepool COMMAND --help' describes a command, 'man -l %s' all "
+				   "of them.\n",
+				man);
+		else
+			fprintf(f, "\n'tidepool COMMAND --help' describes a command; the manual page, "
+				   "all of them ('make' builds it as build/tidepool.1).\n");
+		fprintf(f, "The scene format: %s/scenes/README.md\n"
+			   "Example scenes:   %s/scenes/\n"
+			   "(in the source tree this tidepool runs from: README.md, \"Running from the "
+			   "tree\")\n",
+			root, root);
+	}
+	fprintf(f, "Options: -h/--help, -V/--version.\n");
 }
 
 static int finish(int status)
@@ -96,6 +151,14 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (!strcmp(cmd, commands[i].name))
 			return finish(commands[i].run(argc - 1, argv + 1));
-	fprintf(stderr, "tidepool: unknown command '%s' (see 'tidepool --help')\n", cmd);
+	const char *names[sizeof commands / sizeof commands[0] + 1];
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		names[i] = commands[i].name;
+	names[sizeof commands / sizeof commands[0]] = NULL;
+	const char *sug = tp_cli_suggest(cmd, names);
+	if (sug)
+		fprintf(stderr, "tidepool: unknown command '%s' (did you mean '%s'?)\n", cmd, sug);
+	else
+		fprintf(stderr, "tidepool: unknown command '%s' (see 'tidepool --help')\n", cmd);
 	return 2;
 }

@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <xxhash.h>
+
 #include "cli_util.h"
 #include "util/wire.h"
 
@@ -238,7 +240,7 @@ Test(farm, checkpoint_format_is_little_endian_as_documented)
 	uint8_t h[128];
 	cr_assert_eq(fread(h, 1, 128, f), 128);
 	cr_assert(!memcmp(h, "TPCKPT01", 8));
-	cr_assert(h[8] == 1 && h[9] == 0 && h[10] == 0 && h[11] == 0); /* format 1, LE */
+	cr_assert(h[8] == 2 && h[9] == 0 && h[10] == 0 && h[11] == 0); /* format 2, LE */
 	cr_assert(h[12] == 128 && h[13] == 0);                         /* header size */
 	cr_assert_str_eq((const char *)h + 16, TP_VERSION);
 	cr_assert(h[80] == 96 && h[81] == 0 && h[84] == 64 && h[88] == 10 && h[92] == 12);
@@ -253,6 +255,15 @@ Test(farm, checkpoint_format_is_little_endian_as_documented)
 	fseek(f, -8, SEEK_END);
 	cr_assert_eq(fread(tr, 1, 8, f), 8);
 	cr_assert(!memcmp(tr, "TPCKEND\n", 8));
+	/* offset 120: XXH3-64 of the payload, little-endian */
+	uint64_t sum = 0;
+	for (int i = 0; i < 8; i++)
+		sum |= (uint64_t)h[120 + i] << (8 * i);
+	uint8_t *pl = malloc(payload);
+	fseek(f, 128, SEEK_SET);
+	cr_assert_eq(fread(pl, 1, payload, f), payload);
+	cr_assert_eq(sum, XXH3_64bits(pl, payload));
+	free(pl);
 	fclose(f);
 	/* no temporaries left */
 	cr_assert_eq(sh("ls -a %s/c | grep -q tmp", dir), 1);
@@ -385,7 +396,7 @@ Test(farm, join_refuses_gaps_overlaps_and_mismatches)
 	cr_assert(strstr(slurp(errpath), "q.mp4: encoder settings") != NULL, "%s", slurp(errpath));
 	cr_assert_eq(run_tp(NULL, errpath, "join %s/a.mp4 %s/full.mp4 -o %s/x.mp4", dir, dir, dir),
 		     3);
-	cr_assert(strstr(slurp(errpath), "full.mp4: no frame range") != NULL, "%s", slurp(errpath));
+	cr_assert(strstr(slurp(errpath), "full.mp4: no tidepool record") != NULL, "%s", slurp(errpath));
 	cr_assert_eq(sh("%s render tests/data/farm_loop.json --range 0-3 -o %s/s.mp4 -q", b, dir),
 		     0);
 	cr_assert_eq(run_tp(NULL, errpath, "join %s/s.mp4 %s/b.mp4 -o %s/x.mp4", dir, dir, dir), 3);

@@ -448,35 +448,25 @@ Test(mp4, same_frames_give_identical_bytes)
 	free(b2);
 }
 
-Test(mp4, odd_size_is_padded_by_repeating_the_edge)
+/* H.264 4:2:0 crops in steps of 2 pixels: an odd size is refused by check(), before
+ * anything is rendered, naming the even sizes to use (an MP4 always has the render's
+ * size; it used to be padded to 34x18 without a word). */
+Test(mp4, odd_size_is_refused_with_the_even_sizes)
 {
 	char p[256];
 	path_in(p, sizeof p, "odd.mp4");
 	enc_config cfg = config(p, 33, 17, 25, 4);
 	tp_err err;
+	cr_assert_eq(encode_n(&cfg, 4, ENC_CLOSE_DONE, &err), TP_EUSAGE);
+	cr_assert(strstr(err.msg, "33x17: H.264 in 4:2:0 needs an even width and height") &&
+			  strstr(err.msg, "render at 32x16 or 34x18"),
+		  "%s", err.msg);
+	cr_assert(access(p, F_OK) != 0);
+	cfg = config(p, 34, 18, 25, 4);
 	cr_assert_eq(encode_n(&cfg, 4, ENC_CLOSE_DONE, &err), 0, "%s", err.msg);
 	decoded d;
 	cr_assert_eq(decode_file(p, &d), 0);
-	cr_assert_eq(d.w, 34);
-	cr_assert_eq(d.h, 18);
-	cr_assert_eq(d.nframes, 4);
-	tp_image src;
-	tp_image_alloc(&src, 33, 17, TP_RGB8);
-	make_frame(&src, 3);
-	double q = psnr(&src, &d.frames[3], 33, 17);
-	/* ~31 dB: in so small a frame the square's hard edges dominate. A row or column
-	 * misplaced by the padding would fall far below. */
-	cr_assert_gt(q, 29.0, "PSNR %.1f dB", q);
-	/* The added column and row look like their neighbours, not black. */
-	for (int y = 0; y < 17; y++) {
-		const uint8_t *r = tp_image_row(&d.frames[3], y);
-		for (int c = 0; c < 3; c++)
-			cr_assert_leq(abs(r[3 * 33 + c] - r[3 * 32 + c]), 12, "row %d", y);
-	}
-	const uint8_t *r16 = tp_image_row(&d.frames[3], 16), *r17 = tp_image_row(&d.frames[3], 17);
-	for (int x = 0; x < 3 * 33; x++)
-		cr_assert_leq(abs(r17[x] - r16[x]), 12, "byte %d", x);
-	tp_image_free(&src);
+	cr_assert(d.w == 34 && d.h == 18 && d.nframes == 4);
 	decoded_free(&d);
 }
 

@@ -164,12 +164,12 @@ static const char full_sph_scene[] =
 	"  " FMT ",\n"
 	"  \"size\": [320, 200], \"fps\": 25, \"duration\": 2.02, \"solver\": \"sph\",\n"
 	"  \"drops\": [ { \"at\": [1, 2], \"strength\": 2 } ],\n"
-	"  \"emitters\": [ { \"type\": \"stream\", \"to\": 1.5, \"at\": [5, 6], \"direction\": -45, \"speed\": 10,\n"
+	"  \"emitters\": [ { \"type\": \"stream\", \"to\": 1.5, \"at\": [65, 56], \"direction\": -45, \"speed\": 10,\n"
 	"                  \"spread\": 0, \"cap\": 5000 } ],\n"
-	"  \"boxes\": [ { \"size\": [60, 40], \"density\": 10, \"float\": true, \"at\": [100, 180], \"angle\": 10 },\n"
-	"              { \"size\": [8, 9], \"at\": [3, 4], \"angle\": 30 } ],\n"
+	"  \"boxes\": [ { \"size\": [60, 40], \"density\": 10, \"float\": true, \"at\": [100, 140], \"angle\": 10 },\n"
+	"              { \"size\": [8, 9], \"at\": [63, 54], \"angle\": 30 } ],\n"
 	"  \"tank\": { \"size\": [200, 100], \"path\": [ { \"t\": 1, \"at\": [160, 100] } ] },\n"
-	"  \"blocks\": [ { \"rect\": [0, 0, 320, 200] }, { \"rect\": [1.5, 2, 3, 4] } ]\n"
+	"  \"blocks\": [ { \"rect\": [0, 0, 320, 200] }, { \"rect\": [61.5, 52, 3, 4] } ]\n"
 	"}\n";
 
 
@@ -270,8 +270,8 @@ Test(scene, every_sph_field_is_read, .init = setup, .fini = teardown)
 	cr_assert_eq(st->from, 0.0);
 	cr_assert_eq(st->to, 1.5);
 	cr_assert_eq(st->rate, 100.0); /* default */
-	cr_assert_eq(st->at[0], 5.0);
-	cr_assert_eq(st->at[1], 6.0);
+	cr_assert_eq(st->at[0], 65.0);
+	cr_assert_eq(st->at[1], 56.0);
 	cr_assert_eq(st->direction, -45.0);
 	cr_assert_eq(st->speed, 10.0);
 	cr_assert_eq(st->spread, 0.0);
@@ -286,7 +286,7 @@ Test(scene, every_sph_field_is_read, .init = setup, .fini = teardown)
 	cr_assert_eq(s->tank.path.n, 1);
 	cr_assert_eq(s->tank.path.keys[0].t, 1.0);
 	cr_assert_eq(s->nblocks, 2);
-	cr_assert_eq(s->blocks[1].x, 1.5);
+	cr_assert_eq(s->blocks[1].x, 61.5);
 	cr_assert_eq(s->blocks[1].h, 4.0);
 	scene_destroy(s);
 }
@@ -330,11 +330,11 @@ Test(scene, a_render_size_scales_every_length, .init = setup, .fini = teardown)
 	scene_destroy(s);
 	s = load_ok(full_sph_scene, &ov);
 	const scene_emitter *jet = &s->emitters[0];
-	cr_assert(jet->at[0] == 10 && jet->at[1] == 12 && jet->speed == 20 && jet->rate == 100);
-	cr_assert(s->boxes[0].path.keys[0].x == 200 && s->boxes[0].path.keys[0].y == 360);
+	cr_assert(jet->at[0] == 130 && jet->at[1] == 112 && jet->speed == 20 && jet->rate == 100);
+	cr_assert(s->boxes[0].path.keys[0].x == 200 && s->boxes[0].path.keys[0].y == 280);
 	cr_assert(s->tank.size[0] == 400 && s->tank.size[1] == 200);
 	cr_assert(s->tank.path.keys[0].x == 320 && s->tank.path.keys[0].y == 200);
-	cr_assert(s->blocks[1].x == 3 && s->blocks[1].y == 4 && s->blocks[1].w == 6 &&
+	cr_assert(s->blocks[1].x == 123 && s->blocks[1].y == 104 && s->blocks[1].w == 6 &&
 		  s->blocks[1].h == 8);
 	scene_destroy(s);
 

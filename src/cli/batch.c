@@ -593,19 +593,22 @@ sheet:
 	interrupted = tp_cli_interrupted && rc == 0;
 	if (rc == 0 && !interrupted && !o.no_sheet) {
 		sheet_item *items = calloc((size_t)nvariants, sizeof *items);
+		char(*labels)[512] = calloc((size_t)nvariants, sizeof *labels);
 		int n = 0;
-		for (int v = 0; items && v < nvariants; v++) {
+		for (int v = 0; items && labels && v < nvariants; v++) {
 			if (vars[v].status != 0)
 				continue;
-			items[n].label = vars[v].name;
+			vary_label(vs, nv, vars[v].sets, labels[n], sizeof labels[n]);
+			items[n].label = labels[n][0] ? labels[n] : vars[v].name;
 			items[n].frame = vars[v].preview_frame;
 			items[n++].image = vars[v].preview[0] ? vars[v].preview : NULL;
 		}
-		if (!items)
+		if (!items || !labels)
 			rc = tp_errf(&err, TP_EIO, "out of memory");
 		else if (n)
 			rc = sheet_write(sheet_path, items, n, o.thumb, &err);
 		free(items);
+		free(labels);
 	}
 	if (rc == 0) {
 		char summary[4608];

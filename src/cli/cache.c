@@ -1,7 +1,12 @@
 /* tidepool cache: simulate once, write checkpoints for `render --range A-B --cache DIR`. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/sceneopts.h"
@@ -30,7 +35,7 @@ static const char usage[] =
 	"      --set KEY=VALUE  change a scene value; repeatable\n"
 	"                       (--frames, --size/--scale, --seed and --set must be the same as\n"
 	"                       the render's)\n"
-	"      --threads N      worker threads (default: all cores); same bytes for every N\n"
+	"      --threads N      worker threads; 0 or absent: all cores; same bytes for every N\n"
 	"  -y, --overwrite      replace checkpoints in DIR made for something else\n"
 	"  -q, --quiet          no progress or summary\n"
 	"  -h, --help           show this help\n"
@@ -94,6 +99,66 @@ static int parse_args(int argc, char **argv, cache_opts *o, const char **scene_f
 	return 0;
 }
 
+/* DIR/.tidepool-cache.lock, flock()ed while this run writes DIR and holding the
+ * fingerprint of what it writes. Another run of other settings is refused with the
+ * reason; one of the same settings waits for it, then continues after its checkpoints.
+ * The lock goes with the process (a killed run leaves an unlocked, harmless file).
+ * Returns the descriptor to keep open, or a negative code. */
+static int lock_cache(const char *dir, const uint8_t fp[32], int quiet, tp_err *err)
+{
+	char path[4352], mine[128], theirs[128] = "";
+	snprintf(path, sizeof path, "%s/.tidepool-cache.lock", dir);
+	int n = 0;
+	for (int i = 0; i < 32; i++)
+		n += snprintf(mine + n, sizeof mine - (size_t)n, "%02x", fp[i]);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0666);
+	struct stat st;
+	if (fd < 0)
+		return tp_errf(err, TP_EIO, "%s: cannot create the lock file (%s)", path,
+			       strerror(errno));
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return tp_errf(err, TP_EIO, "%s: is not a regular file (remove it)", path);
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		int e = errno;
+		ssize_t k = e == EWOULDBLOCK ? pread(fd, theirs, sizeof theirs - 1, 0) : -1;
+		theirs[k > 0 ? k : 0] = 0;
+		if (e != EWOULDBLOCK || strncmp(theirs, mine, 64)) {
+			char *nl = strchr(theirs, '\n');
+			if (nl)
+				*nl = 0;
+			close(fd);
+			return e == EWOULDBLOCK
+				       ? tp_errf(err, TP_EIO,
+						 "%s: being written by another 'tidepool cache' of other "
+						 "settings (%s holds %s); wait for it or use another "
+						 "directory",
+						 dir, path, theirs[0] ? theirs : "its lock")
+				       : tp_errf(err, TP_EIO, "%s: cannot lock (%s)", path, strerror(e));
+		}
+		if (!quiet)
+			fprintf(stderr, "tidepool: %s: another 'tidepool cache' of the same settings "
+					"is writing it; waiting\n",
+				dir);
+		if (flock(fd, LOCK_EX) != 0) {
+			int why = errno;
+			close(fd);
+			return why == EINTR ? TP_EINTR
+					    : tp_errf(err, TP_EIO, "%s: cannot lock (%s)", path,
+						      strerror(why));
+		}
+	}
+	char rec[192];
+	int len = snprintf(rec, sizeof rec, "%s pid %ld\n", mine, (long)getpid());
+	if (ftruncate(fd, 0) != 0 || pwrite(fd, rec, (size_t)len, 0) != len) {
+		int e = errno;
+		close(fd);
+		return tp_errf(err, TP_EIO, "%s: write failed (%s)", path, strerror(e));
+	}
+	return fd;
+}
+
 static void human(double bytes, char *buf, size_t n)
 {
 	if (bytes >= 1e9)
@@ -115,7 +180,7 @@ int cmd_cache(int argc, char **argv)
 	tp_err err = {""};
 	scene *sc = NULL;
 	sim_loop *lp = NULL;
-	int rc;
+	int rc, lock = -1;
 	tp_cli_catch_signals();
 	int threads = tp_cli_threads(o.threads);
 	if ((rc = scene_load(scene_file, &o.ov, &sc, &err)) < 0)
@@ -126,6 +191,8 @@ int cmd_cache(int argc, char **argv)
 		goto fail;
 	ckpt_key key = {.sc = sc};
 	scene_fingerprint(sc, &o.ov, key.fingerprint);
+	if ((lock = rc = lock_cache(o.dir, key.fingerprint, o.quiet, &err)) < 0)
+		goto fail;
 	if ((rc = loop_create(sc, threads, &lp, &err)) < 0)
 		goto fail;
 
@@ -200,6 +267,8 @@ int cmd_cache(int argc, char **argv)
 	rc = tp_cli_interrupted ? TP_EINTR : 0;
 
 fail:
+	if (lock >= 0)
+		close(lock);
 	loop_destroy(lp);
 	scene_destroy(sc);
 	if (rc < 0 && rc != TP_EINTR)

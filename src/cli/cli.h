@@ -47,5 +47,8 @@ int tp_parse_range(const char *s, int *a, int *b);
 
 /* Applies --threads (0 = all cores) to OpenMP; returns the thread count in use. */
 int tp_cli_threads(int n);
+/* The candidate a mistyped word most likely meant (a few characters off, or a prefix
+ * of three or more), or NULL: for "did you mean". cands is NULL-terminated. */
+const char *tp_cli_suggest(const char *word, const char *const *cands);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scene/ld.h"
 #include "scene/scene.h"
 
 volatile sig_atomic_t tp_cli_interrupted = 0;
@@ -154,4 +155,9 @@ int tp_cli_threads(int n)
 	if (n > 0)
 		omp_set_num_threads(n);
 	return omp_get_max_threads();
+}
+
+const char *tp_cli_suggest(const char *word, const char *const *cands)
+{
+	return ld_suggest(word, cands);
 }

@@ -64,8 +64,8 @@ static const char usage[] =
 	"      --update         make A match B: rewrite the frames of A (PNGs or manifest) that\n"
 	"                       differ beyond tolerance, and only those, then list them; creates A\n"
 	"                       (a .manifest, a .png or a %d pattern) when it does not exist\n"
-	"      --threads N      worker threads (default: all cores); results are identical for\n"
-	"                       every N\n"
+	"      --threads N      worker threads; 0 or absent: all cores; results are identical\n"
+	"                       for every N\n"
 	"  -h, --help           show this help\n"
 	"\n";
 

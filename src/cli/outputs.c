@@ -1,6 +1,7 @@
 /* outputs.c - the outputs of one render: modes, paths, renderers, encoders (outputs.h). */
 #include "cli/outputs.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const char *const mode_names[] = {"color",    "height",    "normal",
@@ -76,6 +77,12 @@ static int add(out_plan *p, const scene *sc, const out_cli *cli, const enc_confi
 	it->cfg.frames = base->range ? base->frames : sc->frames;
 	it->cfg.fmt = render_format(it->rd);
 	it->cfg.flipbook = atlas ? &it->fb : NULL;
+	it->cfg.total = sc->frames;
+	if (cli->ov) {
+		outputs_fingerprint(sc, cli->ov, (int)it->mode, it->enc->name, base->crf,
+				    base->preset, base->bitrate, it->fp);
+		it->cfg.fingerprint = it->fp;
+	}
 	return it->enc->check(&it->cfg, err);
 }
 
@@ -144,6 +151,20 @@ void outputs_render(out_plan *p, const tp_surface *s, tp_image *slot, void (*sid
 {
 	for (int i = 0; i < p->n; i++)
 		render_frame_side(p->o[i].rd, s, &slot[i], i == 0 ? side : NULL, side_arg);
+}
+
+void outputs_fingerprint(const scene *sc, const scene_overrides *ov, int mode,
+			 const char *encoder, int crf, const char *preset, int64_t bitrate,
+			 char hex[65])
+{
+	uint8_t fp[32];
+	char what[256];
+	scene_fingerprint(sc, ov, fp);
+	int n = snprintf(what, sizeof what, "mode %s\nencoder %s\n", mode_names[mode], encoder);
+	if (!strcmp(encoder, "mp4") && n > 0 && (size_t)n < sizeof what)
+		snprintf(what + n, sizeof what - (size_t)n, "crf %d\npreset %s\nbitrate %lld\n", crf,
+			 preset ? preset : "-", (long long)bitrate);
+	scene_output_fingerprint(fp, what, hex);
 }
 
 void outputs_free(out_plan *p)

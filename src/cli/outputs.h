@@ -25,6 +25,7 @@ typedef struct out_cli {
 	int cols, rows;       /* --flipbook CxR (0: the scene's) */
 	int frame_w, frame_h; /* --frame-size WxH (0: the scene's, or its size) */
 	int pot;              /* --pot */
+	const scene_overrides *ov; /* set by render: for the outputs' fingerprints */
 } out_cli;
 
 typedef struct out_item {
@@ -34,6 +35,7 @@ typedef struct out_item {
 	enc_config cfg;
 	enc_flipbook fb;
 	render_ctx *rd;
+	char fp[65]; /* output fingerprint (outputs_fingerprint), cfg.fingerprint */
 } out_item;
 
 typedef struct out_plan {
@@ -53,5 +55,11 @@ int outputs_plan(out_plan *p, const scene *sc, const out_cli *cli, const enc_con
 void outputs_render(out_plan *p, const tp_surface *s, tp_image *slot, void (*side)(void *),
 		    void *side_arg);
 void outputs_free(out_plan *p);
+/* The fingerprint an output records (encode/proof.h): the scene's, the render mode, the
+ * encoder's name and, for an MP4, its settings (crf -1, preset NULL, bitrate 0: the
+ * defaults). `tidepool tasks --missing` computes the same to know a chunk's files. */
+void outputs_fingerprint(const scene *sc, const scene_overrides *ov, int mode,
+			 const char *encoder, int crf, const char *preset, int64_t bitrate,
+			 char hex[65]);
 
 #endif

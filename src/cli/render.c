@@ -248,6 +248,7 @@ int cmd_render(int argc, char **argv)
 				 .range = o.range,
 				 .first = first,
 				 .frames = last - first + 1};
+	o.outs.ov = &o.ov;
 	rc = outputs_plan(&plan, sc, &o.outs, &base, &err);
 	if (rc < 0)
 		goto fail;
@@ -262,6 +263,9 @@ int cmd_render(int argc, char **argv)
 	const tp_encoder *hash_enc = enc_find("hash");
 	enc_config hash_cfg = cfg;
 	hash_cfg.path = o.hash;
+	char hash_fp[65];
+	outputs_fingerprint(sc, &o.ov, (int)plan.o[0].mode, "hash", -1, NULL, 0, hash_fp);
+	hash_cfg.fingerprint = hash_fp;
 	if (o.hash) {
 		rc = hash_enc->check(&hash_cfg, &err);
 		if (rc < 0)
@@ -401,14 +405,21 @@ int cmd_render(int argc, char **argv)
 	if (rc == 0) {
 		double el = tp_now() - prog.start;
 		char summary[1024];
-		char more[32] = "";
+		char more[32] = "", warm[96] = "";
 		if (plan.n > 1)
 			snprintf(more, sizeof more, " (+%d more)", plan.n - 1);
+		/* One figure: frames written over the wall time from the first simulated step
+		 * to the last byte written, the same measure as the progress line's */
+		const int wf = loop_warmup_frames(lp), skipped = first > 0;
+		if (wf || skipped)
+			snprintf(warm, sizeof warm, "; the time includes %s%s%s",
+				 wf ? "the loop's warm-up" : "", wf && skipped ? " and " : "",
+				 skipped ? "simulating up to the range" : "");
 		snprintf(summary, sizeof summary,
-			 "%s %d frame%s (%dx%d, %s) to %s%s in %.2f s (%.1f fps)",
+			 "%s %d frame%s (%dx%d, %s) to %s%s in %.2f s (%.1f fps%s)",
 			 interrupted ? "interrupted after" : "rendered", frames_done,
 			 frames_done == 1 ? "" : "s", sc->width, sc->height, sc->solver->name,
-			 plan.o[0].path, more, el, el > 0 ? frames_done / el : 0.0);
+			 plan.o[0].path, more, el, el > 0 ? frames_done / el : 0.0, warm);
 		tp_progress_done(&prog, summary);
 		if (interrupted && tp_cli_broken_pipe())
 			/* Said even with -q: the status alone (141) would not say which pipe. */

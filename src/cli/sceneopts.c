@@ -7,7 +7,7 @@
 
 #include "cli/cli.h"
 
-static int parse_bitrate(const char *s, int64_t *out)
+int cli_parse_bitrate(const char *s, int64_t *out)
 {
 	char buf[64];
 	size_t n = strlen(s);
@@ -187,7 +187,7 @@ static int parse_shared(const char *cmd, const char *usage, int c, const char *n
 		o->preset = optarg;
 		return keep_arg(cmd, o->enc_args, &o->nenc_args, name, optarg);
 	case OPT_BITRATE:
-		if (parse_bitrate(optarg, &o->bitrate))
+		if (cli_parse_bitrate(optarg, &o->bitrate))
 			return tp_cli_usage(cmd,
 					    "--bitrate: expected bits/s such as 8M or 2500k (got '%s')",
 					    optarg);

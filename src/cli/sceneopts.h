@@ -77,8 +77,8 @@ typedef struct cli_extra {
 	"                       is its frame of reference, so the picture stays the same)\n"      \
 	"      --scale F        render size as a factor of the scene's size: 0.25, 25%, 2\n"      \
 	"      --seed N         random seed (rain and other random events)\n"                      \
-	"      --threads N      worker threads (default: all cores); output is identical\n"        \
-	"                       for every N\n"                                                     \
+	"      --threads N      worker threads; 0 or absent: all cores (OMP_NUM_THREADS if\n"     \
+	"                       set); output is identical for every N\n"                          \
 	"      --flipbook CxR   write single-file .png outputs as atlases of C x R frames\n"       \
 	"      --frame-size WxH size of each flipbook frame (default: the render size)\n"          \
 	"      --pot            round flipbook atlases up to powers of two\n"
@@ -91,5 +91,8 @@ int cli_opts_parse(const char *cmd, const char *usage, unsigned flags, int argc,
 /* The same with the command's own options. */
 int cli_opts_parse_with(const char *cmd, const char *usage, unsigned flags, const cli_extra *x,
 			int argc, char **argv, cli_opts *o);
+
+/* --bitrate: bits/s with an optional k or M suffix. 0 or -1. */
+int cli_parse_bitrate(const char *s, int64_t *out);
 
 #endif

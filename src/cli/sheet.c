@@ -14,7 +14,7 @@
 #define GLYPH_W 7
 #define GLYPH_H 13
 #define PAD 8      /* pixels around and between boxes */
-#define LABEL_H 17 /* the label strip under each thumbnail */
+#define LINE_H 15 /* a label line: the glyph and two pixels of leading */
 
 /* Printable ASCII 32..126, rows top to bottom, bit 6 = leftmost pixel. Rasterised once
  * from DejaVu Sans Mono at 11 px and thresholded. */
@@ -129,22 +129,32 @@ static void fill(tp_image *img, int x0, int y0, int w, int h, const uint8_t c[3]
 	}
 }
 
-static void draw_text(tp_image *img, int x0, int y0, const char *s, int max_chars)
+/* The lines of a label: split at '\n', each wrapped at max_chars (never cut), drawn
+ * at (x0, y0) when img is not NULL; returns how many lines. */
+static int label_lines(const char *s, int max_chars, tp_image *img, int x0, int y0)
 {
-	size_t n = strlen(s);
-	char buf[256];
-	if ((int)n > max_chars && max_chars > 3) {
-		snprintf(buf, sizeof buf, "%.*s...", max_chars - 3, s);
-		s = buf;
+	int lines = 0;
+	if (max_chars < 1)
+		max_chars = 1;
+	while (*s) {
+		size_t len = strcspn(s, "\n");
+		for (size_t at = 0; at < len || (len == 0 && at == 0); lines++) {
+			size_t k = len - at > (size_t)max_chars ? (size_t)max_chars : len - at;
+			for (size_t i = 0; img && i < k; i++) {
+				unsigned char c = (unsigned char)s[at + i];
+				const unsigned char *g = font[c >= 32 && c < 127 ? c - 32 : '?' - 32];
+				for (int y = 0; y < GLYPH_H; y++)
+					for (int x = 0; x < GLYPH_W; x++)
+						if (g[y] & (0x40 >> x))
+							memcpy(tp_image_row(img, y0 + lines * LINE_H + y) +
+								       3 * (x0 + (int)i * GLYPH_W + x),
+							       ink, 3);
+			}
+			at += k ? k : 1;
+		}
+		s += len + (s[len] == '\n');
 	}
-	for (int i = 0; i < max_chars && s[i]; i++) {
-		unsigned char c = (unsigned char)s[i];
-		const unsigned char *g = font[c >= 32 && c < 127 ? c - 32 : '?' - 32];
-		for (int y = 0; y < GLYPH_H; y++)
-			for (int x = 0; x < GLYPH_W; x++)
-				if (g[y] & (0x40 >> x))
-					memcpy(tp_image_row(img, y0 + y) + 3 * (x0 + i * GLYPH_W + x), ink, 3);
-	}
+	return lines;
 }
 
 /* src (RGB8) area-averaged into the box at (x0, y0) of bw x bh, keeping its aspect. */
@@ -226,7 +236,13 @@ int sheet_write(const char *path, const sheet_item *items, int n, int thumb_w, t
 		}
 	}
 	int cols = (int)ceil(sqrt((double)n)), rows = (n + cols - 1) / cols;
-	int cw = thumb_w + PAD, ch = bh + LABEL_H + PAD;
+	/* the label strip fits the longest label, wrapped to the box's width */
+	int nlines = 1;
+	for (int i = 0; i < n; i++) {
+		int k = label_lines(items[i].label ? items[i].label : "", thumb_w / GLYPH_W, NULL, 0, 0);
+		nlines = k > nlines ? k : nlines;
+	}
+	int cw = thumb_w + PAD, ch = bh + nlines * LINE_H + 2 + PAD;
 	if ((double)(cols * cw + PAD) * (rows * ch + PAD) > 16384.0 * 16384.0)
 		return tp_errf(err, TP_EIO, "%s: a contact sheet of %d thumbnails %d px wide is too large", path,
 			       n, thumb_w);
@@ -242,7 +258,7 @@ int sheet_write(const char *path, const sheet_item *items, int n, int thumb_w, t
 		} else {
 			fill(&sheet, x0, y0, thumb_w, bh, empty_box);
 		}
-		draw_text(&sheet, x0, y0 + bh + 3, items[i].label ? items[i].label : "", thumb_w / GLYPH_W);
+		label_lines(items[i].label ? items[i].label : "", thumb_w / GLYPH_W, &sheet, x0, y0 + bh + 3);
 	}
 	rc = tp_png_write(path, &sheet, -1, err);
 	tp_image_free(&sheet);

@@ -4,7 +4,9 @@
  * unreadable file gives an empty box that still carries the label). Thumbnails are
  * area-averaged into boxes `thumb_w` wide (the first readable image sets the height),
  * laid out left to right, top to bottom, in a near-square grid. The labels use a built-in
- * 7x13 bitmap font (printable ASCII) and are cut with "..." to fit their box.
+ * 7x13 bitmap font (printable ASCII); a label may have several lines ('\n'), and a line
+ * longer than its box is wrapped, never cut: the strip under every box is as tall as the
+ * longest label needs.
  */
 #ifndef TP_CLI_SHEET_H
 #define TP_CLI_SHEET_H

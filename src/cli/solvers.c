@@ -54,8 +54,18 @@ int cmd_solvers(int argc, char **argv)
 	}
 	if (optind < argc) {
 		const tp_solver *s = solver_find(argv[optind]);
-		if (!s)
+		if (!s) {
+			const char *names[64];
+			int n = 0;
+			for (; n < 63 && tp_solvers[n]; n++)
+				names[n] = tp_solvers[n]->name;
+			names[n] = NULL;
+			const char *sug = tp_cli_suggest(argv[optind], names);
+			if (sug)
+				return tp_cli_usage("solvers", "no solver named '%s' (did you mean '%s'?)",
+						    argv[optind], sug);
 			return tp_cli_usage("solvers", "no solver named '%s'", argv[optind]);
+		}
 		print_solver(s);
 		return 0;
 	}

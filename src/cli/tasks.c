@@ -6,8 +6,10 @@
  * --hash manifest. Every chunk writes files of its own: PNG frames carry their global
  * numbers, an MP4 output OUT.mp4 becomes segments OUT.partA-B.mp4, a --hash or --stats
  * file gets the same ".partA-B" before its extension. So no two tasks write one file,
- * and a chunk whose files are all there is done (each file is written atomically).
+ * and a chunk is done when its files are there (each is written atomically), whole and
+ * made by these settings (chunkcheck.h: the record and checksum each one carries).
  */
+#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,163 +18,23 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/sceneopts.h"
+#include "cli/chunkcheck.h"
 #include "cli/outputs.h"
+#include "cli/sceneopts.h"
 #include "cli/shline.h"
+#include "cli/tasks.h"
 #include "scene/scene.h"
 #include "sim/ckpt.h"
 #include "util/fsutil.h"
 
-
-static const char usage[] =
-	"usage: tidepool tasks SCENE --chunk N [options] [render options]\n"
-	"\n"
-	"Prints the commands of a farm render of SCENE in chunks of N frames, one shell\n"
-	"command a line, for GNU parallel, xargs -P or any scheduler: the cache step\n"
-	"first (with --cache), then one 'tidepool render --range A-B' per chunk, then\n"
-	"the joins of MP4 segments and --hash manifests. Each chunk writes files of its\n"
-	"own: PNG frames keep their numbers, OUT.mp4 becomes OUT.partA-B.mp4 (joined\n"
-	"into OUT.mp4), --hash/--stats FILE become FILE.partA-B.EXT.\n"
-	"\n"
-	"  --chunk N            frames per chunk\n"
-	"  --cache DIR          simulate once into DIR (tidepool cache) and start every\n"
-	"                       chunk from its checkpoint; DIR must be shared by the hosts\n"
-	"  --every N            frames between checkpoints (default: the chunk size)\n"
-	"  --step STEP          print only one step: cache, render or join\n"
-	"  --missing            only what is not done yet: the chunks whose files are\n"
-	"                       absent or incomplete (resuming a failed farm run), the\n"
-	"                       cache if a checkpoint is missing, joins not yet made\n"
-	"  --slurm              print an sbatch driver script instead: the cache as one\n"
-	"                       job, the chunks as a job array depending on it (the array\n"
-	"                       index picks the chunk), the joins as a last job; run it as\n"
-	"                       'sh SCRIPT [sbatch options]' ('--wait' waits for each job)\n"
-	"  --bin PATH           the tidepool the commands run (default: tidepool)\n"
-	"\n"
-	"render options, passed on to every chunk: -o OUT (repeatable, MODE=OUT),\n"
-	"--set KEY=VALUE, --frames N, --size WxH, --scale F, --seed N, --threads N, --crf N,\n"
-	"--preset NAME, --bitrate RATE, --hash FILE, --stats FILE (see 'tidepool render\n"
-	"--help'). The commands always replace their own files (-y) and run quietly (-q).\n"
-	"\n"
-	"  -h, --help           show this help\n"
-	"\n"
-	"Exit status: 0 done, 2 usage error, 3 bad scene or an output that cannot be\n"
-	"split into chunks (a flipbook or single PNG), 4 I/O error.\n";
-
-enum step { STEP_ALL, STEP_CACHE, STEP_RENDER, STEP_JOIN };
-
-typedef struct tasks_opts {
-	cli_opts c; /* the shared options (sceneopts.h): scene, -o, encoder groups */
-	scene_overrides ov;
-	const char *scene, *cache, *bin, *hash, *stats;
-	int chunk, every, missing, slurm;
-	enum step step;
-	const char *const *outs;
-	int nouts;
-	/* passed on as given: sim = cache and render, enc = render only */
-	const char *const *sim, *const *enc;
-	int nsim, nenc;
-} tasks_opts;
-
 typedef struct output {
 	int mode; /* -1: the scene's */
 	char *path;
-	int kind; /* 'p' PNG pattern, 'v' video, 'n' null */
+	int kind;    /* 'p' PNG pattern, 'v' video, 'n' null */
+	char fp[65]; /* the fingerprint its files record (outputs_fingerprint) */
 } output;
 
 static const char *const mode_names[] = {"color", "height", "normal", "caustics", "particles"};
-
-enum { OPT_CHUNK = 1024, OPT_CACHE, OPT_EVERY, OPT_STEP, OPT_MISSING, OPT_SLURM, OPT_BIN,
-       OPT_WHOLE };
-
-/* tasks's own options, and the render options it cannot split, refused with the reason. */
-static int own_option(void *ctx, int c, const char *name, const char *arg)
-{
-	tasks_opts *o = ctx;
-	long v;
-	switch (c) {
-	case OPT_CHUNK:
-	case OPT_EVERY:
-		if (tp_parse_int(arg, 1, SCENE_MAX_FRAMES, &v))
-			return tp_cli_usage("tasks", "--%s: expected a whole number 1..%d (got '%s')",
-					    name, SCENE_MAX_FRAMES, arg);
-		*(c == OPT_CHUNK ? &o->chunk : &o->every) = (int)v;
-		return 0;
-	case OPT_CACHE: o->cache = arg; return 0;
-	case OPT_STEP:
-		if (!strcmp(arg, "cache"))
-			o->step = STEP_CACHE;
-		else if (!strcmp(arg, "render"))
-			o->step = STEP_RENDER;
-		else if (!strcmp(arg, "join"))
-			o->step = STEP_JOIN;
-		else
-			return tp_cli_usage("tasks", "--step: expected cache, render or join (got '%s')",
-					    arg);
-		return 0;
-	case OPT_MISSING: o->missing = 1; return 0;
-	case OPT_SLURM: o->slurm = 1; return 0;
-	case OPT_BIN: o->bin = arg; return 0;
-	default:
-		return tp_cli_usage("tasks", "--%s: %s", name,
-				    strcmp(name, "range")
-					    ? "a flipbook atlas holds every frame; it cannot be rendered in chunks"
-					    : "tasks chooses the ranges itself (--chunk N)");
-	}
-}
-
-static int parse_args(int argc, char **argv, tasks_opts *o)
-{
-	static const struct option own[] = {
-		{"chunk", required_argument, NULL, OPT_CHUNK},
-		{"cache", required_argument, NULL, OPT_CACHE},
-		{"every", required_argument, NULL, OPT_EVERY},
-		{"step", required_argument, NULL, OPT_STEP},
-		{"missing", no_argument, NULL, OPT_MISSING},
-		{"slurm", no_argument, NULL, OPT_SLURM},
-		{"bin", required_argument, NULL, OPT_BIN},
-		{"flipbook", required_argument, NULL, OPT_WHOLE},
-		{"frame-size", required_argument, NULL, OPT_WHOLE},
-		{"pot", no_argument, NULL, OPT_WHOLE},
-		{"range", required_argument, NULL, OPT_WHOLE},
-		{NULL, 0, NULL, 0},
-	};
-	const cli_extra x = {own, NULL, own_option, o};
-	/* -y and -q are taken and dropped: the commands printed always have both. */
-	o->c.crf = -1;
-	int rc = cli_opts_parse_with("tasks", usage,
-				     CLI_OUTPUT_OPTS | CLI_ENCODE_OPTS | CLI_OVERWRITE_OPT, &x, argc,
-				     argv, &o->c);
-	if (rc)
-		return rc;
-	int first = o->c.first;
-	if (first >= argc)
-		return tp_cli_usage("tasks", "no scene file given");
-	if (first + 1 < argc)
-		return tp_cli_usage("tasks", "one scene at a time (got '%s' too)",
-				    argv[first + 1]);
-	if (!o->chunk)
-		return tp_cli_usage("tasks", "give --chunk N (frames per chunk)");
-	if (o->every && !o->cache)
-		return tp_cli_usage("tasks", "--every goes with --cache DIR");
-	if (o->step == STEP_CACHE && !o->cache)
-		return tp_cli_usage("tasks", "--step cache needs --cache DIR");
-	o->scene = argv[first];
-	if (!o->bin)
-		o->bin = "tidepool";
-	if (!o->every)
-		o->every = o->chunk;
-	o->ov = o->c.ov;
-	o->ov.output = NULL; /* -o names the chunks' outputs, not the scene's */
-	o->hash = o->c.hash;
-	o->stats = o->c.stats;
-	o->outs = o->c.outs.spec;
-	o->nouts = o->c.outs.n;
-	o->sim = o->c.scene_args;
-	o->nsim = o->c.nscene_args;
-	o->enc = o->c.enc_args;
-	o->nenc = o->c.nenc_args;
-	return 0;
-}
 
 /* ---- shell words ---- */
 
@@ -213,12 +75,6 @@ static int is_video(const char *p)
 			  !strcasecmp(p + n - 4, ".mov")));
 }
 
-static int frame_exists(const char *pattern, int k)
-{
-	char path[4352];
-	snprintf(path, sizeof path, pattern, k);
-	return tp_path_exists(path);
-}
 
 /* ---- the plan ---- */
 
@@ -229,6 +85,9 @@ typedef struct plan {
 	int nouts;
 	int frames, nchunks, digits;
 	int use_cache; /* --cache and at least one checkpoint to make */
+	char hash_fp[65]; /* the --hash manifest's fingerprint */
+	int nredo;        /* --missing: files found but not done (other settings, damaged) */
+	tp_err why;       /* the first one's reason */
 } plan;
 
 static int chunk_range(const plan *p, int c, int *a, int *b)
@@ -238,27 +97,42 @@ static int chunk_range(const plan *p, int c, int *a, int *b)
 	return 0;
 }
 
-/* 1 when every file of chunk c is on disk. */
-static int chunk_done(const plan *p, int c)
+/* Counts a file that is there but not done, keeping the first reason. */
+static int note(plan *p, int done, const tp_err *why)
+{
+	if (!done && strstr(why->msg, ": missing") == NULL && p->nredo++ == 0)
+		p->why = *why;
+	return done;
+}
+
+/* 1 when every file of chunk c is done: whole, made by these settings, holding its
+ * frames (chunkcheck.h). */
+static int chunk_done(plan *p, int c)
 {
 	int a, b, done = 1;
+	tp_err why = {""};
 	chunk_range(p, c, &a, &b);
 	for (int i = 0; i < p->nouts && done; i++) {
 		const output *o = &p->outs[i];
 		if (o->kind == 'p') {
-			for (int k = a; k <= b && done; k++)
-				done = frame_exists(o->path, k);
+			for (int k = a; k <= b && done; k++) {
+				char path[4352];
+				snprintf(path, sizeof path, o->path, k);
+				done = note(p, chunk_png_done(path, o->fp, k, p->frames, &why), &why);
+			}
 		} else if (o->kind == 'v') {
 			char *s = part_name(o->path, a, b, p->digits);
-			done = s && tp_path_exists(s);
+			done = s && note(p, chunk_mp4_done(s, o->fp, a, b, p->frames, &why), &why);
 			free(s);
 		}
 	}
-	const char *extra[2] = {p->o->hash, p->o->stats};
-	for (int i = 0; i < 2 && done; i++) {
-		if (!extra[i] || tp_is_special(extra[i]))
-			continue;
-		char *s = part_name(extra[i], a, b, p->digits);
+	if (done && p->o->hash && !tp_is_special(p->o->hash)) {
+		char *s = part_name(p->o->hash, a, b, p->digits);
+		done = s && note(p, chunk_manifest_done(s, p->hash_fp, a, b, p->frames, &why), &why);
+		free(s);
+	}
+	if (done && p->o->stats && !tp_is_special(p->o->stats)) {
+		char *s = part_name(p->o->stats, a, b, p->digits);
 		done = s && tp_path_exists(s);
 		free(s);
 	}
@@ -346,14 +220,21 @@ static void chunk_cmd(const plan *p, int c, tp_line *l)
 }
 
 /* Joins: one per MP4 output, one for --hash. Returns how many were written into ls. */
-static int join_cmds(const plan *p, tp_line *ls)
+static int join_cmds(plan *p, tp_line *ls)
 {
 	int n = 0;
 	for (int i = 0; i <= p->nouts; i++) {
 		const char *path = i < p->nouts ? p->outs[i].path : p->o->hash;
 		if (i < p->nouts ? p->outs[i].kind != 'v' : !path || tp_is_special(path))
 			continue;
-		if (p->o->missing && tp_path_exists(path))
+		tp_err why = {""};
+		if (p->o->missing &&
+		    note(p,
+			 i < p->nouts ? chunk_mp4_done(path, p->outs[i].fp, 0, p->frames - 1,
+						       p->frames, &why)
+				      : chunk_manifest_done(path, p->hash_fp, 0, p->frames - 1,
+							    p->frames, &why),
+			 &why))
 			continue;
 		tp_line *l = &ls[n++];
 		tp_line_word(l, p->o->bin);
@@ -374,6 +255,39 @@ static int join_cmds(const plan *p, tp_line *ls)
 		tp_line_word(l, "-q");
 	}
 	return n;
+}
+
+/* The fingerprints render records in each output's files, from the same settings:
+ * the render mode (a bare -o keeps the mode of the scene's outputs, else its
+ * render.mode) and the encoder options passed on. */
+static int fingerprints(plan *p, tp_err *err)
+{
+	const tasks_opts *o = p->o;
+	const scene *sc = p->sc;
+	int crf = -1;
+	const char *preset = NULL;
+	int64_t bitrate = 0;
+	for (int i = 0; i + 1 < o->nenc; i += 2) {
+		long v;
+		if (!strcmp(o->enc[i], "crf") && tp_parse_int(o->enc[i + 1], 0, 51, &v) == 0)
+			crf = (int)v;
+		else if (!strcmp(o->enc[i], "preset"))
+			preset = o->enc[i + 1];
+		else if (!strcmp(o->enc[i], "bitrate") && cli_parse_bitrate(o->enc[i + 1], &bitrate))
+			return tp_errf(err, TP_EUSAGE, "--bitrate: expected bits/s such as 8M (got '%s')",
+				       o->enc[i + 1]);
+	}
+	for (int i = 0; i < p->nouts; i++) {
+		output *out = &p->outs[i];
+		int mode = out->mode >= 0 ? out->mode
+			   : sc->noutputs ? (int)sc->outputs[0].mode
+					  : (int)sc->render.mode;
+		const char *enc = out->kind == 'v' ? "mp4" : out->kind == 'p' ? "png" : "null";
+		outputs_fingerprint(sc, &o->ov, mode, enc, crf, preset, bitrate, out->fp);
+		if (i == 0)
+			outputs_fingerprint(sc, &o->ov, mode, "hash", -1, NULL, 0, p->hash_fp);
+	}
+	return 0;
 }
 
 /* Outputs as render would choose them, checked for chunking. */
@@ -416,7 +330,7 @@ static int plan_outputs(plan *p, tp_err *err)
 				       "an .mp4, or null)",
 				       paths[i]);
 	}
-	return 0;
+	return fingerprints(p, err);
 }
 
 /* The sbatch driver. Chunk commands go into the array job's script, keyed by index. */
@@ -492,7 +406,7 @@ static void slurm_script(const plan *p, const int *todo, int ntodo, const tp_lin
 int cmd_tasks(int argc, char **argv)
 {
 	tasks_opts o = {0};
-	int prc = parse_args(argc, argv, &o);
+	int prc = tasks_parse_args(argc, argv, &o);
 	if (prc)
 		return prc == 1 ? TP_EXIT_OK : prc;
 	tp_err err = {""};
@@ -535,6 +449,10 @@ int cmd_tasks(int argc, char **argv)
 		njoins = join_cmds(&pa, joins);
 	}
 	int want_cache = p.use_cache && (!o.missing || !cache_done(&p));
+	if (o.missing && p.nredo)
+		fprintf(stderr, "tidepool: tasks: %d file%s to make again, made by other settings or "
+				"damaged (%s)\n",
+			p.nredo, p.nredo == 1 ? "" : "s", p.why.msg);
 	tp_line cache = {0};
 	if (want_cache)
 		cache_cmd(&p, &cache);

@@ -154,3 +154,24 @@ void vary_default_pattern(const vary *vs, int nv, char *out, size_t n)
 				      vs[i].key);
 	}
 }
+
+void vary_label(const vary *vs, int nv, char *const *sets, char *out, size_t n)
+{
+	size_t k = 0;
+	out[0] = 0;
+	for (int i = 0; i < nv && k + 1 < n; i++) {
+		if (vs[i].n < 2)
+			continue; /* the same in every cell: not what tells them apart */
+		/* the last part of the key when no other varied key ends the same */
+		const char *key = vary_last_part(vs[i].key);
+		for (int j = 0; j < nv; j++)
+			if (j != i && vs[j].n > 1 && !strcmp(vary_last_part(vs[j].key), key))
+				key = vs[i].key;
+		const char *value = sets[i] + strlen(vs[i].key) + 1;
+		size_t len = strlen(value);
+		int quoted = len >= 2 && value[0] == '"' && value[len - 1] == '"';
+		int w = snprintf(out + k, n - k, "%s%s=%.*s", k ? "\n" : "", key,
+				 (int)(quoted ? len - 2 : len), value + quoted);
+		k = w < 0 ? k : k + (size_t)w < n ? k + (size_t)w : n - 1;
+	}
+}

@@ -30,4 +30,9 @@ void vary_default_pattern(const vary *vs, int nv, char *out, size_t n);
 int vary_name(const char *pattern, const char *scene_base, int index, int count, const vary *vs,
 	      int nv, const int *pick, char *out, char *why, size_t nwhy);
 
+/* A contact-sheet label: what tells this cell from the others, one "key=value" line per
+ * varied key (keys with one value left out; a key by its last part unless another
+ * varied key ends the same), JSON quotes dropped. sets[i] is "KEY=VALUE" of vs[i]. */
+void vary_label(const vary *vs, int nv, char *const *sets, char *out, size_t n);
+
 #endif

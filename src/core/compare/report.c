@@ -29,7 +29,7 @@ static void metrics_text(const cmp_frame *f, char *buf, size_t n)
 
 void cmp_report_summary(FILE *out, const cmp_config *cfg, const cmp_result *res)
 {
-	int identical = 0, within = 0, listed = 0;
+	int identical = 0, within = 0, listed = 0, missing = 0;
 	char reasons[512], metrics[256];
 	fprintf(out, "compare: A %s (%s, %d frame%s), B %s (%s, %d frame%s)\n", cfg->a, res->kind_a,
 		res->frames_a, res->frames_a == 1 ? "" : "s", cfg->b, res->kind_b, res->frames_b,
@@ -40,6 +40,7 @@ void cmp_report_summary(FILE *out, const cmp_config *cfg, const cmp_result *res)
 		const cmp_frame *f = &res->frames[i];
 		identical += f->status == CMP_IDENTICAL;
 		within += f->status == CMP_WITHIN;
+		missing += f->status == CMP_MISSING;
 		if (f->status == CMP_IDENTICAL || f->status == CMP_WITHIN)
 			continue;
 		if (listed++ >= SUMMARY_FRAMES)
@@ -55,9 +56,15 @@ void cmp_report_summary(FILE *out, const cmp_config *cfg, const cmp_result *res)
 		}
 	}
 	if (listed > SUMMARY_FRAMES)
-		fprintf(out, "  ... and %d more failing frames (see --json)\n", listed - SUMMARY_FRAMES);
+		fprintf(out, "  ... and %d more frames failing or missing (see --json)\n",
+			listed - SUMMARY_FRAMES);
+	/* each frame counted once: the compared ones are identical, within or failing; the
+	 * frames one side lacks are missing, not failing */
+	const int compared = res->n - missing;
 	fprintf(out, "compare: %d frame%s compared: %d identical, %d within tolerance, %d failing",
-		res->compared, res->compared == 1 ? "" : "s", identical, within, res->failed);
+		compared, compared == 1 ? "" : "s", identical, within, res->failed - missing);
+	if (missing)
+		fprintf(out, "; %d missing (on one side only)", missing);
 	if (res->worst >= 0) {
 		const cmp_frame *w = &res->frames[res->worst];
 		if (w->status == CMP_FAIL)

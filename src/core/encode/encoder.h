@@ -35,6 +35,11 @@ typedef struct enc_config {
 	 * tagged with its range (enc_segment_*). range = 0: a whole render, first = 0. */
 	int range;
 	int first;
+	/* Provenance (encode/proof.h): the output fingerprint as hex (NULL: record none) and
+	 * the frames of the whole render. MP4 segments carry it in their comment, PNG frames
+	 * in a tEXt chunk, manifests in their header. */
+	const char *fingerprint;
+	int total;
 } enc_config;
 
 typedef enum enc_close_mode {
@@ -69,17 +74,17 @@ int enc_sink_write(enc_sink *s, int index, const tp_image *img, tp_err *err);
 int enc_sink_close(enc_sink *s, enc_close_mode mode, tp_err *err);
 void enc_sink_destroy(enc_sink *s); /* closes with ENC_CLOSE_FAILED if still open */
 
-/* A --range MP4 carries the comment "tidepool frames A-B" (its global frame range). */
-#define ENC_SEGMENT_TAG "tidepool frames"
 
 /* join.c: concatenates MP4 segments of one render without re-encoding, after checking
- * that they hold contiguous frame ranges (sorted by their first frame) and share one
- * size, frame rate, codec and codec setup; the output is faststart and the same bytes for
+ * each one's record and checksum (encode/proof.h), that they come from one render (the
+ * same fingerprint and frame count), hold contiguous frame ranges (sorted by their first
+ * frame) covering the whole render (unless partial) and share one size, frame rate, codec
+ * and codec setup; the output is faststart and the same bytes for
  * the same segments. Frame-hash manifests (.manifest, .tpmanifest) of consecutive ranges
  * are joined the same way. A gap, an overlap or a mismatch is refused naming the segment
  * (TP_EINPUT). *frames gets the joined frame count, *first its first frame. */
-int enc_join(const char *const *in, int n, const char *out, int overwrite, int *first, int *frames,
-	     tp_err *err);
+int enc_join(const char *const *in, int n, const char *out, int overwrite, int partial, int *first,
+	     int *frames, tp_err *err);
 
 /* Shared helpers for file outputs. */
 /* Fails with a clear message if the directory of `path` does not exist or is not

@@ -274,8 +274,13 @@ int enc_manifest_read(const char *path, enc_manifest *m, tp_err *err)
 	if (orc < 0)
 		return orc;
 	char buf[512];
-	int rc = 0, line = 0;
+	int rc = 0, line = 0, sealed = 0, rfirst = -1, rlast = -1;
 	unsigned seen = 0;
+	XXH3_state_t *sum = XXH3_createState();
+	if (!sum)
+		rc = tp_errf(err, TP_EIO, "out of memory");
+	else
+		XXH3_64bits_reset(sum);
 	while (rc == 0 && fgets(buf, sizeof buf, f)) {
 		line++;
 		size_t len = strlen(buf);
@@ -283,6 +288,25 @@ int enc_manifest_read(const char *path, enc_manifest *m, tp_err *err)
 			rc = tp_errf(err, TP_EINPUT, "%s:%d: line too long", path, line);
 			break;
 		}
+		if (sealed) {
+			rc = tp_errf(err, TP_EINPUT, "%s:%d: a line after the xxh3 line", path, line);
+			break;
+		}
+		if (!strncmp(buf, "xxh3 ", 5)) {
+			unsigned long long want = 0;
+			int k = 0;
+			if (sscanf(buf + 5, "%16llx%n", &want, &k) != 1 || k != 16 ||
+			    (uint64_t)want != XXH3_64bits_digest(sum)) {
+				rc = tp_errf(err, TP_EINPUT,
+					     "%s:%d: damaged (the checksum of the lines before does "
+					     "not match)",
+					     path, line);
+				break;
+			}
+			sealed = 1;
+			continue;
+		}
+		XXH3_64bits_update(sum, buf, len);
 		while (len && isspace((unsigned char)buf[len - 1]))
 			buf[--len] = 0;
 		if (!len || buf[0] == '#')
@@ -301,6 +325,20 @@ int enc_manifest_read(const char *path, enc_manifest *m, tp_err *err)
 		}
 		*sp = 0;
 		const char *key = buf, *val = sp + 1;
+		if (!strcmp(key, "fingerprint")) {
+			if (strlen(val) != 64 || !is_hex(val) || m->fp[0])
+				rc = tp_errf(err, TP_EINPUT, "%s:%d: bad fingerprint line", path, line);
+			snprintf(m->fp, sizeof m->fp, "%s", val);
+			continue;
+		}
+		if (!strcmp(key, "frames")) {
+			int k = 0;
+			if (sscanf(val, "%d-%d of %d%n", &rfirst, &rlast, &m->total, &k) != 3 ||
+			    val[k] || rfirst < 0 || rlast < rfirst || m->total <= rlast)
+				rc = tp_errf(err, TP_EINPUT, "%s:%d: bad frames line (expected 'frames "
+					     "A-B of N')", path, line);
+			continue;
+		}
 		if (header_line(m, key, val, &seen, path, line, err, &rc))
 			continue;
 		if (seen != 0x1f) {
@@ -328,10 +366,26 @@ int enc_manifest_read(const char *path, enc_manifest *m, tp_err *err)
 		rc = tp_errf(err, TP_EINPUT,
 			     "%s: incomplete header (needs %s, width, height, pixfmt, hash)", path,
 			     ENC_MANIFEST_MAGIC);
+	if (rc == 0 && (m->fp[0] || rfirst >= 0 || sealed) &&
+	    !(m->fp[0] && rfirst >= 0 && sealed))
+		rc = tp_errf(err, TP_EINPUT,
+			     "%s: truncated or damaged (a fingerprint, frames and xxh3 line go "
+			     "together)",
+			     path);
+	if (rc == 0 && m->fp[0] && (m->first != rfirst || m->n - 1 != rlast))
+		rc = tp_errf(err, TP_EINPUT, "%s: holds frames %d-%d, but its frames line says %d-%d",
+			     path, m->first, m->n - 1, rfirst, rlast);
+	XXH3_freeState(sum);
 	fclose(f);
 	if (rc < 0)
 		enc_manifest_free(m);
 	return rc;
+}
+
+static void put(FILE *f, XXH3_state_t *sum, const char *s)
+{
+	XXH3_64bits_update(sum, s, strlen(s));
+	fputs(s, f);
 }
 
 int enc_manifest_write(const char *path, const enc_manifest *m, tp_err *err)
@@ -342,10 +396,30 @@ int enc_manifest_write(const char *path, const enc_manifest *m, tp_err *err)
 	if (rc < 0)
 		return rc;
 	/* No software version here: a manifest must only change when the frames do. */
-	fprintf(w.f, "%s %d\nwidth %d\nheight %d\npixfmt %s\nhash %s\n", ENC_MANIFEST_MAGIC,
-		ENC_MANIFEST_VERSION, m->w, m->h, enc_hash_pixfmt_name(m->fmt), m->algo);
-	for (int i = m->first; i < m->n; i++)
-		fprintf(w.f, "%d %s\n", i, m->hashes[i - m->first]);
+	XXH3_state_t *sum = XXH3_createState();
+	if (!sum) {
+		tp_wclose(&w, 0, err);
+		return tp_errf(err, TP_EIO, "out of memory");
+	}
+	XXH3_64bits_reset(sum);
+	char line[ENC_HASH_HEX_MAX + 256];
+	snprintf(line, sizeof line, "%s %d\nwidth %d\nheight %d\npixfmt %s\nhash %s\n",
+		 ENC_MANIFEST_MAGIC, ENC_MANIFEST_VERSION, m->w, m->h,
+		 enc_hash_pixfmt_name(m->fmt), m->algo);
+	put(w.f, sum, line);
+	const int proof = m->fp[0] && m->n > m->first;
+	if (proof) {
+		snprintf(line, sizeof line, "fingerprint %s\nframes %d-%d of %d\n", m->fp, m->first,
+			 m->n - 1, m->total);
+		put(w.f, sum, line);
+	}
+	for (int i = m->first; i < m->n; i++) {
+		snprintf(line, sizeof line, "%d %s\n", i, m->hashes[i - m->first]);
+		put(w.f, sum, line);
+	}
+	if (proof)
+		fprintf(w.f, "xxh3 %016llx\n", (unsigned long long)XXH3_64bits_digest(sum));
+	XXH3_freeState(sum);
 	return tp_wclose(&w, 1, err);
 }
 
@@ -397,6 +471,10 @@ static int hash_open(void *priv, const enc_config *cfg, tp_err *err)
 	if (rc < 0)
 		return rc;
 	s->m.first = s->m.n = cfg->first;
+	if (cfg->fingerprint) {
+		snprintf(s->m.fp, sizeof s->m.fp, "%s", cfg->fingerprint);
+		s->m.total = cfg->total;
+	}
 	s->opened = 1;
 	return 0;
 }

@@ -24,6 +24,18 @@
  * A manifest of `render --range A-B` holds frames A..B: its first frame line may carry
  * any index, the following ones count up from it.
  *
+ * A manifest written by `tidepool render --hash` also records where it came from
+ * (encode/proof.h), in two header lines after `hash` and a last line:
+ *
+ *     fingerprint 3f9a...            output fingerprint: scene, options, mode (64 hex)
+ *     frames 0-59 of 120             the frames it holds, of the whole render
+ *     ...frame lines...
+ *     xxh3 0123456789abcdef          XXH3-64 of every byte of the file before this line
+ *
+ * All three or none (manifests written by hand or by `compare --update` have none); a
+ * file with a fingerprint but a missing or wrong xxh3 line, or frames other than its
+ * "frames" line says, is refused as damaged (TP_EINPUT).
+ *
  * Blank lines and lines starting with '#' are ignored when reading. The hashing goes
  * through libavutil's av_hash API, so this module lives in src/core/encode/ (the only place
  * for libav*); compare uses it through the opaque enc_hasher.
@@ -65,6 +77,8 @@ typedef struct enc_manifest {
 	int first;                         /* first frame held (a --range render's manifest) */
 	int n, cap;                        /* frames first..n-1 held; capacity (from first) */
 	char (*hashes)[ENC_HASH_HEX_MAX];  /* hashes[i - first]: frame i (enc_manifest_hash) */
+	char fp[65];                       /* output fingerprint, "" for none (proof.h) */
+	int total;                         /* frames of the whole render (with fp) */
 } enc_manifest;
 
 /* Frame i's hash: "" for a frame before `first` (a range's manifest holds none), NULL

@@ -3,8 +3,9 @@
  * (libavformat remux), and frame-hash manifests of consecutive ranges merged (encoder.h).
  *
  * Each segment of `render --range A-B` is a self-contained MP4 that starts with a
- * keyframe and carries the comment "tidepool frames A-B". The segments are sorted by
- * their first frame and must cover one contiguous range; they must share the codec, its
+ * keyframe and records its frames, the render's, its fingerprint and a checksum in its
+ * comment (encode/proof.h). The segments are sorted by their first frame and must be of
+ * one render and cover it (or, partial, one contiguous range of it); they must share the codec, its
  * setup (the SPS/PPS extradata: the same encoder settings), the size, pixel format, time
  * base and frame rate. Packets are copied as they are, their timestamps shifted by the
  * length of the segments before them. The output is written like every MP4 of tidepool:
@@ -25,6 +26,7 @@
 
 #include "encode/encoder.h"
 #include "encode/hash.h"
+#include "encode/proof.h"
 #include "util/fsutil.h"
 
 typedef struct seg {
@@ -32,6 +34,7 @@ typedef struct seg {
 	AVFormatContext *fc;
 	AVStream *st;
 	int first, last;
+	enc_proof proof;
 } seg;
 
 static void quiet_log(void *avcl, int level, const char *fmt, va_list ap)
@@ -63,6 +66,14 @@ static int av_err(tp_err *err, int averr, const char *path, const char *what)
 	return tp_errf(err, TP_EINPUT, "%s: %s (%s)", path, what, e);
 }
 
+/* A write error of the output: its name and the system's reason. */
+static int wr_err(tp_err *err, int averr, const char *out)
+{
+	char e[128];
+	av_strerror(averr, e, sizeof e);
+	return tp_errf(err, TP_EIO, "%s: write failed (%s)", out, e);
+}
+
 /* Insertion sort by first frame (stable: equal firsts stay in the given order). */
 #define SORT_BY_FIRST(a, n, T)                                                                     \
 	for (int i_ = 1; i_ < (n); i_++) {                                                         \
@@ -88,6 +99,40 @@ static int check_contiguous(const char *prev, int plast, const char *next, int n
 	return 0;
 }
 
+/* The same render (fingerprint and length) as the first part, and with every part, the
+ * whole of it unless partial. */
+static int check_same(const char *first, const char *fp0, int total0, const char *path,
+		      const char *fp, int total, tp_err *err)
+{
+	if (strcmp(fp, fp0))
+		return tp_errf(err, TP_EINPUT,
+			       "%s: made by other settings than %s (another scene, --set, --seed, "
+			       "--frames, --size, mode or encoder options: fingerprints differ)",
+			       path, first);
+	if (total != total0)
+		return tp_errf(err, TP_EINPUT, "%s: part of a %d-frame render, but %s of a %d-frame one",
+			       path, total, first, total0);
+	return 0;
+}
+
+static int check_ends(const char *firstp, int first, const char *lastp, int last, int total,
+		      int partial, tp_err *err)
+{
+	if (partial)
+		return 0;
+	if (first > 0)
+		return tp_errf(err, TP_EINPUT,
+			       "%s: starts at frame %d: frames 0-%d of the %d-frame render are "
+			       "missing (join --partial joins a part of a render)",
+			       firstp, first, first - 1, total);
+	if (last < total - 1)
+		return tp_errf(err, TP_EINPUT,
+			       "%s: ends at frame %d: frames %d-%d of the %d-frame render are "
+			       "missing (join --partial joins a part of a render)",
+			       lastp, last, last + 1, total - 1, total);
+	return 0;
+}
+
 /* ---- manifests ---- */
 
 typedef struct man {
@@ -96,8 +141,8 @@ typedef struct man {
 	int first;
 } man;
 
-static int join_manifests(const char *const *in, int n, const char *out, int *first, int *frames,
-			  tp_err *err)
+static int join_manifests(const char *const *in, int n, const char *out, int partial, int *first,
+			  int *frames, tp_err *err)
 {
 	man *ms = calloc((size_t)n, sizeof *ms);
 	enc_manifest o = {0};
@@ -108,6 +153,14 @@ static int join_manifests(const char *const *in, int n, const char *out, int *fi
 			ms[i].first = ms[i].m.first;
 		if (rc == 0 && ms[i].m.n <= ms[i].m.first)
 			rc = tp_errf(err, TP_EINPUT, "%s: holds no frames", in[i]);
+		if (rc == 0 && !ms[i].m.fp[0])
+			rc = tp_errf(err, TP_EINPUT,
+				     "%s: no fingerprint or frames line (not a part written by "
+				     "'tidepool render --range --hash' of this version)",
+				     in[i]);
+		if (rc == 0 && i > 0)
+			rc = check_same(in[0], ms[0].m.fp, ms[0].m.total, in[i], ms[i].m.fp,
+					ms[i].m.total, err);
 	}
 	if (rc == 0) {
 		SORT_BY_FIRST(ms, n, man);
@@ -122,8 +175,13 @@ static int join_manifests(const char *const *in, int n, const char *out, int *fi
 			rc = check_contiguous(ms[i - 1].path, ms[i - 1].m.n - 1, ms[i].path,
 					      ms[i].first, err);
 	}
+	if (rc == 0)
+		rc = check_ends(ms[0].path, ms[0].first, ms[n - 1].path, ms[n - 1].m.n - 1,
+				ms[0].m.total, partial, err);
 	if (rc == 0) {
 		o.w = ms[0].m.w;
+		snprintf(o.fp, sizeof o.fp, "%s", ms[0].m.fp);
+		o.total = ms[0].m.total;
 		o.h = ms[0].m.h;
 		o.fmt = ms[0].m.fmt;
 		snprintf(o.algo, sizeof o.algo, "%s", ms[0].m.algo);
@@ -148,27 +206,19 @@ static int join_manifests(const char *const *in, int n, const char *out, int *fi
 
 static int open_segment(seg *s, tp_err *err)
 {
-	int rc = avformat_open_input(&s->fc, s->path, NULL, NULL);
+	/* Only a regular file is opened; its record and checksum are checked first. */
+	int rc = enc_mp4_verify(s->path, &s->proof, err);
 	if (rc < 0)
-		return rc == AVERROR(ENOENT) ? tp_errf(err, TP_EIO, "%s: cannot open (%s)", s->path,
-						       strerror(ENOENT))
-					     : av_err(err, rc, s->path, "not a readable MP4");
+		return rc;
+	s->first = s->proof.first;
+	s->last = s->proof.last;
+	rc = avformat_open_input(&s->fc, s->path, NULL, NULL);
+	if (rc < 0)
+		return av_err(err, rc, s->path, "not a readable MP4");
 	if (s->fc->nb_streams != 1 || s->fc->streams[0]->codecpar->codec_type != AVMEDIA_TYPE_VIDEO)
 		return tp_errf(err, TP_EINPUT, "%s: expected one video stream (got %u streams)",
 			       s->path, s->fc->nb_streams);
 	s->st = s->fc->streams[0];
-	const AVDictionaryEntry *e = av_dict_get(s->fc->metadata, "comment", NULL, 0);
-	int len = 0;
-	if (!e || sscanf(e->value, ENC_SEGMENT_TAG " %d-%d%n", &s->first, &s->last, &len) != 2 ||
-	    e->value[len] || s->first < 0 || s->last < s->first)
-		return tp_errf(
-			err, TP_EINPUT,
-			"%s: no frame range (not a segment written by 'tidepool render --range')",
-			s->path);
-	if (s->st->nb_frames != (int64_t)s->last - s->first + 1)
-		return tp_errf(err, TP_EINPUT, "%s: holds %lld frames, but its range %d-%d has %d",
-			       s->path, (long long)s->st->nb_frames, s->first, s->last,
-			       s->last - s->first + 1);
 	return 0;
 }
 
@@ -206,8 +256,8 @@ static int same_setup(const seg *a, const seg *b, tp_err *err)
 		       detail[0] ? " (" : "", detail, detail[0] ? ")" : "");
 }
 
-static int copy_packets(AVFormatContext *ofc, AVStream *ost, seg *s, int64_t *offset,
-			int64_t *last_dts, AVPacket *pkt, tp_err *err)
+static int copy_packets(AVFormatContext *ofc, AVStream *ost, seg *s, const char *out,
+			int64_t *offset, int64_t *last_dts, AVPacket *pkt, tp_err *err)
 {
 	AVRational tb = s->st->time_base;
 	int64_t start = AV_NOPTS_VALUE, end = 0;
@@ -241,8 +291,10 @@ static int copy_packets(AVFormatContext *ofc, AVStream *ost, seg *s, int64_t *of
 		pkt->pos = -1;
 		rc = av_write_frame(ofc, pkt);
 		av_packet_unref(pkt);
+		if (rc >= 0 && ofc->pb->error < 0)
+			rc = ofc->pb->error;
 		if (rc < 0)
-			return av_err(err, rc, s->path, "cannot copy a packet");
+			return wr_err(err, rc, out);
 	}
 	if (rc != AVERROR_EOF)
 		return av_err(err, rc, s->path, "read failed");
@@ -278,11 +330,15 @@ static int join_mp4(seg *sg, int n, const char *out, tp_err *err)
 	ost->time_base = sg[0].st->time_base;
 	ost->avg_frame_rate = sg[0].st->avg_frame_rate;
 	ost->sample_aspect_ratio = sg[0].st->sample_aspect_ratio;
-	char tag[64];
-	snprintf(tag, sizeof tag, ENC_SEGMENT_TAG " %d-%d", sg[0].first, sg[n - 1].last);
+	/* The joined file records the same: its frames, the render's, the fingerprint and
+	 * (filled in when finished) the checksum of its packets. */
+	enc_proof pr = sg[0].proof;
+	pr.last = sg[n - 1].last;
+	char tag[ENC_PROOF_MAX];
+	enc_proof_format_unsealed(&pr, tag, sizeof tag);
 	av_dict_set(&ofc->metadata, "comment", tag, 0);
 	if ((averr = avio_open(&ofc->pb, tmp, AVIO_FLAG_WRITE)) < 0) {
-		rc = tp_errf(err, TP_EIO, "%s: cannot create", tmp);
+		rc = tp_errf(err, TP_EIO, "%s: cannot create (%s)", tmp, strerror(AVUNERROR(averr)));
 		goto done;
 	}
 	opened = 1;
@@ -290,16 +346,18 @@ static int join_mp4(seg *sg, int n, const char *out, tp_err *err)
 	averr = avformat_write_header(ofc, &mopts);
 	av_dict_free(&mopts);
 	if (averr < 0) {
-		rc = tp_errf(err, TP_EIO, "%s: cannot write the MP4 header", out);
+		rc = wr_err(err, averr, out);
 		goto done;
 	}
 	int64_t offset = 0, last_dts = AV_NOPTS_VALUE;
 	for (int i = 0; i < n && rc == 0; i++)
-		rc = copy_packets(ofc, ost, &sg[i], &offset, &last_dts, pkt, err);
+		rc = copy_packets(ofc, ost, &sg[i], out, &offset, &last_dts, pkt, err);
 	if (rc == 0 && ((averr = av_write_trailer(ofc)) < 0 || (averr = ofc->pb->error) < 0))
-		rc = tp_errf(err, TP_EIO, "%s: write failed", out);
-	if (rc == 0 && avio_closep(&ofc->pb) < 0)
-		rc = tp_errf(err, TP_EIO, "%s: write failed", out);
+		rc = wr_err(err, averr, out);
+	if (rc == 0 && (averr = avio_closep(&ofc->pb)) < 0)
+		rc = wr_err(err, averr, out);
+	if (rc == 0)
+		rc = enc_mp4_seal(tmp, out, err);
 	if (rc == 0) {
 		opened = 0;
 		rc = tp_commit_file(tmp, out, err);
@@ -316,8 +374,8 @@ done:
 	return rc;
 }
 
-int enc_join(const char *const *in, int n, const char *out, int overwrite, int *first, int *frames,
-	     tp_err *err)
+int enc_join(const char *const *in, int n, const char *out, int overwrite, int partial, int *first,
+	     int *frames, tp_err *err)
 {
 	*first = *frames = 0;
 	if (n < 1)
@@ -337,7 +395,7 @@ int enc_join(const char *const *in, int n, const char *out, int overwrite, int *
 	if (rc < 0)
 		return rc;
 	if (man_out)
-		return join_manifests(in, n, out, first, frames, err);
+		return join_manifests(in, n, out, partial, first, frames, err);
 
 	pthread_once(&quiet_once, quiet_install);
 	seg *sg = calloc((size_t)n, sizeof *sg);
@@ -353,9 +411,15 @@ int enc_join(const char *const *in, int n, const char *out, int overwrite, int *
 	for (int i = 1; i < n && rc == 0; i++) {
 		rc = same_setup(&sg[0], &sg[i], err);
 		if (rc == 0)
+			rc = check_same(sg[0].path, sg[0].proof.fp, sg[0].proof.total, sg[i].path,
+					sg[i].proof.fp, sg[i].proof.total, err);
+		if (rc == 0)
 			rc = check_contiguous(sg[i - 1].path, sg[i - 1].last, sg[i].path,
 					      sg[i].first, err);
 	}
+	if (rc == 0)
+		rc = check_ends(sg[0].path, sg[0].first, sg[n - 1].path, sg[n - 1].last,
+				sg[0].proof.total, partial, err);
 	if (rc == 0)
 		rc = join_mp4(sg, n, out, err);
 	if (rc == 0) {

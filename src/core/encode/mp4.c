@@ -5,8 +5,9 @@
  * Frames are converted to yuv420p with BT.709 coefficients and limited range, and the
  * stream is tagged so: RGB frames (the colour renders) by tp_rgb_to_yuv420_rows (util/image.h:
  * fixed point, the 2x2 mean for chroma), other formats by libswscale. yuv420p needs even
- * dimensions: an odd width or height is padded by duplicating the last column or row (H.264 cannot
- * crop a single 4:2:0 pixel), so a 641x361 render gives a 642x362 video.
+ * dimensions and H.264 crops 4:2:0 only in steps of 2 pixels, so an odd width or height
+ * is refused by check(), before any rendering, naming the even sizes to use: an MP4
+ * always has the size of the render.
  *
  * Determinism: the muxer and the codec get their bit-exact flags (no "Lavf"/"Lavc"
  * version strings, no creation time), x264's version-and-options SEI is stripped, and
@@ -38,6 +39,7 @@
 
 #include "encode/encoder.h"
 #include "encode/mp4_read.h"
+#include "encode/proof.h"
 #include "util/fsutil.h"
 
 #define DEFAULT_CRF    18
@@ -60,7 +62,7 @@ typedef struct mp4 {
 	char tmp[4352];
 	int overwrite;
 	int w, h;   /* frame size */
-	int cw, ch; /* coded size: w, h rounded up to even */
+	int cw, ch; /* coded size: w, h (even: check() refuses odd sizes) */
 	enum AVPixelFormat src_fmt;
 	int x264;
 
@@ -72,10 +74,10 @@ typedef struct mp4 {
 	AVFrame *view; /* x264 and a 4:2:0 frame: the frame's own planes, no copy (mp4_write) */
 	AVPacket *pkt;
 	struct SwsContext *sws;
-	tp_image pad; /* odd sizes: the frame with its last column/row duplicated */
 
 	int tmp_exists;
 	int header_written;
+	int seal; /* a segment: its checksum is filled in when finished */
 	int64_t frames; /* frames sent to the encoder */
 } mp4;
 
@@ -187,6 +189,13 @@ static int mp4_check(const enc_config *cfg, tp_err *err)
 		return tp_errf(err, TP_EUSAGE,
 			       "%s: %dx%d: MP4 frames must be 1..%d pixels on each side", cfg->path,
 			       cfg->w, cfg->h, MAX_DIM);
+	if ((cfg->w | cfg->h) & 1)
+		return tp_errf(err, TP_EUSAGE,
+			       "%s: %dx%d: H.264 in 4:2:0 needs an even width and height (its "
+			       "cropping works in steps of 2 pixels); render at %dx%d or %dx%d "
+			       "(--size)",
+			       cfg->path, cfg->w, cfg->h, cfg->w & ~1 ? cfg->w & ~1 : 2,
+			       cfg->h & ~1 ? cfg->h & ~1 : 2, (cfg->w + 1) & ~1, (cfg->h + 1) & ~1);
 	if (!(cfg->fps > 0 && cfg->fps <= 1000))
 		return tp_errf(err, TP_EUSAGE, "%s: fps must be in (0, 1000] for MP4 (got %g)",
 			       cfg->path, cfg->fps);
@@ -328,8 +337,8 @@ static int mp4_open(void *priv, const enc_config *cfg, tp_err *err)
 	m->overwrite = cfg->overwrite;
 	m->w = cfg->w;
 	m->h = cfg->h;
-	m->cw = (cfg->w + 1) & ~1;
-	m->ch = (cfg->h + 1) & ~1;
+	m->cw = cfg->w;
+	m->ch = cfg->h;
 	m->src_fmt = src_pixfmt(cfg->fmt);
 	const AVCodec *codec = pick_codec(&m->x264);
 
@@ -361,8 +370,6 @@ static int mp4_open(void *priv, const enc_config *cfg, tp_err *err)
 	m->frame->height = m->ch;
 	if ((rc = av_frame_get_buffer(m->frame, 0)) < 0)
 		return av_fail(err, rc, m->path, "cannot allocate a frame");
-	if ((m->cw != m->w || m->ch != m->h) && tp_image_alloc(&m->pad, m->cw, m->ch, cfg->fmt) < 0)
-		return tp_errf(err, TP_EIO, "out of memory");
 	/* Accurate rounding and bit-exact C paths: the same pixels on every CPU. */
 	m->sws = sws_getContext(m->cw, m->ch, m->src_fmt, m->cw, m->ch, AV_PIX_FMT_YUV420P,
 				SWS_BILINEAR | SWS_ACCURATE_RND | SWS_BITEXACT, NULL, NULL, NULL);
@@ -376,12 +383,17 @@ static int mp4_open(void *priv, const enc_config *cfg, tp_err *err)
 	if (rc < 0)
 		return av_fail(err, rc, m->tmp, "cannot create");
 	m->tmp_exists = 1;
-	if (cfg->range) {
-		/* A segment says which frames it holds, for `tidepool join` (encode/join.c). */
-		char tag[64];
-		snprintf(tag, sizeof tag, ENC_SEGMENT_TAG " %d-%d", cfg->first,
-			 cfg->first + cfg->frames - 1);
+	if (cfg->range && cfg->fingerprint) {
+		/* A segment records its frames, the render's and its settings for `tidepool
+		 * join` and `tasks --missing` (encode/proof.h); the checksum of its packets is
+		 * filled in when it is finished (enc_mp4_seal). */
+		enc_proof p = {.first = cfg->first, .last = cfg->first + cfg->frames - 1,
+			       .total = cfg->total};
+		snprintf(p.fp, sizeof p.fp, "%s", cfg->fingerprint);
+		char tag[ENC_PROOF_MAX];
+		enc_proof_format_unsealed(&p, tag, sizeof tag);
 		av_dict_set(&m->fc->metadata, "comment", tag, 0);
+		m->seal = 1;
 	}
 	av_dict_set(&mopts, "movflags", "+faststart", 0);
 	rc = avformat_write_header(m->fc, &mopts);
@@ -451,19 +463,6 @@ static int encode(mp4 *m, const AVFrame *frame, tp_err *err)
 	}
 }
 
-/* Copies img into the even-sized pad image, repeating the last column and row. */
-static void pad_frame(tp_image *pad, const tp_image *img)
-{
-	int bpp = tp_pixfmt_bytes(img->fmt);
-	size_t row = (size_t)img->w * (size_t)bpp;
-	for (int y = 0; y < pad->h; y++) {
-		uint8_t *d = tp_image_row(pad, y);
-		memcpy(d, tp_image_row(img, y < img->h ? y : img->h - 1), row);
-		if (pad->w > img->w)
-			memcpy(d + row, d + row - bpp, (size_t)bpp);
-	}
-}
-
 static void keep_buffer(void *opaque, uint8_t *data)
 {
 	(void)opaque, (void)data; /* the queue's slot: not ours to free */
@@ -501,10 +500,6 @@ static int mp4_write(void *priv, int index, const tp_image *img, tp_err *err)
 		return tp_errf(err, TP_EIO, "%s: frame %d is %dx%d %s, expected %dx%d", m->path,
 			       index, img->w, img->h, tp_pixfmt_name(img->fmt), m->w, m->h);
 	const tp_image *src = img;
-	if (m->pad.pixels) {
-		pad_frame(&m->pad, img);
-		src = &m->pad;
-	}
 	if (src->fmt == TP_YUV420 && m->x264)
 		return write_view(m, src, err);
 	/* The encoder may still hold the previous frame (MPEG-4 B-frames): never overwrite it. */
@@ -549,7 +544,7 @@ static int finish(mp4 *m, tp_err *err)
 	rc = avio_closep(&m->fc->pb);
 	if (rc < 0)
 		return write_error(m, rc, err);
-	return 0;
+	return m->seal ? enc_mp4_seal(m->tmp, m->path, err) : 0;
 }
 
 /* Renames the finished temporary into place. Without -y, link() refuses to replace a
@@ -586,7 +581,6 @@ static void release(mp4 *m)
 	av_packet_free(&m->pkt);
 	sws_freeContext(m->sws);
 	m->sws = NULL;
-	tp_image_free(&m->pad);
 }
 
 static int mp4_close(void *priv, enc_close_mode mode, tp_err *err)

@@ -1,5 +1,6 @@
 /* mp4_read.c - MP4 frames to RGB8 through libavformat, libavcodec and libswscale. */
 #include "encode/mp4_read.h"
+#include "util/fsutil.h"
 
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
@@ -30,7 +31,13 @@ static int av_fail(tp_err *err, int code, const char *path, const char *what, in
 
 static int open_input(enc_mp4_reader *r, tp_err *err)
 {
-	int ret = avformat_open_input(&r->fmt, r->path, NULL, NULL);
+	/* Only a regular file: a FIFO would block libavformat's open for ever. */
+	FILE *f = NULL;
+	int ret = tp_fopen_regular(r->path, "a video file", &f, err);
+	if (ret < 0)
+		return ret;
+	fclose(f);
+	ret = avformat_open_input(&r->fmt, r->path, NULL, NULL);
 	if (ret < 0)
 		return av_fail(err, ret == AVERROR(ENOENT) ? TP_EIO : TP_EINPUT, r->path,
 			       "cannot open as a video", ret);

@@ -211,7 +211,7 @@ fail:
 
 /* Writes to an open FILE; returns 0 or fills io->msg. Kept apart from tp_png_write so the
  * setjmp frame holds no locals that need to survive the longjmp. */
-static int write_stream(FILE *f, const tp_image *img, int level, png_io *io)
+static int write_stream(FILE *f, const tp_image *img, int level, const char *text, png_io *io)
 {
 	png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, io, on_error, on_warning);
 	png_infop info = png ? png_create_info_struct(png) : NULL;
@@ -240,6 +240,12 @@ static int write_stream(FILE *f, const tp_image *img, int level, png_io *io)
 	/* The frames are photographic; Paeth/sub filters pay off, and a fixed choice keeps
 	 * the output bytes independent of libpng's heuristics across versions. */
 	png_set_filter(png, 0, PNG_FILTER_SUB | PNG_FILTER_PAETH);
+	if (text) {
+		png_text t = {.compression = PNG_TEXT_COMPRESSION_NONE,
+			      .key = (png_charp)TP_PNG_TEXT_KEY,
+			      .text = (png_charp)text};
+		png_set_text(png, info, &t, 1);
+	}
 	png_write_info(png, info);
 	if (depth == 16)
 		png_set_swap(png); /* our samples are host (little) endian, PNG is big endian */
@@ -253,12 +259,18 @@ static int write_stream(FILE *f, const tp_image *img, int level, png_io *io)
 int tp_png_write_stream(FILE *f, const tp_image *img, int level, tp_err *err)
 {
 	png_io io = { "", "" };
-	if (write_stream(f, img, level, &io) || ferror(f))
+	if (write_stream(f, img, level, NULL, &io) || ferror(f))
 		return tp_errf(err, TP_EIO, "cannot write PNG (%s)", io.msg[0] ? io.msg : "write error");
 	return 0;
 }
 
 int tp_png_write(const char *path, const tp_image *img, int level, tp_err *err)
+{
+	return tp_png_write_text(path, img, level, NULL, err);
+}
+
+int tp_png_write_text(const char *path, const tp_image *img, int level, const char *text,
+		      tp_err *err)
 {
 	char tmp[4352];
 	enc_temp_name(path, tmp, sizeof tmp);
@@ -266,7 +278,7 @@ int tp_png_write(const char *path, const tp_image *img, int level, tp_err *err)
 	if (!f)
 		return tp_errf(err, TP_EIO, "%s: cannot create (%s)", tmp, strerror(errno));
 	png_io io = { "", "" };
-	int bad = write_stream(f, img, level, &io);
+	int bad = write_stream(f, img, level, text, &io);
 	if (!bad && fflush(f) != 0) {
 		snprintf(io.msg, sizeof io.msg, "%s", strerror(errno));
 		bad = 1;
@@ -282,9 +294,72 @@ int tp_png_write(const char *path, const tp_image *img, int level, tp_err *err)
 	if (bad) {
 		unlink(tmp);
 		/* libpng reports a failed fwrite as "Write Error"; errno says why (e.g. ENOSPC). */
-		if (errno == ENOSPC)
-			snprintf(io.msg, sizeof io.msg, "%s", strerror(ENOSPC));
+		if (errno == ENOSPC || errno == EDQUOT || errno == EIO)
+			snprintf(io.msg, sizeof io.msg, "%s", strerror(errno));
 		return tp_errf(err, TP_EIO, "%s: cannot write PNG (%s)", path, io.msg);
 	}
 	return tp_commit_file(tmp, path, err);
+}
+
+/* Reads every chunk (libpng checks each one's CRC-32 and zlib its Adler-32) and the
+ * record under TP_PNG_TEXT_KEY. Rows are decoded into one row buffer and dropped. */
+int tp_png_check(const char *path, char *text, size_t n, tp_err *err)
+{
+	png_io io = {"", ""};
+	png_structp png = NULL;
+	png_infop info = NULL;
+	png_bytep volatile row = NULL;
+	int rc = TP_EINPUT;
+	FILE *f;
+	text[0] = 0;
+	int orc = tp_fopen_regular(path, "a PNG image", &f, err);
+	if (orc < 0)
+		return orc;
+	png_byte sig[8];
+	if (fread(sig, 1, 8, f) != 8 || png_sig_cmp(sig, 0, 8)) {
+		fclose(f);
+		return tp_errf(err, TP_EINPUT, "%s: not a PNG file", path);
+	}
+	png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &io, on_error, on_warning);
+	if (png)
+		info = png_create_info_struct(png);
+	if (!png || !info) {
+		rc = tp_errf(err, TP_EIO, "%s: out of memory", path);
+		goto done;
+	}
+	if (setjmp(png_jmpbuf(png))) {
+		rc = tp_errf(err, TP_EINPUT, "%s: damaged PNG (%s)", path,
+			     io.msg[0] ? io.msg : "the file ends early");
+		goto done;
+	}
+	png_init_io(png, f);
+	png_set_sig_bytes(png, 8);
+	png_set_user_limits(png, TP_PNG_MAX_SIDE, TP_PNG_MAX_SIDE);
+	png_set_chunk_cache_max(png, TP_PNG_MAX_CHUNKS);
+	png_set_chunk_malloc_max(png, TP_PNG_MAX_CHUNK);
+	/* a damaged ancillary chunk (the record) is an error too, not a warning */
+	png_set_crc_action(png, PNG_CRC_ERROR_QUIT, PNG_CRC_ERROR_QUIT);
+	png_read_info(png, info);
+	png_textp t = NULL;
+	int nt = png_get_text(png, info, &t, NULL);
+	for (int i = 0; i < nt; i++)
+		if (!strcmp(t[i].key, TP_PNG_TEXT_KEY))
+			snprintf(text, n, "%s", t[i].text);
+	png_uint_32 h = png_get_image_height(png, info);
+	int passes = png_set_interlace_handling(png);
+	png_read_update_info(png, info);
+	if (!(row = malloc(png_get_rowbytes(png, info)))) {
+		rc = tp_errf(err, TP_EIO, "%s: out of memory", path);
+		goto done;
+	}
+	for (int p = 0; p < passes; p++)
+		for (png_uint_32 y = 0; y < h; y++)
+			png_read_row(png, row, NULL);
+	png_read_end(png, NULL);
+	rc = 0;
+done:
+	png_destroy_read_struct(&png, &info, NULL);
+	free(row);
+	fclose(f);
+	return rc;
 }

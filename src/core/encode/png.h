@@ -35,5 +35,15 @@ int tp_png_read(const char *path, tp_pixfmt want, tp_image *out, tp_err *err);
 int tp_png_write(const char *path, const tp_image *img, int level, tp_err *err);
 /* The same PNG bytes to an open stream (e.g. open_memstream for a data: URI); TP_EIO. */
 int tp_png_write_stream(FILE *f, const tp_image *img, int level, tp_err *err);
+/* tp_png_write() with a tEXt chunk TP_PNG_TEXT_KEY = text before the pixels (the
+ * provenance record of encode/proof.h; NULL: none). */
+#define TP_PNG_TEXT_KEY "tidepool"
+int tp_png_write_text(const char *path, const tp_image *img, int level, const char *text,
+		      tp_err *err);
+/* Reads the whole of path, so every chunk's CRC-32 and the pixel data's Adler-32 are
+ * checked, and copies its TP_PNG_TEXT_KEY record into text ("" for none). TP_EINPUT for a
+ * damaged file or not a PNG, TP_EIO when it cannot be read; only a regular file is
+ * opened. */
+int tp_png_check(const char *path, char *text, size_t n, tp_err *err);
 
 #endif

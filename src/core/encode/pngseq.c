@@ -20,6 +20,7 @@
 
 #include "encode/encoder.h"
 #include "encode/png.h"
+#include "encode/proof.h"
 #include "util/fsutil.h"
 
 #define BATCH 4
@@ -37,6 +38,8 @@ typedef struct pngseq {
 	int overwrite;
 	int lock_fd;         /* flock()ed "<dir>/.<pattern>.lock" while a sequence is written */
 	char lock_path[8320];
+	char fp[65]; /* output fingerprint for each frame's tEXt record ("" for none) */
+	int total;   /* frames of the whole render */
 } pngseq;
 
 static void frame_path(const pngseq *s, int index, char *buf, size_t n)
@@ -187,6 +190,10 @@ static int pngseq_open(void *priv, const enc_config *cfg, tp_err *err)
 	s->frames = cfg->frames;
 	s->first = s->written = cfg->first;
 	s->range = cfg->range;
+	if (cfg->fingerprint && s->is_pattern) {
+		snprintf(s->fp, sizeof s->fp, "%s", cfg->fingerprint);
+		s->total = cfg->total;
+	}
 	s->overwrite = cfg->overwrite;
 	if (s->is_pattern && (rc = lock_sequence(s, err)) < 0)
 		return rc;
@@ -206,7 +213,13 @@ static int flush_batch(pngseq *s, tp_err *err)
 	for (int i = 0; i < s->nbatch; i++) {
 		char path[4352];
 		frame_path(s, s->batch_index[i], path, sizeof path);
-		rcs[i] = tp_png_write(path, &s->batch[i], -1, &errs[i]);
+		char rec[ENC_PROOF_MAX];
+		enc_proof p = {.first = s->batch_index[i], .last = s->batch_index[i],
+			       .total = s->total};
+		memcpy(p.fp, s->fp, sizeof p.fp);
+		enc_proof_format(&p, rec, sizeof rec);
+		rcs[i] = tp_png_write_text(path, &s->batch[i], -1, s->fp[0] ? rec : NULL,
+					   &errs[i]);
 	}
 	for (int i = 0; i < s->nbatch; i++) {
 		if (rcs[i] < 0 && rc == 0) {

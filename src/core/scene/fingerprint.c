@@ -106,3 +106,21 @@ void scene_fingerprint(const scene *sc, const scene_overrides *ov, uint8_t out[3
 	av_sha_final(sha, out);
 	av_free(sha);
 }
+
+void scene_output_fingerprint(const uint8_t scene_fp[32], const char *what, char hex[65])
+{
+	uint8_t out[32];
+	struct AVSHA *sha = av_sha_alloc();
+	if (!sha) {
+		memset(out, 0xff, 32);
+	} else {
+		av_sha_init(sha, 256);
+		line(sha, "tidepool-output-fingerprint 1");
+		av_sha_update(sha, scene_fp, 32);
+		av_sha_update(sha, (const uint8_t *)what, strlen(what));
+		av_sha_final(sha, out);
+		av_free(sha);
+	}
+	for (int i = 0; i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", out[i]);
+}

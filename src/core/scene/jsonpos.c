@@ -257,6 +257,9 @@ static int container(rd *r, int depth)
 		}
 		if (c == '/')
 			return fail(r, "comments are not allowed in JSON");
+		if (c == ',')
+			return fail(r, first ? "a comma before the first element (delete it)"
+					     : "two commas in a row (delete one)");
 		if (obj) {
 			if (c != '"')
 				return fail(r, c == '\'' ? "keys need double quotes, not single quotes"

@@ -98,7 +98,8 @@ int ld_fail(ld *L, const cJSON *node, int at_key, const char *fmt, ...)
 		path_of(&w, path, sizeof path);
 	int line = 1, col = 1;
 	if (off >= 0)
-		jsonpos_linecol(L->text, L->len, (size_t)off, &line, &col);
+		ld_linecol(L->s && L->s->src ? &L->s->src->edits : NULL, L->text, L->len,
+				   L->s && L->s->src ? L->s->src->bom : 0, (size_t)off, &line, &col);
 	return tp_errf(L->err, TP_EINPUT, "%s:%d:%d: %s%s%s%s", L->file, line, col, path,
 		scene_origin(L->s ? L->s->src : NULL, path), path[0] ? ": " : "", msg);
 }
@@ -246,7 +247,8 @@ int ld_object(ld *L, const cJSON *obj, const char *const *keys)
 			int line = 0, col = 0;
 			long off = locate(L, ld_get(obj, keys[k]), 1, &w, &end);
 			if (off >= 0)
-				jsonpos_linecol(L->text, L->len, (size_t)off, &line, &col);
+				ld_linecol(L->s && L->s->src ? &L->s->src->edits : NULL, L->text, L->len,
+				   L->s && L->s->src ? L->s->src->bom : 0, (size_t)off, &line, &col);
 			return ld_fail(L, m, 1, "duplicate key (first given at line %d)", line);
 		}
 		seen |= UINT64_C(1) << k;

@@ -28,12 +28,33 @@ enum {
 	SCENE_FROM_SCALE = 1u << 4,
 };
 
+/* One --set edit of the source text (sets.c): at `at`, `oldlen` bytes became `newlen`;
+ * insert: a new member put right after the "{" at at - 1 (else a value replaced). */
+typedef struct ld_edit {
+	size_t at, oldlen, newlen;
+	int insert;
+} ld_edit;
+
+/* The edits of a scene's text by --set, so that positions are reported in the file. */
+typedef struct ld_edits {
+	char *orig;      /* the text as read, before any edit (owned; NULL: no edits) */
+	size_t orig_len;
+	ld_edit *e;      /* in the order they were made (owned) */
+	int n;
+} ld_edits;
+void ld_edits_free(ld_edits *ed);
+/* LINE:COL in the file of offset off of text (the edited text, possibly past a BOM of
+ * `bom` bytes): a position inside a replaced value is the value's place in the file, one
+ * inside an inserted member the "{" of the object that gained it. ed may be NULL. */
+void ld_linecol(const ld_edits *ed, const char *text, size_t len, size_t bom, size_t off,
+		int *line, int *col);
+
 /* where.c: where each member was written, kept in the scene as plain data (the JSON tree
  * is freed once the scene is read): every value's path ("boxes[1].path[2].angle", "" for
- * the whole scene) with its line and column, sorted by path. */
+ * the whole scene) with its offset in the text, sorted by path. */
 typedef struct scene_member {
 	const char *path; /* in scene_src.names */
-	int line, col;
+	size_t off;       /* in scene_src.text (after --set edits; ld_linecol maps it to the file) */
 	int order;        /* source order, so that of duplicate keys the first is found */
 } scene_member;
 
@@ -48,6 +69,8 @@ struct scene_src {
 	char **sets;      /* the --set keys, dotted ("emitters.0.rate") */
 	int nsets;
 	unsigned from;    /* SCENE_FROM_* */
+	ld_edits edits;   /* --set edits, for positions in the file */
+	size_t bom;       /* bytes of byte-order mark before text */
 };
 void scene_src_free(scene_src *src);
 /* Records where every value of root (parsed from src->text) was written. */
@@ -153,8 +176,12 @@ void scene_text_digest(const char *text, size_t len, uint8_t out[32]);
 /* support.c: after everything is read (before ld_scale), refuses every field the chosen
  * solver would not honour, at its position, naming the field and the solver. */
 int ld_support(ld *L);
+/* reach.c: after ld_support (before ld_scale), refuses a fluid block, stream emitter or
+ * box that lies wholly outside the water (the pool, or a particle solver's tank), at its
+ * place with the reason: no element is ignored silently. */
+int ld_reach(ld *L);
 /* sets.c: applies --set KEY=VALUE edits to the source text (reallocated) before parsing. */
 int ld_apply_sets(const char *file, char **text, size_t *len, const char *const *sets, int nsets,
-	tp_err *err);
+	ld_edits *ed, tp_err *err);
 
 #endif

@@ -495,7 +495,8 @@ static int read_scene(ld *L, const scene_overrides *ov)
 	    (rc = ld_blocks(L, ld_get(L->root, "blocks"))) < 0 ||
 	    (rc = ld_ambient(L, ld_get(L->root, "ambient"))) < 0)
 		return rc;
-	if ((rc = read_output(L, ov)) < 0 || (rc = ld_textures(L)) < 0 || (rc = ld_support(L)) < 0)
+	if ((rc = read_output(L, ov)) < 0 || (rc = ld_textures(L)) < 0 || (rc = ld_support(L)) < 0 ||
+	    (rc = ld_reach(L)) < 0)
 		return rc;
 	return ld_scale(L);
 }
@@ -511,12 +512,14 @@ static int load_buffer(const char *path, char *text, size_t len, const scene_ove
 	scene *s = NULL;
 	char dir[4096];
 	int rc;
+	ld_edits edits = {0};
 
 	if (jsonpos_check_text(text, len, &off, &why) < 0 || jsonpos_check(text, len, &off, &why) < 0) {
 		rc = fail_text(path, text, len, off, why, err);
 		goto fail;
 	}
-	if (ov && ov->nsets && (rc = ld_apply_sets(path, &text, &len, ov->sets, ov->nsets, err)) < 0)
+	if (ov && ov->nsets &&
+	    (rc = ld_apply_sets(path, &text, &len, ov->sets, ov->nsets, &edits, err)) < 0)
 		goto fail;
 	/* The text is known-good JSON, so a failure here can only be memory. The BOM that
 	 * jsonpos tolerates is skipped for cJSON. */
@@ -538,6 +541,9 @@ static int load_buffer(const char *path, char *text, size_t len, const scene_ove
 	s->src->buf = text;
 	s->src->text = text + bom;
 	s->src->len = len - bom;
+	s->src->bom = bom;
+	s->src->edits = edits;
+	memset(&edits, 0, sizeof edits);
 	text = NULL;
 	if ((rc = keep_origins(s->src, ov)) < 0 || (rc = scene_src_index(s->src, root)) < 0) {
 		rc = tp_errf(err, TP_EIO, "%s: out of memory", path);
@@ -552,6 +558,7 @@ static int load_buffer(const char *path, char *text, size_t len, const scene_ove
 	*out = s;
 	return 0;
 fail:
+	ld_edits_free(&edits);
 	scene_destroy(s);
 	cJSON_Delete(root);
 	free(text);

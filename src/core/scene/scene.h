@@ -277,6 +277,10 @@ const char *scene_text(const scene *s, size_t *len);
  * new override is added in one place) and the final size. Same scene, same options =
  * same 32 bytes. ov may be NULL (no overrides). */
 void scene_fingerprint(const scene *sc, const scene_overrides *ov, uint8_t out[32]);
+/* The fingerprint of one output of that simulation (encode/proof.h), as lower-case hex:
+ * SHA-256 of the scene's fingerprint and `what`, a text naming what else changes the
+ * output's bytes (render mode, encoder settings). */
+void scene_output_fingerprint(const uint8_t scene_fp[32], const char *what, char hex[65]);
 void scene_destroy(scene *s);
 
 /* For every check of a scene made after scene_load() (solvers at init through

@@ -9,8 +9,10 @@
  * the old one's characters (or a new member is inserted right after the object's "{"),
  * and line breaks in VALUE become spaces. The lines of the file therefore stay where
  * they were, and a value that the loader then rejects is reported at the place of the
- * member it replaced, with its own text in "(got ...)". This is what `tidepool batch`
- * uses for its variants.
+ * member it replaced, with its own text in "(got ...)". Every edit is noted (ld_edits),
+ * so positions are reported in the file as read: a replaced value at its place, an
+ * inserted member at the "{" of the object that gained it (ld_linecol). This is what
+ * `tidepool batch` uses for its variants.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,10 +51,16 @@ static int put_json_string(char *buf, size_t cap, size_t *n, const char *s)
 	return 0;
 }
 
-/* Replaces text[off, end) by ins (a new buffer; the old one is freed). */
-static int splice(char **text, size_t *len, size_t off, size_t end, const char *ins)
+/* Replaces text[off, end) by ins (a new buffer; the old one is freed), noting the edit. */
+static int splice(char **text, size_t *len, size_t off, size_t end, const char *ins, int insert,
+		  ld_edits *ed)
 {
 	size_t k = strlen(ins), n = *len - (end - off) + k;
+	ld_edit *e = realloc(ed->e, (size_t)(ed->n + 1) * sizeof *e);
+	if (!e)
+		return -1;
+	ed->e = e;
+	ed->e[ed->n++] = (ld_edit){.at = off, .oldlen = end - off, .newlen = k, .insert = insert};
 	char *t = malloc(n + 1);
 	if (!t)
 		return -1;
@@ -66,7 +74,8 @@ static int splice(char **text, size_t *len, size_t off, size_t end, const char *
 	return 0;
 }
 
-static int apply_one(const char *file, char **text, size_t *len, const char *set, tp_err *err)
+static int apply_one(const char *file, char **text, size_t *len, const char *set, ld_edits *ed,
+		     tp_err *err)
 {
 	char key[512], value[4096], ins[4096 + 1024];
 	const char *eq = strchr(set, '=');
@@ -147,7 +156,7 @@ static int apply_one(const char *file, char **text, size_t *len, const char *set
 	long at;
 	if (k == np) { /* the member exists: replace its value */
 		at = jsonpos_find(*text, *len, steps, np, 0, &end);
-		if (at < 0 || splice(text, len, (size_t)at, end, value) < 0)
+		if (at < 0 || splice(text, len, (size_t)at, end, value, 0, ed) < 0)
 			rc = tp_errf(err, TP_EIO, "%s: --set %s: cannot edit the scene", file, set);
 		goto done;
 	}
@@ -170,7 +179,7 @@ static int apply_one(const char *file, char **text, size_t *len, const char *set
 		ins[n++] = ',';
 	ins[n] = 0;
 	at = jsonpos_find(*text, *len, steps, k, 0, &end);
-	if (at < 0 || splice(text, len, (size_t)at + 1, (size_t)at + 1, ins) < 0)
+	if (at < 0 || splice(text, len, (size_t)at + 1, (size_t)at + 1, ins, 1, ed) < 0)
 		rc = tp_errf(err, TP_EIO, "%s: --set %s: cannot edit the scene", file, set);
 	goto done;
 too_long:
@@ -180,11 +189,46 @@ done:
 	return rc;
 }
 
-int ld_apply_sets(const char *file, char **text, size_t *len, const char *const *sets, int nsets,
-	tp_err *err)
+void ld_edits_free(ld_edits *ed)
 {
+	free(ed->orig);
+	free(ed->e);
+	memset(ed, 0, sizeof *ed);
+}
+
+void ld_linecol(const ld_edits *ed, const char *text, size_t len, size_t bom, size_t off,
+		int *line, int *col)
+{
+	if (!ed || !ed->orig) {
+		jsonpos_linecol(text, len, off, line, col);
+		return;
+	}
+	/* back through the edits, last first, to an offset of the text as read */
+	size_t o = off + bom;
+	for (int i = ed->n - 1; i >= 0; i--) {
+		const ld_edit *e = &ed->e[i];
+		if (o < e->at)
+			continue;
+		if (o >= e->at + e->newlen)
+			o = o - e->newlen + e->oldlen;
+		else
+			o = e->insert ? e->at - 1 : e->at;
+	}
+	jsonpos_linecol(ed->orig, ed->orig_len, o, line, col);
+}
+
+int ld_apply_sets(const char *file, char **text, size_t *len, const char *const *sets, int nsets,
+	ld_edits *ed, tp_err *err)
+{
+	if (nsets && !(ed->orig = malloc(*len + 1)))
+		return tp_errf(err, TP_EIO, "%s: out of memory", file);
+	if (nsets) {
+		memcpy(ed->orig, *text, *len);
+		ed->orig[*len] = 0;
+		ed->orig_len = *len;
+	}
 	for (int i = 0; i < nsets; i++) {
-		int rc = apply_one(file, text, len, sets[i], err);
+		int rc = apply_one(file, text, len, sets[i], ed, err);
 		if (rc < 0)
 			return rc;
 		size_t off;

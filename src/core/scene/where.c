@@ -24,6 +24,7 @@ void scene_src_free(scene_src *src)
 	free(src->members);
 	free(src->names);
 	free(src->buf);
+	ld_edits_free(&src->edits);
 	for (int i = 0; i < src->nsets; i++)
 		free(src->sets[i]);
 	free(src->sets);
@@ -81,26 +82,8 @@ typedef struct indexer {
 	size_t noff, k;
 	char *names;
 	size_t used, cap;
-	size_t cursor;     /* line/col counting position */
-	int line, col;
 	int failed;        /* out of memory */
 } indexer;
-
-/* Advances the line/column count to offset `to` (offsets come in increasing order);
- * columns count UTF-8 characters, as jsonpos_linecol() does. */
-static void count_to(indexer *x, size_t to)
-{
-	const char *t = x->src->text;
-	for (; x->cursor < to && x->cursor < x->src->len; x->cursor++) {
-		unsigned char b = (unsigned char)t[x->cursor];
-		if (b == '\n') {
-			x->line++;
-			x->col = 1;
-		} else if ((b & 0xC0) != 0x80) {
-			x->col++;
-		}
-	}
-}
 
 /* Records node (at path[0..plen)) and, in source order, everything inside it. */
 static void index_node(indexer *x, const cJSON *node, char *path, size_t plen, size_t pcap)
@@ -117,11 +100,9 @@ static void index_node(indexer *x, const cJSON *node, char *path, size_t plen, s
 		}
 	}
 	if (k < x->noff && !x->failed) {
-		count_to(x, x->off[k]);
 		scene_member *m = &x->src->members[x->src->nmembers++];
 		m->path = (const char *)(uintptr_t)x->used; /* an offset: names may move */
-		m->line = x->line;
-		m->col = x->col;
+		m->off = x->off[k];
 		m->order = (int)k;
 		memcpy(x->names + x->used, path, plen);
 		x->names[x->used + plen] = 0;
@@ -150,7 +131,7 @@ int scene_src_index(scene_src *src, const cJSON *root)
 {
 	size_t n = jsonpos_values(src->text, src->len, NULL, 0);
 	size_t *off = malloc((n ? n : 1) * sizeof *off);
-	indexer x = {.src = src, .off = off, .noff = n, .line = 1, .col = 1};
+	indexer x = {.src = src, .off = off, .noff = n};
 	src->members = calloc(n ? n : 1, sizeof *src->members);
 	char path[1024] = "";
 	if (off && src->members) {
@@ -234,6 +215,9 @@ int scene_errf(const scene *s, tp_err *err, int code, const char *jpath, const c
 	if (!src)
 		return tp_errf(err, code, "%s%s%s", jpath ? jpath : "", jpath ? ": " : "", msg);
 	const scene_member *m = nearest(src, jpath);
-	return tp_errf(err, code, "%s:%d:%d: %s%s%s%s", src->file, m ? m->line : 1, m ? m->col : 1,
-		       jpath ? jpath : "", scene_origin(src, jpath), jpath ? ": " : "", msg);
+	int line = 1, col = 1;
+	if (m)
+		ld_linecol(&src->edits, src->text, src->len, src->bom, m->off, &line, &col);
+	return tp_errf(err, code, "%s:%d:%d: %s%s%s%s", src->file, line, col, jpath ? jpath : "",
+		       scene_origin(src, jpath), jpath ? ": " : "", msg);
 }

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <xxhash.h>
+
 #include "util/fsutil.h"
 #include "util/wire.h"
 
@@ -20,7 +22,7 @@ int ckpt_path(const char *dir, int frame, char *buf, size_t n)
 	return k < 0 || (size_t)k >= n ? TP_EUSAGE : 0;
 }
 
-static int write_header(FILE *f, const ckpt_key *key, int frame, uint64_t payload)
+static int write_header(FILE *f, const ckpt_key *key, int frame, uint64_t payload, uint64_t sum)
 {
 	char ver[32] = {0}, name[16] = {0};
 	strncpy(ver, TP_VERSION, sizeof ver - 1);
@@ -29,8 +31,38 @@ static int write_header(FILE *f, const ckpt_key *key, int frame, uint64_t payloa
 	rc |= tp_wr_bytes(f, ver, sizeof ver) | tp_wr_bytes(f, key->fingerprint, 32);
 	rc |= tp_wr_i32(f, key->sc->width) | tp_wr_i32(f, key->sc->height);
 	rc |= tp_wr_i32(f, frame) | tp_wr_i32(f, key->sc->frames);
-	rc |= tp_wr_bytes(f, name, sizeof name) | tp_wr_u64(f, payload) | tp_wr_u64(f, 0);
+	rc |= tp_wr_bytes(f, name, sizeof name) | tp_wr_u64(f, payload) | tp_wr_u64(f, sum);
 	return rc;
+}
+
+/* XXH3-64 of the `n` bytes of f from offset CKPT_HEADER (the payload); f is left at its
+ * end. -1 on a read error. */
+static int payload_sum(FILE *f, uint64_t n, uint64_t *sum)
+{
+	XXH3_state_t *x = XXH3_createState();
+	static __thread unsigned char buf[1 << 16];
+	if (!x || fseek(f, CKPT_HEADER, SEEK_SET)) {
+		XXH3_freeState(x);
+		return -1;
+	}
+	XXH3_64bits_reset(x);
+	while (n > 0) {
+		size_t k = n < sizeof buf ? (size_t)n : sizeof buf;
+		if (fread(buf, 1, k, f) != k)
+			break;
+		XXH3_64bits_update(x, buf, k);
+		n -= k;
+	}
+	*sum = XXH3_64bits_digest(x);
+	XXH3_freeState(x);
+	return n ? -1 : 0;
+}
+
+/* A write error: the file and the system's reason. */
+static int write_failed(tp_err *err, const char *path, int e)
+{
+	return tp_errf(err, TP_EIO, "%s: write failed (%s)", path,
+		       strerror(e ? e : EIO));
 }
 
 int ckpt_write(const char *dir, const ckpt_key *key, sim_loop *lp, int frame, uint64_t *bytes,
@@ -40,28 +72,28 @@ int ckpt_write(const char *dir, const ckpt_key *key, sim_loop *lp, int frame, ui
 	if (ckpt_path(dir, frame, path, sizeof path) < 0)
 		return tp_errf(err, TP_EUSAGE, "%s: path too long", dir);
 	snprintf(tmp, sizeof tmp, "%s/.frame-%08d.tpck.tmp-%ld", dir, frame, (long)getpid());
-	FILE *f = fopen(tmp, "wb");
+	FILE *f = fopen(tmp, "w+b");
 	if (!f)
 		return tp_errf(err, TP_EIO, "%s: cannot create (%s)", tmp, strerror(errno));
-	int rc = write_header(f, key, frame, 0) ? TP_EIO : 0;
-	if (rc == 0)
-		rc = loop_save(lp, f, err);
-	else
-		tp_errf(err, rc, "%s: write failed", path);
+	errno = 0;
+	int rc = write_header(f, key, frame, 0, 0) ? write_failed(err, path, errno) : 0;
+	if (rc == 0 && (rc = loop_save(lp, f, err)) < 0 && (ferror(f) || errno))
+		rc = write_failed(err, path, errno); /* the state's own "write failed" */
 	long end = rc == 0 ? ftell(f) : -1;
-	if (rc == 0 && end < CKPT_HEADER)
-		rc = tp_errf(err, TP_EIO, "%s: write failed", path);
+	if (rc == 0 && (end < CKPT_HEADER || fflush(f)))
+		rc = write_failed(err, path, errno);
 	if (rc == 0) {
-		/* the payload's length goes into the header once known */
-		uint64_t payload = (uint64_t)end - CKPT_HEADER;
-		if (tp_wr_bytes(f, TRAILER, 8) || fseek(f, 0, SEEK_SET) ||
-		    write_header(f, key, frame, payload) || fflush(f) || ferror(f) ||
+		/* the payload's length and checksum go into the header once known */
+		uint64_t payload = (uint64_t)end - CKPT_HEADER, sum = 0;
+		if (payload_sum(f, payload, &sum) || fseek(f, 0, SEEK_END) ||
+		    tp_wr_bytes(f, TRAILER, 8) || fseek(f, 0, SEEK_SET) ||
+		    write_header(f, key, frame, payload, sum) || fflush(f) || ferror(f) ||
 		    fsync(fileno(f)))
-			rc = tp_errf(err, TP_EIO, "%s: write failed (%s)", path, strerror(errno));
+			rc = write_failed(err, path, errno);
 		*bytes = payload + CKPT_HEADER + 8;
 	}
 	if (fclose(f) != 0 && rc == 0)
-		rc = tp_errf(err, TP_EIO, "%s: write failed (%s)", path, strerror(errno));
+		rc = write_failed(err, path, errno);
 	if (rc < 0) {
 		unlink(tmp);
 		return rc;
@@ -73,7 +105,6 @@ static int read_header(FILE *f, ckpt_info *in)
 {
 	char magic[8];
 	uint32_t format, hsize;
-	uint64_t zero;
 	memset(in, 0, sizeof *in);
 	int rc = tp_rd_bytes(f, magic, 8) || memcmp(magic, MAGIC, 8);
 	rc = rc || tp_rd_u32(f, &format) || format != CKPT_FORMAT || tp_rd_u32(f, &hsize) ||
@@ -82,7 +113,7 @@ static int read_header(FILE *f, ckpt_info *in)
 	rc = rc || tp_rd_int(f, &in->w) || tp_rd_int(f, &in->h) || tp_rd_int(f, &in->frame) ||
 	     tp_rd_int(f, &in->frames);
 	rc = rc || tp_rd_bytes(f, in->solver, 16) || tp_rd_u64(f, &in->payload) ||
-	     tp_rd_u64(f, &zero);
+	     tp_rd_u64(f, &in->sum);
 	in->version[32] = in->solver[16] = 0;
 	return rc ? -1 : 0;
 }
@@ -120,14 +151,23 @@ static int check_open(FILE *f, const char *path, const ckpt_key *key, int frame,
 	char tr[8];
 	if (fseek(f, -8, SEEK_END) || tp_rd_bytes(f, tr, 8) || memcmp(tr, TRAILER, 8))
 		return tp_errf(err, TP_EINPUT, "%s: truncated or damaged (no trailer)", path);
+	uint64_t sum = 0;
+	if (payload_sum(f, in->payload, &sum))
+		return tp_errf(err, TP_EIO, "%s: read error", path);
+	if (sum != in->sum)
+		return tp_errf(err, TP_EINPUT,
+			       "%s: damaged (the checksum of its state does not match its header: "
+			       "remake the cache)",
+			       path);
 	return fseek(f, CKPT_HEADER, SEEK_SET) ? tp_errf(err, TP_EIO, "%s: cannot read", path) : 0;
 }
 
 int ckpt_check(const char *path, const ckpt_key *key, int frame, ckpt_info *info, tp_err *err)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return tp_errf(err, TP_EIO, "%s: cannot open (%s)", path, strerror(errno));
+	FILE *f = NULL;
+	int orc = tp_fopen_regular(path, "a checkpoint", &f, err);
+	if (orc < 0)
+		return orc;
 	ckpt_info tmp;
 	int rc = check_open(f, path, key, frame, info ? info : &tmp, err);
 	fclose(f);
@@ -136,9 +176,10 @@ int ckpt_check(const char *path, const ckpt_key *key, int frame, ckpt_info *info
 
 int ckpt_load(const char *path, const ckpt_key *key, int frame, sim_loop *lp, tp_err *err)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return tp_errf(err, TP_EIO, "%s: cannot open (%s)", path, strerror(errno));
+	FILE *f = NULL;
+	int orc = tp_fopen_regular(path, "a checkpoint", &f, err);
+	if (orc < 0)
+		return orc;
 	ckpt_info in;
 	int rc = check_open(f, path, key, frame, &in, err);
 	if (rc == 0 && (rc = loop_load(lp, f, err)) < 0)

@@ -15,15 +15,15 @@
  *     80  4  i32 width        84  4  i32 height
  *     88  4  i32 frame        92  4  i32 frames of the render
  *     96 16  solver name, NUL-padded
- *     112 8  u64 payload bytes      120 8  zero
+ *     112 8  u64 payload bytes      120 8  u64 XXH3-64 of the payload
  *     128 .. payload: loop section, stepper section, solver section (sim/loop.h,
  *            sim/stepper.h, the solver's save())
  *     end 8  trailer "TPCKEND\n"
  *
  * Writing is atomic (a temporary name in DIR, renamed when complete), so a checkpoint
  * exists whole or not at all. Loading verifies, in this order, the magic and format, the
- * program version, the size, the fingerprint, the frame, then the payload's length and
- * trailer; any mismatch is refused with TP_EINPUT and a message giving the reason.
+ * program version, the size, the fingerprint, the frame, then the payload's length,
+ * trailer and checksum; only a regular file is opened; any mismatch is refused with TP_EINPUT and a message giving the reason.
  */
 #ifndef TP_SIM_CKPT_H
 #define TP_SIM_CKPT_H
@@ -35,7 +35,7 @@
 #include "sim/loop.h"
 #include "util/error.h"
 
-#define CKPT_FORMAT 1
+#define CKPT_FORMAT 2
 #define CKPT_HEADER 128
 
 typedef struct ckpt_info {
@@ -44,6 +44,7 @@ typedef struct ckpt_info {
 	int w, h, frame, frames;
 	char solver[17];
 	uint64_t payload;
+	uint64_t sum; /* XXH3-64 of the payload */
 } ckpt_info;
 
 /* What a checkpoint must match: the scene as loaded, its fingerprint. */

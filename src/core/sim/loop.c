@@ -17,6 +17,7 @@ struct sim_loop {
 	uint32_t *saved;         /* fade * w * h samples: s[S + k], int32 or float bits */
 	uint32_t *blend;         /* w * h: the blended surface */
 	double *rows;            /* 5 sums per row */
+	int warmed;              /* frames simulated by the warm-up in this process */
 };
 
 int loop_create(const scene *sc, int threads, sim_loop **out, tp_err *err)
@@ -176,6 +177,7 @@ int loop_next(sim_loop *lp, tp_surface *surf, tp_err *err)
 				save_surface(&s, lp->saved + (size_t)(f - lp->start) * lp->w * lp->h);
 			}
 		}
+		lp->warmed = lp->start + lp->fade;
 	}
 	int j = lp->next++;
 	if ((rc = stepper_next(lp->st, err)) < 0)
@@ -193,6 +195,8 @@ int loop_next(sim_loop *lp, tp_surface *surf, tp_err *err)
 }
 
 int loop_position(const sim_loop *lp) { return lp->next; }
+
+int loop_warmup_frames(const sim_loop *lp) { return lp->warmed; }
 
 /* ---- checkpoints ---- */
 

@@ -37,6 +37,9 @@ int loop_next(sim_loop *lp, tp_surface *surf, tp_err *err);
 stepper *loop_stepper(sim_loop *lp);
 /* Output frames given so far (the next loop_next() gives this frame). */
 int loop_position(const sim_loop *lp);
+/* Frames the loop's warm-up simulated in this process (0: none, or loaded from a
+ * checkpoint): the summary says its time is included. */
+int loop_warmup_frames(const sim_loop *lp);
 
 /* Checkpoints (sim/ckpt.h): the loop's section - output frames given so far and, once
  * the warm-up ran, the B saved early frames of the cross-fade - then the stepper's. */

@@ -36,7 +36,9 @@ void tp_progress_update(tp_progress *p, int done)
 		return;
 	double now = tp_now();
 	double interval = p->tty ? 0.1 : 5.0;
-	if (now - p->last < interval && done < p->total)
+	/* The last frame's line is left to the summary, whose fps is the same measure over
+	 * the whole run (encoders finished): two figures for one run would disagree. */
+	if (now - p->last < interval || done >= p->total)
 		return;
 	p->last = now;
 	double el = now - p->start;
