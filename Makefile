@@ -17,7 +17,7 @@ BUILD ?= build
 OPT ?= -O3
 PKG_CONFIG ?= pkg-config
 
-PKGS = libpng libavcodec libavformat libavutil libswscale libcjson libxxhash fftw3f
+PKGS = libpng libavcodec libavformat libavutil libswscale libcjson libxxhash fftw3f libmicrohttpd
 
 # Determinism: no FMA contraction, never -ffast-math (DESIGN.md).
 TP_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
@@ -115,10 +115,22 @@ SRC_CLI = \
 	src/cli/cache.c \
 	src/cli/tasks.c \
 	src/cli/shline.c \
-	src/cli/join.c
+	src/cli/join.c \
+	src/cli/preview.c
+
+# tidepool preview (docs/preview.md): the server, a client of include/tidepool.h, and its
+# page, embedded from src/preview/page/ by xxd -i.
+SRC_PREVIEW = \
+	src/preview/state.c \
+	src/preview/watch.c \
+	src/preview/json.c \
+	src/preview/server.c \
+	src/preview/page.c
+PAGE_FILES = index.html style.css app.js overlays.js plot.js
+PAGE_H = $(BUILD)/gen/preview_page.h
 
 LIB_SRCS = $(SRC_UTIL) $(SRC_SCENE) $(SRC_SOLVERS) $(SRC_SIM) $(SRC_RENDER) \
-	$(SRC_ENCODE) $(SRC_COMPARE) $(SRC_CLI)
+	$(SRC_ENCODE) $(SRC_COMPARE) $(SRC_CLI) $(SRC_PREVIEW)
 
 TEST_SRCS = \
 	tests/test_util.c \
@@ -198,6 +210,15 @@ $(PATHS_H): FORCE
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
 $(MAIN_OBJ): $(PATHS_H)
+$(BUILD)/obj/src/preview/page.o: $(PAGE_H)
+$(BUILD)/obj/src/preview/page.o: TP_CFLAGS += -I$(BUILD)/gen
+
+# The page's files as C arrays (static const, named after the file: app_js).
+$(PAGE_H): $(PAGE_FILES:%=src/preview/page/%)
+	@mkdir -p $(dir $@)
+	@echo "  XXD     $@"
+	$(Q)(cd src/preview/page && for f in $(PAGE_FILES); do xxd -i "$$f"; done) | \
+		sed -e 's/^unsigned char /static const unsigned char /' -e '/_len = /d' > $@.tmp && mv $@.tmp $@
 $(MAIN_OBJ): TP_CFLAGS += -I$(BUILD)/gen
 
 $(BIN): $(LIB_OBJS) $(MAIN_OBJ)

@@ -280,3 +280,27 @@ int tp_png_write(const char *path, const tp_image *img, int level, tp_err *err)
 	}
 	return tp_commit_file(tmp, path, err);
 }
+
+int tp_png_encode(const tp_image *img, int level, unsigned char **out, size_t *size, tp_err *err)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	*out = NULL;
+	*size = 0;
+	FILE *f = open_memstream(&buf, &n);
+	if (!f)
+		return tp_errf(err, TP_EIO, "cannot encode PNG (%s)", strerror(errno));
+	png_io io = { "", "" };
+	int bad = write_stream(f, img, level, &io);
+	if (fclose(f) != 0 && !bad) {
+		snprintf(io.msg, sizeof io.msg, "%s", strerror(errno));
+		bad = 1;
+	}
+	if (bad) {
+		free(buf);
+		return tp_errf(err, TP_EIO, "cannot encode PNG (%s)", io.msg);
+	}
+	*out = (unsigned char *)buf;
+	*size = n;
+	return 0;
+}
