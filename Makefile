@@ -22,7 +22,7 @@ PKGS = libpng libavcodec libavformat libavutil libswscale libcjson libxxhash fft
 # Determinism: no FMA contraction, never -ffast-math (DESIGN.md).
 TP_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
 	-Wall -Wextra -Wpedantic -Wshadow -Wno-unknown-pragmas \
-	$(OPT) -g -ffp-contract=off -fno-fast-math -fno-math-errno -fno-trapping-math -fopenmp -Isrc/core -Isrc -Iinclude \
+	-fPIC -fvisibility=hidden $(OPT) -g -ffp-contract=off -fno-fast-math -fno-math-errno -fno-trapping-math -fopenmp -Isrc/core -Isrc -Iinclude \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS)) -DTP_VERSION='"$(VERSION)"' \
 	-MMD -MP $(CFLAGS)
 TP_LDFLAGS = -fopenmp $(LDFLAGS)
@@ -101,6 +101,10 @@ SRC_COMPARE = \
 	src/core/compare/run.c \
 	src/core/compare/report.c
 
+# The public API (include/tidepool.h): the only symbols libtidepool.so exports.
+SRC_API = \
+	src/core/api/api.c
+
 SRC_CLI = \
 	src/cli/common.c \
 	src/cli/sceneopts.c \
@@ -129,8 +133,9 @@ SRC_PREVIEW = \
 PAGE_FILES = index.html style.css app.js overlays.js plot.js
 PAGE_H = $(BUILD)/gen/preview_page.h
 
-LIB_SRCS = $(SRC_UTIL) $(SRC_SCENE) $(SRC_SOLVERS) $(SRC_SIM) $(SRC_RENDER) \
-	$(SRC_ENCODE) $(SRC_COMPARE) $(SRC_CLI) $(SRC_PREVIEW)
+CORE_SRCS = $(SRC_UTIL) $(SRC_SCENE) $(SRC_SOLVERS) $(SRC_SIM) $(SRC_RENDER) \
+	$(SRC_ENCODE) $(SRC_COMPARE) $(SRC_API)
+LIB_SRCS = $(CORE_SRCS) $(SRC_CLI) $(SRC_PREVIEW)
 
 TEST_SRCS = \
 	tests/test_util.c \
@@ -174,12 +179,22 @@ BENCH_SRCS = \
 	tests/bench/bench_airy.c
 
 LIB_OBJS = $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+CORE_OBJS = $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
 MAIN_OBJ = $(BUILD)/obj/src/main.o
 TEST_OBJS = $(TEST_SRCS:%.c=$(BUILD)/obj/%.o)
 BENCH_OBJS = $(BENCH_SRCS:%.c=$(BUILD)/obj/%.o) \
 	$(filter $(BUILD)/obj/tests/reference/%,$(TEST_OBJS))
 
 BIN = $(BUILD)/tidepool
+SONAME = libtidepool.so.0
+SHLIB = $(BUILD)/$(SONAME)
+PCFILE = $(BUILD)/tidepool.pc
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+PYTHON ?= /usr/bin/python3
+PYVER := $(shell $(PYTHON) -c "import sys; print(\"%d.%d\" % sys.version_info[:2])" 2>/dev/null)
+PYTHONDIR ?= $(PREFIX)/lib/python$(PYVER)/dist-packages
 MAN = $(BUILD)/tidepool.1
 PATHS_H = $(BUILD)/gen/tp_paths.h
 TEST_BIN = $(BUILD)/tidepool-tests
@@ -194,7 +209,20 @@ endif
 .PHONY: all deps test check check-asan check-farm bench demo golden install uninstall clean format lint \
 	FORCE fuzz fuzz-bins fuzz-regress fuzz-smoke
 
-all: $(BIN) $(MAN)
+all: $(BIN) $(MAN) $(SHLIB) $(PCFILE)
+
+# libtidepool: the core as a shared library exporting only include/tidepool.h's calls
+# (every object is built -fvisibility=hidden; TP_API marks the exported ones).
+$(SHLIB): $(CORE_OBJS)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(TP_LDFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,--no-undefined -o $@ $^ $(TP_LIBS)
+	$(Q)ln -sf $(SONAME) $(BUILD)/libtidepool.so
+
+# pkg-config file for the installed library (PREFIX decides where).
+$(PCFILE): Makefile
+	@mkdir -p $(dir $@)
+	@printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: tidepool\nDescription: batch renderer for water (libtidepool)\nVersion: %s\nLibs: -L$${libdir} -ltidepool\nCflags: -I$${includedir}\n' \
+		'$(PREFIX)' '$(LIBDIR)' '$(INCLUDEDIR)' '$(VERSION)' > $@
 
 # The manual page, from its scdoc source (docs/CONTRIBUTING.md).
 $(MAN): docs/tidepool.1.scd
@@ -331,7 +359,15 @@ demo: deps $(BIN)
 # The program, its manual page, the documents (the scene reference as
 # DOCDIR/scenes/README.md, links between them kept), the example scenes with the JSON
 # Schema they name, and bash completion (README "Installing").
-install: $(BIN) $(MAN)
+install: $(BIN) $(MAN) $(SHLIB) $(PCFILE)
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+		$(DESTDIR)$(PYTHONDIR)/tidepool
+	install -m 755 $(SHLIB) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libtidepool.so
+	install -m 644 include/tidepool.h $(DESTDIR)$(INCLUDEDIR)/tidepool.h
+	install -m 644 $(PCFILE) $(DESTDIR)$(PKGCONFIGDIR)/tidepool.pc
+	install -m 644 python/tidepool/*.py $(DESTDIR)$(PYTHONDIR)/tidepool/
+	printf 'LIBRARY = "%s"\n' '$(LIBDIR)/$(SONAME)' > $(DESTDIR)$(PYTHONDIR)/tidepool/_installed.py
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR)/scenes \
 		$(DESTDIR)$(DOCDIR)/docs/stills $(DESTDIR)$(TPDATADIR)/scenes/textures \
 		$(DESTDIR)$(TPDATADIR)/scenes/schema $(DESTDIR)$(BASHCOMPDIR)
@@ -348,6 +384,9 @@ install: $(BIN) $(MAN)
 	install -m 644 completion/tidepool.bash $(DESTDIR)$(BASHCOMPDIR)/tidepool
 
 uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libtidepool.so \
+		$(DESTDIR)$(INCLUDEDIR)/tidepool.h $(DESTDIR)$(PKGCONFIGDIR)/tidepool.pc
+	rm -rf $(DESTDIR)$(PYTHONDIR)/tidepool
 	rm -f $(DESTDIR)$(BINDIR)/tidepool $(DESTDIR)$(MANDIR)/man1/tidepool.1 \
 		$(DESTDIR)$(BASHCOMPDIR)/tidepool
 	rm -rf $(DESTDIR)$(DOCDIR) $(DESTDIR)$(TPDATADIR)

@@ -112,13 +112,13 @@ typedef struct tp_scene_info {
 } tp_scene_info;
 
 /* The solver's statistics after a frame, as `render --stats` prints them. */
-#define TP_STATS_MAX 16
+#define TP_FRAME_STATS_MAX 16
 typedef struct tp_frame_stats {
 	int frame;
 	double t; /* seconds */
 	int n;
-	const char *name[TP_STATS_MAX]; /* static strings */
-	double value[TP_STATS_MAX];
+	const char *name[TP_FRAME_STATS_MAX]; /* static strings */
+	double value[TP_FRAME_STATS_MAX];
 } tp_frame_stats;
 
 /* "0.1.0", static. */
@@ -136,9 +136,11 @@ TP_API int tp_scene_load_string(const char *json, const char *name, const tp_loa
 TP_API void tp_scene_free(tp_scene *sc);
 
 TP_API int tp_scene_get_info(const tp_scene *sc, tp_scene_info *out);
+/* The scene's JSON text after the --set edits: what was loaded (owned by the scene). */
+TP_API const char *tp_scene_text(const tp_scene *sc);
 /* The layout tp_scene_render() writes for mode; TP_ERROR_ARGUMENT if the scene cannot
  * render it (particles of a height field). */
-TP_API int tp_scene_format(const tp_scene *sc, tp_mode mode, tp_format *out, tp_error *err);
+TP_API int tp_scene_format(tp_scene *sc, tp_mode mode, tp_format *out, tp_error *err);
 /* "color", "height", "normal", "caustics", "particles" (static), NULL for a bad mode. */
 TP_API const char *tp_mode_name(tp_mode mode);
 /* The mode called `name`, or -1. */

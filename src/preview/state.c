@@ -13,9 +13,6 @@
 #include "preview/json.h"
 #include "util/image.h"
 
-/* Declared by include/tidepool.h once the API is merged. */
-const char *tp_scene_text(const tp_scene *sc);
-
 /* zlib level of the frames served: 1 is several times faster than the CLI's 3 for
  * frames a little larger, which a local page does not notice. Pixels are the same. */
 #define PV_PNG_LEVEL 1

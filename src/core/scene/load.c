@@ -500,21 +500,18 @@ static int read_scene(ld *L, const scene_overrides *ov)
 	return ld_scale(L);
 }
 
-int scene_load(const char *path, const scene_overrides *ov, scene **out, tp_err *err)
+/* Loads the scene from `text` (len bytes, NUL-terminated, malloc'd: taken over and freed
+ * here) read from `path`. */
+static int load_buffer(const char *path, char *text, size_t len, const scene_overrides *ov,
+		       scene **out, tp_err *err)
 {
-	char *text = NULL;
-	size_t len = 0, off;
+	size_t off;
 	const char *why;
 	cJSON *root = NULL;
 	scene *s = NULL;
 	char dir[4096];
 	int rc;
 
-	*out = NULL;
-	if ((rc = check_overrides(ov, err)) < 0)
-		return rc;
-	if ((rc = read_file(path, &text, &len, err)) < 0)
-		return rc;
 	if (jsonpos_check_text(text, len, &off, &why) < 0 || jsonpos_check(text, len, &off, &why) < 0) {
 		rc = fail_text(path, text, len, off, why, err);
 		goto fail;
@@ -559,6 +556,48 @@ fail:
 	cJSON_Delete(root);
 	free(text);
 	return rc;
+}
+
+int scene_load(const char *path, const scene_overrides *ov, scene **out, tp_err *err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int rc;
+
+	*out = NULL;
+	if ((rc = check_overrides(ov, err)) < 0)
+		return rc;
+	if ((rc = read_file(path, &text, &len, err)) < 0)
+		return rc;
+	return load_buffer(path, text, len, ov, out, err);
+}
+
+int scene_load_text(const char *name, const char *text, size_t len, const scene_overrides *ov,
+		    scene **out, tp_err *err)
+{
+	int rc;
+
+	*out = NULL;
+	if ((rc = check_overrides(ov, err)) < 0)
+		return rc;
+	if (len > SCENE_MAX_FILE)
+		return tp_errf(err, TP_EINPUT, "%s: too large for a scene (over %u MiB)", name,
+			       SCENE_MAX_FILE >> 20);
+	char *buf = malloc(len + 1);
+	if (!buf)
+		return tp_errf(err, TP_EIO, "out of memory");
+	memcpy(buf, text, len);
+	buf[len] = 0;
+	return load_buffer(name, buf, len, ov, out, err);
+}
+
+const char *scene_text(const scene *s, size_t *len)
+{
+	if (!s || !s->src)
+		return NULL;
+	if (len)
+		*len = s->src->len;
+	return s->src->text;
 }
 
 static void free_path(scene_path *p)

@@ -23,6 +23,7 @@
 #ifndef TP_SCENE_SCENE_H
 #define TP_SCENE_SCENE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "util/error.h"
@@ -264,6 +265,12 @@ typedef struct scene_overrides {
 } scene_overrides;
 
 int scene_load(const char *path, const scene_overrides *ov, scene **out, tp_err *err);
+/* The same from JSON text (len bytes, copied): `name` stands for the file in messages and
+ * its directory resolves the scene's relative paths. */
+int scene_load_text(const char *name, const char *text, size_t len, const scene_overrides *ov,
+		    scene **out, tp_err *err);
+/* The scene's JSON text after --set edits (owned by the scene), and its length. */
+const char *scene_text(const scene *s, size_t *len);
 
 /* What a simulation cache belongs to (fingerprint.c): SHA-256 over the scene text after
  * --set edits, every field of *ov that can change the simulation (one serialiser, so a

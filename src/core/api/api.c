@@ -1,0 +1,644 @@
+/*
+ * api.c - libtidepool's public API (include/tidepool.h) over the core: a loaded scene,
+ * the simulation loop at some frame, one renderer per mode made when first asked for,
+ * and checkpoints in memory so that a seek backwards replays from the nearest one.
+ *
+ * The frames are those of `tidepool render`: the same scene loader, loop and renderers,
+ * so the same bytes. Checkpoints are the farm's (loop_save / loop_load, sim/ckpt.h)
+ * written to memory: a checkpoint at frame k is the state just after frame k-1, so
+ * loading it into a fresh loop and stepping once gives frame k bit for bit.
+ */
+#define _GNU_SOURCE /* open_memstream, fmemopen */
+#include <errno.h>
+#include <omp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api_impl.h"
+#include "render/render.h"
+#include "scene/scene.h"
+#include "sim/loop.h"
+#include "sim/stepper.h"
+#include "solvers/solver.h"
+#include "util/error.h"
+#include "util/image.h"
+
+#define DEFAULT_CKPT_BYTES ((size_t)256 << 20)
+
+typedef struct mem_ckpt {
+	int frame; /* the next output frame once loaded */
+	char *buf;
+	size_t len;
+} mem_ckpt;
+
+struct tp_scene {
+	scene *sc;
+	scene_overrides ov;
+	char **sets; /* copies of the --set strings */
+	int threads;
+	sim_loop *lp;
+	tp_surface surf; /* the surface of frame pos, valid while pos >= 0 */
+	int pos;         /* the frame lp last gave, -1 before the first */
+	render_ctx *rd[TP_MODE_COUNT];
+	/* In-memory checkpoints, by increasing frame; every `every` frames, within budget. */
+	mem_ckpt *ck;
+	int nck, cap;
+	size_t ck_bytes, budget;
+	int every;
+	int every_fixed; /* the caller chose the spacing */
+};
+
+/* The public mode numbers are scene_mode's. */
+_Static_assert((int)TP_MODE_COLOR == (int)SCENE_MODE_COLOR &&
+		       (int)TP_MODE_HEIGHT == (int)SCENE_MODE_HEIGHT &&
+		       (int)TP_MODE_NORMAL == (int)SCENE_MODE_NORMAL &&
+		       (int)TP_MODE_CAUSTICS == (int)SCENE_MODE_CAUSTICS &&
+		       (int)TP_MODE_PARTICLES == (int)SCENE_MODE_PARTICLES,
+	       "tp_mode and scene_mode differ");
+_Static_assert((int)TP_ERROR_INPUT == (int)TP_EINPUT && (int)TP_ERROR_IO == (int)TP_EIO &&
+		       (int)TP_ERROR_ARGUMENT == (int)TP_EUSAGE,
+	       "public and internal error codes differ");
+
+static const char *const mode_names[TP_MODE_COUNT] = {"color", "height", "normal", "caustics",
+						      "particles"};
+
+TP_API const char *tp_version(void)
+{
+	return TP_VERSION;
+}
+
+TP_API int tp_version_number(void)
+{
+	return TP_VERSION_NUMBER;
+}
+
+TP_API const char *tp_mode_name(tp_mode mode)
+{
+	return (int)mode >= 0 && (int)mode < TP_MODE_COUNT ? mode_names[mode] : NULL;
+}
+
+TP_API int tp_mode_from_name(const char *name)
+{
+	for (int m = 0; name && m < TP_MODE_COUNT; m++)
+		if (!strcmp(name, mode_names[m]))
+			return m;
+	return -1;
+}
+
+/* ---- errors as data ------------------------------------------------------------------ */
+
+/* Copies at most n-1 bytes of s[0..len) into dst. */
+static void copy_span(char *dst, size_t n, const char *s, size_t len)
+{
+	if (len >= n)
+		len = n - 1;
+	memcpy(dst, s, len);
+	dst[len] = 0;
+}
+
+/* Reads "LINE:COL: " at *p; advances past it on success. */
+static int read_position(const char **p, int *line, int *col)
+{
+	char *end;
+	errno = 0;
+	long l = strtol(*p, &end, 10);
+	if (end == *p || *end != ':' || l <= 0 || l > 1 << 30 || errno)
+		return -1;
+	const char *q = end + 1;
+	long c = strtol(q, &end, 10);
+	if (end == q || end[0] != ':' || end[1] != ' ' || c <= 0 || c > 1 << 30 || errno)
+		return -1;
+	*line = (int)l;
+	*col = (int)c;
+	*p = end + 2;
+	return 0;
+}
+
+void api_error_fill(tp_error *e, int code, const char *msg, const char *file)
+{
+	if (!e)
+		return;
+	memset(e, 0, sizeof *e);
+	e->code = code;
+	copy_span(e->text, sizeof e->text, msg, strlen(msg));
+	/* Messages name their file first: "FILE:LINE:COL: what" or "FILE: what". */
+	size_t fl = file ? strlen(file) : 0;
+	const char *rest = msg;
+	if (fl && !strncmp(msg, file, fl) && msg[fl] == ':') {
+		copy_span(e->file, sizeof e->file, file, fl);
+		const char *p = msg + fl + 1;
+		if (read_position(&p, &e->line, &e->col) == 0)
+			rest = p;
+		else if (*p == ' ')
+			rest = p + 1;
+		else
+			rest = p;
+	}
+	copy_span(e->message, sizeof e->message, rest, strlen(rest));
+}
+
+static int fail(tp_scene *s, tp_error *e, int code, const tp_err *err)
+{
+	api_error_fill(e, code, err->msg, s && s->sc ? s->sc->path : NULL);
+	return code;
+}
+
+__attribute__((format(printf, 2, 3))) static int fail_arg(tp_error *e, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	api_error_fill(e, TP_ERROR_ARGUMENT, msg, NULL);
+	return TP_ERROR_ARGUMENT;
+}
+
+/* ---- loading ------------------------------------------------------------------------- */
+
+static int use_threads(const tp_scene *s)
+{
+	int n = s->threads > 0 ? s->threads : omp_get_num_procs();
+	/* A per-thread setting: another thread's scene keeps its own. */
+	omp_set_num_threads(n);
+	return n;
+}
+
+static void free_sets(char **sets, int n)
+{
+	for (int i = 0; sets && i < n; i++)
+		free(sets[i]);
+	free(sets);
+}
+
+static int load_common(const char *path, const char *text, const tp_load_options *opt,
+		       tp_scene **out, tp_error *e)
+{
+	tp_load_options none = {0};
+	tp_err err = {{0}};
+	int rc;
+
+	if (!out)
+		return fail_arg(e, "no place for the scene given");
+	*out = NULL;
+	if (!opt)
+		opt = &none;
+	if (opt->nsets < 0 || (opt->nsets > 0 && !opt->sets) || opt->threads < 0 ||
+	    opt->checkpoint_every < 0)
+		return fail_arg(e, "bad options (nsets %d, threads %d)", opt->nsets, opt->threads);
+	tp_scene *s = calloc(1, sizeof *s);
+	if (!s || (opt->nsets && !(s->sets = calloc((size_t)opt->nsets, sizeof *s->sets)))) {
+		free(s);
+		tp_errf(&err, TP_EIO, "out of memory");
+		api_error_fill(e, TP_ERROR_IO, err.msg, NULL);
+		return TP_ERROR_IO;
+	}
+	for (int i = 0; i < opt->nsets; i++)
+		if (!opt->sets[i] || !(s->sets[i] = strdup(opt->sets[i]))) {
+			free_sets(s->sets, opt->nsets);
+			free(s);
+			return fail_arg(e, "sets[%d] is NULL or memory ran out", i);
+		}
+	s->ov = (scene_overrides){
+		.width = opt->width,
+		.height = opt->height,
+		.scale = opt->scale,
+		.frames = opt->frames,
+		.has_seed = opt->has_seed,
+		.seed = opt->seed,
+		.sets = (const char *const *)s->sets,
+		.nsets = opt->nsets,
+	};
+	s->threads = opt->threads;
+	s->pos = -1;
+	s->budget = opt->checkpoint_bytes ? opt->checkpoint_bytes : DEFAULT_CKPT_BYTES;
+	s->every = opt->checkpoint_every;
+	s->every_fixed = opt->checkpoint_every > 0;
+	if (text)
+		rc = scene_load_text(path, text, strlen(text), &s->ov, &s->sc, &err);
+	else
+		rc = scene_load(path, &s->ov, &s->sc, &err);
+	if (rc < 0) {
+		api_error_fill(e, rc, err.msg, path);
+		tp_scene_free(s);
+		return rc;
+	}
+	/* The solver checks the rest of the scene at init: do it now, so a scene that loads
+	 * is one that runs (as `tidepool validate` does). */
+	use_threads(s);
+	if ((rc = loop_create(s->sc, s->threads, &s->lp, &err)) < 0) {
+		fail(s, e, rc, &err);
+		tp_scene_free(s);
+		return rc;
+	}
+	*out = s;
+	if (e)
+		memset(e, 0, sizeof *e);
+	return 0;
+}
+
+TP_API int tp_scene_load_file(const char *path, const tp_load_options *opt, tp_scene **out,
+			      tp_error *err)
+{
+	if (!path)
+		return fail_arg(err, "no scene file given");
+	return load_common(path, NULL, opt, out, err);
+}
+
+TP_API int tp_scene_load_string(const char *json, const char *name, const tp_load_options *opt,
+				tp_scene **out, tp_error *err)
+{
+	if (!json)
+		return fail_arg(err, "no scene text given");
+	return load_common(name ? name : "<string>", json, opt, out, err);
+}
+
+static void drop_checkpoints(tp_scene *s)
+{
+	for (int i = 0; i < s->nck; i++)
+		free(s->ck[i].buf);
+	free(s->ck);
+	s->ck = NULL;
+	s->nck = s->cap = 0;
+	s->ck_bytes = 0;
+}
+
+TP_API void tp_scene_free(tp_scene *s)
+{
+	if (!s)
+		return;
+	for (int m = 0; m < TP_MODE_COUNT; m++)
+		render_destroy(s->rd[m]);
+	loop_destroy(s->lp);
+	drop_checkpoints(s);
+	scene_destroy(s->sc);
+	free_sets(s->sets, s->ov.nsets);
+	free(s);
+}
+
+TP_API const char *tp_scene_text(const tp_scene *s)
+{
+	return s ? scene_text(s->sc, NULL) : NULL;
+}
+
+static unsigned scene_modes(const scene *sc)
+{
+	if (sc->solver->caps & TP_SOLVER_PARTICLES)
+		return 1u << TP_MODE_COLOR | 1u << TP_MODE_PARTICLES;
+	return 1u << TP_MODE_COLOR | 1u << TP_MODE_HEIGHT | 1u << TP_MODE_NORMAL |
+	       1u << TP_MODE_CAUSTICS;
+}
+
+TP_API int tp_scene_get_info(const tp_scene *s, tp_scene_info *out)
+{
+	if (!s || !out)
+		return TP_ERROR_ARGUMENT;
+	const scene *sc = s->sc;
+	*out = (tp_scene_info){
+		.path = sc->path,
+		.solver = sc->solver->name,
+		.width = sc->width,
+		.height = sc->height,
+		.ref_width = sc->ref_width,
+		.ref_height = sc->ref_height,
+		.frames = sc->frames,
+		.fps = sc->fps,
+		.modes = scene_modes(sc),
+		.heightfield = !(sc->solver->caps & TP_SOLVER_PARTICLES),
+	};
+	return 0;
+}
+
+TP_API int tp_scene_set_threads(tp_scene *s, int threads)
+{
+	if (!s || threads < 0)
+		return TP_ERROR_ARGUMENT;
+	s->threads = threads;
+	return 0;
+}
+
+TP_API int tp_scene_position(const tp_scene *s)
+{
+	return s ? s->pos : -1;
+}
+
+/* ---- stepping and checkpoints ---------------------------------------------------------- */
+
+/* Keeps the state before frame `frame` (lp's next) if the spacing asks for it. */
+static int maybe_checkpoint(tp_scene *s, int frame, tp_error *e)
+{
+	if (frame <= 0 || frame >= s->sc->frames)
+		return 0;
+	if (s->every > 0 && frame % s->every)
+		return 0;
+	if (s->nck && s->ck[s->nck - 1].frame >= frame)
+		return 0; /* kept already (checkpoints are made in order) */
+	char *buf = NULL;
+	size_t len = 0;
+	tp_err err = {{0}};
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return fail(s, e, tp_errf(&err, TP_EIO, "checkpoint in memory: %s", strerror(errno)),
+			    &err);
+	int rc = loop_save(s->lp, f, &err);
+	if (fclose(f) != 0 && rc == 0)
+		rc = tp_errf(&err, TP_EIO, "checkpoint in memory: %s", strerror(errno));
+	if (rc < 0) {
+		free(buf);
+		return fail(s, e, rc, &err);
+	}
+	if (s->every <= 0) {
+		/* The first checkpoint sets the spacing: all of them within the budget. */
+		double n = (double)s->sc->frames * (double)len / (double)s->budget;
+		s->every = n < 1 ? 1 : (int)(n + 1);
+		if (frame % s->every) {
+			free(buf);
+			return 0;
+		}
+	}
+	while (s->ck_bytes + len > s->budget && !s->every_fixed && s->every < s->sc->frames) {
+		/* States grow (particles emitted): keep every other one. */
+		s->every *= 2;
+		int j = 0;
+		s->ck_bytes = 0;
+		for (int i = 0; i < s->nck; i++) {
+			if (s->ck[i].frame % s->every) {
+				free(s->ck[i].buf);
+				continue;
+			}
+			s->ck_bytes += s->ck[i].len;
+			s->ck[j++] = s->ck[i];
+		}
+		s->nck = j;
+		if (frame % s->every) {
+			free(buf);
+			return 0;
+		}
+	}
+	if (s->ck_bytes + len > s->budget) {
+		free(buf);
+		return 0;
+	}
+	if (s->nck == s->cap) {
+		int cap = s->cap ? 2 * s->cap : 16;
+		mem_ckpt *nc = realloc(s->ck, (size_t)cap * sizeof *nc);
+		if (!nc) {
+			free(buf);
+			return 0; /* a checkpoint is an optimisation: do without */
+		}
+		s->ck = nc;
+		s->cap = cap;
+	}
+	s->ck[s->nck++] = (mem_ckpt){.frame = frame, .buf = buf, .len = len};
+	s->ck_bytes += len;
+	return 0;
+}
+
+static int step_once(tp_scene *s, tp_error *e)
+{
+	tp_err err = {{0}};
+	int rc;
+	if ((rc = maybe_checkpoint(s, s->pos + 1, e)) < 0)
+		return rc;
+	if ((rc = loop_next(s->lp, &s->surf, &err)) < 0) {
+		/* The state is unusable now: start over at the next call. */
+		loop_destroy(s->lp);
+		s->lp = NULL;
+		s->pos = -1;
+		return fail(s, e, rc, &err);
+	}
+	s->pos++;
+	return 0;
+}
+
+/* A fresh loop at the latest checkpoint at or before `frame` (or at frame 0). */
+static int restart(tp_scene *s, int frame, tp_error *e)
+{
+	tp_err err = {{0}};
+	int rc;
+	loop_destroy(s->lp);
+	s->lp = NULL;
+	s->pos = -1;
+	if ((rc = loop_create(s->sc, s->threads, &s->lp, &err)) < 0)
+		return fail(s, e, rc, &err);
+	const mem_ckpt *c = NULL;
+	for (int i = 0; i < s->nck && s->ck[i].frame <= frame; i++)
+		c = &s->ck[i];
+	if (!c)
+		return 0;
+	FILE *f = fmemopen(c->buf, c->len, "rb");
+	if (!f)
+		return fail(s, e, tp_errf(&err, TP_EIO, "checkpoint in memory: %s", strerror(errno)),
+			    &err);
+	rc = loop_load(s->lp, f, &err);
+	fclose(f);
+	if (rc < 0) {
+		loop_destroy(s->lp);
+		s->lp = NULL;
+		return fail(s, e, rc, &err);
+	}
+	s->pos = c->frame - 1;
+	return 0;
+}
+
+TP_API int tp_scene_seek(tp_scene *s, int frame, tp_error *e)
+{
+	if (!s)
+		return fail_arg(e, "no scene given");
+	if (frame < 0 || frame >= s->sc->frames)
+		return fail_arg(e, "frame %d is out of range (the scene has %d frames)", frame,
+				s->sc->frames);
+	use_threads(s);
+	if (frame == s->pos && s->lp)
+		return 0;
+	/* Replay from a checkpoint when going back, or when one is nearer than here. */
+	int best = 0;
+	for (int i = 0; i < s->nck && s->ck[i].frame <= frame; i++)
+		best = s->ck[i].frame;
+	int rc;
+	if (!s->lp || frame < s->pos || best > s->pos + 1)
+		if ((rc = restart(s, frame, e)) < 0)
+			return rc;
+	while (s->pos < frame)
+		if ((rc = step_once(s, e)) < 0)
+			return rc;
+	return 0;
+}
+
+TP_API int tp_scene_step(tp_scene *s, tp_error *e)
+{
+	if (!s)
+		return fail_arg(e, "no scene given");
+	if (s->pos + 1 >= s->sc->frames)
+		return fail_arg(e, "frame %d is out of range (the scene has %d frames)", s->pos + 1,
+				s->sc->frames);
+	return tp_scene_seek(s, s->pos + 1, e);
+}
+
+/* ---- frames ---------------------------------------------------------------------------- */
+
+static int check_mode(const tp_scene *s, tp_mode mode, tp_error *e)
+{
+	if ((int)mode < 0 || (int)mode >= TP_MODE_COUNT)
+		return fail_arg(e, "mode %d is not a render mode (0..%d)", (int)mode, TP_MODE_COUNT - 1);
+	if (!(scene_modes(s->sc) & 1u << mode)) {
+		tp_err err;
+		tp_errf(&err, TP_EUSAGE, "render mode \"%s\" is not available for the %s solver",
+			mode_names[mode], s->sc->solver->name);
+		api_error_fill(e, TP_ERROR_ARGUMENT, err.msg, NULL);
+		return TP_ERROR_ARGUMENT;
+	}
+	return 0;
+}
+
+/* "maps": {"height": {"scale": "auto"}}: one scale for the whole render from its largest
+ * |h|, as `tidepool render` levels it in a first pass of its own. */
+static int level_heights(tp_scene *s, render_ctx *rd, tp_error *e)
+{
+	sim_loop *lp = NULL;
+	tp_err err = {{0}};
+	int rc = loop_create(s->sc, s->threads, &lp, &err);
+	double top = 0;
+	for (int k = 0; rc == 0 && k < s->sc->frames; k++) {
+		tp_surface surf;
+		if ((rc = loop_next(lp, &surf, &err)) == 0) {
+			double m = render_surface_absmax(&surf);
+			top = m > top ? m : top;
+		}
+	}
+	loop_destroy(lp);
+	if (rc < 0)
+		return fail(s, e, rc, &err);
+	render_set_height_scale(rd, top > 0 ? 32767.0 / top : 0);
+	return 0;
+}
+
+static int renderer(tp_scene *s, tp_mode mode, render_ctx **out, tp_error *e)
+{
+	int rc;
+	if ((rc = check_mode(s, mode, e)) < 0)
+		return rc;
+	if (!s->rd[mode]) {
+		tp_err err = {{0}};
+		render_ctx *rd = NULL;
+		if ((rc = render_create(s->sc, (scene_mode)mode, &rd, &err)) < 0)
+			return fail(s, e, rc, &err);
+		if (mode == TP_MODE_HEIGHT && s->sc->maps.height_auto &&
+		    (rc = level_heights(s, rd, e)) < 0) {
+			render_destroy(rd);
+			return rc;
+		}
+		s->rd[mode] = rd;
+	}
+	*out = s->rd[mode];
+	return 0;
+}
+
+static void format_of(tp_pixfmt f, int w, int h, tp_format *out)
+{
+	int bytes = tp_pixfmt_bytes(f), ch = tp_pixfmt_channels(f);
+	*out = (tp_format){.width = w, .height = h, .channels = ch, .bytes_per_sample = bytes / ch};
+}
+
+TP_API int tp_scene_format(tp_scene *s, tp_mode mode, tp_format *out, tp_error *e)
+{
+	render_ctx *rd;
+	int rc;
+	if (!s || !out)
+		return fail_arg(e, "no scene or no place for the format given");
+	if ((rc = renderer(s, mode, &rd, e)) < 0)
+		return rc;
+	format_of(render_format(rd), s->sc->width, s->sc->height, out);
+	return 0;
+}
+
+TP_API int tp_scene_render(tp_scene *s, int frame, tp_mode mode, void *buf, size_t stride,
+			   tp_error *e)
+{
+	render_ctx *rd;
+	int rc;
+	if (!s || !buf)
+		return fail_arg(e, "no scene or no buffer given");
+	if ((rc = renderer(s, mode, &rd, e)) < 0 || (rc = tp_scene_seek(s, frame, e)) < 0)
+		return rc;
+	tp_pixfmt f = render_format(rd);
+	size_t row = (size_t)s->sc->width * (size_t)tp_pixfmt_bytes(f);
+	if (stride == 0)
+		stride = row;
+	if (stride < row)
+		return fail_arg(e, "stride %d is less than a row (%d bytes)", (int)stride, (int)row);
+	tp_image img = {.w = s->sc->width,
+			.h = s->sc->height,
+			.stride = (ptrdiff_t)stride,
+			.fmt = f,
+			.pixels = buf};
+	use_threads(s);
+	if ((rc = render_frame(rd, &s->surf, &img)) < 0) {
+		tp_err err;
+		tp_errf(&err, TP_EIO, "frame %d: rendering failed", frame);
+		return fail(s, e, rc, &err);
+	}
+	if (e)
+		memset(e, 0, sizeof *e);
+	return 0;
+}
+
+TP_API int tp_scene_height(tp_scene *s, int frame, float *buf, size_t stride, tp_error *e)
+{
+	int rc;
+	if (!s || !buf)
+		return fail_arg(e, "no scene or no buffer given");
+	if (s->sc->solver->caps & TP_SOLVER_PARTICLES) {
+		tp_err err;
+		tp_errf(&err, TP_EUSAGE, "the %s solver has no height field", s->sc->solver->name);
+		api_error_fill(e, TP_ERROR_ARGUMENT, err.msg, NULL);
+		return TP_ERROR_ARGUMENT;
+	}
+	const int w = s->sc->width, h = s->sc->height;
+	if (stride == 0)
+		stride = (size_t)w;
+	if (stride < (size_t)w)
+		return fail_arg(e, "stride %d is less than a row (%d floats)", (int)stride, w);
+	if ((rc = tp_scene_seek(s, frame, e)) < 0)
+		return rc;
+	const tp_surface *sf = &s->surf;
+	/* height units = stored value * scale, as the maps read it */
+	for (int y = 0; y < h; y++) {
+		float *d = buf + (size_t)y * stride;
+		if (sf->type == TP_SAMPLE_I32) {
+			const int32_t *src = (const int32_t *)sf->data + (size_t)y * (size_t)sf->stride;
+			for (int x = 0; x < w; x++)
+				d[x] = (float)src[x] * sf->scale;
+		} else {
+			const float *src = (const float *)sf->data + (size_t)y * (size_t)sf->stride;
+			for (int x = 0; x < w; x++)
+				d[x] = src[x] * sf->scale;
+		}
+	}
+	if (e)
+		memset(e, 0, sizeof *e);
+	return 0;
+}
+
+TP_API int tp_scene_stats(tp_scene *s, int frame, tp_frame_stats *out, tp_error *e)
+{
+	int rc;
+	if (!s || !out)
+		return fail_arg(e, "no scene or no place for the stats given");
+	if ((rc = tp_scene_seek(s, frame, e)) < 0)
+		return rc;
+	stepper *st = loop_stepper(s->lp);
+	tp_stats in;
+	stepper_stats(st, &in);
+	memset(out, 0, sizeof *out);
+	out->frame = frame;
+	out->t = stepper_time(st);
+	out->n = in.n < TP_FRAME_STATS_MAX ? in.n : TP_FRAME_STATS_MAX;
+	for (int i = 0; i < out->n; i++) {
+		out->name[i] = in.name[i];
+		out->value[i] = in.value[i];
+	}
+	return 0;
+}
