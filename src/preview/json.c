@@ -100,7 +100,7 @@ void pv_json_number(pv_json *j, double v)
 	else if (v == (double)(long long)v && fabs(v) < 1e15)
 		pv_json_printf(j, "%lld", (long long)v);
 	else
-		pv_json_printf(j, "%.17g", v);
+		pv_json_printf(j, "%.12g", v);
 }
 
 char *pv_json_finish(pv_json *j)

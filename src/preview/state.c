@@ -40,8 +40,8 @@ struct pv_state {
 	char *scene_text; /* tp_scene_text of the loaded scene */
 	/* stats of the loaded scene, filled by the worker */
 	int stats_n, stats_cap, stats_fields;
-	const char *stats_names[TP_STATS_MAX];
-	double *stats; /* stats_cap x (1 + TP_STATS_MAX): t, values */
+	const char *stats_names[TP_FRAME_STATS_MAX];
+	double *stats; /* stats_cap x (1 + TP_FRAME_STATS_MAX): t, values */
 	unsigned long stats_gen; /* the generation the worker should walk */
 	int stop;
 	pthread_t worker;
@@ -282,14 +282,14 @@ char *pv_state_stats_json(pv_state *st)
 	pv_json_puts(&j, "],\"t\":[");
 	for (int i = 0; i < st->stats_n; i++) {
 		pv_json_puts(&j, i ? "," : "");
-		pv_json_number(&j, st->stats[(size_t)i * (1 + TP_STATS_MAX)]);
+		pv_json_number(&j, st->stats[(size_t)i * (1 + TP_FRAME_STATS_MAX)]);
 	}
 	pv_json_puts(&j, "],\"values\":[");
 	for (int k = 0; k < st->stats_fields; k++) {
 		pv_json_puts(&j, k ? ",[" : "[");
 		for (int i = 0; i < st->stats_n; i++) {
 			pv_json_puts(&j, i ? "," : "");
-			pv_json_number(&j, st->stats[(size_t)i * (1 + TP_STATS_MAX) + 1 + k]);
+			pv_json_number(&j, st->stats[(size_t)i * (1 + TP_FRAME_STATS_MAX) + 1 + k]);
 		}
 		pv_json_puts(&j, "]");
 	}
@@ -347,7 +347,7 @@ static void *stats_worker(void *arg)
 		o.checkpoint_bytes = (size_t)1 << 20;
 		int rc = tp_scene_load_file(st->path, &o, &sc, &err);
 		double *buf = NULL;
-		if (rc == 0 && !(buf = malloc((size_t)frames * (1 + TP_STATS_MAX) * sizeof *buf)))
+		if (rc == 0 && !(buf = malloc((size_t)frames * (1 + TP_FRAME_STATS_MAX) * sizeof *buf)))
 			rc = -1;
 		pthread_mutex_lock(&st->mu);
 		if (rc == 0 && st->stats_gen == gen) {
@@ -367,9 +367,9 @@ static void *stats_worker(void *arg)
 			if (wanted && rc < 0 && !st->has_error)
 				record_error(st, &err, i);
 			if (wanted && rc == 0 && i < st->stats_cap) {
-				double *row = st->stats + (size_t)i * (1 + TP_STATS_MAX);
+				double *row = st->stats + (size_t)i * (1 + TP_FRAME_STATS_MAX);
 				row[0] = fs.t;
-				st->stats_fields = fs.n < TP_STATS_MAX ? fs.n : TP_STATS_MAX;
+				st->stats_fields = fs.n < TP_FRAME_STATS_MAX ? fs.n : TP_FRAME_STATS_MAX;
 				for (int k = 0; k < st->stats_fields; k++) {
 					st->stats_names[k] = fs.name[k];
 					row[1 + k] = fs.value[k];

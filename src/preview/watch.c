@@ -29,16 +29,18 @@ struct pv_watch {
 	int nfiles;
 };
 
-static void split(const char *path, char *dir, size_t nd, char *name, size_t nn)
+/* Splits path into its directory and last component; -1 if either does not fit. */
+static int split(const char *path, char *dir, size_t nd, char *name, size_t nn)
 {
 	const char *slash = strrchr(path, '/');
-	if (!slash) {
-		snprintf(dir, nd, ".");
-		snprintf(name, nn, "%s", path);
-	} else {
-		snprintf(dir, nd, "%.*s", slash == path ? 1 : (int)(slash - path), path);
-		snprintf(name, nn, "%s", slash + 1);
-	}
+	size_t dl = !slash ? 1 : slash == path ? 1 : (size_t)(slash - path);
+	const char *base = slash ? slash + 1 : path;
+	if (dl >= nd || strlen(base) >= nn)
+		return -1;
+	memcpy(dir, slash ? path : ".", dl);
+	dir[dl] = '\0';
+	memcpy(name, base, strlen(base) + 1);
+	return 0;
 }
 
 static void add_file(pv_watch *w, const char *path)
@@ -46,7 +48,8 @@ static void add_file(pv_watch *w, const char *path)
 	if (w->nfiles >= 1 + PV_WATCH_MAX_FILES)
 		return;
 	watched *f = &w->files[w->nfiles];
-	split(path, f->dir, sizeof f->dir, f->name, sizeof f->name);
+	if (split(path, f->dir, sizeof f->dir, f->name, sizeof f->name) < 0)
+		return;
 	f->wd = inotify_add_watch(w->fd, f->dir, WATCH_MASK);
 	if (f->wd >= 0)
 		w->nfiles++;
@@ -73,13 +76,14 @@ static void named_files(pv_watch *w)
 	const cJSON *bg = cJSON_GetObjectItemCaseSensitive(root, "background");
 	const cJSON *img = cJSON_GetObjectItemCaseSensitive(bg, "image");
 	if (cJSON_IsString(img) && img->valuestring[0]) {
-		char dir[PATH_MAX], name[256], path[PATH_MAX + 300];
-		split(w->scene, dir, sizeof dir, name, sizeof name);
-		if (img->valuestring[0] == '/')
-			snprintf(path, sizeof path, "%s", img->valuestring);
-		else
-			snprintf(path, sizeof path, "%s/%s", dir, img->valuestring);
-		add_file(w, path);
+		char dir[PATH_MAX], name[PATH_MAX], path[PATH_MAX];
+		int len = -1;
+		if (split(w->scene, dir, sizeof dir, name, sizeof name) == 0)
+			len = img->valuestring[0] == '/'
+				    ? snprintf(path, sizeof path, "%s", img->valuestring)
+				    : snprintf(path, sizeof path, "%s/%s", dir, img->valuestring);
+		if (len > 0 && (size_t)len < sizeof path)
+			add_file(w, path);
 	}
 	cJSON_Delete(root);
 }
