@@ -1,6 +1,7 @@
 /* tidepool preview: a local page that plays a scene and re-renders it on every save
  * (docs/preview.md). The server lives in src/preview/; this file parses the options,
  * prints the URL and waits for Ctrl-C. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -127,7 +128,14 @@ int cmd_preview(int argc, char **argv)
 				return tp_cli_usage("preview", "--threads: expected 0..1024 (got %s)", optarg);
 			break;
 		case OPT_OPEN: open = 1; break;
-		case OPT_LISTEN: listen = optarg; break;
+		case OPT_LISTEN: {
+			unsigned char a[16];
+			if (inet_pton(AF_INET, optarg, a) != 1 && inet_pton(AF_INET6, optarg, a) != 1)
+				return tp_cli_usage("preview", "--listen: expected a numeric IPv4 or IPv6 "
+							       "address like 0.0.0.0 or ::1 (got %s)", optarg);
+			listen = optarg;
+			break;
+		}
 		case 'q': quiet = 1; break;
 		case 'h': fputs(usage, stdout); return TP_EXIT_OK;
 		case ':': return tp_cli_usage("preview", "%s needs a value", argv[optind - 1]);
