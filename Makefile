@@ -206,7 +206,7 @@ else
 Q = @
 endif
 
-.PHONY: all deps test check check-asan check-farm bench demo golden install uninstall clean format lint \
+.PHONY: all deps test check check-asan check-farm check-preview bench demo golden install uninstall clean format lint \
 	FORCE fuzz fuzz-bins fuzz-regress fuzz-smoke
 
 all: $(BIN) $(MAN) $(SHLIB) $(PCFILE)
@@ -290,6 +290,14 @@ test: deps
 		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp $(MAKE) check-asan
 	$(MAKE) fuzz-regress
 	$(MAKE) check-farm
+	$(MAKE) check-preview
+
+# tidepool preview (docs/preview.md): a smoke run of the server, then its HTTP API,
+# security and limits (tests/preview) and the page in headless Chromium (tests/browser),
+# each test against a server of its own on a copy of an example scene.
+check-preview: $(BIN)
+	@sh tests/preview/smoke.sh $(BIN)
+	TP_BIN=$(BIN) $(PYTHON) -m pytest -q -p no:cacheprovider tests/preview tests/browser $(PYTESTFLAGS)
 
 # Once per `make test` (not per build): a chunked render through GNU parallel and as a
 # Slurm job array on a single-node Slurm (scripts/slurm-local.sh), against one machine.

@@ -13,7 +13,7 @@ PKGS="build-essential pkg-config libpng-dev libavcodec-dev libavformat-dev
 libavutil-dev libswscale-dev libcjson-dev libcriterion-dev ffmpeg imagemagick parallel
 scdoc python3 python3-jsonschema python3-junitparser
 zlib1g-dev clang libclang-rt-14-dev libomp-dev libxxhash-dev xxhash libfftw3-dev
-libmicrohttpd-dev xxd python3-pytest python3-selenium python3-pil chromium chromium-driver"
+libmicrohttpd-dev xxd curl python3-pytest python3-selenium python3-pil chromium chromium-driver"
 
 missing=""
 for p in $PKGS; do
