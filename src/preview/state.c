@@ -7,15 +7,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "encode/png.h"
 #include "preview/json.h"
 #include "util/image.h"
 
-/* zlib level of the frames served: 1 is several times faster than the CLI's 3 for
- * frames a little larger, which a local page does not notice. Pixels are the same. */
-#define PV_PNG_LEVEL 1
+/* zlib level of the frames served: 0 stores the rows (no filter, no compression). A
+ * 640x360 frame is then 691 KB on a loopback connection, and compressing it took several
+ * times longer than rendering it. The pixels are the same at every level. */
+#define PV_PNG_LEVEL 0
 /* The stats worker starts this long after a reload, so the page's first frame of the
  * new scene is not slowed by it. */
 #define PV_STATS_DELAY_MS 400
@@ -317,10 +321,13 @@ static int wait_still_wanted(pv_state *st, unsigned long gen, int ms)
 }
 
 /* The stats worker: for each new generation, a copy of the scene walks every frame with
- * one thread and records tp_scene_stats(); a failure is recorded as the page's error. */
+ * one thread and records tp_scene_stats(); a failure is recorded as the page's error.
+ * It runs at the lowest priority (on Linux nice is per thread), so that it takes only
+ * the CPU the frames the page asks for leave idle. */
 static void *stats_worker(void *arg)
 {
 	pv_state *st = arg;
+	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
 	pthread_mutex_lock(&st->mu);
 	for (;;) {
 		while (!st->stop && (st->stats_gen == 0 || st->stats_n >= st->info.frames))

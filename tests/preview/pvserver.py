@@ -98,4 +98,7 @@ class Preview:
             shutil.rmtree(self.dir, ignore_errors=True)
             raise AssertionError("preview did not stop within 20 s of SIGTERM")
         shutil.rmtree(self.dir, ignore_errors=True)
+        # under ASan/UBSan (TP_BIN=build/asan/tidepool) any report fails the test
+        for bad in ("AddressSanitizer", "LeakSanitizer", "runtime error:"):
+            assert bad not in err, err
         return self.proc.returncode, err
