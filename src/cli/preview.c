@@ -55,26 +55,16 @@ static const char usage[] =
 
 enum { OPT_PORT = 256, OPT_SIZE, OPT_SCALE, OPT_SET, OPT_THREADS, OPT_OPEN, OPT_LISTEN };
 
-/* Runs xdg-open URL without waiting for it, when xdg-open is on PATH. */
+/* Runs xdg-open URL without waiting for it; -1 when there is no xdg-open on the PATH
+ * (glibc's posix_spawnp reports the failed exec). */
 static int open_browser(const char *url)
 {
-	const char *path = getenv("PATH");
-	char exe[4096];
-	int found = 0;
-	while (path && *path && !found) {
-		size_t n = strcspn(path, ":");
-		snprintf(exe, sizeof exe, "%.*s/xdg-open", (int)(n ? n : 1), n ? path : ".");
-		found = access(exe, X_OK) == 0;
-		path += n + (path[n] == ':');
-	}
-	if (!found)
-		return -1;
-	char *argv[] = { exe, (char *)url, NULL };
+	char *argv[] = { "xdg-open", (char *)url, NULL };
 	pid_t pid;
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	int rc = posix_spawn(&pid, exe, &fa, NULL, argv, environ);
+	int rc = posix_spawnp(&pid, "xdg-open", &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	return rc == 0 ? 0 : -1;
 }
