@@ -162,6 +162,7 @@ TEST_SRCS = \
 	tests/test_limits.c \
 	tests/test_noise.c \
 	tests/test_airy.c \
+	tests/test_api.c \
 	tests/reference/seed_common.c \
 	tests/reference/seed_hooke.c \
 	tests/reference/seed_ripple.c \
@@ -206,7 +207,7 @@ else
 Q = @
 endif
 
-.PHONY: all deps test check check-asan check-farm check-preview bench demo golden install uninstall clean format lint \
+.PHONY: all deps test check check-asan check-farm check-python check-preview bench demo golden install uninstall clean format lint \
 	FORCE fuzz fuzz-bins fuzz-regress fuzz-smoke
 
 all: $(BIN) $(MAN) $(SHLIB) $(PCFILE)
@@ -276,8 +277,9 @@ deps:
 
 # The suite runs from the repository root; TP_BIN tells end-to-end tests what to run.
 # Idle OpenMP workers sleep, as in the tidepool binary: Criterion runs tests in parallel.
-check: $(BIN) $(MAN) $(TEST_BIN)
-	OMP_WAIT_POLICY=$${OMP_WAIT_POLICY:-passive} TP_BIN=$(BIN) TP_BUILD=$(BUILD) $(TEST_BIN) $(TESTFLAGS)
+check: $(BIN) $(MAN) $(TEST_BIN) $(SHLIB)
+	OMP_WAIT_POLICY=$${OMP_WAIT_POLICY:-passive} TP_BIN=$(BIN) TP_BUILD=$(BUILD) \
+		TP_CLIENT_FLAGS="$(CFLAGS) $(LDFLAGS)" $(TEST_BIN) $(TESTFLAGS)
 
 check-asan:
 	$(MAKE) BUILD=build/asan OPT=-O1 \
@@ -286,6 +288,7 @@ check-asan:
 
 test: deps
 	$(MAKE) check
+	$(MAKE) check-python
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp $(MAKE) check-asan
 	$(MAKE) fuzz-regress
@@ -298,6 +301,11 @@ test: deps
 check-preview: $(BIN)
 	@sh tests/preview/smoke.sh $(BIN)
 	TP_BIN=$(BIN) $(PYTHON) -m pytest -q -p no:cacheprovider tests/preview tests/browser $(PYTESTFLAGS)
+
+# The Python module over libtidepool (python/tidepool), with Debian's pytest and numpy.
+check-python: $(BIN) $(SHLIB) $(PCFILE)
+	TP_BIN=$(BIN) TP_BUILD=$(CURDIR)/$(BUILD) PYTHONPATH=$(CURDIR)/python \
+		$(PYTHON) -m pytest -q -p no:cacheprovider tests/python
 
 # Once per `make test` (not per build): a chunked render through GNU parallel and as a
 # Slurm job array on a single-node Slurm (scripts/slurm-local.sh), against one machine.

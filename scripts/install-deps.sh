@@ -6,14 +6,16 @@ set -eu
 # clang, libclang-rt-14-dev (libFuzzer and the sanitizer runtimes for clang; only
 # recommended by clang, so named here) and libomp-dev (OpenMP for clang) build the fuzz
 # targets of tests/fuzz; zlib1g-dev lets tests write PNGs byte by byte; libfftw3-dev is
-# FFTW, the airy solver's transforms. libmicrohttpd-dev and xxd build `tidepool preview`
-# (its server, its embedded page); pytest, selenium, PIL, chromium and chromium-driver test
-# it in a headless browser (tests/preview, tests/browser).
+# FFTW, the airy solver's transforms; python3-numpy, python3-pytest and python3-pil run the
+# Python module's tests (tests/python). libmicrohttpd-dev and xxd build `tidepool preview`
+# (its server, its embedded page); curl, selenium, chromium and chromium-driver test it
+# (tests/preview, tests/browser).
 PKGS="build-essential pkg-config libpng-dev libavcodec-dev libavformat-dev
 libavutil-dev libswscale-dev libcjson-dev libcriterion-dev ffmpeg imagemagick parallel
 scdoc python3 python3-jsonschema python3-junitparser
 zlib1g-dev clang libclang-rt-14-dev libomp-dev libxxhash-dev xxhash libfftw3-dev
-libmicrohttpd-dev xxd curl python3-pytest python3-selenium python3-pil chromium chromium-driver"
+python3-numpy python3-pytest python3-pil
+libmicrohttpd-dev xxd curl python3-selenium chromium chromium-driver"
 
 missing=""
 for p in $PKGS; do

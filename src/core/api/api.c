@@ -48,6 +48,7 @@ struct tp_scene {
 	size_t ck_bytes, budget;
 	int every;
 	int every_fixed; /* the caller chose the spacing */
+	int levelled;    /* the height map's "auto" scale is set */
 };
 
 /* The public mode numbers are scene_mode's. */
@@ -225,9 +226,21 @@ static int load_common(const char *path, const char *text, const tp_load_options
 		tp_scene_free(s);
 		return rc;
 	}
-	/* The solver checks the rest of the scene at init: do it now, so a scene that loads
-	 * is one that runs (as `tidepool validate` does). */
+	/* What `tidepool validate` checks, in its order: the render modes the scene asks for
+	 * (their renderers are kept for the first frames), then the solver at init and the
+	 * loop, so that a scene that loads is one that runs, with the same message. */
 	use_threads(s);
+	const scene *sc = s->sc;
+	for (int i = -1; i < sc->noutputs; i++) {
+		scene_mode m = i < 0 ? sc->render.mode : sc->outputs[i].mode;
+		if (s->rd[m])
+			continue;
+		if ((rc = render_create(sc, m, &s->rd[m], &err)) < 0) {
+			fail(s, e, rc, &err);
+			tp_scene_free(s);
+			return rc;
+		}
+	}
 	if ((rc = loop_create(s->sc, s->threads, &s->lp, &err)) < 0) {
 		fail(s, e, rc, &err);
 		tp_scene_free(s);
@@ -522,15 +535,13 @@ static int renderer(tp_scene *s, tp_mode mode, render_ctx **out, tp_error *e)
 		return rc;
 	if (!s->rd[mode]) {
 		tp_err err = {{0}};
-		render_ctx *rd = NULL;
-		if ((rc = render_create(s->sc, (scene_mode)mode, &rd, &err)) < 0)
+		if ((rc = render_create(s->sc, (scene_mode)mode, &s->rd[mode], &err)) < 0)
 			return fail(s, e, rc, &err);
-		if (mode == TP_MODE_HEIGHT && s->sc->maps.height_auto &&
-		    (rc = level_heights(s, rd, e)) < 0) {
-			render_destroy(rd);
+	}
+	if (mode == TP_MODE_HEIGHT && s->sc->maps.height_auto && !s->levelled) {
+		if ((rc = level_heights(s, s->rd[mode], e)) < 0)
 			return rc;
-		}
-		s->rd[mode] = rd;
+		s->levelled = 1;
 	}
 	*out = s->rd[mode];
 	return 0;

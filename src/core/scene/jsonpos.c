@@ -424,6 +424,36 @@ long jsonpos_find(const char *text, size_t len, const int *steps, int n, int wan
 	return (long)i;
 }
 
+static size_t values_at(const char *s, size_t n, size_t i, size_t *off, size_t max,
+			size_t *count)
+{
+	if (*count < max)
+		off[*count] = i;
+	(*count)++;
+	if (i >= n || (s[i] != '{' && s[i] != '['))
+		return skip_value(s, n, i);
+	int obj = s[i] == '{';
+	i = skip_ws(s, n, i + 1);
+	while (i < n && s[i] != '}' && s[i] != ']') {
+		if (obj) {
+			i = skip_ws(s, n, skip_string(s, n, i));
+			i = skip_ws(s, n, i + 1); /* past ':' */
+		}
+		/* nesting is bounded by jsonpos_check(): JSONPOS_MAX_DEPTH */
+		i = skip_ws(s, n, values_at(s, n, i, off, max, count));
+		if (i < n && s[i] == ',')
+			i = skip_ws(s, n, i + 1);
+	}
+	return i < n ? i + 1 : n;
+}
+
+size_t jsonpos_values(const char *text, size_t len, size_t *off, size_t max)
+{
+	size_t count = 0;
+	values_at(text, len, skip_ws(text, len, skip_bom(text, len)), off, max, &count);
+	return count;
+}
+
 void jsonpos_linecol(const char *text, size_t len, size_t off, int *line, int *col)
 {
 	int l = 1, c = 1;

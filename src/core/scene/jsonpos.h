@@ -34,6 +34,12 @@ int jsonpos_check(const char *text, size_t len, size_t *off, const char **why);
 long jsonpos_find(const char *text, size_t len, const int *steps, int n, int want_key,
 	size_t *end);
 
+/* Offsets of every value of text (accepted by jsonpos_check()) in source order: the
+ * top-level value, then each member or element before the values inside it - the order of
+ * a pre-order walk of the cJSON tree. Writes at most max offsets to off[] and returns how
+ * many values there are. */
+size_t jsonpos_values(const char *text, size_t len, size_t *off, size_t max);
+
 /* 1-based line and column of offset off. Columns count characters (UTF-8 sequences),
  * a tab counts as one, and a leading byte-order mark is not counted. */
 void jsonpos_linecol(const char *text, size_t len, size_t off, int *line, int *col);

@@ -28,18 +28,30 @@ enum {
 	SCENE_FROM_SCALE = 1u << 4,
 };
 
-/* where.c: the parsed tree and its source text (after --set edits), kept in the scene. */
+/* where.c: where each member was written, kept in the scene as plain data (the JSON tree
+ * is freed once the scene is read): every value's path ("boxes[1].path[2].angle", "" for
+ * the whole scene) with its line and column, sorted by path. */
+typedef struct scene_member {
+	const char *path; /* in scene_src.names */
+	int line, col;
+	int order;        /* source order, so that of duplicate keys the first is found */
+} scene_member;
+
 struct scene_src {
 	const char *file; /* the scene's path (the scene's own string) */
-	char *buf;        /* the source text as read, owned */
+	char *buf;        /* the source text after --set edits, owned (scene_text()) */
 	const char *text; /* buf past a byte-order mark */
 	size_t len;
-	cJSON *root;      /* owned */
+	scene_member *members; /* sorted by path, then order */
+	size_t nmembers;
+	char *names;      /* the paths, one allocation */
 	char **sets;      /* the --set keys, dotted ("emitters.0.rate") */
 	int nsets;
 	unsigned from;    /* SCENE_FROM_* */
 };
 void scene_src_free(scene_src *src);
+/* Records where every value of root (parsed from src->text) was written. */
+int scene_src_index(scene_src *src, const cJSON *root);
 /* " (from --set)", " (from --size)", ... for a member at jpath, or "". */
 const char *scene_origin(const scene_src *src, const char *jpath);
 

@@ -529,7 +529,7 @@ static int load_buffer(const char *path, char *text, size_t len, const scene_ove
 		goto fail;
 	}
 	scene_text_digest(text, len, s->text_sha256);
-	/* The tree and its text stay with the scene, for scene_errf() after loading. */
+	/* The text and where each member was written stay with the scene, for scene_errf(). */
 	if (!(s->src = calloc(1, sizeof *s->src))) {
 		rc = tp_errf(err, TP_EIO, "%s: out of memory", path);
 		goto fail;
@@ -538,17 +538,17 @@ static int load_buffer(const char *path, char *text, size_t len, const scene_ove
 	s->src->buf = text;
 	s->src->text = text + bom;
 	s->src->len = len - bom;
-	s->src->root = root;
 	text = NULL;
-	root = NULL;
-	if ((rc = keep_origins(s->src, ov)) < 0) {
+	if ((rc = keep_origins(s->src, ov)) < 0 || (rc = scene_src_index(s->src, root)) < 0) {
 		rc = tp_errf(err, TP_EIO, "%s: out of memory", path);
 		goto fail;
 	}
-	ld L = { .file = path, .text = s->src->text, .len = s->src->len, .root = s->src->root,
+	ld L = { .file = path, .text = s->src->text, .len = s->src->len, .root = root,
 		 .err = err, .s = s };
 	if ((rc = read_scene(&L, ov)) < 0)
 		goto fail;
+	/* Once read, the scene is plain data: scene_src keeps the positions, not the tree. */
+	cJSON_Delete(root);
 	*out = s;
 	return 0;
 fail:

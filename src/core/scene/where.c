@@ -3,10 +3,11 @@
  * (solvers at init, the renderer, the loop) and for naming the command-line option a value
  * came from (scene.h: scene_errf, scene_origin).
  *
- * scene_load() keeps the parsed tree and the source text it was parsed from (after the
- * --set edits, which keep every line where it was) in a scene_src; a dotted path is
- * walked down the tree to a list of member indices, and jsonpos_find() turns those into
- * an offset in the text.
+ * scene_load() indexes the parsed tree against the source text it was parsed from (after
+ * the --set edits, which keep every line where it was) before it frees the tree: a
+ * scene_src holds every value's path with its line and column, sorted for lookup. An
+ * error about a member that was not written (a default) points at its nearest written
+ * ancestor.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,7 +21,8 @@ void scene_src_free(scene_src *src)
 {
 	if (!src)
 		return;
-	cJSON_Delete(src->root);
+	free(src->members);
+	free(src->names);
 	free(src->buf);
 	for (int i = 0; i < src->nsets; i++)
 		free(src->sets[i]);
@@ -71,54 +73,154 @@ const char *scene_origin(const scene_src *src, const char *jpath)
 	return "";
 }
 
-/* Walks jpath down the tree; returns the number of steps found (stops at the first
- * member that is not there) and whether the last one selects an object member. */
-static int walk(const cJSON *root, const char *jpath, int *steps, int max)
+/* ---- the index --------------------------------------------------------------------- */
+
+typedef struct indexer {
+	scene_src *src;
+	const size_t *off; /* value offsets in source (= pre-order) order */
+	size_t noff, k;
+	char *names;
+	size_t used, cap;
+	size_t cursor;     /* line/col counting position */
+	int line, col;
+	int failed;        /* out of memory */
+} indexer;
+
+/* Advances the line/column count to offset `to` (offsets come in increasing order);
+ * columns count UTF-8 characters, as jsonpos_linecol() does. */
+static void count_to(indexer *x, size_t to)
 {
-	const cJSON *node = root;
-	int n = 0;
-	const char *p = jpath;
-	while (*p && n < max && node) {
-		if (*p == '.') {
-			p++;
-			continue;
+	const char *t = x->src->text;
+	for (; x->cursor < to && x->cursor < x->src->len; x->cursor++) {
+		unsigned char b = (unsigned char)t[x->cursor];
+		if (b == '\n') {
+			x->line++;
+			x->col = 1;
+		} else if ((b & 0xC0) != 0x80) {
+			x->col++;
 		}
-		const cJSON *next = NULL;
-		int idx = 0;
-		if (*p == '[') {
-			char *end;
-			long v = strtol(p + 1, &end, 10);
-			p = *end == ']' ? end + 1 : end;
-			if (!cJSON_IsArray(node) || v < 0 || v >= cJSON_GetArraySize(node))
-				break;
-			idx = (int)v;
-			next = cJSON_GetArrayItem(node, idx);
-		} else {
-			size_t k = strcspn(p, ".[");
-			if (!cJSON_IsObject(node))
-				break;
-			for (const cJSON *c = node->child; c; c = c->next, idx++)
-				if (c->string && strlen(c->string) == k &&
-				    !strncmp(c->string, p, k)) {
-					next = c;
-					break;
-				}
-			p += k;
-		}
-		if (!next)
-			break;
-		steps[n++] = idx;
-		node = next;
 	}
-	return n;
+}
+
+/* Records node (at path[0..plen)) and, in source order, everything inside it. */
+static void index_node(indexer *x, const cJSON *node, char *path, size_t plen, size_t pcap)
+{
+	size_t k = x->k++;
+	if (x->used + plen + 1 > x->cap && !x->failed) {
+		size_t cap = (x->cap ? 2 * x->cap : 4096) + plen + 1;
+		char *nb = realloc(x->names, cap);
+		if (nb) {
+			x->names = nb;
+			x->cap = cap;
+		} else {
+			x->failed = 1;
+		}
+	}
+	if (k < x->noff && !x->failed) {
+		count_to(x, x->off[k]);
+		scene_member *m = &x->src->members[x->src->nmembers++];
+		m->path = (const char *)(uintptr_t)x->used; /* an offset: names may move */
+		m->line = x->line;
+		m->col = x->col;
+		m->order = (int)k;
+		memcpy(x->names + x->used, path, plen);
+		x->names[x->used + plen] = 0;
+		x->used += plen + 1;
+	}
+	int i = 0;
+	for (const cJSON *c = node->child; c; c = c->next, i++) {
+		int n = cJSON_IsArray(node) ? snprintf(path + plen, pcap - plen, "[%d]", i)
+					    : snprintf(path + plen, pcap - plen, "%s%s",
+						       plen ? "." : "", c->string ? c->string : "");
+		/* A path too long to hold is no member any message names: keep its place only. */
+		size_t nl = n > 0 && (size_t)n < pcap - plen ? plen + (size_t)n : plen;
+		index_node(x, c, path, nl, pcap);
+		path[plen] = 0;
+	}
+}
+
+static int by_path(const void *a, const void *b)
+{
+	const scene_member *p = a, *q = b;
+	int c = strcmp(p->path, q->path);
+	return c ? c : (p->order > q->order) - (p->order < q->order);
+}
+
+int scene_src_index(scene_src *src, const cJSON *root)
+{
+	size_t n = jsonpos_values(src->text, src->len, NULL, 0);
+	size_t *off = malloc((n ? n : 1) * sizeof *off);
+	indexer x = {.src = src, .off = off, .noff = n, .line = 1, .col = 1};
+	src->members = calloc(n ? n : 1, sizeof *src->members);
+	char path[1024] = "";
+	if (off && src->members) {
+		jsonpos_values(src->text, src->len, off, n);
+		index_node(&x, root, path, 0, sizeof path);
+	}
+	free(off);
+	if (!off || !src->members || x.failed) {
+		free(x.names);
+		free(src->members);
+		src->members = NULL;
+		src->nmembers = 0;
+		return TP_EIO;
+	}
+	src->names = x.names;
+	for (size_t i = 0; i < src->nmembers; i++)
+		src->members[i].path = x.names + (uintptr_t)src->members[i].path;
+	qsort(src->members, src->nmembers, sizeof *src->members, by_path);
+	return 0;
+}
+
+/* The first member at exactly `path`, or NULL. */
+static const scene_member *find(const scene_src *src, const char *path)
+{
+	size_t lo = 0, hi = src->nmembers;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(src->members[mid].path, path) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < src->nmembers && !strcmp(src->members[lo].path, path) ? &src->members[lo] : NULL;
+}
+
+/* jpath as the index spells it: "boxes[1].path[2]" ("a.[1]" and a leading '.' folded). */
+static void canonical(const char *jpath, char *buf, size_t n)
+{
+	size_t k = 0;
+	for (const char *p = jpath; *p && k + 1 < n; p++)
+		if (!(*p == '.' && (k == 0 || p[1] == '[' || p[1] == '.' || p[1] == 0)))
+			buf[k++] = *p;
+	buf[k] = 0;
+}
+
+/* The member at jpath, or its nearest written ancestor (the whole scene at worst). */
+static const scene_member *nearest(const scene_src *src, const char *jpath)
+{
+	char p[1024];
+	canonical(jpath ? jpath : "", p, sizeof p);
+	for (;;) {
+		const scene_member *m = find(src, p);
+		if (m || !p[0])
+			return m;
+		char *dot = strrchr(p, '.'), *br = strrchr(p, '[');
+		char *cut = dot > br ? dot : br;
+		if (cut)
+			*cut = 0;
+		else
+			p[0] = 0;
+	}
 }
 
 int scene_has(const scene *s, const char *jpath)
 {
-	int steps[JSONPOS_MAX_DEPTH], n = 0;
-	for (const char *p = jpath; *p; p++)
-		n += *p == '.' || *p == '[';
-	return s && s->src && walk(s->src->root, jpath, steps, JSONPOS_MAX_DEPTH) == n + 1;
+	char p[1024];
+	if (!s || !s->src || !jpath)
+		return 0;
+	canonical(jpath, p, sizeof p);
+	return find(s->src, p) != NULL;
 }
 
 int scene_errf(const scene *s, tp_err *err, int code, const char *jpath, const char *fmt, ...)
@@ -131,11 +233,7 @@ int scene_errf(const scene *s, tp_err *err, int code, const char *jpath, const c
 	const scene_src *src = s ? s->src : NULL;
 	if (!src)
 		return tp_errf(err, code, "%s%s%s", jpath ? jpath : "", jpath ? ": " : "", msg);
-	int steps[JSONPOS_MAX_DEPTH], line = 1, col = 1;
-	int n = jpath ? walk(src->root, jpath, steps, JSONPOS_MAX_DEPTH) : 0;
-	long off = jsonpos_find(src->text, src->len, steps, n, 0, NULL);
-	if (off >= 0)
-		jsonpos_linecol(src->text, src->len, (size_t)off, &line, &col);
-	return tp_errf(err, code, "%s:%d:%d: %s%s%s%s", src->file, line, col, jpath ? jpath : "",
-		       scene_origin(src, jpath), jpath ? ": " : "", msg);
+	const scene_member *m = nearest(src, jpath);
+	return tp_errf(err, code, "%s:%d:%d: %s%s%s%s", src->file, m ? m->line : 1, m ? m->col : 1,
+		       jpath ? jpath : "", scene_origin(src, jpath), jpath ? ": " : "", msg);
 }
