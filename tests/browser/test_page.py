@@ -252,12 +252,28 @@ def test_stats_plot_draws_the_solver_fields(browser, preview):
     assert canvas_stats(d, "plot") != a  # the current-frame marker moved
 
 
-def test_screenshot(browser, boxes_preview):
+def test_screenshot(browser):
     """Takes the README's screenshot (TP_PREVIEW_STILL names the file; scripts/stills.sh
     sets docs/stills/preview.png), else build/preview-still.png; checks it is no blank."""
     d = browser
-    open_page(d, boxes_preview)
+    p = Preview("boxes.json", copy=False)
+    size = d.get_window_size()
+    try:
+        d.set_window_size(1100, 1000)
+        screenshot(d, p)
+    finally:
+        d.set_window_size(size["width"], size["height"])
+        p.stop()
+
+
+def screenshot(d, p):
+    open_page(d, p)
     pause_at(d, 52)
+    ov = d.find_element(By.ID, "overlay")
+    w, h = ov.size["width"], ov.size["height"]
+    from selenium.webdriver.common.action_chains import ActionChains
+    ActionChains(d).move_to_element_with_offset(ov, int(w * 412 / 640) - w // 2,
+                                                int(h * 96 / 360) - h // 2).perform()
     wait(d, lambda: "energy" in d.find_element(By.ID, "plot-legend").text, what="the legend")
     wait(d, lambda: "simulating" not in d.find_element(By.ID, "plot-legend").text, 30,
          what="the whole plot")

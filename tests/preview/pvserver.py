@@ -35,16 +35,20 @@ def save_in_place(path, text):
 
 
 class Preview:
-    def __init__(self, scene="pond.json", args=(), text=None, port="0"):
+    def __init__(self, scene="pond.json", args=(), text=None, port="0", copy=True):
+        """copy=False previews scenes/SCENE itself, from the repository's root (for tests
+        that do not save over it)."""
         self.dir = tempfile.mkdtemp(prefix="tp-preview-")
         self.scene = os.path.join(self.dir, os.path.basename(scene))
-        if text is None:
+        if not copy:
+            self.scene = os.path.join("scenes", scene)
+        elif text is None:
             shutil.copy(scene_path(scene), self.scene)
         else:
             save_in_place(self.scene, text)
         self.cmd = [TP_BIN, "preview", self.scene, "--port", port, *args]
         self.proc = subprocess.Popen(self.cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True)
+                                     text=True, cwd=ROOT)
         self.url = self.proc.stdout.readline().strip()
         if not self.url.startswith("http://"):
             err = self.proc.stderr.read() if self.proc.poll() is not None else ""

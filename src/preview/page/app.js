@@ -55,6 +55,16 @@
     return on;
   }
 
+  // The picture's display size: as wide as the column allows, at most 60% of the
+  // window's height and twice its pixels, never smaller than fits.
+  function fitPicture() {
+    const w = el.picture.width, h = el.picture.height;
+    const room = el.stage.parentElement.clientWidth;
+    const k = Math.max(0.1, Math.min(room / w, (window.innerHeight * 0.6) / h, 2));
+    el.picture.style.width = `${Math.floor(w * k)}px`;
+    el.picture.style.height = `${Math.floor(h * k)}px`;
+  }
+
   function drawOverlay() {
     const c = el.overlay;
     const dpr = window.devicePixelRatio || 1;
@@ -80,6 +90,7 @@
     if (el.picture.width !== bmp.width || el.picture.height !== bmp.height) {
       el.picture.width = bmp.width;
       el.picture.height = bmp.height;
+      fitPicture();
     }
     el.picture.getContext('2d').drawImage(bmp, 0, 0);
     bmp.close();
@@ -249,9 +260,10 @@
     else if (ev.key === 'ArrowRight') { togglePlay(false); seek(st.frame + 1); }
     else if (ev.key === 'ArrowLeft') { togglePlay(false); seek(st.frame - 1); }
   });
-  window.addEventListener('resize', () => { drawOverlay(); drawPlot(); });
+  window.addEventListener('resize', () => { fitPicture(); drawOverlay(); drawPlot(); });
 
   document.body.dataset.playing = '1';
+  fitPicture();
   (async () => {
     await pollStatus();
     setInterval(pollStatus, POLL_MS);
