@@ -23,7 +23,7 @@
 extern char **environ;
 
 #define PV_DEFAULT_PORT 8740
-#define PV_MAX_SETS 64
+#define PV_MAX_SETS     64
 
 static const char usage[] =
 	"usage: tidepool preview SCENE [options]\n"
@@ -59,7 +59,7 @@ enum { OPT_PORT = 256, OPT_SIZE, OPT_SCALE, OPT_SET, OPT_THREADS, OPT_OPEN, OPT_
  * (glibc's posix_spawnp reports the failed exec). */
 static int open_browser(const char *url)
 {
-	char *argv[] = { "xdg-open", (char *)url, NULL };
+	char *argv[] = {"xdg-open", (char *)url, NULL};
 	pid_t pid;
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
@@ -95,34 +95,43 @@ int cmd_preview(int argc, char **argv)
 		switch (c) {
 		case OPT_PORT:
 			if (tp_parse_int(optarg, 0, 65535, &port))
-				return tp_cli_usage("preview", "--port: expected 0..65535 (got %s)", optarg);
+				return tp_cli_usage("preview", "--port: expected 0..65535 (got %s)",
+						    optarg);
 			break;
 		case OPT_SIZE:
 			if (tp_parse_size(optarg, &cfg.width, &cfg.height))
-				return tp_cli_usage("preview", "--size: expected WxH (got %s)", optarg);
+				return tp_cli_usage("preview", "--size: expected WxH (got %s)",
+						    optarg);
 			break;
 		case OPT_SCALE:
 			if (tp_parse_scale(optarg, &cfg.scale))
-				return tp_cli_usage("preview", "--scale: expected a factor or a percentage "
-							       "in 0..64, like 0.5 or 50%% (got %s)", optarg);
+				return tp_cli_usage("preview",
+						    "--scale: expected a factor or a percentage "
+						    "in 0..64, like 0.5 or 50%% (got %s)",
+						    optarg);
 			break;
 		case OPT_SET:
 			if (cfg.nsets >= PV_MAX_SETS)
 				return tp_cli_usage("preview", "--set: at most %d", PV_MAX_SETS);
 			if (!strchr(optarg, '='))
-				return tp_cli_usage("preview", "--set: expected KEY=VALUE (got %s)", optarg);
+				return tp_cli_usage("preview", "--set: expected KEY=VALUE (got %s)",
+						    optarg);
 			sets[cfg.nsets++] = optarg;
 			break;
 		case OPT_THREADS:
 			if (tp_parse_int(optarg, 0, 1024, &threads))
-				return tp_cli_usage("preview", "--threads: expected 0..1024 (got %s)", optarg);
+				return tp_cli_usage("preview",
+						    "--threads: expected 0..1024 (got %s)", optarg);
 			break;
 		case OPT_OPEN: open = 1; break;
 		case OPT_LISTEN: {
 			unsigned char a[16];
-			if (inet_pton(AF_INET, optarg, a) != 1 && inet_pton(AF_INET6, optarg, a) != 1)
-				return tp_cli_usage("preview", "--listen: expected a numeric IPv4 or IPv6 "
-							       "address like 0.0.0.0 or ::1 (got %s)", optarg);
+			if (inet_pton(AF_INET, optarg, a) != 1 &&
+			    inet_pton(AF_INET6, optarg, a) != 1)
+				return tp_cli_usage("preview",
+						    "--listen: expected a numeric IPv4 or IPv6 "
+						    "address like 0.0.0.0 or ::1 (got %s)",
+						    optarg);
 			listen = optarg;
 			break;
 		}
@@ -145,9 +154,10 @@ int cmd_preview(int argc, char **argv)
 
 	tp_err e;
 	struct stat sb;
-	if (stat(cfg.scene_path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+	int missing = stat(cfg.scene_path, &sb) != 0;
+	if (missing || !S_ISREG(sb.st_mode)) {
 		tp_errf(&e, TP_EINPUT, "%s: %s", cfg.scene_path,
-			errno && stat(cfg.scene_path, &sb) != 0 ? strerror(errno) : "not a regular file");
+			missing ? strerror(errno) : "not a regular file");
 		return tp_cli_fail(TP_EINPUT, &e);
 	}
 
@@ -165,7 +175,12 @@ int cmd_preview(int argc, char **argv)
 		tp_errf(&e, TP_EIO, "%s", terr.text);
 		return tp_cli_fail(TP_EIO, &e);
 	}
+	/* The watcher first, then the first load: a save made meanwhile is not missed. */
+	if (pv_watch_start(st, cfg.scene_path, &w, why, sizeof why) < 0)
+		fprintf(stderr, "tidepool: preview: warning: %s; saves will not be shown\n", why);
+	pv_state_reload(st);
 	if (pv_server_start(st, listen, (int)port, &srv, why, sizeof why) < 0) {
+		pv_watch_stop(w);
 		pv_state_destroy(st);
 		tp_errf(&e, TP_EIO, "preview: %s%s", why,
 			port ? "; --port 0 picks a free port" : "");
@@ -174,27 +189,29 @@ int cmd_preview(int argc, char **argv)
 	printf("%s\n", pv_server_url(srv));
 	fflush(stdout);
 	if (listen)
-		fprintf(stderr, "tidepool: preview: warning: listening on %s: anyone who can reach "
-				"this address can watch the scene and load this machine\n", listen);
+		fprintf(stderr,
+			"tidepool: preview: warning: listening on %s: anyone who can reach "
+			"this address can watch the scene and load this machine\n",
+			listen);
 
 	pv_status s;
 	pv_state_status(st, &s);
 	if (s.has_error)
 		fprintf(stderr, "tidepool: %s\n", s.error.text);
 	else if (!quiet)
-		fprintf(stderr, "tidepool: preview: %s (%s, %dx%d, %d frames at %g fps); Ctrl-C stops\n",
+		fprintf(stderr,
+			"tidepool: preview: %s (%s, %dx%d, %d frames at %g fps); Ctrl-C stops\n",
 			s.path, s.solver, s.info.width, s.info.height, s.info.frames, s.info.fps);
-	if (pv_watch_start(st, cfg.scene_path, &w, why, sizeof why) < 0)
-		fprintf(stderr, "tidepool: preview: warning: %s; saves will not be shown\n", why);
 	if (open && open_browser(pv_server_url(srv)) < 0)
-		fprintf(stderr, "tidepool: preview: --open: xdg-open not found; open %s in a browser\n",
+		fprintf(stderr,
+			"tidepool: preview: --open: xdg-open not found; open %s in a browser\n",
 			pv_server_url(srv));
 
 	/* Report each reload on the terminal too, until Ctrl-C or SIGTERM. */
 	unsigned long seen = s.generation;
 	int seen_error = s.has_error;
 	while (!tp_cli_interrupted) {
-		struct timespec ts = { 0, 100 * 1000 * 1000 };
+		struct timespec ts = {0, 100 * 1000 * 1000};
 		nanosleep(&ts, NULL);
 		while (waitpid(-1, NULL, WNOHANG) > 0) /* xdg-open's exit */
 			;

@@ -6,11 +6,11 @@
 #include "preview_page.h"
 
 static const pv_asset assets[] = {
-	{ "/", "text/html; charset=utf-8", index_html, sizeof index_html },
-	{ "/style.css", "text/css; charset=utf-8", style_css, sizeof style_css },
-	{ "/app.js", "text/javascript; charset=utf-8", app_js, sizeof app_js },
-	{ "/overlays.js", "text/javascript; charset=utf-8", overlays_js, sizeof overlays_js },
-	{ "/plot.js", "text/javascript; charset=utf-8", plot_js, sizeof plot_js },
+	{"/", "text/html; charset=utf-8", index_html, sizeof index_html},
+	{"/style.css", "text/css; charset=utf-8", style_css, sizeof style_css},
+	{"/app.js", "text/javascript; charset=utf-8", app_js, sizeof app_js},
+	{"/overlays.js", "text/javascript; charset=utf-8", overlays_js, sizeof overlays_js},
+	{"/plot.js", "text/javascript; charset=utf-8", plot_js, sizeof plot_js},
 };
 
 const pv_asset *pv_page_asset(const char *path)

@@ -84,8 +84,8 @@ static char *status_json(pv_state *st, unsigned long *gen)
 	pv_json_init(&j);
 	pv_json_puts(&j, "{\"scene\":");
 	pv_json_string(&j, s.path);
-	pv_json_printf(&j, ",\"generation\":%lu,\"loaded\":%s,\"solver\":", s.generation,
-		       s.loaded ? "true" : "false");
+	pv_json_printf(&j, ",\"generation\":%lu,\"scene_generation\":%lu,\"loaded\":%s,\"solver\":",
+		       s.generation, s.scene_generation, s.loaded ? "true" : "false");
 	pv_json_string(&j, s.loaded ? s.solver : NULL);
 	pv_json_printf(&j, ",\"frames\":%d,\"fps\":", s.loaded ? s.info.frames : 0);
 	pv_json_number(&j, s.loaded ? s.info.fps : 0);
@@ -152,20 +152,22 @@ static enum MHD_Result frame(pv_server *s, struct MHD_Connection *c, int n)
 	memset(&err, 0, sizeof err);
 	int rc = pv_state_frame_png(s->st, n, mode, &png, &size, &gen, &err);
 	if (rc == TP_ERROR_ARGUMENT)
-		return send_error(c, n >= 0 && strstr(err.text, "out of range") ? MHD_HTTP_NOT_FOUND
-									   : MHD_HTTP_BAD_REQUEST,
+		return send_error(c,
+				  n >= 0 && strstr(err.text, "out of range") ? MHD_HTTP_NOT_FOUND
+									     : MHD_HTTP_BAD_REQUEST,
 				  err.text);
 	if (rc < 0)
-		return send_error(c, rc == TP_ERROR_INPUT ? MHD_HTTP_SERVICE_UNAVAILABLE
-							  : MHD_HTTP_INTERNAL_SERVER_ERROR,
+		return send_error(c,
+				  rc == TP_ERROR_INPUT ? MHD_HTTP_SERVICE_UNAVAILABLE
+						       : MHD_HTTP_INTERNAL_SERVER_ERROR,
 				  err.text);
 	return send_buf(c, MHD_HTTP_OK, "image/png", png, size, 1, gen);
 }
 
 static int is_loopback_name(const char *h, size_t n)
 {
-	return (n == 9 && !strncasecmp(h, "localhost", 9)) || (n == 9 && !strncmp(h, "127.0.0.1", 9)) ||
-	       (n == 5 && !strncmp(h, "[::1]", 5));
+	return (n == 9 && !strncasecmp(h, "localhost", 9)) ||
+	       (n == 9 && !strncmp(h, "127.0.0.1", 9)) || (n == 5 && !strncmp(h, "[::1]", 5));
 }
 
 /* An IP literal (1.2.3.4 or [v6]): DNS rebinding needs a name, so these are safe. */
@@ -211,7 +213,8 @@ static int host_ok(const pv_server *s, const char *host)
 	if (s->listen[0]) {
 		size_t ln = strlen(s->listen);
 		if (strchr(s->listen, ':')) /* v6: [ADDR] */
-			return n == ln + 2 && host[0] == '[' && !strncasecmp(host + 1, s->listen, ln);
+			return n == ln + 2 && host[0] == '[' &&
+			       !strncasecmp(host + 1, s->listen, ln);
 		return n == ln && !strncmp(host, s->listen, ln);
 	}
 	return 0;
@@ -228,14 +231,17 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		*con_cls = s;
 		if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 			return send_error(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD");
-		const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+		const char *host =
+			MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
 		if (!host_ok(s, host))
-			return send_error(c, MHD_HTTP_MISDIRECTED_REQUEST,
-					  "Host must be 127.0.0.1 or localhost with the server's port");
+			return send_error(
+				c, MHD_HTTP_MISDIRECTED_REQUEST,
+				"Host must be 127.0.0.1 or localhost with the server's port");
 		const char *clen = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 							       MHD_HTTP_HEADER_CONTENT_LENGTH);
 		if ((clen && strcmp(clen, "0")) ||
-		    MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING))
+		    MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						MHD_HTTP_HEADER_TRANSFER_ENCODING))
 			return send_error(c, MHD_HTTP_CONTENT_TOO_LARGE, "no request body allowed");
 		unsigned long gen = 0;
 		if (!strcmp(url, "/status.json"))
@@ -245,7 +251,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		if (!strcmp(url, "/scene.json")) {
 			char *text = pv_state_scene_json(s->st, &gen);
 			if (!text)
-				return send_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "no scene loaded");
+				return send_error(c, MHD_HTTP_SERVICE_UNAVAILABLE,
+						  "no scene loaded");
 			return send_json(c, text, gen);
 		}
 		if (!strncmp(url, "/frame/", 7)) {
@@ -284,7 +291,9 @@ int pv_server_start(pv_state *st, const char *listen, int port, pv_server **out,
 	a4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	if (listen) {
 		if (strlen(listen) >= sizeof s->listen) {
-			snprintf(why, n, "--listen: not a numeric IPv4 or IPv6 address (got %.100s)", listen);
+			snprintf(why, n,
+				 "--listen: not a numeric IPv4 or IPv6 address (got %.100s)",
+				 listen);
 			free(s);
 			return -1;
 		}
@@ -298,22 +307,22 @@ int pv_server_start(pv_state *st, const char *listen, int port, pv_server **out,
 			flags |= MHD_USE_IPv6;
 			s->wildcard = IN6_IS_ADDR_UNSPECIFIED(&a6.sin6_addr);
 		} else {
-			snprintf(why, n, "--listen: not a numeric IPv4 or IPv6 address (got %.100s)", listen);
+			snprintf(why, n,
+				 "--listen: not a numeric IPv4 or IPv6 address (got %.100s)",
+				 listen);
 			free(s);
 			return -1;
 		}
 	}
 	s->port = port;
 	errno = 0;
-	s->d = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, handle, s,
-				MHD_OPTION_SOCK_ADDR, sa,
-				MHD_OPTION_THREAD_POOL_SIZE, (unsigned)PV_THREADS,
+	s->d = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, handle, s, MHD_OPTION_SOCK_ADDR,
+				sa, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)PV_THREADS,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned)PV_MAX_CONNECTIONS,
 				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)PV_MAX_PER_IP,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)PV_CONN_TIMEOUT_S,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)PV_CONN_MEMORY,
-				MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
-				MHD_OPTION_END);
+				MHD_OPTION_STRICT_FOR_CLIENT, (int)1, MHD_OPTION_END);
 	if (!s->d) {
 		snprintf(why, n, "cannot listen on %s port %d (%s)", listen ? listen : "127.0.0.1",
 			 port, errno ? strerror(errno) : "libmicrohttpd refused");

@@ -20,10 +20,10 @@
 #include "preview/state.h"
 
 #define PV_MAX_CONNECTIONS 128
-#define PV_MAX_PER_IP 120
-#define PV_CONN_TIMEOUT_S 15
-#define PV_CONN_MEMORY (16 * 1024)
-#define PV_THREADS 4
+#define PV_MAX_PER_IP      120
+#define PV_CONN_TIMEOUT_S  15
+#define PV_CONN_MEMORY     (16 * 1024)
+#define PV_THREADS         4
 
 typedef struct pv_server pv_server;
 

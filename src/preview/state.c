@@ -28,13 +28,15 @@ struct pv_state {
 	pv_config cfg;
 	char path[1024];
 
-	pthread_mutex_t scene_mu; /* the scene and what is rendered from it */
+	pthread_mutex_t reload_mu; /* one reload at a time (the watcher's, the first) */
+	pthread_mutex_t scene_mu;  /* the scene and what is rendered from it */
 	tp_scene *sc;
-	int ref_w, ref_h;         /* the last loaded scene's "size", for the fit */
+	int ref_w, ref_h; /* the last loaded scene's "size", for the fit */
 
 	pthread_mutex_t mu; /* everything below */
 	pthread_cond_t cv;
 	unsigned long generation;
+	unsigned long scene_gen; /* the generation of the last good load: of the frames */
 	int loaded;
 	tp_scene_info info;
 	char info_path[1024], info_solver[32];
@@ -45,7 +47,7 @@ struct pv_state {
 	/* stats of the loaded scene, filled by the worker */
 	int stats_n, stats_cap, stats_fields;
 	const char *stats_names[TP_FRAME_STATS_MAX];
-	double *stats; /* stats_cap x (1 + TP_FRAME_STATS_MAX): t, values */
+	double *stats;           /* stats_cap x (1 + TP_FRAME_STATS_MAX): t, values */
 	unsigned long stats_gen; /* the generation the worker should walk */
 	int stop;
 	pthread_t worker;
@@ -149,6 +151,7 @@ void pv_state_reload(pv_state *st)
 	tp_scene *sc = NULL;
 	tp_error err;
 	memset(&err, 0, sizeof err);
+	pthread_mutex_lock(&st->reload_mu);
 	int rc = load_scene(st, &sc, &err);
 	tp_scene *old = NULL;
 	if (rc == 0) {
@@ -159,7 +162,8 @@ void pv_state_reload(pv_state *st)
 		st->sc = sc;
 		pthread_mutex_lock(&st->mu);
 		tp_scene_get_info(sc, &st->info);
-		snprintf(st->info_path, sizeof st->info_path, "%s", st->info.path ? st->info.path : "");
+		snprintf(st->info_path, sizeof st->info_path, "%s",
+			 st->info.path ? st->info.path : "");
 		snprintf(st->info_solver, sizeof st->info_solver, "%s",
 			 st->info.solver ? st->info.solver : "");
 		st->loaded = 1;
@@ -170,6 +174,7 @@ void pv_state_reload(pv_state *st)
 		st->stats_n = 0;
 		st->stats_fields = 0;
 		st->generation++;
+		st->scene_gen = st->generation;
 		st->stats_gen = st->generation;
 		pthread_cond_broadcast(&st->cv);
 		pthread_mutex_unlock(&st->mu);
@@ -180,6 +185,7 @@ void pv_state_reload(pv_state *st)
 		st->generation++;
 		pthread_mutex_unlock(&st->mu);
 	}
+	pthread_mutex_unlock(&st->reload_mu);
 	tp_scene_free(old);
 }
 
@@ -188,6 +194,7 @@ void pv_state_status(pv_state *st, pv_status *out)
 	pthread_mutex_lock(&st->mu);
 	memset(out, 0, sizeof *out);
 	out->generation = st->generation;
+	out->scene_generation = st->scene_gen;
 	out->loaded = st->loaded;
 	out->info = st->info;
 	snprintf(out->path, sizeof out->path, "%s", st->loaded ? st->info_path : st->path);
@@ -206,7 +213,7 @@ char *pv_state_scene_json(pv_state *st, unsigned long *generation)
 {
 	pthread_mutex_lock(&st->mu);
 	char *s = st->scene_text ? strdup(st->scene_text) : NULL;
-	*generation = st->generation;
+	*generation = st->scene_gen;
 	pthread_mutex_unlock(&st->mu);
 	return s;
 }
@@ -226,12 +233,13 @@ int pv_state_frame_png(pv_state *st, int frame, int mode, unsigned char **png, s
 		return err->code = TP_ERROR_INPUT;
 	}
 	pthread_mutex_lock(&st->mu);
-	*gen_out = st->generation;
+	*gen_out = st->scene_gen;
 	int frames = st->info.frames;
 	pthread_mutex_unlock(&st->mu);
 	int rc = 0;
 	if (frame < 0 || frame >= frames) {
-		snprintf(err->text, sizeof err->text, "frame %d: out of range (0..%d)", frame, frames - 1);
+		snprintf(err->text, sizeof err->text, "frame %d: out of range (0..%d)", frame,
+			 frames - 1);
 		rc = err->code = TP_ERROR_ARGUMENT;
 	}
 	if (rc == 0)
@@ -245,17 +253,18 @@ int pv_state_frame_png(pv_state *st, int frame, int mode, unsigned char **png, s
 		else
 			pf = f.bytes_per_sample == 1 ? TP_GRAY8 : TP_GRAY16;
 		if (tp_image_alloc(&img, f.width, f.height, pf) < 0) {
-			snprintf(err->text, sizeof err->text, "out of memory for a %dx%d frame", f.width,
-				 f.height);
+			snprintf(err->text, sizeof err->text, "out of memory for a %dx%d frame",
+				 f.width, f.height);
 			rc = err->code = TP_ERROR_IO;
 		}
 	}
 	if (rc == 0)
-		rc = tp_scene_render(st->sc, frame, (tp_mode)mode, img.pixels, (size_t)img.stride, err);
+		rc = tp_scene_render(st->sc, frame, (tp_mode)mode, img.pixels, (size_t)img.stride,
+				     err);
 	pthread_mutex_unlock(&st->scene_mu);
 	if (rc == TP_ERROR_IO || rc == TP_ERROR_INPUT) { /* a runtime failure: shown in the page */
 		pthread_mutex_lock(&st->mu);
-		if (st->generation == *gen_out && !st->has_error)
+		if (st->scene_gen == *gen_out && !st->has_error)
 			record_error(st, err, frame);
 		pthread_mutex_unlock(&st->mu);
 	}
@@ -275,7 +284,7 @@ char *pv_state_stats_json(pv_state *st)
 	pv_json j;
 	pv_json_init(&j);
 	pthread_mutex_lock(&st->mu);
-	pv_json_printf(&j, "{\"generation\":%lu,\"frames\":%d,\"done\":%d,\"fps\":", st->generation,
+	pv_json_printf(&j, "{\"generation\":%lu,\"frames\":%d,\"done\":%d,\"fps\":", st->scene_gen,
 		       st->loaded ? st->info.frames : 0, st->stats_n);
 	pv_json_number(&j, st->loaded ? st->info.fps : 0);
 	pv_json_puts(&j, ",\"fields\":[");
@@ -354,7 +363,8 @@ static void *stats_worker(void *arg)
 		o.checkpoint_bytes = (size_t)1 << 20;
 		int rc = tp_scene_load_file(st->path, &o, &sc, &err);
 		double *buf = NULL;
-		if (rc == 0 && !(buf = malloc((size_t)frames * (1 + TP_FRAME_STATS_MAX) * sizeof *buf)))
+		if (rc == 0 &&
+		    !(buf = malloc((size_t)frames * (1 + TP_FRAME_STATS_MAX) * sizeof *buf)))
 			rc = -1;
 		pthread_mutex_lock(&st->mu);
 		if (rc == 0 && st->stats_gen == gen) {
@@ -376,7 +386,8 @@ static void *stats_worker(void *arg)
 			if (wanted && rc == 0 && i < st->stats_cap) {
 				double *row = st->stats + (size_t)i * (1 + TP_FRAME_STATS_MAX);
 				row[0] = fs.t;
-				st->stats_fields = fs.n < TP_FRAME_STATS_MAX ? fs.n : TP_FRAME_STATS_MAX;
+				st->stats_fields =
+					fs.n < TP_FRAME_STATS_MAX ? fs.n : TP_FRAME_STATS_MAX;
 				for (int k = 0; k < st->stats_fields; k++) {
 					st->stats_names[k] = fs.name[k];
 					row[1 + k] = fs.value[k];
@@ -406,10 +417,10 @@ int pv_state_create(const pv_config *cfg, pv_state **out, tp_error *err)
 	}
 	st->cfg = *cfg;
 	snprintf(st->path, sizeof st->path, "%s", cfg->scene_path);
+	pthread_mutex_init(&st->reload_mu, NULL);
 	pthread_mutex_init(&st->scene_mu, NULL);
 	pthread_mutex_init(&st->mu, NULL);
 	pthread_cond_init(&st->cv, NULL);
-	pv_state_reload(st);
 	if (pthread_create(&st->worker, NULL, stats_worker, st) == 0)
 		st->worker_started = 1;
 	*out = st;
@@ -432,5 +443,6 @@ void pv_state_destroy(pv_state *st)
 	pthread_cond_destroy(&st->cv);
 	pthread_mutex_destroy(&st->mu);
 	pthread_mutex_destroy(&st->scene_mu);
+	pthread_mutex_destroy(&st->reload_mu);
 	free(st);
 }

@@ -40,34 +40,38 @@ typedef struct pv_config {
 
 /* What /status.json reports (a snapshot, copied out under the lock). */
 typedef struct pv_status {
-	unsigned long generation;
+	unsigned long generation;       /* grows on every reload, good or bad */
+	unsigned long scene_generation; /* the generation of the last good load (0: none) */
 	int loaded; /* 0: no scene loaded yet (the first load failed) */
 	tp_scene_info info;
 	char path[1024];
 	char solver[32];
 	int has_error;
-	int error_frame;  /* -1: a load error; else the frame that failed */
+	int error_frame; /* -1: a load error; else the frame that failed */
 	tp_error error;
 	char error_line[512]; /* the offending line of the file ("" if none) */
 	int stats_done;       /* frames whose stats are known */
 } pv_status;
 
-/* Creates the state and loads the scene once (a failed first load is kept as the error,
- * not returned: the page shows it). Returns 0 or a negative TP_ERROR_* on setup failure. */
+/* Creates the state, with no scene yet: pv_state_reload() loads it (the first time once
+ * the watcher runs, so that no save is missed). Returns 0 or a negative TP_ERROR_*. */
 int pv_state_create(const pv_config *cfg, pv_state **out, tp_error *err);
 void pv_state_destroy(pv_state *st);
 
-/* Loads the scene file again; on success the new scene replaces the old one. */
+/* Loads the scene file (again); on success the new scene replaces the old one, else the
+ * error is recorded (a first load that fails is kept as the error, for the page). One
+ * reload at a time; any thread. */
 void pv_state_reload(pv_state *st);
 
 void pv_state_status(pv_state *st, pv_status *out);
 
-/* The scene's JSON after --set edits (malloc'd, the caller frees it), NULL if none. */
+/* The scene's JSON after --set edits (malloc'd, the caller frees it), NULL if none;
+ * *generation: its scene generation. */
 char *pv_state_scene_json(pv_state *st, unsigned long *generation);
 
 /* Renders frame `frame` in `mode` as a PNG (malloc'd into *png). Returns 0,
  * TP_ERROR_ARGUMENT (no such frame or mode: 404/400), or another error recorded in the
- * state (the page shows it). gen_out: the generation the frame comes from. */
+ * state (the page shows it). gen_out: the scene generation the frame comes from. */
 int pv_state_frame_png(pv_state *st, int frame, int mode, unsigned char **png, size_t *size,
 		       unsigned long *gen_out, tp_error *err);
 

@@ -80,8 +80,8 @@ static void named_files(pv_watch *w)
 		int len = -1;
 		if (split(w->scene, dir, sizeof dir, name, sizeof name) == 0)
 			len = img->valuestring[0] == '/'
-				    ? snprintf(path, sizeof path, "%s", img->valuestring)
-				    : snprintf(path, sizeof path, "%s/%s", dir, img->valuestring);
+				      ? snprintf(path, sizeof path, "%s", img->valuestring)
+				      : snprintf(path, sizeof path, "%s/%s", dir, img->valuestring);
 		if (len > 0 && (size_t)len < sizeof path)
 			add_file(w, path);
 	}
@@ -125,7 +125,7 @@ static int drain(pv_watch *w)
 static void *run(void *arg)
 {
 	pv_watch *w = arg;
-	struct pollfd pf[2] = { { w->fd, POLLIN, 0 }, { w->stop_pipe[0], POLLIN, 0 } };
+	struct pollfd pf[2] = {{w->fd, POLLIN, 0}, {w->stop_pipe[0], POLLIN, 0}};
 	int pending = 0;
 	for (;;) {
 		int n = poll(pf, 2, pending ? PV_WATCH_QUIET_MS : -1);
@@ -167,7 +167,8 @@ int pv_watch_start(pv_state *st, const char *scene_path, pv_watch **out, char *w
 	}
 	add_file(w, scene_path);
 	if (w->nfiles != 1) {
-		snprintf(why, n, "cannot watch the directory of %s (%s)", scene_path, strerror(errno));
+		snprintf(why, n, "cannot watch the directory of %s (%s)", scene_path,
+			 strerror(errno));
 		goto fail;
 	}
 	named_files(w);

@@ -13,7 +13,7 @@
 
 #include "preview/state.h"
 
-#define PV_WATCH_QUIET_MS 25
+#define PV_WATCH_QUIET_MS  25
 #define PV_WATCH_MAX_FILES 8
 
 typedef struct pv_watch pv_watch;

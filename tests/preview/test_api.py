@@ -29,7 +29,7 @@ def png(body):
 def test_status_reports_the_scene(pv):
     s = pv.status()
     assert s["scene"] == pv.scene
-    assert s["generation"] >= 1
+    assert s["generation"] >= 1 and s["scene_generation"] == s["generation"]
     assert s["loaded"] is True
     assert s["solver"] == "ripple"
     assert (s["frames"], s["fps"]) == (240, 30)
@@ -189,6 +189,9 @@ def test_a_broken_save_is_an_error_with_its_place_and_the_last_good_scene_stays(
     assert err["text"] == "%s:%d:%d: %s" % (pv.scene, line, err["col"], err["message"])
     assert pv.get("/frame/50.png") == frame  # still the last good scene
     assert s["frames"] == 240
+    assert s["scene_generation"] == g  # the frames' generation did not move
+    assert pv.request("/frame/50.png")[1]["x-tidepool-generation"] == str(g)
+    assert json.loads(pv.get("/stats.json"))["generation"] == g
     save_in_place(pv.scene, good)
     s = pv.wait(lambda s: s["error"] is None, what="the good save")
     assert s["generation"] > g + 1

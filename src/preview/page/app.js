@@ -18,7 +18,7 @@
 
   const st = {
     status: null,        // the last /status.json
-    generation: 0,       // the generation the picture and overlays come from
+    generation: 0,       // the scene generation the picture and overlays come from
     frame: 0,            // the frame shown
     playing: true,
     mode: 'color',
@@ -159,6 +159,7 @@
   let statsTimer = null;
   async function pollStats() {
     clearTimeout(statsTimer);
+    statsTimer = null;
     try {
       const s = await getJSON('/stats.json');
       if (s.generation === st.generation) st.stats = s;
@@ -178,11 +179,10 @@
     document.body.dataset.generation = s.generation;
     showError(s.error);
     if (!s.loaded) return;
-    const reloaded = !prev || !prev.loaded || (s.generation !== st.generation && !(s.error && s.error.kind === 'load'));
-    if (reloaded) {
-      // same time position in the new scene
+    if (s.scene_generation !== st.generation) { // a good load: the new scene
+      // at the same time position
       const t = prev && prev.loaded ? st.frame / (prev.fps || 30) : 0;
-      st.generation = s.generation;
+      st.generation = s.scene_generation;
       el.sceneName.textContent = s.scene;
       el.sceneMeta.textContent = `${s.solver} · ${s.width}×${s.height} · ${s.frames} frames at ${s.fps} fps`;
       el.timeline.max = Math.max(0, s.frames - 1);
