@@ -57,6 +57,12 @@ const Overlays = (() => {
     ctx.restore();
   }
 
+  // The top-left corner of a rotated rectangle's bounding box, where its label goes.
+  function topLeft(pose, w, h) {
+    const a = pose.angle * Math.PI / 180, c = Math.abs(Math.cos(a)), s = Math.abs(Math.sin(a));
+    return [pose.x - (w * c + h * s) / 2, pose.y - (w * s + h * c) / 2];
+  }
+
   function label(ctx, text, x, y, c, px) {
     ctx.font = `${11 * px}px ui-monospace, "DejaVu Sans Mono", monospace`;
     ctx.fillStyle = 'rgba(0, 0, 0, 0.55)';
@@ -107,7 +113,7 @@ const Overlays = (() => {
         ctx.strokeRect(a[0] + inset, a[1] + inset, a[2] - 2 * inset, a[3] - 2 * inset);
         ctx.setLineDash([]);
         const r = range(e.radius, [4, 10]);
-        label(ctx, `rain ${num(e.rate, 10)}/s r ${r[0]}-${r[1]}  ${from}-${to === end ? 'end' : to} s`,
+        label(ctx, `rain ${num(e.rate, 10)}/s  r ${r[0]}-${r[1]}  ${from}-${+to.toFixed(3)} s`,
           a[0] + 6 * px, a[1] + 16 * px, COL.rain, px);
       } else if (e.type === 'stream' && streams) {
         const at = pair(e.at, null);
@@ -166,8 +172,8 @@ const Overlays = (() => {
       if (b.float) ctx.setLineDash([3 * px, 3 * px]);
       ctx.stroke();
       ctx.setLineDash([]);
-      label(ctx, `box ${i}${b.float ? ' (floats)' : ''}`, pose.x - size[0] / 2,
-        pose.y - size[1] / 2 - 5 * px, COL.box, px);
+      const tl = topLeft(pose, size[0], size[1]);
+      label(ctx, `box ${i}${b.float ? ' (floats)' : ''}`, tl[0], tl[1] - 5 * px, COL.box, px);
     });
   }
 
@@ -179,7 +185,8 @@ const Overlays = (() => {
       ctx.lineWidth = 2.5 * px;
       ctx.strokeStyle = rgba(COL.tank, 0.9);
       ctx.stroke();
-      label(ctx, 'tank', pose.x - size[0] / 2 + 6 * px, pose.y - size[1] / 2 + 16 * px, COL.tank, px);
+      const tl = topLeft(pose, size[0], size[1]);
+      label(ctx, 'tank', tl[0] + 6 * px, tl[1] + 16 * px, COL.tank, px);
     }
     for (const bl of Array.isArray(sc.blocks) ? sc.blocks : []) {
       const r = Array.isArray(bl.rect) && bl.rect.length === 4 ? bl.rect.map(Number) : null;
