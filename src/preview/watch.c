@@ -1,7 +1,6 @@
 /* watch.c - inotify on the scene's directory and its images' (watch.h). */
 #include "preview/watch.h"
 
-#include <cjson/cJSON.h>
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
@@ -55,8 +54,133 @@ static void add_file(pv_watch *w, const char *path)
 		w->nfiles++;
 }
 
+/* A few steps of JSON, enough to find one string member in the scene's text without a
+ * parser (scene/ is the only cJSON user): each returns where it stopped, or NULL on text
+ * that is not JSON. */
+#define JSON_MAX_DEPTH 64
+
+static const char *skip_ws(const char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		p++;
+	return p;
+}
+
+/* p at '"': the string, decoded into out (n bytes; NULL: skipped). Escapes of non-ASCII
+ * code points give NULL (a file name spelt that way is not watched). */
+static const char *scan_string(const char *p, char *out, size_t n)
+{
+	size_t k = 0;
+	for (p++; *p != '"'; p++) {
+		char c = *p;
+		if ((unsigned char)c < 0x20)
+			return NULL; /* also the end of the text */
+		if (c == '\\') {
+			switch (*++p) {
+			case '"': case '\\': case '/': c = *p; break;
+			case 'b': c = '\b'; break;
+			case 'f': c = '\f'; break;
+			case 'n': c = '\n'; break;
+			case 'r': c = '\r'; break;
+			case 't': c = '\t'; break;
+			case 'u': {
+				unsigned v = 0;
+				for (int i = 1; i <= 4; i++) { /* stops at the text's end too */
+					char h = p[i];
+					int d = h >= '0' && h <= '9'   ? h - '0'
+						: h >= 'a' && h <= 'f' ? h - 'a' + 10
+						: h >= 'A' && h <= 'F' ? h - 'A' + 10
+								       : -1;
+					if (d < 0)
+						return NULL;
+					v = v * 16 + (unsigned)d;
+				}
+				if (v == 0 || (v >= 0x80 && out))
+					return NULL;
+				c = (char)v;
+				p += 4;
+				break;
+			}
+			default: return NULL;
+			}
+		}
+		if (out) {
+			if (k + 1 >= n)
+				return NULL;
+			out[k++] = c;
+		}
+	}
+	if (out)
+		out[k] = '\0';
+	return p + 1;
+}
+
+static const char *skip_value(const char *p, int depth)
+{
+	p = skip_ws(p);
+	if (depth > JSON_MAX_DEPTH)
+		return NULL;
+	if (*p == '"')
+		return scan_string(p, NULL, 0);
+	if (*p == '{' || *p == '[') {
+		char close = *p == '{' ? '}' : ']';
+		p = skip_ws(p + 1);
+		if (*p == close)
+			return p + 1;
+		for (;;) {
+			if (close == '}') {
+				if (*p != '"' || !(p = scan_string(p, NULL, 0)))
+					return NULL;
+				p = skip_ws(p);
+				if (*p++ != ':')
+					return NULL;
+			}
+			if (!(p = skip_value(p, depth + 1)))
+				return NULL;
+			p = skip_ws(p);
+			if (*p == close)
+				return p + 1;
+			if (*p++ != ',')
+				return NULL;
+			p = skip_ws(p);
+		}
+	}
+	/* a number, true, false or null */
+	const char *q = p;
+	while (*p && strchr("+-.0123456789eEtruefalsn", *p))
+		p++;
+	return p > q ? p : NULL;
+}
+
+/* obj at '{': where the value of member `key` starts, or NULL. */
+static const char *find_member(const char *obj, const char *key)
+{
+	const char *p = skip_ws(obj + 1);
+	while (*p == '"') {
+		char name[64];
+		const char *after = scan_string(p, name, sizeof name);
+		int match = after && !strcmp(name, key);
+		if (!after && !(after = scan_string(p, NULL, 0))) /* a long name: not ours */
+			return NULL;
+		p = skip_ws(after);
+		if (*p++ != ':')
+			return NULL;
+		p = skip_ws(p);
+		if (match)
+			return p;
+		if (!(p = skip_value(p, 1)))
+			return NULL;
+		p = skip_ws(p);
+		if (*p != ',')
+			return NULL;
+		p = skip_ws(p + 1);
+	}
+	return NULL;
+}
+
 /* The background image the scene names, read from the file on disk (so a scene that
- * fails to load because of its image still has the image watched). */
+ * fails to load because of its image still has the image watched). A file that is not
+ * JSON (a broken save) keeps the files of the last readable one. */
 static void named_files(pv_watch *w)
 {
 	FILE *f = fopen(w->scene, "rb");
@@ -68,24 +192,26 @@ static void named_files(pv_watch *w)
 	if (!text)
 		return;
 	text[n] = '\0';
-	cJSON *root = cJSON_Parse(text);
+	const char *root = skip_ws(text), *end = skip_value(root, 0), *bg, *img;
+	char image[PATH_MAX] = "";
+	int readable = *root == '{' && end && !*skip_ws(end);
+	if (readable && (bg = find_member(root, "background")) && *bg == '{' &&
+	    (img = find_member(bg, "image")) && *img == '"' &&
+	    !scan_string(img, image, sizeof image))
+		image[0] = '\0';
 	free(text);
-	if (!root)
-		return; /* a broken save: keep the files of the last readable one */
+	if (!readable)
+		return;
 	w->nfiles = 1;
-	const cJSON *bg = cJSON_GetObjectItemCaseSensitive(root, "background");
-	const cJSON *img = cJSON_GetObjectItemCaseSensitive(bg, "image");
-	if (cJSON_IsString(img) && img->valuestring[0]) {
+	if (image[0]) {
 		char dir[PATH_MAX], name[PATH_MAX], path[PATH_MAX];
 		int len = -1;
 		if (split(w->scene, dir, sizeof dir, name, sizeof name) == 0)
-			len = img->valuestring[0] == '/'
-				      ? snprintf(path, sizeof path, "%s", img->valuestring)
-				      : snprintf(path, sizeof path, "%s/%s", dir, img->valuestring);
+			len = image[0] == '/' ? snprintf(path, sizeof path, "%s", image)
+					      : snprintf(path, sizeof path, "%s/%s", dir, image);
 		if (len > 0 && (size_t)len < sizeof path)
 			add_file(w, path);
 	}
-	cJSON_Delete(root);
 }
 
 static int relevant(const pv_watch *w, const struct inotify_event *ev)

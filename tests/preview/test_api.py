@@ -198,20 +198,23 @@ def test_a_broken_save_is_an_error_with_its_place_and_the_last_good_scene_stays(
 
 
 def test_background_image_is_watched(tmp_path):
+    """The image in a directory of its own, named with an escaped slash (JSON allows it),
+    replaced as editors save (a temporary file renamed over it)."""
     img = Image.new("RGB", (64, 36), (200, 40, 40))
     p = Preview("pond.json")
     try:
-        img.save(os.path.join(p.dir, "bg.png"))
+        os.mkdir(os.path.join(p.dir, "img"))
+        img.save(os.path.join(p.dir, "img", "bg.png"))
         scene = json.loads(p.text())
-        scene["background"] = {"image": "bg.png"}
+        scene["background"] = {"image": "img/bg.png"}
         g = p.status()["generation"]
-        save_atomic(p.scene, json.dumps(scene))
+        save_atomic(p.scene, json.dumps(scene).replace("img/bg.png", "img\\/bg.png"))
         p.wait(lambda s: s["generation"] > g and s["error"] is None, what="the image scene")
         red = png(p.get("/frame/0.png")).convert("RGB").getpixel((5, 5))
         g = p.status()["generation"]
-        tmp = os.path.join(p.dir, ".bg.png.tmp")
+        tmp = os.path.join(p.dir, "img", ".bg.png.tmp")
         Image.new("RGB", (64, 36), (40, 40, 200)).save(tmp, format="PNG")
-        os.rename(tmp, os.path.join(p.dir, "bg.png"))
+        os.rename(tmp, os.path.join(p.dir, "img", "bg.png"))
         p.wait(lambda s: s["generation"] > g, what="the reload after the image changed")
         blue = png(p.get("/frame/0.png")).convert("RGB").getpixel((5, 5))
         assert red[0] > red[2] and blue[2] > blue[0], (red, blue)
