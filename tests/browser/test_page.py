@@ -285,3 +285,19 @@ def screenshot(d, p):
     im = Image.open(out).convert("L")
     lo, hi = im.getextrema()
     assert hi - lo > 100
+
+
+def test_the_page_plays_while_100_idle_connections_are_held(browser, preview):
+    import socket
+    idle = [socket.create_connection((preview.host, preview.port), timeout=5) for _ in range(100)]
+    try:
+        for s in idle[::2]:  # half with a request begun and never finished
+            s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % preview.port)
+        open_page(browser, preview)
+        a = readout_frame(browser)
+        time.sleep(1.0)
+        assert readout_frame(browser) != a
+        assert severe_logs(browser) == []
+    finally:
+        for s in idle:
+            s.close()
