@@ -99,7 +99,9 @@ SRC_COMPARE = \
 	src/core/compare/metrics.c \
 	src/core/compare/sources.c \
 	src/core/compare/run.c \
-	src/core/compare/report.c
+	src/core/compare/report.c \
+	src/core/compare/flip.c \
+	src/core/compare/report_html.c
 
 # The public API (include/tidepool.h): the only symbols libtidepool.so exports.
 SRC_API = \
@@ -149,6 +151,8 @@ TEST_SRCS = \
 	tests/test_solvers_int.c \
 	tests/test_compare.c \
 	tests/test_compare_cli.c \
+	tests/test_flip.c \
+	tests/test_compare_html.c \
 	tests/test_golden.c \
 	tests/test_shallow.c \
 	tests/test_sph.c \
@@ -163,6 +167,7 @@ TEST_SRCS = \
 	tests/test_noise.c \
 	tests/test_airy.c \
 	tests/test_api.c \
+	tests/test_sceneopts.c \
 	tests/reference/seed_common.c \
 	tests/reference/seed_hooke.c \
 	tests/reference/seed_ripple.c \
@@ -207,7 +212,7 @@ else
 Q = @
 endif
 
-.PHONY: all deps test check check-asan check-farm check-python check-preview bench demo golden install uninstall clean format lint \
+.PHONY: all deps test check check-asan check-farm check-python check-preview bench demo golden install uninstall clean format lint check-browser-compare \
 	FORCE fuzz fuzz-bins fuzz-regress fuzz-smoke
 
 all: $(BIN) $(MAN) $(SHLIB) $(PCFILE)
@@ -250,6 +255,16 @@ $(PAGE_H): $(PAGE_FILES:%=src/preview/page/%)
 		sed -e 's/^unsigned char /static const unsigned char /' -e '/_len = /d' > $@.tmp && mv $@.tmp $@
 $(MAIN_OBJ): TP_CFLAGS += -I$(BUILD)/gen
 
+# The HTML compare report's page, embedded at build time (docs/compare.md).
+CMP_REPORT_ASSETS = src/core/compare/report/report.html src/core/compare/report/report.css \
+	src/core/compare/report/report.js
+$(BUILD)/gen/cmp_report_assets.h: $(CMP_REPORT_ASSETS)
+	@mkdir -p $(dir $@)
+	@echo "  XXD     $@"
+	$(Q)(cd src/core/compare/report && for f in report.html report.css report.js; do xxd -i $$f; done) > $@.tmp && mv $@.tmp $@
+$(BUILD)/obj/src/core/compare/report_html.o: $(BUILD)/gen/cmp_report_assets.h
+$(BUILD)/obj/src/core/compare/report_html.o: TP_CFLAGS += -I$(BUILD)/gen
+
 $(BIN): $(LIB_OBJS) $(MAIN_OBJ)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(TP_LDFLAGS) -o $@ $^ $(TP_LIBS)
@@ -289,6 +304,7 @@ check-asan:
 test: deps
 	$(MAKE) check
 	$(MAKE) check-python
+	$(MAKE) check-browser-compare
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp $(MAKE) check-asan
 	$(MAKE) fuzz-regress
@@ -296,16 +312,22 @@ test: deps
 	$(MAKE) check-preview
 
 # tidepool preview (docs/preview.md): a smoke run of the server, then its HTTP API,
-# security and limits (tests/preview) and the page in headless Chromium (tests/browser),
+# security and limits (tests/preview) and the page in headless Chromium
+# (tests/browser/test_page.py),
 # each test against a server of its own on a copy of an example scene.
 check-preview: $(BIN)
 	@sh tests/preview/smoke.sh $(BIN)
-	TP_BIN=$(BIN) $(PYTHON) -m pytest -q -p no:cacheprovider tests/preview tests/browser $(PYTESTFLAGS)
+	TP_BIN=$(BIN) $(PYTHON) -m pytest -q -p no:cacheprovider tests/preview \
+		tests/browser/test_page.py $(PYTESTFLAGS)
 
 # The Python module over libtidepool (python/tidepool), with Debian's pytest and numpy.
 check-python: $(BIN) $(SHLIB) $(PCFILE)
 	TP_BIN=$(BIN) TP_BUILD=$(CURDIR)/$(BUILD) PYTHONPATH=$(CURDIR)/python \
 		$(PYTHON) -m pytest -q -p no:cacheprovider tests/python
+# The HTML compare report in headless Chromium (tests/browser/test_compare_report.py).
+check-browser-compare: $(BIN)
+	TP_BIN=$(abspath $(BIN)) $(or $(PYTHON),/usr/bin/python3) -m pytest -q -p no:cacheprovider \
+		tests/browser/test_compare_report.py
 
 # Once per `make test` (not per build): a chunked render through GNU parallel and as a
 # Slurm job array on a single-node Slurm (scripts/slurm-local.sh), against one machine.

@@ -54,7 +54,10 @@ _tidepool()
 		--listen)
 			replies=($(compgen -W "127.0.0.1 ::1 0.0.0.0 ::" -- "$cur"))
 			;;
-		--stats | --hash | --json | --junit | --sheet)
+		--metric)
+			replies=($(compgen -W "flip" -- "$cur"))
+			;;
+		--stats | --hash | --json | --junit | --sheet | --html)
 			replies=($(compgen -f -- "$cur"))
 			;;
 		-O | --out-dir | --diff)
@@ -62,7 +65,8 @@ _tidepool()
 			;;
 		--frames | --size | --seed | --threads | --crf | --bitrate | --flipbook | --frame-size | \
 			-j | --jobs | --name | --thumb | --max-diff | --max-pixels | --max-ratio | \
-			--min-psnr | --min-ssim | --fuzz | --ignore | --port | --scale)
+			--min-psnr | --min-ssim | --fuzz | --ignore | \
+			--max-flip | --ppd | --viewing-conditions | --html-frames | --port | --scale)
 			;;
 		*)
 			if [[ $cur == -* ]]; then

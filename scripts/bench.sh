@@ -2,7 +2,7 @@
 # make bench: every workload with its throughput, the same run's baseline and the ratio.
 # Usage: scripts/bench.sh [BUILD_DIR]   (default: build)
 #   TP_BENCH_ONLY="mp4 sph" runs only the named workloads (render ripple hooke shallow sph
-#   airy e2e textures mp4 mp4k compare farm preview; `make bench ONLY="mp4 sph"` sets it).
+#   airy e2e textures mp4 mp4k compare flip farm preview; `make bench ONLY="mp4 sph"` sets it).
 # Benchmarks report; they never fail on speed.
 set -eu
 BUILD=${1:-build}
@@ -243,6 +243,35 @@ elif command -v compare >/dev/null 2>&1 && compare -version 2>/dev/null | grep -
 	rm -rf "$C"
 else
 	echo "compare: skipped (ImageMagick compare not installed)"
+fi
+
+# --- flip: `tidepool compare --metric flip` on 1920x1080 frames (docs/compare.md) ---------
+# TP_BENCH_FLIP_FRAMES (default 10) frames of scenes/pond.json against the same frames
+# rendered with render.tint_strength=0.45: every pixel differs, so FLIP's changed-rectangle
+# shortcut does not apply (the worst case). The row: `compare --metric flip --threads 2`
+# frames per second against the same comparison without FLIP (baseline: decoding and the
+# other metrics). The line after it: FLIP alone, frames / (time with - time without).
+# Target: FLIP alone >= 10 frames/s on 2 cores. Runs alternate, best of TP_BENCH_CMP_REPS.
+FLIP_FRAMES=${TP_BENCH_FLIP_FRAMES:-10}
+if want flip; then
+	C="$WORK/flip"
+	mkdir -p "$C"
+	"$TP" render scenes/pond.json -q -y --size 1920x1080 --frames "$FLIP_FRAMES" -o "$C/a/%03d.png"
+	"$TP" render scenes/pond.json -q -y --size 1920x1080 --frames "$FLIP_FRAMES" \
+		--set render.tint_strength=0.45 -o "$C/b/%03d.png"
+	with="" without=""
+	i=0
+	while [ "$i" -lt "$CMP_REPS" ]; do
+		without=$(cmp_min "$(cmp_time "$TP" compare -q --threads 2 "$C/a" "$C/b")" "$without")
+		with=$(cmp_min "$(cmp_time "$TP" compare -q --threads 2 --metric flip "$C/a" "$C/b")" "$with")
+		i=$((i + 1))
+	done
+	awk -v w="compare --metric flip 1920x1080" -v t="$with" -v b="$without" -v n="$FLIP_FRAMES" 'BEGIN {
+		printf "| %-34s | %-22s | %12.2f %-8s | %12.2f | %7.2fx |\n", w, "frames/s vs no FLIP", n / t, "fps",
+		       n / b, b / t }'
+	awk -v t="$with" -v b="$without" -v n="$FLIP_FRAMES" 'BEGIN {
+		d = t - b; printf "flip: FLIP alone %.1f frames/s at 1920x1080 on 2 threads (target >= 10)\n", (d > 0 ? n / d : 0) }'
+	rm -rf "$C"
 fi
 
 # --- farm: one MP4 rendered in 4 chunks by 2 GNU parallel workers, then joined -------------

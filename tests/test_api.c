@@ -162,7 +162,9 @@ Test(api, seeking_in_any_order_gives_the_same_frames, .timeout = 120)
 {
 	static const char *const scenes[] = {"scenes/pond.json", "scenes/rain.json",
 					     "scenes/shallow_float.json", "scenes/sph_box.json",
-					     "scenes/rowing.json"};
+					     "scenes/rowing.json", "scenes/sph_nozzle.json",
+					     "scenes/wind_pool.json",
+					     "scenes/textures/caustics_loop.json"};
 	enum { N = 16, F0 = 30 };
 	for (size_t i = 0; i < sizeof scenes / sizeof scenes[0]; i++) {
 		uint64_t fwd[N];

@@ -142,6 +142,8 @@ Test(install, bash_completion_completes_commands_options_scenes_solvers_modes)
 	cr_assert_str_eq(complete("tidepool render --thr"), "--threads ");
 	cr_assert_str_eq(complete("tidepool validate --si"), "--size ");
 	cr_assert_str_eq(complete("tidepool compare a b --ju"), "--junit ");
+	cr_assert_str_eq(complete("tidepool compare a b --html-f"), "--html-frames ");
+	cr_assert_str_eq(complete("tidepool compare a b --metric "), "flip ");
 	cr_assert_str_eq(complete("tidepool solvers s"), "shallow sph ");
 	cr_assert_str_eq(complete("tidepool render scenes/textures/c"),
 			 "scenes/textures/caustics_loop.json ");

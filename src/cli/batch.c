@@ -1,7 +1,6 @@
 /* tidepool batch: every combination of varied scene values, rendered several at once,
  * plus a contact sheet for choosing among them. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <spawn.h>
@@ -13,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/sceneopts.h"
 #include "cli/shline.h"
 #include "cli/sheet.h"
 #include "cli/variants.h"
@@ -50,7 +50,10 @@ static const char usage[] =
 	"      --set KEY=VALUE  change a scene value for every variant; repeatable\n"
 	"      --frames N       frames per variant\n"
 	"      --size WxH       render size (the scene is scaled to it)\n"
-	"      --scale F        render size as a factor of the scene's size: 0.25, 25%, 2\n"
+"      --scale F        render size as a factor of the scene's size: 0.25, 25%, 2\n"
+	"      --seed N         random seed for every variant (a varied seed wins)\n"
+	"      --threads N      threads of each render (default: the cores shared among the\n"
+	"                       jobs); no byte changes\n"
 	"      --tasks          print one 'tidepool render' command per variant and the\n"
 	"                       contact sheet step last (--sheet-only), for GNU parallel\n"
 	"                       or a scheduler, instead of rendering\n"
@@ -64,13 +67,13 @@ static const char usage[] =
 	"4 a variant failed to render (the others still are), 130 interrupted.\n";
 
 typedef struct batch_opts {
+	cli_opts c; /* the shared options (sceneopts.h): the scene group and -y */
 	const char *scene, *dir, *name, *sheet;
 	int no_sheet, jobs, thumb, overwrite, quiet;
 	const char *vary_spec[MAX_VARY];
 	int nvary_spec;
-	const char *sets[MAX_SETS];
+	const char *const *sets; /* --set, in c */
 	int nsets;
-	const char *frames, *size, *scale;
 	int tasks, sheet_only;
 	const char *bin;
 } batch_opts;
@@ -90,11 +93,48 @@ static const char *const mode_names[] = { "color", "height", "normal", "caustics
 
 /* ---- options ---- */
 
+enum { OPT_VARY = 1024, OPT_NAME, OPT_SHEET, OPT_NO_SHEET, OPT_THUMB, OPT_TASKS, OPT_SHEET_ONLY,
+       OPT_BIN };
+
+/* batch's own options. */
+static int own_option(void *ctx, int c, const char *name, const char *arg)
+{
+	batch_opts *o = ctx;
+	long v;
+	(void)name;
+	switch (c) {
+	case OPT_VARY:
+		if (o->nvary_spec == MAX_VARY)
+			return tp_cli_usage("batch", "at most %d --vary options", MAX_VARY);
+		if (!strchr(arg, '=') || arg[0] == '=')
+			return tp_cli_usage("batch",
+					    "--vary: expected KEY=VALUES such as seed=1..16 (got '%s')",
+					    arg);
+		o->vary_spec[o->nvary_spec++] = arg;
+		return 0;
+	case 'O': o->dir = arg; return 0;
+	case OPT_NAME: o->name = arg; return 0;
+	case 'j':
+		if (tp_parse_int(arg, 0, 256, &v))
+			return tp_cli_usage("batch", "--jobs: expected 0..256 (got '%s')", arg);
+		o->jobs = (int)v;
+		return 0;
+	case OPT_SHEET: o->sheet = arg; return 0;
+	case OPT_NO_SHEET: o->no_sheet = 1; return 0;
+	case OPT_THUMB:
+		if (tp_parse_int(arg, 16, 4096, &v))
+			return tp_cli_usage("batch", "--thumb: expected 16..4096 (got '%s')", arg);
+		o->thumb = (int)v;
+		return 0;
+	case OPT_TASKS: o->tasks = 1; return 0;
+	case OPT_SHEET_ONLY: o->sheet_only = 1; return 0;
+	default: o->bin = arg; return 0; /* OPT_BIN */
+	}
+}
+
 static int parse_args(int argc, char **argv, batch_opts *o)
 {
-	enum { OPT_VARY = 256, OPT_NAME, OPT_SHEET, OPT_NO_SHEET, OPT_THUMB, OPT_SET, OPT_FRAMES, OPT_SIZE,
-	       OPT_SCALE, OPT_TASKS, OPT_SHEET_ONLY, OPT_BIN };
-	static const struct option longopts[] = {
+	static const struct option own[] = {
 		{ "vary", required_argument, NULL, OPT_VARY },
 		{ "out-dir", required_argument, NULL, 'O' },
 		{ "name", required_argument, NULL, OPT_NAME },
@@ -102,90 +142,32 @@ static int parse_args(int argc, char **argv, batch_opts *o)
 		{ "sheet", required_argument, NULL, OPT_SHEET },
 		{ "no-sheet", no_argument, NULL, OPT_NO_SHEET },
 		{ "thumb", required_argument, NULL, OPT_THUMB },
-		{ "set", required_argument, NULL, OPT_SET },
-		{ "frames", required_argument, NULL, OPT_FRAMES },
-		{ "size", required_argument, NULL, OPT_SIZE },
-		{ "scale", required_argument, NULL, OPT_SCALE },
 		{ "tasks", no_argument, NULL, OPT_TASKS },
 		{ "sheet-only", no_argument, NULL, OPT_SHEET_ONLY },
 		{ "bin", required_argument, NULL, OPT_BIN },
-		{ "overwrite", no_argument, NULL, 'y' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	long v;
-	int c, w, h;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":O:j:yqh", longopts, NULL)) != -1) {
-		switch (c) {
-		case OPT_VARY:
-			if (o->nvary_spec == MAX_VARY)
-				return tp_cli_usage("batch", "at most %d --vary options", MAX_VARY);
-			if (!strchr(optarg, '=') || optarg[0] == '=')
-				return tp_cli_usage("batch", "--vary: expected KEY=VALUES such as seed=1..16 (got '%s')",
-						    optarg);
-			o->vary_spec[o->nvary_spec++] = optarg;
-			break;
-		case 'O': o->dir = optarg; break;
-		case OPT_NAME: o->name = optarg; break;
-		case 'j':
-			if (tp_parse_int(optarg, 0, 256, &v))
-				return tp_cli_usage("batch", "--jobs: expected 0..256 (got '%s')", optarg);
-			o->jobs = (int)v;
-			break;
-		case OPT_SHEET: o->sheet = optarg; break;
-		case OPT_NO_SHEET: o->no_sheet = 1; break;
-		case OPT_THUMB:
-			if (tp_parse_int(optarg, 16, 4096, &v))
-				return tp_cli_usage("batch", "--thumb: expected 16..4096 (got '%s')", optarg);
-			o->thumb = (int)v;
-			break;
-		case OPT_SET:
-			if (o->nsets == MAX_SETS)
-				return tp_cli_usage("batch", "at most %d --set options", MAX_SETS);
-			o->sets[o->nsets++] = optarg;
-			break;
-		case OPT_FRAMES:
-			if (tp_parse_int(optarg, 1, SCENE_MAX_FRAMES, &v))
-				return tp_cli_usage("batch", "--frames: expected 1..%d (got '%s')", SCENE_MAX_FRAMES, optarg);
-			o->frames = optarg;
-			break;
-		case OPT_SIZE:
-			if (tp_parse_size(optarg, &w, &h))
-				return tp_cli_usage("batch", "--size: expected WxH such as 256x256 (got '%s')", optarg);
-			o->size = optarg;
-			break;
-		case OPT_SCALE: {
-			double f;
-			if (tp_parse_scale(optarg, &f))
-				return tp_cli_usage("batch", "--scale: expected a factor in 0..64 such as 0.5 or a percentage such as 25%% (got '%s')",
-						    optarg);
-			o->scale = optarg;
-			break;
-		}
-		case OPT_TASKS: o->tasks = 1; break;
-		case OPT_SHEET_ONLY: o->sheet_only = 1; break;
-		case OPT_BIN: o->bin = optarg; break;
-		case 'y': o->overwrite = 1; break;
-		case 'q': o->quiet = 1; break;
-		case 'h': fputs(usage, stdout); return 1;
-		case ':': return tp_cli_usage("batch", "%s needs a value", argv[optind - 1]);
-		default: return tp_cli_usage("batch", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind >= argc)
+	const cli_extra x = { own, "O:j:", own_option, o };
+	o->c.crf = -1;
+	int rc = cli_opts_parse_with("batch", usage, CLI_OVERWRITE_OPT, &x, argc, argv, &o->c);
+	if (rc)
+		return rc;
+	int first = o->c.first;
+	if (first >= argc)
 		return tp_cli_usage("batch", "no scene file given");
-	if (optind + 1 < argc)
-		return tp_cli_usage("batch", "one scene at a time (got '%s' too)", argv[optind + 1]);
+	if (first + 1 < argc)
+		return tp_cli_usage("batch", "one scene at a time (got '%s' too)", argv[first + 1]);
 	if (!o->dir)
 		return tp_cli_usage("batch", "no output directory: give -O DIR");
 	if (o->tasks && o->sheet_only)
 		return tp_cli_usage("batch", "--tasks prints the --sheet-only step itself; give one of them");
 	if (o->sheet_only && o->no_sheet)
 		return tp_cli_usage("batch", "--sheet-only and --no-sheet exclude each other");
-	o->scene = argv[optind];
+	o->scene = argv[first];
+	o->sets = o->c.sets;
+	o->nsets = o->c.nsets;
+	o->overwrite = o->c.overwrite;
+	o->quiet = o->c.quiet;
 	if (!o->bin)
 		o->bin = "tidepool";
 	return 0;
@@ -275,7 +257,7 @@ done:
 
 static int spawn(const batch_opts *o, variant *va, int nv, int threads)
 {
-	char *args[16 + 2 * (MAX_SETS + MAX_VARY + MAX_OUT)];
+	char *args[16 + CLI_MAX_ARGS + 2 * (MAX_VARY + MAX_OUT)];
 	char th[16];
 	int n = 0;
 	snprintf(th, sizeof th, "%d", threads);
@@ -287,14 +269,14 @@ static int spawn(const batch_opts *o, variant *va, int nv, int threads)
 	args[n++] = th;
 	if (o->overwrite)
 		args[n++] = "-y";
-	if (o->frames)
-		args[n++] = "--frames", args[n++] = (char *)o->frames;
-	if (o->size)
-		args[n++] = "--size", args[n++] = (char *)o->size;
-	if (o->scale)
-		args[n++] = "--scale", args[n++] = (char *)o->scale;
-	for (int i = 0; i < o->nsets; i++)
-		args[n++] = "--set", args[n++] = (char *)o->sets[i];
+	/* The scene options as given (--set among them, in order); --threads is batch's. */
+	char flags[CLI_MAX_ARGS / 2][24];
+	for (int i = 0; i + 1 < o->c.nscene_args; i += 2) {
+		if (!strcmp(o->c.scene_args[i], "threads"))
+			continue;
+		snprintf(flags[i / 2], sizeof flags[0], "--%s", o->c.scene_args[i]);
+		args[n++] = flags[i / 2], args[n++] = (char *)o->c.scene_args[i + 1];
+	}
 	for (int i = 0; i < nv; i++)
 		args[n++] = "--set", args[n++] = va->sets[i];
 	for (int i = 0; i < va->nouts; i++)
@@ -324,6 +306,18 @@ static void opt_word(tp_line *l, const char *opt, const char *val)
 	}
 }
 
+/* The scene options as given, in order (--threads too, when `threads`). */
+static void scene_words(tp_line *l, const batch_opts *o, int threads)
+{
+	for (int i = 0; i + 1 < o->c.nscene_args; i += 2) {
+		char flag[32];
+		if (!threads && !strcmp(o->c.scene_args[i], "threads"))
+			continue;
+		snprintf(flag, sizeof flag, "--%s", o->c.scene_args[i]);
+		opt_word(l, flag, o->c.scene_args[i + 1]);
+	}
+}
+
 static void print_line(tp_line *l)
 {
 	if (l->s)
@@ -340,11 +334,9 @@ static void print_tasks(const batch_opts *o, const variant *vars, int nvariants,
 		const char *head[] = { o->bin, "render", o->scene, "-q", "-y" };
 		for (int i = 0; i < 5; i++)
 			tp_line_word(&l, head[i]);
-		opt_word(&l, "--frames", o->frames);
-		opt_word(&l, "--size", o->size);
-		opt_word(&l, "--scale", o->scale);
-		for (int i = 0; i < o->nsets + nv; i++)
-			opt_word(&l, "--set", i < o->nsets ? o->sets[i] : va->sets[i - o->nsets]);
+		scene_words(&l, o, 0);
+		for (int i = 0; i < nv; i++)
+			opt_word(&l, "--set", va->sets[i]);
 		for (int i = 0; i < va->nouts; i++)
 			opt_word(&l, "-o", va->outs[i]);
 		print_line(&l);
@@ -361,11 +353,7 @@ static void print_tasks(const batch_opts *o, const variant *vars, int nvariants,
 	opt_word(&l, "-O", o->dir);
 	opt_word(&l, "--name", o->name);
 	opt_word(&l, "--sheet", o->sheet);
-	opt_word(&l, "--frames", o->frames);
-	opt_word(&l, "--size", o->size);
-	opt_word(&l, "--scale", o->scale);
-	for (int i = 0; i < o->nsets; i++)
-		opt_word(&l, "--set", o->sets[i]);
+	scene_words(&l, o, 1);
 	opt_word(&l, "--thumb", thumb);
 	const char *tail[] = { "--sheet-only", "-y", "-q" };
 	for (int i = 0; i < 3; i++)
@@ -389,16 +377,12 @@ int cmd_batch(int argc, char **argv)
 	memset(vs, 0, sizeof vs);
 
 	tp_cli_catch_signals();
-	scene_overrides base = { 0 };
-	if (o.frames)
-		base.frames = atoi(o.frames);
-	if (o.size)
-		tp_parse_size(o.size, &base.width, &base.height);
-	if (o.scale)
-		tp_parse_scale(o.scale, &base.scale);
-	scene_overrides first = base;
-	first.sets = o.sets;
-	first.nsets = o.nsets;
+	scene_overrides base = o.c.ov; /* --frames, --size, --scale, --seed; the sets below */
+	base.sets = NULL;
+	base.nsets = 0;
+	base.output = NULL;
+	scene_overrides first = o.c.ov;
+	first.output = NULL;
 	if ((rc = scene_load(o.scene, &first, &sc, &err)) < 0)
 		goto fail;
 
@@ -430,6 +414,14 @@ int cmd_batch(int argc, char **argv)
 			     o.scene);
 		goto fail;
 	}
+	/* --seed overrides the scene's seed after every --set: a varied seed would be lost. */
+	for (int i = 0; i < nv && o.c.ov.has_seed; i++)
+		if (!strcmp(vs[i].key, "seed")) {
+			rc = tp_errf(&err, TP_EUSAGE,
+				     "batch: --seed would replace every variant's varied seed: give one "
+				     "of them");
+			goto fail;
+		}
 	double count = 1;
 	for (int i = 0; i < nv; i++)
 		count *= vs[i].n;
@@ -548,7 +540,8 @@ int cmd_batch(int argc, char **argv)
 	int cores = tp_cli_threads(0);
 	int jobs = o.jobs ? o.jobs : cores;
 	jobs = jobs > nvariants ? nvariants : jobs;
-	int threads = cores / jobs > 0 ? cores / jobs : 1;
+	/* --threads N: each render's threads; else the cores shared among the jobs */
+	int threads = o.c.threads ? o.c.threads : cores / jobs > 0 ? cores / jobs : 1;
 	int next = 0, running = 0;
 	while ((next < nvariants && !tp_cli_interrupted) || running > 0) {
 		while (running < jobs && next < nvariants && !tp_cli_interrupted) {

@@ -1,17 +1,15 @@
 /* tidepool cache: simulate once, write checkpoints for `render --range A-B --cache DIR`. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/sceneopts.h"
 #include "scene/scene.h"
 #include "sim/ckpt.h"
 #include "sim/loop.h"
 #include "util/fsutil.h"
 #include "util/progress.h"
-
-#define MAX_SETS 64
 
 static const char usage[] =
 	"usage: tidepool cache SCENE -O DIR --every N [options]\n"
@@ -42,103 +40,57 @@ static const char usage[] =
 	"checkpoints written so far are complete).\n";
 
 typedef struct cache_opts {
+	cli_opts c; /* the shared options (sceneopts.h): the scene group and -y */
 	scene_overrides ov;
 	const char *dir;
 	int every, threads, overwrite, quiet;
-	const char *sets[MAX_SETS];
-	int nsets;
 } cache_opts;
+
+enum { OPT_EVERY = 1024 };
+
+/* -O DIR and --every N, cache's own. */
+static int own_option(void *ctx, int c, const char *name, const char *arg)
+{
+	cache_opts *o = ctx;
+	long v;
+	(void)name;
+	if (c == 'O') {
+		o->dir = arg;
+		return 0;
+	}
+	if (tp_parse_int(arg, 1, SCENE_MAX_FRAMES, &v))
+		return tp_cli_usage("cache", "--every: expected a whole number 1..%d (got '%s')",
+				    SCENE_MAX_FRAMES, arg);
+	o->every = (int)v;
+	return 0;
+}
 
 static int parse_args(int argc, char **argv, cache_opts *o, const char **scene_file)
 {
-	enum { OPT_EVERY = 256, OPT_FRAMES, OPT_SIZE, OPT_SEED, OPT_SET, OPT_THREADS, OPT_SCALE };
-	static const struct option longopts[] = {
+	static const struct option own[] = {
 		{"out-dir", required_argument, NULL, 'O'},
 		{"every", required_argument, NULL, OPT_EVERY},
-		{"frames", required_argument, NULL, OPT_FRAMES},
-		{"size", required_argument, NULL, OPT_SIZE},
-		{"scale", required_argument, NULL, OPT_SCALE},
-		{"seed", required_argument, NULL, OPT_SEED},
-		{"set", required_argument, NULL, OPT_SET},
-		{"threads", required_argument, NULL, OPT_THREADS},
-		{"overwrite", no_argument, NULL, 'y'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	long v;
-	int c;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":O:yqh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'O': o->dir = optarg; break;
-		case OPT_EVERY:
-			if (tp_parse_int(optarg, 1, SCENE_MAX_FRAMES, &v))
-				return tp_cli_usage(
-					"cache",
-					"--every: expected a whole number 1..%d (got '%s')",
-					SCENE_MAX_FRAMES, optarg);
-			o->every = (int)v;
-			break;
-		case OPT_FRAMES:
-			if (tp_parse_int(optarg, 1, SCENE_MAX_FRAMES, &v))
-				return tp_cli_usage(
-					"cache",
-					"--frames: expected a whole number 1..%d (got '%s')",
-					SCENE_MAX_FRAMES, optarg);
-			o->ov.frames = (int)v;
-			break;
-		case OPT_SIZE:
-			if (tp_parse_size(optarg, &o->ov.width, &o->ov.height))
-				return tp_cli_usage(
-					"cache", "--size: expected WxH such as 640x360 (got '%s')",
-					optarg);
-			break;
-		case OPT_SCALE:
-			if (tp_parse_scale(optarg, &o->ov.scale))
-				return tp_cli_usage("cache",
-						    "--scale: expected a factor in 0..64 such as 0.5 or a "
-						    "percentage such as 25%% (got '%s')",
-						    optarg);
-			break;
-		case OPT_SEED:
-			if (tp_parse_u64(optarg, &o->ov.seed))
-				return tp_cli_usage(
-					"cache", "--seed: expected a whole number >= 0 (got '%s')",
-					optarg);
-			o->ov.has_seed = 1;
-			break;
-		case OPT_SET:
-			if (o->nsets == MAX_SETS)
-				return tp_cli_usage("cache", "at most %d --set options", MAX_SETS);
-			o->sets[o->nsets++] = optarg;
-			break;
-		case OPT_THREADS:
-			if (tp_parse_int(optarg, 0, 1024, &v))
-				return tp_cli_usage(
-					"cache", "--threads: expected 0..1024 (got '%s')", optarg);
-			o->threads = (int)v;
-			break;
-		case 'y': o->overwrite = 1; break;
-		case 'q': o->quiet = 1; break;
-		case 'h': fputs(usage, stdout); return 1;
-		case ':': return tp_cli_usage("cache", "%s needs a value", argv[optind - 1]);
-		default: return tp_cli_usage("cache", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind >= argc)
+	const cli_extra x = {own, "O:", own_option, o};
+	o->c.crf = -1;
+	int rc = cli_opts_parse_with("cache", usage, CLI_OVERWRITE_OPT, &x, argc, argv, &o->c);
+	if (rc)
+		return rc;
+	int first = o->c.first;
+	if (first >= argc)
 		return tp_cli_usage("cache", "no scene file given");
-	if (optind + 1 < argc)
-		return tp_cli_usage("cache", "one scene at a time (got '%s' too)",
-				    argv[optind + 1]);
+	if (first + 1 < argc)
+		return tp_cli_usage("cache", "one scene at a time (got '%s' too)", argv[first + 1]);
 	if (!o->dir)
 		return tp_cli_usage("cache", "no cache directory: give -O DIR");
 	if (!o->every)
 		return tp_cli_usage("cache", "give --every N (frames between checkpoints)");
-	*scene_file = argv[optind];
-	o->ov.sets = o->sets;
-	o->ov.nsets = o->nsets;
+	*scene_file = argv[first];
+	o->ov = o->c.ov;
+	o->threads = o->c.threads;
+	o->overwrite = o->c.overwrite;
+	o->quiet = o->c.quiet;
 	return 0;
 }
 

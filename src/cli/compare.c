@@ -30,9 +30,19 @@ static const char usage[] =
 	"      --max-ratio R    fraction of differing pixels allowed, 0..1 or a percentage (0.5%)\n"
 	"      --min-psnr DB    lowest PSNR allowed, in dB\n"
 	"      --min-ssim S     lowest SSIM allowed, -1..1\n"
+	"      --max-flip X     highest mean FLIP allowed, 0..1 (measures FLIP)\n"
 	"      --fuzz N         a pixel differs when some channel differs by more than N,\n"
 	"                       0..255 or a percentage of 255 (default 0)\n"
 	"      --ignore X,Y,W,H leave out a rectangle (repeatable); needs pixels on both sides\n"
+	"\n"
+	"      --metric flip    also measure LDR-FLIP (NVIDIA, Andersson et al. 2020), the mean\n"
+	"                       perceptual error in 0..1 (max-diff, pixels, ratio, PSNR and SSIM\n"
+	"                       are always measured)\n"
+	"      --ppd N          FLIP's pixels per degree of visual angle (default 67.02: 0.7 m\n"
+	"                       from a 0.7 m wide display 3840 pixels across)\n"
+	"      --viewing-conditions D,W,PX\n"
+	"                       FLIP's pixels per degree from the viewing distance D and display\n"
+	"                       width W in metres and its width PX in pixels, as NVIDIA's tool\n"
 	"\n"
 	"Reports:\n"
 	"      --diff DIR       for each failing frame, DIR/diff-NNNNNN.png: left, A faded to\n"
@@ -42,6 +52,13 @@ static const char usage[] =
 	"      --json FILE      per-frame metrics and the changed rectangle (\"format\":\n"
 	"                       \"tidepool-compare/1\"; psnr null means identical)\n"
 	"      --junit FILE     JUnit XML, one test case per frame\n"
+	"      --html FILE      one self-contained HTML page to look at the differences: verdict,\n"
+	"                       charts, a sortable frame table, and reference, test, difference\n"
+	"                       (and FLIP map) of the worst failing frames side by side, as a\n"
+	"                       slider or blinking, zoomable to the pixel (docs/compare.md)\n"
+	"      --html-frames N  failing frames with pictures in the HTML report (default 12;\n"
+	"                       the worst first); frames over 960x540 are cropped around the\n"
+	"                       changed rectangle\n"
 	"  -q, --quiet          no summary on standard error\n"
 	"\n"
 	"      --update         make A match B: rewrite the frames of A (PNGs or manifest) that\n"
@@ -50,7 +67,10 @@ static const char usage[] =
 	"      --threads N      worker threads (default: all cores); results are identical for\n"
 	"                       every N\n"
 	"  -h, --help           show this help\n"
-	"\n"
+	"\n";
+
+/* Apart from usage[]: C11 promises string literals of 4095 characters only. */
+static const char usage_metrics[] =
 	"Metrics, over the N pixels compared (outside --ignore), with d(p,c) = |A(p,c) - B(p,c)|\n"
 	"the difference of channel c (R, G, B; 8 bits) at pixel p:\n"
 	"  max-diff = max over p, c of d(p,c)\n"
@@ -68,6 +88,11 @@ static const char usage[] =
 	"             C2 = (0.03 L)^2, L = 255, over every window wholly inside the frame; a frame\n"
 	"             under 11 pixels wide or high is one window with equal weights. Computed\n"
 	"             in single precision: within about 1e-5 of a double-precision evaluation.\n"
+	"  FLIP     = mean over the N pixels of LDR-FLIP (Andersson, Nilsson, Akenine-Moller,\n"
+	"             Oskarsson, Astrom, Fairchild 2020): colour differences (HyAB in\n"
+	"             Hunt-adjusted L*a*b* after contrast-sensitivity filtering in YCxCz)\n"
+	"             raised to 1 - the edge and point feature difference; 0 equal .. 1.\n"
+	"             Matches NVIDIA's flip tool (v1.6) to 1e-6 on tidepool frames.\n"
 	"Frames equal pixel for pixel (or by hash) pass at once: max-diff 0, PSNR infinite,\n"
 	"SSIM 1. When one side is a manifest, only hashes can be compared: a differing hash\n"
 	"fails whatever the tolerances.\n"
@@ -79,7 +104,9 @@ static const char usage[] =
 typedef struct compare_opts {
 	cmp_config cfg;
 	cmp_rect ignore[MAX_IGNORE];
-	const char *json, *junit;
+	const char *json, *junit, *html;
+	int html_frames;
+	int flip, ppd_set;
 	int quiet;
 	long threads;
 } compare_opts;
@@ -122,10 +149,27 @@ static int parse_rect(const char *s, cmp_rect *r)
 	return 0;
 }
 
+/* "D,W,PX": three numbers. */
+static int parse_triple(const char *s, double v[3])
+{
+	char buf[128];
+	if (strlen(s) >= sizeof buf)
+		return -1;
+	strcpy(buf, s);
+	char *save = NULL, *tok = strtok_r(buf, ",", &save);
+	for (int i = 0; i < 3; i++) {
+		if (!tok || tp_parse_double(tok, &v[i]))
+			return -1;
+		tok = strtok_r(NULL, ",", &save);
+	}
+	return tok ? -1 : 0;
+}
+
 static int parse_args(int argc, char **argv, compare_opts *o)
 {
 	enum { OPT_MAX_DIFF = 256, OPT_MAX_PIXELS, OPT_MAX_RATIO, OPT_MIN_PSNR, OPT_MIN_SSIM,
-	       OPT_FUZZ, OPT_IGNORE, OPT_DIFF, OPT_JSON, OPT_JUNIT, OPT_UPDATE, OPT_THREADS };
+	       OPT_FUZZ, OPT_IGNORE, OPT_DIFF, OPT_JSON, OPT_JUNIT, OPT_UPDATE, OPT_THREADS,
+	       OPT_MAX_FLIP, OPT_METRIC, OPT_PPD, OPT_VIEWING, OPT_HTML, OPT_HTML_FRAMES };
 	static const struct option longopts[] = {
 		{ "max-diff", required_argument, NULL, OPT_MAX_DIFF },
 		{ "max-pixels", required_argument, NULL, OPT_MAX_PIXELS },
@@ -139,6 +183,12 @@ static int parse_args(int argc, char **argv, compare_opts *o)
 		{ "junit", required_argument, NULL, OPT_JUNIT },
 		{ "update", no_argument, NULL, OPT_UPDATE },
 		{ "threads", required_argument, NULL, OPT_THREADS },
+		{ "max-flip", required_argument, NULL, OPT_MAX_FLIP },
+		{ "metric", required_argument, NULL, OPT_METRIC },
+		{ "ppd", required_argument, NULL, OPT_PPD },
+		{ "viewing-conditions", required_argument, NULL, OPT_VIEWING },
+		{ "html", required_argument, NULL, OPT_HTML },
+		{ "html-frames", required_argument, NULL, OPT_HTML_FRAMES },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -152,7 +202,7 @@ static int parse_args(int argc, char **argv, compare_opts *o)
 	while ((c = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'q': o->quiet = 1; break;
-		case 'h': fputs(usage, stdout); return 1;
+		case 'h': fputs(usage, stdout); fputs(usage_metrics, stdout); return 1;
 		case OPT_MAX_DIFF:
 			if (tp_parse_int(optarg, 0, 255, &v))
 				return tp_cli_usage("compare", "--max-diff: expected 0..255 (got '%s')", optarg);
@@ -185,6 +235,43 @@ static int parse_args(int argc, char **argv, compare_opts *o)
 			t->min_ssim = d;
 			t->checks |= CMP_CHECK_MIN_SSIM;
 			break;
+		case OPT_MAX_FLIP:
+			if (tp_parse_double(optarg, &d) || d < 0 || d > 1)
+				return tp_cli_usage("compare", "--max-flip: expected 0..1 (got '%s')", optarg);
+			t->max_flip = d;
+			t->checks |= CMP_CHECK_MAX_FLIP;
+			o->flip = 1;
+			break;
+		case OPT_METRIC:
+			if (strcmp(optarg, "flip"))
+				return tp_cli_usage("compare", "--metric: expected flip (max-diff, pixels, ratio, psnr "
+						    "and ssim are always measured) (got '%s')", optarg);
+			o->flip = 1;
+			break;
+		case OPT_PPD:
+			if (tp_parse_double(optarg, &d) || !(d > 0) || d > CMP_FLIP_PPD_MAX)
+				return tp_cli_usage("compare", "--ppd: expected pixels per degree, 0 < N <= %g (got '%s')",
+						    CMP_FLIP_PPD_MAX, optarg);
+			o->cfg.flip_ppd = d;
+			o->ppd_set = 1;
+			break;
+		case OPT_VIEWING: {
+			double vc[3];
+			if (parse_triple(optarg, vc) || !(vc[0] > 0) || !(vc[1] > 0) || !(vc[2] >= 1) ||
+			    !(cmp_flip_ppd(vc[0], vc[1], vc[2]) <= CMP_FLIP_PPD_MAX))
+				return tp_cli_usage("compare", "--viewing-conditions: expected DISTANCE,WIDTH,PIXELS (metres, "
+						    "metres, pixels; all > 0, at most %g pixels per degree) (got '%s')",
+						    CMP_FLIP_PPD_MAX, optarg);
+			o->cfg.flip_ppd = cmp_flip_ppd(vc[0], vc[1], vc[2]);
+			o->ppd_set = 1;
+			break;
+		}
+		case OPT_HTML: o->html = optarg; break;
+		case OPT_HTML_FRAMES:
+			if (tp_parse_int(optarg, 0, 1000, &v))
+				return tp_cli_usage("compare", "--html-frames: expected 0..1000 (got '%s')", optarg);
+			o->html_frames = (int)v;
+			break;
 		case OPT_FUZZ:
 			/* A percentage is of 255, as ImageMagick's -fuzz is of the quantum range. */
 			if (parse_amount(optarg, 2.55, &d) || d < 0 || d > 255)
@@ -212,6 +299,12 @@ static int parse_args(int argc, char **argv, compare_opts *o)
 		default: return tp_cli_usage("compare", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (o->ppd_set && !o->flip)
+		return tp_cli_usage("compare", "--ppd and --viewing-conditions need --metric flip or --max-flip");
+	if (o->flip && !o->ppd_set)
+		o->cfg.flip_ppd = CMP_FLIP_PPD_DEFAULT;
+	if (!o->flip)
+		o->cfg.flip_ppd = 0;
 	if (argc - optind < 2)
 		return tp_cli_usage("compare", "expected two inputs, A and B");
 	if (argc - optind > 2)
@@ -227,6 +320,7 @@ int cmd_compare(int argc, char **argv)
 	memset(&o, 0, sizeof o);
 	o.cfg.ignore = o.ignore;
 	o.cfg.png_level = -1;
+	o.html_frames = CMP_HTML_FRAMES;
 	int prc = parse_args(argc, argv, &o);
 	if (prc)
 		return prc == 1 ? TP_EXIT_OK : prc;
@@ -258,6 +352,8 @@ int cmd_compare(int argc, char **argv)
 			fprintf(stderr, "tidepool: %s\n", werr.msg);
 		if (o.junit && cmp_report_junit(o.junit, &o.cfg, &res, &werr) < 0)
 			fprintf(stderr, "tidepool: %s\n", werr.msg);
+		if (o.html && cmp_report_html(o.html, &o.cfg, &res, o.html_frames, &werr) < 0)
+			fprintf(stderr, "tidepool: %s\n", werr.msg);
 		cmp_result_free(&res);
 		if (rc == TP_EUSAGE)
 			return tp_cli_usage("compare", "%s", err.msg);
@@ -270,6 +366,8 @@ int cmd_compare(int argc, char **argv)
 		wrc = cmp_report_json(o.json, &o.cfg, &res, &err);
 	if (wrc == 0 && o.junit)
 		wrc = cmp_report_junit(o.junit, &o.cfg, &res, &err);
+	if (wrc == 0 && o.html)
+		wrc = cmp_report_html(o.html, &o.cfg, &res, o.html_frames, &err);
 	cmp_result_free(&res);
 	if (wrc < 0)
 		return tp_cli_fail(wrc, &err);

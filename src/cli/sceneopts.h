@@ -1,23 +1,37 @@
 /*
- * sceneopts.h - the options `render` and `validate` share: one parser, so that validate
- * checks exactly the scene a render with the same options would run.
+ * sceneopts.h - the one option parser of render, validate, cache, tasks and batch: the
+ * scene options mean the same everywhere, so validate checks the scene render would run
+ * and a cache, its tasks and their renders agree on the settings.
  *
- * The scene group (--set, --size, --scale, --frames, --seed, --threads, -o, --flipbook,
- * --frame-size, --pot, -q, -h) is accepted by both; the render group (--stats, --hash,
- * --crf, --preset, --bitrate, --range, --cache, -y) only when CLI_RENDER_OPTS is given. Positional
- * arguments (scene files) are left to the caller in argv[first..argc).
+ * Every command takes the scene group (--set, --size, --scale, --frames, --seed,
+ * --threads, -q, -h) and the groups it names (-o; the flipbook options; the encoder
+ * options; --range and --cache; -y), plus options of its own through a cli_extra.
+ * Positional arguments (scene files) are left to the caller in argv[first..argc).
  */
 #ifndef TP_CLI_SCENEOPTS_H
 #define TP_CLI_SCENEOPTS_H
 
+#include <getopt.h>
 #include <stdint.h>
 
 #include "cli/outputs.h"
 #include "scene/scene.h"
 
 #define CLI_MAX_SETS 64
+#define CLI_MAX_ARGS 256
 
-enum { CLI_RENDER_OPTS = 1u << 0 };
+/* Option groups a command takes besides the scene group (--set, --frames, --size, --scale,
+ * --seed, --threads, -q, -h), which every command takes. */
+enum {
+	CLI_OUTPUT_OPTS = 1u << 0,   /* -o */
+	CLI_FLIPBOOK_OPTS = 1u << 1, /* --flipbook, --frame-size, --pot */
+	CLI_ENCODE_OPTS = 1u << 2,   /* --stats, --hash, --crf, --preset, --bitrate */
+	CLI_RANGE_OPTS = 1u << 3,    /* --range, --cache */
+	CLI_OVERWRITE_OPT = 1u << 4, /* -y */
+};
+/* render's: everything. validate takes the scene, output and flipbook groups. */
+#define CLI_RENDER_OPTS \
+	(CLI_OUTPUT_OPTS | CLI_FLIPBOOK_OPTS | CLI_ENCODE_OPTS | CLI_RANGE_OPTS | CLI_OVERWRITE_OPT)
 
 typedef struct cli_opts {
 	scene_overrides ov;
@@ -34,7 +48,25 @@ typedef struct cli_opts {
 	int first; /* index of the first positional argument */
 	int range, range_a, range_b; /* --range A-B (render) */
 	const char *cache;           /* --cache DIR (render, with --range) */
+	/* The scene group's and the encoder options as given, in order: long name (no dashes)
+	 * and value, for commands that pass them on (tasks, batch). */
+	const char *scene_args[CLI_MAX_ARGS];
+	int nscene_args;
+	const char *enc_args[CLI_MAX_ARGS];
+	int nenc_args;
+	char **argv;
 } cli_opts;
+
+/* A command's own options, parsed with the shared ones: longopts (NULL-terminated; an
+ * option named like a shared one replaces it), their short letters getopt-style, and
+ * handle(ctx, c, long name or NULL, value), which returns 0, or the status to exit with
+ * (tp_cli_usage(), or 1 after printing help). */
+typedef struct cli_extra {
+	const struct option *longopts;
+	const char *shortopts;
+	int (*handle)(void *ctx, int c, const char *name, const char *arg);
+	void *ctx;
+} cli_extra;
 
 /* The help lines of the scene group, for the commands' --help texts. */
 #define CLI_SCENE_OPTS_HELP                                                                        \
@@ -51,9 +83,13 @@ typedef struct cli_opts {
 	"      --frame-size WxH size of each flipbook frame (default: the render size)\n"          \
 	"      --pot            round flipbook atlases up to powers of two\n"
 
-/* Parses argv (argv[0] is the command name). Returns 0 (o->first set), 1 after printing
- * `usage` for -h, or TP_EXIT_USAGE after printing the reason. */
+/* Parses argv (argv[0] is the command name) for the groups in flags. Returns 0 (o->first
+ * set), 1 after printing `usage` for -h, or TP_EXIT_USAGE after printing the reason. A
+ * shared option of a group the command does not take is refused by name. */
 int cli_opts_parse(const char *cmd, const char *usage, unsigned flags, int argc, char **argv,
 		   cli_opts *o);
+/* The same with the command's own options. */
+int cli_opts_parse_with(const char *cmd, const char *usage, unsigned flags, const cli_extra *x,
+			int argc, char **argv, cli_opts *o);
 
 #endif

@@ -8,7 +8,6 @@
  * file gets the same ".partA-B" before its extension. So no two tasks write one file,
  * and a chunk whose files are all there is done (each file is written atomically).
  */
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,14 +16,13 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/sceneopts.h"
 #include "cli/outputs.h"
 #include "cli/shline.h"
 #include "scene/scene.h"
 #include "sim/ckpt.h"
 #include "util/fsutil.h"
 
-#define MAX_ARGS 256
-#define MAX_SETS 64
 
 static const char usage[] =
 	"usage: tidepool tasks SCENE --chunk N [options] [render options]\n"
@@ -63,16 +61,15 @@ static const char usage[] =
 enum step { STEP_ALL, STEP_CACHE, STEP_RENDER, STEP_JOIN };
 
 typedef struct tasks_opts {
+	cli_opts c; /* the shared options (sceneopts.h): scene, -o, encoder groups */
 	scene_overrides ov;
 	const char *scene, *cache, *bin, *hash, *stats;
 	int chunk, every, missing, slurm;
 	enum step step;
-	const char *outs[OUTPUTS_MAX];
+	const char *const *outs;
 	int nouts;
-	const char *sets[MAX_SETS];
-	int nsets;
 	/* passed on as given: sim = cache and render, enc = render only */
-	const char *sim[MAX_ARGS], *enc[MAX_ARGS];
+	const char *const *sim, *const *enc;
 	int nsim, nenc;
 } tasks_opts;
 
@@ -84,30 +81,48 @@ typedef struct output {
 
 static const char *const mode_names[] = {"color", "height", "normal", "caustics", "particles"};
 
+enum { OPT_CHUNK = 1024, OPT_CACHE, OPT_EVERY, OPT_STEP, OPT_MISSING, OPT_SLURM, OPT_BIN,
+       OPT_WHOLE };
+
+/* tasks's own options, and the render options it cannot split, refused with the reason. */
+static int own_option(void *ctx, int c, const char *name, const char *arg)
+{
+	tasks_opts *o = ctx;
+	long v;
+	switch (c) {
+	case OPT_CHUNK:
+	case OPT_EVERY:
+		if (tp_parse_int(arg, 1, SCENE_MAX_FRAMES, &v))
+			return tp_cli_usage("tasks", "--%s: expected a whole number 1..%d (got '%s')",
+					    name, SCENE_MAX_FRAMES, arg);
+		*(c == OPT_CHUNK ? &o->chunk : &o->every) = (int)v;
+		return 0;
+	case OPT_CACHE: o->cache = arg; return 0;
+	case OPT_STEP:
+		if (!strcmp(arg, "cache"))
+			o->step = STEP_CACHE;
+		else if (!strcmp(arg, "render"))
+			o->step = STEP_RENDER;
+		else if (!strcmp(arg, "join"))
+			o->step = STEP_JOIN;
+		else
+			return tp_cli_usage("tasks", "--step: expected cache, render or join (got '%s')",
+					    arg);
+		return 0;
+	case OPT_MISSING: o->missing = 1; return 0;
+	case OPT_SLURM: o->slurm = 1; return 0;
+	case OPT_BIN: o->bin = arg; return 0;
+	default:
+		return tp_cli_usage("tasks", "--%s: %s", name,
+				    strcmp(name, "range")
+					    ? "a flipbook atlas holds every frame; it cannot be rendered in chunks"
+					    : "tasks chooses the ranges itself (--chunk N)");
+	}
+}
+
 static int parse_args(int argc, char **argv, tasks_opts *o)
 {
-	enum {
-		OPT_CHUNK = 256,
-		OPT_CACHE,
-		OPT_EVERY,
-		OPT_STEP,
-		OPT_MISSING,
-		OPT_SLURM,
-		OPT_BIN,
-		OPT_SET,
-		OPT_FRAMES,
-		OPT_SIZE,
-		OPT_SEED,
-		OPT_SCALE,
-		OPT_THREADS,
-		OPT_CRF,
-		OPT_PRESET,
-		OPT_BITRATE,
-		OPT_HASH,
-		OPT_STATS,
-		OPT_WHOLE
-	};
-	static const struct option longopts[] = {
+	static const struct option own[] = {
 		{"chunk", required_argument, NULL, OPT_CHUNK},
 		{"cache", required_argument, NULL, OPT_CACHE},
 		{"every", required_argument, NULL, OPT_EVERY},
@@ -115,156 +130,47 @@ static int parse_args(int argc, char **argv, tasks_opts *o)
 		{"missing", no_argument, NULL, OPT_MISSING},
 		{"slurm", no_argument, NULL, OPT_SLURM},
 		{"bin", required_argument, NULL, OPT_BIN},
-		{"output", required_argument, NULL, 'o'},
-		{"set", required_argument, NULL, OPT_SET},
-		{"frames", required_argument, NULL, OPT_FRAMES},
-		{"size", required_argument, NULL, OPT_SIZE},
-		{"scale", required_argument, NULL, OPT_SCALE},
-		{"seed", required_argument, NULL, OPT_SEED},
-		{"threads", required_argument, NULL, OPT_THREADS},
-		{"crf", required_argument, NULL, OPT_CRF},
-		{"preset", required_argument, NULL, OPT_PRESET},
-		{"bitrate", required_argument, NULL, OPT_BITRATE},
-		{"hash", required_argument, NULL, OPT_HASH},
-		{"stats", required_argument, NULL, OPT_STATS},
-		/* render options that cannot be split: refused with the reason */
 		{"flipbook", required_argument, NULL, OPT_WHOLE},
 		{"frame-size", required_argument, NULL, OPT_WHOLE},
 		{"pot", no_argument, NULL, OPT_WHOLE},
 		{"range", required_argument, NULL, OPT_WHOLE},
-		{"overwrite", no_argument, NULL, 'y'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	long v;
-	int c, lo;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":o:yqh", longopts, &lo)) != -1) {
-		const char *name = c >= 256 ? longopts[lo].name : NULL;
-		switch (c) {
-		case OPT_CHUNK:
-			if (tp_parse_int(optarg, 1, SCENE_MAX_FRAMES, &v))
-				return tp_cli_usage(
-					"tasks",
-					"--chunk: expected a whole number 1..%d (got '%s')",
-					SCENE_MAX_FRAMES, optarg);
-			o->chunk = (int)v;
-			break;
-		case OPT_EVERY:
-			if (tp_parse_int(optarg, 1, SCENE_MAX_FRAMES, &v))
-				return tp_cli_usage(
-					"tasks",
-					"--every: expected a whole number 1..%d (got '%s')",
-					SCENE_MAX_FRAMES, optarg);
-			o->every = (int)v;
-			break;
-		case OPT_CACHE: o->cache = optarg; break;
-		case OPT_STEP:
-			if (!strcmp(optarg, "cache"))
-				o->step = STEP_CACHE;
-			else if (!strcmp(optarg, "render"))
-				o->step = STEP_RENDER;
-			else if (!strcmp(optarg, "join"))
-				o->step = STEP_JOIN;
-			else
-				return tp_cli_usage(
-					"tasks",
-					"--step: expected cache, render or join (got '%s')",
-					optarg);
-			break;
-		case OPT_MISSING: o->missing = 1; break;
-		case OPT_SLURM: o->slurm = 1; break;
-		case OPT_BIN: o->bin = optarg; break;
-		case 'o':
-			if (o->nouts == OUTPUTS_MAX)
-				return tp_cli_usage("tasks", "at most %d outputs (-o)",
-						    OUTPUTS_MAX);
-			o->outs[o->nouts++] = optarg;
-			break;
-		case OPT_HASH: o->hash = optarg; break;
-		case OPT_STATS: o->stats = optarg; break;
-		case OPT_SET:
-		case OPT_FRAMES:
-		case OPT_SIZE:
-		case OPT_SCALE:
-		case OPT_SEED:
-		case OPT_THREADS:
-			if (o->nsim + 2 > MAX_ARGS)
-				return tp_cli_usage("tasks", "too many options");
-			if (c == OPT_SET && o->nsets < MAX_SETS)
-				o->sets[o->nsets++] = optarg;
-			else if (c == OPT_SET)
-				return tp_cli_usage("tasks", "at most %d --set options", MAX_SETS);
-			if (c == OPT_FRAMES) {
-				if (tp_parse_int(optarg, 1, SCENE_MAX_FRAMES, &v))
-					return tp_cli_usage("tasks",
-							    "--frames: expected a whole number "
-							    "1..%d (got '%s')",
-							    SCENE_MAX_FRAMES, optarg);
-				o->ov.frames = (int)v;
-			}
-			if (c == OPT_SIZE && tp_parse_size(optarg, &o->ov.width, &o->ov.height))
-				return tp_cli_usage(
-					"tasks", "--size: expected WxH such as 640x360 (got '%s')",
-					optarg);
-			if (c == OPT_SCALE && tp_parse_scale(optarg, &o->ov.scale))
-				return tp_cli_usage("tasks",
-						    "--scale: expected a factor in 0..64 such as 0.5 or a "
-						    "percentage such as 25%% (got '%s')",
-						    optarg);
-			if (c == OPT_SEED) {
-				if (tp_parse_u64(optarg, &o->ov.seed))
-					return tp_cli_usage(
-						"tasks",
-						"--seed: expected a whole number >= 0 (got '%s')",
-						optarg);
-				o->ov.has_seed = 1;
-			}
-			if (c == OPT_THREADS && tp_parse_int(optarg, 0, 1024, &v))
-				return tp_cli_usage(
-					"tasks", "--threads: expected 0..1024 (got '%s')", optarg);
-			o->sim[o->nsim++] = longopts[lo].name;
-			o->sim[o->nsim++] = optarg;
-			break;
-		case OPT_CRF:
-		case OPT_PRESET:
-		case OPT_BITRATE:
-			if (o->nenc + 2 > MAX_ARGS)
-				return tp_cli_usage("tasks", "too many options");
-			o->enc[o->nenc++] = name;
-			o->enc[o->nenc++] = optarg;
-			break;
-		case OPT_WHOLE:
-			return tp_cli_usage("tasks", "--%s: %s", name,
-					    strcmp(name, "range") ? "a flipbook atlas holds every frame; it cannot be rendered in chunks"
-								  : "tasks chooses the ranges itself (--chunk N)");
-		case 'y':
-		case 'q': break; /* the commands always have both */
-		case 'h': fputs(usage, stdout); return 1;
-		case ':': return tp_cli_usage("tasks", "%s needs a value", argv[optind - 1]);
-		default: return tp_cli_usage("tasks", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind >= argc)
+	const cli_extra x = {own, NULL, own_option, o};
+	/* -y and -q are taken and dropped: the commands printed always have both. */
+	o->c.crf = -1;
+	int rc = cli_opts_parse_with("tasks", usage,
+				     CLI_OUTPUT_OPTS | CLI_ENCODE_OPTS | CLI_OVERWRITE_OPT, &x, argc,
+				     argv, &o->c);
+	if (rc)
+		return rc;
+	int first = o->c.first;
+	if (first >= argc)
 		return tp_cli_usage("tasks", "no scene file given");
-	if (optind + 1 < argc)
+	if (first + 1 < argc)
 		return tp_cli_usage("tasks", "one scene at a time (got '%s' too)",
-				    argv[optind + 1]);
+				    argv[first + 1]);
 	if (!o->chunk)
 		return tp_cli_usage("tasks", "give --chunk N (frames per chunk)");
 	if (o->every && !o->cache)
 		return tp_cli_usage("tasks", "--every goes with --cache DIR");
 	if (o->step == STEP_CACHE && !o->cache)
 		return tp_cli_usage("tasks", "--step cache needs --cache DIR");
-	o->scene = argv[optind];
+	o->scene = argv[first];
 	if (!o->bin)
 		o->bin = "tidepool";
 	if (!o->every)
 		o->every = o->chunk;
-	o->ov.sets = o->sets;
-	o->ov.nsets = o->nsets;
+	o->ov = o->c.ov;
+	o->ov.output = NULL; /* -o names the chunks' outputs, not the scene's */
+	o->hash = o->c.hash;
+	o->stats = o->c.stats;
+	o->outs = o->c.outs.spec;
+	o->nouts = o->c.outs.n;
+	o->sim = o->c.scene_args;
+	o->nsim = o->c.nscene_args;
+	o->enc = o->c.enc_args;
+	o->nenc = o->c.nenc_args;
 	return 0;
 }
 

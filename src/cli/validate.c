@@ -84,7 +84,7 @@ static int check_one(const char *path, const cli_opts *o)
 int cmd_validate(int argc, char **argv)
 {
 	cli_opts o = {.crf = -1};
-	int rc = cli_opts_parse("validate", usage, 0, argc, argv, &o);
+	int rc = cli_opts_parse("validate", usage, CLI_OUTPUT_OPTS | CLI_FLIPBOOK_OPTS, argc, argv, &o);
 	if (rc)
 		return rc == 1 ? TP_EXIT_OK : rc;
 	if (o.first >= argc)

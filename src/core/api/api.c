@@ -426,19 +426,24 @@ static int step_once(tp_scene *s, tp_error *e)
 	return 0;
 }
 
-/* A fresh loop at the latest checkpoint at or before `frame` (or at frame 0). */
+/* The loop at the latest checkpoint at or before `frame`, or a fresh one at frame 0. A
+ * checkpoint holds the whole state the next frames depend on, so it is loaded into the
+ * loop as it is (a new loop would plan its solver's transforms again); a test checks that
+ * the frames are the same bits either way. */
 static int restart(tp_scene *s, int frame, tp_error *e)
 {
 	tp_err err = {{0}};
 	int rc;
-	loop_destroy(s->lp);
-	s->lp = NULL;
-	s->pos = -1;
-	if ((rc = loop_create(s->sc, s->threads, &s->lp, &err)) < 0)
-		return fail(s, e, rc, &err);
 	const mem_ckpt *c = NULL;
 	for (int i = 0; i < s->nck && s->ck[i].frame <= frame; i++)
 		c = &s->ck[i];
+	s->pos = -1;
+	if (!c || !s->lp) {
+		loop_destroy(s->lp);
+		s->lp = NULL;
+		if ((rc = loop_create(s->sc, s->threads, &s->lp, &err)) < 0)
+			return fail(s, e, rc, &err);
+	}
 	if (!c)
 		return 0;
 	FILE *f = fmemopen(c->buf, c->len, "rb");
@@ -531,8 +536,8 @@ static int level_heights(tp_scene *s, render_ctx *rd, tp_error *e)
 static int renderer(tp_scene *s, tp_mode mode, render_ctx **out, tp_error *e)
 {
 	int rc;
-	if ((rc = check_mode(s, mode, e)) < 0)
-		return rc;
+	if ((rc = check_mode(s, mode, e)) < 0 || (unsigned)mode >= TP_MODE_COUNT)
+		return rc < 0 ? rc : TP_ERROR_ARGUMENT;
 	if (!s->rd[mode]) {
 		tp_err err = {{0}};
 		if ((rc = render_create(s->sc, (scene_mode)mode, &s->rd[mode], &err)) < 0)

@@ -51,6 +51,7 @@ typedef struct cmp_metrics {
 	double mse;        /* sse / (3 N) */
 	double psnr;       /* dB; INFINITY when sse = 0 */
 	double ssim;       /* 1 for identical images; NAN when not computed */
+	double flip;       /* mean LDR-FLIP (flip.c), 0 for identical images; NAN when not asked for */
 	cmp_rect bbox;     /* smallest rectangle holding every pixel that differs at all;
 			    * w = h = 0 when none does */
 } cmp_metrics;
@@ -76,6 +77,31 @@ void cmp_metrics_basic(const tp_image *a, const tp_image *b, int fuzz, int64_t c
  * wholly outside it are identical and score exactly 1 without being computed. */
 double cmp_ssim(const tp_image *a, const tp_image *b, const cmp_rect *change, cmp_scratch *s,
 		int threads);
+
+/* ---- flip.c ------------------------------------------------------------------------- */
+
+/* LDR-FLIP (Andersson et al. 2020; the pipeline is described at the top of flip.c): the
+ * mean over the pixels compared of a per-pixel error in [0, 1], 0 for equal frames. The
+ * default viewing condition is NVIDIA's: 0.7 m from a 0.7 m wide 3840-pixel display,
+ * 67.02 pixels per degree (0.7 m x 3840 px / 0.7 m x pi / 180). */
+#define CMP_FLIP_PPD_DEFAULT 67.02064327658226 /* 3840 pi / 180 */
+#define CMP_FLIP_PPD_MAX 1000.0
+typedef struct cmp_flip cmp_flip;
+/* Pixels per degree when a display width_px pixels and width metres wide is seen from
+ * distance metres (the small-angle formula of NVIDIA's tool). */
+double cmp_flip_ppd(double distance, double width, double width_px);
+/* Work space for w x h frames at ppd pixels per degree, for up to `threads` threads.
+ * TP_EUSAGE for a ppd outside (0, CMP_FLIP_PPD_MAX]. */
+int cmp_flip_create(int w, int h, double ppd, int threads, cmp_flip **out, tp_err *err);
+void cmp_flip_destroy(cmp_flip *f);
+/* Mean FLIP of b (test) against a (reference), RGB8 of the flip's size. `change` bounds
+ * where they differ (NULL: anywhere); pixels in the ignored rectangles count 0, and the
+ * mean divides by `compared`. The error map stays readable through cmp_flip_map. */
+double cmp_flip_frame(cmp_flip *f, const tp_image *a, const tp_image *b, const cmp_rect *change,
+		      const cmp_rect *ignore, int n_ignore, int64_t compared, int threads);
+const float *cmp_flip_map(const cmp_flip *f);
+/* The magma colour of an error v in [0, 1] (NVIDIA's tool shows its maps so). */
+void cmp_flip_magma(float v, uint8_t rgb[3]);
 
 /* ---- sources.c ---------------------------------------------------------------------- */
 
@@ -125,6 +151,7 @@ enum {
 	CMP_CHECK_MAX_RATIO = 1u << 2,
 	CMP_CHECK_MIN_PSNR = 1u << 3,
 	CMP_CHECK_MIN_SSIM = 1u << 4,
+	CMP_CHECK_MAX_FLIP = 1u << 5,
 };
 
 typedef struct cmp_tolerance {
@@ -134,6 +161,7 @@ typedef struct cmp_tolerance {
 	double max_ratio;
 	double min_psnr;
 	double min_ssim;
+	double max_flip;
 	int fuzz;            /* 0..255: the channel difference a pixel must exceed to count */
 } cmp_tolerance;
 
@@ -147,6 +175,7 @@ typedef struct cmp_config {
 	const char *diff_dir;     /* diff images for failing frames, or NULL */
 	int png_level;            /* zlib level of diff images and updated frames */
 	volatile sig_atomic_t *stop; /* set asynchronously (Ctrl-C): stop early, or NULL */
+	double flip_ppd;          /* > 0: measure FLIP at this many pixels per degree */
 } cmp_config;
 
 typedef enum cmp_status {
@@ -203,11 +232,26 @@ void cmp_frame_reasons(const cmp_frame *f, const cmp_tolerance *tol, char *buf, 
 void cmp_report_summary(FILE *out, const cmp_config *cfg, const cmp_result *res);
 /* Machine reports, written atomically. */
 int cmp_report_json(const char *path, const cmp_config *cfg, const cmp_result *res, tp_err *err);
+/* The same JSON to a stream (the HTML report embeds it). */
+void cmp_report_json_write(FILE *f, const cmp_config *cfg, const cmp_result *res);
 int cmp_report_junit(const char *path, const cmp_config *cfg, const cmp_result *res, tp_err *err);
 /* The diff image of one frame: left, reference A faded to light grey with pixels over
  * fuzz in red and smaller differences in orange; right, a heat map of max_c d(p,c)
  * scaled so the frame's max_diff is white. `work` is a caller-owned RGB8 image, reused. */
 int cmp_report_diff_image(const char *path, const tp_image *a, const tp_image *b, int fuzz,
 			  int max_diff, tp_image *work, int level, tp_err *err);
+
+/* ---- report_html.c ------------------------------------------------------------------ */
+
+#define CMP_HTML_FRAMES 12  /* failing frames with pictures, by default (--html-frames) */
+#define CMP_HTML_MAX_W 960  /* larger frames are cropped around the changed rectangle */
+#define CMP_HTML_MAX_H 540
+/* One self-contained HTML page (pictures inlined as data: URIs), written atomically: the
+ * verdict, tolerances, charts, the frame table, and pictures of the worst max_frames
+ * failing frames, read again from cfg->a and cfg->b. Written for every outcome: with
+ * res->error set it says what failed. A picture that cannot be made is reported in the
+ * page, not as an error; TP_EIO only when the file cannot be written. */
+int cmp_report_html(const char *path, const cmp_config *cfg, const cmp_result *res, int max_frames,
+		    tp_err *err);
 
 #endif

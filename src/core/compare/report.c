@@ -20,6 +20,8 @@ static void metrics_text(const cmp_frame *f, char *buf, size_t n)
 	const cmp_metrics *m = &f->m;
 	int len = snprintf(buf, n, "max-diff %d, pixels %lld (%.4g%%), psnr %.2f dB, ssim %.6f",
 			   m->max_diff, (long long)m->pixels, 100.0 * m->ratio, m->psnr, m->ssim);
+	if (len > 0 && (size_t)len < n && !isnan(m->flip))
+		len += snprintf(buf + len, n - (size_t)len, ", flip %.6f", m->flip);
 	if (len > 0 && (size_t)len < n && m->bbox.w > 0)
 		snprintf(buf + len, n - (size_t)len, ", changed %dx%d at %d,%d", m->bbox.w, m->bbox.h,
 			 m->bbox.x, m->bbox.y);
@@ -140,7 +142,12 @@ int cmp_report_json(const char *path, const cmp_config *cfg, const cmp_result *r
 	int rc = out_open(&o, path, err);
 	if (rc < 0)
 		return rc;
-	FILE *f = o.f;
+	cmp_report_json_write(o.f, cfg, res);
+	return out_close(&o, path, err);
+}
+
+void cmp_report_json_write(FILE *f, const cmp_config *cfg, const cmp_result *res)
+{
 	const cmp_tolerance *t = &cfg->tol;
 	unsigned checks = t->checks ? t->checks : CMP_CHECK_MAX_DIFF;
 	fprintf(f, "{\n  \"format\": \"%s\",\n", CMP_JSON_FORMAT);
@@ -162,7 +169,11 @@ int cmp_report_json(const char *path, const cmp_config *cfg, const cmp_result *r
 	json_num(f, checks & CMP_CHECK_MIN_PSNR ? t->min_psnr : NAN);
 	fputs(", \"min_ssim\": ", f);
 	json_num(f, checks & CMP_CHECK_MIN_SSIM ? t->min_ssim : NAN);
-	fprintf(f, ", \"fuzz\": %d},\n  \"ignore\": [", t->fuzz);
+	fputs(", \"max_flip\": ", f);
+	json_num(f, checks & CMP_CHECK_MAX_FLIP ? t->max_flip : NAN);
+	fprintf(f, ", \"fuzz\": %d},\n  \"flip_ppd\": ", t->fuzz);
+	json_num(f, cfg->flip_ppd > 0 ? cfg->flip_ppd : NAN);
+	fputs(",\n  \"ignore\": [", f);
 	for (int i = 0; i < cfg->n_ignore; i++)
 		fprintf(f, "%s[%d, %d, %d, %d]", i ? ", " : "", cfg->ignore[i].x, cfg->ignore[i].y,
 			cfg->ignore[i].w, cfg->ignore[i].h);
@@ -190,7 +201,7 @@ int cmp_report_json(const char *path, const cmp_config *cfg, const cmp_result *r
 		fputs("null", f);
 	fputs(",\n  \"frames\": [", f);
 	static const char *const check_names[] = { "max_diff", "max_pixels", "max_ratio", "min_psnr",
-						   "min_ssim" };
+						   "min_ssim", "max_flip" };
 	for (int i = 0; i < res->n; i++) {
 		const cmp_frame *fr = &res->frames[i];
 		const cmp_metrics *m = &fr->m;
@@ -208,9 +219,13 @@ int cmp_report_json(const char *path, const cmp_config *cfg, const cmp_result *r
 			json_num(f, m->psnr);
 			fputs(", \"ssim\": ", f);
 			json_num(f, m->ssim);
+			if (cfg->flip_ppd > 0) {
+				fputs(", \"flip\": ", f);
+				json_num(f, m->flip);
+			}
 			fprintf(f, ", \"bbox\": [%d, %d, %d, %d], \"failed\": [", m->bbox.x, m->bbox.y,
 				m->bbox.w, m->bbox.h);
-			for (unsigned k = 0, n = 0; k < 5; k++)
+			for (unsigned k = 0, n = 0; k < 6; k++)
 				if (fr->failed & (1u << k))
 					fprintf(f, "%s\"%s\"", n++ ? ", " : "", check_names[k]);
 			fputc(']', f);
@@ -218,6 +233,8 @@ int cmp_report_json(const char *path, const cmp_config *cfg, const cmp_result *r
 			fputs(", \"max_diff\": 0, \"pixels\": 0, \"ratio\": 0, \"mse\": 0, \"psnr\": null, "
 			      "\"ssim\": 1, \"bbox\": null",
 			      f);
+			if (cfg->flip_ppd > 0)
+				fputs(", \"flip\": 0", f);
 		}
 		if (fr->detail[0]) {
 			fputs(", \"detail\": ", f);
@@ -228,7 +245,6 @@ int cmp_report_json(const char *path, const cmp_config *cfg, const cmp_result *r
 		fputc('}', f);
 	}
 	fputs("\n  ]\n}\n", f);
-	return out_close(&o, path, err);
 }
 
 static void xml_str(FILE *f, const char *s)

@@ -18,6 +18,7 @@ typedef struct worker {
 	tp_image a, b, work;
 	cmp_scratch *scratch;
 	int sw, sh;          /* size scratch was made for */
+	cmp_flip *flip;      /* FLIP work space (cfg->flip_ppd > 0), the same size */
 	enc_hasher *hasher;  /* manifest comparisons */
 	int err_index;       /* lowest frame index that failed to read, or -1 */
 	int err_code;
@@ -68,6 +69,8 @@ void cmp_frame_reasons(const cmp_frame *f, const cmp_tolerance *tol, char *buf, 
 		ADD("psnr %.2f dB < %.2f", f->m.psnr, tol->min_psnr);
 	if (f->failed & CMP_CHECK_MIN_SSIM)
 		ADD("ssim %.6f < %.6f", f->m.ssim, tol->min_ssim);
+	if (f->failed & CMP_CHECK_MAX_FLIP)
+		ADD("flip %.6f > %.6f", f->m.flip, tol->max_flip);
 #undef ADD
 }
 
@@ -87,6 +90,8 @@ static unsigned judge(const cmp_metrics *m, const cmp_tolerance *t)
 		failed |= CMP_CHECK_MIN_PSNR;
 	if (checks & CMP_CHECK_MIN_SSIM && !(m->ssim >= t->min_ssim))
 		failed |= CMP_CHECK_MIN_SSIM;
+	if (checks & CMP_CHECK_MAX_FLIP && !(m->flip <= t->max_flip))
+		failed |= CMP_CHECK_MAX_FLIP;
 	return failed;
 }
 
@@ -96,6 +101,7 @@ static void worker_free(worker *w)
 	tp_image_free(&w->b);
 	tp_image_free(&w->work);
 	cmp_scratch_destroy(w->scratch);
+	cmp_flip_destroy(w->flip);
 	enc_hasher_destroy(w->hasher);
 }
 
@@ -147,13 +153,17 @@ static int read_pair(run *r, worker *w, int i, int read_a, int read_b, tp_pixfmt
 	return 0;
 }
 
-static int ensure_scratch(worker *w, int width, int height, int threads, tp_err *err)
+static int ensure_scratch(worker *w, int width, int height, int threads, double ppd, tp_err *err)
 {
 	if (w->scratch && w->sw == width && w->sh == height)
 		return 0;
 	cmp_scratch_destroy(w->scratch);
 	w->scratch = NULL;
+	cmp_flip_destroy(w->flip);
+	w->flip = NULL;
 	int rc = cmp_scratch_create(width, height, threads, &w->scratch, err);
+	if (rc == 0 && ppd > 0)
+		rc = cmp_flip_create(width, height, ppd, threads, &w->flip, err);
 	w->sw = rc < 0 ? 0 : width;
 	w->sh = rc < 0 ? 0 : height;
 	return rc;
@@ -287,10 +297,11 @@ static void pixel_frame(run *r, worker *w, cmp_frame *f, int threads)
 		f->status = CMP_IDENTICAL;
 		f->m.psnr = INFINITY;
 		f->m.ssim = 1;
+		f->m.flip = cfg->flip_ppd > 0 ? 0 : NAN;
 		return;
 	}
 	tp_err e;
-	rc = ensure_scratch(w, f->wa, f->ha, threads, &e);
+	rc = ensure_scratch(w, f->wa, f->ha, threads, cfg->flip_ppd, &e);
 	if (rc < 0) {
 		frame_error(w, f, rc, &e);
 		return;
@@ -298,6 +309,9 @@ static void pixel_frame(run *r, worker *w, cmp_frame *f, int threads)
 	int64_t n = cmp_unmasked_pixels(f->wa, f->ha, cfg->ignore, cfg->n_ignore);
 	cmp_metrics_basic(&w->a, &w->b, cfg->tol.fuzz, n, w->scratch, threads, &f->m);
 	f->m.ssim = cmp_ssim(&w->a, &w->b, &f->m.bbox, w->scratch, threads);
+	if (w->flip)
+		f->m.flip = cmp_flip_frame(w->flip, &w->a, &w->b, &f->m.bbox, cfg->ignore, cfg->n_ignore, n,
+					   threads);
 	f->failed = judge(&f->m, &cfg->tol);
 	f->status = f->failed ? CMP_FAIL : CMP_WITHIN;
 	if (f->status == CMP_FAIL && cfg->diff_dir)
@@ -312,6 +326,7 @@ static void do_frame(run *r, worker *w, int i, int threads)
 	f->index = i;
 	f->m.ssim = NAN;
 	f->m.psnr = NAN;
+	f->m.flip = NAN;
 	if (r->hash_mode)
 		hash_frame(r, w, f, threads);
 	else

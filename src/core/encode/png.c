@@ -251,6 +251,14 @@ static int write_stream(FILE *f, const tp_image *img, int level, png_io *io)
 	return 0;
 }
 
+int tp_png_write_stream(FILE *f, const tp_image *img, int level, tp_err *err)
+{
+	png_io io = { "", "" };
+	if (write_stream(f, img, level, &io) || ferror(f))
+		return tp_errf(err, TP_EIO, "cannot write PNG (%s)", io.msg[0] ? io.msg : "write error");
+	return 0;
+}
+
 int tp_png_write(const char *path, const tp_image *img, int level, tp_err *err)
 {
 	char tmp[4352];

@@ -25,6 +25,7 @@
 #define TP_ENCODE_PNG_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "util/error.h"
 #include "util/image.h"
@@ -36,6 +37,8 @@
 
 int tp_png_read(const char *path, tp_pixfmt want, tp_image *out, tp_err *err);
 int tp_png_write(const char *path, const tp_image *img, int level, tp_err *err);
+/* The same PNG bytes to an open stream (e.g. open_memstream for a data: URI); TP_EIO. */
+int tp_png_write_stream(FILE *f, const tp_image *img, int level, tp_err *err);
 int tp_png_encode(const tp_image *img, int level, unsigned char **out, size_t *size, tp_err *err);
 
 #endif

@@ -1,0 +1,237 @@
+"""The HTML report of `tidepool compare --html`, in headless Chromium: it loads with no
+console error and no network request, the slider, blink and zoom respond to input, and
+the numbers it shows are the JSON report's.
+
+Run by `make check-browser-compare` (TP_BIN names the binary). Self-contained: it starts
+its own Chromium, so it needs no conftest fixture.
+"""
+import json
+import math
+import os
+import shutil
+import subprocess
+import tempfile
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+TP = os.environ.get("TP_BIN", os.path.join(ROOT, "build", "tidepool"))
+
+
+def tp(*args, ok=(0,)):
+    r = subprocess.run([TP, *args], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode in ok, r.stderr
+    return r
+
+
+@pytest.fixture(scope="module")
+def reports():
+    """A failing comparison of two 8-frame renders (FLIP, an ignored rectangle), its JSON,
+    and the report of a comparison that could not run."""
+    d = tempfile.mkdtemp(prefix="tp-cmpreport-")
+    tp("render", "tests/data/tiny.json", "-q", "-o", f"{d}/a/%02d.png", "--frames", "8")
+    tp("render", "tests/data/tiny.json", "-q", "-o", f"{d}/b/%02d.png", "--frames", "8",
+       "--set", "render.refraction=2")
+    tp("compare", f"{d}/a", f"{d}/b", "--metric", "flip", "--max-flip", "0.05", "--ignore", "0,0,20,12",
+       "--html", f"{d}/r.html", "--json", f"{d}/r.json", "--html-frames", "4", "-q", ok=(1,))
+    tp("compare", f"{d}/a", f"{d}/missing", "--html", f"{d}/err.html", "-q", ok=(3,))
+    with open(f"{d}/r.json") as f:
+        data = json.load(f)
+    yield {"dir": d, "html": f"{d}/r.html", "json": data, "err": f"{d}/err.html"}
+    shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def driver():
+    profile = tempfile.mkdtemp(prefix="tp-chromium-")
+    opts = webdriver.ChromeOptions()
+    for p in ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"):
+        if os.path.exists(p):
+            opts.binary_location = p
+            break
+    else:
+        pytest.skip("no chromium installed (scripts/install-deps.sh installs it)")
+    for a in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+              "--disable-background-networking", "--disable-component-update", "--disable-sync",
+              "--disable-dev-shm-usage", "--window-size=1280,1000", "--user-data-dir=" + profile):
+        opts.add_argument(a)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    d = webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=opts)
+    d.set_page_load_timeout(30)
+    yield d
+    d.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+def load(driver, path):
+    driver.get("about:blank")
+    driver.get_log("browser")
+    driver.get("file://" + path)
+    WebDriverWait(driver, 10).until(lambda d: d.execute_script("return document.body.dataset.ready") == "1")
+
+
+def viewer(driver, key):
+    return driver.execute_script(f"return document.getElementById('viewer').dataset.{key}")
+
+
+def stages(driver):
+    return driver.execute_script(
+        "return [...document.querySelectorAll('.stage')].map(s => s.style.transform)")
+
+
+def test_loads_without_console_errors_or_network(driver, reports):
+    for page in (reports["html"], reports["err"]):
+        load(driver, page)
+        logs = [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]
+        assert logs == [], logs
+        # Every fetch the page made (the document, and anything it loaded after).
+        names = driver.execute_script(
+            "return [...performance.getEntriesByType('navigation'), "
+            "...performance.getEntriesByType('resource')].map(e => e.name)")
+        assert names, "the navigation itself is an entry"
+        for n in names:
+            assert n.startswith("file:") or n.startswith("data:"), n
+    # The page forbids any request outright.
+    csp = driver.execute_script(
+        "return document.querySelector('meta[http-equiv=Content-Security-Policy]').content")
+    assert csp.startswith("default-src 'none'")
+
+
+def test_error_report_says_what_failed(driver, reports):
+    load(driver, reports["err"])
+    assert driver.find_element(By.ID, "verdict").text == "ERROR"
+    banner = driver.find_element(By.ID, "error-banner").text
+    assert "missing" in banner and "B:" in banner, banner
+
+
+def test_slider_wipe_follows_input(driver, reports):
+    load(driver, reports["html"])
+    driver.find_element(By.CSS_SELECTOR, "[data-mode=slider]").click()
+    assert viewer(driver, "mode") == "slider"
+    top = driver.find_element(By.CSS_SELECTOR, ".pane.wipe img.over")
+    width = int(top.get_attribute("width"))
+    wipe = driver.find_element(By.ID, "wipe")
+    assert top.value_of_css_property("clip-path") == f"inset(0px 0px 0px {width / 2:g}px)"
+    wipe.send_keys(Keys.HOME)
+    assert viewer(driver, "wipe") == "0"
+    assert top.value_of_css_property("clip-path") in ("inset(0px)", "inset(0px 0px 0px 0px)")
+    wipe.send_keys(Keys.END)
+    assert viewer(driver, "wipe") == "100"
+    # Dragging the range thumb with the mouse moves it too.
+    ActionChains(driver).click_and_hold(wipe).move_by_offset(-wipe.size["width"] // 4, 0).release().perform()
+    v = float(viewer(driver, "wipe"))
+    assert 10 < v < 40, v
+    line = driver.find_element(By.ID, "wipe-line")
+    assert line.value_of_css_property("left") != "auto"
+
+
+def test_blink_by_button_and_keyboard(driver, reports):
+    load(driver, reports["html"])
+    driver.find_element(By.CSS_SELECTOR, "[data-mode=blink]").click()
+    top = driver.find_element(By.CSS_SELECTOR, ".pane.blink img.over")
+    assert viewer(driver, "showing") == "a" and top.value_of_css_property("visibility") == "hidden"
+    driver.find_element(By.ID, "blink-toggle").click()
+    assert viewer(driver, "showing") == "b" and top.value_of_css_property("visibility") == "visible"
+    body = driver.find_element(By.TAG_NAME, "body")
+    body.send_keys("b")
+    assert viewer(driver, "showing") == "a"
+    body.send_keys(Keys.SPACE)
+    assert viewer(driver, "showing") == "b"
+    assert driver.find_element(By.ID, "blink-label").text == "B test"
+    # From another view, B switches to blink.
+    body.send_keys("1")
+    assert viewer(driver, "mode") == "side"
+    body.send_keys("b")
+    assert viewer(driver, "mode") == "blink"
+
+
+def test_zoom_and_pan_keep_the_pictures_in_step(driver, reports):
+    load(driver, reports["html"])
+    assert viewer(driver, "mode") == "side"
+    n = len(driver.find_elements(By.CSS_SELECTOR, ".pane"))
+    assert n == 4, "reference, test, difference and FLIP map side by side"
+    s0 = float(viewer(driver, "scale"))
+    driver.find_element(By.ID, "zoom-in").click()
+    assert math.isclose(float(viewer(driver, "scale")), 2 * s0)
+    t = stages(driver)
+    assert len(set(t)) == 1 and len(t) == n, t
+    body = driver.find_element(By.TAG_NAME, "body")
+    body.send_keys("0")
+    assert float(viewer(driver, "scale")) == 1
+    for _ in range(4):
+        body.send_keys("+")
+    assert float(viewer(driver, "scale")) == 16, "zoom reaches single pixels"
+    img = driver.find_element(By.CSS_SELECTOR, ".pane.ref img")
+    assert img.value_of_css_property("image-rendering") == "pixelated"
+    # The mouse wheel zooms, a drag pans: every pane follows.
+    port = driver.find_elements(By.CSS_SELECTOR, ".port")[1]
+    driver.execute_script(
+        "arguments[0].dispatchEvent(new WheelEvent('wheel', {deltaY: 100, clientX: 50, clientY: 50, bubbles: true, cancelable: true}))",
+        port)
+    assert math.isclose(float(viewer(driver, "scale")), 16 * 0.8)
+    before = stages(driver)[0]
+    ActionChains(driver).move_to_element(port).click_and_hold().move_by_offset(30, 20).release().perform()
+    after = stages(driver)
+    assert after[0] != before and len(set(after)) == 1, after
+    # Outlines: the changed rectangle and the ignored region, in every pane.
+    assert len(driver.find_elements(By.CSS_SELECTOR, ".port .rect")) == n
+    assert len(driver.find_elements(By.CSS_SELECTOR, ".port .ignore")) == n
+
+
+def test_numbers_shown_are_the_json_reports(driver, reports):
+    load(driver, reports["html"])
+    data = reports["json"]
+    card = lambda i: driver.find_element(By.CSS_SELECTOR, f"#{i} b").text
+    assert card("n-compared") == str(data["frames_compared"])
+    assert card("n-failed") == str(data["failed"])
+    assert card("n-identical") == str(data["identical"])
+    assert card("n-worst") == str(data["worst"])
+    cols = [th.get_attribute("data-key") for th in driver.find_elements(By.CSS_SELECTOR, "#frames th")]
+    assert "flip" in cols and "psnr" in cols
+    rows = driver.find_elements(By.CSS_SELECTOR, "#frames tbody tr")
+    assert len(rows) == len(data["frames"])
+    checked = 0
+    for tr, fr in zip(rows, data["frames"]):
+        cells = tr.find_elements(By.TAG_NAME, "td")
+        assert int(cells[0].text.lstrip("▣ ")) == fr["index"]
+        assert cells[1].text == fr["status"]
+        for key, td in zip(cols, cells):
+            v = fr.get(key)
+            if key in ("index", "status", "bbox", "detail") or not isinstance(v, (int, float)):
+                continue
+            assert float(td.get_attribute("data-value")) == v, (fr["index"], key)
+            assert math.isclose(float(td.text), v, rel_tol=5e-6, abs_tol=1e-12), (fr["index"], key, td.text, v)
+            checked += 1
+    assert checked > 20
+    # The frame picked and its FLIP in the viewer's list are the JSON's too.
+    label = driver.find_element(By.CSS_SELECTOR, "#pick option:checked").text
+    worst = next(f for f in data["frames"] if f["index"] == int(label.split()[0]))
+    assert math.isclose(float(label.split("FLIP ")[1].rstrip(")")), worst["flip"], rel_tol=5e-6)
+    # Tolerance lines in the charts are at the JSON's tolerances.
+    tol = driver.find_element(By.CSS_SELECTOR, ".chart[data-metric=flip] line.tol").get_attribute("data-tol")
+    assert float(tol) == data["tolerance"]["max_flip"]
+
+
+def test_table_sorts_by_any_metric(driver, reports):
+    load(driver, reports["html"])
+    th = driver.find_element(By.CSS_SELECTOR, "#frames th[data-key=psnr]")
+    th.click()
+    assert th.get_attribute("aria-sort") == "ascending"
+    col = [th.get_attribute("data-key") for th in driver.find_elements(By.CSS_SELECTOR, "#frames th")].index("psnr")
+    vals = [r.find_elements(By.TAG_NAME, "td")[col].get_attribute("data-value")
+            for r in driver.find_elements(By.CSS_SELECTOR, "#frames tbody tr")]
+    nums = [float(v) for v in vals if v is not None]
+    assert nums == sorted(nums) and len(nums) > 1
+    th = driver.find_element(By.CSS_SELECTOR, "#frames th[data-key=flip]")
+    th.click()
+    assert th.get_attribute("aria-sort") == "descending", "worst FLIP first"
+    col = [t.get_attribute("data-key") for t in driver.find_elements(By.CSS_SELECTOR, "#frames th")].index("flip")
+    nums = [float(r.find_elements(By.TAG_NAME, "td")[col].get_attribute("data-value"))
+            for r in driver.find_elements(By.CSS_SELECTOR, "#frames tbody tr")]
+    assert nums == sorted(nums, reverse=True)

@@ -1,0 +1,259 @@
+/* tidepool compare --html: what the report file holds in every outcome (the page's
+ * behaviour in a browser is tested by tests/browser/test_compare_report.py). */
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli_util.h"
+#include "encode/png.h"
+#include "util/rng.h"
+
+static char dir[64];
+static char errpath[128];
+
+static void setup(void)
+{
+	strcpy(dir, "/tmp/tp-cmphtml-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(errpath, sizeof errpath, "%s/stderr", dir);
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(compare_html, .init = setup, .fini = teardown, .timeout = 120);
+
+/* The whole file, NUL-terminated (reports are megabytes: no static buffer). */
+static char *read_all(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	cr_assert_not_null(f, "%s missing", path);
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *s = malloc((size_t)n + 1);
+	cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
+	s[n] = 0;
+	fclose(f);
+	return s;
+}
+
+static int count(const char *s, const char *needle)
+{
+	int n = 0;
+	for (const char *p = strstr(s, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/* The text of <script type="application/json" id="ID">, with \u003c turned back into '<'. */
+static char *script_json(const char *html, const char *id)
+{
+	char open[96];
+	snprintf(open, sizeof open, "<script type=\"application/json\" id=\"%s\">", id);
+	const char *a = strstr(html, open);
+	cr_assert_not_null(a, "no %s block", id);
+	a += strlen(open);
+	const char *b = strstr(a, "</script>");
+	cr_assert_not_null(b);
+	char *out = malloc((size_t)(b - a) + 1), *o = out;
+	for (const char *p = a; p < b;) {
+		if (!strncmp(p, "\\u003c", 6)) {
+			*o++ = '<';
+			p += 6;
+		} else {
+			*o++ = *p++;
+		}
+	}
+	*o = 0;
+	return out;
+}
+
+static tp_image noise(int w, int h, uint64_t seed)
+{
+	tp_image img;
+	tp_rng r;
+	tp_rng_seed(&r, seed, 3);
+	cr_assert_eq(tp_image_alloc(&img, w, h, TP_RGB8), 0);
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < 3 * w; x++)
+			tp_image_row(&img, y)[x] = (uint8_t)(96 + tp_rng_below(&r, 64));
+	return img;
+}
+
+static void put(const char *name, const tp_image *img)
+{
+	char path[256];
+	tp_err err;
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	cr_assert_eq(tp_png_write(path, img, 1, &err), 0, "%s", err.msg);
+}
+
+/* g/ and t/: n frames of w x h; frame k of t has a (4 + 2k)-pixel square changed by 60
+ * at (x0, y0), so later frames are worse. */
+static void sequences(int n, int w, int h, int x0, int y0)
+{
+	char path[256];
+	snprintf(path, sizeof path, "%s/g", dir);
+	cr_assert_eq(mkdir(path, 0777), 0);
+	snprintf(path, sizeof path, "%s/t", dir);
+	cr_assert_eq(mkdir(path, 0777), 0);
+	for (int k = 0; k < n; k++) {
+		tp_image img = noise(w, h, 7 + (uint64_t)k);
+		char name[64];
+		snprintf(name, sizeof name, "g/%04d.png", k);
+		put(name, &img);
+		for (int y = y0; y < y0 + 4 + 2 * k; y++)
+			for (int x = x0; x < x0 + 4 + 2 * k; x++)
+				tp_image_row(&img, y)[3 * x + 1] += 60;
+		snprintf(name, sizeof name, "t/%04d.png", k);
+		put(name, &img);
+		tp_image_free(&img);
+	}
+}
+
+/* No temporary file left beside the report. */
+static void only_files(int expect)
+{
+	DIR *d = opendir(dir);
+	int n = 0;
+	for (struct dirent *e; (e = readdir(d));)
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	cr_assert_eq(n, expect, "%d entries in %s", n, dir);
+}
+
+Test(compare_html, written_for_pass_fail_and_input_error)
+{
+	sequences(3, 40, 30, 5, 5);
+	char html[128];
+	snprintf(html, sizeof html, "%s/r.html", dir);
+	/* Pass: the same frames. */
+	cr_assert_eq(run_tp(NULL, errpath, "compare %s/g %s/g --html %s -q", dir, dir, html), 0, "%s", slurp(errpath));
+	char *s = read_all(html);
+	char *j = script_json(s, "tp-report");
+	cr_assert_not_null(strstr(j, "\"passed\": true"));
+	char *p = script_json(s, "tp-pictures");
+	cr_assert_not_null(strstr(p, "\"frames\": [\n  ]"), "%s", p);
+	free(s), free(j), free(p);
+	/* Fail. */
+	cr_assert_eq(run_tp(NULL, errpath, "compare %s/g %s/t --html %s -q", dir, dir, html), 1);
+	s = read_all(html);
+	j = script_json(s, "tp-report");
+	cr_assert_not_null(strstr(j, "\"passed\": false"));
+	cr_assert_eq(count(s, "data:image/png;base64,"), 3 * 3, "ref, test and difference of 3 frames");
+	free(s), free(j);
+	/* An input error: the report still appears and says what failed. */
+	cr_assert_eq(run_tp(NULL, errpath, "compare %s/g %s/nothing --html %s -q", dir, dir, html), 3);
+	s = read_all(html);
+	j = script_json(s, "tp-report");
+	cr_assert_not_null(strstr(j, "\"error\": \"B: "), "%s", j);
+	cr_assert_not_null(strstr(j, "nothing"), "%s", j);
+	p = script_json(s, "tp-pictures");
+	cr_assert_not_null(strstr(p, "input error"), "%s", p);
+	free(s), free(j), free(p);
+	only_files(4); /* g, t, stderr, r.html */
+	/* A report that cannot be written is exit 4. */
+	cr_assert_eq(run_tp(NULL, errpath, "compare %s/g %s/t --html %s/stderr/x.html -q", dir, dir, dir), 4);
+}
+
+Test(compare_html, embeds_the_json_report_and_pictures_of_the_worst_frames)
+{
+	sequences(5, 48, 32, 6, 4);
+	char html[128], json[128];
+	snprintf(html, sizeof html, "%s/r.html", dir);
+	snprintf(json, sizeof json, "%s/r.json", dir);
+	cr_assert_eq(run_tp(NULL, errpath, "compare %s/g %s/t --metric flip --ignore 40,0,8,8 --html %s --json %s "
+				     "--html-frames 2 -q", dir, dir, html, json), 1, "%s", slurp(errpath));
+	char *s = read_all(html), *want = read_all(json);
+	char *j = script_json(s, "tp-report");
+	cr_assert_str_eq(j, want, "the page carries the JSON report, byte for byte");
+	/* The page is self-contained: a CSP that allows no request, no remote URL. */
+	cr_assert_not_null(strstr(s, "content=\"default-src 'none'; img-src data:;"));
+	cr_assert_null(strstr(s, "src=\"http"));
+	cr_assert_null(strstr(s, "href=\"http"));
+	cr_assert_eq(count(s, "</script>"), 3, "two data blocks and the script, nothing closes early");
+	/* Bounded: two frames pictured, the worst two (3 and 4), each with a FLIP map. */
+	char *p = script_json(s, "tp-pictures");
+	cJSON *root = cJSON_Parse(p);
+	cr_assert_not_null(root, "pictures JSON parses");
+	cr_assert_eq(cJSON_GetObjectItem(root, "max_frames")->valueint, 2);
+	cr_assert_eq(cJSON_GetObjectItem(root, "measured")->valueint, 5);
+	cJSON *fr = cJSON_GetObjectItem(root, "frames");
+	cr_assert_eq(cJSON_GetArraySize(fr), 2);
+	for (int i = 0; i < 2; i++) {
+		cJSON *f = cJSON_GetArrayItem(fr, i);
+		cr_assert_eq(cJSON_GetObjectItem(f, "index")->valueint, 3 + i);
+		for (const char *k = "ref\0test\0diff\0flip\0"; *k; k += strlen(k) + 1)
+			cr_assert(!strncmp(cJSON_GetObjectItem(f, k)->valuestring, "data:image/png;base64,iVBORw0KGgo", 33),
+				  "%s is a PNG data URI", k);
+		cJSON *crop = cJSON_GetObjectItem(f, "crop");
+		cr_assert_eq(cJSON_GetArrayItem(crop, 2)->valueint, 48, "small frames are shown whole");
+	}
+	cr_assert(cJSON_IsNull(cJSON_GetObjectItem(root, "error")));
+	cJSON_Delete(root);
+	free(s), free(want), free(j), free(p);
+}
+
+Test(compare_html, large_frames_are_cropped_around_the_change_and_never_scaled)
+{
+	/* 1280x720 with the change near the bottom-right corner. */
+	sequences(1, 1280, 720, 1180, 650);
+	char html[128];
+	snprintf(html, sizeof html, "%s/r.html", dir);
+	cr_assert_eq(run_tp(NULL, errpath, "compare %s/g %s/t --html %s -q", dir, dir, html), 1);
+	char *s = read_all(html);
+	char *p = script_json(s, "tp-pictures");
+	cr_assert_not_null(strstr(p, "\"size\": [1280, 720], \"crop\": [320, 180, 960, 540]"), "%.300s", p);
+	/* The reference picture is the crop itself: 960x540 pixels. */
+	const char *uri = strstr(p, "\"ref\": \"data:image/png;base64,");
+	cr_assert_not_null(uri);
+	free(s), free(p);
+}
+
+Test(compare_html, manifest_frames_say_they_have_no_pixels)
+{
+	char m[128], html[128];
+	snprintf(m, sizeof m, "%s/t.manifest", dir);
+	snprintf(html, sizeof html, "%s/r.html", dir);
+	cr_assert_eq(run_tp(NULL, errpath, "render tests/data/tiny.json -q -o %s/f%%02d.png --hash %s", dir, m), 0,
+		     "%s", slurp(errpath));
+	/* Change one frame's pixels: its hash no longer matches. */
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "cp %s/f01.png %s/f03.png", dir, dir);
+	cr_assert_eq(system(cmd), 0);
+	cr_assert_eq(run_tp(NULL, errpath, "compare %s %s/f%%02d.png --html %s -q", m, dir, html), 1);
+	char *s = read_all(html);
+	char *p = script_json(s, "tp-pictures");
+	cr_assert_not_null(strstr(p, "a frame-hash manifest holds no pixels"), "%s", p);
+	char *j = script_json(s, "tp-report");
+	cr_assert_not_null(strstr(j, "\"status\": \"hash-differs\""));
+	free(s), free(p), free(j);
+}
+
+Test(compare_html, video_against_video)
+{
+	char a[128], b[128], html[128];
+	snprintf(a, sizeof a, "%s/a.mp4", dir);
+	snprintf(b, sizeof b, "%s/b.mp4", dir);
+	snprintf(html, sizeof html, "%s/r.html", dir);
+	cr_assert_eq(run_tp(NULL, errpath, "render tests/data/tiny.json -q -o %s --crf 0", a), 0, "%s", slurp(errpath));
+	cr_assert_eq(run_tp(NULL, errpath, "render tests/data/tiny.json -q -o %s --crf 0 --set render.refraction=3", b), 0,
+		     "%s", slurp(errpath));
+	cr_assert_eq(run_tp(NULL, errpath, "compare %s %s --metric flip --html %s --html-frames 3 -q", a, b, html), 1);
+	char *s = read_all(html);
+	char *p = script_json(s, "tp-pictures");
+	cJSON *root = cJSON_Parse(p);
+	cr_assert_not_null(root);
+	cr_assert(cJSON_IsNull(cJSON_GetObjectItem(root, "error")), "%s", cJSON_GetObjectItem(root, "error")->valuestring);
+	int n = cJSON_GetArraySize(cJSON_GetObjectItem(root, "frames"));
+	cr_assert(n >= 1 && n <= 3, "%d pictured", n);
+	cr_assert_eq(count(s, "data:image/png;base64,"), 4 * n);
+	cJSON_Delete(root);
+	free(s), free(p);
+}
