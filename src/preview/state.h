@@ -24,8 +24,9 @@
 /* The preview size when neither --size nor --scale is given: the scene scaled to fit. */
 #define PV_FIT_W 640
 #define PV_FIT_H 360
-/* In-memory checkpoints of each loaded scene (tp_load_options.checkpoint_bytes). */
-#define PV_CHECKPOINT_BYTES ((size_t)128 << 20)
+/* In-memory checkpoints of each loaded scene (tp_load_options.checkpoint_bytes): the
+ * API's default; a larger budget spaces them closer, so a seek simulates fewer frames. */
+#define PV_CHECKPOINT_BYTES ((size_t)256 << 20)
 
 typedef struct pv_state pv_state;
 
