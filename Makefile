@@ -17,7 +17,7 @@ BUILD ?= build
 OPT ?= -O3
 PKG_CONFIG ?= pkg-config
 
-PKGS = libpng libavcodec libavformat libavutil libswscale libcjson libxxhash fftw3f
+PKGS = libpng libavcodec libavformat libavutil libswscale libcjson libxxhash fftw3f libmicrohttpd
 
 # Determinism: no FMA contraction, never -ffast-math (DESIGN.md).
 TP_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
@@ -125,11 +125,23 @@ SRC_CLI = \
 	src/cli/tasks_args.c \
 	src/cli/chunkcheck.c \
 	src/cli/shline.c \
-	src/cli/join.c
+	src/cli/join.c \
+	src/cli/preview.c
+
+# tidepool preview (docs/preview.md): the server, a client of include/tidepool.h, and its
+# page, embedded from src/preview/page/ by xxd -i.
+SRC_PREVIEW = \
+	src/preview/state.c \
+	src/preview/watch.c \
+	src/preview/json.c \
+	src/preview/server.c \
+	src/preview/page.c
+PAGE_FILES = index.html style.css app.js overlays.js plot.js
+PAGE_H = $(BUILD)/gen/preview_page.h
 
 CORE_SRCS = $(SRC_UTIL) $(SRC_SCENE) $(SRC_SOLVERS) $(SRC_SIM) $(SRC_RENDER) \
 	$(SRC_ENCODE) $(SRC_COMPARE) $(SRC_API)
-LIB_SRCS = $(CORE_SRCS) $(SRC_CLI)
+LIB_SRCS = $(CORE_SRCS) $(SRC_CLI) $(SRC_PREVIEW)
 
 TEST_SRCS = \
 	tests/test_util.c \
@@ -206,7 +218,7 @@ else
 Q = @
 endif
 
-.PHONY: all deps test check check-asan check-farm check-python bench demo golden install uninstall clean format lint check-browser-compare \
+.PHONY: all deps test check check-asan check-farm check-python check-preview bench demo golden install uninstall clean format lint check-browser-compare \
 	FORCE fuzz fuzz-bins fuzz-regress fuzz-smoke
 
 all: $(BIN) $(MAN) $(SHLIB) $(PCFILE)
@@ -238,6 +250,15 @@ $(PATHS_H): FORCE
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
 $(MAIN_OBJ): $(PATHS_H)
+$(BUILD)/obj/src/preview/page.o: $(PAGE_H)
+$(BUILD)/obj/src/preview/page.o: TP_CFLAGS += -I$(BUILD)/gen
+
+# The page's files as C arrays (static const, named after the file: app_js).
+$(PAGE_H): $(PAGE_FILES:%=src/preview/page/%)
+	@mkdir -p $(dir $@)
+	@echo "  XXD     $@"
+	$(Q)(cd src/preview/page && for f in $(PAGE_FILES); do xxd -i "$$f"; done) | \
+		sed -e 's/^unsigned char /static const unsigned char /' -e '/_len = /d' > $@.tmp && mv $@.tmp $@
 $(MAIN_OBJ): TP_CFLAGS += -I$(BUILD)/gen
 
 # The HTML compare report's page, embedded at build time (docs/compare.md).
@@ -294,11 +315,22 @@ test: deps
 		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp $(MAKE) check-asan
 	$(MAKE) fuzz-regress
 	$(MAKE) check-farm
+	$(MAKE) check-preview
+
+# tidepool preview (docs/preview.md): a smoke run of the server, then its HTTP API,
+# security and limits (tests/preview) and the page in headless Chromium
+# (tests/browser/test_page.py),
+# each test against a server of its own on a copy of an example scene.
+check-preview: $(BIN)
+	@sh tests/preview/smoke.sh $(BIN)
+	TP_BIN=$(BIN) $(PYTHON) -m pytest -q -p no:cacheprovider tests/preview \
+		tests/browser/test_page.py $(PYTESTFLAGS)
 
 # The Python module over libtidepool (python/tidepool), with Debian's pytest and numpy.
 check-python: $(BIN) $(SHLIB) $(PCFILE)
 	TP_BIN=$(BIN) TP_BUILD=$(CURDIR)/$(BUILD) PYTHONPATH=$(CURDIR)/python \
 		$(PYTHON) -m pytest -q -p no:cacheprovider tests/python
+
 # The HTML compare report in headless Chromium (tests/browser/test_compare_report.py).
 check-browser-compare: $(BIN)
 	TP_BIN=$(abspath $(BIN)) $(or $(PYTHON),/usr/bin/python3) -m pytest -q -p no:cacheprovider \

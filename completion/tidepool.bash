@@ -51,6 +51,9 @@ _tidepool()
 			*) replies=($(compgen -W "seed= solver= params. boundary= size= fps= duration= frames= substeps= render.mode= maps.height.scale= loop.duration=" -- "$cur")) ;;
 			esac
 			;;
+		--listen)
+			replies=($(compgen -W "127.0.0.1 ::1 0.0.0.0 ::" -- "$cur"))
+			;;
 		--metric)
 			replies=($(compgen -W "flip" -- "$cur"))
 			;;
@@ -63,7 +66,7 @@ _tidepool()
 		--frames | --size | --seed | --threads | --crf | --bitrate | --flipbook | --frame-size | \
 			-j | --jobs | --name | --thumb | --max-diff | --max-pixels | --max-ratio | \
 			--min-psnr | --min-ssim | --fuzz | --ignore | \
-			--max-flip | --ppd | --viewing-conditions | --html-frames)
+			--max-flip | --ppd | --viewing-conditions | --html-frames | --port | --scale)
 			;;
 		*)
 			if [[ $cur == -* ]]; then
@@ -72,7 +75,7 @@ _tidepool()
 				case $cmd in
 				solvers) replies=($(compgen -W "$("$prog" solvers 2>/dev/null | sed -n 's/^\([a-z_0-9]*\) - .*/\1/p')" -- "$cur")) ;;
 				help) replies=($(compgen -W "$("$prog" --help 2>/dev/null | sed -n '/^commands:/,/^$/s/^  \([a-z][a-z0-9-]*\) .*/\1/p')" -- "$cur")) ;;
-				render | validate | batch)
+				render | validate | batch | preview)
 					replies=($(compgen -d -S / -- "$cur") $(compgen -f -X '!*.json' -- "$cur")) ;;
 				*) replies=($(compgen -f -- "$cur")) ;;
 				esac

@@ -2,7 +2,7 @@
 # make bench: every workload with its throughput, the same run's baseline and the ratio.
 # Usage: scripts/bench.sh [BUILD_DIR]   (default: build)
 #   TP_BENCH_ONLY="mp4 sph" runs only the named workloads (render ripple hooke shallow sph
-#   airy e2e textures mp4 mp4k compare flip farm; `make bench ONLY="mp4 sph"` sets it).
+#   airy e2e textures mp4 mp4k compare flip farm preview; `make bench ONLY="mp4 sph"` sets it).
 # Benchmarks report; they never fail on speed.
 set -eu
 BUILD=${1:-build}
@@ -308,4 +308,16 @@ elif command -v parallel >/dev/null 2>&1; then
 	rm -rf "$F"
 else
 	echo "farm: skipped (GNU parallel not installed)"
+fi
+
+# --- preview: `tidepool preview` over HTTP at 640x360 (docs/preview.md) -------------------
+# For the ripple (pond), hooke (rain), shallow (shallow_drag) and airy (wind_pool) example
+# scenes: playback (every GET /frame/N.png in order, one keep-alive connection) against the
+# 30 fps target, the slowest of 20 seeks to random frames against 200 ms (the in-memory
+# checkpoints made by a first pass), and the time from a save (temporary file renamed over
+# the scene) to the new scene's frame at the page's position against 300 ms. Details and
+# knobs (TP_BENCH_PREVIEW_*): tests/bench/preview_bench.py.
+if want preview; then
+	/usr/bin/python3 tests/bench/preview_bench.py "$TP" scenes/pond.json scenes/rain.json \
+		scenes/shallow_drag.json scenes/wind_pool.json
 fi

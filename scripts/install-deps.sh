@@ -7,13 +7,16 @@ set -eu
 # recommended by clang, so named here) and libomp-dev (OpenMP for clang) build the fuzz
 # targets of tests/fuzz; zlib1g-dev lets tests write PNGs byte by byte; libfftw3-dev is
 # FFTW, the airy solver's transforms; python3-numpy, python3-pytest and python3-pil run the
-# Python module's tests (tests/python); xxd embeds the compare report's page; chromium,
-# chromium-driver and python3-selenium run the browser tests (tests/browser).
+# Python module's tests (tests/python); xxd embeds the compare report's page and the
+# preview's; chromium, chromium-driver and python3-selenium run the browser tests
+# (tests/browser); libmicrohttpd-dev is the preview's HTTP server and curl its smoke
+# test (tests/preview).
 PKGS="build-essential pkg-config libpng-dev libavcodec-dev libavformat-dev
 libavutil-dev libswscale-dev libcjson-dev libcriterion-dev ffmpeg imagemagick parallel
 scdoc python3 python3-jsonschema python3-junitparser
 zlib1g-dev clang libclang-rt-14-dev libomp-dev libxxhash-dev xxhash libfftw3-dev
-python3-numpy python3-pytest python3-pil xxd chromium chromium-driver python3-selenium"
+python3-numpy python3-pytest python3-pil xxd chromium chromium-driver python3-selenium
+libmicrohttpd-dev curl"
 
 missing=""
 for p in $PKGS; do

@@ -39,4 +39,8 @@ $CONVERT \( "$tmp/c-0030.png" "$tmp/c-0030.png" +append \) \
 "$BIN" render scenes/textures/pool_caustics.json -q -y --frames 31 -o "caustics=$tmp/w-%04d.png"
 $CONVERT \( "$tmp/w-0030.png" "$tmp/w-0030.png" +append \) \
 	\( "$tmp/w-0030.png" "$tmp/w-0030.png" +append \) -append "$OUT/pool_caustics_2x2.png"
+# The preview page (docs/preview.md) in headless Chromium, as its browser test takes it.
+TP_BIN="$BIN" TP_PREVIEW_STILL="$(pwd)/$OUT/preview.png" /usr/bin/python3 -m pytest -q \
+	-p no:cacheprovider tests/browser/test_page.py -k screenshot >"$tmp/preview.log" 2>&1 ||
+	{ cat "$tmp/preview.log"; exit 1; }
 echo "stills: $(ls "$OUT" | wc -l) images in $OUT"

@@ -154,4 +154,9 @@ Test(install, bash_completion_completes_commands_options_scenes_solvers_modes)
 	cr_assert_str_eq(complete("tidepool render scenes/pond.json --set render.mode=n"),
 			 "normal ");
 	cr_assert_str_eq(complete("tidepool render scenes/pond.json --preset pl"), "placebo ");
+	cr_assert_str_eq(complete("tidepool pre"), "preview ");
+	cr_assert_str_eq(complete("tidepool preview --li"), "--listen ");
+	cr_assert_str_eq(complete("tidepool preview scenes/textures/c"),
+			 "scenes/textures/caustics_loop.json ");
+	cr_assert_str_eq(complete("tidepool preview scenes/pond.json --listen 0"), "0.0.0.0 ");
 }

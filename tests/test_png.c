@@ -203,3 +203,43 @@ Test(png, write_is_atomic_and_reports_unwritable_paths)
 	cr_assert_eq(system(cmd), 0);
 	tp_image_free(&a);
 }
+
+/* tp_png_encode (the preview's frames): the same bytes tp_png_write puts in a file, for
+ * each format and level, and so the same pixels read back. */
+Test(png, encode_in_memory_gives_the_bytes_of_the_file)
+{
+	const tp_pixfmt fmts[] = { TP_RGB8, TP_GRAY16, TP_RGB16, TP_GRAY8 };
+	const int levels[] = { 0, 1, 3 };
+	for (size_t i = 0; i < sizeof fmts / sizeof fmts[0]; i++)
+		for (size_t k = 0; k < sizeof levels / sizeof levels[0]; k++) {
+			tp_image a, b;
+			tp_err err;
+			cr_assert_eq(tp_image_alloc(&a, 37, 21, fmts[i]), 0);
+			for (int y = 0; y < a.h; y++)
+				for (int x = 0; x < a.w * tp_pixfmt_bytes(fmts[i]); x++)
+					tp_image_row(&a, y)[x] = (uint8_t)(x * 7 + y * 13);
+			char path[128];
+			snprintf(path, sizeof path, "%s/enc.png", dir);
+			cr_assert_eq(tp_png_write(path, &a, levels[k], &err), 0, "%s", err.msg);
+			unsigned char *mem = NULL;
+			size_t n = 0;
+			cr_assert_eq(tp_png_encode(&a, levels[k], &mem, &n, &err), 0, "%s", err.msg);
+			FILE *f = fopen(path, "rb");
+			cr_assert_not_null(f);
+			unsigned char *file = malloc(n + 1);
+			size_t got = fread(file, 1, n + 1, f);
+			fclose(f);
+			cr_assert_eq(got, n, "%s level %d: %zu bytes in the file, %zu in memory",
+				     tp_pixfmt_name(fmts[i]), levels[k], got, n);
+			cr_assert_eq(memcmp(file, mem, n), 0);
+			cr_assert_eq(tp_png_read(path, fmts[i], &b, &err), 0, "%s", err.msg);
+			for (int y = 0; y < a.h; y++)
+				cr_assert_eq(memcmp(tp_image_row(&a, y), tp_image_row(&b, y),
+						    (size_t)a.w * tp_pixfmt_bytes(fmts[i])),
+					     0);
+			free(file);
+			free(mem);
+			tp_image_free(&a);
+			tp_image_free(&b);
+		}
+}

@@ -238,8 +238,9 @@ static int write_stream(FILE *f, const tp_image *img, int level, const char *tex
 	/* Level 3: ~3x faster than zlib's default 6 for ~12% larger frames (measured on 640x360 water). */
 	png_set_compression_level(png, level < 0 ? 3 : level);
 	/* The frames are photographic; Paeth/sub filters pay off, and a fixed choice keeps
-	 * the output bytes independent of libpng's heuristics across versions. */
-	png_set_filter(png, 0, PNG_FILTER_SUB | PNG_FILTER_PAETH);
+	 * the output bytes independent of libpng's heuristics across versions. Level 0 stores
+	 * the rows uncompressed, where a filter would only cost time. */
+	png_set_filter(png, 0, level == 0 ? PNG_FILTER_NONE : PNG_FILTER_SUB | PNG_FILTER_PAETH);
 	if (text) {
 		png_text t = {.compression = PNG_TEXT_COMPRESSION_NONE,
 			      .key = (png_charp)TP_PNG_TEXT_KEY,
@@ -362,4 +363,28 @@ done:
 	free(row);
 	fclose(f);
 	return rc;
+}
+
+int tp_png_encode(const tp_image *img, int level, unsigned char **out, size_t *size, tp_err *err)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	*out = NULL;
+	*size = 0;
+	FILE *f = open_memstream(&buf, &n);
+	if (!f)
+		return tp_errf(err, TP_EIO, "cannot encode PNG (%s)", strerror(errno));
+	png_io io = { "", "" };
+	int bad = write_stream(f, img, level, NULL, &io);
+	if (fclose(f) != 0 && !bad) {
+		snprintf(io.msg, sizeof io.msg, "%s", strerror(errno));
+		bad = 1;
+	}
+	if (bad) {
+		free(buf);
+		return tp_errf(err, TP_EIO, "cannot encode PNG (%s)", io.msg);
+	}
+	*out = (unsigned char *)buf;
+	*size = n;
+	return 0;
 }

@@ -17,10 +17,14 @@
  *
  * tp_png_write() writes img to `path` atomically (temporary name, then rename).
  * `level` is the zlib level 0..9 (-1: default 3, which favours speed).
+ *
+ * tp_png_encode() writes the same PNG into memory: *out (malloc'd, the caller frees it)
+ * holds *size bytes. Used by the preview server to answer GET /frame/N.png.
  */
 #ifndef TP_ENCODE_PNG_H
 #define TP_ENCODE_PNG_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #include "util/error.h"
@@ -45,5 +49,6 @@ int tp_png_write_text(const char *path, const tp_image *img, int level, const ch
  * damaged file or not a PNG, TP_EIO when it cannot be read; only a regular file is
  * opened. */
 int tp_png_check(const char *path, char *text, size_t n, tp_err *err);
+int tp_png_encode(const tp_image *img, int level, unsigned char **out, size_t *size, tp_err *err);
 
 #endif

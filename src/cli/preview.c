@@ -1,0 +1,235 @@
+/* tidepool preview: a local page that plays a scene and re-renders it on every save
+ * (docs/preview.md). The server lives in src/preview/; this file parses the options,
+ * prints the URL and waits for Ctrl-C. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "preview/server.h"
+#include "preview/state.h"
+#include "preview/watch.h"
+
+extern char **environ;
+
+#define PV_DEFAULT_PORT 8740
+#define PV_MAX_SETS     64
+
+static const char usage[] =
+	"usage: tidepool preview SCENE [options]\n"
+	"\n"
+	"Serves a page that plays SCENE in a loop and shows it again whenever the file\n"
+	"(or a background image it names) is saved: play, pause, scrub, every render mode,\n"
+	"overlays of drops, rain, boxes, emitters and the tank, a plot of the solver's stats,\n"
+	"and the error with its line and column when a save is broken. The first line on\n"
+	"standard output is the page's URL. Ctrl-C stops the server.\n"
+	"\n"
+	"      --port N         TCP port (default 8740; 0: any free port)\n"
+	"      --size WxH       preview size in pixels (default: the scene scaled to fit\n"
+	"                       640x360)\n"
+	"      --scale F        preview size as a factor of the scene's size: 0.5, 50%\n"
+	"      --set KEY=VALUE  change a scene value, as for render; repeatable\n"
+	"      --threads N      worker threads (default: all cores)\n"
+	"      --open           open the page in the desktop's browser (xdg-open)\n"
+	"      --listen ADDR    listen on this numeric address instead of 127.0.0.1;\n"
+	"                       WARNING: anyone who can reach ADDR sees the scene and can\n"
+	"                       load your CPU (docs/preview.md)\n"
+	"  -q, --quiet          print only the URL and errors\n"
+	"  -h, --help           show this help\n"
+	"\n"
+	"HTTP API (docs/preview.md): GET /status.json, /frame/N.png?mode=MODE, /stats.json,\n"
+	"/scene.json.\n"
+	"\n"
+	"Exit status: 0 stopped by Ctrl-C or SIGTERM, 2 usage error, 3 bad scene path,\n"
+	"4 cannot listen.\n";
+
+enum { OPT_PORT = 256, OPT_SIZE, OPT_SCALE, OPT_SET, OPT_THREADS, OPT_OPEN, OPT_LISTEN };
+
+/* Runs xdg-open URL without waiting for it; -1 when there is no xdg-open on the PATH
+ * (glibc's posix_spawnp reports the failed exec). */
+static int open_browser(const char *url)
+{
+	char *argv[] = {"xdg-open", (char *)url, NULL};
+	pid_t pid;
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	int rc = posix_spawnp(&pid, "xdg-open", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	return rc == 0 ? 0 : -1;
+}
+
+int cmd_preview(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"port", required_argument, NULL, OPT_PORT},
+		{"size", required_argument, NULL, OPT_SIZE},
+		{"scale", required_argument, NULL, OPT_SCALE},
+		{"set", required_argument, NULL, OPT_SET},
+		{"threads", required_argument, NULL, OPT_THREADS},
+		{"open", no_argument, NULL, OPT_OPEN},
+		{"listen", required_argument, NULL, OPT_LISTEN},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	pv_config cfg = {0};
+	const char *sets[PV_MAX_SETS];
+	long port = PV_DEFAULT_PORT, threads = 0;
+	int open = 0, quiet = 0;
+	const char *listen = NULL;
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_PORT:
+			if (tp_parse_int(optarg, 0, 65535, &port))
+				return tp_cli_usage("preview", "--port: expected 0..65535 (got %s)",
+						    optarg);
+			break;
+		case OPT_SIZE:
+			if (tp_parse_size(optarg, &cfg.width, &cfg.height))
+				return tp_cli_usage("preview", "--size: expected WxH (got %s)",
+						    optarg);
+			break;
+		case OPT_SCALE:
+			if (tp_parse_scale(optarg, &cfg.scale))
+				return tp_cli_usage("preview",
+						    "--scale: expected a factor or a percentage "
+						    "in 0..64, like 0.5 or 50%% (got %s)",
+						    optarg);
+			break;
+		case OPT_SET:
+			if (cfg.nsets >= PV_MAX_SETS)
+				return tp_cli_usage("preview", "--set: at most %d", PV_MAX_SETS);
+			if (!strchr(optarg, '='))
+				return tp_cli_usage("preview", "--set: expected KEY=VALUE (got %s)",
+						    optarg);
+			sets[cfg.nsets++] = optarg;
+			break;
+		case OPT_THREADS:
+			if (tp_parse_int(optarg, 0, 1024, &threads))
+				return tp_cli_usage("preview",
+						    "--threads: expected 0..1024 (got %s)", optarg);
+			break;
+		case OPT_OPEN: open = 1; break;
+		case OPT_LISTEN: {
+			unsigned char a[16];
+			if (inet_pton(AF_INET, optarg, a) != 1 &&
+			    inet_pton(AF_INET6, optarg, a) != 1)
+				return tp_cli_usage("preview",
+						    "--listen: expected a numeric IPv4 or IPv6 "
+						    "address like 0.0.0.0 or ::1 (got %s)",
+						    optarg);
+			listen = optarg;
+			break;
+		}
+		case 'q': quiet = 1; break;
+		case 'h': fputs(usage, stdout); return TP_EXIT_OK;
+		case ':': return tp_cli_usage("preview", "%s needs a value", argv[optind - 1]);
+		default: return tp_cli_usage("preview", "unknown option %s", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return tp_cli_usage("preview", "no scene file given");
+	if (optind + 1 < argc)
+		return tp_cli_usage("preview", "one scene at a time (got %s and %s)", argv[optind],
+				    argv[optind + 1]);
+	if (cfg.width && cfg.scale > 0)
+		return tp_cli_usage("preview", "--size and --scale: give one of them");
+	cfg.scene_path = argv[optind];
+	cfg.sets = sets;
+	cfg.threads = (int)threads;
+
+	tp_err e;
+	struct stat sb;
+	int missing = stat(cfg.scene_path, &sb) != 0;
+	if (missing || !S_ISREG(sb.st_mode)) {
+		tp_errf(&e, TP_EINPUT, "%s: %s", cfg.scene_path,
+			missing ? strerror(errno) : "not a regular file");
+		return tp_cli_fail(TP_EINPUT, &e);
+	}
+
+	tp_cli_catch_signals();
+	signal(SIGPIPE, SIG_IGN); /* a page that goes away is not an interruption */
+	tp_cli_threads((int)threads);
+
+	pv_state *st = NULL;
+	pv_server *srv = NULL;
+	pv_watch *w = NULL;
+	tp_error terr;
+	char why[512];
+	memset(&terr, 0, sizeof terr);
+	if (pv_state_create(&cfg, &st, &terr) < 0) {
+		tp_errf(&e, TP_EIO, "%s", terr.text);
+		return tp_cli_fail(TP_EIO, &e);
+	}
+	/* The watcher first, then the first load: a save made meanwhile is not missed. */
+	if (pv_watch_start(st, cfg.scene_path, &w, why, sizeof why) < 0)
+		fprintf(stderr, "tidepool: preview: warning: %s; saves will not be shown\n", why);
+	pv_state_reload(st);
+	if (pv_server_start(st, listen, (int)port, &srv, why, sizeof why) < 0) {
+		pv_watch_stop(w);
+		pv_state_destroy(st);
+		tp_errf(&e, TP_EIO, "preview: %s%s", why,
+			port ? "; --port 0 picks a free port" : "");
+		return tp_cli_fail(TP_EIO, &e);
+	}
+	printf("%s\n", pv_server_url(srv));
+	fflush(stdout);
+	if (listen)
+		fprintf(stderr,
+			"tidepool: preview: warning: listening on %s: anyone who can reach "
+			"this address can watch the scene and load this machine\n",
+			listen);
+
+	pv_status s;
+	pv_state_status(st, &s);
+	if (s.has_error)
+		fprintf(stderr, "tidepool: %s\n", s.error.text);
+	else if (!quiet)
+		fprintf(stderr,
+			"tidepool: preview: %s (%s, %dx%d, %d frames at %g fps); Ctrl-C stops\n",
+			s.path, s.solver, s.info.width, s.info.height, s.info.frames, s.info.fps);
+	if (open && open_browser(pv_server_url(srv)) < 0)
+		fprintf(stderr,
+			"tidepool: preview: --open: xdg-open not found; open %s in a browser\n",
+			pv_server_url(srv));
+
+	/* Report each reload on the terminal too, until Ctrl-C or SIGTERM. */
+	unsigned long seen = s.generation;
+	int seen_error = s.has_error;
+	while (!tp_cli_interrupted) {
+		struct timespec ts = {0, 100 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+		while (waitpid(-1, NULL, WNOHANG) > 0) /* xdg-open's exit */
+			;
+		pv_state_status(st, &s);
+		if (s.generation == seen && s.has_error == seen_error)
+			continue;
+		seen = s.generation;
+		seen_error = s.has_error;
+		if (s.has_error)
+			fprintf(stderr, "tidepool: %s\n", s.error.text);
+		else if (!quiet)
+			fprintf(stderr, "tidepool: preview: reloaded %s (generation %lu)\n", s.path,
+				s.generation);
+	}
+	pv_watch_stop(w);
+	pv_server_stop(srv);
+	pv_state_destroy(st);
+	if (!quiet)
+		fprintf(stderr, "tidepool: preview: stopped\n");
+	return TP_EXIT_OK;
+}

@@ -1,0 +1,360 @@
+/* server.c - routes, Host check and limits of the preview's HTTP server (server.h). */
+#include "preview/server.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+
+#include "preview/json.h"
+
+struct pv_server {
+	pv_state *st;
+	struct MHD_Daemon *d;
+	int port;
+	char listen[64]; /* the --listen address as given ("" for the default) */
+	int wildcard;    /* --listen 0.0.0.0 or :: */
+	char url[128];
+};
+
+static const char csp[] = "default-src 'none'; script-src 'self'; style-src 'self'; "
+			  "img-src 'self' blob: data:; connect-src 'self'; base-uri 'none'; "
+			  "form-action 'none'; frame-ancestors 'none'";
+
+static enum MHD_Result send_buf(struct MHD_Connection *c, unsigned status, const char *type,
+				void *data, size_t n, int owned, unsigned long gen)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(
+		n, data, owned ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+	if (!r) {
+		if (owned)
+			free(data);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, "Content-Type", type);
+	MHD_add_response_header(r, "Cache-Control", "no-store");
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(r, "X-Frame-Options", "DENY");
+	MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+	MHD_add_response_header(r, "Content-Security-Policy", csp);
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(r, "Allow", "GET, HEAD");
+	if (gen) {
+		char g[32];
+		snprintf(g, sizeof g, "%lu", gen);
+		MHD_add_response_header(r, "X-Tidepool-Generation", g);
+	}
+	enum MHD_Result ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/* A short JSON error body: {"error": "..."} */
+static enum MHD_Result send_error(struct MHD_Connection *c, unsigned status, const char *msg)
+{
+	pv_json j;
+	pv_json_init(&j);
+	pv_json_puts(&j, "{\"error\":");
+	pv_json_string(&j, msg);
+	pv_json_puts(&j, "}\n");
+	char *s = pv_json_finish(&j);
+	if (!s)
+		return MHD_NO;
+	return send_buf(c, status, "application/json", s, strlen(s), 1, 0);
+}
+
+static enum MHD_Result send_json(struct MHD_Connection *c, char *s, unsigned long gen)
+{
+	if (!s)
+		return send_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+	return send_buf(c, MHD_HTTP_OK, "application/json", s, strlen(s), 1, gen);
+}
+
+static char *status_json(pv_state *st, unsigned long *gen)
+{
+	pv_status s;
+	pv_state_status(st, &s);
+	*gen = s.generation;
+	pv_json j;
+	pv_json_init(&j);
+	pv_json_puts(&j, "{\"scene\":");
+	pv_json_string(&j, s.path);
+	pv_json_printf(&j, ",\"generation\":%lu,\"scene_generation\":%lu,\"loaded\":%s,\"solver\":",
+		       s.generation, s.scene_generation, s.loaded ? "true" : "false");
+	pv_json_string(&j, s.loaded ? s.solver : NULL);
+	pv_json_printf(&j, ",\"frames\":%d,\"fps\":", s.loaded ? s.info.frames : 0);
+	pv_json_number(&j, s.loaded ? s.info.fps : 0);
+	pv_json_printf(&j, ",\"width\":%d,\"height\":%d,\"ref_width\":%d,\"ref_height\":%d,",
+		       s.info.width, s.info.height, s.info.ref_width, s.info.ref_height);
+	pv_json_puts(&j, "\"modes\":[");
+	int first = 1;
+	for (int m = 0; s.loaded && m < TP_MODE_COUNT; m++)
+		if (s.info.modes & (1u << m)) {
+			pv_json_puts(&j, first ? "" : ",");
+			pv_json_string(&j, tp_mode_name((tp_mode)m));
+			first = 0;
+		}
+	pv_json_printf(&j, "],\"stats_done\":%d,\"error\":", s.stats_done);
+	if (!s.has_error) {
+		pv_json_puts(&j, "null");
+	} else {
+		pv_json_puts(&j, "{\"kind\":");
+		pv_json_string(&j, s.error_frame < 0 ? "load" : "runtime");
+		pv_json_puts(&j, ",\"file\":");
+		pv_json_string(&j, s.error.file);
+		pv_json_printf(&j, ",\"line\":%d,\"col\":%d,\"frame\":", s.error.line, s.error.col);
+		if (s.error_frame < 0)
+			pv_json_puts(&j, "null");
+		else
+			pv_json_printf(&j, "%d", s.error_frame);
+		pv_json_puts(&j, ",\"message\":");
+		pv_json_string(&j, s.error.message[0] ? s.error.message : s.error.text);
+		pv_json_puts(&j, ",\"text\":");
+		pv_json_string(&j, s.error.text);
+		pv_json_puts(&j, ",\"source_line\":");
+		pv_json_string(&j, s.error_line[0] ? s.error_line : NULL);
+		pv_json_puts(&j, "}");
+	}
+	pv_json_puts(&j, "}\n");
+	return pv_json_finish(&j);
+}
+
+/* "/frame/N.png": N, or -1 if the path is not that. Digits only, no sign, no padding
+ * tricks beyond leading zeros, at most 9 digits. */
+static int frame_number(const char *url)
+{
+	const char *p = url + strlen("/frame/");
+	int n = 0, digits = 0;
+	while (*p >= '0' && *p <= '9' && digits < 9) {
+		n = n * 10 + (*p++ - '0');
+		digits++;
+	}
+	if (!digits || strcmp(p, ".png") != 0)
+		return -1;
+	return n;
+}
+
+static enum MHD_Result frame(pv_server *s, struct MHD_Connection *c, int n)
+{
+	const char *mode_name = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "mode");
+	int mode = TP_MODE_COLOR;
+	if (mode_name && (mode = tp_mode_from_name(mode_name)) < 0)
+		return send_error(c, MHD_HTTP_BAD_REQUEST, "mode: not a render mode");
+	unsigned char *png = NULL;
+	size_t size = 0;
+	unsigned long gen = 0;
+	tp_error err;
+	memset(&err, 0, sizeof err);
+	int rc = pv_state_frame_png(s->st, n, mode, &png, &size, &gen, &err);
+	if (rc == TP_ERROR_ARGUMENT)
+		return send_error(c,
+				  n >= 0 && strstr(err.text, "out of range") ? MHD_HTTP_NOT_FOUND
+									     : MHD_HTTP_BAD_REQUEST,
+				  err.text);
+	if (rc < 0)
+		return send_error(c,
+				  rc == TP_ERROR_INPUT ? MHD_HTTP_SERVICE_UNAVAILABLE
+						       : MHD_HTTP_INTERNAL_SERVER_ERROR,
+				  err.text);
+	return send_buf(c, MHD_HTTP_OK, "image/png", png, size, 1, gen);
+}
+
+static int is_loopback_name(const char *h, size_t n)
+{
+	return (n == 9 && !strncasecmp(h, "localhost", 9)) ||
+	       (n == 9 && !strncmp(h, "127.0.0.1", 9)) || (n == 5 && !strncmp(h, "[::1]", 5));
+}
+
+/* An IP literal (1.2.3.4 or [v6]): DNS rebinding needs a name, so these are safe. */
+static int is_ip_literal(const char *h, size_t n)
+{
+	char buf[64];
+	unsigned char addr[16];
+	if (n == 0 || n >= sizeof buf)
+		return 0;
+	if (h[0] == '[' && h[n - 1] == ']') {
+		memcpy(buf, h + 1, n - 2);
+		buf[n - 2] = '\0';
+		return inet_pton(AF_INET6, buf, addr) == 1;
+	}
+	memcpy(buf, h, n);
+	buf[n] = '\0';
+	return inet_pton(AF_INET, buf, addr) == 1;
+}
+
+/* Host must be NAME:PORT with NAME the loopback (or the --listen address; any IP
+ * literal when that is a wildcard); ":PORT" may be left out only for port 80. */
+static int host_ok(const pv_server *s, const char *host)
+{
+	if (!host)
+		return 0;
+	const char *colon = strrchr(host, ':');
+	if (colon && strchr(colon, ']')) /* "[::1]" without a port */
+		colon = NULL;
+	size_t n = colon ? (size_t)(colon - host) : strlen(host);
+	if (colon) {
+		char *end;
+		errno = 0;
+		long p = strtol(colon + 1, &end, 10);
+		if (colon[1] < '0' || colon[1] > '9' || *end || errno || p != s->port)
+			return 0;
+	} else if (s->port != 80) {
+		return 0;
+	}
+	if (is_loopback_name(host, n))
+		return 1;
+	if (s->wildcard)
+		return is_ip_literal(host, n);
+	if (s->listen[0]) {
+		size_t ln = strlen(s->listen);
+		if (strchr(s->listen, ':')) /* v6: [ADDR] */
+			return n == ln + 2 && host[0] == '[' &&
+			       !strncasecmp(host + 1, s->listen, ln);
+		return n == ln && !strncmp(host, s->listen, ln);
+	}
+	return 0;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
+			      const char *method, const char *version, const char *upload_data,
+			      size_t *upload_data_size, void **con_cls)
+{
+	pv_server *s = cls;
+	(void)version;
+	(void)upload_data;
+	if (*con_cls == NULL) { /* headers only so far: answer now, never read a body */
+		*con_cls = s;
+		if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+			return send_error(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD");
+		const char *host =
+			MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+		if (!host_ok(s, host))
+			return send_error(
+				c, MHD_HTTP_MISDIRECTED_REQUEST,
+				"Host must be 127.0.0.1 or localhost with the server's port");
+		const char *clen = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+							       MHD_HTTP_HEADER_CONTENT_LENGTH);
+		if ((clen && strcmp(clen, "0")) ||
+		    MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						MHD_HTTP_HEADER_TRANSFER_ENCODING))
+			return send_error(c, MHD_HTTP_CONTENT_TOO_LARGE, "no request body allowed");
+		unsigned long gen = 0;
+		if (!strcmp(url, "/status.json"))
+			return send_json(c, status_json(s->st, &gen), gen);
+		if (!strcmp(url, "/stats.json"))
+			return send_json(c, pv_state_stats_json(s->st), 0);
+		if (!strcmp(url, "/scene.json")) {
+			char *text = pv_state_scene_json(s->st, &gen);
+			if (!text)
+				return send_error(c, MHD_HTTP_SERVICE_UNAVAILABLE,
+						  "no scene loaded");
+			return send_json(c, text, gen);
+		}
+		if (!strncmp(url, "/frame/", 7)) {
+			int n = frame_number(url);
+			if (n >= 0)
+				return frame(s, c, n);
+		}
+		const pv_asset *a = pv_page_asset(url);
+		if (a)
+			return send_buf(c, MHD_HTTP_OK, a->type, (void *)a->data, a->size, 0, 0);
+		return send_error(c, MHD_HTTP_NOT_FOUND, "not found");
+	}
+	/* A body arrived although Content-Length said none: drop it. */
+	*upload_data_size = 0;
+	return MHD_YES;
+}
+
+int pv_server_start(pv_state *st, const char *listen, int port, pv_server **out, char *why,
+		    size_t n)
+{
+	*out = NULL;
+	pv_server *s = calloc(1, sizeof *s);
+	if (!s) {
+		snprintf(why, n, "out of memory");
+		return -1;
+	}
+	s->st = st;
+	struct sockaddr_in a4;
+	struct sockaddr_in6 a6;
+	struct sockaddr *sa = (struct sockaddr *)&a4;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL;
+	memset(&a4, 0, sizeof a4);
+	memset(&a6, 0, sizeof a6);
+	a4.sin_family = AF_INET;
+	a4.sin_port = htons((uint16_t)port);
+	a4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (listen) {
+		if (strlen(listen) >= sizeof s->listen) {
+			snprintf(why, n,
+				 "--listen: not a numeric IPv4 or IPv6 address (got %.100s)",
+				 listen);
+			free(s);
+			return -1;
+		}
+		snprintf(s->listen, sizeof s->listen, "%s", listen);
+		if (inet_pton(AF_INET, listen, &a4.sin_addr) == 1) {
+			s->wildcard = a4.sin_addr.s_addr == htonl(INADDR_ANY);
+		} else if (inet_pton(AF_INET6, listen, &a6.sin6_addr) == 1) {
+			a6.sin6_family = AF_INET6;
+			a6.sin6_port = htons((uint16_t)port);
+			sa = (struct sockaddr *)&a6;
+			flags |= MHD_USE_IPv6;
+			s->wildcard = IN6_IS_ADDR_UNSPECIFIED(&a6.sin6_addr);
+		} else {
+			snprintf(why, n,
+				 "--listen: not a numeric IPv4 or IPv6 address (got %.100s)",
+				 listen);
+			free(s);
+			return -1;
+		}
+	}
+	s->port = port;
+	errno = 0;
+	s->d = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, handle, s, MHD_OPTION_SOCK_ADDR,
+				sa, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)PV_THREADS,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned)PV_MAX_CONNECTIONS,
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)PV_MAX_PER_IP,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)PV_CONN_TIMEOUT_S,
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)PV_CONN_MEMORY,
+				MHD_OPTION_STRICT_FOR_CLIENT, (int)1, MHD_OPTION_END);
+	if (!s->d) {
+		snprintf(why, n, "cannot listen on %s port %d (%s)", listen ? listen : "127.0.0.1",
+			 port, errno ? strerror(errno) : "libmicrohttpd refused");
+		free(s);
+		return -1;
+	}
+	const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
+	if (info && info->port)
+		s->port = info->port;
+	const char *shown = !listen || s->wildcard ? "127.0.0.1" : listen;
+	if (strchr(shown, ':'))
+		snprintf(s->url, sizeof s->url, "http://[%s]:%d/", shown, s->port);
+	else
+		snprintf(s->url, sizeof s->url, "http://%s:%d/", shown, s->port);
+	*out = s;
+	return 0;
+}
+
+int pv_server_port(const pv_server *s)
+{
+	return s->port;
+}
+
+const char *pv_server_url(const pv_server *s)
+{
+	return s->url;
+}
+
+void pv_server_stop(pv_server *s)
+{
+	if (!s)
+		return;
+	MHD_stop_daemon(s->d);
+	free(s);
+}

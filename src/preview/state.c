@@ -1,0 +1,448 @@
+/* state.c - the preview's scene, reloads, errors as data and frames as PNG (state.h). */
+#include "preview/state.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "encode/png.h"
+#include "preview/json.h"
+#include "util/image.h"
+
+/* zlib level of the frames served: 0 stores the rows (no filter, no compression). A
+ * 640x360 frame is then 691 KB on a loopback connection, and compressing it took several
+ * times longer than rendering it. The pixels are the same at every level. */
+#define PV_PNG_LEVEL 0
+/* The stats worker starts this long after a reload, so the page's first frame of the
+ * new scene is not slowed by it. */
+#define PV_STATS_DELAY_MS 400
+
+struct pv_state {
+	pv_config cfg;
+	char path[1024];
+
+	pthread_mutex_t reload_mu; /* one reload at a time (the watcher's, the first) */
+	pthread_mutex_t scene_mu;  /* the scene and what is rendered from it */
+	tp_scene *sc;
+	int ref_w, ref_h; /* the last loaded scene's "size", for the fit */
+
+	pthread_mutex_t mu; /* everything below */
+	pthread_cond_t cv;
+	unsigned long generation;
+	unsigned long scene_gen; /* the generation of the last good load: of the frames */
+	int loaded;
+	tp_scene_info info;
+	char info_path[1024], info_solver[32];
+	int has_error, error_frame;
+	tp_error error;
+	char error_line[512];
+	char *scene_text; /* tp_scene_text of the loaded scene */
+	/* stats of the loaded scene, filled by the worker */
+	int stats_n, stats_cap, stats_fields;
+	const char *stats_names[TP_FRAME_STATS_MAX];
+	double *stats;           /* stats_cap x (1 + TP_FRAME_STATS_MAX): t, values */
+	unsigned long stats_gen; /* the generation the worker should walk */
+	int stop;
+	pthread_t worker;
+	int worker_started;
+};
+
+static void set_error_line(pv_state *st, const tp_error *e)
+{
+	st->error_line[0] = '\0';
+	if (e->line <= 0 || !e->file[0])
+		return;
+	FILE *f = fopen(e->file, "rb");
+	if (!f)
+		return;
+	/* Scene files are small; read at most 16 MiB looking for the line. */
+	int line = 1, c;
+	size_t n = 0, seen = 0;
+	while ((c = getc(f)) != EOF && seen++ < ((size_t)16 << 20)) {
+		if (c == '\n') {
+			if (line++ == e->line)
+				break;
+			continue;
+		}
+		if (line == e->line && c != '\r' && n + 1 < sizeof st->error_line)
+			st->error_line[n++] = (char)c;
+	}
+	st->error_line[n] = '\0';
+	fclose(f);
+}
+
+static void fit_size(int rw, int rh, int *w, int *h)
+{
+	double s = fmin((double)PV_FIT_W / rw, (double)PV_FIT_H / rh);
+	*w = (int)lround(rw * s);
+	*h = (int)lround(rh * s);
+	if (*w < 1)
+		*w = 1;
+	if (*h < 1)
+		*h = 1;
+}
+
+static void load_options(const pv_state *st, int w, int h, tp_load_options *o)
+{
+	memset(o, 0, sizeof *o);
+	o->width = w;
+	o->height = h;
+	o->scale = w ? 0 : st->cfg.scale;
+	o->sets = st->cfg.sets;
+	o->nsets = st->cfg.nsets;
+	o->threads = st->cfg.threads;
+	o->checkpoint_bytes = PV_CHECKPOINT_BYTES;
+}
+
+/* Loads the scene at the configured size; with neither --size nor --scale, at the size
+ * that fits the scene's own into PV_FIT_W x PV_FIT_H (its "size" may change between
+ * saves, so a guess from the last load is checked and corrected). */
+static int load_scene(pv_state *st, tp_scene **out, tp_error *err)
+{
+	tp_load_options o;
+	tp_scene_info in;
+	int fit = !st->cfg.width && !(st->cfg.scale > 0);
+	int w = st->cfg.width, h = st->cfg.height;
+	if (fit && st->ref_w > 0)
+		fit_size(st->ref_w, st->ref_h, &w, &h);
+	load_options(st, w, h, &o);
+	int rc = tp_scene_load_file(st->path, &o, out, err);
+	if (!fit)
+		return rc;
+	if (rc < 0 && w) { /* maybe the guess: try the scene's own size */
+		load_options(st, 0, 0, &o);
+		rc = tp_scene_load_file(st->path, &o, out, err);
+	}
+	if (rc < 0)
+		return rc;
+	tp_scene_get_info(*out, &in);
+	int fw, fh;
+	fit_size(in.ref_width, in.ref_height, &fw, &fh);
+	st->ref_w = in.ref_width;
+	st->ref_h = in.ref_height;
+	if (in.width == fw && in.height == fh)
+		return 0;
+	tp_scene_free(*out);
+	*out = NULL;
+	load_options(st, fw, fh, &o);
+	return tp_scene_load_file(st->path, &o, out, err);
+}
+
+/* Records err as the current error (caller holds st->mu). */
+static void record_error(pv_state *st, const tp_error *err, int frame)
+{
+	st->has_error = 1;
+	st->error_frame = frame;
+	st->error = *err;
+	if (!st->error.text[0])
+		snprintf(st->error.text, sizeof st->error.text, "%s", st->error.message);
+	set_error_line(st, err);
+}
+
+void pv_state_reload(pv_state *st)
+{
+	tp_scene *sc = NULL;
+	tp_error err;
+	memset(&err, 0, sizeof err);
+	pthread_mutex_lock(&st->reload_mu);
+	int rc = load_scene(st, &sc, &err);
+	tp_scene *old = NULL;
+	if (rc == 0) {
+		const char *text = tp_scene_text(sc);
+		char *copy = text ? strdup(text) : NULL;
+		pthread_mutex_lock(&st->scene_mu);
+		old = st->sc;
+		st->sc = sc;
+		pthread_mutex_lock(&st->mu);
+		tp_scene_get_info(sc, &st->info);
+		snprintf(st->info_path, sizeof st->info_path, "%s",
+			 st->info.path ? st->info.path : "");
+		snprintf(st->info_solver, sizeof st->info_solver, "%s",
+			 st->info.solver ? st->info.solver : "");
+		st->loaded = 1;
+		st->has_error = 0;
+		st->error_line[0] = '\0';
+		free(st->scene_text);
+		st->scene_text = copy;
+		st->stats_n = 0;
+		st->stats_fields = 0;
+		st->generation++;
+		st->scene_gen = st->generation;
+		st->stats_gen = st->generation;
+		pthread_cond_broadcast(&st->cv);
+		pthread_mutex_unlock(&st->mu);
+		pthread_mutex_unlock(&st->scene_mu);
+	} else {
+		pthread_mutex_lock(&st->mu);
+		record_error(st, &err, -1);
+		st->generation++;
+		pthread_mutex_unlock(&st->mu);
+	}
+	pthread_mutex_unlock(&st->reload_mu);
+	tp_scene_free(old);
+}
+
+void pv_state_status(pv_state *st, pv_status *out)
+{
+	pthread_mutex_lock(&st->mu);
+	memset(out, 0, sizeof *out);
+	out->generation = st->generation;
+	out->scene_generation = st->scene_gen;
+	out->loaded = st->loaded;
+	out->info = st->info;
+	snprintf(out->path, sizeof out->path, "%s", st->loaded ? st->info_path : st->path);
+	snprintf(out->solver, sizeof out->solver, "%s", st->info_solver);
+	out->has_error = st->has_error;
+	out->error_frame = st->error_frame;
+	out->error = st->error;
+	snprintf(out->error_line, sizeof out->error_line, "%s", st->error_line);
+	out->stats_done = st->stats_n;
+	pthread_mutex_unlock(&st->mu);
+	out->info.path = out->path;
+	out->info.solver = out->solver;
+}
+
+char *pv_state_scene_json(pv_state *st, unsigned long *generation)
+{
+	pthread_mutex_lock(&st->mu);
+	char *s = st->scene_text ? strdup(st->scene_text) : NULL;
+	*generation = st->scene_gen;
+	pthread_mutex_unlock(&st->mu);
+	return s;
+}
+
+int pv_state_frame_png(pv_state *st, int frame, int mode, unsigned char **png, size_t *size,
+		       unsigned long *gen_out, tp_error *err)
+{
+	tp_format f;
+	tp_image img;
+	memset(&img, 0, sizeof img);
+	*png = NULL;
+	*size = 0;
+	pthread_mutex_lock(&st->scene_mu);
+	if (!st->sc) {
+		pthread_mutex_unlock(&st->scene_mu);
+		snprintf(err->text, sizeof err->text, "no scene loaded");
+		return err->code = TP_ERROR_INPUT;
+	}
+	pthread_mutex_lock(&st->mu);
+	*gen_out = st->scene_gen;
+	int frames = st->info.frames;
+	pthread_mutex_unlock(&st->mu);
+	int rc = 0;
+	if (frame < 0 || frame >= frames) {
+		snprintf(err->text, sizeof err->text, "frame %d: out of range (0..%d)", frame,
+			 frames - 1);
+		rc = err->code = TP_ERROR_ARGUMENT;
+	}
+	if (rc == 0)
+		rc = tp_scene_format(st->sc, (tp_mode)mode, &f, err);
+	tp_pixfmt pf = TP_RGB8;
+	if (rc == 0) {
+		if (f.channels == 3)
+			pf = f.bytes_per_sample == 1 ? TP_RGB8 : TP_RGB16;
+		else if (f.channels == 4)
+			pf = TP_RGBA8;
+		else
+			pf = f.bytes_per_sample == 1 ? TP_GRAY8 : TP_GRAY16;
+		if (tp_image_alloc(&img, f.width, f.height, pf) < 0) {
+			snprintf(err->text, sizeof err->text, "out of memory for a %dx%d frame",
+				 f.width, f.height);
+			rc = err->code = TP_ERROR_IO;
+		}
+	}
+	if (rc == 0)
+		rc = tp_scene_render(st->sc, frame, (tp_mode)mode, img.pixels, (size_t)img.stride,
+				     err);
+	pthread_mutex_unlock(&st->scene_mu);
+	if (rc == TP_ERROR_IO || rc == TP_ERROR_INPUT) { /* a runtime failure: shown in the page */
+		pthread_mutex_lock(&st->mu);
+		if (st->scene_gen == *gen_out && !st->has_error)
+			record_error(st, err, frame);
+		pthread_mutex_unlock(&st->mu);
+	}
+	if (rc == 0) {
+		tp_err e2;
+		if (tp_png_encode(&img, PV_PNG_LEVEL, png, size, &e2) < 0) {
+			snprintf(err->text, sizeof err->text, "%s", e2.msg);
+			rc = err->code = TP_ERROR_IO;
+		}
+	}
+	tp_image_free(&img);
+	return rc;
+}
+
+char *pv_state_stats_json(pv_state *st)
+{
+	pv_json j;
+	pv_json_init(&j);
+	pthread_mutex_lock(&st->mu);
+	pv_json_printf(&j, "{\"generation\":%lu,\"frames\":%d,\"done\":%d,\"fps\":", st->scene_gen,
+		       st->loaded ? st->info.frames : 0, st->stats_n);
+	pv_json_number(&j, st->loaded ? st->info.fps : 0);
+	pv_json_puts(&j, ",\"fields\":[");
+	for (int k = 0; k < st->stats_fields; k++) {
+		pv_json_puts(&j, k ? "," : "");
+		pv_json_string(&j, st->stats_names[k]);
+	}
+	pv_json_puts(&j, "],\"t\":[");
+	for (int i = 0; i < st->stats_n; i++) {
+		pv_json_puts(&j, i ? "," : "");
+		pv_json_number(&j, st->stats[(size_t)i * (1 + TP_FRAME_STATS_MAX)]);
+	}
+	pv_json_puts(&j, "],\"values\":[");
+	for (int k = 0; k < st->stats_fields; k++) {
+		pv_json_puts(&j, k ? ",[" : "[");
+		for (int i = 0; i < st->stats_n; i++) {
+			pv_json_puts(&j, i ? "," : "");
+			pv_json_number(&j, st->stats[(size_t)i * (1 + TP_FRAME_STATS_MAX) + 1 + k]);
+		}
+		pv_json_puts(&j, "]");
+	}
+	pv_json_puts(&j, "]}");
+	pthread_mutex_unlock(&st->mu);
+	return pv_json_finish(&j);
+}
+
+/* Waits until ms passed or the state is stopping or gen is stale (caller holds st->mu).
+ * Returns 1 if the walk for gen should go on. */
+static int wait_still_wanted(pv_state *st, unsigned long gen, int ms)
+{
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += ms / 1000;
+	until.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	while (!st->stop && st->stats_gen == gen)
+		if (pthread_cond_timedwait(&st->cv, &st->mu, &until) == ETIMEDOUT)
+			break;
+	return !st->stop && st->stats_gen == gen;
+}
+
+/* The stats worker: for each new generation, a copy of the scene walks every frame with
+ * one thread and records tp_scene_stats(); a failure is recorded as the page's error.
+ * It runs at the lowest priority (on Linux nice is per thread), so that it takes only
+ * the CPU the frames the page asks for leave idle. */
+static void *stats_worker(void *arg)
+{
+	pv_state *st = arg;
+	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+	pthread_mutex_lock(&st->mu);
+	for (;;) {
+		while (!st->stop && (st->stats_gen == 0 || st->stats_n >= st->info.frames))
+			pthread_cond_wait(&st->cv, &st->mu);
+		if (st->stop)
+			break;
+		unsigned long gen = st->stats_gen;
+		int frames = st->info.frames;
+		if (!wait_still_wanted(st, gen, PV_STATS_DELAY_MS))
+			continue;
+		pthread_mutex_unlock(&st->mu);
+
+		tp_scene *sc = NULL;
+		tp_error err;
+		memset(&err, 0, sizeof err);
+		tp_load_options o;
+		tp_scene_info in;
+		/* the size the page's scene has, whichever way it was chosen */
+		pthread_mutex_lock(&st->mu);
+		in = st->info;
+		pthread_mutex_unlock(&st->mu);
+		load_options(st, in.width, in.height, &o);
+		o.threads = 1;
+		o.checkpoint_bytes = (size_t)1 << 20;
+		int rc = tp_scene_load_file(st->path, &o, &sc, &err);
+		double *buf = NULL;
+		if (rc == 0 &&
+		    !(buf = malloc((size_t)frames * (1 + TP_FRAME_STATS_MAX) * sizeof *buf)))
+			rc = -1;
+		pthread_mutex_lock(&st->mu);
+		if (rc == 0 && st->stats_gen == gen) {
+			free(st->stats);
+			st->stats = buf;
+			st->stats_cap = frames;
+			buf = NULL;
+		}
+		pthread_mutex_unlock(&st->mu);
+		free(buf);
+		for (int i = 0; rc == 0 && i < frames; i++) {
+			tp_frame_stats fs;
+			memset(&fs, 0, sizeof fs);
+			rc = tp_scene_stats(sc, i, &fs, &err);
+			pthread_mutex_lock(&st->mu);
+			int wanted = !st->stop && st->stats_gen == gen;
+			if (wanted && rc < 0 && !st->has_error)
+				record_error(st, &err, i);
+			if (wanted && rc == 0 && i < st->stats_cap) {
+				double *row = st->stats + (size_t)i * (1 + TP_FRAME_STATS_MAX);
+				row[0] = fs.t;
+				st->stats_fields =
+					fs.n < TP_FRAME_STATS_MAX ? fs.n : TP_FRAME_STATS_MAX;
+				for (int k = 0; k < st->stats_fields; k++) {
+					st->stats_names[k] = fs.name[k];
+					row[1 + k] = fs.value[k];
+				}
+				st->stats_n = i + 1;
+			}
+			pthread_mutex_unlock(&st->mu);
+			if (!wanted)
+				break;
+		}
+		tp_scene_free(sc);
+		pthread_mutex_lock(&st->mu);
+		if (st->stats_gen == gen && st->stats_n < frames)
+			st->stats_gen = 0; /* failed: wait for the next reload */
+	}
+	pthread_mutex_unlock(&st->mu);
+	return NULL;
+}
+
+int pv_state_create(const pv_config *cfg, pv_state **out, tp_error *err)
+{
+	*out = NULL;
+	pv_state *st = calloc(1, sizeof *st);
+	if (!st) {
+		snprintf(err->text, sizeof err->text, "out of memory");
+		return err->code = TP_ERROR_IO;
+	}
+	st->cfg = *cfg;
+	snprintf(st->path, sizeof st->path, "%s", cfg->scene_path);
+	pthread_mutex_init(&st->reload_mu, NULL);
+	pthread_mutex_init(&st->scene_mu, NULL);
+	pthread_mutex_init(&st->mu, NULL);
+	pthread_cond_init(&st->cv, NULL);
+	if (pthread_create(&st->worker, NULL, stats_worker, st) == 0)
+		st->worker_started = 1;
+	*out = st;
+	return 0;
+}
+
+void pv_state_destroy(pv_state *st)
+{
+	if (!st)
+		return;
+	pthread_mutex_lock(&st->mu);
+	st->stop = 1;
+	pthread_cond_broadcast(&st->cv);
+	pthread_mutex_unlock(&st->mu);
+	if (st->worker_started)
+		pthread_join(st->worker, NULL);
+	tp_scene_free(st->sc);
+	free(st->scene_text);
+	free(st->stats);
+	pthread_cond_destroy(&st->cv);
+	pthread_mutex_destroy(&st->mu);
+	pthread_mutex_destroy(&st->scene_mu);
+	pthread_mutex_destroy(&st->reload_mu);
+	free(st);
+}

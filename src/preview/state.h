@@ -1,0 +1,82 @@
+/*
+ * state.h - what the preview server shows: the last good scene, loaded through the public
+ * API (include/tidepool.h), a generation number that grows on every reload, and the
+ * current error as data.
+ *
+ * A reload that fails keeps the last good scene (the page keeps its picture) and records
+ * the error: file, line, column, the offending line of the file and the message
+ * `tidepool validate` prints. A frame that fails to simulate or render (a solver refusal,
+ * a non-finite value) is recorded the same way. The next good reload clears both.
+ *
+ * Thread safety: every call may come from any thread (libmicrohttpd's pool, the watcher,
+ * the stats worker). The scene itself is used under one lock (the API allows one thread
+ * per scene); the status (generation, error) under another, so /status.json answers while
+ * a frame renders. A second copy of the scene walks every frame in a worker thread to
+ * collect the `--stats` fields for the page's plot (and finds runtime failures early).
+ */
+#ifndef TP_PREVIEW_STATE_H
+#define TP_PREVIEW_STATE_H
+
+#include <stddef.h>
+
+#include "tidepool.h"
+
+/* The preview size when neither --size nor --scale is given: the scene scaled to fit. */
+#define PV_FIT_W 640
+#define PV_FIT_H 360
+/* In-memory checkpoints of each loaded scene (tp_load_options.checkpoint_bytes): the
+ * API's default; a larger budget spaces them closer, so a seek simulates fewer frames. */
+#define PV_CHECKPOINT_BYTES ((size_t)256 << 20)
+
+typedef struct pv_state pv_state;
+
+typedef struct pv_config {
+	const char *scene_path;
+	int width, height; /* --size; 0: fit */
+	double scale;      /* --scale; 0: fit */
+	const char *const *sets;
+	int nsets;
+	int threads;
+} pv_config;
+
+/* What /status.json reports (a snapshot, copied out under the lock). */
+typedef struct pv_status {
+	unsigned long generation;       /* grows on every reload, good or bad */
+	unsigned long scene_generation; /* the generation of the last good load (0: none) */
+	int loaded; /* 0: no scene loaded yet (the first load failed) */
+	tp_scene_info info;
+	char path[1024];
+	char solver[32];
+	int has_error;
+	int error_frame; /* -1: a load error; else the frame that failed */
+	tp_error error;
+	char error_line[512]; /* the offending line of the file ("" if none) */
+	int stats_done;       /* frames whose stats are known */
+} pv_status;
+
+/* Creates the state, with no scene yet: pv_state_reload() loads it (the first time once
+ * the watcher runs, so that no save is missed). Returns 0 or a negative TP_ERROR_*. */
+int pv_state_create(const pv_config *cfg, pv_state **out, tp_error *err);
+void pv_state_destroy(pv_state *st);
+
+/* Loads the scene file (again); on success the new scene replaces the old one, else the
+ * error is recorded (a first load that fails is kept as the error, for the page). One
+ * reload at a time; any thread. */
+void pv_state_reload(pv_state *st);
+
+void pv_state_status(pv_state *st, pv_status *out);
+
+/* The scene's JSON after --set edits (malloc'd, the caller frees it), NULL if none;
+ * *generation: its scene generation. */
+char *pv_state_scene_json(pv_state *st, unsigned long *generation);
+
+/* Renders frame `frame` in `mode` as a PNG (malloc'd into *png). Returns 0,
+ * TP_ERROR_ARGUMENT (no such frame or mode: 404/400), or another error recorded in the
+ * state (the page shows it). gen_out: the scene generation the frame comes from. */
+int pv_state_frame_png(pv_state *st, int frame, int mode, unsigned char **png, size_t *size,
+		       unsigned long *gen_out, tp_error *err);
+
+/* Stats of frames [0, *n) as JSON (malloc'd). */
+char *pv_state_stats_json(pv_state *st);
+
+#endif

@@ -1,0 +1,137 @@
+"""make bench, preview rows: what `tidepool preview` serves a page, over HTTP.
+
+usage: preview_bench.py TIDEPOOL SCENE...   (scripts/bench.sh runs it)
+
+For each scene, a server at 640x360 (`--size 640x360 --port 0`, the scene copied to a
+temporary directory):
+- playback: GET /frame/N.png for every frame in order on one keep-alive connection, as
+  the page plays (PNG bytes received; the page's decode and draw are not included). Timed
+  after the stats worker finished its walk (once per reload), best of REPS passes.
+  Baseline: the 30 fps target; the ratio is fps / 30.
+- seek: after one pass (the in-memory checkpoints exist), GET of SEEKS random frames
+  (fixed seed); the row is the slowest, the line after it the median. Baseline: the
+  200 ms target.
+- reload: the scene saved as editors do (a temporary file renamed over it) with a drop
+  moved, timed until GET /frame/N.png at the page's position (the middle frame) returns
+  the new scene's frame (its X-Tidepool-Generation); median of RELOADS saves. Baseline:
+  the 300 ms target.
+Environment: TP_BENCH_PREVIEW_REPS (2), TP_BENCH_PREVIEW_SEEKS (20),
+TP_BENCH_PREVIEW_RELOADS (5), TP_BENCH_PREVIEW_FRAMES (all: frames per playback pass)."""
+import http.client
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+tp, scenes = sys.argv[1], sys.argv[2:]
+REPS = int(os.environ.get("TP_BENCH_PREVIEW_REPS", "2"))
+SEEKS = int(os.environ.get("TP_BENCH_PREVIEW_SEEKS", "20"))
+RELOADS = int(os.environ.get("TP_BENCH_PREVIEW_RELOADS", "5"))
+MAXF = int(os.environ.get("TP_BENCH_PREVIEW_FRAMES", "0"))
+
+
+def row(workload, metric, value, unit, baseline, ratio):
+    print("| %-34s | %-22s | %12.2f %-8s | %12.2f | %7.2fx |" % (workload, metric, value, unit,
+                                                                   baseline, ratio), flush=True)
+
+
+class Server:
+    def __init__(self, scene):
+        self.dir = tempfile.mkdtemp(prefix="tp-bench-preview-")
+        self.scene = os.path.join(self.dir, os.path.basename(scene))
+        shutil.copy(scene, self.scene)
+        self.proc = subprocess.Popen([tp, "preview", self.scene, "--port", "0", "--size",
+                                      "640x360", "-q"], stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, text=True)
+        url = self.proc.stdout.readline().strip()
+        hostport = url.split("//", 1)[1].rstrip("/")
+        self.host, port = hostport.rsplit(":", 1)
+        self.port = int(port)
+        self.conn = http.client.HTTPConnection(self.host, self.port, timeout=120)
+
+    def get(self, path):
+        self.conn.request("GET", path)
+        r = self.conn.getresponse()
+        body = r.read()
+        if r.status != 200:
+            raise RuntimeError("%s: HTTP %d %s" % (path, r.status, body[:200]))
+        return r, body
+
+    def json(self, path):
+        return json.loads(self.get(path)[1])
+
+    def stop(self):
+        self.conn.close()
+        self.proc.send_signal(signal.SIGTERM)
+        self.proc.wait(timeout=30)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+for scene in scenes:
+    name = os.path.splitext(os.path.basename(scene))[0]
+    s = Server(scene)
+    try:
+        st = s.json("/status.json")
+        frames = st["frames"] if not MAXF else min(MAXF, st["frames"])
+        t0 = time.monotonic()
+        while s.json("/stats.json")["done"] < st["frames"] and time.monotonic() - t0 < 300:
+            time.sleep(0.05)
+        best = None
+        for _ in range(REPS):
+            t0 = time.monotonic()
+            for n in range(frames):
+                s.get("/frame/%d.png" % n)
+            dt = time.monotonic() - t0
+            best = dt if best is None else min(best, dt)
+        fps = frames / best
+        row("preview %s 640x360 playback" % name, "frames/s, GET in order", fps, "fps", 30,
+            fps / 30)
+        rng = random.Random(1)
+        times = []
+        for _ in range(SEEKS):
+            n = rng.randrange(st["frames"])
+            t0 = time.monotonic()
+            s.get("/frame/%d.png" % n)
+            times.append(1000 * (time.monotonic() - t0))
+        worst = max(times)
+        row("preview %s seek (random frame)" % name, "slowest of %d, ms" % SEEKS, worst, "ms", 200,
+            200 / worst if worst > 0 else 0)
+        print("preview: %s: seek median %.1f ms" % (name, median(times)), flush=True)
+        text = open(s.scene).read()
+        scene_json = json.loads(text)
+        mid = st["frames"] // 2
+        lat = []
+        for i in range(RELOADS):
+            gen = s.json("/status.json")["generation"]
+            sc = dict(scene_json)
+            # a change that keeps the scene valid whatever its solver: the seed
+            sc["seed"] = int(scene_json.get("seed", 1)) + i + 1
+            tmp = os.path.join(s.dir, ".%s.tmp" % os.path.basename(s.scene))
+            t0 = time.monotonic()
+            with open(tmp, "w") as f:
+                f.write(json.dumps(sc, indent=2))
+            os.rename(tmp, s.scene)
+            while True:
+                r, _ = s.get("/frame/%d.png" % mid)
+                if int(r.getheader("X-Tidepool-Generation")) > gen:
+                    break
+                if time.monotonic() - t0 > 30:
+                    raise RuntimeError("no reload within 30 s")
+                time.sleep(0.002)
+            lat.append(1000 * (time.monotonic() - t0))
+            time.sleep(0.6)  # let the stats worker start, as it would after a real save
+        m = median(lat)
+        row("preview %s reload" % name, "save to new frame, ms", m, "ms", 300, 300 / m if m else 0)
+    finally:
+        s.stop()
