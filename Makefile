@@ -17,7 +17,7 @@ BUILD ?= build
 OPT ?= -O3
 PKG_CONFIG ?= pkg-config
 
-PKGS = libpng libavcodec libavformat libavutil libswscale libcjson libxxhash fftw3f
+PKGS = libpng libavcodec libavformat libavutil libswscale libcjson libxxhash fftw3f OpenEXR
 
 # Determinism: no FMA contraction, never -ffast-math (DESIGN.md).
 TP_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
@@ -67,7 +67,8 @@ SRC_SOLVERS = \
 	src/core/solvers/sph/sph_body.c \
 	src/core/solvers/sph/sph_surf.c \
 	src/core/solvers/airy/spec2d.c \
-	src/core/solvers/airy/airy.c
+	src/core/solvers/airy/airy.c \
+	src/core/solvers/airy/chop.c
 
 SRC_SIM = \
 	src/core/sim/stepper.c \
@@ -80,7 +81,8 @@ SRC_RENDER = \
 	src/core/render/background.c \
 	src/core/render/maps.c \
 	src/core/render/fluid.c \
-	src/core/render/boxes.c
+	src/core/render/boxes.c \
+	src/core/render/ocean.c
 
 SRC_ENCODE = \
 	src/core/encode/registry.c \
@@ -93,7 +95,8 @@ SRC_ENCODE = \
 	src/core/encode/mp4_read.c \
 	src/core/encode/hash.c \
 	src/core/encode/flipbook.c \
-	src/core/encode/join.c
+	src/core/encode/join.c \
+	src/core/encode/exr.c
 
 SRC_COMPARE = \
 	src/core/compare/metrics.c \

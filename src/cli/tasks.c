@@ -82,7 +82,8 @@ typedef struct output {
 	int kind; /* 'p' PNG pattern, 'v' video, 'n' null */
 } output;
 
-static const char *const mode_names[] = {"color", "height", "normal", "caustics", "particles"};
+static const char *const mode_names[] = {"color",     "height",       "normal", "caustics",
+					 "particles", "displacement", "foam"};
 
 static int parse_args(int argc, char **argv, tasks_opts *o)
 {

@@ -35,6 +35,9 @@ typedef struct enc_config {
 	 * tagged with its range (enc_segment_*). range = 0: a whole render, first = 0. */
 	int range;
 	int first;
+	/* exr: 32-bit float samples (0: half), and scene_exr_compression (0: ZIP) */
+	int exr_float;
+	int exr_compression;
 } enc_config;
 
 typedef enum enc_close_mode {

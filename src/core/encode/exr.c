@@ -1,0 +1,233 @@
+/*
+ * exr.c - OpenEXR frames through the OpenEXR C library (OpenEXRCore), the only user of
+ * it: a printf pattern with one %d ("out/disp_%04d.exr") or, for one frame, a file.
+ *
+ * Frames arrive as floats in physical units (render_set_float: TP_GRAYF32 or TP_RGBF32)
+ * and are written as one scanline part with channels "Y" or "R", "G", "B" (the library
+ * stores them sorted: B, G, R), 16-bit half by default or 32-bit float
+ * (enc_config.exr_float), ZIP compression by default (enc_config.exr_compression: ZIP,
+ * ZIPS, PIZ, RLE or none). The chunks of a frame (16 rows for ZIP) are compressed in
+ * parallel, each by its own encode pipeline, and written in order afterwards, so the
+ * file's bytes do not depend on the thread count. Each frame is written under a
+ * temporary name and renamed when complete; after a failure the frames this render wrote
+ * are removed again. The library's messages are not printed: its error codes are turned
+ * into tp_err messages.
+ */
+#include <openexr.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "encode/encoder.h"
+#include "util/fsutil.h"
+
+typedef struct exrseq {
+	char pattern[4096];
+	int is_pattern;
+	int first, frames, written;
+	int half;
+	exr_compression_t comp;
+} exrseq;
+
+static void frame_path(const exrseq *s, int index, char *buf, size_t n)
+{
+	if (s->is_pattern)
+		snprintf(buf, n, s->pattern, index);
+	else
+		snprintf(buf, n, "%s", s->pattern);
+}
+
+static int exr_probe(const char *path)
+{
+	size_t n = strlen(path);
+	return n > 4 && !strcasecmp(path + n - 4, ".exr") ? 50 : 0;
+}
+
+static int exr_check(const enc_config *cfg, tp_err *err)
+{
+	int kind = tp_pattern_kind(cfg->path);
+	if (kind < 0)
+		return tp_errf(err, TP_EUSAGE,
+			       "%.200s: an EXR pattern takes one %%d or %%0Nd with N at most %d "
+			       "(like out/disp_%%04d.exr)",
+			       cfg->path, TP_PATTERN_MAX_WIDTH);
+	if (kind == 0 && cfg->frames > 1)
+		return tp_errf(err, TP_EUSAGE,
+			       "%s: %d frames need a pattern with %%d (like out/disp_%%04d.exr), or "
+			       "use --frames 1",
+			       cfg->path, cfg->frames);
+	if (cfg->fmt != TP_GRAYF32 && cfg->fmt != TP_RGBF32)
+		return tp_errf(err, TP_EUSAGE,
+			       "%s: OpenEXR takes the height, displacement, normal, foam and "
+			       "caustics maps (got %s pixels)",
+			       cfg->path, tp_pixfmt_name(cfg->fmt));
+	int rc = tp_mkdirs_for(cfg->path, err);
+	if (rc < 0)
+		return rc;
+	exrseq tmp = {.is_pattern = kind == 1};
+	snprintf(tmp.pattern, sizeof tmp.pattern, "%s", cfg->path);
+	char path[4352];
+	frame_path(&tmp, cfg->first, path, sizeof path);
+	rc = enc_check_output(path, cfg->overwrite, err); /* the directory, and the first frame */
+	if (rc < 0 || cfg->overwrite || !tmp.is_pattern)
+		return rc;
+	for (int i = cfg->first; i < cfg->first + cfg->frames; i++) {
+		frame_path(&tmp, i, path, sizeof path);
+		if (tp_path_exists(path))
+			return tp_errf(err, TP_EIO, "%s: already exists (use -y to overwrite)", path);
+	}
+	return 0;
+}
+
+static int exr_open(void *priv, const enc_config *cfg, tp_err *err)
+{
+	exrseq *s = priv;
+	int rc = exr_check(cfg, err);
+	if (rc < 0)
+		return rc;
+	snprintf(s->pattern, sizeof s->pattern, "%s", cfg->path);
+	s->is_pattern = tp_pattern_kind(cfg->path) == 1;
+	s->frames = cfg->frames;
+	s->first = s->written = cfg->first;
+	s->half = !cfg->exr_float;
+	static const exr_compression_t comp[] = {EXR_COMPRESSION_ZIP, EXR_COMPRESSION_ZIPS,
+						 EXR_COMPRESSION_PIZ, EXR_COMPRESSION_RLE,
+						 EXR_COMPRESSION_NONE};
+	s->comp = cfg->exr_compression >= 0 && cfg->exr_compression < 5
+			  ? comp[cfg->exr_compression]
+			  : EXR_COMPRESSION_ZIP;
+	return 0;
+}
+
+static void quiet(exr_const_context_t ctxt, exr_result_t code, const char *msg)
+{
+	(void)ctxt, (void)code, (void)msg;
+}
+
+/* The chunks of one frame: pack and compress in parallel, then write in order. */
+static exr_result_t write_chunks(exr_context_t ctx, const tp_image *img, int nch, int half)
+{
+	int lines = 1;
+	exr_result_t rc = exr_get_scanlines_per_chunk(ctx, 0, &lines);
+	if (rc != EXR_ERR_SUCCESS)
+		return rc;
+	const int n = (img->h + lines - 1) / lines;
+	exr_encode_pipeline_t *p = calloc((size_t)n, sizeof *p);
+	exr_result_t *rcs = calloc((size_t)n, sizeof *rcs);
+	if (!p || !rcs) {
+		free(p);
+		free(rcs);
+		return EXR_ERR_OUT_OF_MEMORY;
+	}
+#pragma omp parallel for schedule(static)
+	for (int k = 0; k < n; k++) {
+		exr_chunk_info_t ci;
+		exr_result_t r = exr_write_scanline_chunk_info(ctx, 0, k * lines, &ci);
+		if (r == EXR_ERR_SUCCESS)
+			r = exr_encoding_initialize(ctx, 0, &ci, &p[k]);
+		for (int c = 0; r == EXR_ERR_SUCCESS && c < p[k].channel_count; c++) {
+			exr_coding_channel_info_t *cc = &p[k].channels[c];
+			/* R, G, B are samples 0, 1, 2 of a pixel; Y the only one */
+			const int at = cc->channel_name[0] == 'G' ? 1 : cc->channel_name[0] == 'B' ? 2 : 0;
+			cc->user_data_type = EXR_PIXEL_FLOAT;
+			cc->user_bytes_per_element = 4;
+			cc->user_pixel_stride = 4 * nch;
+			cc->user_line_stride = (int32_t)img->stride;
+			cc->encode_from_ptr = tp_image_row(img, ci.start_y) + 4 * at;
+		}
+		if (r == EXR_ERR_SUCCESS)
+			r = exr_encoding_choose_default_routines(ctx, 0, &p[k]);
+		if (r == EXR_ERR_SUCCESS) {
+			p[k].yield_until_ready_fn = NULL; /* written below, in order */
+			p[k].write_fn = NULL;
+			r = exr_encoding_run(ctx, 0, &p[k]);
+		}
+		rcs[k] = r;
+	}
+	(void)half;
+	for (int k = 0; k < n && rc == EXR_ERR_SUCCESS; k++) {
+		rc = rcs[k];
+		if (rc == EXR_ERR_SUCCESS)
+			rc = exr_write_scanline_chunk(ctx, 0, k * lines, p[k].compressed_buffer,
+						      p[k].compressed_bytes);
+	}
+	for (int k = 0; k < n; k++)
+		exr_encoding_destroy(ctx, &p[k]);
+	free(p);
+	free(rcs);
+	return rc;
+}
+
+/* One frame to `path` (the temporary name). */
+static exr_result_t write_file(const exrseq *s, const char *path, const tp_image *img)
+{
+	exr_context_t ctx = NULL;
+	exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
+	init.error_handler_fn = quiet;
+	exr_result_t rc = exr_start_write(&ctx, path, EXR_WRITE_FILE_DIRECTLY, &init);
+	if (rc != EXR_ERR_SUCCESS)
+		return rc;
+	const int rgb = img->fmt == TP_RGBF32, nch = rgb ? 3 : 1;
+	static const char *const names[] = {"R", "G", "B"};
+	const exr_pixel_type_t t = s->half ? EXR_PIXEL_HALF : EXR_PIXEL_FLOAT;
+	int part = 0;
+	rc = exr_add_part(ctx, "", EXR_STORAGE_SCANLINE, &part);
+	if (rc == EXR_ERR_SUCCESS)
+		rc = exr_initialize_required_attr_simple(ctx, part, img->w, img->h, s->comp);
+	for (int c = 0; c < nch && rc == EXR_ERR_SUCCESS; c++)
+		rc = exr_add_channel(ctx, part, rgb ? names[c] : "Y", t, EXR_PERCEPTUALLY_LINEAR, 1,
+				     1);
+	if (rc == EXR_ERR_SUCCESS)
+		rc = exr_write_header(ctx);
+	if (rc == EXR_ERR_SUCCESS)
+		rc = write_chunks(ctx, img, nch, s->half);
+	exr_result_t fin = exr_finish(&ctx); /* removes the file if something failed */
+	return rc != EXR_ERR_SUCCESS ? rc : fin;
+}
+
+static int exr_write(void *priv, int index, const tp_image *img, tp_err *err)
+{
+	exrseq *s = priv;
+	char path[4352], tmp[4480];
+	frame_path(s, index, path, sizeof path);
+	enc_temp_name(path, tmp, sizeof tmp);
+	exr_result_t rc = write_file(s, tmp, img);
+	if (rc != EXR_ERR_SUCCESS) {
+		unlink(tmp);
+		return tp_errf(err, TP_EIO, "%s: cannot write the OpenEXR file (%s)", path,
+			       exr_get_error_code_as_string(rc));
+	}
+	if (rename(tmp, path) != 0) {
+		unlink(tmp);
+		return tp_errf(err, TP_EIO, "%s: cannot rename the finished file into place", path);
+	}
+	s->written = index + 1;
+	return 0;
+}
+
+static int exr_close(void *priv, enc_close_mode mode, tp_err *err)
+{
+	exrseq *s = priv;
+	(void)err;
+	if (mode == ENC_CLOSE_FAILED) /* leave no partial sequence behind */
+		for (int i = s->first; i < s->written; i++) {
+			char path[4352];
+			frame_path(s, i, path, sizeof path);
+			unlink(path);
+		}
+	return 0;
+}
+
+const tp_encoder tp_encoder_exr = {
+	.name = "exr",
+	.description = "OpenEXR frames of float maps in physical units (half or float, ZIP; "
+		       "a pattern such as out/disp_%04d.exr, or one file for one frame)",
+	.priv_size = sizeof(exrseq),
+	.probe = exr_probe,
+	.check = exr_check,
+	.open = exr_open,
+	.write_frame = exr_write,
+	.close = exr_close,
+};
