@@ -148,6 +148,7 @@ TEST_SRCS = \
 	tests/test_limits.c \
 	tests/test_noise.c \
 	tests/test_airy.c \
+	tests/test_ocean.c \
 	tests/reference/seed_common.c \
 	tests/reference/seed_hooke.c \
 	tests/reference/seed_ripple.c \

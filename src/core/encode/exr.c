@@ -107,7 +107,7 @@ static void quiet(exr_const_context_t ctxt, exr_result_t code, const char *msg)
 }
 
 /* The chunks of one frame: pack and compress in parallel, then write in order. */
-static exr_result_t write_chunks(exr_context_t ctx, const tp_image *img, int nch, int half)
+static exr_result_t write_chunks(exr_context_t ctx, const tp_image *img, int nch)
 {
 	int lines = 1;
 	exr_result_t rc = exr_get_scanlines_per_chunk(ctx, 0, &lines);
@@ -146,12 +146,17 @@ static exr_result_t write_chunks(exr_context_t ctx, const tp_image *img, int nch
 		}
 		rcs[k] = r;
 	}
-	(void)half;
 	for (int k = 0; k < n && rc == EXR_ERR_SUCCESS; k++) {
 		rc = rcs[k];
+		/* A chunk that does not compress is stored as it is (a reader takes a chunk of
+		 * the uncompressed size as uncompressed). OpenEXR 3.1's ZIP falls back to that
+		 * itself but can store the wrong bytes when it does (openexr issue 2306), so
+		 * the packed bytes, which compression leaves alone, are written here. */
+		const int raw = p[k].compressed_bytes >= p[k].packed_bytes;
 		if (rc == EXR_ERR_SUCCESS)
-			rc = exr_write_scanline_chunk(ctx, 0, k * lines, p[k].compressed_buffer,
-						      p[k].compressed_bytes);
+			rc = exr_write_scanline_chunk(
+				ctx, 0, k * lines, raw ? p[k].packed_buffer : p[k].compressed_buffer,
+				raw ? p[k].packed_bytes : p[k].compressed_bytes);
 	}
 	for (int k = 0; k < n; k++)
 		exr_encoding_destroy(ctx, &p[k]);
@@ -182,7 +187,7 @@ static exr_result_t write_file(const exrseq *s, const char *path, const tp_image
 	if (rc == EXR_ERR_SUCCESS)
 		rc = exr_write_header(ctx);
 	if (rc == EXR_ERR_SUCCESS)
-		rc = write_chunks(ctx, img, nch, s->half);
+		rc = write_chunks(ctx, img, nch);
 	exr_result_t fin = exr_finish(&ctx); /* removes the file if something failed */
 	return rc != EXR_ERR_SUCCESS ? rc : fin;
 }
