@@ -6,11 +6,14 @@ set -eu
 # clang, libclang-rt-14-dev (libFuzzer and the sanitizer runtimes for clang; only
 # recommended by clang, so named here) and libomp-dev (OpenMP for clang) build the fuzz
 # targets of tests/fuzz; zlib1g-dev lets tests write PNGs byte by byte; libfftw3-dev is
-# FFTW, the airy solver's transforms.
+# FFTW, the airy solver's transforms; libopenexr-dev (OpenEXRCore) and libdeflate-dev
+# write the OpenEXR maps, and openexr (exrheader) and python3-openimageio read them back
+# in the tests.
 PKGS="build-essential pkg-config libpng-dev libavcodec-dev libavformat-dev
 libavutil-dev libswscale-dev libcjson-dev libcriterion-dev ffmpeg imagemagick parallel
 scdoc python3 python3-jsonschema python3-junitparser
-zlib1g-dev clang libclang-rt-14-dev libomp-dev libxxhash-dev xxhash libfftw3-dev"
+zlib1g-dev clang libclang-rt-14-dev libomp-dev libxxhash-dev xxhash libfftw3-dev
+libopenexr-dev libdeflate-dev openexr python3-openimageio"
 
 missing=""
 for p in $PKGS; do

@@ -6,14 +6,18 @@
  * and are written as one scanline part with channels "Y" or "R", "G", "B" (the library
  * stores them sorted: B, G, R), 16-bit half by default or 32-bit float
  * (enc_config.exr_float), ZIP compression by default (enc_config.exr_compression: ZIP,
- * ZIPS, PIZ, RLE or none). The chunks of a frame (16 rows for ZIP) are compressed in
- * parallel, each by its own encode pipeline, and written in order afterwards, so the
- * file's bytes do not depend on the thread count. Each frame is written under a
+ * ZIPS, PIZ, RLE or none). The chunks of a frame (16 rows for ZIP) are packed by
+ * OpenEXR's encode pipelines and compressed in parallel (ZIP's deflate by libdeflate,
+ * the rest by OpenEXR), and written in order afterwards, so the file's bytes do not
+ * depend on the thread count. Each frame is written under a
  * temporary name and renamed when complete; after a failure the frames this render wrote
  * are removed again. The library's messages are not printed: its error codes are turned
  * into tp_err messages.
  */
+#include <libdeflate.h>
+#include <omp.h>
 #include <openexr.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,12 +27,19 @@
 #include "encode/encoder.h"
 #include "util/fsutil.h"
 
+#define EXR_DEFLATE_LEVEL 1
+
 typedef struct exrseq {
 	char pattern[4096];
 	int is_pattern;
 	int first, frames, written;
 	int half;
 	exr_compression_t comp;
+	/* ZIP: per chunk scratch and output (chunk_bytes each), sizes; compressors */
+	uint8_t *ztmp, *zout;
+	size_t *zsize, chunk_bytes;
+	int nchunks, nz;
+	struct libdeflate_compressor **z;
 } exrseq;
 
 static void frame_path(const exrseq *s, int index, char *buf, size_t n)
@@ -106,17 +117,67 @@ static void quiet(exr_const_context_t ctxt, exr_result_t code, const char *msg)
 	(void)ctxt, (void)code, (void)msg;
 }
 
-/* The chunks of one frame: pack and compress in parallel, then write in order. */
-static exr_result_t write_chunks(exr_context_t ctx, const tp_image *img, int nch)
+/* ZIP as OpenEXR defines it (its Technical Introduction; ImfZip): the packed bytes split
+ * into the even-indexed then the odd-indexed ones, each byte replaced by its difference
+ * from the one before plus 128 (mod 256), then a zlib stream. The zlib stream is
+ * libdeflate's (level EXR_DEFLATE_LEVEL): the same format as OpenEXR's own zlib, about
+ * four times faster on these maps. Returns the compressed size, or 0 if it would not be
+ * smaller than n (the chunk is then stored raw). */
+static size_t zip_chunk(struct libdeflate_compressor *z, const uint8_t *raw, size_t n,
+			uint8_t *tmp, uint8_t *out)
+{
+	uint8_t *t1 = tmp, *t2 = tmp + (n + 1) / 2;
+	for (size_t i = 0; i + 1 < n; i += 2) {
+		*t1++ = raw[i];
+		*t2++ = raw[i + 1];
+	}
+	if (n & 1)
+		*t1 = raw[n - 1];
+	for (size_t i = n - 1; i > 0; i--)
+		tmp[i] = (uint8_t)(tmp[i] - tmp[i - 1] + 128);
+	size_t c = libdeflate_zlib_compress(z, tmp, n, out, n);
+	return c < n ? c : 0;
+}
+
+/* Scratch for ZIP chunks kept between frames: n chunks of `bytes`, a compressor per
+ * thread. */
+static int zip_scratch(exrseq *s, int n, size_t bytes)
+{
+	if (s->nchunks == n && s->chunk_bytes >= bytes)
+		return 0;
+	free(s->ztmp);
+	free(s->zout);
+	s->ztmp = malloc((size_t)n * bytes);
+	s->zout = malloc((size_t)n * bytes);
+	s->zsize = realloc(s->zsize, (size_t)n * sizeof *s->zsize);
+	s->nchunks = n;
+	s->chunk_bytes = bytes;
+	if (!s->nz) {
+		s->nz = omp_get_max_threads();
+		s->z = calloc((size_t)s->nz, sizeof *s->z);
+		for (int i = 0; s->z && i < s->nz; i++)
+			s->z[i] = libdeflate_alloc_compressor(EXR_DEFLATE_LEVEL);
+		for (int i = 0; s->z && i < s->nz; i++)
+			if (!s->z[i])
+				return -1;
+	}
+	return s->ztmp && s->zout && s->zsize && s->z ? 0 : -1;
+}
+
+/* The chunks of one frame: packed (OpenEXR converts and orders the samples) and
+ * compressed in parallel, then written in order. */
+static exr_result_t write_chunks(exrseq *s, exr_context_t ctx, const tp_image *img, int nch)
 {
 	int lines = 1;
 	exr_result_t rc = exr_get_scanlines_per_chunk(ctx, 0, &lines);
 	if (rc != EXR_ERR_SUCCESS)
 		return rc;
 	const int n = (img->h + lines - 1) / lines;
+	const int zip = s->comp == EXR_COMPRESSION_ZIP || s->comp == EXR_COMPRESSION_ZIPS;
+	const size_t bytes = (size_t)lines * img->w * nch * (s->half ? 2 : 4);
 	exr_encode_pipeline_t *p = calloc((size_t)n, sizeof *p);
 	exr_result_t *rcs = calloc((size_t)n, sizeof *rcs);
-	if (!p || !rcs) {
+	if (!p || !rcs || (zip && zip_scratch(s, n, bytes) < 0)) {
 		free(p);
 		free(rcs);
 		return EXR_ERR_OUT_OF_MEMORY;
@@ -142,21 +203,37 @@ static exr_result_t write_chunks(exr_context_t ctx, const tp_image *img, int nch
 		if (r == EXR_ERR_SUCCESS) {
 			p[k].yield_until_ready_fn = NULL; /* written below, in order */
 			p[k].write_fn = NULL;
+			if (zip)
+				p[k].compress_fn = NULL; /* packed only: zip_chunk compresses */
 			r = exr_encoding_run(ctx, 0, &p[k]);
+		}
+		if (r == EXR_ERR_SUCCESS && zip) {
+			int t = omp_get_thread_num();
+			s->zsize[k] = p[k].packed_bytes <= s->chunk_bytes && t < s->nz
+					      ? zip_chunk(s->z[t], p[k].packed_buffer,
+							  p[k].packed_bytes,
+							  s->ztmp + (size_t)k * s->chunk_bytes,
+							  s->zout + (size_t)k * s->chunk_bytes)
+					      : 0;
 		}
 		rcs[k] = r;
 	}
 	for (int k = 0; k < n && rc == EXR_ERR_SUCCESS; k++) {
 		rc = rcs[k];
-		/* A chunk that does not compress is stored as it is (a reader takes a chunk of
-		 * the uncompressed size as uncompressed). OpenEXR 3.1's ZIP falls back to that
-		 * itself but can store the wrong bytes when it does (openexr issue 2306), so
-		 * the packed bytes, which compression leaves alone, are written here. */
-		const int raw = p[k].compressed_bytes >= p[k].packed_bytes;
+		/* A chunk that does not compress is stored as it is: a reader takes a chunk of
+		 * the uncompressed size as uncompressed. (OpenEXR 3.1's own ZIP can store the
+		 * wrong bytes when it falls back to that: openexr issue 2306.) */
+		const void *data = p[k].packed_buffer;
+		uint64_t size = p[k].packed_bytes;
+		if (zip && s->zsize[k]) {
+			data = s->zout + (size_t)k * s->chunk_bytes;
+			size = s->zsize[k];
+		} else if (!zip && p[k].compressed_bytes < p[k].packed_bytes) {
+			data = p[k].compressed_buffer;
+			size = p[k].compressed_bytes;
+		}
 		if (rc == EXR_ERR_SUCCESS)
-			rc = exr_write_scanline_chunk(
-				ctx, 0, k * lines, raw ? p[k].packed_buffer : p[k].compressed_buffer,
-				raw ? p[k].packed_bytes : p[k].compressed_bytes);
+			rc = exr_write_scanline_chunk(ctx, 0, k * lines, data, size);
 	}
 	for (int k = 0; k < n; k++)
 		exr_encoding_destroy(ctx, &p[k]);
@@ -166,7 +243,7 @@ static exr_result_t write_chunks(exr_context_t ctx, const tp_image *img, int nch
 }
 
 /* One frame to `path` (the temporary name). */
-static exr_result_t write_file(const exrseq *s, const char *path, const tp_image *img)
+static exr_result_t write_file(exrseq *s, const char *path, const tp_image *img)
 {
 	exr_context_t ctx = NULL;
 	exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
@@ -187,7 +264,7 @@ static exr_result_t write_file(const exrseq *s, const char *path, const tp_image
 	if (rc == EXR_ERR_SUCCESS)
 		rc = exr_write_header(ctx);
 	if (rc == EXR_ERR_SUCCESS)
-		rc = write_chunks(ctx, img, nch);
+		rc = write_chunks(s, ctx, img, nch);
 	exr_result_t fin = exr_finish(&ctx); /* removes the file if something failed */
 	return rc != EXR_ERR_SUCCESS ? rc : fin;
 }
@@ -222,6 +299,15 @@ static int exr_close(void *priv, enc_close_mode mode, tp_err *err)
 			frame_path(s, i, path, sizeof path);
 			unlink(path);
 		}
+	for (int i = 0; s->z && i < s->nz; i++)
+		libdeflate_free_compressor(s->z[i]);
+	free(s->z);
+	free(s->ztmp);
+	free(s->zout);
+	free(s->zsize);
+	s->z = NULL;
+	s->ztmp = s->zout = NULL;
+	s->zsize = NULL;
 	return 0;
 }
 

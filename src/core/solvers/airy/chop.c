@@ -139,6 +139,38 @@ static inline float sample_wrap(const float *f, int w, int h, float x, float y)
 	return t + (b - t) * ay;
 }
 
+/* sample_wrap for x in (-w, 2w) and y in (-h, 2h): one wrap by a compare. */
+static inline float sample_near(const float *f, int w, int h, float x, float y)
+{
+	int x0 = (int)(x + (float)w) - w, y0 = (int)(y + (float)h) - h;
+	float ax = x - (float)x0, ay = y - (float)y0;
+	x0 += x0 < 0 ? w : x0 >= w ? -w : 0;
+	y0 += y0 < 0 ? h : y0 >= h ? -h : 0;
+	int x1 = x0 + 1 < w ? x0 + 1 : 0, y1 = y0 + 1 < h ? y0 + 1 : 0;
+	const float *r0 = f + (size_t)y0 * w, *r1 = f + (size_t)y1 * w;
+	float t = r0[x0] + (r0[x1] - r0[x0]) * ax, b = r1[x0] + (r1[x1] - r1[x0]) * ax;
+	return t + (b - t) * ay;
+}
+
+/* The displacement (both fields) at (x, y), as sample_near, the weights shared. */
+static inline void sample_d(const float *dx, const float *dy, int w, int h, float x, float y,
+			    float *ux, float *uy)
+{
+	/* floor by truncating a positive number (floorf is a libm call on baseline x86-64) */
+	int x0 = (int)(x + (float)w) - w, y0 = (int)(y + (float)h) - h;
+	float ax = x - (float)x0, ay = y - (float)y0;
+	x0 += x0 < 0 ? w : x0 >= w ? -w : 0;
+	y0 += y0 < 0 ? h : y0 >= h ? -h : 0;
+	int x1 = x0 + 1 < w ? x0 + 1 : 0, y1 = y0 + 1 < h ? y0 + 1 : 0;
+	const size_t a = (size_t)y0 * w, b = (size_t)y1 * w;
+	float t = dx[a + x0] + (dx[a + x1] - dx[a + x0]) * ax;
+	float u = dx[b + x0] + (dx[b + x1] - dx[b + x0]) * ax;
+	*ux = t + (u - t) * ay;
+	t = dy[a + x0] + (dy[a + x1] - dy[a + x0]) * ax;
+	u = dy[b + x0] + (dy[b + x1] - dy[b + x0]) * ax;
+	*uy = t + (u - t) * ay;
+}
+
 /* The same, held at the edges. */
 static inline float sample_held(const float *f, int w, int h, float x, float y)
 {
@@ -190,18 +222,44 @@ void chop_frame(airy_chop *c, const float *lag, long step, chop_fill_fn fill, co
 	/* the displaced surface: x0 <- x - D(x0), then the height at x0 */
 	const float *dx = c->dx, *dy = c->dy;
 	const int wrap = c->wrap;
+	/* the one-compare wrap of sample_d needs |D| < min(w, h) - 1 (a field that large
+	 * is no sea; it gets the general path) */
+	float dmax = 0;
+#pragma omp parallel for schedule(static) reduction(max : dmax) if (cells >= PAR_CELLS)
+	for (size_t i = 0; i < cells; i++) {
+		float m = fmaxf(fabsf(dx[i]), fabsf(dy[i]));
+		dmax = m > dmax ? m : dmax;
+	}
+	const int fast = dmax < (float)((w < h ? w : h) - 1);
+	/* Each pixel's iterations are a chain of dependent loads; LANES pixels at a time
+	 * let the processor overlap the chains. */
+	enum { LANES = 16 };
 #pragma omp parallel for schedule(static) if (cells >= PAR_CELLS)
 	for (int y = 0; y < h; y++) {
 		float *o = c->disp + (size_t)y * w;
-		for (int x = 0; x < w; x++) {
-			float px = (float)x, py = (float)y;
-			for (int it = 0; it < CHOP_ITERS; it++) {
-				float ux = sample_wrap(dx, w, h, px, py);
-				float uy = sample_wrap(dy, w, h, px, py);
-				px = (float)x - ux;
-				py = (float)y - uy;
+		for (int xa = 0; xa < w; xa += LANES) {
+			const int cnt = w - xa < LANES ? w - xa : LANES;
+			float px[LANES], py[LANES];
+			for (int l = 0; l < cnt; l++) {
+				px[l] = (float)(xa + l);
+				py[l] = (float)y;
 			}
-			o[x] = wrap ? sample_wrap(lag, w, h, px, py) : sample_held(lag, w, h, px, py);
+			for (int it = 0; it < CHOP_ITERS; it++)
+				for (int l = 0; l < cnt; l++) {
+					float ux, uy;
+					if (fast) {
+						sample_d(dx, dy, w, h, px[l], py[l], &ux, &uy);
+					} else {
+						ux = sample_wrap(dx, w, h, px[l], py[l]);
+						uy = sample_wrap(dy, w, h, px[l], py[l]);
+					}
+					px[l] = (float)(xa + l) - ux;
+					py[l] = (float)y - uy;
+				}
+			for (int l = 0; l < cnt; l++)
+				o[xa + l] = !wrap  ? sample_held(lag, w, h, px[l], py[l])
+					    : fast ? sample_near(lag, w, h, px[l], py[l])
+						   : sample_wrap(lag, w, h, px[l], py[l]);
 		}
 	}
 }
