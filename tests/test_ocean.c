@@ -154,7 +154,8 @@ static double crest_over_trough(const float *v, int w)
 		for (int x = 0; x < w; x++) {
 			const float c = v[y * w + x];
 			const double lap = v[y * w + (x + 1) % w] + v[y * w + (x + w - 1) % w] +
-					   v[((y + 1) % w) * w + x] + v[((y + w - 1) % w) * w + x] - 4.0 * c;
+					   v[((y + 1) % w) * w + x] + v[((y + w - 1) % w) * w + x] -
+					   4.0 * c;
 			if (c >= hi)
 				top += lap;
 			if (c <= lo)
@@ -222,8 +223,10 @@ static int folds(const fields *f, int *bare)
 				foam |= f->foam[c[k]] > 0;
 			}
 			/* signed areas of (0, 1, 2) and (0, 2, 3) */
-			double a1 = (px[1] - px[0]) * (py[2] - py[0]) - (px[2] - px[0]) * (py[1] - py[0]);
-			double a2 = (px[2] - px[0]) * (py[3] - py[0]) - (px[3] - px[0]) * (py[2] - py[0]);
+			double a1 = (px[1] - px[0]) * (py[2] - py[0]) -
+				    (px[2] - px[0]) * (py[1] - py[0]);
+			double a2 = (px[2] - px[0]) * (py[3] - py[0]) -
+				    (px[3] - px[0]) * (py[2] - py[0]);
 			if (a1 <= 0 || a2 <= 0) {
 				n++;
 				*bare += !foam;
@@ -244,7 +247,8 @@ Test(ocean, the_displaced_grid_folds_only_under_foam)
 		fields a;
 		run_to(sc, f * 20, 0, &a);
 		int bare, n = folds(&a, &bare);
-		cr_assert_eq(bare, 0, "frame %d: %d of %d folded cells have no foam", f * 20, bare, n);
+		cr_assert_eq(bare, 0, "frame %d: %d of %d folded cells have no foam", f * 20, bare,
+			     n);
 		for (int i = 0; i < a.w * a.h; i++)
 			any_foam |= a.foam[i] > 0;
 		drop(&a);
@@ -252,7 +256,8 @@ Test(ocean, the_displaced_grid_folds_only_under_foam)
 	cr_assert(any_foam, "the example has no foam at all");
 	scene_destroy(sc);
 	/* the check finds folds: very choppy waves with foam only in the deepest folds */
-	scene *b = load_ok("steep", sea(128, 128, ", \"choppiness\": 3, \"foam\": {\"threshold\": -0.6}", ""));
+	scene *b = load_ok(
+		"steep", sea(128, 128, ", \"choppiness\": 3, \"foam\": {\"threshold\": -0.6}", ""));
 	fields s;
 	run_to(b, 1, 0, &s);
 	int bare, n = folds(&s, &bare);
@@ -272,7 +277,8 @@ Test(ocean, foam_does_not_depend_on_the_path_or_the_threads)
 		snprintf(text, sizeof text, "%s", sea(96, 64, ", \"choppiness\": 2", ""));
 		if (b) /* a reflecting pool: the waves on their own FFT grid */
 			strcpy(strstr(text, ", \"boundary\": \"wrap\""),
-			       ", \"boundary\": \"reflect\", \"params\": {\"metres\": 0.1, \"damping\": 0}, "
+			       ", \"boundary\": \"reflect\", \"params\": {\"metres\": 0.1, "
+			       "\"damping\": 0}, "
 			       "\"ambient\": {\"wind\": 9, \"fetch\": 3000, \"amplitude\": 2, "
 			       "\"shortest\": 0.5, \"choppiness\": 2}}");
 		scene *sc = load_ok("path", text);
@@ -319,13 +325,15 @@ Test(ocean, foam_and_displacement_loop_exactly)
 			grab(&t, &first[f]);
 		if (f >= F) {
 			grab(&t, &s);
-			cr_assert(same_fields(&s, &first[f - F]), "frame %d is not frame %d", f, f - F);
+			cr_assert(same_fields(&s, &first[f - F]), "frame %d is not frame %d", f,
+				  f - F);
 			drop(&s);
 		}
 	}
 	double moved = 0, foam = 0;
 	for (int i = 0; i < 64 * 48; i++) {
-		moved += fabs(first[0].foam[i] - first[1].foam[i]) + fabs(first[0].dx[i] - first[1].dx[i]);
+		moved += fabs(first[0].foam[i] - first[1].foam[i]) +
+			 fabs(first[0].dx[i] - first[1].dx[i]);
 		foam += first[0].foam[i];
 	}
 	cr_assert_gt(moved, 1e-2, "nothing moves (%g)", moved);
@@ -342,13 +350,17 @@ Test(ocean, tma_needs_a_depth_and_steepens_the_sea)
 	scene *sc = NULL;
 	tp_err err;
 	stepper *st = NULL;
-	cr_assert_eq(scene_load(write_text("tma0", sea(64, 64, ", \"spectrum\": \"tma\"", "")), NULL, &sc, &err), 0, "%s", err.msg);
+	cr_assert_eq(scene_load(write_text("tma0", sea(64, 64, ", \"spectrum\": \"tma\"", "")),
+				NULL, &sc, &err),
+		     0, "%s", err.msg);
 	cr_assert_lt(stepper_create(sc, 1, &st, &err), 0);
-	cr_assert(strstr(err.msg, "ambient.spectrum") && strstr(err.msg, "params.depth"), "%s", err.msg);
+	cr_assert(strstr(err.msg, "ambient.spectrum") && strstr(err.msg, "params.depth"), "%s",
+		  err.msg);
 	scene_destroy(sc);
 	double slope[2];
 	for (int k = 0; k < 2; k++) {
-		scene *s = load_ok("tma", sea(256, 256, k ? ", \"spectrum\": \"tma\"" : "", ", \"depth\": 1.5"));
+		scene *s = load_ok("tma", sea(256, 256, k ? ", \"spectrum\": \"tma\"" : "",
+					      ", \"depth\": 1.5"));
 		fields f;
 		run_to(s, 0, 0, &f);
 		double g = 0;
@@ -361,7 +373,8 @@ Test(ocean, tma_needs_a_depth_and_steepens_the_sea)
 		drop(&f);
 		scene_destroy(s);
 	}
-	cr_assert_gt(slope[1], 1.05 * slope[0], "rms slope: tma %g, jonswap %g", slope[1], slope[0]);
+	cr_assert_gt(slope[1], 1.05 * slope[0], "rms slope: tma %g, jonswap %g", slope[1],
+		     slope[0]);
 }
 
 Test(ocean, foam_needs_choppy_waves)
@@ -394,8 +407,9 @@ static int py(const char *fmt, ...)
 Test(ocean, exr_headers_name_channels_type_and_compression)
 {
 	const char *o = "scenes/textures/ocean_choppy.json --size 64x64 --frames 1 -q -y";
-	cr_assert_eq(run_tp(NULL, errpath, "render %s -o displacement=%s/d.exr -o height=%s/h.exr "
-				     "-o foam=%s/f.exr -o normal=%s/n.exr -o caustics=%s/k.exr",
+	cr_assert_eq(run_tp(NULL, errpath,
+			    "render %s -o displacement=%s/d.exr -o height=%s/h.exr "
+			    "-o foam=%s/f.exr -o normal=%s/n.exr -o caustics=%s/k.exr",
 			    o, dir, dir, dir, dir, dir),
 		     0, "%s", slurp(errpath));
 	char cmd[512];
@@ -407,17 +421,24 @@ Test(ocean, exr_headers_name_channels_type_and_compression)
 		const char *t = slurp(outpath);
 		cr_assert(strstr(t, "zip, multi-scanline blocks"), "%s: %s", n, t);
 		if (i < 2)
-			cr_assert(strstr(t, "B, 16-bit floating-point") && strstr(t, "G, 16-bit floating-point") &&
-				  strstr(t, "R, 16-bit floating-point") && !strstr(t, "    Y,"), "%s: %s", n, t);
+			cr_assert(strstr(t, "B, 16-bit floating-point") &&
+					  strstr(t, "G, 16-bit floating-point") &&
+					  strstr(t, "R, 16-bit floating-point") &&
+					  !strstr(t, "    Y,"),
+				  "%s: %s", n, t);
 		else
-			cr_assert(strstr(t, "Y, 16-bit floating-point") && !strstr(t, "    R,"), "%s: %s", n, t);
+			cr_assert(strstr(t, "Y, 16-bit floating-point") && !strstr(t, "    R,"),
+				  "%s: %s", n, t);
 	}
-	cr_assert_eq(run_tp(NULL, errpath, "render %s --set maps.exr.type=float --set maps.exr.compression=piz "
-				     "-o displacement=%s/d32.exr", o, dir),
+	cr_assert_eq(run_tp(NULL, errpath,
+			    "render %s --set maps.exr.type=float --set maps.exr.compression=piz "
+			    "-o displacement=%s/d32.exr",
+			    o, dir),
 		     0, "%s", slurp(errpath));
 	snprintf(cmd, sizeof cmd, "exrheader %s/d32.exr >%s 2>&1", dir, outpath);
 	cr_assert_eq(system(cmd), 0);
-	cr_assert(strstr(slurp(outpath), "R, 32-bit floating-point") && strstr(slurp(outpath), "piz"),
+	cr_assert(strstr(slurp(outpath), "R, 32-bit floating-point") &&
+			  strstr(slurp(outpath), "piz"),
 		  "%s", slurp(outpath));
 }
 
@@ -430,28 +451,32 @@ Test(ocean, exr_values_are_the_png_values_in_metres)
 	for (int t = 0; t < 2; t++) {
 		cr_assert_eq(run_tp(NULL, errpath,
 				    "render %s --set maps.exr.type=%s -o displacement=%s/d%%d.exr "
-				    "-o height=%s/h%%d.exr -o foam=%s/f%%d.exr -o displacement=%s/d%%d.png "
+				    "-o height=%s/h%%d.exr -o foam=%s/f%%d.exr -o "
+				    "displacement=%s/d%%d.png "
 				    "-o height=%s/h%%d.png -o foam=%s/f%%d.png",
 				    o, t ? "float" : "half", dir, dir, dir, dir, dir, dir),
 			     0, "%s", slurp(errpath));
 		static const char *const kinds[] = {"displacement", "height", "foam"};
 		for (int k = 0; k < 3; k++)
-			cr_assert_eq(py("values %s/%c2.exr %s/%c2.png %s %g %g", dir, kinds[k][0], dir,
-					kinds[k][0], kinds[k], levels, hm),
-				     0, "%s %s: %s", t ? "float" : "half", kinds[k], slurp(outpath));
+			cr_assert_eq(py("values %s/%c2.exr %s/%c2.png %s %g %g", dir, kinds[k][0],
+					dir, kinds[k][0], kinds[k], levels, hm),
+				     0, "%s %s: %s", t ? "float" : "half", kinds[k],
+				     slurp(outpath));
 	}
 }
 
 /* A looped EXR sequence tiles and loops as the PNG textures do. */
 Test(ocean, exr_sequence_tiles_and_loops)
 {
-	cr_assert_eq(run_tp(NULL, errpath,
-			    "render scenes/textures/ocean_choppy.json --size 128x128 -q -y "
-			    "--set loop.duration=2 -o displacement=%s/d%%02d.exr -o foam=%s/f%%02d.exr "
-			    "-o normal=%s/n%%02d.exr -o height=%s/h%%02d.exr",
-			    dir, dir, dir, dir),
-		     0, "%s", slurp(errpath));
+	cr_assert_eq(
+		run_tp(NULL, errpath,
+		       "render scenes/textures/ocean_choppy.json --size 128x128 -q -y "
+		       "--set loop.duration=2 -o displacement=%s/d%%02d.exr -o foam=%s/f%%02d.exr "
+		       "-o normal=%s/n%%02d.exr -o height=%s/h%%02d.exr",
+		       dir, dir, dir, dir),
+		0, "%s", slurp(errpath));
 	static const char m[] = "dfnh";
 	for (int k = 0; k < 4; k++)
-		cr_assert_eq(py("sequence %s/%c%%02d.exr 32", dir, m[k]), 0, "%c: %s", m[k], slurp(outpath));
+		cr_assert_eq(py("sequence %s/%c%%02d.exr 32", dir, m[k]), 0, "%c: %s", m[k],
+			     slurp(outpath));
 }

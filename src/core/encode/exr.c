@@ -65,10 +65,11 @@ static int exr_check(const enc_config *cfg, tp_err *err)
 			       "(like out/disp_%%04d.exr)",
 			       cfg->path, TP_PATTERN_MAX_WIDTH);
 	if (kind == 0 && cfg->frames > 1)
-		return tp_errf(err, TP_EUSAGE,
-			       "%s: %d frames need a pattern with %%d (like out/disp_%%04d.exr), or "
-			       "use --frames 1",
-			       cfg->path, cfg->frames);
+		return tp_errf(
+			err, TP_EUSAGE,
+			"%s: %d frames need a pattern with %%d (like out/disp_%%04d.exr), or "
+			"use --frames 1",
+			cfg->path, cfg->frames);
 	if (cfg->fmt != TP_GRAYF32 && cfg->fmt != TP_RGBF32)
 		return tp_errf(err, TP_EUSAGE,
 			       "%s: OpenEXR takes the height, displacement, normal, foam and "
@@ -87,7 +88,8 @@ static int exr_check(const enc_config *cfg, tp_err *err)
 	for (int i = cfg->first; i < cfg->first + cfg->frames; i++) {
 		frame_path(&tmp, i, path, sizeof path);
 		if (tp_path_exists(path))
-			return tp_errf(err, TP_EIO, "%s: already exists (use -y to overwrite)", path);
+			return tp_errf(err, TP_EIO, "%s: already exists (use -y to overwrite)",
+				       path);
 	}
 	return 0;
 }
@@ -106,9 +108,8 @@ static int exr_open(void *priv, const enc_config *cfg, tp_err *err)
 	static const exr_compression_t comp[] = {EXR_COMPRESSION_ZIP, EXR_COMPRESSION_ZIPS,
 						 EXR_COMPRESSION_PIZ, EXR_COMPRESSION_RLE,
 						 EXR_COMPRESSION_NONE};
-	s->comp = cfg->exr_compression >= 0 && cfg->exr_compression < 5
-			  ? comp[cfg->exr_compression]
-			  : EXR_COMPRESSION_ZIP;
+	s->comp = cfg->exr_compression >= 0 && cfg->exr_compression < 5 ? comp[cfg->exr_compression]
+									: EXR_COMPRESSION_ZIP;
 	return 0;
 }
 
@@ -123,8 +124,8 @@ static void quiet(exr_const_context_t ctxt, exr_result_t code, const char *msg)
  * libdeflate's (level EXR_DEFLATE_LEVEL): the same format as OpenEXR's own zlib, about
  * four times faster on these maps. Returns the compressed size, or 0 if it would not be
  * smaller than n (the chunk is then stored raw). */
-static size_t zip_chunk(struct libdeflate_compressor *z, const uint8_t *raw, size_t n,
-			uint8_t *tmp, uint8_t *out)
+static size_t zip_chunk(struct libdeflate_compressor *z, const uint8_t *raw, size_t n, uint8_t *tmp,
+			uint8_t *out)
 {
 	uint8_t *t1 = tmp, *t2 = tmp + (n + 1) / 2;
 	for (size_t i = 0; i + 1 < n; i += 2) {
@@ -191,7 +192,9 @@ static exr_result_t write_chunks(exrseq *s, exr_context_t ctx, const tp_image *i
 		for (int c = 0; r == EXR_ERR_SUCCESS && c < p[k].channel_count; c++) {
 			exr_coding_channel_info_t *cc = &p[k].channels[c];
 			/* R, G, B are samples 0, 1, 2 of a pixel; Y the only one */
-			const int at = cc->channel_name[0] == 'G' ? 1 : cc->channel_name[0] == 'B' ? 2 : 0;
+			const int at = cc->channel_name[0] == 'G'   ? 1
+				       : cc->channel_name[0] == 'B' ? 2
+								    : 0;
 			cc->user_data_type = EXR_PIXEL_FLOAT;
 			cc->user_bytes_per_element = 4;
 			cc->user_pixel_stride = 4 * nch;
@@ -209,12 +212,12 @@ static exr_result_t write_chunks(exrseq *s, exr_context_t ctx, const tp_image *i
 		}
 		if (r == EXR_ERR_SUCCESS && zip) {
 			int t = omp_get_thread_num();
-			s->zsize[k] = p[k].packed_bytes <= s->chunk_bytes && t < s->nz
-					      ? zip_chunk(s->z[t], p[k].packed_buffer,
-							  p[k].packed_bytes,
-							  s->ztmp + (size_t)k * s->chunk_bytes,
-							  s->zout + (size_t)k * s->chunk_bytes)
-					      : 0;
+			s->zsize[k] =
+				p[k].packed_bytes <= s->chunk_bytes && t < s->nz
+					? zip_chunk(s->z[t], p[k].packed_buffer, p[k].packed_bytes,
+						    s->ztmp + (size_t)k * s->chunk_bytes,
+						    s->zout + (size_t)k * s->chunk_bytes)
+					: 0;
 		}
 		rcs[k] = r;
 	}

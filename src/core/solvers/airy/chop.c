@@ -39,8 +39,8 @@ int chop_init(airy_chop *c, const spec2d *at, int wrap, int spf, double lambda_p
 	c->ring = malloc((size_t)c->nwin * cells);
 	c->ring_step = malloc((size_t)c->nwin * sizeof *c->ring_step);
 	if (!ok || !c->wts || !c->ring || !c->ring_step)
-		return tp_errf(err, TP_EIO, "out of memory for %dx%d choppy waves and their foam", w,
-			       h);
+		return tp_errf(err, TP_EIO, "out of memory for %dx%d choppy waves and their foam",
+			       w, h);
 	for (int j = 0; j < c->nwin; j++) {
 		c->wts[j] = (float)(FOAM_RATE / fps * exp(-j / (fade * fps)) / 255.0);
 		c->ring_step[j] = LONG_MIN; /* holds no frame yet */
@@ -128,6 +128,8 @@ static void foam_new(airy_chop *c, long s)
 /* Bilinear, periodic sample of a w x h field at (x, y) pixels (sample (i, j) at i, j). */
 static inline float sample_wrap(const float *f, int w, int h, float x, float y)
 {
+	if (!(fabsf(x) < 1e9f && fabsf(y) < 1e9f)) /* a blown-up (NaN) field: defined */
+		return f[0];
 	float fx = floorf(x), fy = floorf(y);
 	float ax = x - fx, ay = y - fy;
 	int x0 = (int)fx % w, y0 = (int)fy % h;
@@ -174,8 +176,8 @@ static inline void sample_d(const float *dx, const float *dy, int w, int h, floa
 /* The same, held at the edges. */
 static inline float sample_held(const float *f, int w, int h, float x, float y)
 {
-	x = x < 0 ? 0 : x > (float)(w - 1) ? (float)(w - 1) : x;
-	y = y < 0 ? 0 : y > (float)(h - 1) ? (float)(h - 1) : y;
+	x = !(x > 0) ? 0 : x > (float)(w - 1) ? (float)(w - 1) : x; /* NaN: 0 */
+	y = !(y > 0) ? 0 : y > (float)(h - 1) ? (float)(h - 1) : y;
 	int x0 = (int)x, y0 = (int)y;
 	int x1 = x0 + 1 < w ? x0 + 1 : x0, y1 = y0 + 1 < h ? y0 + 1 : y0;
 	float ax = x - (float)x0, ay = y - (float)y0;
@@ -222,12 +224,13 @@ void chop_frame(airy_chop *c, const float *lag, long step, chop_fill_fn fill, co
 	/* the displaced surface: x0 <- x - D(x0), then the height at x0 */
 	const float *dx = c->dx, *dy = c->dy;
 	const int wrap = c->wrap;
-	/* the one-compare wrap of sample_d needs |D| < min(w, h) - 1 (a field that large
-	 * is no sea; it gets the general path) */
+	/* the one-compare wrap of sample_d needs |Dx|, |Dy| < min(w, h) - 1 (a field that
+	 * large is no sea; it, and a blown-up one, gets the general path) */
 	float dmax = 0;
 #pragma omp parallel for schedule(static) reduction(max : dmax) if (cells >= PAR_CELLS)
 	for (size_t i = 0; i < cells; i++) {
-		float m = fmaxf(fabsf(dx[i]), fabsf(dy[i]));
+		float m = fabsf(dx[i]) + fabsf(dy[i]); /* >= either; NaN if either is */
+		m = m < INFINITY ? m : INFINITY;        /* NaN: the general path */
 		dmax = m > dmax ? m : dmax;
 	}
 	const int fast = dmax < (float)((w < h ? w : h) - 1);

@@ -55,16 +55,16 @@ typedef struct airy_chop {
 	const spec2d *at;
 	int w, h, wrap, spf;
 	float thr;
-	float *mul;       /* per mode: kx/|k|, ky/|k|, kx^2/|k|, ky^2/|k|, kx ky/|k| (x lambda) */
-	float *ca, *cw;   /* coefficients: the field, a transform's input */
-	float *dx, *dy;   /* displacement, pixels */
+	float *mul;     /* per mode: kx/|k|, ky/|k|, kx^2/|k|, ky^2/|k|, kx ky/|k| (x lambda) */
+	float *ca, *cw; /* coefficients: the field, a transform's input */
+	float *dx, *dy; /* displacement, pixels */
 	float *jxx, *jyy, *jxy;
-	float *disp;      /* the displaced surface */
+	float *disp; /* the displaced surface */
 	float *foam;
-	int nwin;         /* N */
-	float *wts;       /* N weights, FOAM_RATE / fps e^{-j / (fade fps)} / 255 */
-	uint8_t *ring;    /* N frames of a(f), 255 = 1 */
-	long *ring_step;  /* the step each ring frame holds */
+	int nwin;        /* N */
+	float *wts;      /* N weights, FOAM_RATE / fps e^{-j / (fade fps)} / 255 */
+	uint8_t *ring;   /* N frames of a(f), 255 = 1 */
+	long *ring_step; /* the step each ring frame holds */
 } airy_chop;
 
 /* lambda_px: choppiness x pixels per height unit; fps frames per second of spf steps. */
