@@ -305,7 +305,7 @@ static int ambient_init(airy *a, const scene *sc, tp_err *err)
 	if (am->choppiness > 0) {
 		/* heights are in scene units: scene_scale pixels each */
 		int rc = chop_init(&a->chop, &a->at, sc->boundary == SCENE_BOUNDARY_WRAP,
-				   sc->substeps > 0 ? sc->substeps : 1,
+				   sc->substeps > 0 ? sc->substeps : 1, (long)a->period,
 				   am->choppiness * scene_scale(sc), am->foam_threshold,
 				   am->foam_fade, sc->fps, err);
 		if (rc < 0)

@@ -9,8 +9,8 @@
 #define PAR_CELLS 65536
 #define RING_MAX  ((size_t)1 << 30) /* bytes of foam history */
 
-int chop_init(airy_chop *c, const spec2d *at, int wrap, int spf, double lambda_px, double thr,
-	      double fade, double fps, tp_err *err)
+int chop_init(airy_chop *c, const spec2d *at, int wrap, int spf, long period, double lambda_px,
+	      double thr, double fade, double fps, tp_err *err)
 {
 	const int w = at->w, h = at->h, cw = at->cw;
 	const size_t nm = (size_t)cw * h, cells = (size_t)w * h;
@@ -23,6 +23,15 @@ int chop_init(airy_chop *c, const spec2d *at, int wrap, int spf, double lambda_p
 	c->thr = (float)thr;
 	double n = ceil(4 * fade * fps);
 	c->nwin = n < 1 ? 1 : (int)n;
+	c->nring = c->nwin;
+	/* A loop of F frames whose ring fits holds each frame of the loop once: the frames
+	 * before frame 0 are the loop's last ones, computed once for both. */
+	const long loop_frames = period > 0 ? period / c->spf : 0;
+	if (loop_frames > 0 && period % c->spf == 0 &&
+	    (double)loop_frames * (double)cells <= (double)RING_MAX) {
+		c->period = period;
+		c->nring = (int)loop_frames;
+	}
 	if ((double)c->nwin * (double)cells > (double)RING_MAX)
 		return tp_errf(err, TP_EINPUT,
 			       "ambient.foam.fade: %g s keeps %d frames of %dx%d foam, more than "
@@ -36,16 +45,16 @@ int chop_init(airy_chop *c, const spec2d *at, int wrap, int spf, double lambda_p
 	for (size_t i = 0; i < sizeof r / sizeof r[0]; i++)
 		ok &= (*r[i] = spec_alloc(cells)) != NULL;
 	c->wts = malloc((size_t)c->nwin * sizeof *c->wts);
-	c->ring = malloc((size_t)c->nwin * cells);
-	c->ring_step = malloc((size_t)c->nwin * sizeof *c->ring_step);
+	c->ring = malloc((size_t)c->nring * cells);
+	c->ring_step = malloc((size_t)c->nring * sizeof *c->ring_step);
 	if (!ok || !c->wts || !c->ring || !c->ring_step)
 		return tp_errf(err, TP_EIO, "out of memory for %dx%d choppy waves and their foam",
 			       w, h);
-	for (int j = 0; j < c->nwin; j++) {
+	for (int j = 0; j < c->nwin; j++)
 		c->wts[j] = (float)(FOAM_RATE / fps * exp(-j / (fade * fps)) / 255.0);
+	for (int j = 0; j < c->nring; j++)
 		c->ring_step[j] = LONG_MIN; /* holds no frame yet */
-	}
-	memset(c->ring, 0, (size_t)c->nwin * cells);
+	memset(c->ring, 0, (size_t)c->nring * cells);
 	for (int j = 0; j < h; j++) {
 		const double ky = spec_ky(at, j);
 		for (int i = 0; i < cw; i++) {
@@ -96,11 +105,21 @@ static long floor_div(long a, long b)
 	return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
 }
 
+/* What the ring knows the frame at step s by: s, or in a loop s modulo the loop (the same
+ * field, bit for bit). */
+static long key_of(const airy_chop *c, long s)
+{
+	if (!c->period)
+		return s;
+	long k = s % c->period;
+	return k < 0 ? k + c->period : k;
+}
+
 /* Ring slot of the frame at step s. */
 static int slot_of(const airy_chop *c, long s)
 {
-	long f = floor_div(s, c->spf) % c->nwin;
-	return (int)(f < 0 ? f + c->nwin : f);
+	long f = floor_div(key_of(c, s), c->spf) % c->nring;
+	return (int)(f < 0 ? f + c->nring : f);
 }
 
 /* a(f) of the field in ca (the step s) into its ring slot:
@@ -122,7 +141,7 @@ static void foam_new(airy_chop *c, long s)
 		v = v < 0 ? 0 : v > 1 ? 1 : v;
 		o[i] = (uint8_t)(v * 255.0f + 0.5f);
 	}
-	c->ring_step[k] = s;
+	c->ring_step[k] = key_of(c, s);
 }
 
 /* Bilinear, periodic sample of a w x h field at (x, y) pixels (sample (i, j) at i, j). */
@@ -193,12 +212,12 @@ void chop_frame(airy_chop *c, const float *lag, long step, chop_fill_fn fill, co
 	fill(ctx, c->ca, step);
 	derived(c, 0, 1, c->dx);
 	derived(c, 1, 1, c->dy);
-	if (c->ring_step[slot_of(c, step)] != step)
+	if (c->ring_step[slot_of(c, step)] != key_of(c, step))
 		foam_new(c, step);
 	/* earlier frames missing from the ring (the first frame, a seek) */
 	for (int j = 1; j < n; j++) {
 		const long s = step - (long)j * c->spf;
-		if (c->ring_step[slot_of(c, s)] != s) {
+		if (c->ring_step[slot_of(c, s)] != key_of(c, s)) {
 			fill(ctx, c->ca, s);
 			foam_new(c, s);
 		}

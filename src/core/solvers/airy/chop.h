@@ -27,9 +27,10 @@
  * a sum over a fixed window of earlier frames, so F is a function of the field at those
  * frames alone: in a loop (where the field at step c is the field at c + period) it
  * loops bit for bit, and a seek or a checkpoint gives the same bytes as a run from the
- * start. The a(f - j) are kept in a ring of N frames (8 bits each); missing frames (the
- * first frame, a seek) are computed from the field at their step, which the ambient
- * waves give in closed form for any step, before frame 0 too.
+ * start. The a(f - j) are kept in a ring of N frames (8 bits each), or in a loop of F
+ * frames a ring of the F frames (each computed once); missing frames (the first frame, a
+ * seek) are computed from the field at their step, which the ambient waves give in closed
+ * form for any step, before frame 0 too.
  *
  * The displaced surface: the height at pixel x is the height at the point x0 that moves
  * there, x0 + D(x0) = x, found by CHOP_ITERS fixed-point iterations x0 <- x - D(x0)
@@ -62,14 +63,17 @@ typedef struct airy_chop {
 	float *disp; /* the displaced surface */
 	float *foam;
 	int nwin;        /* N */
+	int nring;       /* frames the ring holds: N, or a loop's frames */
+	long period;     /* steps per loop when the ring holds a loop's frames, else 0 */
 	float *wts;      /* N weights, FOAM_RATE / fps e^{-j / (fade fps)} / 255 */
 	uint8_t *ring;   /* N frames of a(f), 255 = 1 */
-	long *ring_step; /* the step each ring frame holds */
+	long *ring_step; /* the step (key_of) each ring frame holds */
 } airy_chop;
 
-/* lambda_px: choppiness x pixels per height unit; fps frames per second of spf steps. */
-int chop_init(airy_chop *c, const spec2d *at, int wrap, int spf, double lambda_px, double thr,
-	      double fade, double fps, tp_err *err);
+/* lambda_px: choppiness x pixels per height unit; fps frames per second of spf steps;
+ * period the steps of an exact loop (the field at c + period is the field at c), or 0. */
+int chop_init(airy_chop *c, const spec2d *at, int wrap, int spf, long period, double lambda_px,
+	      double thr, double fade, double fps, tp_err *err);
 void chop_free(airy_chop *c);
 /* The fields at step `step` of heights `lag` (w x h, height units); fill gives the
  * ambient coefficients. Fills c->dx, dy, disp, foam. */
