@@ -465,6 +465,43 @@ Test(ocean, exr_values_are_the_png_values_in_metres)
 	}
 }
 
+/* Every compression holds the same values; the files are the same bytes with 1 or 2
+ * threads. */
+Test(ocean, exr_compressions_and_threads)
+{
+	const char *o = "scenes/textures/ocean_choppy.json --size 128x128 --frames 2 -q -y";
+	static const char *const comp[] = {"zips", "piz", "rle", "none"};
+	cr_assert_eq(run_tp(NULL, errpath, "render %s -o height=%s/h%%d.png", o, dir), 0, "%s",
+		     slurp(errpath));
+	for (int c = 0; c < 4; c++) {
+		cr_assert_eq(run_tp(NULL, errpath,
+				    "render %s --set maps.exr.type=float --set maps.exr.compression=%s "
+				    "-o height=%s/%s%%d.exr",
+				    o, comp[c], dir, comp[c]),
+			     0, "%s", slurp(errpath));
+		char e[160], pth[160];
+		snprintf(e, sizeof e, "%s/%s1.exr", dir, comp[c]);
+		snprintf(pth, sizeof pth, "%s/h1.png", dir);
+		cr_assert_eq(py("values %s %s height 1024 0.125", e, pth), 0, "%s: %s", comp[c],
+			     slurp(outpath));
+	}
+	for (int t = 1; t <= 2; t++)
+		cr_assert_eq(run_tp(NULL, errpath,
+				    "render %s --threads %d -o displacement=%s/t%d_%%d.exr "
+				    "-o foam=%s/f%d_%%d.exr",
+				    o, t, dir, t, dir, t),
+			     0, "%s", slurp(errpath));
+	char a[160], b[160];
+	for (int k = 0; k < 2; k++) {
+		snprintf(a, sizeof a, "%s/t1_%d.exr", dir, k);
+		snprintf(b, sizeof b, "%s/t2_%d.exr", dir, k);
+		cr_assert(files_equal(a, b), "%s and %s differ", a, b);
+		snprintf(a, sizeof a, "%s/f1_%d.exr", dir, k);
+		snprintf(b, sizeof b, "%s/f2_%d.exr", dir, k);
+		cr_assert(files_equal(a, b), "%s and %s differ", a, b);
+	}
+}
+
 /* A looped EXR sequence tiles and loops as the PNG textures do. */
 Test(ocean, exr_sequence_tiles_and_loops)
 {

@@ -224,8 +224,9 @@ static exr_result_t write_chunks(exrseq *s, exr_context_t ctx, const tp_image *i
 	for (int k = 0; k < n && rc == EXR_ERR_SUCCESS; k++) {
 		rc = rcs[k];
 		/* A chunk that does not compress is stored as it is: a reader takes a chunk of
-		 * the uncompressed size as uncompressed. (OpenEXR 3.1's own ZIP can store the
-		 * wrong bytes when it falls back to that: openexr issue 2306.) */
+		 * the uncompressed size as uncompressed. (OpenEXR 3.1.5's own ZIP stored wrong
+		 * bytes for such chunks of float maps, which tests/test_ocean.c caught; compare
+		 * openexr issue 2306. The other codecs' output is used only when smaller.) */
 		const void *data = p[k].packed_buffer;
 		uint64_t size = p[k].packed_bytes;
 		if (zip && s->zsize[k]) {
