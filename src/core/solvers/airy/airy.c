@@ -27,11 +27,13 @@
  * the periodic grid: what leaves one side crosses both bands before it could come back.
  * Sources are cut at the edges (not wrapped) for both reflect and absorb.
  *
- * ambient (scene "ambient"): wind waves from a JONSWAP or Phillips spectrum on the FFT
+ * ambient (scene "ambient"): wind waves from a JONSWAP, TMA or Phillips spectrum on the FFT
  * grid of the picture, with random Gaussian amplitudes from the scene's seed; each mode
  * runs at omega(k). In a looping scene each omega is rounded to a whole number n of turns
  * per loop and the phase at step c is 2 pi (n c mod P) / P with P the loop's steps, an
- * integer: the field at frame f + loop frames is bit for bit the one at f.
+ * integer: the field at frame f + loop frames is bit for bit the one at f. With a
+ * choppiness, chop.c moves the surface horizontally (Tessendorf), hands out the displaced
+ * surface and adds foam where it folds (chop.h).
  *
  * Units: pixels (output) and seconds; `metres` says how long a scene unit is, so g, the
  * depth and the surface tension are converted to pixels at init, and a render at another
@@ -315,9 +317,6 @@ static int ambient_init(airy *a, const scene *sc, tp_err *err)
 	return 0;
 }
 
-/* chop_fill_fn: the ambient coefficients alone at step c. */
-static void ambient_fill(const void *ctx, float *coef, long c);
-
 /* Adds the ambient field's coefficients at step c to out (at's layout): the mode at k is
  * (A+ e^{-i w t} + conj(A-) e^{i w t}) / 2, so the field is real (FFTW's backward
  * transform is unnormalised: these are the field's own Fourier coefficients). */
@@ -349,6 +348,7 @@ static void ambient_add(const airy *a, float *out, long c)
 	}
 }
 
+/* chop_fill_fn: the ambient coefficients alone at step c (any c, negative too). */
 static void ambient_fill(const void *ctx, float *coef, long c)
 {
 	const airy *a = ctx;
