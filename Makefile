@@ -17,7 +17,7 @@ BUILD ?= build
 OPT ?= -O3
 PKG_CONFIG ?= pkg-config
 
-PKGS = libpng libavcodec libavformat libavutil libswscale libcjson libxxhash fftw3f libmicrohttpd
+PKGS = libpng libavcodec libavformat libavutil libswscale libcjson libxxhash fftw3f libmicrohttpd OpenEXR libdeflate
 
 # Determinism: no FMA contraction, never -ffast-math (DESIGN.md).
 TP_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
@@ -68,7 +68,8 @@ SRC_SOLVERS = \
 	src/core/solvers/sph/sph_body.c \
 	src/core/solvers/sph/sph_surf.c \
 	src/core/solvers/airy/spec2d.c \
-	src/core/solvers/airy/airy.c
+	src/core/solvers/airy/airy.c \
+	src/core/solvers/airy/chop.c
 
 SRC_SIM = \
 	src/core/sim/stepper.c \
@@ -81,7 +82,8 @@ SRC_RENDER = \
 	src/core/render/background.c \
 	src/core/render/maps.c \
 	src/core/render/fluid.c \
-	src/core/render/boxes.c
+	src/core/render/boxes.c \
+	src/core/render/ocean.c
 
 SRC_ENCODE = \
 	src/core/encode/registry.c \
@@ -95,7 +97,8 @@ SRC_ENCODE = \
 	src/core/encode/hash.c \
 	src/core/encode/flipbook.c \
 	src/core/encode/join.c \
-	src/core/encode/proof.c
+	src/core/encode/proof.c \
+	src/core/encode/exr.c
 
 SRC_COMPARE = \
 	src/core/compare/metrics.c \
@@ -174,6 +177,7 @@ TEST_SRCS = \
 	tests/test_airy.c \
 	tests/test_api.c \
 	tests/test_sceneopts.c \
+	tests/test_ocean.c \
 	tests/reference/seed_common.c \
 	tests/reference/seed_hooke.c \
 	tests/reference/seed_ripple.c \

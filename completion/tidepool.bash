@@ -23,7 +23,7 @@ _tidepool()
 	read -r -a words <<<"${line% "$cur"}"
 	((${#words[@]})) && prev=${words[${#words[@]} - 1]}
 	cmd=${words[1]}
-	local modes="color height normal caustics particles"
+	local modes="color height normal caustics particles displacement foam"
 	local replies=()
 
 	if ((${#words[@]} <= 1)); then
@@ -48,7 +48,10 @@ _tidepool()
 			render.mode=* | outputs.*.mode=*) replies=($(compgen -W "$modes" -P "${cur%%=*}=" -- "${cur#*=}")) ;;
 			boundary=*) replies=($(compgen -W "reflect absorb wrap" -P boundary= -- "${cur#*=}")) ;;
 			maps.height.scale=*) replies=($(compgen -W "auto" -P maps.height.scale= -- "${cur#*=}")) ;;
-			*) replies=($(compgen -W "seed= solver= params. boundary= size= fps= duration= frames= substeps= render.mode= maps.height.scale= loop.duration=" -- "$cur")) ;;
+			maps.exr.type=*) replies=($(compgen -W "half float" -P maps.exr.type= -- "${cur#*=}")) ;;
+			maps.exr.compression=*) replies=($(compgen -W "zip zips piz rle none" -P maps.exr.compression= -- "${cur#*=}")) ;;
+			ambient.spectrum=*) replies=($(compgen -W "jonswap tma phillips" -P ambient.spectrum= -- "${cur#*=}")) ;;
+			*) replies=($(compgen -W "seed= solver= params. boundary= size= fps= duration= frames= substeps= render.mode= maps.height.scale= maps.exr.type= maps.exr.compression= ambient.choppiness= ambient.spectrum= loop.duration=" -- "$cur")) ;;
 			esac
 			;;
 		--listen)

@@ -89,8 +89,10 @@ typedef enum tp_mode {
 	TP_MODE_NORMAL = 2,    /* normal map: RGB8 or RGB16 (maps.normal.bits) */
 	TP_MODE_CAUSTICS = 3,  /* caustics: GRAY8 or GRAY16 (maps.caustics.bits) */
 	TP_MODE_PARTICLES = 4, /* particle view (sph): RGB8 */
+	TP_MODE_DISPLACEMENT = 5, /* vector displacement X, Y, Z: RGB16 (as its 16-bit PNG) */
+	TP_MODE_FOAM = 6,         /* foam coverage (airy, choppy waves): GRAY16 */
 } tp_mode;
-#define TP_MODE_COUNT 5
+#define TP_MODE_COUNT 7
 
 /* A frame's layout: width x height pixels of `channels` interleaved samples of
  * `bytes_per_sample` bytes (1: uint8, 2: host-endian uint16). */
@@ -141,7 +143,8 @@ TP_API const char *tp_scene_text(const tp_scene *sc);
 /* The layout tp_scene_render() writes for mode; TP_ERROR_ARGUMENT if the scene cannot
  * render it (particles of a height field). */
 TP_API int tp_scene_format(tp_scene *sc, tp_mode mode, tp_format *out, tp_error *err);
-/* "color", "height", "normal", "caustics", "particles" (static), NULL for a bad mode. */
+/* "color", "height", "normal", "caustics", "particles", "displacement", "foam" (static),
+ * NULL for a bad mode. */
 TP_API const char *tp_mode_name(tp_mode mode);
 /* The mode called `name`, or -1. */
 TP_API int tp_mode_from_name(const char *name);

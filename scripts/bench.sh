@@ -2,7 +2,7 @@
 # make bench: every workload with its throughput, the same run's baseline and the ratio.
 # Usage: scripts/bench.sh [BUILD_DIR]   (default: build)
 #   TP_BENCH_ONLY="mp4 sph" runs only the named workloads (render ripple hooke shallow sph
-#   airy e2e textures mp4 mp4k compare flip farm preview; `make bench ONLY="mp4 sph"` sets it).
+#   airy e2e textures ocean mp4 mp4k compare flip farm preview; `make bench ONLY="mp4 sph"` sets it).
 # Benchmarks report; they never fail on speed.
 set -eu
 BUILD=${1:-build}
@@ -112,6 +112,32 @@ awk -v n="$tex_frames" -v t="$tex_best" -v c="$col_best" 'BEGIN {
 	printf "| %-34s | %-22s | %12.2f %-8s | %12.2f | %7.2fx |\n", "caustics loop 1024x1024 x" n,
 	       "frames/s vs color mode", n / t, "fps", n / c, c / t }'
 rm -rf "$WORK/tex"
+fi
+
+# --- ocean: choppy ocean maps as OpenEXR, 512x512 x 64 frames, end to end -----------------
+# scenes/textures/ocean_choppy.json as written: 512x512, a 64-frame exact loop of choppy
+# JONSWAP waves with foam, written as displacement, normal and foam OpenEXR sequences (half,
+# ZIP): output frames per second of wall time, the foam's warm-up included. Baseline: the
+# same three maps as 16-bit PNGs in the same run. Target: 30 frames/s on 2 cores. Runs
+# alternate, best of TP_BENCH_OCEAN_REPS (default 3) each.
+ocean_render() { # ext
+	"$TP" render scenes/textures/ocean_choppy.json -q -y -o "displacement=$WORK/ocean/d%04d.$1" \
+		-o "normal=$WORK/ocean/n%04d.$1" -o "foam=$WORK/ocean/f%04d.$1"
+}
+if want ocean; then
+mkdir -p "$WORK/ocean"
+exr_best="" png_best=""
+i=0
+while [ "$i" -lt "${TP_BENCH_OCEAN_REPS:-3}" ]; do
+	png_best=$(tex_min "$(tex_time ocean_render png)" "$png_best")
+	exr_best=$(tex_min "$(tex_time ocean_render exr)" "$exr_best")
+	i=$((i + 1))
+done
+ocean_frames=$(ls "$WORK/ocean" | grep -c 'd.*exr$')
+awk -v n="$ocean_frames" -v t="$exr_best" -v c="$png_best" 'BEGIN {
+	printf "| %-34s | %-22s | %12.2f %-8s | %12.2f | %7.2fx |\n", "ocean EXR d+n+f 512x512 x" n,
+	       "frames/s vs 16-bit PNG", n / t, "fps", n / c, c / t }'
+rm -rf "$WORK/ocean"
 fi
 
 # --- mp4: `tidepool render` to H.264 against ffmpeg encoding the same frames --------------

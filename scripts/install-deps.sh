@@ -11,12 +11,15 @@ set -eu
 # preview's; chromium, chromium-driver and python3-selenium run the browser tests
 # (tests/browser); libmicrohttpd-dev is the preview's HTTP server and curl its smoke
 # test (tests/preview).
+# libopenexr-dev (OpenEXRCore) and libdeflate-dev write the OpenEXR maps, and openexr
+# (exrheader) and python3-openimageio read them back in the tests.
 PKGS="build-essential pkg-config libpng-dev libavcodec-dev libavformat-dev
 libavutil-dev libswscale-dev libcjson-dev libcriterion-dev ffmpeg imagemagick parallel
 scdoc python3 python3-jsonschema python3-junitparser
 zlib1g-dev clang libclang-rt-14-dev libomp-dev libxxhash-dev xxhash libfftw3-dev
 python3-numpy python3-pytest python3-pil xxd chromium chromium-driver python3-selenium
-libmicrohttpd-dev curl"
+libmicrohttpd-dev curl
+libopenexr-dev libdeflate-dev openexr python3-openimageio"
 
 missing=""
 for p in $PKGS; do

@@ -43,4 +43,25 @@ $CONVERT \( "$tmp/w-0030.png" "$tmp/w-0030.png" +append \) \
 TP_BIN="$BIN" TP_PREVIEW_STILL="$(pwd)/$OUT/preview.png" /usr/bin/python3 -m pytest -q \
 	-p no:cacheprovider tests/browser/test_page.py -k screenshot >"$tmp/preview.log" 2>&1 ||
 	{ cat "$tmp/preview.log"; exit 1; }
+
+# Choppy ocean maps (docs/textures.md): frame 16 of scenes/textures/ocean_choppy.json as
+# 16-bit PNGs brought to 8 bits: the displaced height (levelled over the frame), the
+# normal map, the foam, the displacement (X Y Z as R G B around mid-grey, 4000 levels
+# per height unit) tiled 2x2, and crops of the height without and with choppiness.
+OC=scenes/textures/ocean_choppy.json
+"$BIN" render "$OC" -q -y --frames 17 --set maps.height.scale=4000 -o "height=$tmp/oh-%04d.png" \
+	-o "normal=$tmp/on-%04d.png" -o "foam=$tmp/of-%04d.png" -o "displacement=$tmp/od-%04d.png"
+"$BIN" render "$OC" -q -y --frames 17 --set maps.height.scale=4000 --set ambient.choppiness=0 \
+	--set outputs='[{"mode": "height", "path": "x.png"}]' -o "height=$tmp/o0-%04d.png"
+$CONVERT "$tmp/oh-0016.png" -auto-level -depth 8 "$OUT/ocean_height.png"
+$CONVERT "$tmp/on-0016.png" -depth 8 "$OUT/ocean_normal.png"
+$CONVERT "$tmp/of-0016.png" -depth 8 "$OUT/ocean_foam.png"
+$CONVERT \( "$tmp/od-0016.png" "$tmp/od-0016.png" +append \) \
+	\( "$tmp/od-0016.png" "$tmp/od-0016.png" +append \) -append -resize 50% -depth 8 \
+	"$OUT/ocean_displacement_2x2.png"
+for c in o0 oh; do
+	$CONVERT "$tmp/$c-0016.png" -crop 128x128+192+192 +repage -filter point -resize 256x256 \
+		"$tmp/$c-crop.png"
+done
+$CONVERT "$tmp/o0-crop.png" "$tmp/oh-crop.png" +append -auto-level -depth 8 "$OUT/ocean_crests.png"
 echo "stills: $(ls "$OUT" | wc -l) images in $OUT"

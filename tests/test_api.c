@@ -110,16 +110,16 @@ Test(api, errors_are_data_with_the_message_validate_prints)
 }
 
 /* Frame N from the API equals the PNG `tidepool render --size WxH --range N-N` writes. */
-static void same_as_cli(const char *scene, tp_mode m, const char *mode, int n)
+static void same_as_cli_at(const char *scene, tp_mode m, const char *mode, int n, int w, int h)
 {
 	char out[160], errf[160];
 	snprintf(out, sizeof out, "%s/f%%04d.png", dir);
 	snprintf(errf, sizeof errf, "%s/err", dir);
-	cr_assert_eq(run_tp(NULL, errf, "render %s --size 96x54 --range %d-%d -o %s=%s -q -y", scene,
-			    n, n, mode, out),
+	cr_assert_eq(run_tp(NULL, errf, "render %s --size %dx%d --range %d-%d -o %s=%s -q -y", scene,
+			    w, h, n, n, mode, out),
 		     0, "%s", slurp(errf));
 	snprintf(out, sizeof out, "%s/f%04d.png", dir, n);
-	tp_scene *s = load(scene, 96, 54);
+	tp_scene *s = load(scene, w, h);
 	tp_format f;
 	tp_error e;
 	cr_assert_eq(tp_scene_format(s, m, &f, &e), 0, "%s", e.text);
@@ -147,8 +147,16 @@ static void same_as_cli(const char *scene, tp_mode m, const char *mode, int n)
 	tp_scene_free(s);
 }
 
+static void same_as_cli(const char *scene, tp_mode m, const char *mode, int n)
+{
+	same_as_cli_at(scene, m, mode, n, 96, 54);
+}
+
 Test(api, frames_are_the_pixels_the_cli_writes)
 {
+	same_as_cli_at("scenes/textures/ocean_choppy.json", TP_MODE_DISPLACEMENT, "displacement", 5,
+		       64, 64);
+	same_as_cli_at("scenes/textures/ocean_choppy.json", TP_MODE_FOAM, "foam", 5, 64, 64);
 	same_as_cli("scenes/pond.json", TP_MODE_COLOR, "color", 20);
 	same_as_cli("scenes/pond.json", TP_MODE_HEIGHT, "height", 20);
 	same_as_cli("scenes/pond.json", TP_MODE_NORMAL, "normal", 20);
@@ -267,7 +275,7 @@ Test(api, height_field_matches_the_height_map)
 	cr_assert_gt(st.n, 0);
 	tp_scene_info in;
 	tp_scene_get_info(s, &in);
-	cr_assert_eq(in.modes, 0xfu);
+	cr_assert_eq(in.modes, 0x2fu); /* colour, the three maps, displacement; no foam */
 	cr_assert_str_eq(in.solver, "ripple");
 	cr_assert(strstr(tp_scene_text(s), "\"scale\": 2000") || strstr(tp_scene_text(s), "2000"));
 	free(h);

@@ -305,7 +305,8 @@ Test(textures, texture_scenes_match_their_golden_hashes, .timeout = 300)
 		tp_err err;
 		cr_assert_eq(scene_load(g.gl_pathv[i], NULL, &sc, &err), 0, "%s", err.msg);
 		for (int m = 0; m < sc->noutputs; m++) {
-			static const char *const modes[] = { "color", "height", "normal", "caustics", "particles" };
+			static const char *const modes[] = { "color", "height", "normal", "caustics", "particles",
+							     "displacement", "foam" };
 			const char *mode = modes[sc->outputs[m].mode];
 			char golden[256], got[256];
 			snprintf(golden, sizeof golden, "tests/golden/textures/%s-%s.manifest", name, mode);

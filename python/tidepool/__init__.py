@@ -30,7 +30,7 @@ import numpy as np
 
 __all__ = ["load", "Scene", "SceneError", "version", "MODES"]
 
-MODES = ("color", "height", "normal", "caustics", "particles")
+MODES = ("color", "height", "normal", "caustics", "particles", "displacement", "foam")
 
 _ERROR_ARGUMENT, _ERROR_INPUT, _ERROR_IO = -2, -3, -4
 _FRAME_STATS_MAX = 16

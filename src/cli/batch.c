@@ -89,7 +89,8 @@ typedef struct variant {
 	int status;                /* exit status, -1 until done */
 } variant;
 
-static const char *const mode_names[] = { "color", "height", "normal", "caustics", "particles" };
+static const char *const mode_names[] = { "color", "height", "normal", "caustics", "particles",
+					  "displacement", "foam" };
 
 /* ---- options ---- */
 

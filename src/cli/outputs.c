@@ -5,7 +5,7 @@
 #include <string.h>
 
 static const char *const mode_names[] = {"color",    "height",    "normal",
-					 "caustics", "particles", NULL};
+					 "caustics", "particles", "displacement", "foam", NULL};
 
 void outputs_split(const char *spec, int *mode, const char **path)
 {
@@ -64,7 +64,7 @@ static int add(out_plan *p, const scene *sc, const out_cli *cli, const enc_confi
 	if (!it->enc)
 		return tp_errf(err, TP_EUSAGE,
 			       "%s: unknown output type (use a .png pattern such as out/%%04d.png, "
-			       ".mp4, or null)",
+			       ".exr, .mp4, or null)",
 			       path);
 	int rc = render_create(sc, it->mode, &it->rd, err);
 	if (rc < 0)
@@ -75,6 +75,11 @@ static int add(out_plan *p, const scene *sc, const out_cli *cli, const enc_confi
 	it->cfg.h = sc->height;
 	it->cfg.fps = sc->fps;
 	it->cfg.frames = base->range ? base->frames : sc->frames;
+	if (!strcmp(it->enc->name, "exr")) { /* floats in physical units */
+		render_set_float(it->rd, 1);
+		it->cfg.exr_float = sc->maps.exr_float;
+		it->cfg.exr_compression = sc->maps.exr_compression;
+	}
 	it->cfg.fmt = render_format(it->rd);
 	it->cfg.flipbook = atlas ? &it->fb : NULL;
 	it->cfg.total = sc->frames;

@@ -34,7 +34,8 @@ typedef struct output {
 	char fp[65]; /* the fingerprint its files record (outputs_fingerprint) */
 } output;
 
-static const char *const mode_names[] = {"color", "height", "normal", "caustics", "particles"};
+static const char *const mode_names[] = {"color",     "height",       "normal", "caustics",
+					 "particles", "displacement", "foam"};
 
 /* ---- shell words ---- */
 

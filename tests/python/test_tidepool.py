@@ -112,7 +112,7 @@ def test_pixels_equal_the_cli_png(tmp_path, mode, frame):
 def test_arrays_shapes_and_types():
     with tidepool.load(POND, scale=0.25) as s:
         assert s.size == (160, 90) and s.solver == "ripple" and len(s) == s.frame_count == 240
-        assert s.modes == ("color", "height", "normal", "caustics")
+        assert s.modes == ("color", "height", "normal", "caustics", "displacement")
         c = s.frame(40)
         assert c.shape == (90, 160, 3) and c.dtype == np.uint8 and c.flags.c_contiguous
         h = s.height(40)

@@ -56,14 +56,16 @@ _Static_assert((int)TP_MODE_COLOR == (int)SCENE_MODE_COLOR &&
 		       (int)TP_MODE_HEIGHT == (int)SCENE_MODE_HEIGHT &&
 		       (int)TP_MODE_NORMAL == (int)SCENE_MODE_NORMAL &&
 		       (int)TP_MODE_CAUSTICS == (int)SCENE_MODE_CAUSTICS &&
-		       (int)TP_MODE_PARTICLES == (int)SCENE_MODE_PARTICLES,
+		       (int)TP_MODE_PARTICLES == (int)SCENE_MODE_PARTICLES &&
+		       (int)TP_MODE_DISPLACEMENT == (int)SCENE_MODE_DISPLACEMENT &&
+		       (int)TP_MODE_FOAM == (int)SCENE_MODE_FOAM,
 	       "tp_mode and scene_mode differ");
 _Static_assert((int)TP_ERROR_INPUT == (int)TP_EINPUT && (int)TP_ERROR_IO == (int)TP_EIO &&
 		       (int)TP_ERROR_ARGUMENT == (int)TP_EUSAGE,
 	       "public and internal error codes differ");
 
-static const char *const mode_names[TP_MODE_COUNT] = {"color", "height", "normal", "caustics",
-						      "particles"};
+static const char *const mode_names[TP_MODE_COUNT] = {
+	"color", "height", "normal", "caustics", "particles", "displacement", "foam"};
 
 TP_API const char *tp_version(void)
 {
@@ -300,8 +302,12 @@ static unsigned scene_modes(const scene *sc)
 {
 	if (sc->solver->caps & TP_SOLVER_PARTICLES)
 		return 1u << TP_MODE_COLOR | 1u << TP_MODE_PARTICLES;
-	return 1u << TP_MODE_COLOR | 1u << TP_MODE_HEIGHT | 1u << TP_MODE_NORMAL |
-	       1u << TP_MODE_CAUSTICS;
+	unsigned m = 1u << TP_MODE_COLOR | 1u << TP_MODE_HEIGHT | 1u << TP_MODE_NORMAL |
+		     1u << TP_MODE_CAUSTICS | 1u << TP_MODE_DISPLACEMENT;
+	/* foam comes from choppy ambient waves (render_create says so otherwise) */
+	if (sc->ambient.on && sc->ambient.choppiness > 0 && (sc->solver->caps & TP_SOLVER_AMBIENT))
+		m |= 1u << TP_MODE_FOAM;
+	return m;
 }
 
 TP_API int tp_scene_get_info(const tp_scene *s, tp_scene_info *out)

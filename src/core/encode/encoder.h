@@ -40,6 +40,9 @@ typedef struct enc_config {
 	 * in a tEXt chunk, manifests in their header. */
 	const char *fingerprint;
 	int total;
+	/* exr: 32-bit float samples (0: half), and scene_exr_compression (0: ZIP) */
+	int exr_float;
+	int exr_compression;
 } enc_config;
 
 typedef enum enc_close_mode {

@@ -133,6 +133,8 @@ static const struct {
 } pixfmt_names[] = {
 	{TP_RGB8, "rgb24"},      {TP_RGBA8, "rgba"},    {TP_GRAY8, "gray"},
 	{TP_GRAY16, "gray16be"}, {TP_RGB16, "rgb48be"},
+	/* floats as the host stores them (little-endian here) */
+	{TP_GRAYF32, "grayf32"}, {TP_RGBF32, "rgbf32"},
 };
 
 const char *enc_hash_pixfmt_name(tp_pixfmt f)

@@ -178,6 +178,8 @@ static int src_pixfmt(tp_pixfmt f)
 	case TP_YUV420: return AV_PIX_FMT_YUV420P; /* rendered straight into 4:2:0 */
 	case TP_GRAY16: return AV_PIX_FMT_GRAY16;  /* host-endian, as tp_image stores it */
 	case TP_RGB16: return AV_PIX_FMT_RGB48;
+	case TP_GRAYF32: /* float maps go to OpenEXR only */
+	case TP_RGBF32: break;
 	}
 	return AV_PIX_FMT_NONE;
 }

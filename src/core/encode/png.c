@@ -68,6 +68,8 @@ static void convert_row(const png_byte *src, uint8_t *dst, int n, int step, tp_p
 					   65535);
 			break;
 		case TP_YUV420: /* never asked of a PNG */
+		case TP_GRAYF32:
+		case TP_RGBF32:
 			break;
 		}
 	}

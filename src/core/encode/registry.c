@@ -12,6 +12,7 @@ extern const tp_encoder tp_encoder_null;
 extern const tp_encoder tp_encoder_mp4;
 extern const tp_encoder tp_encoder_hash;
 extern const tp_encoder tp_encoder_flipbook;
+extern const tp_encoder tp_encoder_exr;
 
 /* Adding an encoder: one file plus one line here. */
 const tp_encoder *const tp_encoders[] = {
@@ -20,6 +21,7 @@ const tp_encoder *const tp_encoders[] = {
 	&tp_encoder_mp4,
 	&tp_encoder_hash,
 	&tp_encoder_flipbook,
+	&tp_encoder_exr,
 	NULL,
 };
 

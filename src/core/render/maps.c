@@ -66,11 +66,18 @@ void render_height_map(const render_in *in, tp_image *out)
 	const double chosen = in->height_scale > 0 ? in->height_scale : m->height_scale;
 	const int raw = s->type == TP_SAMPLE_I32 && chosen <= 0;
 	const double scale = chosen > 0 ? chosen : HEIGHT_FLOAT_LEVELS;
+	/* float: metres (height units without a length scale), no offset */
+	const float hm = s->metres_hu > 0 ? (float)s->metres_hu : 1.0f;
 
 #pragma omp parallel for schedule(static)
 	for (int y = 0; y < hgt; y++) {
 		uint16_t *o = (uint16_t *)tp_image_row(out, y);
-		if (raw) {
+		if (out->fmt == TP_GRAYF32) {
+			const float *row = in->height + (size_t)y * w;
+			float *f = (float *)(void *)o;
+			for (int x = 0; x < w; x++)
+				f[x] = row[x] * hm;
+		} else if (raw) {
 			const int32_t *src = (const int32_t *)s->data + (ptrdiff_t)y * s->stride;
 			for (int x = 0; x < w; x++) {
 				int64_t v = (int64_t)src[x] + 32768;
@@ -101,7 +108,7 @@ void render_normal_map(const render_in *in, tp_image *out)
 	const float k =
 		(float)((m->normal_strength > 0 ? m->normal_strength : NORMAL_STRENGTH) * in->px);
 	const float ky = m->normal_directx ? -k : k;
-	const int wide = out->fmt == TP_RGB16;
+	const int wide = out->fmt == TP_RGB16, flt = out->fmt == TP_RGBF32;
 	const float maxv = wide ? 65535.0f : 255.0f;
 
 #pragma omp parallel for schedule(static)
@@ -111,11 +118,17 @@ void render_normal_map(const render_in *in, tp_image *out)
 		const float *dn = H + (size_t)nb(y, 1, hgt, wrap) * w;
 		uint8_t *o8 = tp_image_row(out, y);
 		uint16_t *o16 = (uint16_t *)o8;
+		float *of = (float *)(void *)o8;
 		for (int x = 0; x < w; x++) {
 			float dx = 0.5f * (row[nb(x, 1, w, wrap)] - row[nb(x, -1, w, wrap)]);
 			float dy = 0.5f * (dn[x] - up[x]);
 			float n[3] = {-k * dx, ky * dy, 1.0f};
 			float inv = 1.0f / sqrtf(n[0] * n[0] + n[1] * n[1] + 1.0f);
+			if (flt) { /* the unit vector itself */
+				for (int c = 0; c < 3; c++)
+					of[3 * x + c] = n[c] * inv;
+				continue;
+			}
 			for (int c = 0; c < 3; c++) {
 				float v = clampf((n[c] * inv * 0.5f + 0.5f) * maxv + 0.5f, 0, maxv);
 				if (wide)
@@ -442,6 +455,12 @@ void render_caustics(const render_in *in, tp_image *out)
 		const uint64_t *a = acc + (size_t)y * w;
 		uint8_t *o8 = tp_image_row(out, y);
 		uint16_t *o16 = (uint16_t *)o8;
+		if (out->fmt == TP_GRAYF32) { /* the light level I itself, untoned */
+			float *of = (float *)(void *)o8;
+			for (int x = 0; x < w; x++)
+				of[x] = (float)((double)a[x] / (double)CAUSTIC_UNIT);
+			continue;
+		}
 		for (int x = 0; x < w; x++) {
 			double e = (double)a[x] * gain;
 			double v = (soft ? -expm1(-e) : e) * maxv + 0.5;

@@ -18,6 +18,7 @@ struct render_ctx {
 	float *height;       /* w*h: the surface in height units (texture-map modes only) */
 	float *scratch;      /* w*h*4 */
 	double height_scale; /* render_set_height_scale(), 0 = the scene's */
+	int flt;             /* render_set_float(): float samples in physical units */
 	/* TP_YUV420 output (colour mode): two RGB rows per thread, or (with boxes, drawn
 	 * over whole frames) a full RGB frame; made at the first such frame */
 	uint8_t *rgb_rows;
@@ -32,7 +33,8 @@ struct render_ctx {
 
 static const char *mode_name(scene_mode m)
 {
-	static const char *const names[] = {"color", "height", "normal", "caustics", "particles"};
+	static const char *const names[] = {"color",     "height",       "normal", "caustics",
+					    "particles", "displacement", "foam"};
 	return names[m];
 }
 
@@ -77,7 +79,14 @@ int render_create(const scene *sc, scene_mode mode, render_ctx **out, tp_err *er
 	 * need a height field. */
 	int supported = fluid ? (mode == SCENE_MODE_COLOR || mode == SCENE_MODE_PARTICLES)
 			      : (mode == SCENE_MODE_COLOR || mode == SCENE_MODE_HEIGHT ||
-				 mode == SCENE_MODE_NORMAL || mode == SCENE_MODE_CAUSTICS);
+				 mode == SCENE_MODE_NORMAL || mode == SCENE_MODE_CAUSTICS ||
+				 mode == SCENE_MODE_DISPLACEMENT || mode == SCENE_MODE_FOAM);
+	if (supported && mode == SCENE_MODE_FOAM &&
+	    !(sc->ambient.on && sc->ambient.choppiness > 0 &&
+	      (sc->solver->caps & TP_SOLVER_AMBIENT)))
+		return scene_errf(sc, err, TP_EINPUT, NULL,
+				  "render mode \"foam\" needs choppy ambient waves: the airy solver "
+				  "and an \"ambient\" with \"choppiness\" above 0");
 	if (!supported) {
 		/* Point at the member that asked for it: an output's mode, or render.mode. */
 		char at[48] = "render.mode";
@@ -140,10 +149,21 @@ void render_destroy(render_ctx *r)
 	free(r);
 }
 
+void render_set_float(render_ctx *r, int on)
+{
+	r->flt = on && r->mode != SCENE_MODE_COLOR && r->mode != SCENE_MODE_PARTICLES;
+}
+
 tp_pixfmt render_format(const render_ctx *r)
 {
 	const scene_maps *m = &r->sc->maps;
+	if (r->flt)
+		return r->mode == SCENE_MODE_NORMAL || r->mode == SCENE_MODE_DISPLACEMENT
+			       ? TP_RGBF32
+			       : TP_GRAYF32;
 	switch (r->mode) {
+	case SCENE_MODE_DISPLACEMENT: return TP_RGB16;
+	case SCENE_MODE_FOAM: return TP_GRAY16;
 	case SCENE_MODE_HEIGHT: return TP_GRAY16;
 	case SCENE_MODE_NORMAL: return m->normal_bits == 16 ? TP_RGB16 : TP_RGB8;
 	case SCENE_MODE_CAUSTICS: return m->caustics_bits == 16 ? TP_GRAY16 : TP_GRAY8;
@@ -362,6 +382,8 @@ int render_frame_side(render_ctx *r, const tp_surface *s, tp_image *out, void (*
 	case SCENE_MODE_HEIGHT: render_height_map(&in, out); break;
 	case SCENE_MODE_NORMAL: render_normal_map(&in, out); break;
 	case SCENE_MODE_CAUSTICS: render_caustics(&in, out); break;
+	case SCENE_MODE_DISPLACEMENT: render_displacement_map(&in, out); break;
+	case SCENE_MODE_FOAM: render_foam_map(&in, out); break;
 	default: break;
 	}
 	return 0;

@@ -36,6 +36,12 @@ int render_yuv(const render_ctx *r);
  * scene's maps.height.scale (used for "scale": "auto", which render levels over the whole
  * render in a first pass with render_surface_absmax). */
 void render_set_height_scale(render_ctx *r, double levels);
+/* Float samples in physical units instead of 8/16-bit levels (OpenEXR outputs; the
+ * texture modes only): height and the displacement's Z in metres (height units for a
+ * solver without a length scale), displacement X and Y in metres (X right, Y up the
+ * picture), normals as unit vectors, caustics as the light level (1 = flat water), foam
+ * 0..1. render_format() then says TP_GRAYF32 or TP_RGBF32. */
+void render_set_float(render_ctx *r, int on);
 /* The largest |h| of a height-field surface, in height units, exactly as the maps see it
  * (0 for a fluid surface). The same whatever the thread count. */
 double render_surface_absmax(const tp_surface *s);

@@ -62,5 +62,8 @@ void render_fluid(const render_in *in, tp_image *out);
 void render_height_map(const render_in *in, tp_image *out);
 void render_normal_map(const render_in *in, tp_image *out);
 void render_caustics(const render_in *in, tp_image *out);
+/* ocean.c: choppy-wave maps (and their float forms, TP_*F32, in physical units). */
+void render_displacement_map(const render_in *in, tp_image *out);
+void render_foam_map(const render_in *in, tp_image *out);
 
 #endif

@@ -116,7 +116,8 @@ int ld_background(ld *L, const cJSON *v)
 static const char *const render_keys[] = {
 	"mode", "refraction", "reflection", "tint", "tint_strength", "specular", "shadows", NULL,
 };
-static const char *const mode_names[] = { "color", "height", "normal", "caustics", "particles", NULL };
+static const char *const mode_names[] = { "color", "height", "normal", "caustics", "particles",
+					  "displacement", "foam", NULL };
 
 int ld_render(ld *L, const cJSON *v)
 {

@@ -114,6 +114,8 @@ typedef enum scene_mode {
 	SCENE_MODE_NORMAL,
 	SCENE_MODE_CAUSTICS,
 	SCENE_MODE_PARTICLES, /* sph debug view */
+	SCENE_MODE_DISPLACEMENT, /* vector displacement X, Y, Z of the undisplaced grid */
+	SCENE_MODE_FOAM,         /* foam coverage 0..1 (airy, choppy ambient waves) */
 } scene_mode;
 
 typedef struct scene_render {
@@ -133,7 +135,11 @@ typedef struct scene_param { /* a validated solver parameter */
 
 /* "ambient": wind waves from a spectrum (the airy solver), added to whatever the sources
  * make. Physical units: the solver's `metres` parameter says how long a scene unit is. */
-typedef enum scene_spectrum { SCENE_SPECTRUM_JONSWAP, SCENE_SPECTRUM_PHILLIPS } scene_spectrum;
+typedef enum scene_spectrum {
+	SCENE_SPECTRUM_JONSWAP,
+	SCENE_SPECTRUM_PHILLIPS,
+	SCENE_SPECTRUM_TMA, /* JONSWAP times the finite-depth factor (Bouws et al. 1985) */
+} scene_spectrum;
 typedef struct scene_ambient {
 	int on;
 	scene_spectrum spectrum;
@@ -143,6 +149,9 @@ typedef struct scene_ambient {
 	double amplitude; /* RMS height, height units */
 	double shortest;  /* metres: shorter waves fade out, exp(-(shortest k / 2 pi)^2); 0: none */
 	uint64_t seed;    /* of the random phases and amplitudes (default: the scene's seed) */
+	double choppiness;     /* lambda of the horizontal displacement (Tessendorf); 0: none */
+	double foam_threshold; /* new foam where the Jacobian J < this */
+	double foam_fade;      /* seconds: foam fades as exp(-age / fade) */
 } scene_ambient;
 
 /* One of "outputs": a render mode and where it goes. */
@@ -163,7 +172,18 @@ typedef struct scene_maps {
 	double caustics_intensity; /* output level of unfocused light, 0..1 of white */
 	int caustics_bits;         /* 8 or 16 */
 	int caustics_linear;       /* tone "linear" (intensity * I, clipped) instead of "soft" */
+	int exr_float;             /* OpenEXR outputs: 32-bit float samples (0: half) */
+	int exr_compression;       /* scene_exr_compression */
 } scene_maps;
+
+/* "maps.exr.compression" (the OpenEXR names). */
+typedef enum scene_exr_compression {
+	SCENE_EXR_ZIP,
+	SCENE_EXR_ZIPS,
+	SCENE_EXR_PIZ,
+	SCENE_EXR_RLE,
+	SCENE_EXR_NONE,
+} scene_exr_compression;
 
 /* "loop": the frames are a seamless loop of `frames`, cut from the simulation at
  * start_frame and cross-faded over fade_frames (sim/loop.h). */

@@ -44,13 +44,18 @@ static int refuse(ld *L, const cJSON *node, unsigned caps, const char *what)
 		       who_has(caps, who, sizeof who), ld_got(L, node, got, sizeof got));
 }
 
-static const char *const mode_names[] = {"color", "height", "normal", "caustics", "particles"};
+static const char *const mode_names[] = {"color",     "height",       "normal", "caustics",
+					 "particles", "displacement", "foam"};
 
 static int check_mode(ld *L, const cJSON *m, int mode, unsigned caps)
 {
 	int particles = (caps & TP_SOLVER_PARTICLES) != 0;
 	int ok = particles ? mode == SCENE_MODE_COLOR || mode == SCENE_MODE_PARTICLES
 			   : mode != SCENE_MODE_PARTICLES;
+	if (ok && mode == SCENE_MODE_FOAM && m && !(L->s->ambient.on && L->s->ambient.choppiness > 0))
+		return ld_fail(L, m, 0,
+			       "foam comes from the folds of choppy ambient waves: give the scene an "
+			       "\"ambient\" with \"choppiness\" above 0 (airy; got \"foam\")");
 	if (ok || !m)
 		return 0;
 	char what[96];

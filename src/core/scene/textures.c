@@ -72,7 +72,8 @@ int ld_loop(ld *L, const scene_overrides *ov)
 /* ---- outputs ---- */
 
 static const char *const output_keys[] = { "mode", "path", NULL };
-static const char *const mode_names[] = { "color", "height", "normal", "caustics", "particles", NULL };
+static const char *const mode_names[] = { "color", "height", "normal", "caustics", "particles",
+					  "displacement", "foam", NULL };
 
 static int read_outputs(ld *L)
 {
@@ -110,7 +111,10 @@ static int read_outputs(ld *L)
 
 /* ---- maps ---- */
 
-static const char *const maps_keys[] = { "height", "normal", "caustics", NULL };
+static const char *const maps_keys[] = { "height", "normal", "caustics", "exr", NULL };
+static const char *const exr_keys[] = { "type", "compression", NULL };
+static const char *const exr_types[] = { "half", "float", NULL };
+static const char *const exr_compressions[] = { "zip", "zips", "piz", "rle", "none", NULL };
 static const char *const height_keys[] = { "scale", NULL };
 static const char *const normal_keys[] = { "strength", "convention", "bits", NULL };
 static const char *const caustics_keys[] = { "depth", "intensity", "bits", "tone", NULL };
@@ -149,7 +153,15 @@ static int read_maps(ld *L)
 	m->normal_bits = 8;
 	m->caustics_bits = 8;
 	m->caustics_linear = 0;
+	m->exr_float = 0;
+	m->exr_compression = SCENE_EXR_ZIP;
 	if (v && (rc = ld_object(L, v, maps_keys)) < 0)
+		return rc;
+	const cJSON *x = v ? ld_get(v, "exr") : NULL, *xt = x ? ld_get(x, "type") : NULL;
+	const cJSON *xc = x ? ld_get(x, "compression") : NULL;
+	if (x && ((rc = ld_object(L, x, exr_keys)) < 0 ||
+		  (xt && (rc = ld_enum(L, xt, exr_types, &m->exr_float)) < 0) ||
+		  (xc && (rc = ld_enum(L, xc, exr_compressions, &m->exr_compression)) < 0)))
 		return rc;
 	const cJSON *hs = h ? ld_get(h, "scale") : NULL;
 	m->height_auto = 0;

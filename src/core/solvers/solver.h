@@ -84,6 +84,15 @@ typedef struct tp_surface {
 	double tank_angle;        /* degrees counter-clockwise about the tank's centre */
 	int nparticles;
 	const float *px, *py;     /* particle positions (debug view) */
+	/* Choppy waves (airy with an ambient choppiness; NULL otherwise). `data` is then the
+	 * displaced surface seen from above: the height at each pixel after the horizontal
+	 * displacement (x0 + D(x0) = x). Per point x0 of the undisplaced grid (row-major, w
+	 * per row): dx, dy the horizontal displacement D in pixels (+y down the rows), lag
+	 * the height there (height units), foam its foam coverage 0..1. */
+	const float *dx, *dy, *lag, *foam;
+	/* Physical scale, or 0 if the solver has none: metres per pixel across, and metres
+	 * per height unit (a height unit is a scene unit of length). */
+	double metres_px, metres_hu;
 } tp_surface;
 
 #define TP_STATS_MAX 16

@@ -11,6 +11,7 @@ int tp_pixfmt_channels(tp_pixfmt f)
 	switch (f) {
 	case TP_RGB8:
 	case TP_RGB16:
+	case TP_RGBF32:
 	case TP_YUV420: return 3;
 	case TP_RGBA8: return 4;
 	default: return 1;
@@ -24,6 +25,8 @@ int tp_pixfmt_bytes(tp_pixfmt f)
 	case TP_RGBA8: return 4;
 	case TP_GRAY16: return 2;
 	case TP_RGB16: return 6;
+	case TP_GRAYF32: return 4;
+	case TP_RGBF32: return 12;
 	default: return 1;
 	}
 }
@@ -36,6 +39,8 @@ const char *tp_pixfmt_name(tp_pixfmt f)
 	case TP_GRAY16: return "gray16";
 	case TP_RGB16: return "rgb48";
 	case TP_YUV420: return "yuv420p";
+	case TP_GRAYF32: return "grayf32";
+	case TP_RGBF32: return "rgbf32";
 	default: return "gray";
 	}
 }

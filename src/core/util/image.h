@@ -18,6 +18,8 @@ typedef enum tp_pixfmt {
 	TP_RGB16,  /* 3 x uint16 */
 	TP_GRAY8,  /* 1 x uint8 */
 	TP_YUV420, /* planar BT.709 limited-range 4:2:0 (even w and h): see tp_image_plane */
+	TP_GRAYF32, /* 1 x float, physical units (OpenEXR outputs) */
+	TP_RGBF32,  /* 3 x float */
 } tp_pixfmt;
 
 typedef struct tp_image {

@@ -27,11 +27,13 @@
  * the periodic grid: what leaves one side crosses both bands before it could come back.
  * Sources are cut at the edges (not wrapped) for both reflect and absorb.
  *
- * ambient (scene "ambient"): wind waves from a JONSWAP or Phillips spectrum on the FFT
+ * ambient (scene "ambient"): wind waves from a JONSWAP, TMA or Phillips spectrum on the FFT
  * grid of the picture, with random Gaussian amplitudes from the scene's seed; each mode
  * runs at omega(k). In a looping scene each omega is rounded to a whole number n of turns
  * per loop and the phase at step c is 2 pi (n c mod P) / P with P the loop's steps, an
- * integer: the field at frame f + loop frames is bit for bit the one at f.
+ * integer: the field at frame f + loop frames is bit for bit the one at f. With a
+ * choppiness, chop.c moves the surface horizontally (Tessendorf), hands out the displaced
+ * surface and adds foam where it folds (chop.h).
  *
  * Units: pixels (output) and seconds; `metres` says how long a scene unit is, so g, the
  * depth and the surface tension are converted to pixels at init, and a render at another
@@ -45,6 +47,7 @@
 #include <string.h>
 
 #include "solvers/solver.h"
+#include "solvers/airy/chop.h"
 #include "solvers/airy/spec2d.h"
 #include "util/rng.h"
 #include "util/wire.h"
@@ -92,6 +95,8 @@ typedef struct airy {
 	int64_t *an;          /* per mode: turns per loop (loop) */
 	int64_t period;       /* steps per loop, 0 without a loop */
 	float *ptab;          /* loop: cos, sin of 2 pi j / period */
+	int chop_on;          /* choppiness > 0: displacement, displaced surface, foam */
+	airy_chop chop;
 
 	double rms, lo, hi; /* of the last surface */
 } airy;
@@ -153,6 +158,7 @@ static void airy_uninit(void *priv)
 	free(a->pose);
 	free(a->prev);
 	free(a->draft);
+	chop_free(&a->chop);
 }
 
 /* ---- ambient wind waves ---- */
@@ -179,8 +185,15 @@ static double ambient_density(const airy *a, const scene_ambient *am, double k, 
 	const double w = omega_of(a, k), dk = k * 1e-4;
 	const double dwdk = (omega_of(a, k + dk) - omega_of(a, k - dk)) / (2 * dk);
 	const double sg = w <= wp ? 0.07 : 0.09, x = (w - wp) / (sg * wp);
-	const double S =
+	double S =
 		a->g * a->g / pow(w, 5) * exp(-1.25 * pow(wp / w, 4)) * pow(3.3, exp(-0.5 * x * x));
+	if (am->spectrum == SCENE_SPECTRUM_TMA) {
+		/* TMA (Bouws et al. 1985): JONSWAP times Kitaigorodskii's depth factor
+		 * phi(w_h), w_h = w sqrt(d / g): 0.5 w_h^2 up to 1, 1 - 0.5 (2 - w_h)^2 up to
+		 * 2, then 1 (deep water) */
+		const double wh = w * sqrt(a->dpx / a->g);
+		S *= wh <= 1 ? 0.5 * wh * wh : wh < 2 ? 1 - 0.5 * (2 - wh) * (2 - wh) : 1;
+	}
 	return S * dwdk / k * spread;
 }
 
@@ -219,6 +232,10 @@ static void ambient_amp(const airy *a, const scene_ambient *am, int i, int j, do
 static int ambient_init(airy *a, const scene *sc, tp_err *err)
 {
 	const scene_ambient *am = &sc->ambient;
+	if (am->spectrum == SCENE_SPECTRUM_TMA && a->dpx <= 0)
+		return scene_errf(sc, err, TP_EINPUT, "ambient.spectrum",
+				  "tma is the spectrum of finite depth; give the water a depth "
+				  "with params.depth in metres (got deep water, depth 0)");
 	if (a->t.kind == SPEC_FFT) { /* shared: the ambient field's modes are the pool's */
 		a->at = a->t;
 		a->acoef = a->coef;
@@ -287,6 +304,16 @@ static int ambient_init(airy *a, const scene *sc, tp_err *err)
 		a->am[m] = (float)(a->am[m] * gain);
 	}
 	a->amb = 1;
+	if (am->choppiness > 0) {
+		/* heights are in scene units: scene_scale pixels each */
+		int rc = chop_init(&a->chop, &a->at, sc->boundary == SCENE_BOUNDARY_WRAP,
+				   sc->substeps > 0 ? sc->substeps : 1, (long)a->period,
+				   am->choppiness * scene_scale(sc), am->foam_threshold,
+				   am->foam_fade, sc->fps, err);
+		if (rc < 0)
+			return rc;
+		a->chop_on = 1;
+	}
 	return 0;
 }
 
@@ -302,7 +329,9 @@ static void ambient_add(const airy *a, float *out, long c)
 		double cs, sn;
 		if (a->period) {
 			/* an[m] < period <= 6.4e7 (10^6 frames of 64 substeps): no overflow */
-			int64_t j = (a->an[m] * ((int64_t)c % a->period)) % a->period;
+			/* c may be negative (foam looks back before frame 0) */
+			const int64_t cp = ((int64_t)c % a->period + a->period) % a->period;
+			int64_t j = (a->an[m] * cp) % a->period;
 			cs = a->ptab[2 * j];
 			sn = a->ptab[2 * j + 1];
 		} else {
@@ -317,6 +346,14 @@ static void ambient_add(const airy *a, float *out, long c)
 		out[2 * m] = (float)(out[2 * m] + re);
 		out[2 * m + 1] = (float)(out[2 * m + 1] + im);
 	}
+}
+
+/* chop_fill_fn: the ambient coefficients alone at step c (any c, negative too). */
+static void ambient_fill(const void *ctx, float *coef, long c)
+{
+	const airy *a = ctx;
+	memset(coef, 0, a->at.ncoef * sizeof(float));
+	ambient_add(a, coef, c);
 }
 
 /* ---- init ---- */
@@ -630,10 +667,15 @@ static void airy_surface(void *priv, tp_surface *out)
 		for (size_t i = 0; i < cells; i++)
 			a->surf[i] += a->areal[i];
 	}
+	const float *shown = a->surf;
+	if (a->chop_on) {
+		chop_frame(&a->chop, a->surf, a->cur, ambient_fill, a);
+		shown = a->chop.disp;
+	}
 	/* statistics of what is shown, summed in row order */
 	double s2 = 0, lo = 0, hi = 0;
 	for (size_t i = 0; i < cells; i++) {
-		const double v = a->surf[i];
+		const double v = shown[i];
 		s2 += v * v;
 		lo = v < lo ? v : lo;
 		hi = v > hi ? v : hi;
@@ -646,12 +688,20 @@ static void airy_surface(void *priv, tp_surface *out)
 	out->w = a->w;
 	out->h = a->h;
 	out->type = TP_SAMPLE_F32;
-	out->data = a->surf;
+	out->data = shown;
 	out->stride = a->w;
 	out->scale = 1.0f;
 	out->wrap = a->sc->boundary == SCENE_BOUNDARY_WRAP;
 	out->nboxes = a->nbox;
 	out->boxes = a->pose;
+	out->metres_px = a->metres;
+	out->metres_hu = a->metres * scene_scale(a->sc);
+	if (a->chop_on) {
+		out->dx = a->chop.dx;
+		out->dy = a->chop.dy;
+		out->lag = a->surf;
+		out->foam = a->chop.foam;
+	}
 }
 
 static void airy_stats(const void *priv, tp_stats *out)
