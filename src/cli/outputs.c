@@ -146,6 +146,15 @@ void outputs_render(out_plan *p, const tp_surface *s, tp_image *slot, void (*sid
 		render_frame_side(p->o[i].rd, s, &slot[i], i == 0 ? side : NULL, side_arg);
 }
 
+long outputs_height_clipped(const out_plan *p)
+{
+	long n = -1;
+	for (int i = 0; i < p->n; i++)
+		if (p->o[i].mode == SCENE_MODE_HEIGHT)
+			n = (n < 0 ? 0 : n) + render_height_clipped(p->o[i].rd);
+	return n;
+}
+
 void outputs_free(out_plan *p)
 {
 	for (int i = 0; i < p->n; i++)

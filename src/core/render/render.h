@@ -36,6 +36,9 @@ int render_yuv(const render_ctx *r);
  * scene's maps.height.scale (used for "scale": "auto", which render levels over the whole
  * render in a first pass with render_surface_absmax). */
 void render_set_height_scale(render_ctx *r, double levels);
+/* Height maps: the pixels of the latest frame whose height fell outside the 16-bit range
+ * and were clamped (0 for other modes). Library code does not print: the caller says it. */
+long render_height_clipped(const render_ctx *r);
 /* The largest |h| of a height-field surface, in height units, exactly as the maps see it
  * (0 for a fluid surface). The same whatever the thread count. */
 double render_surface_absmax(const tp_surface *s);
