@@ -288,6 +288,8 @@ int cmd_render(int argc, char **argv)
 	if (rc < 0)
 		goto fail;
 	st = loop_stepper(lp);
+	/* Ctrl-C and SIGTERM stop a long frame in the middle (sph's substeps), not after it */
+	stepper_set_cancel(st, &tp_cli_interrupted);
 	if (o.stats && (rc = tp_wopen(&stats, o.stats, &err)) < 0)
 		goto fail;
 	/* A pipe or device gets each line as it is made (and fails at once). */
@@ -328,7 +330,9 @@ int cmd_render(int argc, char **argv)
 	for (int k = first; k <= last && !tp_cli_interrupted; k++) {
 		tp_surface surf;
 		rc = loop_next(lp, &surf, &err);
-		if (rc < 0)
+		if (rc == TP_EINTR && tp_cli_interrupted)
+			rc = 0; /* stopped mid-frame: the frames before it are whole */
+		if (rc < 0 || tp_cli_interrupted)
 			break;
 		tp_image *slot = enc_queue_acquire(q);
 		if (!slot)
