@@ -422,6 +422,7 @@ static int shallow_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	s->dt_sub = dt / s->nsub;
 	/* The fewest internal steps that keep rate at or under the given one; the rate then
 	 * made exact, (c dt_sub)^2, so the speed made is the speed asked for. */
+	const double rate_in = s->rate;
 	if (s->substeps <= 0)
 		s->rate = (speed * s->dt_sub) * (speed * s->dt_sub);
 	s->d_step = pow_sqrt(s->damping, REF_STEPS_PER_S * s->dt_sub);
@@ -441,7 +442,7 @@ static int shallow_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 			       "%g would blow up because the update h' = h + d(h - h_old) "
 			       "+ rate*sum(h_j - h) amplifies the checkerboard mode unless 4*rate < 1 + "
 			       "d (here 4*rate = %g, 1 + d = %.6g with d = %.6g per step); use rate < %.4g",
-			       s->rate, 4 * s->rate, 1 + s->d_step, s->d_step, (1 + s->d_step) / 4);
+			       rate_in, 4 * s->rate, 1 + s->d_step, s->d_step, (1 + s->d_step) / 4);
 	}
 	s->c_px = sqrt(s->rate) / s->dt_sub;
 	s->g_box = s->c_px * s->c_px / s->depth; /* = gravity when given (c^2 = g D) */
