@@ -156,6 +156,8 @@ TEST_SRCS = \
 	tests/test_mp4.c \
 	tests/test_scene.c \
 	tests/test_solvers_int.c \
+	tests/test_round.c \
+	tests/test_sph_limits.c \
 	tests/test_compare.c \
 	tests/test_compare_cli.c \
 	tests/test_flip.c \

@@ -96,33 +96,49 @@ Test(maps, formats_follow_the_settings)
 	render_destroy(r);
 }
 
-Test(maps, integer_heights_round_trip_exactly)
+/* Integer solvers by default: 1024 levels per height unit like every solver, whatever
+ * their stored unit (finer at larger render sizes): the same heights give the same grey
+ * at 4096 and at 16384 stored units per height unit, v = round(h * 1024) + 32768, clamped
+ * beyond +-32 height units, and the clamped pixels are counted. */
+Test(maps, integer_heights_do_not_depend_on_the_stored_unit)
 {
-	/* Integer solvers by default: value = raw + 32768, lossless for |raw| < 32768,
-	 * clamped beyond. */
 	scene sc;
 	make_scene(&sc, 16, 8);
-	int32_t raw[16 * 8];
-	for (int i = 0; i < 16 * 8; i++)
-		raw[i] = (i * 7919) % 65535 - 32767; /* spans -32767 .. 32767 */
-	raw[3] = 100000;
-	raw[4] = -100000;
-	tp_surface s = {.kind = TP_SURFACE_HEIGHT,
-			.w = 16,
-			.h = 8,
-			.type = TP_SAMPLE_I32,
-			.data = raw,
-			.stride = 16,
-			.scale = 1.0f / 4096};
-	tp_image img = render_one(&sc, SCENE_MODE_HEIGHT, &s);
-	for (int y = 0; y < 8; y++)
-		for (int x = 0; x < 16; x++) {
-			int32_t want = raw[y * 16 + x];
-			want = want > 32767 ? 32767 : want < -32768 ? -32768 : want;
-			cr_assert_eq((int32_t)sample(&img, x, y, 0) - 32768, want, "pixel %d,%d", x,
-				     y);
-		}
-	tp_image_free(&img);
+	int32_t raw[2][16 * 8];
+	for (int i = 0; i < 16 * 8; i++) {
+		raw[0][i] = (i * 7919) % 65535 * 2 - 65535; /* -16 .. 16 height units */
+		raw[1][i] = raw[0][i] * 4;
+	}
+	raw[0][3] = 200000; /* 48.8 units: clamped at white */
+	raw[0][4] = -200000;
+	raw[1][3] = 800000;
+	raw[1][4] = -800000;
+	for (int k = 0; k < 2; k++) {
+		tp_surface s = {.kind = TP_SURFACE_HEIGHT,
+				.w = 16,
+				.h = 8,
+				.type = TP_SAMPLE_I32,
+				.data = raw[k],
+				.stride = 16,
+				.scale = k ? 1.0f / 16384 : 1.0f / 4096};
+		render_ctx *r;
+		tp_err err;
+		cr_assert_eq(render_create(&sc, SCENE_MODE_HEIGHT, &r, &err), 0, "%s", err.msg);
+		tp_image img;
+		cr_assert_eq(tp_image_alloc(&img, 16, 8, render_format(r)), 0);
+		render_frame(r, &s, &img);
+		cr_assert_eq(render_height_clipped(r), 2, "two pixels beyond the range");
+		for (int y = 0; y < 8; y++)
+			for (int x = 0; x < 16; x++) {
+				double h = raw[0][y * 16 + x] / 4096.0;
+				double want = floor(h * 1024 + 0.5) + 32768;
+				want = want > 65535 ? 65535 : want < 0 ? 0 : want;
+				cr_assert_eq(sample(&img, x, y, 0), want, "unit %s, pixel %d,%d",
+					     k ? "16384" : "4096", x, y);
+			}
+		tp_image_free(&img);
+		render_destroy(r);
+	}
 }
 
 Test(maps, float_heights_use_the_scale)

@@ -328,3 +328,49 @@ Test(textures, texture_scenes_match_their_golden_hashes, .timeout = 300)
 	cr_assert(strstr(script, "ARGS=\"" GOLDEN_TEX_ARGS "\"") != NULL,
 		  "scripts/golden-textures.sh must render with " GOLDEN_TEX_ARGS);
 }
+
+/* Height maps never clip silently (issue 28): pond.json at 640x360 and at 1920x1080 stays
+ * in range with the default scale (it reached -32768 by frame 14 at 1080p when the integer
+ * solvers' stored units, finer at larger sizes, were written raw), and --stats says so for
+ * every frame; a scale that does clip is said once on stderr and counted in --stats. */
+Test(textures, height_maps_say_when_they_clip, .timeout = 120)
+{
+	char cdir[] = "/tmp/tp_clipXXXXXX";
+	cr_assert_not_null(mkdtemp(cdir));
+	char cerr[256], stats[256];
+	snprintf(cerr, sizeof cerr, "%s/err", cdir);
+	snprintf(stats, sizeof stats, "%s/stats", cdir);
+	const char *sizes[] = {"640x360", "1920x1080"};
+	for (int i = 0; i < 2; i++) {
+		cr_assert_eq(run_tp(NULL, cerr,
+				    "render scenes/pond.json -q -y --size %s --frames 20 -o "
+				    "height=null --stats %s",
+				    sizes[i], stats),
+			     0, "%s", slurp(cerr));
+		cr_assert_null(strstr(slurp(cerr), "clips"), "%s: %s", sizes[i],
+			       slurp(cerr));
+		const char *st = slurp(stats);
+		int lines = 0;
+		for (const char *p = st; (p = strstr(p, "\"height_clipped\":0,")); p++)
+			lines++;
+		cr_assert_eq(lines, 20, "%s: every frame says 0 pixels clipped:\n%s", sizes[i], st);
+	}
+	/* 1e6 levels per height unit: waves beyond 0.033 units clip, from the first drop on */
+	cr_assert_eq(run_tp(NULL, cerr,
+			    "render scenes/pond.json -q -y --frames 12 -o height=null --stats %s "
+			    "--set maps.height.scale=1000000",
+			    stats),
+		     0, "%s", slurp(cerr));
+	const char *e = slurp(cerr);
+	const char *w = strstr(e, "warning: the height map clips");
+	cr_assert_not_null(w, "%s", e);
+	cr_assert_null(strstr(w + 1, "warning: the height map clips"), "said once: %s", e);
+	cr_assert_not_null(strstr(e, "maps.height.scale"), "%s", e);
+	const char *st = slurp(stats);
+	cr_assert_not_null(strstr(st, "\"frame\":11,"), "%s", st);
+	cr_assert_null(strstr(strstr(st, "\"frame\":11,"), "\"height_clipped\":0,"),
+		       "the last frame clips: %s", st);
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", cdir);
+	cr_assert_eq(system(cmd), 0);
+}

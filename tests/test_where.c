@@ -61,7 +61,7 @@ Test(where, shallow_box_speed_points_at_the_keyframe)
 	validate_fails(p, "", 3,
 		       "6:47: boxes[0].path[1]: moves at 5000 px/s between t = 0 and 0.1 s, not "
 		       "slower than the "
-		       "waves (115 px/s): the water it pushes would pile up in front of it without "
+		       "waves (108.6 px/s): the water it pushes would pile up in front of it without "
 		       "bound; slow "
 		       "it down or raise params.speed");
 }

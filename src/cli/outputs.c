@@ -172,6 +172,15 @@ void outputs_fingerprint(const scene *sc, const scene_overrides *ov, int mode,
 	scene_output_fingerprint(fp, what, hex);
 }
 
+long outputs_height_clipped(const out_plan *p)
+{
+	long n = -1;
+	for (int i = 0; i < p->n; i++)
+		if (p->o[i].mode == SCENE_MODE_HEIGHT)
+			n = (n < 0 ? 0 : n) + render_height_clipped(p->o[i].rd);
+	return n;
+}
+
 void outputs_free(out_plan *p)
 {
 	for (int i = 0; i < p->n; i++)

@@ -54,6 +54,9 @@ int outputs_plan(out_plan *p, const scene *sc, const out_cli *cli, const enc_con
  * once alongside the first output's rendering (render_frame_side). */
 void outputs_render(out_plan *p, const tp_surface *s, tp_image *slot, void (*side)(void *),
 		    void *side_arg);
+/* Pixels the latest frame's height-map outputs clamped (render_height_clipped summed);
+ * -1 when the plan has no height map. */
+long outputs_height_clipped(const out_plan *p);
 void outputs_free(out_plan *p);
 /* The fingerprint an output records (encode/proof.h): the scene's, the render mode, the
  * encoder's name and, for an MP4, its settings (crf -1, preset NULL, bitrate 0: the

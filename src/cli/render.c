@@ -150,11 +150,13 @@ static int level_heights(const scene *sc, out_plan *plan, int threads, int quiet
  * ferror() catches a failed flush inside any of the calls, so a full disk or a closed
  * pipe stops the render at this frame, not after the last one. */
 static int write_stats_line(FILE *f, const scene *sc, int frame, double t, const tp_stats *st,
-			    const tp_surface *surf)
+			    const tp_surface *surf, long clipped)
 {
 	fprintf(f, "{\"frame\":%d,\"t\":%.9g", frame, t);
 	for (int i = 0; i < st->n; i++)
 		fprintf(f, ",\"%s\":%.9g", st->name[i], st->value[i]);
+	if (clipped >= 0) /* height maps: pixels clamped to the 16-bit range */
+		fprintf(f, ",\"height_clipped\":%ld", clipped);
 	fputs(",\"boxes\":[", f);
 	const double sx = sc->scale_x > 0 ? sc->scale_x : 1, sy = sc->scale_y > 0 ? sc->scale_y : 1;
 	for (int i = 0; i < surf->nboxes && surf->boxes; i++) {
@@ -291,6 +293,8 @@ int cmd_render(int argc, char **argv)
 	if (rc < 0)
 		goto fail;
 	st = loop_stepper(lp);
+	/* Ctrl-C and SIGTERM stop a long frame in the middle (sph's substeps), not after it */
+	stepper_set_cancel(st, &tp_cli_interrupted);
 	if (o.stats && (rc = tp_wopen(&stats, o.stats, &err)) < 0)
 		goto fail;
 	/* A pipe or device gets each line as it is made (and fails at once). */
@@ -324,13 +328,16 @@ int cmd_render(int argc, char **argv)
 		goto fail;
 
 	tp_progress prog;
+	int warned_clip = 0;
 	tp_progress_start(&prog, "render", last - first + 1, o.quiet);
 	if (first > 0 && (rc = seek_to(lp, sc, &o, first, &err)) < 0)
 		goto fail;
 	for (int k = first; k <= last && !tp_cli_interrupted; k++) {
 		tp_surface surf;
 		rc = loop_next(lp, &surf, &err);
-		if (rc < 0)
+		if (rc == TP_EINTR && tp_cli_interrupted)
+			rc = 0; /* stopped mid-frame: the frames before it are whole */
+		if (rc < 0 || tp_cli_interrupted)
 			break;
 		tp_image *slot = enc_queue_acquire(q);
 		if (!slot)
@@ -348,10 +355,20 @@ int cmd_render(int argc, char **argv)
 			hs.img = &slot[0]; /* the first output's own pixels, no copy */
 		}
 		enc_queue_submit(q, k);
+		const long clipped = outputs_height_clipped(&plan);
+		if (clipped > 0 && !warned_clip) {
+			warned_clip = 1;
+			fprintf(stderr,
+				"tidepool: warning: the height map clips %ld pixels at frame %d "
+				"(beyond the 16-bit range); set maps.height.scale to fewer levels "
+				"per height unit, or \"auto\"\n",
+				clipped, k);
+		}
 		if (stats.f) {
 			tp_stats s;
 			stepper_stats(st, &s);
-			if (write_stats_line(stats.f, sc, k, stepper_time(st), &s, &surf) < 0) {
+			if (write_stats_line(stats.f, sc, k, stepper_time(st), &s, &surf,
+					     clipped) < 0) {
 				if (errno == EPIPE && tp_cli_broken_pipe()) {
 					/* The reader went away: an interruption, not a failure.
 					 * This frame is already with the encoders, so it counts. */

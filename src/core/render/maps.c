@@ -17,7 +17,7 @@
 
 #include "render/render_impl.h"
 
-#define HEIGHT_FLOAT_LEVELS 1024.0 /* default 16-bit levels per height unit, float solvers */
+#define HEIGHT_FLOAT_LEVELS 1024.0 /* default 16-bit levels per height unit, every solver */
 #define NORMAL_STRENGTH     4.0    /* default slope multiplier of the normal map */
 #define CAUSTICS_DEPTH      160.0  /* default water depth, pixels */
 #define CAUSTICS_INTENSITY  0.25   /* default level of unfocused light */
@@ -55,42 +55,38 @@ static inline int nb(int i, int d, int n, int wrap)
 
 /* ---- height ---- */
 
-/* 16-bit grey, v = round(h * scale) + 32768, clamped to 0..65535. By default the integer
- * solvers are written in their own units, v = raw + 32768, which is lossless while
- * |raw| < 32768; float solvers default to HEIGHT_FLOAT_LEVELS levels per height unit. */
-void render_height_map(const render_in *in, tp_image *out)
+/* 16-bit grey, v = round(h * scale) + 32768, clamped to 0..65535; every solver defaults
+ * to HEIGHT_FLOAT_LEVELS levels per height unit, whatever the render size (the integer
+ * solvers' stored units are finer at larger sizes, so writing them raw made a map clip
+ * at 1080p that did not at the scene's size). Returns the number of pixels clamped. */
+long render_height_map(const render_in *in, tp_image *out)
 {
 	const tp_surface *s = in->surf;
 	const scene_maps *m = &in->sc->maps;
 	const int w = in->w, hgt = in->h;
 	const double chosen = in->height_scale > 0 ? in->height_scale : m->height_scale;
-	const int raw = s->type == TP_SAMPLE_I32 && chosen <= 0;
 	const double scale = chosen > 0 ? chosen : HEIGHT_FLOAT_LEVELS;
 	/* float: metres (height units without a length scale), no offset */
 	const float hm = s->metres_hu > 0 ? (float)s->metres_hu : 1.0f;
+	long clipped = 0;
 
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) reduction(+ : clipped)
 	for (int y = 0; y < hgt; y++) {
 		uint16_t *o = (uint16_t *)tp_image_row(out, y);
+		const float *row = in->height + (size_t)y * w;
 		if (out->fmt == TP_GRAYF32) {
-			const float *row = in->height + (size_t)y * w;
 			float *f = (float *)(void *)o;
 			for (int x = 0; x < w; x++)
 				f[x] = row[x] * hm;
-		} else if (raw) {
-			const int32_t *src = (const int32_t *)s->data + (ptrdiff_t)y * s->stride;
-			for (int x = 0; x < w; x++) {
-				int64_t v = (int64_t)src[x] + 32768;
-				o[x] = (uint16_t)(v < 0 ? 0 : v > 65535 ? 65535 : v);
-			}
-		} else {
-			const float *row = in->height + (size_t)y * w;
-			for (int x = 0; x < w; x++) {
-				double v = floor((double)row[x] * scale + 0.5) + 32768.0;
-				o[x] = (uint16_t)(v < 0 ? 0 : v > 65535 ? 65535 : v);
-			}
+			continue;
+		}
+		for (int x = 0; x < w; x++) {
+			double v = floor((double)row[x] * scale + 0.5) + 32768.0;
+			clipped += !(v >= 0 && v <= 65535); /* NaN counts too */
+			o[x] = (uint16_t)(v < 0 ? 0 : v > 65535 ? 65535 : v);
 		}
 	}
+	return clipped;
 }
 
 /* ---- normals ---- */

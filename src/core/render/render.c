@@ -19,6 +19,7 @@ struct render_ctx {
 	float *scratch;      /* w*h*4 */
 	double height_scale; /* render_set_height_scale(), 0 = the scene's */
 	int flt;             /* render_set_float(): float samples in physical units */
+	long clipped;        /* render_height_clipped() */
 	/* TP_YUV420 output (colour mode): two RGB rows per thread, or (with boxes, drawn
 	 * over whole frames) a full RGB frame; made at the first such frame */
 	uint8_t *rgb_rows;
@@ -218,6 +219,11 @@ static void smooth_binomial(const float *pad, int w, int h, float *plain)
 	}
 }
 
+long render_height_clipped(const render_ctx *r)
+{
+	return r->clipped;
+}
+
 void render_set_height_scale(render_ctx *r, double levels)
 {
 	r->height_scale = levels;
@@ -379,7 +385,7 @@ int render_frame_side(render_ctx *r, const tp_surface *s, tp_image *out, void (*
 		if (s->nboxes > 0)
 			render_boxes(&in, out); /* solid blocks over the water */
 		break;
-	case SCENE_MODE_HEIGHT: render_height_map(&in, out); break;
+	case SCENE_MODE_HEIGHT: r->clipped = render_height_map(&in, out); break;
 	case SCENE_MODE_NORMAL: render_normal_map(&in, out); break;
 	case SCENE_MODE_CAUSTICS: render_caustics(&in, out); break;
 	case SCENE_MODE_DISPLACEMENT: render_displacement_map(&in, out); break;

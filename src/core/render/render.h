@@ -42,6 +42,9 @@ void render_set_height_scale(render_ctx *r, double levels);
  * picture), normals as unit vectors, caustics as the light level (1 = flat water), foam
  * 0..1. render_format() then says TP_GRAYF32 or TP_RGBF32. */
 void render_set_float(render_ctx *r, int on);
+/* Height maps: the pixels of the latest frame whose height fell outside the 16-bit range
+ * and were clamped (0 for other modes). Library code does not print: the caller says it. */
+long render_height_clipped(const render_ctx *r);
 /* The largest |h| of a height-field surface, in height units, exactly as the maps see it
  * (0 for a fluid surface). The same whatever the thread count. */
 double render_surface_absmax(const tp_surface *s);

@@ -59,7 +59,7 @@ void render_boxes(const render_in *in, tp_image *out);
 /* fluid.c: the sph fluid surface over the background, tank and obstacles (TP_RGB8). */
 void render_fluid(const render_in *in, tp_image *out);
 /* maps.c: texture maps. */
-void render_height_map(const render_in *in, tp_image *out);
+long render_height_map(const render_in *in, tp_image *out);
 void render_normal_map(const render_in *in, tp_image *out);
 void render_caustics(const render_in *in, tp_image *out);
 /* ocean.c: choppy-wave maps (and their float forms, TP_*F32, in physical units). */

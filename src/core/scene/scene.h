@@ -162,7 +162,7 @@ typedef struct scene_output {
 
 /* "maps": how the texture modes encode what they show. */
 typedef struct scene_maps {
-	double height_scale;       /* 16-bit levels per height unit; 0 = lossless solver units */
+	double height_scale;       /* 16-bit levels per height unit; 0 = 1024 */
 	int height_auto;           /* "scale": "auto": levelled over the whole render (render's
 				    * first pass), one scale for every frame */
 	double normal_strength;    /* slope multiplier before normalising */

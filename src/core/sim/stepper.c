@@ -23,6 +23,7 @@ struct stepper {
 	int next_drop;
 	tp_rng *rain;     /* one stream per emitter */
 	tp_box_pose *poses;
+	const volatile sig_atomic_t *cancel; /* stepper_set_cancel() */
 };
 
 static const scene *sort_scene; /* qsort has no context argument in C11 */
@@ -176,12 +177,15 @@ int stepper_next(stepper *st, tp_err *err)
 		steps_per_s = steps_per_s * (double)st->num / (double)st->den;
 	const long end = steps_by_frame(st, st->frame);
 	while (st->step < end) {
+		if (st->cancel && *st->cancel)
+			return tp_errf(err, TP_EINTR, "interrupted");
 		/* Times from the step count, not accumulated, so they never drift. */
 		double t0 = (double)st->step / steps_per_s;
 		double t1 = (double)(st->step + 1) / steps_per_s;
 		apply_drops(st, t1);
 		apply_rain(st);
-		tp_step_in in = { .t = t1, .step = st->step, .dt = t1 - t0, .boxes = st->poses };
+		tp_step_in in = { .t = t1, .step = st->step, .dt = t1 - t0, .boxes = st->poses,
+				  .cancel = st->cancel };
 		for (int i = 0; i < sc->nboxes; i++)
 			if (!sc->boxes[i].floating)
 				eval_pose(&sc->boxes[i].path, t0, t1, &st->poses[i]);
@@ -195,6 +199,12 @@ int stepper_next(stepper *st, tp_err *err)
 			in.tank_angle = tank.angle;
 		}
 		int rc = st->desc->step(st->priv, &in);
+		if (rc == TP_EINTR)
+			return tp_errf(err, TP_EINTR, "interrupted");
+		const char *why = rc < 0 && st->desc->why ? st->desc->why(st->priv) : NULL;
+		if (why)
+			return tp_errf(err, rc, "%s: the %s solver blew up at t=%.3fs (frame %d): %s",
+				       sc->path, st->desc->name, t1, st->frame, why);
 		if (rc < 0)
 			return tp_errf(err, rc, "%s: the %s solver became unstable at t=%.3fs (frame %d)",
 				       sc->path, st->desc->name, t1, st->frame);
@@ -203,6 +213,7 @@ int stepper_next(stepper *st, tp_err *err)
 	return 0;
 }
 
+void stepper_set_cancel(stepper *st, const volatile sig_atomic_t *flag) { st->cancel = flag; }
 int stepper_frame(const stepper *st) { return st->frame; }
 double stepper_time(const stepper *st) { return st->frame < 0 ? 0 : st->frame / st->sc->fps; }
 void stepper_surface(stepper *st, tp_surface *out) { st->desc->surface(st->priv, out); }

@@ -28,6 +28,10 @@ double stepper_time(const stepper *st);
 void stepper_surface(stepper *st, tp_surface *out);
 void stepper_stats(const stepper *st, tp_stats *out);
 solver *stepper_solver(stepper *st);
+/* From now on, stepper_next() checks *flag between solver steps (and solvers with long
+ * steps between their substeps, tp_step_in.cancel) and returns TP_EINTR once it is
+ * nonzero, mid-frame: the stepper is then only good for destroying. NULL: never. */
+void stepper_set_cancel(stepper *st, const volatile sig_atomic_t *flag);
 
 /* Checkpoints (sim/ckpt.h): the stepper's own state - frame, global step count, next
  * scheduled drop, every rain stream, box poses - then the solver's section. Loading

@@ -187,7 +187,7 @@ static void hooke_drop(void *priv, double x, double y, double r, double strength
 {
 	hooke *p = priv;
 	int32_t *h = ig_org(p->hbuf[p->cur], &p->g);
-	ig_drop(&p->g, &h, 1, x, y, r, strength, NULL); /* displaced at rest: v is untouched */
+	ig_drop(&p->g, &h, 1, x, y, r, strength, 0, NULL); /* displaced at rest: v is untouched */
 }
 
 static int hooke_step(void *priv, const tp_step_in *in)

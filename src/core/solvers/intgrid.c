@@ -236,7 +236,7 @@ static void cell_range(const ig_grid *g, double x, double ex, double y, double e
 }
 
 void ig_drop(const ig_grid *g, int32_t *const *org, int n, double x, double y, double r,
-	     double strength, ig_rect *touched)
+	     double strength, int smooth, ig_rect *touched)
 {
 	if (touched)
 		*touched = (ig_rect){0, -1, 0, -1};
@@ -262,8 +262,10 @@ void ig_drop(const ig_grid *g, int32_t *const *org, int n, double x, double y, d
 			double d = sqrt(dx * dx + dy * dy);
 			if (!(d < r))
 				continue;
-			/* seed 001: E_b = E_a (1 - d / R) */
-			int32_t add = round_sat(e * (1.0 - d / r));
+			/* seed 001: E_b = E_a (1 - d / R); smooth: a raised cosine */
+			const double shape =
+				smooth ? 0.5 + 0.5 * cos(M_PI * d / r) : 1.0 - d / r;
+			int32_t add = round_sat(e * shape);
 			for (int b = 0; b < n; b++)
 				add_sat(&org[b][row + wrapi(i, w)], add);
 		}

@@ -108,12 +108,14 @@ typedef struct ig_rect {
 } ig_rect;
 
 /* Adds a drop to each of the n buffers (origins): every active cell whose centre is at
- * distance d < r of (x, y) gets += round(strength * unit * (1 - d / r)) (rounded half away
- * from zero, saturating). r is clamped to max(w, h). Wrap: (x, y) is first reduced to the
+ * distance d < r of (x, y) gets += round(strength * unit * shape(d / r)) (rounded half away
+ * from zero, saturating), shape(q) = 1 - q (the seeds' cone) or, with `smooth`, the raised
+ * cosine (1 + cos(pi q)) / 2: a cone's kink and rim put energy into the grid's shortest
+ * waves, which no stencil carries isotropically. r is clamped to max(w, h). Wrap: (x, y) is first reduced to the
  * pool, and the disc adds through each periodic image of a cell one period away or less.
  * `touched` (if not NULL) gets a rectangle holding every cell changed (without wrap). */
 void ig_drop(const ig_grid *g, int32_t *const *org, int n, double x, double y, double r,
-	     double strength, ig_rect *touched);
+	     double strength, int smooth, ig_rect *touched);
 
 /* Boxes, once per step after the kernel, using poses (scene->nboxes entries or NULL):
  * first every box pushes the cells within IG_WAKE_BAND = m pixels outside its footprint,

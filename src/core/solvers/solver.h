@@ -25,6 +25,7 @@
 #ifndef TP_SOLVERS_SOLVER_H
 #define TP_SOLVERS_SOLVER_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -51,6 +52,10 @@ typedef struct tp_step_in {
 	double tank_x, tank_y;     /* tank centre at t (sph) */
 	double tank_vx, tank_vy;   /* tank velocity at t, pixels/s */
 	double tank_angle;         /* tank angle at t, degrees counter-clockwise on screen */
+	/* The caller's cancel flag (NULL: none). A solver whose step can run long (sph's
+	 * substeps) checks it between substeps and, once it is nonzero, returns TP_EINTR
+	 * at once, leaving a state that is only good for freeing. */
+	const volatile sig_atomic_t *cancel;
 } tp_step_in;
 
 typedef enum tp_surface_kind {
@@ -131,6 +136,9 @@ typedef struct tp_solver {
 	/* Optional checkpoints (NULL if unsupported). */
 	int (*save)(const void *priv, FILE *f, tp_err *err);
 	int (*load)(void *priv, FILE *f, tp_err *err);
+	/* Optional: after a step failed, what went wrong and which parameter to change, one
+	 * line (NULL: only that it became unstable). */
+	const char *(*why)(const void *priv);
 } tp_solver;
 
 enum {

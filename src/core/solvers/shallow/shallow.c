@@ -66,7 +66,7 @@ static const char *const float_start_names[] = { "surface", "rest", NULL };
 
 #define OFF(f) offsetof(shallow, f)
 static const tp_option shallow_options[] = {
-	{ "rate", "c^2 dt^2/dx^2 per internal step (seed: 0.005); 4 rate + 8 viscosity dt < 1 + d",
+	{ "rate", "c^2 dt^2/dx^2 per internal step, at most (seed: 0.005); lowered to make the speed exact",
 	  OFF(rate), TP_OPT_DOUBLE, REF_RATE, 1e-6, 1, NULL, TP_UNIT_NONE },
 	{ "damping", "velocity kept per 1/240 s (seed: 0.996 per step at 8 steps/frame, 30 fps)",
 	  OFF(damping), TP_OPT_DOUBLE, 0.996, 0, 1, NULL, TP_UNIT_NONE },
@@ -78,7 +78,7 @@ static const tp_option shallow_options[] = {
 	  OFF(substeps), TP_OPT_INT, 0, 0, MAX_SUBSTEPS, NULL, TP_UNIT_LENGTH },
 	{ "depth", "rest depth of the pool, height units", OFF(depth), TP_OPT_DOUBLE, 40, 0.01,
 	  1e6, NULL, TP_UNIT_LENGTH },
-	{ "gravity", "for floating boxes, units/s^2; 0 = speed^2 / depth (shallow-water c^2 = g D)",
+	{ "gravity", "units/s^2; sets speed = sqrt(gravity x depth) (not with speed or substeps); 0 = speed^2 / depth",
 	  OFF(gravity), TP_OPT_DOUBLE, 0, 0, 1e9, NULL, TP_UNIT_LENGTH },
 	{ "cg_tol", "CG stops when what it leaves moves the water < this, units/step (RMS)",
 	  OFF(cg_tol), TP_OPT_DOUBLE, 1e-6, 1e-15, 1, NULL, TP_UNIT_LENGTH },
@@ -398,8 +398,16 @@ static int shallow_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 				  s->w, s->h);
 	const double dt = 1.0 / (sc->fps * (sc->substeps > 0 ? sc->substeps : 1));
 	const int longer = s->w > s->h ? s->w : s->h;
-	double speed = s->speed > 0 ? s->speed
-				    : sqrt(REF_RATE) * REF_STEPS_PER_S * (longer / REF_CELLS);
+	/* One wave speed: c^2 = g D. gravity (with depth) may set it, or speed, or substeps
+	 * (sqrt(rate) cells per internal step), never two of them. */
+	if (s->gravity > 0 && (s->speed > 0 || s->substeps > 0))
+		return scene_errf(sc, err, TP_EINPUT, "params.gravity",
+			       "gravity and %s both set the wave speed (c^2 = gravity x depth); give "
+			       "one of them",
+			       s->speed > 0 ? "speed" : "substeps");
+	double speed = s->gravity > 0 ? sqrt(s->gravity * s->depth)
+		       : s->speed > 0 ? s->speed
+				      : sqrt(REF_RATE) * REF_STEPS_PER_S * (longer / REF_CELLS);
 	if (s->substeps > 0) {
 		s->nsub = s->substeps;
 	} else {
@@ -412,6 +420,11 @@ static int shallow_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 		s->nsub = n < 1 ? 1 : (int)n;
 	}
 	s->dt_sub = dt / s->nsub;
+	/* The fewest internal steps that keep rate at or under the given one; the rate then
+	 * made exact, (c dt_sub)^2, so the speed made is the speed asked for. */
+	const double rate_in = s->rate;
+	if (s->substeps <= 0)
+		s->rate = (speed * s->dt_sub) * (speed * s->dt_sub);
 	s->d_step = pow_sqrt(s->damping, REF_STEPS_PER_S * s->dt_sub);
 	s->mu = s->viscosity * s->dt_sub;
 	/* For the viscous term, a mode's velocity factor d becomes d - 8 mu at the
@@ -429,10 +442,10 @@ static int shallow_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 			       "%g would blow up because the update h' = h + d(h - h_old) "
 			       "+ rate*sum(h_j - h) amplifies the checkerboard mode unless 4*rate < 1 + "
 			       "d (here 4*rate = %g, 1 + d = %.6g with d = %.6g per step); use rate < %.4g",
-			       s->rate, 4 * s->rate, 1 + s->d_step, s->d_step, (1 + s->d_step) / 4);
+			       rate_in, 4 * s->rate, 1 + s->d_step, s->d_step, (1 + s->d_step) / 4);
 	}
 	s->c_px = sqrt(s->rate) / s->dt_sub;
-	s->g_box = s->gravity > 0 ? s->gravity : s->c_px * s->c_px / s->depth;
+	s->g_box = s->c_px * s->c_px / s->depth; /* = gravity when given (c^2 = g D) */
 	s->mur_k = (sqrt(s->rate) - 1) / (sqrt(s->rate) + 1);
 	s->inv_edge = 1 / s->edge;
 

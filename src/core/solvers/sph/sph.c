@@ -383,6 +383,60 @@ oom:
 
 
 
+/* Blow-up: a density SPH_BLOWUP_RHO times the rest density (a liquid compresses by a few
+ * percent; settled water at the default compression reaches 1.15 at the bottom), or a
+ * NaN, or the particles' RMS speed at SPH_BLOWUP_CAP of the velocity cap (the fluid
+ * boiling: a splash has a few fast particles, never most of them), after a substep of h seconds where hmax is the stable one. Says in s->why which
+ * parameter to change (dt: the whole step's length): the substep cap when the substeps
+ * had to be longer than stable,
+ * cfl above 1, else the stiffness (or gravity, which sets it). */
+#define SPH_BLOWUP_RHO 10.0
+#define SPH_BLOWUP_CAP 0.5
+static int blown_up(sph *s, double h, double hmax, double dt)
+{
+	float top = 0;
+	double v2 = 0;
+	int nan = 0;
+	for (int i = 0; i < s->n; i++) {
+		top = s->rho[i] > top ? s->rho[i] : top;
+		nan |= s->rho[i] != s->rho[i] || s->vx[i] != s->vx[i] || s->vy[i] != s->vy[i];
+		v2 += (double)s->vx[i] * s->vx[i] + (double)s->vy[i] * s->vy[i];
+	}
+	/* boiling: the particles' RMS speed at half the velocity cap or more */
+	const double rms = s->n ? sqrt(v2 / s->n) : 0;
+	const int boil = s->max_speed > 0 && rms >= SPH_BLOWUP_CAP * s->max_speed;
+	if (!nan && !boil && !(top > SPH_BLOWUP_RHO * s->rho0))
+		return 0;
+	char what[96];
+	if (boil && !(top > SPH_BLOWUP_RHO * s->rho0))
+		snprintf(what, sizeof what, "particles at the velocity cap (RMS speed %.0f px/s of "
+			 "max_speed %g)", rms, s->max_speed);
+	else
+		snprintf(what, sizeof what, "density %.3g times the rest density",
+			 nan ? NAN : top / s->rho0);
+	if (h > 1.01 * hmax)
+		snprintf(s->why, sizeof s->why,
+			 "%s after a substep %.3g times longer than stable (max_substeps %d); raise "
+			 "params.max_substeps to at least %.0f, or lower params.viscosity or "
+			 "params.stiffness",
+			 what, h / hmax, s->max_substeps, ceil(dt / hmax));
+	else if (s->cfl > 1)
+		snprintf(s->why, sizeof s->why,
+			 "%s with cfl %g; lower params.cfl to 1 or less", what, s->cfl);
+	else
+		snprintf(s->why, sizeof s->why,
+			 "%s; lower params.stiffness (or params.gravity) or raise "
+			 "params.max_substeps",
+			 what);
+	return 1;
+}
+
+static const char *sph_why(const void *priv)
+{
+	const sph *s = priv;
+	return s->why[0] ? s->why : NULL;
+}
+
 static int sph_step(void *priv, const tp_step_in *in)
 {
 	sph *s = priv;
@@ -454,6 +508,8 @@ static int sph_step(void *priv, const tp_step_in *in)
 	double f0 = 0, vcur = s->vmax;
 	int nsub = 0;
 	while (f0 < 1) {
+		if (in->cancel && *in->cancel)
+			return TP_EINTR;
 		double rem = (1 - f0) * dt;
 		double vref = fmax(vcur + fabs(s->gravity) * hmax, vmin);
 		double h = fmin(hmax, s->cfl * s->R / fmax(vref, 1e-6));
@@ -505,6 +561,8 @@ static int sph_step(void *priv, const tp_step_in *in)
 		nsub++;
 		if (sph_substep_hook)
 			sph_substep_hook(s, sph_substep_ctx);
+		if (blown_up(s, c.dt, hmax, dt))
+			return TP_EIO;
 	}
 	s->substeps_last = nsub;
 	s->org_x = ox1;
@@ -699,4 +757,5 @@ const tp_solver tp_solver_sph = {
 	.stats = sph_stats,
 	.save = sph_save,
 	.load = sph_load,
+	.why = sph_why,
 };

@@ -204,6 +204,7 @@ typedef struct sph {
 	/* last step's diagnostics */
 	double ke, vmax, derr, mean_rho;
 	int substeps_last;
+	char why[256]; /* a blow-up's reason (sph_why) */
 
 	/* render field */
 	int fw, fh;
