@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "tmpdir.h"
 #include "encode/png.h"
 #include "util/rng.h"
 
@@ -14,16 +15,13 @@ static char errpath[128];
 
 static void setup(void)
 {
-	strcpy(dir, "/tmp/tp-cmpcli-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	tp_tmpdir_make(dir, sizeof dir, "cmpcli");
 	snprintf(errpath, sizeof errpath, "%s/stderr", dir);
 }
 
 static void teardown(void)
 {
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	cr_assert_eq(system(cmd), 0);
+	tp_tmpdir_remove(dir);
 }
 
 TestSuite(compare_cli, .init = setup, .fini = teardown, .timeout = 120);

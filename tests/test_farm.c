@@ -11,6 +11,7 @@
 #include <xxhash.h>
 
 #include "cli_util.h"
+#include "tmpdir.h"
 #include "util/wire.h"
 
 static char dir[64];
@@ -18,17 +19,14 @@ static char errpath[128], outpath[128];
 
 static void setup(void)
 {
-	strcpy(dir, "/tmp/tp-farm-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	tp_tmpdir_make(dir, sizeof dir, "farm");
 	snprintf(errpath, sizeof errpath, "%s/stderr", dir);
 	snprintf(outpath, sizeof outpath, "%s/stdout", dir);
 }
 
 static void teardown(void)
 {
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	cr_assert_eq(system(cmd), 0);
+	tp_tmpdir_remove(dir);
 }
 
 TestSuite(farm, .init = setup, .fini = teardown, .timeout = 240);

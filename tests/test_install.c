@@ -8,21 +8,19 @@
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "tmpdir.h"
 
 static char dir[64];
 static char logbuf[1 << 16];
 
 static void setup(void)
 {
-	strcpy(dir, "/tmp/tp-install-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	tp_tmpdir_make(dir, sizeof dir, "install");
 }
 
 static void teardown(void)
 {
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	cr_assert_eq(system(cmd), 0);
+	tp_tmpdir_remove(dir);
 }
 
 TestSuite(install, .init = setup, .fini = teardown);

@@ -29,6 +29,7 @@
 #include "encode/mp4_read.h"
 #include "encode/png.h"
 #include "util/image.h"
+#include "tmpdir.h"
 
 extern const tp_encoder tp_encoder_mp4;
 
@@ -38,8 +39,7 @@ static char dir[64];
 
 static void make_dir(void)
 {
-	snprintf(dir, sizeof dir, "/tmp/tp-mp4-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	tp_tmpdir_make(dir, sizeof dir, "mp4");
 }
 
 static void remove_dir(void)

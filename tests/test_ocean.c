@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli_util.h"
+#include "tmpdir.h"
 #include "scene/scene.h"
 #include "sim/loop.h"
 #include "sim/stepper.h"
@@ -19,17 +20,14 @@ static char dir[64], errpath[128], outpath[128];
 
 static void setup(void)
 {
-	strcpy(dir, "/tmp/tp-ocean-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	tp_tmpdir_make(dir, sizeof dir, "ocean");
 	snprintf(errpath, sizeof errpath, "%s/err.txt", dir);
 	snprintf(outpath, sizeof outpath, "%s/out.txt", dir);
 }
 
 static void teardown(void)
 {
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	cr_assert_eq(system(cmd), 0);
+	tp_tmpdir_remove(dir);
 }
 
 TestSuite(ocean, .init = setup, .fini = teardown, .timeout = 300);

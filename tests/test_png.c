@@ -7,20 +7,18 @@
 #include <unistd.h>
 
 #include "encode/png.h"
+#include "tmpdir.h"
 
 static char dir[64];
 
 static void setup(void)
 {
-	strcpy(dir, "/tmp/tp-png-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	tp_tmpdir_make(dir, sizeof dir, "png");
 }
 
 static void teardown(void)
 {
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	cr_assert_eq(system(cmd), 0);
+	tp_tmpdir_remove(dir);
 }
 
 /* Writes a 4x3 PNG of the given libpng colour type and depth with libpng directly, so

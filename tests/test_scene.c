@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "tmpdir.h"
 #include "encode/png.h"
 #include "scene/jsonpos.h"
 #include "scene/scene.h"
@@ -22,8 +23,7 @@ static char dir[64];
 
 static void setup(void)
 {
-	strcpy(dir, "/tmp/tp-scene-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	tp_tmpdir_make(dir, sizeof dir, "scene");
 }
 
 static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)

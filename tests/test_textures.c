@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "cli_util.h"
+#include "tmpdir.h"
 #include "encode/png.h"
 #include "scene/scene.h"
 #include "solvers/solver.h"
@@ -14,16 +15,13 @@ static char errpath[128];
 
 static void setup(void)
 {
-	strcpy(dir, "/tmp/tp-tex-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	tp_tmpdir_make(dir, sizeof dir, "tex");
 	snprintf(errpath, sizeof errpath, "%s/stderr", dir);
 }
 
 static void teardown(void)
 {
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	cr_assert_eq(system(cmd), 0);
+	tp_tmpdir_remove(dir);
 }
 
 TestSuite(textures, .init = setup, .fini = teardown, .timeout = 120);
@@ -335,8 +333,8 @@ Test(textures, texture_scenes_match_their_golden_hashes, .timeout = 300)
  * every frame; a scale that does clip is said once on stderr and counted in --stats. */
 Test(textures, height_maps_say_when_they_clip, .timeout = 120)
 {
-	char cdir[] = "/tmp/tp_clipXXXXXX";
-	cr_assert_not_null(mkdtemp(cdir));
+	char cdir[64];
+	tp_tmpdir_make(cdir, sizeof cdir, "clip");
 	char cerr[256], stats[256];
 	snprintf(cerr, sizeof cerr, "%s/err", cdir);
 	snprintf(stats, sizeof stats, "%s/stats", cdir);
@@ -370,7 +368,5 @@ Test(textures, height_maps_say_when_they_clip, .timeout = 120)
 	cr_assert_not_null(strstr(st, "\"frame\":11,"), "%s", st);
 	cr_assert_null(strstr(strstr(st, "\"frame\":11,"), "\"height_clipped\":0,"),
 		       "the last frame clips: %s", st);
-	char cmd[300];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", cdir);
-	cr_assert_eq(system(cmd), 0);
+	tp_tmpdir_remove(cdir);
 }

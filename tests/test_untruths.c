@@ -7,23 +7,21 @@
 
 #include "cli/variants.h"
 #include "cli_util.h"
+#include "tmpdir.h"
 
 static char dir[64];
 static char errpath[128], outpath[128];
 
 static void setup(void)
 {
-	strcpy(dir, "/tmp/tp-untrue-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	tp_tmpdir_make(dir, sizeof dir, "untrue");
 	snprintf(errpath, sizeof errpath, "%s/stderr", dir);
 	snprintf(outpath, sizeof outpath, "%s/stdout", dir);
 }
 
 static void teardown(void)
 {
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	cr_assert_eq(system(cmd), 0);
+	tp_tmpdir_remove(dir);
 }
 
 TestSuite(untruths, .init = setup, .fini = teardown, .timeout = 120);
