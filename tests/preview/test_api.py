@@ -35,7 +35,7 @@ def test_status_reports_the_scene(pv):
     assert (s["frames"], s["fps"]) == (240, 30)
     assert (s["width"], s["height"]) == (640, 360)
     assert (s["ref_width"], s["ref_height"]) == (640, 360)
-    assert s["modes"] == ["color", "height", "normal", "caustics"]
+    assert s["modes"] == ["color", "height", "normal", "caustics", "displacement"]
     assert s["error"] is None
 
 
