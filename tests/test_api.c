@@ -199,6 +199,13 @@ Test(api, seeking_in_any_order_gives_the_same_frames, .timeout = 120)
 		cr_assert_eq(tp_scene_step(s, &e), 0, "%s", e.text);
 		cr_assert_eq(tp_scene_position(s), F0 + 5);
 		tp_scene_free(s);
+		/* The default spacing (by stepping time) and a budget too small for them all. */
+		tp_load_options d = {.scale = 0.125, .checkpoint_bytes = 400000};
+		cr_assert_eq(tp_scene_load_file(scenes[i], &d, &s, &e), 0, "%s", e.text);
+		for (int k = N - 1; k >= 0; k -= 2)
+			cr_assert_eq(frame_hash(s, F0 + k, TP_MODE_COLOR), fwd[k],
+				     "%s frame %d backwards, default checkpoints", scenes[i], F0 + k);
+		tp_scene_free(s);
 	}
 }
 

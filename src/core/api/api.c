@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "api/api_impl.h"
 #include "render/render.h"
@@ -26,6 +27,11 @@
 #include "util/image.h"
 
 #define DEFAULT_CKPT_BYTES ((size_t)256 << 20)
+/* Seconds of stepping between two checkpoints when the caller did not fix the spacing:
+ * a seek then replays at most about this much (docs/api.md). Saving a state costs about as
+ * much as stepping a frame of the integer solvers, so a checkpoint every frame would make
+ * playing forwards several times slower. */
+#define CKPT_GAP_SECONDS 0.04
 
 typedef struct mem_ckpt {
 	int frame; /* the next output frame once loaded */
@@ -42,12 +48,14 @@ struct tp_scene {
 	tp_surface surf; /* the surface of frame pos, valid while pos >= 0 */
 	int pos;         /* the frame lp last gave, -1 before the first */
 	render_ctx *rd[TP_MODE_COUNT];
-	/* In-memory checkpoints, by increasing frame; every `every` frames, within budget. */
+	/* In-memory checkpoints, by increasing frame, within budget bytes. */
 	mem_ckpt *ck;
 	int nck, cap;
 	size_t ck_bytes, budget;
-	int every;
-	int every_fixed; /* the caller chose the spacing */
+	int every;       /* the caller's spacing in frames (every_fixed) */
+	int every_fixed;
+	double gap;      /* else seconds of stepping between checkpoints */
+	double since_ck; /* seconds stepped since the last checkpoint (or the start) */
 	int levelled;    /* the height map's "auto" scale is set */
 };
 
@@ -219,6 +227,7 @@ static int load_common(const char *path, const char *text, const tp_load_options
 	s->budget = opt->checkpoint_bytes ? opt->checkpoint_bytes : DEFAULT_CKPT_BYTES;
 	s->every = opt->checkpoint_every;
 	s->every_fixed = opt->checkpoint_every > 0;
+	s->gap = CKPT_GAP_SECONDS;
 	if (text)
 		rc = scene_load_text(path, text, strlen(text), &s->ov, &s->sc, &err);
 	else
@@ -345,18 +354,30 @@ TP_API int tp_scene_position(const tp_scene *s)
 
 /* ---- stepping and checkpoints ---------------------------------------------------------- */
 
-/* Keeps the state before frame `frame` (lp's next) if the spacing asks for it. */
+
+static double seconds(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Keeps the state before frame `frame` (lp's next) if the spacing asks for it: every
+ * `every` frames when the caller chose that, else after CKPT_GAP_SECONDS of stepping. Where
+ * checkpoints fall changes only how long a seek takes, never a frame's bytes. */
 static int maybe_checkpoint(tp_scene *s, int frame, tp_error *e)
 {
 	if (frame <= 0 || frame >= s->sc->frames)
 		return 0;
-	if (s->every > 0 && frame % s->every)
-		return 0;
 	if (s->nck && s->ck[s->nck - 1].frame >= frame)
 		return 0; /* kept already (checkpoints are made in order) */
+	if (s->every_fixed ? frame % s->every != 0 : s->since_ck < s->gap)
+		return 0;
+	s->since_ck = 0;
 	char *buf = NULL;
 	size_t len = 0;
 	tp_err err = {{0}};
+	double t0 = seconds();
 	FILE *f = open_memstream(&buf, &len);
 	if (!f)
 		return fail(s, e, tp_errf(&err, TP_EIO, "checkpoint in memory: %s", strerror(errno)),
@@ -368,22 +389,18 @@ static int maybe_checkpoint(tp_scene *s, int frame, tp_error *e)
 		free(buf);
 		return fail(s, e, rc, &err);
 	}
-	if (s->every <= 0) {
-		/* The first checkpoint sets the spacing: all of them within the budget. */
-		double n = (double)s->sc->frames * (double)len / (double)s->budget;
-		s->every = n < 1 ? 1 : (int)(n + 1);
-		if (frame % s->every) {
-			free(buf);
-			return 0;
-		}
-	}
-	while (s->ck_bytes + len > s->budget && !s->every_fixed && s->every < s->sc->frames) {
-		/* States grow (particles emitted): keep every other one. */
-		s->every *= 2;
+	/* Saving may cost more than stepping (large states): then space them so that saving
+	 * stays under a tenth of the time spent playing. */
+	double cost = 10 * (seconds() - t0);
+	if (!s->every_fixed && s->gap < cost)
+		s->gap = cost;
+	/* Over the budget (a long scene, or states that grow as particles are emitted): keep
+	 * every other checkpoint and step twice as long between the next ones. */
+	while (s->ck_bytes + len > s->budget && s->nck > 1) {
 		int j = 0;
 		s->ck_bytes = 0;
 		for (int i = 0; i < s->nck; i++) {
-			if (s->ck[i].frame % s->every) {
+			if (i % 2) {
 				free(s->ck[i].buf);
 				continue;
 			}
@@ -391,10 +408,9 @@ static int maybe_checkpoint(tp_scene *s, int frame, tp_error *e)
 			s->ck[j++] = s->ck[i];
 		}
 		s->nck = j;
-		if (frame % s->every) {
-			free(buf);
-			return 0;
-		}
+		s->gap *= 2;
+		if (s->every_fixed)
+			s->every *= 2;
 	}
 	if (s->ck_bytes + len > s->budget) {
 		free(buf);
@@ -421,7 +437,10 @@ static int step_once(tp_scene *s, tp_error *e)
 	int rc;
 	if ((rc = maybe_checkpoint(s, s->pos + 1, e)) < 0)
 		return rc;
-	if ((rc = loop_next(s->lp, &s->surf, &err)) < 0) {
+	double t0 = seconds();
+	rc = loop_next(s->lp, &s->surf, &err);
+	s->since_ck += seconds() - t0;
+	if (rc < 0) {
 		/* The state is unusable now: start over at the next call. */
 		loop_destroy(s->lp);
 		s->lp = NULL;
@@ -444,6 +463,7 @@ static int restart(tp_scene *s, int frame, tp_error *e)
 	for (int i = 0; i < s->nck && s->ck[i].frame <= frame; i++)
 		c = &s->ck[i];
 	s->pos = -1;
+	s->since_ck = 0;
 	if (!c || !s->lp) {
 		loop_destroy(s->lp);
 		s->lp = NULL;
@@ -464,6 +484,7 @@ static int restart(tp_scene *s, int frame, tp_error *e)
 		return fail(s, e, rc, &err);
 	}
 	s->pos = c->frame - 1;
+	s->since_ck = 0;
 	return 0;
 }
 
