@@ -390,8 +390,8 @@ static int maybe_checkpoint(tp_scene *s, int frame, tp_error *e)
 		return fail(s, e, rc, &err);
 	}
 	/* Saving may cost more than stepping (large states): then space them so that saving
-	 * stays under a tenth of the time spent playing. */
-	double cost = 10 * (seconds() - t0);
+	 * costs at most half the time spent stepping. */
+	double cost = 2 * (seconds() - t0);
 	if (!s->every_fixed && s->gap < cost)
 		s->gap = cost;
 	/* Over the budget (a long scene, or states that grow as particles are emitted): keep
