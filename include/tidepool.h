@@ -76,8 +76,8 @@ typedef struct tp_load_options {
 	int nsets;
 	int threads;              /* worker threads; 0: all cores */
 	/* Memory for in-memory checkpoints (seeking backwards); 0: 256 MiB. Checkpoints
-	 * are kept every checkpoint_every frames (0: a spacing chosen from the state size
-	 * and this budget). */
+	 * are kept every checkpoint_every frames (0: after every 40 ms of stepping, spaced
+	 * out further when the budget is reached; docs/api.md). */
 	size_t checkpoint_bytes;
 	int checkpoint_every;
 } tp_load_options;
