@@ -48,6 +48,7 @@ SRC_SCENE = \
 	src/core/scene/sets.c \
 	src/core/scene/scale.c \
 	src/core/scene/fingerprint.c \
+	src/core/scene/diverge.c \
 	src/core/scene/where.c \
 	src/core/scene/support.c \
 	src/core/scene/reach.c \
@@ -178,6 +179,7 @@ TEST_SRCS = \
 	tests/test_noise.c \
 	tests/test_airy.c \
 	tests/test_api.c \
+	tests/test_reuse.c \
 	tests/test_sceneopts.c \
 	tests/test_ocean.c \
 	tests/reference/seed_common.c \

@@ -160,6 +160,15 @@ TP_API int tp_scene_step(tp_scene *sc, tp_error *err);
 /* The frame the scene is at: -1 before the first step. */
 TP_API int tp_scene_position(const tp_scene *sc);
 
+/* For an edited scene: moves to `sc` the in-memory checkpoints of `from` (an earlier
+ * version of the same scene, loaded with the same options) that are still valid for it,
+ * those of states before the first moment the two can simulate differently. An edit to a
+ * drop at 3 s keeps the states before 3 s; an edit to what only the picture uses (colours,
+ * background, maps) keeps them all; an edit to the solver, its parameters or the size
+ * keeps none. Frames are the same bits as without. `from` is left without checkpoints.
+ * Returns how many were moved (0 or more), or TP_ERROR_ARGUMENT. */
+TP_API int tp_scene_reuse_checkpoints(tp_scene *sc, tp_scene *from);
+
 /* Seeks to `frame` and renders it in `mode` into buf: rows `stride` bytes apart
  * (0: tightly packed), in tp_scene_format()'s layout. */
 TP_API int tp_scene_render(tp_scene *sc, int frame, tp_mode mode, void *buf, size_t stride,

@@ -160,6 +160,9 @@ void pv_state_reload(pv_state *st)
 		pthread_mutex_lock(&st->scene_mu);
 		old = st->sc;
 		st->sc = sc;
+		/* the saved states from before the edit's first effect are still this scene's */
+		if (old)
+			tp_scene_reuse_checkpoints(sc, old);
 		pthread_mutex_lock(&st->mu);
 		tp_scene_get_info(sc, &st->info);
 		snprintf(st->info_path, sizeof st->info_path, "%s",

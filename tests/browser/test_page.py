@@ -182,6 +182,29 @@ def test_a_bad_save_shows_the_error_and_a_good_save_clears_it(browser, preview):
     assert not browser.find_element(By.ID, "error").is_displayed()
 
 
+def test_a_solver_failure_while_running_is_shown_over_the_picture(browser):
+    """sph with a substep far too long for its viscosity blows up at frame 3: the page
+    says which frame failed and what to change, and the server keeps serving."""
+    scene = json.load(open(os.path.join(ROOT, "scenes", "sph_box.json")))
+    scene["params"] = {"viscosity": 1000, "max_substeps": 1}
+    p = Preview("sph_box.json", args=("--size", "320x180"), text=json.dumps(scene, indent=2))
+    try:
+        open_page(browser, p)  # frame 0 is fine; playing on (or the stats walk) fails
+        wait(browser, lambda: body(browser, "error") == "yes", what="the runtime error shown")
+        box = browser.find_element(By.ID, "error")
+        assert box.is_displayed()
+        assert re.search(r"Frame \d+ failed", box.text), box.text
+        assert "the sph solver blew up" in box.text and "params.max_substeps" in box.text
+        assert p.proc.poll() is None
+        if os.environ.get("TP_SCREENSHOT_DIR"):
+            browser.save_screenshot(os.path.join(os.environ["TP_SCREENSHOT_DIR"],
+                                                 "preview-runtime-error.png"))
+        assert not severe_logs(browser) or all("/frame/" in e["message"]
+                                               for e in severe_logs(browser))
+    finally:
+        p.stop()
+
+
 @pytest.fixture
 def boxes_preview():
     p = Preview("boxes.json")

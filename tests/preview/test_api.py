@@ -234,3 +234,32 @@ def test_a_scene_broken_from_the_start_is_served_with_its_error():
         assert s["error"] is None and png(p.get("/frame/3.png")).size == (640, 360)
     finally:
         p.stop()
+
+
+def test_a_solver_failure_while_running_is_shown_and_the_server_stays():
+    """A scene that loads but blows up at frame 3 (sph with a substep far too long for its
+    viscosity): the frame request fails with the solver's message, /status.json carries it
+    as a runtime error, the server keeps answering, and the next good save clears it."""
+    scene = json.load(open(scene_path("sph_box.json")))
+    good = json.dumps(scene, indent=2)
+    scene["params"] = {"viscosity": 1000, "max_substeps": 1}
+    p = Preview("sph_box.json", args=("--size", "320x180"), text=json.dumps(scene, indent=2))
+    try:
+        status, _, body = p.request("/frame/10.png")
+        assert status in (500, 503), (status, body[:200])
+        assert b"blew up" in body
+        s = p.wait(lambda s: s["error"] is not None, what="the runtime error")
+        err = s["error"]
+        assert err["kind"] == "runtime" and 0 <= err["frame"] <= 10, err
+        assert "the sph solver blew up" in err["message"], err
+        assert "params.max_substeps" in err["message"], err  # what to change
+        assert p.proc.poll() is None  # still serving
+        assert p.get("/").startswith(b"<!doctype html>")
+        assert p.status()["loaded"] is True
+        g = s["generation"]
+        save_in_place(p.scene, good)
+        s = p.wait(lambda s: s["generation"] > g and s["error"] is None, what="the good save")
+        assert png(p.get("/frame/10.png")).size == (320, 180)
+    finally:
+        code, err = p.stop()
+        assert code == 0, err

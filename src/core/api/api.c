@@ -35,6 +35,7 @@
 
 typedef struct mem_ckpt {
 	int frame; /* the next output frame once loaded */
+	double t;  /* simulated time of the state (tp_scene_reuse_checkpoints) */
 	char *buf;
 	size_t len;
 } mem_ckpt;
@@ -426,19 +427,22 @@ static int maybe_checkpoint(tp_scene *s, int frame, tp_error *e)
 		s->ck = nc;
 		s->cap = cap;
 	}
-	s->ck[s->nck++] = (mem_ckpt){.frame = frame, .buf = buf, .len = len};
+	s->ck[s->nck++] = (mem_ckpt){.frame = frame, .t = stepper_time(loop_stepper(s->lp)),
+				     .buf = buf, .len = len};
 	s->ck_bytes += len;
 	return 0;
 }
 
-static int step_once(tp_scene *s, tp_error *e)
+/* One frame forwards; its surface is made only if `look` (the frame a seek ends on): the
+ * frames a seek passes through need only their state. */
+static int step_once(tp_scene *s, int look, tp_error *e)
 {
 	tp_err err = {{0}};
 	int rc;
 	if ((rc = maybe_checkpoint(s, s->pos + 1, e)) < 0)
 		return rc;
 	double t0 = seconds();
-	rc = loop_next(s->lp, &s->surf, &err);
+	rc = look ? loop_next(s->lp, &s->surf, &err) : loop_pass(s->lp, &err);
 	s->since_ck += seconds() - t0;
 	if (rc < 0) {
 		/* The state is unusable now: start over at the next call. */
@@ -488,6 +492,47 @@ static int restart(tp_scene *s, int frame, tp_error *e)
 	return 0;
 }
 
+/* A state simulated to time t is the same for both scenes if t < scene_diverge(); a
+ * checkpoint is kept whole (bytes do not depend on the scene's render settings). */
+TP_API int tp_scene_reuse_checkpoints(tp_scene *s, tp_scene *from)
+{
+	if (!s || !from || s == from)
+		return TP_ERROR_ARGUMENT;
+	double until = scene_diverge(s->sc, from->sc);
+	int moved = 0;
+	for (int i = 0; i < from->nck; i++) {
+		mem_ckpt c = from->ck[i];
+		from->ck[i].buf = NULL;
+		int at = s->nck; /* keep s's list in frame order, one checkpoint per frame */
+		while (at > 0 && s->ck[at - 1].frame > c.frame)
+			at--;
+		int keep = c.t < until && c.frame < s->sc->frames &&
+			   !(at > 0 && s->ck[at - 1].frame == c.frame) &&
+			   s->ck_bytes + c.len <= s->budget;
+		if (keep && s->nck == s->cap) {
+			int cap = s->cap ? 2 * s->cap : 16;
+			mem_ckpt *nc = realloc(s->ck, (size_t)cap * sizeof *nc);
+			if (nc) {
+				s->ck = nc;
+				s->cap = cap;
+			} else {
+				keep = 0;
+			}
+		}
+		if (!keep) {
+			free(c.buf);
+			continue;
+		}
+		memmove(&s->ck[at + 1], &s->ck[at], (size_t)(s->nck - at) * sizeof *s->ck);
+		s->ck[at] = c;
+		s->nck++;
+		s->ck_bytes += c.len;
+		moved++;
+	}
+	drop_checkpoints(from);
+	return moved;
+}
+
 TP_API int tp_scene_seek(tp_scene *s, int frame, tp_error *e)
 {
 	if (!s)
@@ -507,7 +552,7 @@ TP_API int tp_scene_seek(tp_scene *s, int frame, tp_error *e)
 		if ((rc = restart(s, frame, e)) < 0)
 			return rc;
 	while (s->pos < frame)
-		if ((rc = step_once(s, e)) < 0)
+		if ((rc = step_once(s, s->pos + 1 == frame, e)) < 0)
 			return rc;
 	return 0;
 }

@@ -316,6 +316,12 @@ int scene_errf(const scene *s, tp_err *err, int code, const char *jpath, const c
 /* 1 if the member at jpath is written in the scene (after --set edits). */
 int scene_has(const scene *s, const char *jpath);
 
+/* The first time at which the simulations of scenes a and b (two versions of one scene,
+ * loaded the same way) can differ (diverge.c): the state after simulated time t is the
+ * same for both if t < the result. -INFINITY: from the start; INFINITY: never (only what
+ * the renderer reads differs). */
+double scene_diverge(const scene *a, const scene *b);
+
 /* Position of a path at time t (linear between keyframes, held outside them). */
 void scene_path_eval(const scene_path *p, double t, double *x, double *y, double *angle);
 

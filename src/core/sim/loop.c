@@ -194,6 +194,17 @@ int loop_next(sim_loop *lp, tp_surface *surf, tp_err *err)
 	return 0;
 }
 
+int loop_pass(sim_loop *lp, tp_err *err)
+{
+	tp_surface s;
+	if (lp->on)
+		return loop_next(lp, &s, err);
+	int rc = stepper_next(lp->st, err);
+	if (rc == 0 && !stepper_surface_optional(lp->st))
+		stepper_surface(lp->st, &s);
+	return rc;
+}
+
 int loop_position(const sim_loop *lp) { return lp->next; }
 
 int loop_warmup_frames(const sim_loop *lp) { return lp->warmed; }

@@ -33,6 +33,10 @@ void loop_destroy(sim_loop *lp); /* NULL is a no-op */
 /* Advances to the next output frame (the first call gives frame 0) and fills *surf;
  * its pointers stay valid until the next call. */
 int loop_next(sim_loop *lp, tp_surface *surf, tp_err *err);
+/* Advances one output frame that nobody will look at (a seek passing through): as
+ * loop_next, but without making the surface where the solver says it is not needed and
+ * there is no loop. The next frames are the same bits either way. */
+int loop_pass(sim_loop *lp, tp_err *err);
 /* The stepper underneath (time and statistics of the latest simulated frame). */
 stepper *loop_stepper(sim_loop *lp);
 /* Output frames given so far (the next loop_next() gives this frame). */

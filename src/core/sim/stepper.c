@@ -219,6 +219,11 @@ double stepper_time(const stepper *st) { return st->frame < 0 ? 0 : st->frame / 
 void stepper_surface(stepper *st, tp_surface *out) { st->desc->surface(st->priv, out); }
 solver *stepper_solver(stepper *st) { return st->sol; }
 
+int stepper_surface_optional(const stepper *st)
+{
+	return st->desc->surface_optional && st->desc->surface_optional(st->priv);
+}
+
 void stepper_stats(const stepper *st, tp_stats *out)
 {
 	out->n = 0;

@@ -26,6 +26,8 @@ int stepper_next(stepper *st, tp_err *err);
 int stepper_frame(const stepper *st); /* frame now shown, -1 before the first call */
 double stepper_time(const stepper *st);
 void stepper_surface(stepper *st, tp_surface *out);
+/* 1 if the solver says the surface of the frame just stepped need not be made. */
+int stepper_surface_optional(const stepper *st);
 void stepper_stats(const stepper *st, tp_stats *out);
 solver *stepper_solver(stepper *st);
 /* From now on, stepper_next() checks *flag between solver steps (and solvers with long

@@ -139,6 +139,10 @@ typedef struct tp_solver {
 	/* Optional: after a step failed, what went wrong and which parameter to change, one
 	 * line (NULL: only that it became unstable). */
 	const char *(*why)(const void *priv);
+	/* Optional (NULL: no): 1 if leaving out surface() for the frame just stepped changes
+	 * nothing later (no state kept from it), so a seek may pass through frames without
+	 * making their surfaces (sim/loop.h, loop_pass). */
+	int (*surface_optional)(const void *priv);
 } tp_solver;
 
 enum {

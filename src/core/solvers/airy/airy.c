@@ -704,6 +704,14 @@ static void airy_surface(void *priv, tp_surface *out)
 	}
 }
 
+/* The surface is made from the state and changes none of it, except for flushing drops
+ * not yet stepped (frame 0's) and the foam of choppy waves, which it accumulates. */
+static int airy_surface_optional(const void *priv)
+{
+	const airy *a = priv;
+	return !a->pending && !a->chop_on;
+}
+
 static void airy_stats(const void *priv, tp_stats *out)
 {
 	const airy *a = priv;
@@ -785,6 +793,7 @@ const tp_solver tp_solver_airy = {
 	.drop = airy_drop,
 	.step = airy_step,
 	.surface = airy_surface,
+	.surface_optional = airy_surface_optional,
 	.stats = airy_stats,
 	.loops_exactly = airy_loops_exactly,
 	.save = airy_save,

@@ -1,0 +1,126 @@
+/* tp_scene_reuse_checkpoints: an edited scene keeps the in-memory checkpoints of the old
+ * version made before the edit's first effect (scene/diverge.c), and its frames are the
+ * bits a fresh load of the edited scene gives, wherever a seek starts from. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tidepool.h"
+
+enum { EVERY = 2 }; /* checkpoint spacing in frames: one before every even frame */
+
+static tp_scene *load(const char *path, const char *set, int every)
+{
+	const char *sets[1] = {set};
+	tp_load_options o = {.scale = 0.125, .checkpoint_every = every, .sets = sets,
+			     .nsets = set ? 1 : 0};
+	tp_scene *s = NULL;
+	tp_error e;
+	int rc = tp_scene_load_file(path, &o, &s, &e);
+	cr_assert_eq(rc, 0, "%s %s: %s", path, set ? set : "", e.text);
+	return s;
+}
+
+static uint64_t frame_hash(tp_scene *s, int n)
+{
+	tp_format f;
+	tp_error e;
+	cr_assert_eq(tp_scene_format(s, TP_MODE_COLOR, &f, &e), 0, "%s", e.text);
+	size_t bytes = (size_t)f.width * f.height * f.channels * f.bytes_per_sample;
+	uint8_t *buf = malloc(bytes);
+	cr_assert_eq(tp_scene_render(s, n, TP_MODE_COLOR, buf, 0, &e), 0, "frame %d: %s", n,
+		     e.text);
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < bytes; i++)
+		h = (h ^ buf[i]) * 1099511628211ull;
+	free(buf);
+	return h;
+}
+
+/* The checkpoints (one before each even frame k, holding the state after frame k - 1 at
+ * time (k - 1) / fps) made before `until`. */
+static int expected(const tp_scene_info *in, double until)
+{
+	int n = 0;
+	for (int k = EVERY; k < in->frames; k += EVERY)
+		n += (double)(k - 1) / in->fps < until;
+	return n;
+}
+
+/* Plays the scene to its end (making every checkpoint), loads it with `set`, moves the
+ * checkpoints over and checks how many were kept, then that frames sought backwards (each
+ * seek starts from the nearest kept checkpoint) equal a fresh load's. */
+static void check(const char *path, const char *set, double until)
+{
+	tp_scene *old = load(path, NULL, EVERY);
+	tp_scene_info in;
+	tp_error e;
+	tp_scene_get_info(old, &in);
+	cr_assert_eq(tp_scene_seek(old, in.frames - 1, &e), 0, "%s", e.text);
+
+	tp_scene *edited = load(path, set, EVERY);
+	int moved = tp_scene_reuse_checkpoints(edited, old);
+	cr_assert_eq(moved, expected(&in, until), "%s with %s: %d checkpoints kept, not %d", path,
+		     set, moved, expected(&in, until));
+	cr_assert_eq(tp_scene_reuse_checkpoints(edited, old), 0, "the old scene keeps none");
+	tp_scene_free(old);
+
+	tp_scene *fresh = load(path, set, 0);
+	enum { STRIDE = 11 };
+	uint64_t want[64];
+	int n = 0;
+	for (int k = 0; k < in.frames && n < 64; k += STRIDE)
+		want[n++] = frame_hash(fresh, k);
+	for (int i = n - 1; i >= 0; i--)
+		cr_assert_eq(frame_hash(edited, i * STRIDE), want[i],
+			     "%s with %s: frame %d differs from a fresh load's", path, set,
+			     i * STRIDE);
+	tp_scene_free(fresh);
+	tp_scene_free(edited);
+}
+
+Test(reuse, a_moved_drop_keeps_the_states_before_it, .timeout = 120)
+{
+	check("scenes/pond.json", "drops.3.at=[260, 250]", 3.5);   /* ripple */
+	check("scenes/wind_pool.json", "drops.1.strength=2", 3.5); /* airy */
+}
+
+Test(reuse, a_picture_setting_keeps_every_state, .timeout = 120)
+{
+	check("scenes/pond.json", "render.tint=\"#ff2000\"", INFINITY);
+	check("scenes/rain.json", "background.scale=20", INFINITY);
+	check("scenes/sph_box.json", "render.tint_strength=0.6", INFINITY);
+}
+
+Test(reuse, a_keyframe_keeps_the_path_up_to_the_keyframe_before_it, .timeout = 120)
+{
+	/* key 5 (t = 4.6) moved: the path changes from key 4 (t = 3.2) on */
+	check("scenes/shallow_drag.json", "boxes.0.path.5.at=[430, 150]", 3.2);
+}
+
+Test(reuse, rain_keeps_the_states_before_its_change, .timeout = 120)
+{
+	check("scenes/rain.json", "emitters.0.to=5", 5.0);
+	check("scenes/rain.json", "emitters.0.rate=20", 0.0); /* rains from 0 */
+	check("scenes/rain.json", "seed=8", 0.0);               /* the rain's random streams */
+}
+
+Test(reuse, what_the_solver_starts_from_keeps_nothing, .timeout = 120)
+{
+	check("scenes/pond.json", "params.damping=5", -INFINITY);
+	check("scenes/wind_pool.json", "ambient.wind=4", -INFINITY);
+	check("scenes/pond.json", "seed=2", INFINITY); /* no rain: the seed is not used */
+	/* sph sizes its buffers from the whole timeline */
+	check("scenes/sph_box.json", "boxes.0.path.4.at=[120, 230]", -INFINITY);
+}
+
+Test(reuse, arguments)
+{
+	tp_scene *s = load("scenes/pond.json", NULL, 0);
+	cr_assert_eq(tp_scene_reuse_checkpoints(s, s), TP_ERROR_ARGUMENT);
+	cr_assert_eq(tp_scene_reuse_checkpoints(NULL, s), TP_ERROR_ARGUMENT);
+	cr_assert_eq(tp_scene_reuse_checkpoints(s, NULL), TP_ERROR_ARGUMENT);
+	tp_scene_free(s);
+}
