@@ -487,19 +487,23 @@ static void vector_matches_plain(const char *name, int w, int h, scene_boundary 
 	free(got[1]);
 }
 
-/* ripple's AVX-512 kernel (where the CPU has it) against the plain loop, ig_simd 0: the
- * same bits for every boundary, at the scene's size and above it (the velocity-damped
+/* ripple's AVX-512 kernels (where the CPU has it), the seed scheme's and the isotropic
+ * one's, against the plain loops, ig_simd 0: the same bits for every boundary, at the scene's size and above it (the velocity-damped
  * kernel), for widths whose rows end at every offset in a vector, with waves crossing
  * the held border and the wrap seams. */
 Test(ripple, vector_kernel_matches_the_plain_loop)
 {
 	static const int widths[] = {83, 96, 211, 257};
-	for (int wi = 0; wi < 4; wi++)
-		for (int b = 0; b < 3; b++)
-			for (int sc = 0; sc < 2; sc++)
-				vector_matches_plain("ripple", widths[wi], 61, boundaries[b], NULL, 0,
-						     sc ? 1.7 : 1, 90, 7, 3, 7,
-						     sc ? "scale 1.7" : "scale 1");
+	static const char *const what[2][2] = {{"seed scheme, scale 1", "seed scheme, scale 1.7"},
+					       {"isotropic, scale 1", "isotropic, scale 1.7"}};
+	for (ripple_scheme = 0; ripple_scheme < 2; ripple_scheme++) /* both kernels */
+		for (int wi = 0; wi < 4; wi++)
+			for (int b = 0; b < 3; b++)
+				for (int sc = 0; sc < 2; sc++)
+					vector_matches_plain("ripple", widths[wi], 61, boundaries[b],
+							     NULL, 0, sc ? 1.7 : 1, 90, 7, 3, 7,
+							     what[ripple_scheme][sc]);
+	ripple_scheme = 0;
 }
 
 /* hooke's AVX-512 kernel (D a power of two) against the plain loop, ig_simd 0: the same

@@ -56,6 +56,7 @@ typedef struct ig_grid {
 	int sponge;         /* absorbing band width in cells (0: no sponge) */
 	double wake_band;   /* IG_WAKE_BAND scaled to the render size, pixels */
 	int32_t *sponge_f;  /* Q16 factor by depth (distance to the nearest edge), sponge entries */
+	int32_t *sponge_x;  /* Q16 factor of the left/right band by column (IG_Q16 between), w entries */
 	ig_rowstat *rows;   /* stats scratch, h entries */
 	const scene *sc;
 	int nboxes;

@@ -220,6 +220,72 @@ row_kernel_vd_avx512(const int32_t *r, int32_t *q, ptrdiff_t s, int a, int b, in
 {
 	row_step_avx512(r, q, s, a, b, d, 1, v);
 }
+/* row_step_iso in AVX-512, for the cells [a, b) of a row whose start `r` (and its
+ * neighbours') is 64-byte aligned, `q` the same row of the previous surface. Every load
+ * is aligned and the shifted neighbours come from the vectors already loaded (valignd):
+ * with W = u1 + d1 (the cells above and below),
+ *   edge = W[x] + c[x-1] + c[x+1],   corner = W[x-1] + W[x+1],
+ * the same integer sums as the plain loop. (4 edge + corner - 20 c) / 20 toward zero is
+ * the compiler's multiply-high: ((n * 0x66666667) >> 35) + 1 for negative n. Lanes outside
+ * [a, b) are computed from whatever lies there and never stored. */
+static inline __attribute__((always_inline, target("avx512f"))) void
+row_step_iso_avx512(const int32_t *r, int32_t *q, ptrdiff_t s, int a, int b, const int dmp,
+		    int d, const int vd, int v)
+{
+	const __m512i m20 = _mm512_set1_epi32(0x66666667);
+	const __m512i odd = _mm512_setr_epi32(1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29,
+					      15, 31);
+	const __m512i k20 = _mm512_set1_epi32(20);
+	const __m128i dd = _mm_cvtsi32_si128(d), vv = _mm_cvtsi32_si128(v);
+	const int32_t *u1 = r - s, *d1 = r + s;
+	int x = a & ~15;
+	__m512i Cp = _mm512_load_si512(r + x - 16);
+	__m512i Wp = _mm512_add_epi32(_mm512_load_si512(u1 + x - 16), _mm512_load_si512(d1 + x - 16));
+	__m512i C = _mm512_load_si512(r + x);
+	__m512i W = _mm512_add_epi32(_mm512_load_si512(u1 + x), _mm512_load_si512(d1 + x));
+	for (; x < b; x += 16) {
+		const __m512i Cn = _mm512_load_si512(r + x + 16);
+		const __m512i Wn = _mm512_add_epi32(_mm512_load_si512(u1 + x + 16),
+						    _mm512_load_si512(d1 + x + 16));
+		__m512i edge = _mm512_add_epi32(W, _mm512_add_epi32(_mm512_alignr_epi32(C, Cp, 15),
+								    _mm512_alignr_epi32(Cn, C, 1)));
+		__m512i corner = _mm512_add_epi32(_mm512_alignr_epi32(W, Wp, 15),
+						  _mm512_alignr_epi32(Wn, W, 1));
+		__m512i n = _mm512_add_epi32(_mm512_slli_epi32(edge, 2), corner);
+		n = _mm512_sub_epi32(n, _mm512_mullo_epi32(C, k20));
+		const __m512i lo = _mm512_mul_epi32(n, m20); /* even lanes' 64-bit products */
+		const __m512i hi = _mm512_mul_epi32(_mm512_srli_epi64(n, 32), m20);
+		__m512i quo = _mm512_permutex2var_epi32(lo, odd, hi); /* their high halves */
+		quo = _mm512_sub_epi32(_mm512_srai_epi32(quo, 3), _mm512_srai_epi32(n, 31));
+		__m512i nv = _mm512_sub_epi32(_mm512_add_epi32(C, C), _mm512_load_si512(q + x));
+		nv = _mm512_add_epi32(nv, quo);
+		if (dmp)
+			nv = _mm512_sub_epi32(nv, _mm512_sra_epi32(nv, dd));
+		if (vd)
+			nv = _mm512_sub_epi32(nv, _mm512_sra_epi32(_mm512_sub_epi32(nv, C), vv));
+		__mmask16 m = 0xFFFF;
+		if (x < a)
+			m &= (__mmask16)(0xFFFFu << (a - x));
+		if (x + 16 > b)
+			m &= (__mmask16)(0xFFFFu >> (x + 16 - b));
+		_mm512_mask_store_epi32(q + x, m, nv);
+		Cp = C;
+		C = Cn;
+		Wp = W;
+		W = Wn;
+	}
+}
+
+__attribute__((target("avx512f"))) static void
+row_kernel_iso_avx512(const int32_t *r, int32_t *q, ptrdiff_t s, int a, int b, int d, int v)
+{
+	if (!d)
+		row_step_iso_avx512(r, q, s, a, b, 0, 0, 0, 0);
+	else if (!v)
+		row_step_iso_avx512(r, q, s, a, b, 1, d, 0, 0);
+	else
+		row_step_iso_avx512(r, q, s, a, b, 1, d, 1, v);
+}
 #endif
 
 static void ripple_uninit(void *priv)
@@ -323,7 +389,13 @@ static inline void level_row(const ig_grid *g, int vec, int iso, int32_t *from, 
 	}
 	int32_t *c = from + y * s, *nx = into + y * s;
 	if (iso) {
-		row_kernel_iso(c + x0, nx + x0, s, n, d, v);
+#ifdef __x86_64__
+		if (vec) /* rows start IG_GHOST cells before x = 0, 64-byte aligned */
+			row_kernel_iso_avx512(c - IG_GHOST, nx - IG_GHOST, s, x0 + IG_GHOST,
+					      x0 + n + IG_GHOST, d, v);
+		else
+#endif
+			row_kernel_iso(c + x0, nx + x0, s, n, d, v);
 		if (g->sponge && d) /* once a step, on its second half */
 			ig_sponge_row(g, y, nx, c);
 		goto trim;
