@@ -78,6 +78,10 @@ if want e2e; then
 	e2e_scene scenes/pond.json 1920x1080 "${TP_BENCH_E2E_FRAMES:-120}"
 	e2e_scene scenes/rain.json 1920x1080 "${TP_BENCH_E2E_FRAMES:-120}"
 	e2e_scene scenes/pond.json 3840x2160 "${TP_BENCH_E2E_4K_FRAMES:-30}"
+	# Busy water (issue 29's rows, target 8x): 1080p-native storms, drops everywhere at
+	# t = 0 and rain everywhere for the whole run, so calm-water skipping saves nothing.
+	e2e_scene tests/bench/storm_ripple.json 1920x1080 "${TP_BENCH_E2E_FRAMES:-120}"
+	e2e_scene tests/bench/storm_hooke.json 1920x1080 "${TP_BENCH_E2E_FRAMES:-120}"
 fi
 
 # --- textures: a 1024x1024 tileable caustics loop of 64 frames, end to end -------------------
