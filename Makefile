@@ -17,16 +17,20 @@ BUILD ?= build
 OPT ?= -O3
 PKG_CONFIG ?= pkg-config
 
-PKGS = libpng libavcodec libavformat libavutil libswscale libcjson libxxhash fftw3f libmicrohttpd OpenEXR libdeflate
+PKGS = libpng libavutil libcjson libxxhash fftw3f libmicrohttpd OpenEXR libdeflate
+# MP4 (libavcodec and what it brings, ~120 libraries) lives in a plugin loaded when an MP4
+# is touched (src/core/encode/avplugin.h): the program and the library link only PKGS.
+AV_PKGS = libavcodec libavformat libavutil libswscale
 
 # Determinism: no FMA contraction, never -ffast-math (DESIGN.md).
 TP_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
 	-Wall -Wextra -Wpedantic -Wshadow -Wno-unknown-pragmas \
 	-fPIC -fvisibility=hidden $(OPT) -g -ffp-contract=off -fno-fast-math -fno-math-errno -fno-trapping-math -fopenmp -Isrc/core -Isrc -Iinclude \
-	$(shell $(PKG_CONFIG) --cflags $(PKGS)) -DTP_VERSION='"$(VERSION)"' \
+	$(shell $(PKG_CONFIG) --cflags $(PKGS) $(AV_PKGS)) -DTP_VERSION='"$(VERSION)"' \
 	-MMD -MP $(CFLAGS)
 TP_LDFLAGS = -fopenmp $(LDFLAGS)
-TP_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS)) -lpthread -lm $(LDLIBS)
+TP_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS)) -ldl -lpthread -lm $(LDLIBS)
+AV_LIBS = $(shell $(PKG_CONFIG) --libs $(AV_PKGS) $(PKGS)) -lpthread -lm $(LDLIBS)
 
 SRC_UTIL = \
 	src/core/util/error.c \
@@ -93,13 +97,23 @@ SRC_ENCODE = \
 	src/core/encode/pngseq.c \
 	src/core/encode/null.c \
 	src/core/encode/queue.c \
-	src/core/encode/mp4.c \
-	src/core/encode/mp4_read.c \
+	src/core/encode/outfile.c \
+	src/core/encode/avload.c \
 	src/core/encode/hash.c \
 	src/core/encode/flipbook.c \
-	src/core/encode/join.c \
 	src/core/encode/proof.c \
 	src/core/encode/exr.c
+
+# The libav plugin, tidepool-av.so (src/core/encode/avplugin.h): MP4 writing, reading,
+# joining and checksums, with its own copies of the few core helpers they use.
+SRC_AV = \
+	src/core/encode/mp4.c \
+	src/core/encode/mp4_read.c \
+	src/core/encode/join.c \
+	src/core/encode/proof_mp4.c \
+	src/core/encode/avplugin.c
+AV_HELPERS = src/core/util/error.c src/core/util/fsutil.c src/core/util/image.c \
+	src/core/encode/hash.c src/core/encode/proof.c src/core/encode/outfile.c
 
 SRC_COMPARE = \
 	src/core/compare/metrics.c \
@@ -199,6 +213,8 @@ BENCH_SRCS = \
 	tests/bench/bench_airy.c
 
 LIB_OBJS = $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+AV_OBJS = $(SRC_AV:%.c=$(BUILD)/obj/%.o) $(AV_HELPERS:%.c=$(BUILD)/obj/%.o)
+AV_PLUGIN = $(BUILD)/tidepool-av.so
 CORE_OBJS = $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
 MAIN_OBJ = $(BUILD)/obj/src/main.o
 TEST_OBJS = $(TEST_SRCS:%.c=$(BUILD)/obj/%.o)
@@ -229,7 +245,12 @@ endif
 .PHONY: all deps test check check-asan check-farm check-python check-preview bench demo golden install uninstall clean format lint check-browser-compare \
 	FORCE fuzz fuzz-bins fuzz-regress fuzz-smoke
 
-all: $(BIN) $(MAN) $(SHLIB) $(PCFILE)
+all: $(BIN) $(MAN) $(SHLIB) $(PCFILE) $(AV_PLUGIN)
+
+# The libav plugin: exports only tp_av_plugin_v1 (every object is -fvisibility=hidden).
+$(AV_PLUGIN): $(AV_OBJS)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(TP_LDFLAGS) -shared -Wl,--no-undefined -o $@ $^ $(AV_LIBS)
 
 # libtidepool: the core as a shared library exporting only include/tidepool.h's calls
 # (every object is built -fvisibility=hidden; TP_API marks the exported ones).
@@ -254,10 +275,12 @@ $(MAN): docs/tidepool.1.scd
 # PREFIX (or DOCDIR, ...) changes, so src/main.c is rebuilt only then.
 $(PATHS_H): FORCE
 	@mkdir -p $(dir $@)
-	@printf '#define TP_DOCDIR "%s"\n#define TP_DATADIR "%s"\n' '$(DOCDIR)' '$(TPDATADIR)' > $@.tmp
+	@printf '#define TP_DOCDIR "%s"\n#define TP_DATADIR "%s"\n#define TP_PLUGINDIR "%s"\n' '$(DOCDIR)' '$(TPDATADIR)' '$(LIBDIR)/tidepool' > $@.tmp
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
 $(MAIN_OBJ): $(PATHS_H)
+$(BUILD)/obj/src/core/encode/avload.o: $(PATHS_H)
+$(BUILD)/obj/src/core/encode/avload.o: TP_CFLAGS += -I$(BUILD)/gen -DTP_HAVE_PATHS_H
 $(BUILD)/obj/src/preview/page.o: $(PAGE_H)
 $(BUILD)/obj/src/preview/page.o: TP_CFLAGS += -I$(BUILD)/gen
 
@@ -279,15 +302,16 @@ $(BUILD)/gen/cmp_report_assets.h: $(CMP_REPORT_ASSETS)
 $(BUILD)/obj/src/core/compare/report_html.o: $(BUILD)/gen/cmp_report_assets.h
 $(BUILD)/obj/src/core/compare/report_html.o: TP_CFLAGS += -I$(BUILD)/gen
 
-$(BIN): $(LIB_OBJS) $(MAIN_OBJ)
+$(BIN): $(LIB_OBJS) $(MAIN_OBJ) | $(AV_PLUGIN)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(TP_LDFLAGS) -o $@ $^ $(TP_LIBS)
 
-$(TEST_BIN): $(LIB_OBJS) $(TEST_OBJS)
+$(TEST_BIN): $(LIB_OBJS) $(TEST_OBJS) | $(AV_PLUGIN)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(TP_LDFLAGS) -o $@ $^ $(TP_LIBS) $(shell $(PKG_CONFIG) --libs criterion zlib fftw3)
+	$(Q)$(CC) $(TP_LDFLAGS) -o $@ $^ $(TP_LIBS) \
+		$(shell $(PKG_CONFIG) --libs criterion zlib fftw3 $(AV_PKGS)) # tests decode MP4s themselves
 
-$(BENCH_BIN): $(LIB_OBJS) $(BENCH_OBJS)
+$(BENCH_BIN): $(LIB_OBJS) $(BENCH_OBJS) | $(AV_PLUGIN)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(TP_LDFLAGS) -o $@ $^ $(TP_LIBS)
 
@@ -370,6 +394,13 @@ fuzz: deps
 
 fuzz-bins: $(FUZZ_TARGETS:%=$(BUILD)/fuzz_%)
 
+# fuzz_mp4 links the plugin's MP4 code itself (instead of the loader), so its coverage
+# is instrumented like the rest.
+$(BUILD)/fuzz_mp4: $(filter-out %/avload.o,$(LIB_OBJS)) $(SRC_AV:%.c=$(BUILD)/obj/%.o) \
+		$(BUILD)/obj/tests/fuzz/fuzz_mp4.o
+	@echo "  LD      $@"
+	$(Q)$(CC) $(TP_LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(AV_LIBS) -ldl
+
 $(BUILD)/fuzz_%: $(LIB_OBJS) $(BUILD)/obj/tests/fuzz/fuzz_%.o
 	@echo "  LD      $@"
 	$(Q)$(CC) $(TP_LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(TP_LIBS)
@@ -412,10 +443,11 @@ demo: deps $(BIN)
 # The program, its manual page, the documents (the scene reference as
 # DOCDIR/scenes/README.md, links between them kept), the example scenes with the JSON
 # Schema they name, and bash completion (README "Installing").
-install: $(BIN) $(MAN) $(SHLIB) $(PCFILE)
+install: $(BIN) $(MAN) $(SHLIB) $(PCFILE) $(AV_PLUGIN)
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
-		$(DESTDIR)$(PYTHONDIR)/tidepool
+		$(DESTDIR)$(PYTHONDIR)/tidepool $(DESTDIR)$(LIBDIR)/tidepool
 	install -m 755 $(SHLIB) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	install -m 755 $(AV_PLUGIN) $(DESTDIR)$(LIBDIR)/tidepool/tidepool-av.so
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libtidepool.so
 	install -m 644 include/tidepool.h $(DESTDIR)$(INCLUDEDIR)/tidepool.h
 	install -m 644 $(PCFILE) $(DESTDIR)$(PKGCONFIGDIR)/tidepool.pc
@@ -439,7 +471,7 @@ install: $(BIN) $(MAN) $(SHLIB) $(PCFILE)
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libtidepool.so \
 		$(DESTDIR)$(INCLUDEDIR)/tidepool.h $(DESTDIR)$(PKGCONFIGDIR)/tidepool.pc
-	rm -rf $(DESTDIR)$(PYTHONDIR)/tidepool
+	rm -rf $(DESTDIR)$(PYTHONDIR)/tidepool $(DESTDIR)$(LIBDIR)/tidepool
 	rm -f $(DESTDIR)$(BINDIR)/tidepool $(DESTDIR)$(MANDIR)/man1/tidepool.1 \
 		$(DESTDIR)$(BASHCOMPDIR)/tidepool
 	rm -rf $(DESTDIR)$(DOCDIR) $(DESTDIR)$(TPDATADIR)
@@ -454,5 +486,5 @@ lint:
 clean:
 	rm -rf build
 
--include $(LIB_OBJS:.o=.d) $(MAIN_OBJ:.o=.d) $(TEST_OBJS:.o=.d) $(BENCH_OBJS:.o=.d) \
+-include $(LIB_OBJS:.o=.d) $(AV_OBJS:.o=.d) $(MAIN_OBJ:.o=.d) $(TEST_OBJS:.o=.d) $(BENCH_OBJS:.o=.d) \
 	$(FUZZ_TARGETS:%=$(BUILD)/obj/tests/fuzz/fuzz_%.d)

@@ -934,3 +934,41 @@ Test(mp4_cli, write_error_mid_render_exits_4_and_leaves_nothing)
 	cr_assert(strstr(slurp(err), p) && strstr(slurp(err), "File too large"), "%s", slurp(err));
 	cr_assert_eq(count_entries("stderr"), 0, "no output and no temporary");
 }
+
+/* MP4 is a plugin (src/core/encode/avplugin.h): the program does not link libavcodec, a
+ * PNG render runs without the plugin, and an MP4 output without it fails before anything
+ * is simulated, naming where it was looked for. */
+Test(mp4_cli, libavcodec_is_a_plugin_loaded_only_for_mp4)
+{
+	char cmd[1024], err[256], out[256];
+	snprintf(cmd, sizeof cmd, "ldd %s | grep -c -E 'libavcodec|libavformat|libswscale'",
+		 tp_bin());
+	FILE *p = popen(cmd, "r");
+	int n = -1;
+	cr_assert(p && fscanf(p, "%d", &n) == 1);
+	pclose(p);
+	cr_assert_eq(n, 0, "%s links libavcodec, libavformat or libswscale", tp_bin());
+
+	path_in(err, sizeof err, "stderr");
+	path_in(out, sizeof out, "f%d.png");
+	setenv("TIDEPOOL_AV_PLUGIN", "/nonexistent/tidepool-av.so", 1);
+	int png = run_tp(NULL, err, "render " TINY " -q --frames 2 -o %s", out);
+	int mp4 = -1;
+	static char e[1 << 16];
+	if (png == 0) {
+		path_in(out, sizeof out, "x.mp4");
+		mp4 = run_tp(NULL, err, "render " TINY " -q --frames 100000 -o %s", out);
+		snprintf(e, sizeof e, "%s", slurp(err));
+	}
+	unsetenv("TIDEPOOL_AV_PLUGIN");
+	cr_assert_eq(png, 0, "a PNG render needs no plugin: %s", slurp(err));
+	cr_assert_eq(mp4, 4, "%s", e);
+	cr_assert(strstr(e, "MP4 support (libavcodec) is not available") &&
+			  strstr(e, "/nonexistent/tidepool-av.so") &&
+			  strchr(e, '\n') == e + strlen(e) - 1,
+		  "one line naming the plugin: %s", e);
+	cr_assert_eq(access(out, F_OK), -1, "nothing written");
+	/* and with it, beside the program */
+	cr_assert_eq(run_tp(NULL, err, "render " TINY " -q --frames 2 -o %s", out), 0, "%s",
+		     slurp(err));
+}

@@ -1,4 +1,4 @@
-/* registry.c - the list of encoders and output-path helpers shared by file encoders. */
+/* registry.c - the list of encoders (their output-path helpers are outfile.c). */
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -45,19 +45,4 @@ const tp_encoder *enc_find(const char *name)
 		if (!strcmp(tp_encoders[i]->name, name))
 			return tp_encoders[i];
 	return NULL;
-}
-
-int enc_check_output(const char *path, int overwrite, tp_err *err)
-{
-	return tp_check_output(path, overwrite, 0, err);
-}
-
-void enc_temp_name(const char *path, char *buf, size_t n)
-{
-	char dir[4096];
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	tp_path_dir(path, dir, sizeof dir);
-	/* Hidden and pid-tagged: never mistaken for output, never shared by two renders. */
-	snprintf(buf, n, "%s/.%s.tmp-%ld", dir, base, (long)getpid());
 }
