@@ -59,6 +59,10 @@
 #define REF_CELLS 100.0
 #define REF_STEPS_PER_S 240.0
 #define REF_RATE 0.005
+/* The default cap on rate when a speed sets the internal steps: 20 x the lab's rate, 4.5 x
+ * fewer steps. The look stays (damping, viscosity and gamma are per second; the speed is
+ * exact), and it is well inside the stability bound 4 rate + 8 mu < 1 + d (0.4 < ~2). */
+#define AUTO_RATE 0.1
 #define MAX_SUBSTEPS 4096
 
 enum { FLOAT_START_SURFACE, FLOAT_START_REST };
@@ -66,11 +70,11 @@ static const char *const float_start_names[] = { "surface", "rest", NULL };
 
 #define OFF(f) offsetof(shallow, f)
 static const tp_option shallow_options[] = {
-	{ "rate", "c^2 dt^2/dx^2 per internal step, at most (seed: 0.005); lowered to make the speed exact",
-	  OFF(rate), TP_OPT_DOUBLE, REF_RATE, 1e-6, 1, NULL, TP_UNIT_NONE },
+	{ "rate", "c^2 dt^2/dx^2 per internal step, at most; lowered to make the speed exact (0 = auto: 0.1, or the seed's 0.005 with substeps)",
+	  OFF(rate), TP_OPT_DOUBLE, 0, 0, 1, NULL, TP_UNIT_NONE },
 	{ "damping", "velocity kept per 1/240 s (seed: 0.996 per step at 8 steps/frame, 30 fps)",
 	  OFF(damping), TP_OPT_DOUBLE, 0.996, 0, 1, NULL, TP_UNIT_NONE },
-	{ "gamma", "fraction of the virtual height applied per step (seed: 0.004)",
+	{ "gamma", "fraction of the virtual height applied per lab step (seed: 0.004; scaled to the real step)",
 	  OFF(gamma), TP_OPT_DOUBLE, 0.004, 1e-6, 1, NULL, TP_UNIT_NONE },
 	{ "speed", "wave speed, px/s; 0 = the lab's look scaled to the pool (0.17 x longer side)",
 	  OFF(speed), TP_OPT_DOUBLE, 0, 0, 1e6, NULL, TP_UNIT_LENGTH },
@@ -408,6 +412,8 @@ static int shallow_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	double speed = s->gravity > 0 ? sqrt(s->gravity * s->depth)
 		       : s->speed > 0 ? s->speed
 				      : sqrt(REF_RATE) * REF_STEPS_PER_S * (longer / REF_CELLS);
+	if (!(s->rate > 0)) /* auto: the cap for a speed, the lab's rate for given substeps */
+		s->rate = s->substeps > 0 ? REF_RATE : AUTO_RATE;
 	if (s->substeps > 0) {
 		s->nsub = s->substeps;
 	} else {
@@ -444,6 +450,12 @@ static int shallow_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 			       "d (here 4*rate = %g, 1 + d = %.6g with d = %.6g per step); use rate < %.4g",
 			       rate_in, 4 * s->rate, 1 + s->d_step, s->d_step, (1 + s->d_step) / 4);
 	}
+	/* gamma is per lab step, the time a wave takes to cross sqrt(REF_RATE) cells; the box
+	 * gives back a share gamma of what it holds down each such time, whatever the step:
+	 * per internal step 1 - (1 - gamma)^(sqrt(rate / REF_RATE)) (exactly gamma at the
+	 * lab's rate). */
+	if (s->rate != REF_RATE)
+		s->gamma = 1 - pow_sqrt(1 - s->gamma, sqrt(s->rate / REF_RATE));
 	s->c_px = sqrt(s->rate) / s->dt_sub;
 	s->g_box = s->c_px * s->c_px / s->depth; /* = gravity when given (c^2 = g D) */
 	s->mur_k = (sqrt(s->rate) - 1) / (sqrt(s->rate) + 1);
