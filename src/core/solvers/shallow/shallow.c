@@ -28,8 +28,11 @@
  * Scaling: the seed's constants are per step on a 100-cell pool at 8 steps per frame. The
  * wave speed is sqrt(rate) cells per step, so `speed` (px/s; default the lab's 17 cells/s
  * times the pool size / 100) sets how many steps each solver step takes. `damping` is per
- * 1/240 s (the lab's step at 30 fps), converted to the real step length. The look then
- * depends neither on the grid size nor on the fps or the scene's substeps.
+ * 1/240 s (the lab's step at 30 fps), converted to the real step length, and `gamma` per
+ * lab step (the time a wave crosses sqrt(0.005) cells). The look then depends neither on
+ * the grid size nor on the fps or the scene's substeps. The rate cap (default 0.1, 20 x the
+ * lab's, so 4.5 x fewer steps) sets the step length: free waves are the same at any cap;
+ * the waves a box makes come out somewhat weaker at larger steps (docs/solvers.md, Time).
  *
  * Stability: for a Fourier mode with Laplacian eigenvalue -l (0 <= l <= 8) the update has
  * amplification factors g with g^2 - (1 + d_l - rate l) g + d_l = 0, d_l = d - mu l (mu
