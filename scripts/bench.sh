@@ -2,7 +2,7 @@
 # make bench: every workload with its throughput, the same run's baseline and the ratio.
 # Usage: scripts/bench.sh [BUILD_DIR]   (default: build)
 #   TP_BENCH_ONLY="mp4 sph" runs only the named workloads (render ripple hooke shallow sph
-#   airy e2e textures ocean mp4 mp4k compare flip farm preview; `make bench ONLY="mp4 sph"` sets it).
+#   airy e2e textures shallowrate ocean mp4 mp4k compare flip farm preview; `make bench ONLY="mp4 sph"` sets it).
 # Benchmarks report; they never fail on speed.
 set -eu
 BUILD=${1:-build}
@@ -116,6 +116,28 @@ awk -v n="$tex_frames" -v t="$tex_best" -v c="$col_best" 'BEGIN {
 	printf "| %-34s | %-22s | %12.2f %-8s | %12.2f | %7.2fx |\n", "caustics loop 1024x1024 x" n,
 	       "frames/s vs color mode", n / t, "fps", n / c, c / t }'
 rm -rf "$WORK/tex"
+fi
+
+# --- shallowrate: the shallow solver's default rate cap against the seed's ----------------
+# scenes/shallow_drag.json at 640x360, 60 frames simulated and 1 rendered (-o null, 1
+# thread): the default cap 0.1 (12-13 internal steps a frame) against `params.rate=0.005`
+# (the seed's, 56 steps) in the same run. Frames per second of wall time, best of
+# TP_BENCH_SHRATE_REPS (default 3), runs alternating.
+shrate_run() { # extra args...
+	e2e_time "$TP" render scenes/shallow_drag.json -q -y --size 640x360 --frames 60 --range 59-59 \
+		-o null --threads 1 "$@"
+}
+if want shallowrate; then
+	shr_new="" shr_old=""
+	i=0
+	while [ "$i" -lt "${TP_BENCH_SHRATE_REPS:-3}" ]; do
+		shr_new=$(e2e_min "$(shrate_run)" "$shr_new")
+		shr_old=$(e2e_min "$(shrate_run --set params.rate=0.005)" "$shr_old")
+		i=$((i + 1))
+	done
+	awk -v t="$shr_new" -v o="$shr_old" 'BEGIN {
+		printf "| %-34s | %-22s | %12.2f %-8s | %12.2f | %7.2fx |\n", "shallow_drag 640x360 rate cap 0.1",
+		       "frames/s vs rate 0.005", 60 / t, "fps", 60 / o, o / t }'
 fi
 
 # --- ocean: choppy ocean maps as OpenEXR, 512x512 x 64 frames, end to end -----------------
