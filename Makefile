@@ -210,7 +210,8 @@ BENCH_SRCS = \
 	tests/bench/bench_sph.c \
 	tests/bench/bench_shallow.c \
 	tests/bench/seed_port.c \
-	tests/bench/bench_airy.c
+	tests/bench/bench_airy.c \
+	tests/bench/bench_png.c
 
 LIB_OBJS = $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 AV_OBJS = $(SRC_AV:%.c=$(BUILD)/obj/%.o) $(AV_HELPERS:%.c=$(BUILD)/obj/%.o)
@@ -313,12 +314,13 @@ $(TEST_BIN): $(LIB_OBJS) $(TEST_OBJS) | $(AV_PLUGIN)
 
 $(BENCH_BIN): $(LIB_OBJS) $(BENCH_OBJS) | $(AV_PLUGIN)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(TP_LDFLAGS) -o $@ $^ $(TP_LIBS)
+	$(Q)$(CC) $(TP_LDFLAGS) -o $@ $^ $(TP_LIBS) $(shell $(PKG_CONFIG) --libs spng)
 
 $(BUILD)/obj/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(TP_CFLAGS) -Itests $(shell $(PKG_CONFIG) --cflags criterion) -c -o $@ $<
+$(BUILD)/obj/tests/bench/bench_png.o: TP_CFLAGS += $(shell $(PKG_CONFIG) --cflags spng)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)

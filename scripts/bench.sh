@@ -270,6 +270,9 @@ elif command -v compare >/dev/null 2>&1 && compare -version 2>/dev/null | grep -
 			printf "| %-34s | %-22s | %12.2f %-8s | %12.2f | %7.2fx |\n", w, "wall time vs IM AE", v, "s", b,
 			       (v > 0 ? b / v : 0) }'
 	done
+	# PNG decoding is most of a compare: tidepool's reader (libpng) against libspng on
+	# the same two files (ratio > 1: libpng faster), pixels checked equal.
+	"$BENCH" --png-decode "$C/7.png" "$C/all.png"
 	rm -rf "$C"
 else
 	echo "compare: skipped (ImageMagick compare not installed)"
