@@ -98,7 +98,8 @@ SRC_ENCODE = \
 	src/core/encode/flipbook.c \
 	src/core/encode/join.c \
 	src/core/encode/proof.c \
-	src/core/encode/exr.c
+	src/core/encode/exr.c \
+	src/core/encode/exr_pack.c
 
 SRC_COMPARE = \
 	src/core/compare/metrics.c \
