@@ -52,7 +52,7 @@ void *tp_alloc_zeroed(size_t bytes)
 	 * each 4 KB page is a fault when first touched (a 1080p 4:2:0 frame: 760 faults, or
 	 * 2), and a TLB entry when swept (a solver's grid, the padded background). */
 	const size_t huge = (size_t)2 << 20;
-	if (bytes >= 2 * huge) {
+	if (bytes >= huge) {
 		bytes = (bytes + huge - 1) & ~(huge - 1);
 		if (posix_memalign(&p, huge, bytes) != 0)
 			return NULL;
