@@ -15,8 +15,6 @@
  * are removed again. The library's messages are not printed: its error codes are turned
  * into tp_err messages.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <libdeflate.h>
 #include <omp.h>
 #include <openexr.h>
@@ -45,10 +43,6 @@ typedef struct exrseq {
 	size_t *zsize, chunk_bytes, row_bytes, work_bytes;
 	int nchunks, nz;
 	struct libdeflate_compressor **z;
-	/* the frame's file, built in memory by OpenEXR through mem_write */
-	uint8_t *fbuf;
-	size_t flen, fcap;
-	int fbad;
 } exrseq;
 
 static void frame_path(const exrseq *s, int index, char *buf, size_t n)
@@ -321,51 +315,13 @@ static exr_result_t write_chunks(exrseq *s, exr_context_t ctx, const tp_image *i
 	return rc;
 }
 
-/* OpenEXR's writes go to the frame's file in memory (s->fbuf), written to disk with one
- * write(2) when complete (save_file): the library writes each chunk with its own
- * pwrite(2), about a hundred system calls a frame of the maps. A gap before offset
- * (none is expected) reads as zeros, as in a file. */
-static int64_t mem_write(exr_const_context_t ctxt, void *user, const void *buf, uint64_t sz,
-			 uint64_t offset, exr_stream_error_func_ptr_t error_cb)
-{
-	exrseq *s = user;
-	(void)ctxt, (void)error_cb;
-	if (offset > SIZE_MAX / 2 || sz > SIZE_MAX / 2) {
-		s->fbad = 1;
-		return -1;
-	}
-	const size_t end = (size_t)offset + (size_t)sz;
-	if (end > s->fcap) {
-		size_t cap = s->fcap ? s->fcap : (size_t)1 << 20;
-		while (cap < end)
-			cap *= 2;
-		uint8_t *b = realloc(s->fbuf, cap);
-		if (!b) {
-			s->fbad = 1;
-			return -1;
-		}
-		s->fbuf = b;
-		s->fcap = cap;
-	}
-	if (offset > s->flen)
-		memset(s->fbuf + s->flen, 0, (size_t)offset - s->flen);
-	memcpy(s->fbuf + offset, buf, (size_t)sz);
-	if (end > s->flen)
-		s->flen = end;
-	return (int64_t)sz;
-}
-
-/* One frame into s->fbuf (s->flen bytes); name is for OpenEXR's messages only. */
-static exr_result_t encode_file(exrseq *s, const char *name, const tp_image *img)
+/* One frame to `path` (the temporary name). */
+static exr_result_t write_file(exrseq *s, const char *path, const tp_image *img)
 {
 	exr_context_t ctx = NULL;
 	exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
 	init.error_handler_fn = quiet;
-	init.user_data = s;
-	init.write_fn = mem_write;
-	s->flen = 0;
-	s->fbad = 0;
-	exr_result_t rc = exr_start_write(&ctx, name, EXR_WRITE_FILE_DIRECTLY, &init);
+	exr_result_t rc = exr_start_write(&ctx, path, EXR_WRITE_FILE_DIRECTLY, &init);
 	if (rc != EXR_ERR_SUCCESS)
 		return rc;
 	const int rgb = img->fmt == TP_RGBF32, nch = rgb ? 3 : 1;
@@ -382,32 +338,8 @@ static exr_result_t encode_file(exrseq *s, const char *name, const tp_image *img
 		rc = exr_write_header(ctx);
 	if (rc == EXR_ERR_SUCCESS)
 		rc = write_chunks(s, ctx, img, nch);
-	exr_result_t fin = exr_finish(&ctx);
-	if (rc == EXR_ERR_SUCCESS && fin == EXR_ERR_SUCCESS && s->fbad)
-		rc = EXR_ERR_OUT_OF_MEMORY;
+	exr_result_t fin = exr_finish(&ctx); /* removes the file if something failed */
 	return rc != EXR_ERR_SUCCESS ? rc : fin;
-}
-
-/* s->fbuf to a new file at path; 0, or -1 with errno set. */
-static int save_file(const exrseq *s, const char *path)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	if (fd < 0)
-		return -1;
-	size_t done = 0;
-	while (done < s->flen) {
-		ssize_t w = write(fd, s->fbuf + done, s->flen - done);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			int e = w < 0 ? errno : EIO;
-			close(fd);
-			errno = e;
-			return -1;
-		}
-		done += (size_t)w;
-	}
-	return close(fd);
 }
 
 static int exr_write(void *priv, int index, const tp_image *img, tp_err *err)
@@ -416,15 +348,11 @@ static int exr_write(void *priv, int index, const tp_image *img, tp_err *err)
 	char path[4352], tmp[4480];
 	frame_path(s, index, path, sizeof path);
 	enc_temp_name(path, tmp, sizeof tmp);
-	exr_result_t rc = encode_file(s, path, img);
-	if (rc != EXR_ERR_SUCCESS)
-		return tp_errf(err, TP_EIO, "%s: cannot write the OpenEXR file (%s)", path,
-			       exr_get_error_code_as_string(rc));
-	if (save_file(s, tmp) != 0) {
-		int e = errno;
+	exr_result_t rc = write_file(s, tmp, img);
+	if (rc != EXR_ERR_SUCCESS) {
 		unlink(tmp);
 		return tp_errf(err, TP_EIO, "%s: cannot write the OpenEXR file (%s)", path,
-			       strerror(e));
+			       exr_get_error_code_as_string(rc));
 	}
 	if (rename(tmp, path) != 0) {
 		unlink(tmp);
@@ -450,9 +378,6 @@ static int exr_close(void *priv, enc_close_mode mode, tp_err *err)
 	free(s->zwork);
 	free(s->zout);
 	free(s->zsize);
-	free(s->fbuf);
-	s->fbuf = NULL;
-	s->flen = s->fcap = 0;
 	s->z = NULL;
 	s->zwork = s->zout = NULL;
 	s->zsize = NULL;
