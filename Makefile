@@ -181,6 +181,7 @@ TEST_SRCS = \
 	tests/test_api.c \
 	tests/test_sceneopts.c \
 	tests/test_ocean.c \
+	tests/test_exr.c \
 	tests/reference/seed_common.c \
 	tests/reference/seed_hooke.c \
 	tests/reference/seed_ripple.c \

@@ -180,6 +180,16 @@ static void pack_rows(const tp_image *img, int y0, int y1, const int *at, int nc
 		if (half && nch == 1) {
 			exr_half_row(src, (uint16_t *)(void *)raw, (size_t)w);
 			raw += (size_t)w * 2;
+		} else if (half && nch == 3 && at[0] == 2 && at[1] == 1 && at[2] == 0) {
+			/* B, G, R: the usual order, with constant offsets (vectorised) */
+			uint16_t *b = (uint16_t *)(void *)raw, *g = b + w, *r = g + w;
+			exr_half_row(src, row, (size_t)w * 3);
+			for (int x = 0; x < w; x++) {
+				b[x] = row[3 * x + 2];
+				g[x] = row[3 * x + 1];
+				r[x] = row[3 * x];
+			}
+			raw += (size_t)w * 6;
 		} else if (half) {
 			uint16_t *o = (uint16_t *)(void *)raw;
 			exr_half_row(src, row, (size_t)w * nch);
