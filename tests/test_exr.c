@@ -3,8 +3,8 @@
  * Imath's half conversion (the routine OpenEXRCore copies), against the predictor written
  * out byte by byte, and end to end against the chunks OpenEXRCore packs itself (the same
  * maps written uncompressed), read back through OpenEXRCore and inflated with zlib. */
-#include <criterion/criterion.h>
 #include <Imath/half.h>
+#include <criterion/criterion.h>
 #include <openexr.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,7 +24,10 @@ static void setup(void)
 	snprintf(errpath, sizeof errpath, "%s/err.txt", dir);
 }
 
-static void teardown(void) { tp_tmpdir_remove(dir); }
+static void teardown(void)
+{
+	tp_tmpdir_remove(dir);
+}
 
 TestSuite(exr, .init = setup, .fini = teardown, .timeout = 300);
 
@@ -37,7 +40,10 @@ static float from_bits(uint32_t u)
 
 /* imath_float_to_half as compiled here (no -mf16c): the software routine, OpenEXRCore's
  * float_to_half. */
-static uint16_t ref_half(float f) { return imath_float_to_half(f); }
+static uint16_t ref_half(float f)
+{
+	return imath_float_to_half(f);
+}
 
 /* The float bit patterns where a conversion can go wrong: every half's own value, one ulp
  * either side, and the midpoints to the next half with one ulp either side (the ties
@@ -50,8 +56,8 @@ static size_t edge_floats(float *out)
 	for (uint32_t h = 0; h < 0x7c00; h++) {
 		const float v = imath_half_to_float((uint16_t)h);
 		/* exact in float: one bit more than a half holds */
-		const float mv = h < 0x7bff ? (float)(((double)v +
-						       (double)imath_half_to_float((uint16_t)(h + 1))) /
+		const float mv = h < 0x7bff ? (float)(((double)v + (double)imath_half_to_float(
+									   (uint16_t)(h + 1))) /
 						      2)
 					    : 65520.0f;
 		uint32_t u, mid;
@@ -88,8 +94,8 @@ Test(exr, half_is_openexr_float_to_half)
 	for (size_t i = 0; i < n; i++) {
 		uint32_t u;
 		memcpy(&u, &f[i], sizeof u);
-		cr_assert_eq(exr_half(f[i]), ref_half(f[i]), "float 0x%08x: 0x%04x, Imath 0x%04x", u,
-			     exr_half(f[i]), ref_half(f[i]));
+		cr_assert_eq(exr_half(f[i]), ref_half(f[i]), "float 0x%08x: 0x%04x, Imath 0x%04x",
+			     u, exr_half(f[i]), ref_half(f[i]));
 	}
 	/* rows of every length mod 8 and offset, NaNs among numbers: the vector path and the
 	 * groups it hands to exr_half */
@@ -99,8 +105,10 @@ Test(exr, half_is_openexr_float_to_half)
 		for (size_t i = 0; i < m; i++) {
 			uint32_t u;
 			memcpy(&u, &f[off + i], sizeof u);
-			cr_assert_eq(h[i], ref_half(f[off + i]), "row at %zu, float 0x%08x: 0x%04x, "
-				     "Imath 0x%04x", i, u, h[i], ref_half(f[off + i]));
+			cr_assert_eq(h[i], ref_half(f[off + i]),
+				     "row at %zu, float 0x%08x: 0x%04x, "
+				     "Imath 0x%04x",
+				     i, u, h[i], ref_half(f[off + i]));
 		}
 	}
 	free(f);
@@ -127,8 +135,8 @@ Test(exr, zip_predictor_is_openexrs)
 		x = x * 1664525u + 1013904223u;
 		raw[i] = (uint8_t)(x >> 24);
 	}
-	static const size_t ns[] = {1, 2, 3, 4, 5, 15, 16, 17, 31, 32, 33, 63, 64, 65, 1000,
-				    1001, 49152, 69999, N};
+	static const size_t ns[] = {1,  2,  3,  4,  5,    15,   16,    17,    31, 32,
+				    33, 63, 64, 65, 1000, 1001, 49152, 69999, N};
 	for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
 		memset(a, 0, N);
 		memset(b, 0, N);
@@ -176,8 +184,7 @@ static size_t unpacked_chunks(const char *path, uint8_t **out)
 			}
 			all = g;
 		}
-		int ok = packed && tmp &&
-			 exr_read_chunk(ctx, 0, &ci, packed) == EXR_ERR_SUCCESS;
+		int ok = packed && tmp && exr_read_chunk(ctx, 0, &ci, packed) == EXR_ERR_SUCCESS;
 		if (ok && (comp == EXR_COMPRESSION_NONE || ci.packed_size == un)) {
 			memcpy(all + n, packed, un);
 		} else if (ok) {
@@ -214,25 +221,28 @@ Test(exr, zip_chunks_hold_openexrs_packing)
 	static const char *const types[] = {"half", "float"};
 	static const char *const comps[] = {"zip", "zips"};
 	for (int t = 0; t < 2; t++) {
-		cr_assert_eq(run_tp(NULL, errpath,
-				    "render %s --set maps.exr.type=%s --set maps.exr.compression=none "
-				    "-o displacement=%s/d_none.exr -o foam=%s/f_none.exr",
-				    o, types[t], dir, dir),
-			     0, "%s", slurp(errpath));
+		cr_assert_eq(
+			run_tp(NULL, errpath,
+			       "render %s --set maps.exr.type=%s --set maps.exr.compression=none "
+			       "-o displacement=%s/d_none.exr -o foam=%s/f_none.exr",
+			       o, types[t], dir, dir),
+			0, "%s", slurp(errpath));
 		for (int c = 0; c < 2; c++) {
-			cr_assert_eq(run_tp(NULL, errpath,
-					    "render %s --set maps.exr.type=%s "
-					    "--set maps.exr.compression=%s -o displacement=%s/d.exr "
-					    "-o foam=%s/f.exr",
-					    o, types[t], comps[c], dir, dir),
-				     0, "%s", slurp(errpath));
+			cr_assert_eq(
+				run_tp(NULL, errpath,
+				       "render %s --set maps.exr.type=%s "
+				       "--set maps.exr.compression=%s -o displacement=%s/d.exr "
+				       "-o foam=%s/f.exr",
+				       o, types[t], comps[c], dir, dir),
+				0, "%s", slurp(errpath));
 			static const char m[] = "df";
 			for (int k = 0; k < 2; k++) {
 				char a[160], b[160];
 				snprintf(a, sizeof a, "%s/%c_none.exr", dir, m[k]);
 				snprintf(b, sizeof b, "%s/%c.exr", dir, m[k]);
 				uint8_t *pa = NULL, *pb = NULL;
-				const size_t na = unpacked_chunks(a, &pa), nb = unpacked_chunks(b, &pb);
+				const size_t na = unpacked_chunks(a, &pa),
+					     nb = unpacked_chunks(b, &pb);
 				const size_t want = (size_t)131 * 131 * (k ? 1 : 3) * (t ? 4 : 2);
 				cr_assert_eq(na, want, "%s: %zu bytes of chunks", a, na);
 				cr_assert_eq(nb, na, "%s %s %s: %zu bytes of chunks", types[t],

@@ -217,7 +217,10 @@ static void pack_rows(const tp_image *img, int y0, int y1, const int *at, int nc
 
 /* Where each of the file's channels (sorted by name: B, G, R) is in a pixel: R, G, B are
  * samples 0, 1, 2; Y the only one. */
-static int channel_at(const char *name) { return name[0] == 'G' ? 1 : name[0] == 'B' ? 2 : 0; }
+static int channel_at(const char *name)
+{
+	return name[0] == 'G' ? 1 : name[0] == 'B' ? 2 : 0;
+}
 
 /* ZIP and ZIPS chunks: packed here (pack_rows), predicted and
  * compressed in parallel, then written in order; the bytes are OpenEXRCore's and do not
@@ -248,14 +251,15 @@ static exr_result_t write_zip_chunks(exrseq *s, exr_context_t ctx, const tp_imag
 		uint8_t *work = s->zwork + (size_t)t * s->work_bytes;
 		const int y0 = k * lines, y1 = y0 + lines < img->h ? y0 + lines : img->h;
 		const size_t nb = (size_t)(y1 - y0) * img->w * nch * bps;
-		pack_rows(img, y0, y1, at, nch, s->half, work, (uint16_t *)(void *)(work + 2 * bytes));
+		pack_rows(img, y0, y1, at, nch, s->half, work,
+			  (uint16_t *)(void *)(work + 2 * bytes));
 		s->zsize[k] = zip_chunk(s->z[t], work, nb, work + bytes,
 					s->zout + (size_t)k * s->chunk_bytes);
 	}
 	for (int k = 0; k < n && rc == EXR_ERR_SUCCESS; k++)
 		rc = s->zsize[k] ? exr_write_scanline_chunk(ctx, 0, k * lines,
-							   s->zout + (size_t)k * s->chunk_bytes,
-							   s->zsize[k])
+							    s->zout + (size_t)k * s->chunk_bytes,
+							    s->zsize[k])
 				 : EXR_ERR_OUT_OF_MEMORY;
 	return rc;
 }

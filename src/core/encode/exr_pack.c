@@ -49,7 +49,7 @@ uint16_t exr_half(float f)
  * instruction sets the quiet bit of a signalling NaN), so groups holding one go through
  * exr_half. Returns how many samples were done (a multiple of 8). */
 __attribute__((target("avx,f16c"))) static size_t half_f16c(const float *in, uint16_t *out,
-							      size_t n)
+							    size_t n)
 {
 	size_t i = 0;
 	for (; i + 8 <= n; i += 8) {
