@@ -262,7 +262,7 @@ Test(exr, files_do_not_depend_on_the_threads)
 {
 	const char *o = "scenes/textures/ocean_choppy.json --size 256x256 --frames 2 -q -y";
 	for (int t = 1; t <= 3; t++) {
-		char env[8];
+		char env[16];
 		snprintf(env, sizeof env, "%d", t);
 		setenv("OMP_NUM_THREADS", env, 1);
 		cr_assert_eq(run_tp(NULL, errpath,
