@@ -102,7 +102,8 @@ SRC_ENCODE = \
 	src/core/encode/hash.c \
 	src/core/encode/flipbook.c \
 	src/core/encode/proof.c \
-	src/core/encode/exr.c
+	src/core/encode/exr.c \
+	src/core/encode/exr_pack.c
 
 # The libav plugin, tidepool-av.so (src/core/encode/avplugin.h): MP4 writing, reading,
 # joining and checksums, with its own copies of the few core helpers they use.
@@ -196,6 +197,7 @@ TEST_SRCS = \
 	tests/test_reuse.c \
 	tests/test_sceneopts.c \
 	tests/test_ocean.c \
+	tests/test_exr.c \
 	tests/reference/seed_common.c \
 	tests/reference/seed_hooke.c \
 	tests/reference/seed_ripple.c \
