@@ -689,25 +689,82 @@ static void surface_rows(const tp_surface *sf, int y, const void *r[5])
 	}
 }
 
-/* The refraction offsets R * slope of row y (any row: surface_rows maps it), columns
- * xs .. xs+n-1 (any: column_sums maps them), n <= CHUNK + 2: row_geometry's operations. */
-static void offset_row(const color_frame *cf, const tp_surface *sf, int y, int xs, int n,
-		       float *ox, float *oy)
+/* The refraction offsets R * slope of one row from its five surface rows r (surface_rows),
+ * columns xs .. xs+n-1 (any: column_sums maps those beyond the frame), n <= CHUNK + 2:
+ * row_geometry's operations in its order, so the same bits. Away from the frame's edges
+ * the column sums are taken without the remapping, a loop the compiler vectorises; each
+ * variant below is that body for one vector level. */
+static inline __attribute__((always_inline)) void offsets_body(const void *const r[5],
+							       const int is_int, int wrap, int w,
+							       int xs, int n, float R,
+							       float *restrict ox,
+							       float *restrict oy)
 {
-	const void *r[5];
-	float v[CHUNK + 6], d2[CHUNK + 6];
-	const float R = cf->par.R;
-	surface_rows(sf, y, r);
-	if (sf->type == TP_SAMPLE_I32)
-		column_sums(r, cf->par.w, xs, n, 1, cf->in->wrap, v, d2);
-	else
-		column_sums(r, cf->par.w, xs, n, 0, cf->in->wrap, v, d2);
+	float v[CHUNK + 8], d2[CHUNK + 8];
+	if (xs - 2 >= 0 && xs + n + 2 <= w) {
+		const ptrdiff_t b = xs - 2;
+		if (is_int) {
+			const int32_t *r0 = (const int32_t *)r[0] + b, *r1 = (const int32_t *)r[1] + b,
+				      *r2 = (const int32_t *)r[2] + b, *r3 = (const int32_t *)r[3] + b,
+				      *r4 = (const int32_t *)r[4] + b;
+			for (int i = 0; i < n + 4; i++) {
+				const uint32_t a = (uint32_t)r1[i], bb = (uint32_t)r2[i],
+					       c = (uint32_t)r3[i], m = (uint32_t)r0[i],
+					       e = (uint32_t)r4[i];
+				v[i] = (float)(int32_t)(a + 2u * bb + c);
+				d2[i] = (float)(int32_t)(2u * (c - a) + (e - m));
+			}
+		} else {
+			const float *r0 = (const float *)r[0] + b, *r1 = (const float *)r[1] + b,
+				    *r2 = (const float *)r[2] + b, *r3 = (const float *)r[3] + b,
+				    *r4 = (const float *)r[4] + b;
+			for (int i = 0; i < n + 4; i++) {
+				v[i] = r1[i] + 2.0f * r2[i] + r3[i];
+				d2[i] = 2.0f * (r3[i] - r1[i]) + (r4[i] - r0[i]);
+			}
+		}
+	} else if (is_int) {
+		column_sums(r, w, xs, n, 1, wrap, v, d2);
+	} else {
+		column_sums(r, w, xs, n, 0, wrap, v, d2);
+	}
 	for (int i = 0; i < n; i++) {
 		const float dx = (v[i + 4] - v[i]) + 2.0f * (v[i + 3] - v[i + 1]);
 		const float dy = (d2[i + 1] + d2[i + 3]) + 2.0f * d2[i + 2];
 		ox[i] = R * dx;
 		oy[i] = R * dy;
 	}
+}
+
+typedef void (*offsets_fn)(const void *const[5], int, int, int, int, float, float *, float *);
+#define OFFS_ARGS                                                                                  \
+	(const void *const r[5], int wrap, int w, int xs, int n, float R, float *ox, float *oy)
+#define OFFS_BODY(is_int) { offsets_body(r, is_int, wrap, w, xs, n, R, ox, oy); }
+#ifdef __x86_64__
+#define OFFS_TARGETS(name, is_int)                                                                 \
+	__attribute__((optimize("no-tree-vectorize"))) static void name##_c OFFS_ARGS             \
+		OFFS_BODY(is_int) static void name##_sse2 OFFS_ARGS OFFS_BODY(is_int)             \
+		__attribute__((target("avx2"))) static void name##_avx2 OFFS_ARGS                 \
+		OFFS_BODY(is_int) __attribute__((target("arch=x86-64-v4"))) static void           \
+		name##_avx512 OFFS_ARGS OFFS_BODY(is_int) static const offsets_fn name[4] = {     \
+			name##_c, name##_sse2, name##_avx2, name##_avx512};
+#else
+#define OFFS_TARGETS(name, is_int)                                                                 \
+	__attribute__((optimize("no-tree-vectorize"))) static void name##_c OFFS_ARGS             \
+		OFFS_BODY(is_int) static void name##_vec OFFS_ARGS OFFS_BODY(is_int)              \
+		static const offsets_fn name[4] = {name##_c, name##_vec, name##_vec, name##_vec};
+#endif
+OFFS_TARGETS(offsets_i32, 1)
+OFFS_TARGETS(offsets_f32, 0)
+
+/* The offsets of row y (any row: surface_rows maps it), columns xs .. xs+n-1. */
+static void offset_row(const color_frame *cf, const tp_surface *sf, int y, int xs, int n,
+		       float *ox, float *oy)
+{
+	const void *r[5];
+	surface_rows(sf, y, r);
+	const offsets_fn *f = sf->type == TP_SAMPLE_I32 ? offsets_i32 : offsets_f32;
+	f[cf->level](r, cf->in->wrap, cf->par.w, xs, n, cf->par.R, ox, oy);
 }
 
 /* Redraws the pixels of [xa, xb) of row y whose refraction is steep (refract_aa.c). */

@@ -38,6 +38,7 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "render/render_impl.h"
 
@@ -62,31 +63,43 @@ static inline float clampf(float v, float lo, float hi)
 	return v < hi ? v : hi;
 }
 
+static inline float maxf(float a, float b) { return a > b ? a : b; }
+
 int render_aa_plan(int n, const render_aa_offsets *o, uint8_t *nsub)
 {
-	int count = 0;
+	float d[258]; /* n <= 256 (refract.c's CHUNK) */
+	int steep = 0;
+	/* D of every pixel, branch-free (vectorised), and how many pass the threshold; a
+	 * NaN offset compares false: one lookup */
 	for (int i = 0; i < n; i++) {
 		const int c = i + 1; /* entry of column xs + i */
-		int N = aa_force;
-		if (!N) {
-			float d = 0;
-			for (int k = 0; k < 2; k++) {
-				const float *m = o->row[1][k], *a = o->row[0][k], *b = o->row[2][k];
-				const float v = m[c];
-				d = fmaxf(d, fmaxf(fmaxf(absf(v - m[c - 1]), absf(v - m[c + 1])),
-						   fmaxf(absf(v - a[c]), absf(v - b[c]))));
-			}
-			if (!(d > AA_THRESHOLD)) /* NaN too: one lookup */
-				N = 0;
-			else {
-				const float f = ceilf(d / AA_SPACING);
-				N = f >= (float)AA_MAX ? AA_MAX : f < 2.0f ? 2 : (int)f;
-			}
+		float m = 0;
+		for (int k = 0; k < 2; k++) {
+			const float *r = o->row[1][k], *a = o->row[0][k], *b = o->row[2][k];
+			const float v = r[c];
+			m = maxf(m, maxf(maxf(absf(v - r[c - 1]), absf(v - r[c + 1])),
+					 maxf(absf(v - a[c]), absf(v - b[c]))));
+		}
+		d[i] = m;
+		steep += m > AA_THRESHOLD;
+	}
+	if (aa_force) {
+		memset(nsub, aa_force, (size_t)n);
+		return n;
+	}
+	if (!steep) {
+		memset(nsub, 0, (size_t)n);
+		return 0;
+	}
+	for (int i = 0; i < n; i++) {
+		int N = 0;
+		if (d[i] > AA_THRESHOLD) {
+			const float f = ceilf(d[i] / AA_SPACING);
+			N = f >= (float)AA_MAX ? AA_MAX : f < 2.0f ? 2 : (int)f;
 		}
 		nsub[i] = (uint8_t)N;
-		count += N > 0;
 	}
-	return count;
+	return steep;
 }
 
 /* The offset component k at (x + u, y + v), |u|, |v| <= 1/2, bilinear between the centre

@@ -63,8 +63,8 @@ typedef struct render_aa {
 	int32_t bs;         /* background row stride, bytes */
 	const uint8_t *bgx; /* render_in.bgx */
 } render_aa;
-/* The subsamples per axis of columns xs .. xs+n-1 into nsub (0: refract.c's one lookup
- * stands); returns how many are not 0. */
+/* The subsamples per axis of columns xs .. xs+n-1 (n <= 256) into nsub (0: refract.c's
+ * one lookup stands); returns how many are not 0. */
 int render_aa_plan(int n, const render_aa_offsets *o, uint8_t *nsub);
 /* Redraws the pixels of row y whose nsub is not 0 into `row` (the row's 3w bytes), with
  * refract.c's lifts of columns xs .. xs+n-1. */
