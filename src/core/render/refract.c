@@ -784,8 +784,18 @@ static void aa_row(const color_frame *cf, const tp_surface *sf, int y, uint8_t *
 			offset_row(cf, sf, y - 1 + k, xs - 1, n + 2, ob[k][0], ob[k][1]);
 		if (!render_aa_plan(n, &ofs, nsub))
 			continue;
-		cf->geom(r, &cf->par, y, xs, n, t); /* the lifts */
-		render_aa_shade(&cf->aap, y, xs, n, &ofs, nsub, t.lift, o);
+		/* the lifts of the pixels from the first steep one to the last (a pixel's
+		 * geometry does not depend on where its run starts) */
+		int a = 0, b = n;
+		while (!nsub[a])
+			a++;
+		while (!nsub[b - 1])
+			b--;
+		cf->geom(r, &cf->par, y, xs + a, b - a, t);
+		render_aa_offsets from = ofs;
+		for (int k = 0; k < 3; k++)
+			from.row[k][0] += a, from.row[k][1] += a;
+		render_aa_shade(&cf->aap, y, xs + a, b - a, &from, nsub + a, t.lift, o);
 	}
 }
 
