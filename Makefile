@@ -84,6 +84,7 @@ SRC_SIM = \
 SRC_RENDER = \
 	src/core/render/render.c \
 	src/core/render/refract.c \
+	src/core/render/refract_aa.c \
 	src/core/render/background.c \
 	src/core/render/maps.c \
 	src/core/render/fluid.c \
@@ -166,6 +167,7 @@ TEST_SRCS = \
 	tests/test_util.c \
 	tests/test_png.c \
 	tests/test_render.c \
+	tests/test_refract_aa.c \
 	tests/test_maps.c \
 	tests/test_textures.c \
 	tests/test_cli.c \

@@ -2,7 +2,7 @@
 # make bench: every workload with its throughput, the same run's baseline and the ratio.
 # Usage: scripts/bench.sh [BUILD_DIR]   (default: build)
 #   TP_BENCH_ONLY="mp4 sph" runs only the named workloads (render ripple hooke shallow sph
-#   airy e2e textures ocean mp4 mp4k compare flip farm preview; `make bench ONLY="mp4 sph"` sets it).
+#   airy e2e aa textures ocean mp4 mp4k compare flip farm preview; `make bench ONLY="mp4 sph"` sets it).
 # Benchmarks report; they never fail on speed.
 set -eu
 BUILD=${1:-build}
@@ -82,6 +82,28 @@ if want e2e; then
 	# t = 0 and rain everywhere for the whole run, so calm-water skipping saves nothing.
 	e2e_scene tests/bench/storm_ripple.json 1920x1080 "${TP_BENCH_E2E_FRAMES:-120}"
 	e2e_scene tests/bench/storm_hooke.json 1920x1080 "${TP_BENCH_E2E_FRAMES:-120}"
+fi
+
+# --- aa: anti-aliased refraction (render.antialias, src/core/render/refract_aa.c) ------------
+# `tidepool render SCENE --size 1920x1080 --frames N -o null --threads 2` with the default
+# anti-aliasing against the same with --set render.antialias=false, frames per second of
+# wall time (simulation included, as a user sees it); runs alternate, best of
+# TP_BENCH_AA_REPS (default 4) each. TP_BENCH_AA_FRAMES (default 120) frames.
+aa_scene() { # scene
+	name=$(basename "$1" .json) n=${TP_BENCH_AA_FRAMES:-120} on="" off="" i=0
+	while [ "$i" -lt "${TP_BENCH_AA_REPS:-4}" ]; do
+		off=$(e2e_min "$(e2e_time "$TP" render "$1" -q -y --size 1920x1080 --frames "$n" -o null \
+			--threads 2 --set render.antialias=false)" "$off")
+		on=$(e2e_min "$(e2e_time "$TP" render "$1" -q -y --size 1920x1080 --frames "$n" -o null \
+			--threads 2)" "$on")
+		i=$((i + 1))
+	done
+	awk -v w="$name 1920x1080 antialias on" -v t="$on" -v s="$off" -v n="$n" 'BEGIN {
+		printf "| %-34s | %-22s | %12.2f %-8s | %12.2f | %7.2fx |\n", w, "frames/s vs off", n / t, "fps", n / s, s / t }'
+}
+if want aa; then
+	aa_scene scenes/pond.json
+	aa_scene scenes/rain.json
 fi
 
 # --- textures: a 1024x1024 tileable caustics loop of 64 frames, end to end -------------------
