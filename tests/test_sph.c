@@ -730,34 +730,57 @@ static double surface_level(const tp_surface *s, double keep, double spacing)
 	return sum / cols - 0.5 * spacing;
 }
 
-Test(sph, floating_boxes_settle_at_the_draft_archimedes_gives, .init = one_thread)
+/* The draft of a bw x bh box of density `dens` dropped from `above` px over `depth` px of
+ * water in a tw x th tank, averaged over the fifth second (it still bobs a little), from
+ * the free surface away from the box; *tilt gets the largest tilt over that second. */
+static double settled_draft_in(double tw, double th, double depth, double above, double bw,
+			       double bh, double dens, double *tilt)
+{
+	tank t;
+	float_pool(&t, tw, th, depth);
+	float_box(&t, bw, bh, dens, 10 + 0.5 * tw, 10 + th - depth - 0.5 * bh - above, 0);
+	tank_open(&t);
+	tp_surface s;
+	for (int f = 0; f < 120; f++)
+		cr_assert_eq(tank_step(&t, DT), 0);
+	double draft = 0;
+	*tilt = 0;
+	for (int f = 0; f < 30; f++) {
+		cr_assert_eq(tank_step(&t, DT), 0);
+		t.d->surface(t.p, &s);
+		draft += (s.boxes[0].y + 0.5 * bh - surface_level(&s, bw, 4)) / 30;
+		*tilt = fmax(*tilt, fabs(s.boxes[0].angle));
+	}
+	solver_destroy(t.s);
+	return draft;
+}
+
+/* Archimedes within 10% for a 60x30 and an 80x40 box at densities 0.25, 0.5 and 0.75 in
+ * 70 px of water at the default cohesion. Measured: 80x40 +0.2%, +4.6%, +5.7%; 60x30
+ * -4.3%, +1.9%, +5.6%. Not held elsewhere (docs/sph.md, Limits): the draft depends on the
+ * water's depth and on `cohesion` (60x30 at 0.25 in 100 px of water: -12%). */
+static double settled_draft(double bw, double bh, double dens, double *tilt)
+{
+	return settled_draft_in(300, 150, 70, 4, bw, bh, dens, tilt);
+}
+
+Test(sph, floating_boxes_settle_at_the_draft_archimedes_gives, .init = one_thread, .timeout = 120)
 {
 	static const double dens[3] = { 0.25, 0.5, 0.75 };
-	for (int k = 0; k < 3; k++) {
-		tank t;
-		float_pool(&t, 300, 150, 70);
-		const double bw = 80, bh = 40;
-		/* dropped from just above the water */
-		float_box(&t, bw, bh, dens[k], 160, 10 + 150 - 70 - 0.5 * bh - 4, 0);
-		tank_open(&t);
-		tp_surface s;
-		for (int f = 0; f < 120; f++)
-			cr_assert_eq(tank_step(&t, DT), 0);
-		/* averaged over the last second: it still bobs a little */
-		double draft = 0, tilt = 0;
-		for (int f = 0; f < 30; f++) {
-			cr_assert_eq(tank_step(&t, DT), 0);
-			t.d->surface(t.p, &s);
-			draft += (s.boxes[0].y + 0.5 * bh - surface_level(&s, bw, 4)) / 30;
-			tilt = fmax(tilt, fabs(s.boxes[0].angle));
+	static const double size[2][2] = { { 80, 40 }, { 60, 30 } };
+	for (int z = 0; z < 2; z++)
+		for (int k = 0; k < 3; k++) {
+			const double bw = size[z][0], bh = size[z][1];
+			double tilt, draft = settled_draft(bw, bh, dens[k], &tilt);
+			const double want = dens[k] * bh;
+			cr_log_info("%gx%g density %g: draft %.2f px, Archimedes %.2f px (%+.1f%%), tilt %.2f",
+				    bw, bh, dens[k], draft, want, 100 * (draft / want - 1), tilt);
+			cr_expect(fabs(draft - want) <= 0.1 * want,
+				  "%gx%g density %g: draft %.2f px, Archimedes gives %.2f", bw, bh, dens[k],
+				  draft, want);
+			cr_expect_lt(tilt, 5, "%gx%g density %g: a wide box floats level (tilt %g)", bw, bh,
+				     dens[k], tilt);
 		}
-		const double want = dens[k] * bh;
-		cr_log_info("density %g: draft %.2f px, Archimedes %.2f px, tilt %.2f", dens[k], draft, want, tilt);
-		cr_expect(fabs(draft - want) <= 0.1 * want, "density %g: draft %.2f px, Archimedes gives %.2f",
-			  dens[k], draft, want);
-		cr_expect_lt(tilt, 5, "density %g: a wide box floats level (tilt %g)", dens[k], tilt);
-		solver_destroy(t.s);
-	}
 }
 
 /* After every substep: no particle inside any floating box (its exact rectangle, in the
