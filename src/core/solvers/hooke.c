@@ -152,7 +152,7 @@ __attribute__((target("avx512f"))) static void row_pow2_avx512(const int32_t *r,
  * stencil cannot carry alike in every direction; without it the slow grid-scale tail
  * behind every ring makes a lattice of dots inside it. v is read from one buffer and
  * written to another (vn), since the viscosity reads v's neighbours. */
-__attribute__((target_clones("avx2", "default"))) static void
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) static void
 row_iso(const int32_t *restrict h, int32_t *restrict hn, const int32_t *restrict v,
 	int32_t *restrict vn, ptrdiff_t s, int n, int sv, int sh)
 {
