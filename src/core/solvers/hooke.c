@@ -205,15 +205,15 @@ static void hooke_uninit(void *priv)
 static int hooke_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 {
 	hooke *p = priv;
-	if (p->scheme == HOOKE_ISO)
-		for (int i = 0; i < ctx->scene->nparams; i++) {
-			const char *nm = ctx->scene->params[i].name;
-			if (!strcmp(nm, "edge") || !strcmp(nm, "corner"))
-				return scene_errf(ctx->scene, err, TP_EINPUT,
-						  !strcmp(nm, "edge") ? "params.edge" : "params.corner",
-						  "the spring weights are the seed scheme's: set params.scheme "
-						  "\"seed\" with them (the isotropic scheme's are 4 : 1)");
-		}
+	for (int i = 0; p->scheme == HOOKE_ISO && i < ctx->scene->nparams; i++) {
+		const char *nm = ctx->scene->params[i].name;
+		if (!strcmp(nm, "edge") || !strcmp(nm, "corner"))
+			return scene_errf(
+				ctx->scene, err, TP_EINPUT,
+				!strcmp(nm, "edge") ? "params.edge" : "params.corner",
+				"the spring weights are the seed scheme's: set params.scheme "
+				"\"seed\" with them (the isotropic scheme's are 4 : 1)");
+	}
 	if (p->edge + p->corner < 1)
 		return scene_errf(ctx->scene, err, TP_EINPUT, "params.edge",
 				  "edge and corner cannot both be 0 (no spring would move the water)");
@@ -265,7 +265,8 @@ static int hooke_step(void *priv, const tp_step_in *in)
 	const int x0 = g->x0, n = g->x1 - g->x0;
 	const int sv = ig_shift_at(&p->vsh, in->step), sh = ig_shift_at(&p->hsh, in->step);
 	/* Rows start IG_GHOST cells before x = 0, 64-byte aligned (intgrid.h, ig_alloc). */
-	const int vec = !iso && p->kshift >= 0 && ig_use_avx512(), a = x0 + IG_GHOST, b = g->x1 + IG_GHOST;
+	const int vec = !iso && p->kshift >= 0 && ig_use_avx512();
+	const int a = x0 + IG_GHOST, b = g->x1 + IG_GHOST;
 	(void)a, (void)b;
 #pragma omp parallel for schedule(static) if (g->par)
 	for (int y = g->y0; y < g->y1; y++) {
@@ -331,7 +332,8 @@ const tp_solver tp_solver_hooke = {
 	.name = "hooke",
 	.description =
 		"seed 000: int32 height and velocity, 8 springs (Hooke's law; isotropic 9-point "
-		"weights and a short-wave viscosity by default, or the seed's 3 : 1), shift damping",
+		"weights and a short-wave viscosity by default, or the seed's 3 : 1), shift "
+		"damping",
 	.priv_size = sizeof(hooke),
 	.options = hooke_options,
 	.caps = TP_SOLVER_HEIGHTFIELD | TP_SOLVER_CELL_STEPS,
