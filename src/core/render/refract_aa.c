@@ -37,6 +37,7 @@
  * bytes are the same whatever the thread count.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -65,7 +66,10 @@ static inline float clampf(float v, float lo, float hi)
 
 static inline float maxf(float a, float b) { return a > b ? a : b; }
 
-int render_aa_plan(int n, const render_aa_offsets *o, uint8_t *nsub)
+/* Cloned for the vector units: max, abs and subtraction are exact, so every clone gives
+ * the same D. */
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) int
+render_aa_plan(int n, const render_aa_offsets *o, uint8_t *nsub)
 {
 	float d[258]; /* n <= 256 (refract.c's CHUNK) */
 	int steep = 0;
@@ -114,21 +118,35 @@ static inline float offset_at(const render_aa_offsets *o, int k, int c, float u,
 	return (1.0f - wv) * top + wv * bot;
 }
 
+/* The subsample positions (i + 1/2) / N - 1/2 for every N, computed once (the same
+ * float operations as inline). */
+static float pos_tab[RENDER_AA_MAX_FORCE + 1][RENDER_AA_MAX_FORCE];
+static pthread_once_t pos_once = PTHREAD_ONCE_INIT;
+
+static void pos_init(void)
+{
+	for (int N = 1; N <= RENDER_AA_MAX_FORCE; N++)
+		for (int i = 0; i < N; i++)
+			pos_tab[N][i] = ((float)i + 0.5f) / (float)N - 0.5f;
+}
+
 void render_aa_shade(const render_aa *a, int y, int xs, int n, const render_aa_offsets *o,
 		     const uint8_t *nsub, const int32_t *lift, uint8_t *out)
 {
 	const int w = a->w, hgt = a->hgt;
 	const float fw = (float)w, fh = (float)hgt;
+	pthread_once(&pos_once, pos_init);
 	for (int i = 0; i < n; i++) {
 		const int N = nsub[i];
 		if (!N)
 			continue;
 		const int x = xs + i, c = i + 1;
+		const float *pos = pos_tab[N];
 		uint32_t acc[3] = {0, 0, 0};
 		for (int j = 0; j < N; j++) {
-			const float v = ((float)j + 0.5f) / (float)N - 0.5f;
+			const float v = pos[j];
 			for (int ii = 0; ii < N; ii++) {
-				const float u = ((float)ii + 0.5f) / (float)N - 0.5f;
+				const float u = pos[ii];
 				const float ox = offset_at(o, 0, c, u, v), oy = offset_at(o, 1, c, u, v);
 				float sx, sy;
 				/* refract.c's positions with the subsample's offset */
