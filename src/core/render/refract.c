@@ -767,21 +767,82 @@ static void offset_row(const color_frame *cf, const tp_surface *sf, int y, int x
 	f[cf->level](r, cf->in->wrap, cf->par.w, xs, n, cf->par.R, ox, oy);
 }
 
-/* Redraws the pixels of [xa, xb) of row y whose refraction is steep (refract_aa.c). */
-static void aa_row(const color_frame *cf, const tp_surface *sf, int y, uint8_t *o, int xa, int xb)
+/* The refraction offsets of the last three rows a thread asked for, whole rows [xa - 1,
+ * xb + 1): anti-aliasing reads rows y - 1, y and y + 1 for row y, and a thread draws
+ * consecutive rows, so each row's offsets are computed once instead of three times. The
+ * values are offset_row's (a column's offset does not depend on the run it is in). */
+typedef struct aa_ring {
+	int cap;            /* floats per row and component */
+	float *buf;         /* 3 x 2 x cap */
+	const tp_surface *sf[3];
+	int y[3], xa[3], xb[3];
+} aa_ring;
+
+static void aa_ring_init(aa_ring *r, int w)
+{
+	r->cap = w + 2;
+	r->buf = malloc((size_t)6 * (size_t)r->cap * sizeof *r->buf);
+	for (int k = 0; k < 3; k++)
+		r->sf[k] = NULL;
+}
+
+/* Row yy's offsets [xa - 1, xb + 1) into ox, oy (entry 0: column xa - 1). */
+static void aa_ring_row(aa_ring *r, const color_frame *cf, const tp_surface *sf, int yy, int xa,
+			int xb, int keep_lo, float **ox, float **oy)
+{
+	int slot = -1;
+	for (int k = 0; k < 3 && slot < 0; k++)
+		if (r->sf[k] == sf && r->y[k] == yy && r->xa[k] == xa && r->xb[k] == xb)
+			slot = k;
+	if (slot < 0) { /* a slot holding none of rows keep_lo .. keep_lo + 2 */
+		for (int k = 0; k < 3 && slot < 0; k++)
+			if (r->sf[k] != sf || r->xa[k] != xa || r->xb[k] != xb ||
+			    r->y[k] < keep_lo || r->y[k] > keep_lo + 2)
+				slot = k;
+		slot = slot < 0 ? 0 : slot; /* (cannot happen: 3 slots, 3 distinct rows) */
+		float *x = r->buf + (size_t)2 * slot * r->cap, *y = x + r->cap;
+		for (int c = xa - 1; c < xb + 1; c += CHUNK) {
+			const int n = xb + 1 - c < CHUNK ? xb + 1 - c : CHUNK;
+			offset_row(cf, sf, yy, c, n, x + (c - (xa - 1)), y + (c - (xa - 1)));
+		}
+		r->sf[slot] = sf;
+		r->y[slot] = yy;
+		r->xa[slot] = xa;
+		r->xb[slot] = xb;
+	}
+	*ox = r->buf + (size_t)2 * slot * r->cap;
+	*oy = *ox + r->cap;
+}
+
+/* Redraws the pixels of [xa, xb) of row y whose refraction is steep (refract_aa.c), with
+ * the offsets from `ring` (NULL: computed here, per run). */
+static void aa_row(const color_frame *cf, const tp_surface *sf, int y, uint8_t *o, int xa, int xb,
+		   aa_ring *ring)
 {
 	const void *r[5];
 	surface_rows(sf, y, r);
 	float ob[3][2][CHUNK + 2];
-	const render_aa_offsets ofs = {{{ob[0][0], ob[0][1]}, {ob[1][0], ob[1][1]}, {ob[2][0], ob[2][1]}}};
+	float *rows[3][2] = {{NULL, NULL}, {NULL, NULL}, {NULL, NULL}};
+	if (ring && ring->buf)
+		for (int k = 0; k < 3; k++)
+			aa_ring_row(ring, cf, sf, y - 1 + k, xa, xb, y - 1, &rows[k][0], &rows[k][1]);
 	uint8_t nsub[CHUNK];
 	int32_t buf[3 * CHUNK] __attribute__((aligned(64)));
 	float fbuf[2 * CHUNK + 8] __attribute__((aligned(64)));
 	row_taps t = {buf, buf + CHUNK, buf + 2 * CHUNK, fbuf, fbuf + CHUNK + 4};
 	for (int xs = xa; xs < xb; xs += CHUNK) {
 		const int n = xb - xs < CHUNK ? xb - xs : CHUNK;
-		for (int k = 0; k < 3; k++)
-			offset_row(cf, sf, y - 1 + k, xs - 1, n + 2, ob[k][0], ob[k][1]);
+		render_aa_offsets ofs;
+		for (int k = 0; k < 3; k++) {
+			if (rows[k][0]) { /* entry 0 of the run: column xs - 1 */
+				ofs.row[k][0] = rows[k][0] + (xs - xa);
+				ofs.row[k][1] = rows[k][1] + (xs - xa);
+			} else {
+				offset_row(cf, sf, y - 1 + k, xs - 1, n + 2, ob[k][0], ob[k][1]);
+				ofs.row[k][0] = ob[k][0];
+				ofs.row[k][1] = ob[k][1];
+			}
+		}
 		if (!render_aa_plan(n, &ofs, nsub))
 			continue;
 		/* the lifts of the pixels from the first steep one to the last (a pixel's
@@ -805,11 +866,11 @@ static void color_row_rgb1(const color_frame *cf, const tp_surface *sf, int y, u
 /* Pixels [xa, xb) of row y of the picture into o (the row's 3 * w bytes), from the
  * surface `sf`; xa is a multiple of 16 and xb one or w. */
 static void color_row_rgb(const color_frame *cf, const tp_surface *sf, int y, uint8_t *o, int xa,
-			  int xb)
+			  int xb, aa_ring *ring)
 {
 	color_row_rgb1(cf, sf, y, o, xa, xb);
 	if (cf->aa)
-		aa_row(cf, sf, y, o, xa, xb);
+		aa_row(cf, sf, y, o, xa, xb, ring);
 }
 
 /* color_row_rgb without anti-aliasing: one lookup a pixel. */
@@ -868,7 +929,7 @@ static void active_cols(const tp_surface *sf, int ya, int yb, int reach, int *xa
 
 /* Row y into o: the pixels that can differ from still water drawn, the others copied from
  * the flat picture (when the surface has spans and there is one). */
-static void color_row_span(const color_frame *cf, int y, uint8_t *o)
+static void color_row_span(const color_frame *cf, int y, uint8_t *o, aa_ring *ring)
 {
 	const render_in *in = cf->in;
 	const int w = cf->par.w;
@@ -883,7 +944,7 @@ static void color_row_span(const color_frame *cf, int y, uint8_t *o)
 		memcpy(o, f, 3 * (size_t)xa);
 		memcpy(o + 3 * xb, f + 3 * xb, 3 * (size_t)(w - xb));
 	}
-	color_row_rgb(cf, in->surf, y, o, xa, xb);
+	color_row_rgb(cf, in->surf, y, o, xa, xb, ring);
 }
 
 void render_color(const render_in *in, tp_image *out)
@@ -898,17 +959,28 @@ void render_color(const render_in *in, tp_image *out)
 		 * bands with the job's thread given fewer rows were no faster. */
 #pragma omp parallel
 		{
+			aa_ring ring = {0};
+			if (cf.aa)
+				aa_ring_init(&ring, in->w);
 #pragma omp single nowait
 			in->side(in->side_arg);
 #pragma omp for schedule(dynamic, 48)
 			for (int y = 0; y < in->h; y++)
-				color_row_span(&cf, y, tp_image_row(out, y));
+				color_row_span(&cf, y, tp_image_row(out, y), &ring);
+			free(ring.buf);
 		}
 		return;
 	}
-#pragma omp parallel for schedule(static)
-	for (int y = 0; y < in->h; y++)
-		color_row_span(&cf, y, tp_image_row(out, y));
+#pragma omp parallel
+	{
+		aa_ring ring = {0};
+		if (cf.aa)
+			aa_ring_init(&ring, in->w);
+#pragma omp for schedule(static)
+		for (int y = 0; y < in->h; y++)
+			color_row_span(&cf, y, tp_image_row(out, y), &ring);
+		free(ring.buf);
+	}
 }
 
 int render_color_flat(const render_in *in, tp_image *out)
@@ -926,7 +998,7 @@ int render_color_flat(const render_in *in, tp_image *out)
 	color_setup(in, &cf);
 #pragma omp parallel for schedule(static)
 	for (int y = 0; y < in->h; y++)
-		color_row_rgb(&cf, &level, y, tp_image_row(out, y), 0, in->w);
+		color_row_rgb(&cf, &level, y, tp_image_row(out, y), 0, in->w, NULL);
 	free(zero);
 	return 0;
 }
@@ -963,6 +1035,9 @@ void render_color_yuv(const render_in *in, uint8_t *rgb_rows, tp_image *out)
 	{
 		/* two RGB rows per thread, in cache, converted as soon as they are drawn */
 		uint8_t *r0 = rgb_rows + (size_t)omp_get_thread_num() * 2 * row, *r1 = r0 + row;
+		aa_ring ring = {0};
+		if (cf.aa)
+			aa_ring_init(&ring, w);
 #pragma omp for schedule(static)
 		for (int j = 0; j < in->h / 2; j++) {
 			uint8_t *y0 = pl[0] + (ptrdiff_t)2 * j * ls[0], *y1 = y0 + ls[0];
@@ -979,11 +1054,12 @@ void render_color_yuv(const render_in *in, uint8_t *rgb_rows, tp_image *out)
 			}
 			if (xa >= xb)
 				continue;
-			color_row_rgb(&cf, in->surf, 2 * j, r0, xa, xb);
-			color_row_rgb(&cf, in->surf, 2 * j + 1, r1, xa, xb);
+			color_row_rgb(&cf, in->surf, 2 * j, r0, xa, xb, &ring);
+			color_row_rgb(&cf, in->surf, 2 * j + 1, r1, xa, xb, &ring);
 			tp_rgb_to_yuv420_rows(r0 + 3 * xa, r1 + 3 * xa, xb - xa, y0 + xa, y1 + xa,
 					      u + xa / 2, v + xa / 2);
 		}
+		free(ring.buf);
 	}
 }
 
