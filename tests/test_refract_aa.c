@@ -215,3 +215,40 @@ Test(refract_aa, uniform_offsets_are_one_lookup)
 	tp_image_free(&ia);
 	tp_image_free(&ib);
 }
+
+/* The AVX-512 lookups (the colour pass's level 3) against the plain loop (level 0): the
+ * same bytes with a wrapping pool (its modulo) and a clamped one, for the scene's own
+ * counts and forced counts up to the largest (256 subsamples a pixel, 16 lanes at a time
+ * with a partial last vector). */
+Test(refract_aa, vector_lookups_are_the_plain_loops, .timeout = 120)
+{
+	static const char *const scenes[] = {"scenes/textures/caustics_loop.json",
+					     "scenes/pond.json"};
+	static const int size[2][2] = {{384, 384}, {384, 216}};
+	static const int force[] = {0, 3, 7, 16};
+	const size_t bytes = (size_t)384 * 384 * 3;
+	uint8_t *a = malloc(bytes), *b = malloc(bytes), *off = malloc(bytes);
+	cr_assert(a && b && off);
+	for (int i = 0; i < 2; i++) {
+		tp_scene *s = load(scenes[i], size[i][0], size[i][1], NULL);
+		const size_t nb = (size_t)size[i][0] * size[i][1] * 3;
+		const int n = i ? 40 : 20;
+		render_set_simd(0);
+		render_into(s, n, 1, off); /* one lookup */
+		for (int f = 0; f < 4; f++) {
+			render_set_simd(0);
+			render_into(s, n, force[f], a);
+			render_set_simd(3);
+			render_into(s, n, force[f], b);
+			cr_assert_eq(memcmp(a, b, nb), 0, "%s, force %d: vector and plain differ",
+				     scenes[i], force[f]);
+			cr_assert_neq(memcmp(a, off, nb), 0,
+				      "%s, force %d: anti-aliasing did something", scenes[i],
+				      force[f]);
+		}
+		tp_scene_free(s);
+	}
+	free(a);
+	free(b);
+	free(off);
+}

@@ -667,7 +667,7 @@ static void color_setup(const render_in *in, color_frame *cf)
 	cf->fused = NULL;
 	/* with anti-aliasing a pixel also reads its neighbours' offsets, one sample further */
 	cf->aa = rs->antialias || render_aa_forced();
-	cf->aap = (render_aa){in->w, in->h, wrap, cf->par.bs, in->bgx};
+	cf->aap = (render_aa){in->w, in->h, wrap, cf->par.bs, in->bgx, cf->level == 3};
 	cf->reach = cf->aa ? 3 : 2;
 #ifdef __x86_64__
 	if (cf->level == 3)

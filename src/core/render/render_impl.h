@@ -62,6 +62,7 @@ typedef struct render_aa {
 	int w, hgt, wrap;
 	int32_t bs;         /* background row stride, bytes */
 	const uint8_t *bgx; /* render_in.bgx */
+	int vec;            /* 1: the AVX-512 lookups (the colour pass's level 3) */
 } render_aa;
 /* The subsamples per axis of columns xs .. xs+n-1 (n <= 256) into nsub (0: refract.c's
  * one lookup stands); returns how many are not 0. */
