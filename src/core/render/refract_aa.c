@@ -71,8 +71,8 @@ static inline float maxf(float a, float b) { return a > b ? a : b; }
 
 /* Cloned for the vector units: max, abs and subtraction are exact, so every clone gives
  * the same D. */
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) int
-render_aa_plan(int n, const render_aa_offsets *o, uint8_t *nsub)
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) static int
+aa_plan(int n, const render_aa_offsets *o, uint8_t *nsub)
 {
 	float d[258]; /* n <= 256 (refract.c's CHUNK) */
 	int steep = 0;
@@ -107,6 +107,12 @@ render_aa_plan(int n, const render_aa_offsets *o, uint8_t *nsub)
 		nsub[i] = (uint8_t)N;
 	}
 	return steep;
+}
+
+/* (static clones: a non-static one would export its resolver from libtidepool) */
+int render_aa_plan(int n, const render_aa_offsets *o, uint8_t *nsub)
+{
+	return aa_plan(n, o, nsub);
 }
 
 /* The offset component k at (x + u, y + v), |u|, |v| <= 1/2, bilinear between the centre
