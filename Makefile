@@ -84,6 +84,7 @@ SRC_SIM = \
 SRC_RENDER = \
 	src/core/render/render.c \
 	src/core/render/refract.c \
+	src/core/render/refract_aa.c \
 	src/core/render/background.c \
 	src/core/render/maps.c \
 	src/core/render/fluid.c \
@@ -102,7 +103,8 @@ SRC_ENCODE = \
 	src/core/encode/hash.c \
 	src/core/encode/flipbook.c \
 	src/core/encode/proof.c \
-	src/core/encode/exr.c
+	src/core/encode/exr.c \
+	src/core/encode/exr_pack.c
 
 # The libav plugin, tidepool-av.so (src/core/encode/avplugin.h): MP4 writing, reading,
 # joining and checksums, with its own copies of the few core helpers they use.
@@ -165,6 +167,7 @@ TEST_SRCS = \
 	tests/test_util.c \
 	tests/test_png.c \
 	tests/test_render.c \
+	tests/test_refract_aa.c \
 	tests/test_maps.c \
 	tests/test_textures.c \
 	tests/test_cli.c \
@@ -196,6 +199,7 @@ TEST_SRCS = \
 	tests/test_reuse.c \
 	tests/test_sceneopts.c \
 	tests/test_ocean.c \
+	tests/test_exr.c \
 	tests/reference/seed_common.c \
 	tests/reference/seed_hooke.c \
 	tests/reference/seed_ripple.c \
@@ -210,7 +214,8 @@ BENCH_SRCS = \
 	tests/bench/bench_sph.c \
 	tests/bench/bench_shallow.c \
 	tests/bench/seed_port.c \
-	tests/bench/bench_airy.c
+	tests/bench/bench_airy.c \
+	tests/bench/bench_png.c
 
 LIB_OBJS = $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 AV_OBJS = $(SRC_AV:%.c=$(BUILD)/obj/%.o) $(AV_HELPERS:%.c=$(BUILD)/obj/%.o)
@@ -313,12 +318,13 @@ $(TEST_BIN): $(LIB_OBJS) $(TEST_OBJS) | $(AV_PLUGIN)
 
 $(BENCH_BIN): $(LIB_OBJS) $(BENCH_OBJS) | $(AV_PLUGIN)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(TP_LDFLAGS) -o $@ $^ $(TP_LIBS)
+	$(Q)$(CC) $(TP_LDFLAGS) -o $@ $^ $(TP_LIBS) $(shell $(PKG_CONFIG) --libs spng)
 
 $(BUILD)/obj/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(TP_CFLAGS) -Itests $(shell $(PKG_CONFIG) --cflags criterion) -c -o $@ $<
+$(BUILD)/obj/tests/bench/bench_png.o: TP_CFLAGS += $(shell $(PKG_CONFIG) --cflags spng)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)

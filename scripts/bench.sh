@@ -2,7 +2,7 @@
 # make bench: every workload with its throughput, the same run's baseline and the ratio.
 # Usage: scripts/bench.sh [BUILD_DIR]   (default: build)
 #   TP_BENCH_ONLY="mp4 sph" runs only the named workloads (render ripple hooke shallow sph
-#   airy e2e textures shallowrate ocean mp4 mp4k compare flip farm preview; `make bench ONLY="mp4 sph"` sets it).
+#   airy e2e aa textures shallowrate ocean mp4 mp4k compare flip farm preview; `make bench ONLY="mp4 sph"` sets it).
 # Benchmarks report; they never fail on speed.
 set -eu
 BUILD=${1:-build}
@@ -84,6 +84,28 @@ if want e2e; then
 	e2e_scene tests/bench/storm_hooke.json 1920x1080 "${TP_BENCH_E2E_FRAMES:-120}"
 fi
 
+# --- aa: anti-aliased refraction (render.antialias, src/core/render/refract_aa.c) ------------
+# `tidepool render SCENE --size 1920x1080 --frames N -o null --threads 2` with the default
+# anti-aliasing against the same with --set render.antialias=false, frames per second of
+# wall time (simulation included, as a user sees it); runs alternate, best of
+# TP_BENCH_AA_REPS (default 4) each. TP_BENCH_AA_FRAMES (default 120) frames.
+aa_scene() { # scene
+	name=$(basename "$1" .json) n=${TP_BENCH_AA_FRAMES:-120} on="" off="" i=0
+	while [ "$i" -lt "${TP_BENCH_AA_REPS:-4}" ]; do
+		off=$(e2e_min "$(e2e_time "$TP" render "$1" -q -y --size 1920x1080 --frames "$n" -o null \
+			--threads 2 --set render.antialias=false)" "$off")
+		on=$(e2e_min "$(e2e_time "$TP" render "$1" -q -y --size 1920x1080 --frames "$n" -o null \
+			--threads 2)" "$on")
+		i=$((i + 1))
+	done
+	awk -v w="$name 1920x1080 antialias on" -v t="$on" -v s="$off" -v n="$n" 'BEGIN {
+		printf "| %-34s | %-22s | %12.2f %-8s | %12.2f | %7.2fx |\n", w, "frames/s vs off", n / t, "fps", n / s, s / t }'
+}
+if want aa; then
+	aa_scene scenes/pond.json
+	aa_scene scenes/rain.json
+fi
+
 # --- textures: a 1024x1024 tileable caustics loop of 64 frames, end to end -------------------
 # scenes/textures/caustics_loop.json at 1024x1024 (the 256x256 scene scaled 4x), a loop of
 # 64 frames (2.1333 s at 30 fps) written as 8-bit PNGs: output frames per second of wall
@@ -145,7 +167,9 @@ fi
 # JONSWAP waves with foam, written as displacement, normal and foam OpenEXR sequences (half,
 # ZIP): output frames per second of wall time, the foam's warm-up included. Baseline: the
 # same three maps as 16-bit PNGs in the same run. Target: 30 frames/s on 2 cores. Runs
-# alternate, best of TP_BENCH_OCEAN_REPS (default 3) each.
+# alternate, best of TP_BENCH_OCEAN_REPS (default 3) each. The previous run's files are
+# removed (untimed) first: replacing a file by rename makes ext4 flush the new one and
+# free (discard) the old one inside rename(2), which the first run never paid.
 ocean_render() { # ext
 	"$TP" render scenes/textures/ocean_choppy.json -q -y -o "displacement=$WORK/ocean/d%04d.$1" \
 		-o "normal=$WORK/ocean/n%04d.$1" -o "foam=$WORK/ocean/f%04d.$1"
@@ -155,7 +179,9 @@ mkdir -p "$WORK/ocean"
 exr_best="" png_best=""
 i=0
 while [ "$i" -lt "${TP_BENCH_OCEAN_REPS:-3}" ]; do
+	rm -f "$WORK"/ocean/*
 	png_best=$(tex_min "$(tex_time ocean_render png)" "$png_best")
+	rm -f "$WORK"/ocean/*
 	exr_best=$(tex_min "$(tex_time ocean_render exr)" "$exr_best")
 	i=$((i + 1))
 done
@@ -292,6 +318,9 @@ elif command -v compare >/dev/null 2>&1 && compare -version 2>/dev/null | grep -
 			printf "| %-34s | %-22s | %12.2f %-8s | %12.2f | %7.2fx |\n", w, "wall time vs IM AE", v, "s", b,
 			       (v > 0 ? b / v : 0) }'
 	done
+	# PNG decoding is most of a compare: tidepool's reader (libpng) against libspng on
+	# the same two files (ratio > 1: libpng faster), pixels checked equal.
+	"$BENCH" --png-decode "$C/7.png" "$C/all.png"
 	rm -rf "$C"
 else
 	echo "compare: skipped (ImageMagick compare not installed)"

@@ -12,14 +12,16 @@ set -eu
 # (tests/browser); libmicrohttpd-dev is the preview's HTTP server and curl its smoke
 # test (tests/preview).
 # libopenexr-dev (OpenEXRCore) and libdeflate-dev write the OpenEXR maps, and openexr
-# (exrheader) and python3-openimageio read them back in the tests.
+# (exrheader) and python3-openimageio read them back in the tests. libspng-dev is the
+# other PNG decoder `make bench` measures against libpng (tidepool-bench --png-decode).
 PKGS="build-essential pkg-config libpng-dev libavcodec-dev libavformat-dev
 libavutil-dev libswscale-dev libcjson-dev libcriterion-dev ffmpeg imagemagick parallel
 scdoc python3 python3-jsonschema python3-junitparser
 zlib1g-dev clang libclang-rt-14-dev libomp-dev libxxhash-dev xxhash libfftw3-dev
 python3-numpy python3-pytest python3-pil xxd chromium chromium-driver python3-selenium
 libmicrohttpd-dev curl
-libopenexr-dev libdeflate-dev openexr python3-openimageio"
+libopenexr-dev libdeflate-dev openexr python3-openimageio
+libspng-dev"
 
 missing=""
 for p in $PKGS; do

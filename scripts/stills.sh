@@ -64,4 +64,14 @@ for c in o0 oh; do
 		"$tmp/$c-crop.png"
 done
 $CONVERT "$tmp/o0-crop.png" "$tmp/oh-crop.png" +append -auto-level -depth 8 "$OUT/ocean_crests.png"
+# Anti-aliased refraction (docs/internals.md): a grout line of rain.json refracted by a ring,
+# frame 30 at 1920x1080, a 40x40 crop enlarged 8x (pixels as squares): one lookup a pixel
+# (render.antialias false) on the left, the default on the right.
+for aa in false true; do
+	"$BIN" render scenes/rain.json -q -y --size 1920x1080 --range 30-30 --set render.antialias=$aa \
+		-o "$tmp/aa-$aa-%04d.png"
+	$CONVERT "$tmp/aa-$aa-0030.png" -crop 40x40+108+204 +repage -filter point -resize 320x320 \
+		"$tmp/aa-$aa.png"
+done
+$CONVERT "$tmp/aa-false.png" -size 8x320 xc:white "$tmp/aa-true.png" +append "$OUT/refraction_aa.png"
 echo "stills: $(ls "$OUT" | wc -l) images in $OUT"

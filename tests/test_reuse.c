@@ -92,6 +92,8 @@ Test(reuse, a_picture_setting_keeps_every_state, .timeout = 120)
 	check("scenes/pond.json", "render.tint=\"#ff2000\"", INFINITY);
 	check("scenes/rain.json", "background.scale=20", INFINITY);
 	check("scenes/sph_box.json", "render.tint_strength=0.6", INFINITY);
+	/* a loop (its checkpoints hold the cross-fade's saved frames too) */
+	check("scenes/textures/caustics_loop.json", "maps.caustics.intensity=0.5", INFINITY);
 }
 
 Test(reuse, a_keyframe_keeps_the_path_up_to_the_keyframe_before_it, .timeout = 120)
@@ -112,6 +114,7 @@ Test(reuse, what_the_solver_starts_from_keeps_nothing, .timeout = 120)
 	check("scenes/pond.json", "params.damping=5", -INFINITY);
 	check("scenes/wind_pool.json", "ambient.wind=4", -INFINITY);
 	check("scenes/pond.json", "seed=2", INFINITY); /* no rain: the seed is not used */
+	check("scenes/textures/caustics_loop.json", "loop.crossfade=0.4", -INFINITY);
 	/* sph sizes its buffers from the whole timeline */
 	check("scenes/sph_box.json", "boxes.0.path.4.at=[120, 230]", -INFINITY);
 }

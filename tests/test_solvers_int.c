@@ -56,7 +56,7 @@ static void box_poses(pool *pl, double t)
 				     .vy = -6};
 }
 
-/* ripple's scheme in pools opened without one: 0 seed, 1 isotropic */
+/* ripple's and hooke's scheme in pools opened without one: 0 seed, 1 isotropic */
 static int ripple_scheme;
 
 static void pool_open(pool *pl, const char *name, int w, int h, scene_boundary b, int boxes,
@@ -77,9 +77,9 @@ static void pool_open(pool *pl, const char *name, int w, int h, scene_boundary b
 		pl->params[i] = params[i];
 		given |= !strcmp(params[i].name, "scheme");
 	}
-	/* ripple's seed scheme unless asked otherwise (ripple_scheme): most of these tests hold
+	/* the seed scheme unless asked otherwise (ripple_scheme): most of these tests hold
 	 * it to the seed port */
-	if (!given && !strcmp(name, "ripple"))
+	if (!given && (!strcmp(name, "ripple") || !strcmp(name, "hooke")))
 		pl->params[nparams++] = (scene_param){"scheme", ripple_scheme};
 	pl->sc.params = pl->params;
 	pl->sc.nparams = nparams;
@@ -355,14 +355,27 @@ Test(hooke, rejects_zero_springs_and_tiny_pools)
 		    .fps = 30,
 		    .substeps = 1,
 		    .solver = solver_find("hooke")};
-	scene_param p[] = {{"edge", 0}, {"corner", 0}};
+	scene_param p[] = {{"edge", 0}, {"corner", 0}, {"scheme", 0}};
 	sc.params = p;
-	sc.nparams = 2;
+	sc.nparams = 3;
 	solver *s = NULL;
 	tp_err err;
 	cr_assert_eq(solver_create(&sc, 1, &s, &err), TP_EINPUT);
 	cr_assert_null(s);
-	cr_assert(strstr(err.msg, "edge") != NULL, "%s", err.msg);
+	cr_assert(strstr(err.msg, "cannot both be 0") != NULL, "%s", err.msg);
+	/* the spring weights belong to the seed scheme: refused with the isotropic one */
+	scene_param q[] = {{"corner", 2}};
+	sc.params = q;
+	sc.nparams = 1;
+	cr_assert_eq(solver_create(&sc, 1, &s, &err), TP_EINPUT);
+	cr_assert_null(s);
+	cr_assert(strstr(err.msg, "params.corner") && strstr(err.msg, "scheme"), "%s", err.msg);
+	q[0] = (scene_param){"scheme", 1};
+	sc.nparams = 1;
+	cr_assert_eq(solver_create(&sc, 1, &s, &err), 0, "%s", err.msg);
+	solver_destroy(s);
+	s = NULL;
+	sc.params = p;
 	sc.nparams = 0;
 	sc.width = 3;
 	sc.solver = solver_find("ripple");
@@ -375,7 +388,7 @@ Test(hooke, rejects_zero_springs_and_tiny_pools)
 /* 211 x 163 cells: above IG_PAR_CELLS, so the row loops really are split. */
 Test(intsolvers, one_and_two_threads_give_the_same_bits)
 {
-	/* both ripple schemes */
+	/* both schemes of ripple and hooke */
 	for (ripple_scheme = 0; ripple_scheme < 2; ripple_scheme++) {
 		for (int n = 0; n < 2; n++)
 			for (int b = 0; b < 3; b++) {
@@ -534,7 +547,7 @@ Test(hooke, vector_kernel_matches_the_plain_loop)
  * velocity damping and alternating shifts join the kernel); reflect and absorb. */
 Test(ripple, fused_steps_are_the_same_bits)
 {
-	/* both ripple schemes */
+	/* both schemes of ripple and hooke */
 	for (ripple_scheme = 0; ripple_scheme < 2; ripple_scheme++) {
 		static const int gaps[] = {1, 2, 5, 6, 7, 13, 3, 4, 12, 1, 6, 9};
 		static const int threads[] = {1, 2, 3, 8, 13};
@@ -916,7 +929,7 @@ Test(intsolvers, drop_profile_and_stats)
  * again after a checkpoint is loaded. Wrap and boxes step every cell: no spans. */
 Test(ripple, calm_water_spans_change_no_bits)
 {
-	/* both ripple schemes */
+	/* both schemes of ripple and hooke */
 	for (ripple_scheme = 0; ripple_scheme < 2; ripple_scheme++) {
 		static const int gaps[] = {1, 6, 5, 13, 2, 7, 30};
 		const int W = 230, H = 150, NG = (int)(sizeof gaps / sizeof gaps[0]);

@@ -730,34 +730,57 @@ static double surface_level(const tp_surface *s, double keep, double spacing)
 	return sum / cols - 0.5 * spacing;
 }
 
-Test(sph, floating_boxes_settle_at_the_draft_archimedes_gives, .init = one_thread)
+/* The draft of a bw x bh box of density `dens` dropped from `above` px over `depth` px of
+ * water in a tw x th tank, averaged over the fifth second (it still bobs a little), from
+ * the free surface away from the box; *tilt gets the largest tilt over that second. */
+static double settled_draft_in(double tw, double th, double depth, double above, double bw,
+			       double bh, double dens, double *tilt)
+{
+	tank t;
+	float_pool(&t, tw, th, depth);
+	float_box(&t, bw, bh, dens, 10 + 0.5 * tw, 10 + th - depth - 0.5 * bh - above, 0);
+	tank_open(&t);
+	tp_surface s;
+	for (int f = 0; f < 120; f++)
+		cr_assert_eq(tank_step(&t, DT), 0);
+	double draft = 0;
+	*tilt = 0;
+	for (int f = 0; f < 30; f++) {
+		cr_assert_eq(tank_step(&t, DT), 0);
+		t.d->surface(t.p, &s);
+		draft += (s.boxes[0].y + 0.5 * bh - surface_level(&s, bw, 4)) / 30;
+		*tilt = fmax(*tilt, fabs(s.boxes[0].angle));
+	}
+	solver_destroy(t.s);
+	return draft;
+}
+
+/* Archimedes within 10% for a 60x30 and an 80x40 box at densities 0.25, 0.5 and 0.75 in
+ * 70 px of water at the default cohesion. Measured: 80x40 +0.2%, +4.6%, +5.7%; 60x30
+ * -4.3%, +1.9%, +5.6%. Not held elsewhere (docs/sph.md, Limits): the draft depends on the
+ * water's depth and on `cohesion` (60x30 at 0.25 in 100 px of water: -12%). */
+static double settled_draft(double bw, double bh, double dens, double *tilt)
+{
+	return settled_draft_in(300, 150, 70, 4, bw, bh, dens, tilt);
+}
+
+Test(sph, floating_boxes_settle_at_the_draft_archimedes_gives, .init = one_thread, .timeout = 120)
 {
 	static const double dens[3] = { 0.25, 0.5, 0.75 };
-	for (int k = 0; k < 3; k++) {
-		tank t;
-		float_pool(&t, 300, 150, 70);
-		const double bw = 80, bh = 40;
-		/* dropped from just above the water */
-		float_box(&t, bw, bh, dens[k], 160, 10 + 150 - 70 - 0.5 * bh - 4, 0);
-		tank_open(&t);
-		tp_surface s;
-		for (int f = 0; f < 120; f++)
-			cr_assert_eq(tank_step(&t, DT), 0);
-		/* averaged over the last second: it still bobs a little */
-		double draft = 0, tilt = 0;
-		for (int f = 0; f < 30; f++) {
-			cr_assert_eq(tank_step(&t, DT), 0);
-			t.d->surface(t.p, &s);
-			draft += (s.boxes[0].y + 0.5 * bh - surface_level(&s, bw, 4)) / 30;
-			tilt = fmax(tilt, fabs(s.boxes[0].angle));
+	static const double size[2][2] = { { 80, 40 }, { 60, 30 } };
+	for (int z = 0; z < 2; z++)
+		for (int k = 0; k < 3; k++) {
+			const double bw = size[z][0], bh = size[z][1];
+			double tilt, draft = settled_draft(bw, bh, dens[k], &tilt);
+			const double want = dens[k] * bh;
+			cr_log_info("%gx%g density %g: draft %.2f px, Archimedes %.2f px (%+.1f%%), tilt %.2f",
+				    bw, bh, dens[k], draft, want, 100 * (draft / want - 1), tilt);
+			cr_expect(fabs(draft - want) <= 0.1 * want,
+				  "%gx%g density %g: draft %.2f px, Archimedes gives %.2f", bw, bh, dens[k],
+				  draft, want);
+			cr_expect_lt(tilt, 5, "%gx%g density %g: a wide box floats level (tilt %g)", bw, bh,
+				     dens[k], tilt);
 		}
-		const double want = dens[k] * bh;
-		cr_log_info("density %g: draft %.2f px, Archimedes %.2f px, tilt %.2f", dens[k], draft, want, tilt);
-		cr_expect(fabs(draft - want) <= 0.1 * want, "density %g: draft %.2f px, Archimedes gives %.2f",
-			  dens[k], draft, want);
-		cr_expect_lt(tilt, 5, "density %g: a wide box floats level (tilt %g)", dens[k], tilt);
-		solver_destroy(t.s);
-	}
 }
 
 /* After every substep: no particle inside any floating box (its exact rectangle, in the
@@ -987,4 +1010,65 @@ Test(sph, a_checkpoint_keeps_floating_boxes_and_the_turning_tank, .init = one_th
 	cr_assert_eq(sa.tank_angle, sb.tank_angle);
 	solver_destroy(a.s);
 	solver_destroy(b.s);
+}
+
+/* The top of the water: the mean of the highest particle of each 8 px column, in the
+ * picture's y (down). */
+static double top_level(tank *t)
+{
+	tp_surface s;
+	t->d->surface(t->p, &s);
+	double sum = 0;
+	int cols = 0;
+	for (double x0 = s.tank[0] + 8; x0 + 8 < s.tank[0] + s.tank[2] - 8; x0 += 8) {
+		double top = 1e9;
+		for (int i = 0; i < s.nparticles; i++)
+			if (s.px[i] >= x0 && s.px[i] < x0 + 8 && s.py[i] < top)
+				top = s.py[i];
+		if (top < 1e9) {
+			sum += top;
+			cols++;
+		}
+	}
+	cr_assert_gt(cols, 4);
+	return sum / cols;
+}
+
+/* A 200 x 60 column of water at rest in a 200 x 120 tank settles at every allowed
+ * cohesion: after 5 s it is at most 2% taller than after the first step (taller is a
+ * boiling surface; measured -2.8% .. +0.5% over 0.1..1, cohesion 0 made +6.4%), at most
+ * 4% shorter, and its kinetic energy is under 8 px^2/s^2 a particle (measured 2.9-5.0;
+ * cohesion 0 gave 24, 0.05 gave 14). Cohesion below 0.1, which does not settle, is
+ * refused. */
+Test(sph, a_resting_pool_settles_at_every_allowed_cohesion, .init = one_thread, .timeout = 120)
+{
+	static const double coh[] = { 0.1, 0.5, 1 };
+	for (int c = 0; c < 3; c++) {
+		tank t;
+		tank_scene(&t, 220, 140, 200, 120);
+		tank_block(&t, 10, 10 + 120 - 60, 200, 60);
+		t.params[t.sc.nparams++] = (scene_param){ "cohesion", coh[c] };
+		tank_open(&t);
+		const int n = (int)stat(t.d, t.p, "particles");
+		cr_assert_eq(tank_step(&t, DT), 0);
+		const double h0 = 130 - top_level(&t);
+		for (int k = 0; k < 5 * 30; k++)
+			cr_assert_eq(tank_step(&t, DT), 0);
+		const double h5 = 130 - top_level(&t), ke = stat(t.d, t.p, "kinetic_energy") / n;
+		cr_log_info("cohesion %g: height %.2f -> %.2f px (%+.1f%%), kinetic energy %.2f px^2/s^2 a particle",
+			    coh[c], h0, h5, 100 * (h5 / h0 - 1), ke);
+		cr_expect_lt(h5 / h0 - 1, 0.02, "cohesion %g: %.2f -> %.2f px, not settled", coh[c], h0, h5);
+		cr_expect_gt(h5 / h0 - 1, -0.04, "cohesion %g: %.2f -> %.2f px", coh[c], h0, h5);
+		cr_expect_lt(ke, 8, "cohesion %g: still moving, %.2f px^2/s^2 a particle", coh[c], ke);
+		solver_destroy(t.s);
+	}
+	tank t;
+	tank_scene(&t, 220, 140, 200, 120);
+	tank_block(&t, 10, 70, 200, 60);
+	t.params[t.sc.nparams++] = (scene_param){ "cohesion", 0.05 };
+	tp_err err;
+	solver *s = NULL;
+	cr_assert_lt(solver_create(&t.sc, 1, &s, &err), 0, "cohesion 0.05 is refused");
+	cr_assert(strstr(err.msg, "cohesion") != NULL, "%s", err.msg);
+	cr_assert_null(s);
 }

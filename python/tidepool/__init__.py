@@ -131,6 +131,7 @@ def _bind(lib):
         "tp_scene_render": (I, [P, I, I, P, S, E]),
         "tp_scene_height": (I, [P, I, P, S, E]),
         "tp_scene_stats": (I, [P, I, ctypes.POINTER(_Stats), E]),
+        "tp_scene_reuse_checkpoints": (I, [P, P]),
     }
     for name, (res, args) in sig.items():
         fn = getattr(lib, name)
@@ -180,13 +181,14 @@ def _sets(set):
 
 
 def load(scene, size=None, set=None, scale=None, frames=None, seed=None, threads=0,
-         checkpoint_bytes=0):
+         checkpoint_bytes=0, checkpoint_every=0):
     """Loads a scene: a path to a JSON file, or the scene as a dict (or JSON text).
 
     size=(w, h) or scale=F render it at another size (the scene is scaled to it, as with
     `tidepool render --size`); set={"params.damping": 4} changes values as --set does;
     frames and seed override the scene's. threads=0 uses every core (the frames are the same
-    for every count). checkpoint_bytes bounds the memory kept for seeking backwards.
+    for every count). checkpoint_bytes bounds the memory kept for seeking backwards;
+    checkpoint_every=N keeps one every N frames (0: after every 40 ms of simulating).
     Raises SceneError for a bad scene, OSError for a file that cannot be read.
     """
     opts = _LoadOptions()
@@ -200,6 +202,7 @@ def load(scene, size=None, set=None, scale=None, frames=None, seed=None, threads
         opts.has_seed, opts.seed = 1, int(seed)
     opts.threads = int(threads)
     opts.checkpoint_bytes = int(checkpoint_bytes)
+    opts.checkpoint_every = int(checkpoint_every)
     sets = [s.encode() for s in _sets(set)]
     arr = (ctypes.c_char_p * max(1, len(sets)))(*sets)
     opts.sets, opts.nsets = ctypes.cast(arr, ctypes.POINTER(ctypes.c_char_p)), len(sets)
@@ -268,6 +271,19 @@ class Scene:
     def text(self):
         """The scene's JSON text after the set= edits."""
         return _lib.tp_scene_text(self._handle()).decode()
+
+    def reuse(self, old):
+        """Takes the in-memory checkpoints of `old`, an earlier version of this scene loaded
+        the same way, that are still valid for this one (those made before the first moment
+        the two can simulate differently: an edited drop at 3 s keeps the states before it,
+        a new colour keeps all), so frames near the edit come without simulating from the
+        start. The frames are the same either way. Returns how many were taken; `old` keeps
+        none."""
+        if not isinstance(old, Scene):
+            raise TypeError("reuse() takes a tidepool.Scene")
+        if old is self:
+            raise ValueError("a scene cannot reuse its own checkpoints")
+        return _lib.tp_scene_reuse_checkpoints(self._handle(), old._handle())
 
     @property
     def position(self):

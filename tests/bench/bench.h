@@ -23,5 +23,8 @@ void bench_row(const char *workload, const char *metric, double value, const cha
 /* `tidepool-bench --seed-port SCENE WxH FRAMES` (seed_port.c): the seed ports doing what
  * `tidepool render` does, as a process to time. Returns the exit status. */
 int bench_seed_port(const char *path, int w, int h, int frames);
+/* `tidepool-bench --png-decode FILE...` (bench_png.c): tidepool's PNG reader (libpng)
+ * against libspng on the same files, in alternating rounds. */
+int bench_png_decode(int n, char **paths);
 
 #endif

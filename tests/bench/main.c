@@ -51,6 +51,8 @@ int main(int argc, char **argv)
 		}
 		return bench_seed_port(argv[2], w, h, atoi(argv[4]));
 	}
+	if (argc >= 3 && !strcmp(argv[1], "--png-decode"))
+		return bench_png_decode(argc - 2, argv + 2);
 	printf("| %-34s | %-22s | %21s | %12s | %8s |\n", "workload", "metric", "value", "baseline",
 	       "ratio");
 	printf("|%s|%s|%s|%s|%s|\n", "------------------------------------",

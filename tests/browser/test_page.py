@@ -205,6 +205,34 @@ def test_a_solver_failure_while_running_is_shown_over_the_picture(browser):
         p.stop()
 
 
+def test_a_slow_frame_says_it_is_simulating(browser):
+    """A seek far ahead in a slow scene (shallow's coupled box, every frame simulated from
+    the start): a badge says it is simulating until the frame arrives."""
+    p = Preview("shallow_drag.json")
+    try:
+        open_page(browser, p)
+        browser.find_element(By.ID, "play").click()  # pause
+        last = int(browser.find_element(By.ID, "timeline").get_attribute("max"))
+        browser.execute_script("""
+            const t = document.getElementById('timeline');
+            t.value = arguments[0];
+            t.dispatchEvent(new Event('input', {bubbles: true}));""", last)
+        badge = browser.find_element(By.ID, "busy")
+        # (a frame still playing when paused may show it first)
+        wait(browser, lambda: body(browser, "busy") == "yes" and ("frame %d" % last) in badge.text,
+             timeout=10, what="the badge for frame %d" % last)
+        assert badge.is_displayed()
+        if os.environ.get("TP_SCREENSHOT_DIR"):
+            browser.save_screenshot(os.path.join(os.environ["TP_SCREENSHOT_DIR"],
+                                                 "preview-busy.png"))
+        wait(browser, lambda: body(browser, "busy") == "", timeout=120, what="the badge gone")
+        assert readout_frame(browser) == last
+        assert not badge.is_displayed()
+        assert not severe_logs(browser)
+    finally:
+        p.stop()
+
+
 @pytest.fixture
 def boxes_preview():
     p = Preview("boxes.json")

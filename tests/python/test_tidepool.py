@@ -196,6 +196,26 @@ def test_two_scenes_in_two_threads_give_the_frames_of_each_alone():
     assert both == alone and len(alone[0]) == 10
 
 
+def test_an_edited_scene_reuses_the_states_before_the_edit():
+    """reuse(): a drop moved at 3.5 s (frame 105) keeps the checkpoints before it; the frames
+    after the edit equal a fresh load's, and the old scene keeps none."""
+    edit = {"drops.3.at": [260, 250]}
+    old = tidepool.load(POND, scale=0.125, checkpoint_every=10)
+    old.frame(200)
+    new = tidepool.load(POND, scale=0.125, set=edit)
+    taken = new.reuse(old)
+    assert taken == 10  # frames 10, 20, .. 100: states before 3.5 s
+    assert new.reuse(old) == 0
+    fresh = tidepool.load(POND, scale=0.125, set=edit)
+    for n in (150, 104, 110, 30):
+        assert np.array_equal(new.frame(n), fresh.frame(n)), n
+    assert not np.array_equal(new.frame(150), old.frame(150))  # the edit shows
+    with pytest.raises(TypeError):
+        new.reuse("pond.json")
+    with pytest.raises(ValueError):
+        new.reuse(new)
+
+
 def test_doctests_in_the_module_run():
     import doctest
 

@@ -250,7 +250,9 @@ static inline float ssim_window_f(float ma, float mb, float eqq, float eab)
 
 /* Vertical pass, one symmetric tap pair (rows k and 10 - k, weight gk): adds the pair's
  * weighted a', b', a'^2 + b'^2 and a'b' (a' = a - 128). The pair sums are exact integers.
- * Kernels take restrict parameters so that they vectorise. */
+ * Kernels take restrict parameters so that they vectorise, and are cloned for the wider
+ * vector units (element-wise arithmetic in the same order, no FMA: the same bits). */
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 static void ssim_vpair(const uint8_t *restrict a0, const uint8_t *restrict a1,
 		       const uint8_t *restrict b0, const uint8_t *restrict b1, float gk,
 		       float *restrict va, float *restrict vb, float *restrict vq,
@@ -266,6 +268,7 @@ static void ssim_vpair(const uint8_t *restrict a0, const uint8_t *restrict a1,
 }
 
 /* Vertical pass, the centre row (k = 5): same sums, single row. */
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 static void ssim_vcentre(const uint8_t *restrict a0, const uint8_t *restrict b0, float gk,
 			 float *restrict va, float *restrict vb, float *restrict vq,
 			 float *restrict vx, size_t i0, size_t i1)
@@ -281,6 +284,7 @@ static void ssim_vcentre(const uint8_t *restrict a0, const uint8_t *restrict b0,
 
 /* Horizontal pass and the SSIM of each window: output sample i (column xo, channel c)
  * covers vertical sums i + 3k, k = 0..10. */
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 static void ssim_hpass(const float *restrict va, const float *restrict vb,
 		       const float *restrict vq, const float *restrict vx, const float *gw,
 		       float *restrict out, size_t i0, size_t i1)

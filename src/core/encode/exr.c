@@ -6,10 +6,11 @@
  * and are written as one scanline part with channels "Y" or "R", "G", "B" (the library
  * stores them sorted: B, G, R), 16-bit half by default or 32-bit float
  * (enc_config.exr_float), ZIP compression by default (enc_config.exr_compression: ZIP,
- * ZIPS, PIZ, RLE or none). The chunks of a frame (16 rows for ZIP) are packed by
- * OpenEXR's encode pipelines and compressed in parallel (ZIP's deflate by libdeflate,
- * the rest by OpenEXR), and written in order afterwards, so the file's bytes do not
- * depend on the thread count. Each frame is written under a
+ * ZIPS, PIZ, RLE or none). The chunks of a frame (16 rows for ZIP) are packed and
+ * compressed in parallel, and written in order afterwards, so the file's bytes do not
+ * depend on the thread count: ZIP's chunks packed and predicted here (exr_pack.h, the
+ * same bytes as OpenEXRCore's, with F16C where the CPU has it) and deflated by
+ * libdeflate; the other codecs' by OpenEXR's encode pipelines. Each frame is written under a
  * temporary name and renamed when complete; after a failure the frames this render wrote
  * are removed again. The library's messages are not printed: its error codes are turned
  * into tp_err messages.
@@ -25,6 +26,7 @@
 #include <unistd.h>
 
 #include "encode/encoder.h"
+#include "encode/exr_pack.h"
 #include "util/fsutil.h"
 
 #define EXR_DEFLATE_LEVEL 1
@@ -35,9 +37,10 @@ typedef struct exrseq {
 	int first, frames, written;
 	int half;
 	exr_compression_t comp;
-	/* ZIP: per chunk scratch and output (chunk_bytes each), sizes; compressors */
-	uint8_t *ztmp, *zout;
-	size_t *zsize, chunk_bytes;
+	/* ZIP: per chunk output (chunk_bytes each) and sizes; per thread a compressor and
+	 * work_bytes of scratch (zip_scratch) */
+	uint8_t *zout, *zwork;
+	size_t *zsize, chunk_bytes, row_bytes, work_bytes;
 	int nchunks, nz;
 	struct libdeflate_compressor **z;
 } exrseq;
@@ -118,41 +121,39 @@ static void quiet(exr_const_context_t ctxt, exr_result_t code, const char *msg)
 	(void)ctxt, (void)code, (void)msg;
 }
 
-/* ZIP as OpenEXR defines it (its Technical Introduction; ImfZip): the packed bytes split
- * into the even-indexed then the odd-indexed ones, each byte replaced by its difference
- * from the one before plus 128 (mod 256), then a zlib stream. The zlib stream is
- * libdeflate's (level EXR_DEFLATE_LEVEL): the same format as OpenEXR's own zlib, about
- * four times faster on these maps. Returns the compressed size, or 0 if it would not be
- * smaller than n (the chunk is then stored raw). */
+/* ZIP as OpenEXR defines it (its Technical Introduction; ImfZip): the predictor
+ * (exr_zip_predict), then a zlib stream. The zlib stream is libdeflate's (level
+ * EXR_DEFLATE_LEVEL): the same format as OpenEXR's own zlib, about four times faster on
+ * these maps. Into out: the stream, or raw itself if the stream would not be smaller than
+ * its n bytes (the chunk is then stored as it is: a reader takes a chunk of the
+ * uncompressed size as uncompressed). Returns the bytes in out. */
 static size_t zip_chunk(struct libdeflate_compressor *z, const uint8_t *raw, size_t n, uint8_t *tmp,
 			uint8_t *out)
 {
-	uint8_t *t1 = tmp, *t2 = tmp + (n + 1) / 2;
-	for (size_t i = 0; i + 1 < n; i += 2) {
-		*t1++ = raw[i];
-		*t2++ = raw[i + 1];
-	}
-	if (n & 1)
-		*t1 = raw[n - 1];
-	for (size_t i = n - 1; i > 0; i--)
-		tmp[i] = (uint8_t)(tmp[i] - tmp[i - 1] + 128);
+	exr_zip_predict(raw, n, tmp);
 	size_t c = libdeflate_zlib_compress(z, tmp, n, out, n);
-	return c < n ? c : 0;
+	if (c == 0 || c >= n) {
+		memcpy(out, raw, n);
+		c = n;
+	}
+	return c;
 }
 
-/* Scratch for ZIP chunks kept between frames: n chunks of `bytes`, a compressor per
- * thread. */
-static int zip_scratch(exrseq *s, int n, size_t bytes)
+/* Scratch kept between frames: the n chunks' output (`bytes` each) and sizes, and for
+ * each thread a compressor and its work space (the packed chunk, the predicted chunk and
+ * one row of halves). */
+static int zip_scratch(exrseq *s, int n, size_t bytes, size_t row)
 {
-	if (s->nchunks == n && s->chunk_bytes >= bytes)
+	if (s->nchunks == n && s->chunk_bytes >= bytes && s->row_bytes >= row)
 		return 0;
-	free(s->ztmp);
 	free(s->zout);
-	s->ztmp = malloc((size_t)n * bytes);
+	free(s->zwork);
 	s->zout = malloc((size_t)n * bytes);
 	s->zsize = realloc(s->zsize, (size_t)n * sizeof *s->zsize);
 	s->nchunks = n;
 	s->chunk_bytes = bytes;
+	s->row_bytes = row;
+	s->work_bytes = (2 * bytes + row + 63) / 64 * 64;
 	if (!s->nz) {
 		s->nz = omp_get_max_threads();
 		s->z = calloc((size_t)s->nz, sizeof *s->z);
@@ -162,23 +163,122 @@ static int zip_scratch(exrseq *s, int n, size_t bytes)
 			if (!s->z[i])
 				return -1;
 	}
-	return s->ztmp && s->zout && s->zsize && s->z ? 0 : -1;
+	s->zwork = aligned_alloc(64, (size_t)s->nz * s->work_bytes);
+	return s->zout && s->zsize && s->z && s->zwork ? 0 : -1;
 }
 
-/* The chunks of one frame: packed (OpenEXR converts and orders the samples) and
- * compressed in parallel, then written in order. */
+/* The packed bytes of rows y0 .. y1 - 1, as OpenEXRCore's encode pipeline packs a
+ * scanline chunk: row after row, in each the file's channels in their order (at[c]: the
+ * channel's sample in a pixel of nch), w little-endian halves or floats each. row: w * nch
+ * halves of scratch. */
+static void pack_rows(const tp_image *img, int y0, int y1, const int *at, int nch, int half,
+		      uint8_t *raw, uint16_t *row)
+{
+	const int w = img->w;
+	for (int y = y0; y < y1; y++) {
+		const float *src = (const float *)(const void *)tp_image_row(img, y);
+		if (half && nch == 1) {
+			exr_half_row(src, (uint16_t *)(void *)raw, (size_t)w);
+			raw += (size_t)w * 2;
+		} else if (half && nch == 3 && at[0] == 2 && at[1] == 1 && at[2] == 0) {
+			/* B, G, R: the usual order, with constant offsets (vectorised) */
+			uint16_t *b = (uint16_t *)(void *)raw, *g = b + w, *r = g + w;
+			exr_half_row(src, row, (size_t)w * 3);
+			for (int x = 0; x < w; x++) {
+				b[x] = row[3 * x + 2];
+				g[x] = row[3 * x + 1];
+				r[x] = row[3 * x];
+			}
+			raw += (size_t)w * 6;
+		} else if (half) {
+			uint16_t *o = (uint16_t *)(void *)raw;
+			exr_half_row(src, row, (size_t)w * nch);
+			for (int c = 0; c < nch; c++)
+				for (int x = 0; x < w; x++)
+					*o++ = row[x * nch + at[c]];
+			raw = (uint8_t *)o;
+		} else {
+			for (int c = 0; c < nch; c++)
+				for (int x = 0; x < w; x++, raw += 4)
+					memcpy(raw, &src[x * nch + at[c]], 4);
+		}
+	}
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	const size_t bps = half ? 2 : 4, nb = (size_t)(y1 - y0) * w * nch * bps;
+	raw -= nb;
+	for (size_t i = 0; i < nb; i += bps)
+		for (size_t a = i, b = i + bps - 1; a < b; a++, b--) {
+			const uint8_t t = raw[a];
+			raw[a] = raw[b];
+			raw[b] = t;
+		}
+#endif
+}
+
+/* Where each of the file's channels (sorted by name: B, G, R) is in a pixel: R, G, B are
+ * samples 0, 1, 2; Y the only one. */
+static int channel_at(const char *name)
+{
+	return name[0] == 'G' ? 1 : name[0] == 'B' ? 2 : 0;
+}
+
+/* ZIP and ZIPS chunks: packed here (pack_rows), predicted and
+ * compressed in parallel, then written in order; the bytes are OpenEXRCore's and do not
+ * depend on the thread count. */
+static exr_result_t write_zip_chunks(exrseq *s, exr_context_t ctx, const tp_image *img, int nch,
+				     int lines)
+{
+	const exr_attr_chlist_t *chl = NULL;
+	exr_result_t rc = exr_get_channels(ctx, 0, &chl);
+	if (rc != EXR_ERR_SUCCESS)
+		return rc;
+	int at[3] = {0, 0, 0};
+	if (chl->num_channels != nch)
+		return EXR_ERR_INVALID_ARGUMENT;
+	for (int c = 0; c < nch; c++)
+		at[c] = channel_at(chl->entries[c].name.str);
+	const int n = (img->h + lines - 1) / lines, bps = s->half ? 2 : 4;
+	const size_t bytes = (size_t)lines * img->w * nch * bps;
+	if (zip_scratch(s, n, bytes, (size_t)img->w * nch * 2) < 0)
+		return EXR_ERR_OUT_OF_MEMORY;
+#pragma omp parallel for schedule(static)
+	for (int k = 0; k < n; k++) {
+		const int t = omp_get_thread_num();
+		if (t >= s->nz) { /* a larger team than at the start: not expected */
+			s->zsize[k] = 0;
+			continue;
+		}
+		uint8_t *work = s->zwork + (size_t)t * s->work_bytes;
+		const int y0 = k * lines, y1 = y0 + lines < img->h ? y0 + lines : img->h;
+		const size_t nb = (size_t)(y1 - y0) * img->w * nch * bps;
+		pack_rows(img, y0, y1, at, nch, s->half, work,
+			  (uint16_t *)(void *)(work + 2 * bytes));
+		s->zsize[k] = zip_chunk(s->z[t], work, nb, work + bytes,
+					s->zout + (size_t)k * s->chunk_bytes);
+	}
+	for (int k = 0; k < n && rc == EXR_ERR_SUCCESS; k++)
+		rc = s->zsize[k] ? exr_write_scanline_chunk(ctx, 0, k * lines,
+							    s->zout + (size_t)k * s->chunk_bytes,
+							    s->zsize[k])
+				 : EXR_ERR_OUT_OF_MEMORY;
+	return rc;
+}
+
+/* The chunks of one frame. ZIP: write_zip_chunks. The other
+ * compressions: packed and compressed by OpenEXR's encode pipelines in parallel, then
+ * written in order. */
 static exr_result_t write_chunks(exrseq *s, exr_context_t ctx, const tp_image *img, int nch)
 {
 	int lines = 1;
 	exr_result_t rc = exr_get_scanlines_per_chunk(ctx, 0, &lines);
 	if (rc != EXR_ERR_SUCCESS)
 		return rc;
+	if (s->comp == EXR_COMPRESSION_ZIP || s->comp == EXR_COMPRESSION_ZIPS)
+		return write_zip_chunks(s, ctx, img, nch, lines);
 	const int n = (img->h + lines - 1) / lines;
-	const int zip = s->comp == EXR_COMPRESSION_ZIP || s->comp == EXR_COMPRESSION_ZIPS;
-	const size_t bytes = (size_t)lines * img->w * nch * (s->half ? 2 : 4);
 	exr_encode_pipeline_t *p = calloc((size_t)n, sizeof *p);
 	exr_result_t *rcs = calloc((size_t)n, sizeof *rcs);
-	if (!p || !rcs || (zip && zip_scratch(s, n, bytes) < 0)) {
+	if (!p || !rcs) {
 		free(p);
 		free(rcs);
 		return EXR_ERR_OUT_OF_MEMORY;
@@ -191,48 +291,31 @@ static exr_result_t write_chunks(exrseq *s, exr_context_t ctx, const tp_image *i
 			r = exr_encoding_initialize(ctx, 0, &ci, &p[k]);
 		for (int c = 0; r == EXR_ERR_SUCCESS && c < p[k].channel_count; c++) {
 			exr_coding_channel_info_t *cc = &p[k].channels[c];
-			/* R, G, B are samples 0, 1, 2 of a pixel; Y the only one */
-			const int at = cc->channel_name[0] == 'G'   ? 1
-				       : cc->channel_name[0] == 'B' ? 2
-								    : 0;
 			cc->user_data_type = EXR_PIXEL_FLOAT;
 			cc->user_bytes_per_element = 4;
 			cc->user_pixel_stride = 4 * nch;
 			cc->user_line_stride = (int32_t)img->stride;
-			cc->encode_from_ptr = tp_image_row(img, ci.start_y) + 4 * at;
+			cc->encode_from_ptr =
+				tp_image_row(img, ci.start_y) + 4 * channel_at(cc->channel_name);
 		}
 		if (r == EXR_ERR_SUCCESS)
 			r = exr_encoding_choose_default_routines(ctx, 0, &p[k]);
 		if (r == EXR_ERR_SUCCESS) {
 			p[k].yield_until_ready_fn = NULL; /* written below, in order */
 			p[k].write_fn = NULL;
-			if (zip)
-				p[k].compress_fn = NULL; /* packed only: zip_chunk compresses */
 			r = exr_encoding_run(ctx, 0, &p[k]);
-		}
-		if (r == EXR_ERR_SUCCESS && zip) {
-			int t = omp_get_thread_num();
-			s->zsize[k] =
-				p[k].packed_bytes <= s->chunk_bytes && t < s->nz
-					? zip_chunk(s->z[t], p[k].packed_buffer, p[k].packed_bytes,
-						    s->ztmp + (size_t)k * s->chunk_bytes,
-						    s->zout + (size_t)k * s->chunk_bytes)
-					: 0;
 		}
 		rcs[k] = r;
 	}
 	for (int k = 0; k < n && rc == EXR_ERR_SUCCESS; k++) {
 		rc = rcs[k];
-		/* A chunk that does not compress is stored as it is: a reader takes a chunk of
-		 * the uncompressed size as uncompressed. (OpenEXR 3.1.5's own ZIP stored wrong
-		 * bytes for such chunks of float maps, which tests/test_ocean.c caught; compare
-		 * openexr issue 2306. The other codecs' output is used only when smaller.) */
+		/* OpenEXR 3.1.5's own ZIP stored wrong bytes for chunks that do not compress, of
+		 * float maps, which tests/test_ocean.c caught (compare openexr issue 2306): ZIP
+		 * is always write_zip_chunks'. The other codecs' output is used only when
+		 * smaller. */
 		const void *data = p[k].packed_buffer;
 		uint64_t size = p[k].packed_bytes;
-		if (zip && s->zsize[k]) {
-			data = s->zout + (size_t)k * s->chunk_bytes;
-			size = s->zsize[k];
-		} else if (!zip && p[k].compressed_bytes < p[k].packed_bytes) {
+		if (p[k].compressed_bytes < p[k].packed_bytes) {
 			data = p[k].compressed_buffer;
 			size = p[k].compressed_bytes;
 		}
@@ -306,11 +389,11 @@ static int exr_close(void *priv, enc_close_mode mode, tp_err *err)
 	for (int i = 0; s->z && i < s->nz; i++)
 		libdeflate_free_compressor(s->z[i]);
 	free(s->z);
-	free(s->ztmp);
+	free(s->zwork);
 	free(s->zout);
 	free(s->zsize);
 	s->z = NULL;
-	s->ztmp = s->zout = NULL;
+	s->zwork = s->zout = NULL;
 	s->zsize = NULL;
 	return 0;
 }

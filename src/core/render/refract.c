@@ -630,6 +630,9 @@ typedef struct color_frame {
 	int level;
 	row_geometry_fn geom;
 	color_row_fn fused;
+	int aa;      /* supersample steep refraction (refract_aa.c) */
+	render_aa aap;
+	int reach;   /* a pixel can differ from still water's within this many samples */
 } color_frame;
 
 static void color_setup(const render_in *in, color_frame *cf)
@@ -662,6 +665,10 @@ static void color_setup(const render_in *in, color_frame *cf)
 		     : (is_int ? row_geometry_clamp_i32 : row_geometry_clamp_f32);
 	cf->geom = geoms[cf->level];
 	cf->fused = NULL;
+	/* with anti-aliasing a pixel also reads its neighbours' offsets, one sample further */
+	cf->aa = rs->antialias || render_aa_forced();
+	cf->aap = (render_aa){in->w, in->h, wrap, cf->par.bs, in->bgx, cf->level == 3};
+	cf->reach = cf->aa ? 3 : 2;
 #ifdef __x86_64__
 	if (cf->level == 3)
 		cf->fused = wrap ? (is_int ? color_row_wrap_i32 : color_row_wrap_f32)
@@ -682,10 +689,193 @@ static void surface_rows(const tp_surface *sf, int y, const void *r[5])
 	}
 }
 
+/* The refraction offsets R * slope of one row from its five surface rows r (surface_rows),
+ * columns xs .. xs+n-1 (any: column_sums maps those beyond the frame), n <= CHUNK + 2:
+ * row_geometry's operations in its order, so the same bits. Away from the frame's edges
+ * the column sums are taken without the remapping, a loop the compiler vectorises; each
+ * variant below is that body for one vector level. */
+static inline __attribute__((always_inline)) void offsets_body(const void *const r[5],
+							       const int is_int, int wrap, int w,
+							       int xs, int n, float R,
+							       float *restrict ox,
+							       float *restrict oy)
+{
+	float v[CHUNK + 8], d2[CHUNK + 8];
+	if (xs - 2 >= 0 && xs + n + 2 <= w) {
+		const ptrdiff_t b = xs - 2;
+		if (is_int) {
+			const int32_t *r0 = (const int32_t *)r[0] + b, *r1 = (const int32_t *)r[1] + b,
+				      *r2 = (const int32_t *)r[2] + b, *r3 = (const int32_t *)r[3] + b,
+				      *r4 = (const int32_t *)r[4] + b;
+			for (int i = 0; i < n + 4; i++) {
+				const uint32_t a = (uint32_t)r1[i], bb = (uint32_t)r2[i],
+					       c = (uint32_t)r3[i], m = (uint32_t)r0[i],
+					       e = (uint32_t)r4[i];
+				v[i] = (float)(int32_t)(a + 2u * bb + c);
+				d2[i] = (float)(int32_t)(2u * (c - a) + (e - m));
+			}
+		} else {
+			const float *r0 = (const float *)r[0] + b, *r1 = (const float *)r[1] + b,
+				    *r2 = (const float *)r[2] + b, *r3 = (const float *)r[3] + b,
+				    *r4 = (const float *)r[4] + b;
+			for (int i = 0; i < n + 4; i++) {
+				v[i] = r1[i] + 2.0f * r2[i] + r3[i];
+				d2[i] = 2.0f * (r3[i] - r1[i]) + (r4[i] - r0[i]);
+			}
+		}
+	} else if (is_int) {
+		column_sums(r, w, xs, n, 1, wrap, v, d2);
+	} else {
+		column_sums(r, w, xs, n, 0, wrap, v, d2);
+	}
+	for (int i = 0; i < n; i++) {
+		const float dx = (v[i + 4] - v[i]) + 2.0f * (v[i + 3] - v[i + 1]);
+		const float dy = (d2[i + 1] + d2[i + 3]) + 2.0f * d2[i + 2];
+		ox[i] = R * dx;
+		oy[i] = R * dy;
+	}
+}
+
+typedef void (*offsets_fn)(const void *const[5], int, int, int, int, float, float *, float *);
+#define OFFS_ARGS                                                                                  \
+	(const void *const r[5], int wrap, int w, int xs, int n, float R, float *ox, float *oy)
+#define OFFS_BODY(is_int) { offsets_body(r, is_int, wrap, w, xs, n, R, ox, oy); }
+#ifdef __x86_64__
+#define OFFS_TARGETS(name, is_int)                                                                 \
+	__attribute__((optimize("no-tree-vectorize"))) static void name##_c OFFS_ARGS             \
+		OFFS_BODY(is_int) static void name##_sse2 OFFS_ARGS OFFS_BODY(is_int)             \
+		__attribute__((target("avx2"))) static void name##_avx2 OFFS_ARGS                 \
+		OFFS_BODY(is_int) __attribute__((target("arch=x86-64-v4"))) static void           \
+		name##_avx512 OFFS_ARGS OFFS_BODY(is_int) static const offsets_fn name[4] = {     \
+			name##_c, name##_sse2, name##_avx2, name##_avx512};
+#else
+#define OFFS_TARGETS(name, is_int)                                                                 \
+	__attribute__((optimize("no-tree-vectorize"))) static void name##_c OFFS_ARGS             \
+		OFFS_BODY(is_int) static void name##_vec OFFS_ARGS OFFS_BODY(is_int)              \
+		static const offsets_fn name[4] = {name##_c, name##_vec, name##_vec, name##_vec};
+#endif
+OFFS_TARGETS(offsets_i32, 1)
+OFFS_TARGETS(offsets_f32, 0)
+
+/* The offsets of row y (any row: surface_rows maps it), columns xs .. xs+n-1. */
+static void offset_row(const color_frame *cf, const tp_surface *sf, int y, int xs, int n,
+		       float *ox, float *oy)
+{
+	const void *r[5];
+	surface_rows(sf, y, r);
+	const offsets_fn *f = sf->type == TP_SAMPLE_I32 ? offsets_i32 : offsets_f32;
+	f[cf->level](r, cf->in->wrap, cf->par.w, xs, n, cf->par.R, ox, oy);
+}
+
+/* The refraction offsets of the last three rows a thread asked for, whole rows [xa - 1,
+ * xb + 1): anti-aliasing reads rows y - 1, y and y + 1 for row y, and a thread draws
+ * consecutive rows, so each row's offsets are computed once instead of three times. The
+ * values are offset_row's (a column's offset does not depend on the run it is in). */
+typedef struct aa_ring {
+	int cap;            /* floats per row and component */
+	float *buf;         /* 3 x 2 x cap */
+	const tp_surface *sf[3];
+	int y[3], xa[3], xb[3];
+} aa_ring;
+
+static void aa_ring_init(aa_ring *r, int w)
+{
+	r->cap = w + 2;
+	r->buf = malloc((size_t)6 * (size_t)r->cap * sizeof *r->buf);
+	for (int k = 0; k < 3; k++)
+		r->sf[k] = NULL;
+}
+
+/* Row yy's offsets [xa - 1, xb + 1) into ox, oy (entry 0: column xa - 1). */
+static void aa_ring_row(aa_ring *r, const color_frame *cf, const tp_surface *sf, int yy, int xa,
+			int xb, int keep_lo, float **ox, float **oy)
+{
+	int slot = -1;
+	for (int k = 0; k < 3 && slot < 0; k++)
+		if (r->sf[k] == sf && r->y[k] == yy && r->xa[k] == xa && r->xb[k] == xb)
+			slot = k;
+	if (slot < 0) { /* a slot holding none of rows keep_lo .. keep_lo + 2 */
+		for (int k = 0; k < 3 && slot < 0; k++)
+			if (r->sf[k] != sf || r->xa[k] != xa || r->xb[k] != xb ||
+			    r->y[k] < keep_lo || r->y[k] > keep_lo + 2)
+				slot = k;
+		slot = slot < 0 ? 0 : slot; /* (cannot happen: 3 slots, 3 distinct rows) */
+		float *x = r->buf + (size_t)2 * slot * r->cap, *y = x + r->cap;
+		for (int c = xa - 1; c < xb + 1; c += CHUNK) {
+			const int n = xb + 1 - c < CHUNK ? xb + 1 - c : CHUNK;
+			offset_row(cf, sf, yy, c, n, x + (c - (xa - 1)), y + (c - (xa - 1)));
+		}
+		r->sf[slot] = sf;
+		r->y[slot] = yy;
+		r->xa[slot] = xa;
+		r->xb[slot] = xb;
+	}
+	*ox = r->buf + (size_t)2 * slot * r->cap;
+	*oy = *ox + r->cap;
+}
+
+/* Redraws the pixels of [xa, xb) of row y whose refraction is steep (refract_aa.c), with
+ * the offsets from `ring` (NULL: computed here, per run). */
+static void aa_row(const color_frame *cf, const tp_surface *sf, int y, uint8_t *o, int xa, int xb,
+		   aa_ring *ring)
+{
+	const void *r[5];
+	surface_rows(sf, y, r);
+	float ob[3][2][CHUNK + 2];
+	float *rows[3][2] = {{NULL, NULL}, {NULL, NULL}, {NULL, NULL}};
+	if (ring && ring->buf)
+		for (int k = 0; k < 3; k++)
+			aa_ring_row(ring, cf, sf, y - 1 + k, xa, xb, y - 1, &rows[k][0], &rows[k][1]);
+	uint8_t nsub[CHUNK];
+	int32_t buf[3 * CHUNK] __attribute__((aligned(64)));
+	float fbuf[2 * CHUNK + 8] __attribute__((aligned(64)));
+	row_taps t = {buf, buf + CHUNK, buf + 2 * CHUNK, fbuf, fbuf + CHUNK + 4};
+	for (int xs = xa; xs < xb; xs += CHUNK) {
+		const int n = xb - xs < CHUNK ? xb - xs : CHUNK;
+		render_aa_offsets ofs;
+		for (int k = 0; k < 3; k++) {
+			if (rows[k][0]) { /* entry 0 of the run: column xs - 1 */
+				ofs.row[k][0] = rows[k][0] + (xs - xa);
+				ofs.row[k][1] = rows[k][1] + (xs - xa);
+			} else {
+				offset_row(cf, sf, y - 1 + k, xs - 1, n + 2, ob[k][0], ob[k][1]);
+				ofs.row[k][0] = ob[k][0];
+				ofs.row[k][1] = ob[k][1];
+			}
+		}
+		if (!render_aa_plan(n, &ofs, nsub))
+			continue;
+		/* the lifts of the pixels from the first steep one to the last (a pixel's
+		 * geometry does not depend on where its run starts) */
+		int a = 0, b = n;
+		while (!nsub[a])
+			a++;
+		while (!nsub[b - 1])
+			b--;
+		cf->geom(r, &cf->par, y, xs + a, b - a, t);
+		render_aa_offsets from = ofs;
+		for (int k = 0; k < 3; k++)
+			from.row[k][0] += a, from.row[k][1] += a;
+		render_aa_shade(&cf->aap, y, xs + a, b - a, &from, nsub + a, t.lift, o);
+	}
+}
+
+static void color_row_rgb1(const color_frame *cf, const tp_surface *sf, int y, uint8_t *o, int xa,
+			   int xb);
+
 /* Pixels [xa, xb) of row y of the picture into o (the row's 3 * w bytes), from the
  * surface `sf`; xa is a multiple of 16 and xb one or w. */
 static void color_row_rgb(const color_frame *cf, const tp_surface *sf, int y, uint8_t *o, int xa,
-			  int xb)
+			  int xb, aa_ring *ring)
+{
+	color_row_rgb1(cf, sf, y, o, xa, xb);
+	if (cf->aa)
+		aa_row(cf, sf, y, o, xa, xb, ring);
+}
+
+/* color_row_rgb without anti-aliasing: one lookup a pixel. */
+static void color_row_rgb1(const color_frame *cf, const tp_surface *sf, int y, uint8_t *o, int xa,
+			   int xb)
 {
 	const render_in *in = cf->in;
 	const int hgt = cf->par.hgt;
@@ -713,13 +903,14 @@ static void color_row_rgb(const color_frame *cf, const tp_surface *sf, int y, ui
 }
 
 /* The pixels of rows ya .. yb that can differ from still water's, [*xa, *xb) (empty:
- * xa >= xb): those within 2 columns of a nonzero sample of rows ya - 2 .. yb + 2 (the
- * smoothing's reach; rows beyond the frame are its edge rows, surface_rows), widened to
+ * xa >= xb): those within `reach` columns of a nonzero sample of rows ya - reach ..
+ * yb + reach (the smoothing's 2, and 1 more with anti-aliasing, which reads the
+ * neighbours' offsets; rows beyond the frame are its edge rows, surface_rows), widened to
  * multiples of 16. Every other pixel sees a level surface, as in the flat picture. */
-static void active_cols(const tp_surface *sf, int ya, int yb, int *xa, int *xb)
+static void active_cols(const tp_surface *sf, int ya, int yb, int reach, int *xa, int *xb)
 {
 	int lo = sf->w, hi = 0;
-	for (int y = ya - 2; y <= yb + 2; y++) {
+	for (int y = ya - reach; y <= yb + reach; y++) {
 		const int yy = y < 0 ? 0 : y >= sf->h ? sf->h - 1 : y;
 		const tp_span sp = sf->spans[yy];
 		if (sp.lo < sp.hi) {
@@ -731,20 +922,20 @@ static void active_cols(const tp_surface *sf, int ya, int yb, int *xa, int *xb)
 		*xa = *xb = 0;
 		return;
 	}
-	*xa = lo - 2 < 0 ? 0 : (lo - 2) & ~15;
-	hi = (hi + 2 + 15) & ~15;
+	*xa = lo - reach < 0 ? 0 : (lo - reach) & ~15;
+	hi = (hi + reach + 15) & ~15;
 	*xb = hi < sf->w ? hi : sf->w;
 }
 
 /* Row y into o: the pixels that can differ from still water drawn, the others copied from
  * the flat picture (when the surface has spans and there is one). */
-static void color_row_span(const color_frame *cf, int y, uint8_t *o)
+static void color_row_span(const color_frame *cf, int y, uint8_t *o, aa_ring *ring)
 {
 	const render_in *in = cf->in;
 	const int w = cf->par.w;
 	int xa = 0, xb = w;
 	if (in->flat && in->flat->fmt == TP_RGB8 && in->surf->spans) {
-		active_cols(in->surf, y, y, &xa, &xb);
+		active_cols(in->surf, y, y, cf->reach, &xa, &xb);
 		const uint8_t *f = tp_image_row(in->flat, y);
 		if (xa >= xb) {
 			memcpy(o, f, 3 * (size_t)w);
@@ -753,7 +944,7 @@ static void color_row_span(const color_frame *cf, int y, uint8_t *o)
 		memcpy(o, f, 3 * (size_t)xa);
 		memcpy(o + 3 * xb, f + 3 * xb, 3 * (size_t)(w - xb));
 	}
-	color_row_rgb(cf, in->surf, y, o, xa, xb);
+	color_row_rgb(cf, in->surf, y, o, xa, xb, ring);
 }
 
 void render_color(const render_in *in, tp_image *out)
@@ -768,17 +959,28 @@ void render_color(const render_in *in, tp_image *out)
 		 * bands with the job's thread given fewer rows were no faster. */
 #pragma omp parallel
 		{
+			aa_ring ring = {0};
+			if (cf.aa)
+				aa_ring_init(&ring, in->w);
 #pragma omp single nowait
 			in->side(in->side_arg);
 #pragma omp for schedule(dynamic, 48)
 			for (int y = 0; y < in->h; y++)
-				color_row_span(&cf, y, tp_image_row(out, y));
+				color_row_span(&cf, y, tp_image_row(out, y), &ring);
+			free(ring.buf);
 		}
 		return;
 	}
-#pragma omp parallel for schedule(static)
-	for (int y = 0; y < in->h; y++)
-		color_row_span(&cf, y, tp_image_row(out, y));
+#pragma omp parallel
+	{
+		aa_ring ring = {0};
+		if (cf.aa)
+			aa_ring_init(&ring, in->w);
+#pragma omp for schedule(static)
+		for (int y = 0; y < in->h; y++)
+			color_row_span(&cf, y, tp_image_row(out, y), &ring);
+		free(ring.buf);
+	}
 }
 
 int render_color_flat(const render_in *in, tp_image *out)
@@ -796,7 +998,7 @@ int render_color_flat(const render_in *in, tp_image *out)
 	color_setup(in, &cf);
 #pragma omp parallel for schedule(static)
 	for (int y = 0; y < in->h; y++)
-		color_row_rgb(&cf, &level, y, tp_image_row(out, y), 0, in->w);
+		color_row_rgb(&cf, &level, y, tp_image_row(out, y), 0, in->w, NULL);
 	free(zero);
 	return 0;
 }
@@ -833,6 +1035,9 @@ void render_color_yuv(const render_in *in, uint8_t *rgb_rows, tp_image *out)
 	{
 		/* two RGB rows per thread, in cache, converted as soon as they are drawn */
 		uint8_t *r0 = rgb_rows + (size_t)omp_get_thread_num() * 2 * row, *r1 = r0 + row;
+		aa_ring ring = {0};
+		if (cf.aa)
+			aa_ring_init(&ring, w);
 #pragma omp for schedule(static)
 		for (int j = 0; j < in->h / 2; j++) {
 			uint8_t *y0 = pl[0] + (ptrdiff_t)2 * j * ls[0], *y1 = y0 + ls[0];
@@ -841,7 +1046,7 @@ void render_color_yuv(const render_in *in, uint8_t *rgb_rows, tp_image *out)
 			 * others (whole 2x2 blocks, xa and xb being even) from the flat picture */
 			int xa = 0, xb = w;
 			if (flat) {
-				active_cols(in->surf, 2 * j, 2 * j + 1, &xa, &xb);
+				active_cols(in->surf, 2 * j, 2 * j + 1, cf.reach, &xa, &xb);
 				if (xa >= xb)
 					xa = xb = w;
 				copy_flat(flat, j, 0, xa, y0, y1, u, v);
@@ -849,11 +1054,12 @@ void render_color_yuv(const render_in *in, uint8_t *rgb_rows, tp_image *out)
 			}
 			if (xa >= xb)
 				continue;
-			color_row_rgb(&cf, in->surf, 2 * j, r0, xa, xb);
-			color_row_rgb(&cf, in->surf, 2 * j + 1, r1, xa, xb);
+			color_row_rgb(&cf, in->surf, 2 * j, r0, xa, xb, &ring);
+			color_row_rgb(&cf, in->surf, 2 * j + 1, r1, xa, xb, &ring);
 			tp_rgb_to_yuv420_rows(r0 + 3 * xa, r1 + 3 * xa, xb - xa, y0 + xa, y1 + xa,
 					      u + xa / 2, v + xa / 2);
 		}
+		free(ring.buf);
 	}
 }
 

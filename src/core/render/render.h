@@ -59,4 +59,11 @@ void render_slopes(const tp_surface *s, float *dx, float *dy);
  * this to check that. */
 void render_set_simd(int level);
 
+/* The colour pass's anti-aliasing (refract_aa.c), for tests: n > 0 draws every pixel of a
+ * height field with n x n background lookups (at most RENDER_AA_MAX_FORCE), whatever the
+ * scene's render.antialias; 0 (the default) lets the scene decide, supersampling only where
+ * the refraction is steep. */
+#define RENDER_AA_MAX_FORCE 16
+void render_set_antialias(int n);
+
 #endif

@@ -51,6 +51,28 @@ void render_color_yuv(const render_in *in, uint8_t *rgb_rows, tp_image *out);
 int render_color_flat(const render_in *in, tp_image *out);
 /* render_set_simd()'s level: 0 also draws patterns a pixel at a time (the reference). */
 int render_simd_level(void);
+/* refract_aa.c: the background lookup supersampled where the refraction offset varies
+ * within a pixel (the equations are at the top of refract_aa.c). refract.c gives it the
+ * offsets o = R * slope in pixels of rows y-1, y, y+1, columns xs-1 .. xs+n (entry i is
+ * column xs-1+i; row[r][0] x, row[r][1] y, before wrap's clamp to one frame). */
+typedef struct render_aa_offsets {
+	const float *row[3][2];
+} render_aa_offsets;
+typedef struct render_aa {
+	int w, hgt, wrap;
+	int32_t bs;         /* background row stride, bytes */
+	const uint8_t *bgx; /* render_in.bgx */
+	int vec;            /* 1: the AVX-512 lookups (the colour pass's level 3) */
+} render_aa;
+/* The subsamples per axis of columns xs .. xs+n-1 (n <= 256) into nsub (0: refract.c's
+ * one lookup stands); returns how many are not 0. */
+int render_aa_plan(int n, const render_aa_offsets *o, uint8_t *nsub);
+/* Redraws the pixels of row y whose nsub is not 0 into `row` (the row's 3w bytes), with
+ * refract.c's lifts of columns xs .. xs+n-1. */
+void render_aa_shade(const render_aa *a, int y, int xs, int n, const render_aa_offsets *o,
+		     const uint8_t *nsub, const int32_t *lift, uint8_t *row);
+/* render_set_antialias()'s forced count, 0 when the scene decides. */
+int render_aa_forced(void);
 /* background.c: the background at w x h as TP_RGB8 (pattern, or the scene's image
  * tiled/scaled to cover). */
 int render_background(const scene *sc, int w, int h, tp_image *out, tp_err *err);

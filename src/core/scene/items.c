@@ -114,7 +114,7 @@ int ld_background(ld *L, const cJSON *v)
 }
 
 static const char *const render_keys[] = {
-	"mode", "refraction", "reflection", "tint", "tint_strength", "specular", "shadows", NULL,
+	"mode", "refraction", "reflection", "tint", "tint_strength", "specular", "shadows", "antialias", NULL,
 };
 static const char *const mode_names[] = { "color", "height", "normal", "caustics", "particles",
 					  "displacement", "foam", NULL };
@@ -129,6 +129,7 @@ int ld_render(ld *L, const cJSON *v)
 	r->tint_strength = 0.15;
 	r->specular = 0.5;
 	r->shadows = 1;
+	r->antialias = 1;
 	if (v) {
 		const ld_range r100 = { 0, 100, 0 }, r1 = { 0, 1, 0 }, r10 = { 0, 10, 0 };
 		const cJSON *m = ld_get(v, "mode"), *t = ld_get(v, "tint");
@@ -139,7 +140,8 @@ int ld_render(ld *L, const cJSON *v)
 		    (t && (rc = ld_color(L, t, tint)) < 0) ||
 		    (rc = ld_opt_num(L, v, "tint_strength", &r1, &r->tint_strength)) < 0 ||
 		    (rc = ld_opt_num(L, v, "specular", &r10, &r->specular)) < 0 ||
-		    (rc = ld_opt_bool(L, v, "shadows", &r->shadows)) < 0)
+		    (rc = ld_opt_bool(L, v, "shadows", &r->shadows)) < 0 ||
+		    (rc = ld_opt_bool(L, v, "antialias", &r->antialias)) < 0)
 			return rc;
 	}
 	r->mode = (scene_mode)mode;

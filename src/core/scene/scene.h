@@ -126,6 +126,7 @@ typedef struct scene_render {
 	double tint_strength;/* 0 = clear water, 1 = opaque tint */
 	double specular;     /* strength of the sun highlight, 0 = off */
 	int shadows;         /* boxes cast a shadow on the water */
+	int antialias;       /* colour: supersample the background where refraction is steep */
 } scene_render;
 
 typedef struct scene_param { /* a validated solver parameter */

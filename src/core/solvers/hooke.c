@@ -8,7 +8,13 @@
  * with C integer division (toward zero) and arithmetic shifts, exactly as the seed writes
  * it; the seed's constants are the defaults (e = 3, c = 1, D = 16, sv = 6, sh = 8). Units:
  * h and v are stored units (1/unit height units), v per step. The step is bit-identical to
- * tests/reference/seed_hooke.c whatever the thread count.
+ * tests/reference/seed_hooke.c whatever the thread count with params.scheme "seed".
+ *
+ * The default scheme, "isotropic" (row_iso), replaces the 3 : 1 springs, whose short waves
+ * travel at direction-dependent speeds (a lattice of dots inside every ring), by the
+ * isotropic 9-point Laplacian (4 : 1, Patra & Karttunen 2006) plus a viscosity that takes
+ * the grid-scale waves away, and drops by raised cosines; the edge and corner weights
+ * belong to the seed scheme (refused with the isotropic one).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -28,12 +34,19 @@ typedef struct hooke {
 	ig_grid g;
 	ig_shift vsh, hsh; /* damping shifts per step at the render size */
 	int32_t *hbuf[2], *vbuf; /* allocations; cur indexes the current heights */
+	int32_t *vbuf2;          /* isotropic scheme: the next velocities (swapped with vbuf) */
 	int cur;
 	int kshift; /* D = 1 << kshift when D is a power of two, else -1 */
+	int scheme; /* HOOKE_SEED or HOOKE_ISO */
 } hooke;
+
+enum { HOOKE_SEED, HOOKE_ISO };
+static const char *const scheme_names[] = {"seed", "isotropic", NULL};
 
 #define OFF(f) offsetof(hooke, f)
 static const tp_option hooke_options[] = {
+	{"scheme", "isotropic: 9-point isotropic springs, round drops; seed: seed 000", OFF(scheme),
+	 TP_OPT_ENUM, HOOKE_ISO, 0, 1, scheme_names, TP_UNIT_NONE},
 	{"edge", "spring weight of the 4 edge neighbours (seed: 3)", OFF(edge), TP_OPT_INT, 3, 0,
 	 15, NULL, TP_UNIT_NONE},
 	{"corner", "spring weight of the 4 corner neighbours (seed: 1)", OFF(corner), TP_OPT_INT, 1,
@@ -128,6 +141,38 @@ __attribute__((target("avx512f"))) static void row_pow2_avx512(const int32_t *r,
 }
 #endif
 
+/* The isotropic scheme (scheme "isotropic"), one step for a row of n cells:
+ *   v' = v + (4 (N + S + W + E) + (NW + NE + SW + SE) - 20 h) / 20
+ *          + (the same stencil on v) / 64;   v' -= v' >> sv;   h' = h + v';  h' -= h' >> sh
+ * (C division toward zero, arithmetic shifts). The first term is c^2 L h with the 9-point
+ * Laplacian L = (4 edges + corners - 20 h) / 6, whose leading error is the same in every
+ * direction, and c^2 = 0.3 cells^2 per step (the seed's 3 : 1 springs give 5/16: waves run
+ * 2% slower). The second is a viscosity, 6/64 L v: it takes 4.7% of a 4-cell wave's
+ * velocity per step and 1.4% of a 16-cell wave's. Short waves are the ones a 9-point
+ * stencil cannot carry alike in every direction; without it the slow grid-scale tail
+ * behind every ring makes a lattice of dots inside it. v is read from one buffer and
+ * written to another (vn), since the viscosity reads v's neighbours. */
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) static void
+row_iso(const int32_t *restrict h, int32_t *restrict hn, const int32_t *restrict v,
+	int32_t *restrict vn, ptrdiff_t s, int n, int sv, int sh)
+{
+	const int32_t *restrict up = h - s, *restrict dn = h + s;
+	const int32_t *restrict vu = v - s, *restrict vd = v + s;
+#pragma omp simd
+	for (int x = 0; x < n; x++) {
+		int32_t lh = 4 * (up[x] + dn[x] + h[x - 1] + h[x + 1]) +
+			     (up[x - 1] + up[x + 1] + dn[x + 1] + dn[x - 1]) - 20 * h[x];
+		int32_t lv = 4 * (vu[x] + vd[x] + v[x - 1] + v[x + 1]) +
+			     (vu[x - 1] + vu[x + 1] + vd[x + 1] + vd[x - 1]) - 20 * v[x];
+		int32_t vv = v[x] + lh / 20 + lv / 64;
+		vv -= vv >> sv;
+		vn[x] = vv;
+		int32_t hh = h[x] + vv;
+		hh -= hh >> sh;
+		hn[x] = hh;
+	}
+}
+
 /* Any other D (e + c not a power of two): plain division. */
 static void row_div(const int32_t *restrict h, int32_t *restrict hn, int32_t *restrict v,
 		    ptrdiff_t s, int n, int32_t e, int32_t c, int sv, int sh)
@@ -153,12 +198,22 @@ static void hooke_uninit(void *priv)
 	ig_release(p->hbuf[0]);
 	ig_release(p->hbuf[1]);
 	ig_release(p->vbuf);
+	ig_release(p->vbuf2);
 	ig_free(&p->g);
 }
 
 static int hooke_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 {
 	hooke *p = priv;
+	for (int i = 0; p->scheme == HOOKE_ISO && i < ctx->scene->nparams; i++) {
+		const char *nm = ctx->scene->params[i].name;
+		if (!strcmp(nm, "edge") || !strcmp(nm, "corner"))
+			return scene_errf(
+				ctx->scene, err, TP_EINPUT,
+				!strcmp(nm, "edge") ? "params.edge" : "params.corner",
+				"the spring weights are the seed scheme's: set params.scheme "
+				"\"seed\" with them (the isotropic scheme's are 4 : 1)");
+	}
 	if (p->edge + p->corner < 1)
 		return scene_errf(ctx->scene, err, TP_EINPUT, "params.edge",
 				  "edge and corner cannot both be 0 (no spring would move the water)");
@@ -173,7 +228,9 @@ static int hooke_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	p->hbuf[0] = ig_alloc(&p->g);
 	p->hbuf[1] = ig_alloc(&p->g);
 	p->vbuf = ig_alloc(&p->g);
-	if (!p->hbuf[0] || !p->hbuf[1] || !p->vbuf)
+	if (p->scheme == HOOKE_ISO)
+		p->vbuf2 = ig_alloc(&p->g);
+	if (!p->hbuf[0] || !p->hbuf[1] || !p->vbuf || (p->scheme == HOOKE_ISO && !p->vbuf2))
 		return tp_errf(err, TP_EIO, "out of memory for a %dx%d pool", p->g.w, p->g.h);
 	int d = 4 * (p->edge + p->corner);
 	p->kshift = -1;
@@ -187,7 +244,8 @@ static void hooke_drop(void *priv, double x, double y, double r, double strength
 {
 	hooke *p = priv;
 	int32_t *h = ig_org(p->hbuf[p->cur], &p->g);
-	ig_drop(&p->g, &h, 1, x, y, r, strength, 0, NULL); /* displaced at rest: v is untouched */
+	/* displaced at rest: v is untouched; the isotropic scheme's drops are raised cosines */
+	ig_drop(&p->g, &h, 1, x, y, r, strength, p->scheme == HOOKE_ISO, NULL);
 }
 
 static int hooke_step(void *priv, const tp_step_in *in)
@@ -196,17 +254,26 @@ static int hooke_step(void *priv, const tp_step_in *in)
 	const ig_grid *g = &p->g;
 	int32_t *h = ig_org(p->hbuf[p->cur], g), *hn = ig_org(p->hbuf[!p->cur], g);
 	int32_t *v = ig_org(p->vbuf, g);
-	if (g->wrap)
+	const int iso = p->scheme == HOOKE_ISO;
+	int32_t *vn = iso ? ig_org(p->vbuf2, g) : v;
+	if (g->wrap) {
 		ig_wrap_ghosts(g, h);
+		if (iso)
+			ig_wrap_ghosts(g, v);
+	}
 	const ptrdiff_t s = g->stride;
 	const int x0 = g->x0, n = g->x1 - g->x0;
 	const int sv = ig_shift_at(&p->vsh, in->step), sh = ig_shift_at(&p->hsh, in->step);
 	/* Rows start IG_GHOST cells before x = 0, 64-byte aligned (intgrid.h, ig_alloc). */
-	const int vec = p->kshift >= 0 && ig_use_avx512(), a = x0 + IG_GHOST, b = g->x1 + IG_GHOST;
+	const int vec = !iso && p->kshift >= 0 && ig_use_avx512();
+	const int a = x0 + IG_GHOST, b = g->x1 + IG_GHOST;
 	(void)a, (void)b;
 #pragma omp parallel for schedule(static) if (g->par)
 	for (int y = g->y0; y < g->y1; y++) {
 		const ptrdiff_t o = y * s + x0;
+		if (iso)
+			row_iso(h + o, hn + o, v + o, vn + o, s, n, sv, sh);
+		else
 #ifdef __x86_64__
 		if (vec) {
 			const ptrdiff_t r0 = y * s - IG_GHOST;
@@ -221,11 +288,16 @@ static int hooke_step(void *priv, const tp_step_in *in)
 			row_div(h + o, hn + o, v + o, s, n, p->edge, p->corner, sv, sh);
 		if (g->sponge) {
 			ig_sponge_row(g, y, hn + y * s, h + y * s);
-			ig_sponge_row(g, y, v + y * s, NULL);
+			ig_sponge_row(g, y, vn + y * s, NULL);
 		}
 	}
 	p->cur = !p->cur;
-	int32_t *hold[2] = {hn, v};
+	if (iso) {
+		int32_t *t = p->vbuf;
+		p->vbuf = p->vbuf2;
+		p->vbuf2 = t;
+	}
+	int32_t *hold[2] = {hn, vn};
 	ig_boxes(&p->g, in->boxes, in->dt, p->wake, hold, 1, hold, 2);
 	return 0;
 }
@@ -259,7 +331,9 @@ static int hooke_load(void *priv, FILE *f, tp_err *err)
 const tp_solver tp_solver_hooke = {
 	.name = "hooke",
 	.description =
-		"seed 000: int32 height and velocity, 8 springs (Hooke's law), shift damping",
+		"seed 000: int32 height and velocity, 8 springs (Hooke's law; isotropic 9-point "
+		"weights and a short-wave viscosity by default, or the seed's 3 : 1), shift "
+		"damping",
 	.priv_size = sizeof(hooke),
 	.options = hooke_options,
 	.caps = TP_SOLVER_HEIGHTFIELD | TP_SOLVER_CELL_STEPS,

@@ -9,7 +9,7 @@
     picture: $('picture'), overlay: $('overlay'), stage: $('stage'), play: $('play'),
     timeline: $('timeline'), readout: $('readout'), mode: $('mode'), cursor: $('cursor'),
     error: $('error'), errorKind: $('error-kind'), errorWhere: $('error-where'),
-    errorSource: $('error-source'), errorText: $('error-text'), toast: $('toast'),
+    errorSource: $('error-source'), errorText: $('error-text'), toast: $('toast'), busy: $('busy'),
     sceneName: $('scene-name'), sceneMeta: $('scene-meta'), gen: $('gen'), live: $('live'),
     plot: $('plot'), legend: $('plot-legend'),
   };
@@ -78,8 +78,27 @@
     Plot.draw(el.plot, el.legend, st.stats, st.frame);
   }
 
+  // A frame that takes a while (a reload simulating from far back, a seek past the
+  // checkpoints) says so in a corner, so a slow answer is not mistaken for a stuck page.
+  const BUSY_MS = 250;
+
   async function showFrame(n) {
     const gen = st.generation;
+    const busy = setTimeout(() => {
+      el.busy.textContent = `simulating to frame ${n}…`;
+      el.busy.hidden = false;
+      document.body.dataset.busy = 'yes';
+    }, BUSY_MS);
+    try {
+      return await fetchFrame(n, gen);
+    } finally {
+      clearTimeout(busy);
+      el.busy.hidden = true;
+      document.body.dataset.busy = '';
+    }
+  }
+
+  async function fetchFrame(n, gen) {
     const r = await fetch(`/frame/${n}.png?mode=${encodeURIComponent(st.mode)}`, { cache: 'no-store' });
     if (!r.ok) { // a runtime failure (shown from /status.json) or a stale frame number
       await pollStatus();

@@ -61,8 +61,9 @@ static const tp_option sph_options[] = {
 	  offsetof(sph, near_stiffness), TP_OPT_DOUBLE, 0.5, 0, 100, NULL, TP_UNIT_NONE },
 	{ "rest_density", "rho0, a kernel sum (0: that of an interior particle of a block)",
 	  offsetof(sph, rest_density), TP_OPT_DOUBLE, 0, 0, 1000, NULL, TP_UNIT_NONE },
-	{ "cohesion", "relaxed: fraction of negative pressure kept (surface tension)",
-	  offsetof(sph, cohesion), TP_OPT_DOUBLE, 0.5, 0, 1, NULL, TP_UNIT_NONE },
+	/* At least 0.1: with less a resting pool never settles (docs/solvers.md). */
+	{ "cohesion", "relaxed: fraction of negative pressure kept (surface tension), 0.1..1",
+	  offsetof(sph, cohesion), TP_OPT_DOUBLE, 0.5, 0.1, 1, NULL, TP_UNIT_NONE },
 	{ "viscosity", "mu in dv = -dt mu sum (v_i - v_j) q / rho_j, 1/s",
 	  offsetof(sph, viscosity), TP_OPT_DOUBLE, 3, 0, 1000, NULL, TP_UNIT_NONE },
 	{ "gravity", "px/s^2, positive = down the image",
