@@ -845,18 +845,31 @@ static void aa_row(const color_frame *cf, const tp_surface *sf, int y, uint8_t *
 		}
 		if (!render_aa_plan(n, &ofs, nsub))
 			continue;
-		/* the lifts of the pixels from the first steep one to the last (a pixel's
-		 * geometry does not depend on where its run starts) */
-		int a = 0, b = n;
-		while (!nsub[a])
-			a++;
-		while (!nsub[b - 1])
-			b--;
-		cf->geom(r, &cf->par, y, xs + a, b - a, t);
-		render_aa_offsets from = ofs;
-		for (int k = 0; k < 3; k++)
-			from.row[k][0] += a, from.row[k][1] += a;
-		render_aa_shade(&cf->aap, y, xs + a, b - a, &from, nsub + a, t.lift, o);
+		/* the lifts of each cluster of steep pixels (runs closer than AA_GAP pixels
+		 * taken together; a pixel's geometry does not depend on where its run starts),
+		 * so the geometry is redone for the steep pixels, not the whole chunk */
+		enum { AA_GAP = 16 };
+		for (int a = 0; a < n;) {
+			while (a < n && !nsub[a])
+				a++;
+			if (a == n)
+				break;
+			int b = a + 1, gap = 0;
+			for (int e = a + 1; e < n && gap < AA_GAP; e++) {
+				if (nsub[e]) {
+					b = e + 1;
+					gap = 0;
+				} else {
+					gap++;
+				}
+			}
+			cf->geom(r, &cf->par, y, xs + a, b - a, t);
+			render_aa_offsets from = ofs;
+			for (int k = 0; k < 3; k++)
+				from.row[k][0] += a, from.row[k][1] += a;
+			render_aa_shade(&cf->aap, y, xs + a, b - a, &from, nsub + a, t.lift, o);
+			a = b;
+		}
 	}
 }
 
