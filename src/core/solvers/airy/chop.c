@@ -47,7 +47,8 @@ int chop_init(airy_chop *c, const spec2d *at, int wrap, int spf, long period, do
 	c->wts = malloc((size_t)c->nwin * sizeof *c->wts);
 	c->ring = malloc((size_t)c->nring * cells);
 	c->ring_step = malloc((size_t)c->nring * sizeof *c->ring_step);
-	if (!ok || !c->wts || !c->ring || !c->ring_step)
+	c->wrows = malloc((size_t)c->nwin * sizeof *c->wrows);
+	if (!ok || !c->wts || !c->ring || !c->ring_step || !c->wrows)
 		return tp_errf(err, TP_EIO, "out of memory for %dx%d choppy waves and their foam",
 			       w, h);
 	for (int j = 0; j < c->nwin; j++)
@@ -79,6 +80,7 @@ void chop_free(airy_chop *c)
 	free(c->wts);
 	free(c->ring);
 	free(c->ring_step);
+	free(c->wrows);
 	memset(c, 0, sizeof *c);
 }
 
@@ -205,6 +207,24 @@ static inline float sample_held(const float *f, int w, int h, float x, float y)
 	return t + (b - t) * ay;
 }
 
+/* One row of the foam sum, o = min(1, sum_j wts[j] rows[j][at + x]) in order of j:
+ * cloned for the vector units (the same products and sums per element, so the same
+ * bits on each). */
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) static void
+foam_row(float *restrict o, const uint8_t *const *rows, size_t at, const float *wts, int n, int w)
+{
+	for (int x = 0; x < w; x++)
+		o[x] = 0;
+	for (int j = 0; j < n; j++) {
+		const uint8_t *restrict r = rows[j] + at;
+		const float wj = wts[j];
+		for (int x = 0; x < w; x++)
+			o[x] += wj * (float)r[x];
+	}
+	for (int x = 0; x < w; x++)
+		o[x] = o[x] < 1.0f ? o[x] : 1.0f;
+}
+
 void chop_frame(airy_chop *c, const float *lag, long step, chop_fill_fn fill, const void *ctx)
 {
 	const int w = c->w, h = c->h, n = c->nwin;
@@ -223,23 +243,12 @@ void chop_frame(airy_chop *c, const float *lag, long step, chop_fill_fn fill, co
 		}
 	}
 	/* F = min(1, sum_j wts[j] ring(step - j spf)), in order of j */
-	const float *wts = c->wts;
+	const uint8_t **rows = c->wrows;
+	for (int j = 0; j < n; j++)
+		rows[j] = c->ring + (size_t)slot_of(c, step - (long)j * c->spf) * cells;
 #pragma omp parallel for schedule(static) if (cells >= PAR_CELLS)
-	for (int y = 0; y < h; y++) {
-		float *o = c->foam + (size_t)y * w;
-		for (int x = 0; x < w; x++)
-			o[x] = 0;
-		for (int j = 0; j < n; j++) {
-			const uint8_t *r = c->ring +
-					   (size_t)slot_of(c, step - (long)j * c->spf) * cells +
-					   (size_t)y * w;
-			const float wj = wts[j];
-			for (int x = 0; x < w; x++)
-				o[x] += wj * (float)r[x];
-		}
-		for (int x = 0; x < w; x++)
-			o[x] = o[x] < 1.0f ? o[x] : 1.0f;
-	}
+	for (int y = 0; y < h; y++)
+		foam_row(c->foam + (size_t)y * w, rows, (size_t)y * w, c->wts, n, w);
 	/* the displaced surface: x0 <- x - D(x0), then the height at x0 */
 	const float *dx = c->dx, *dy = c->dy;
 	const int wrap = c->wrap;

@@ -66,6 +66,7 @@ typedef struct airy_chop {
 	int nring;       /* frames the ring holds: N, or a loop's frames */
 	long period;     /* steps per loop when the ring holds a loop's frames, else 0 */
 	float *wts;      /* N weights, FOAM_RATE / fps e^{-j / (fade fps)} / 255 */
+	const uint8_t **wrows; /* N: chop_frame's ring frames in the order of wts */
 	uint8_t *ring;   /* N frames of a(f), 255 = 1 */
 	long *ring_step; /* the step (key_of) each ring frame holds */
 } airy_chop;
