@@ -667,7 +667,8 @@ static void color_setup(const render_in *in, color_frame *cf)
 	cf->fused = NULL;
 	/* with anti-aliasing a pixel also reads its neighbours' offsets, one sample further */
 	cf->aa = rs->antialias || render_aa_forced();
-	cf->aap = (render_aa){in->w, in->h, wrap, cf->par.bs, in->bgx, cf->level == 3};
+	cf->aap = (render_aa){in->w, in->h, wrap, cf->par.bs, in->bgx, cf->level == 3,
+			      wrap ? NULL : in->bgflat};
 	cf->reach = cf->aa ? 3 : 2;
 #ifdef __x86_64__
 	if (cf->level == 3)
@@ -843,7 +844,7 @@ static void aa_row(const color_frame *cf, const tp_surface *sf, int y, uint8_t *
 				ofs.row[k][1] = ob[k][1];
 			}
 		}
-		if (!render_aa_plan(n, &ofs, nsub))
+		if (!render_aa_plan(n, &ofs, nsub) || !render_aa_flat(&cf->aap, y, xs, n, &ofs, nsub))
 			continue;
 		/* the lifts of each cluster of steep pixels (runs closer than AA_GAP pixels
 		 * taken together; a pixel's geometry does not depend on where its run starts),

@@ -59,6 +59,13 @@ void render_set_antialias(int n)
 
 int render_aa_forced(void) { return aa_force; }
 
+static int aa_flat_on = 1;
+
+void render_set_antialias_flat(int on)
+{
+	aa_flat_on = on;
+}
+
 static inline float absf(float v) { return v < 0 ? -v : v; }
 
 static inline float clampf(float v, float lo, float hi)
@@ -113,6 +120,94 @@ aa_plan(int n, const render_aa_offsets *o, uint8_t *nsub)
 int render_aa_plan(int n, const render_aa_offsets *o, uint8_t *nsub)
 {
 	return aa_plan(n, o, nsub);
+}
+
+/* A cell (x0, y0) is an edge if its four bilinear taps, (x0, y0) .. (x0 + 1, y0 + 1), are
+ * not all one RGB colour; out[] is each cell's Chebyshev distance to the nearest edge
+ * (two passes over the 8 neighbours, capped at 255). */
+void render_aa_flat_map(const uint8_t *bgx, int w, int h, uint8_t *out)
+{
+	const size_t bs = 4 * ((size_t)w + 1);
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++) {
+			const uint8_t *p = bgx + (size_t)y * bs + 4 * (size_t)x;
+			const int edge = memcmp(p, p + 4, 3) || memcmp(p, p + bs, 3) ||
+					 memcmp(p, p + bs + 4, 3);
+			out[(size_t)y * w + x] = edge ? 0 : 255;
+		}
+	for (int y = 0; y < h; y++) /* forward: left, up-left, up, up-right */
+		for (int x = 0; x < w; x++) {
+			uint8_t *o = out + (size_t)y * w + x;
+			int m = *o;
+			if (x > 0 && o[-1] + 1 < m)
+				m = o[-1] + 1;
+			if (y > 0) {
+				const uint8_t *u = o - w;
+				if (u[0] + 1 < m)
+					m = u[0] + 1;
+				if (x > 0 && u[-1] + 1 < m)
+					m = u[-1] + 1;
+				if (x + 1 < w && u[1] + 1 < m)
+					m = u[1] + 1;
+			}
+			*o = (uint8_t)m;
+		}
+	for (int y = h - 1; y >= 0; y--) /* backward: right, down-right, down, down-left */
+		for (int x = w - 1; x >= 0; x--) {
+			uint8_t *o = out + (size_t)y * w + x;
+			int m = *o;
+			if (x + 1 < w && o[1] + 1 < m)
+				m = o[1] + 1;
+			if (y + 1 < h) {
+				const uint8_t *d = o + w;
+				if (d[0] + 1 < m)
+					m = d[0] + 1;
+				if (x + 1 < w && d[1] + 1 < m)
+					m = d[1] + 1;
+				if (x > 0 && d[-1] + 1 < m)
+					m = d[-1] + 1;
+			}
+			*o = (uint8_t)m;
+		}
+}
+
+/* Every lookup of the pixel lies within R cells of its centre lookup's cell: a subsample's
+ * offset is a bilinear mix, weights up to 1/2, of the pixel's and its 8 neighbours', so it
+ * differs from the centre's by at most 3/4 of their largest difference Dd; clamping to the
+ * frame only moves positions closer; R = ceil(Dd) + 2 covers that, the 1/8-pixel rounding
+ * and the cell boundary. If no edge cell lies within R (flat > R), every tap of every
+ * lookup is one colour c, so the average is c, as the one lookup is. */
+int render_aa_flat(const render_aa *a, int y, int xs, int n, const render_aa_offsets *o,
+		   uint8_t *nsub)
+{
+	if (!a->flat || aa_force || !aa_flat_on)
+		return 1;
+	int left = 0;
+	const float fw = (float)a->w, fh = (float)a->hgt;
+	for (int i = 0; i < n; i++) {
+		if (!nsub[i])
+			continue;
+		const int c = i + 1;
+		float dd = 0;
+		for (int k = 0; k < 2; k++) {
+			const float v = o->row[1][k][c];
+			for (int r = 0; r < 3; r++)
+				for (int e = -1; e <= 1; e++)
+					dd = maxf(dd, absf(o->row[r][k][c + e] - v));
+		}
+		const float sx = clampf((float)(xs + i) + o->row[1][0][c], 0.0f, fw - 1.0f);
+		const float sy = clampf((float)y + o->row[1][1][c], 0.0f, fh - 1.0f);
+		if (!(dd < 200.0f)) { /* NaN or huge: supersample */
+			left++;
+			continue;
+		}
+		const int R = (int)ceilf(dd) + 2;
+		if (a->flat[(size_t)(int)sy * a->w + (int)sx] > R)
+			nsub[i] = 0;
+		else
+			left++;
+	}
+	return left;
 }
 
 /* The offset component k at (x + u, y + v), |u|, |v| <= 1/2, bilinear between the centre

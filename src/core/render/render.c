@@ -14,6 +14,7 @@ struct render_ctx {
 	int w, h;
 	tp_image bg;
 	uint8_t *bgx;        /* (w+1) x (h+1) RGBX, see render_in.bgx */
+	uint8_t *bgflat;     /* w x h, see render_in.bgflat (NULL: none) */
 	float *hpad;         /* (w+2) x (h+2) heights with ghost cells */
 	float *height;       /* w*h: the surface in height units (texture-map modes only) */
 	float *scratch;      /* w*h*4 */
@@ -130,6 +131,11 @@ int render_create(const scene *sc, scene_mode mode, render_ctx **out, tp_err *er
 	}
 	if (color)
 		pad_background(&r->bg, sc->boundary == SCENE_BOUNDARY_WRAP, &sc->render, r->bgx);
+	/* anti-aliasing skips pixels whose lookups all land on one colour (without wrap,
+	 * where lookups are clamped, not wrapped); without the map it supersamples them */
+	if (color && sc->render.antialias && sc->boundary != SCENE_BOUNDARY_WRAP &&
+	    (r->bgflat = malloc((size_t)r->w * (size_t)r->h)))
+		render_aa_flat_map(r->bgx, r->w, r->h, r->bgflat);
 	*out = r;
 	return 0;
 }
@@ -144,6 +150,7 @@ void render_destroy(render_ctx *r)
 	tp_image_free(&r->flat_yuv);
 	free(r->rgb_rows);
 	free(r->bgx);
+	free(r->bgflat);
 	free(r->hpad);
 	free(r->height);
 	free(r->scratch);
@@ -344,6 +351,7 @@ int render_frame_side(render_ctx *r, const tp_surface *s, tp_image *out, void (*
 		.bg = &r->bg,
 		.scratch = r->scratch,
 		.bgx = r->bgx,
+		.bgflat = r->bgflat,
 		.mode = r->mode,
 		.px = scene_scale(r->sc),
 		.height_scale = r->height_scale,

@@ -65,5 +65,8 @@ void render_set_simd(int level);
  * the refraction is steep. */
 #define RENDER_AA_MAX_FORCE 16
 void render_set_antialias(int n);
+/* For tests: 0 supersamples every steep pixel, also where its lookups all land on one
+ * colour of the background (render_aa_flat skips those: the same bytes); 1 (default). */
+void render_set_antialias_flat(int on);
 
 #endif

@@ -25,6 +25,10 @@ typedef struct render_in {
 	/* The background as RGBX with one extra column and row (clamped or wrapped), so a
 	 * bilinear tap at (x0+1, y0+1) never needs a bounds check. Row stride (w+1)*4. */
 	const uint8_t *bgx;
+	/* For anti-aliasing: per background cell (w x h), the Chebyshev distance (capped at
+	 * 255) to the nearest cell whose bilinear taps are not all one colour; NULL with wrap
+	 * (render_aa_plan). */
+	const uint8_t *bgflat;
 	scene_mode mode; /* the mode of this output (a scene may have several outputs) */
 	/* Output pixels per scene unit (scene_scale): slopes per pixel are 1/px of the same
 	 * slopes per scene unit, and pixel-sized constants (edges, bevels, walls) grow by it,
@@ -63,10 +67,18 @@ typedef struct render_aa {
 	int32_t bs;         /* background row stride, bytes */
 	const uint8_t *bgx; /* render_in.bgx */
 	int vec;            /* 1: the AVX-512 lookups (the colour pass's level 3) */
+	const uint8_t *flat; /* render_in.bgflat, or NULL */
 } render_aa;
 /* The subsamples per axis of columns xs .. xs+n-1 (n <= 256) into nsub (0: refract.c's
  * one lookup stands); returns how many are not 0. */
 int render_aa_plan(int n, const render_aa_offsets *o, uint8_t *nsub);
+/* Then clears nsub of the pixels of row y, columns xs .. xs+n-1, whose lookups all land
+ * in one flat colour of the background (a->flat): the N x N average is then the one
+ * lookup, so the bytes are the same. Returns how many are left. */
+int render_aa_flat(const render_aa *a, int y, int xs, int n, const render_aa_offsets *o,
+		   uint8_t *nsub);
+/* The distance map of render_in.bgflat for the (w+1) x (h+1) RGBX background bgx. */
+void render_aa_flat_map(const uint8_t *bgx, int w, int h, uint8_t *out);
 /* Redraws the pixels of row y whose nsub is not 0 into `row` (the row's 3w bytes), with
  * refract.c's lifts of columns xs .. xs+n-1. */
 void render_aa_shade(const render_aa *a, int y, int xs, int n, const render_aa_offsets *o,
