@@ -125,33 +125,9 @@ static int start_eq(const scene *a, const scene *b)
 	return 1;
 }
 
-static const scene *sort_scene; /* qsort has no context argument in C11 */
-
-static int by_time(const void *x, const void *y)
-{
-	const scene_drop *p = &sort_scene->drops[*(const int *)x];
-	const scene_drop *q = &sort_scene->drops[*(const int *)y];
-	if (p->t != q->t)
-		return p->t < q->t ? -1 : 1;
-	return *(const int *)x - *(const int *)y;
-}
-
-/* Drops in the stepper's order (by time, then file order); NULL if out of memory. */
-static int *drop_order(const scene *s)
-{
-	int *o = malloc(((size_t)s->ndrops + 1) * sizeof *o);
-	if (!o)
-		return NULL;
-	for (int i = 0; i < s->ndrops; i++)
-		o[i] = i;
-	sort_scene = s;
-	qsort(o, (size_t)s->ndrops, sizeof *o, by_time);
-	return o;
-}
-
 static double drops_diverge(const scene *a, const scene *b)
 {
-	int *oa = drop_order(a), *ob = drop_order(b);
+	int *oa = scene_drop_order(a), *ob = scene_drop_order(b);
 	double t = -INFINITY;
 	if (oa && ob) {
 		int n = a->ndrops < b->ndrops ? a->ndrops : b->ndrops, i = 0;

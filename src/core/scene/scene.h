@@ -323,6 +323,11 @@ int scene_has(const scene *s, const char *jpath);
  * the renderer reads differs). */
 double scene_diverge(const scene *a, const scene *b);
 
+/* The drops in the order the stepper applies them: by time, file order breaking ties.
+ * Returns a malloc'd array of ndrops indices (at least one entry), or NULL if out of
+ * memory. Thread-safe (qsort of (t, index) pairs, no shared state). */
+int *scene_drop_order(const scene *s);
+
 /* Position of a path at time t (linear between keyframes, held outside them). */
 void scene_path_eval(const scene_path *p, double t, double *x, double *y, double *angle);
 

@@ -26,17 +26,6 @@ struct stepper {
 	const volatile sig_atomic_t *cancel; /* stepper_set_cancel() */
 };
 
-static const scene *sort_scene; /* qsort has no context argument in C11 */
-
-static int by_time(const void *a, const void *b)
-{
-	const scene_drop *da = &sort_scene->drops[*(const int *)a];
-	const scene_drop *db = &sort_scene->drops[*(const int *)b];
-	if (da->t != db->t)
-		return da->t < db->t ? -1 : 1;
-	return *(const int *)a - *(const int *)b; /* stable: file order breaks ties */
-}
-
 int stepper_create(const scene *sc, int threads, stepper **out, tp_err *err)
 {
 	*out = NULL;
@@ -45,17 +34,13 @@ int stepper_create(const scene *sc, int threads, stepper **out, tp_err *err)
 		return tp_errf(err, TP_EIO, "out of memory");
 	st->sc = sc;
 	st->frame = -1;
-	st->drop_order = calloc((size_t)sc->ndrops + 1, sizeof *st->drop_order);
+	st->drop_order = scene_drop_order(sc);
 	st->rain = calloc((size_t)sc->nemitters + 1, sizeof *st->rain);
 	st->poses = calloc((size_t)sc->nboxes + 1, sizeof *st->poses);
 	if (!st->drop_order || !st->rain || !st->poses) {
 		stepper_destroy(st);
 		return tp_errf(err, TP_EIO, "out of memory");
 	}
-	for (int i = 0; i < sc->ndrops; i++)
-		st->drop_order[i] = i;
-	sort_scene = sc;
-	qsort(st->drop_order, (size_t)sc->ndrops, sizeof *st->drop_order, by_time);
 	for (int i = 0; i < sc->nemitters; i++)
 		tp_rng_seed(&st->rain[i], sc->seed, 0x7261696eu + (uint64_t)i); /* "rain" + i */
 	for (int i = 0; i < sc->nboxes; i++) {
