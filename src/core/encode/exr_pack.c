@@ -1,6 +1,7 @@
 /* exr_pack.c - float to half and ZIP's predictor, byte for byte as OpenEXRCore (exr_pack.h). */
 #include "encode/exr_pack.h"
 
+#include <pthread.h>
 #include <string.h>
 
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
@@ -70,10 +71,22 @@ __attribute__((target("avx,f16c"))) static size_t half_f16c(const float *in, uin
 #ifdef HAVE_F16C_PATH
 /* AVX (the OS saves its registers) and F16C (CPUID 1, ECX bit 29): clang 14's
  * __builtin_cpu_supports does not know "f16c", so it is read from CPUID. */
-static int has_f16c(void)
+static int f16c_present;
+static pthread_once_t f16c_once = PTHREAD_ONCE_INIT;
+
+static void read_f16c(void)
 {
 	unsigned a, b, c, d;
-	return __builtin_cpu_supports("avx") && __get_cpuid(1, &a, &b, &c, &d) && (c >> 29 & 1);
+	f16c_present = __builtin_cpu_supports("avx") && __get_cpuid(1, &a, &b, &c, &d) &&
+		       (c >> 29 & 1);
+}
+
+/* Read once: CPUID traps to the hypervisor in a virtual machine (tens of microseconds),
+ * and asked on every row it was a quarter of an ocean EXR render's time. */
+static int has_f16c(void)
+{
+	pthread_once(&f16c_once, read_f16c);
+	return f16c_present;
 }
 #endif
 
