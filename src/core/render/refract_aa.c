@@ -48,7 +48,7 @@
 
 #define AA_THRESHOLD 0.25f /* pixels of offset change per pixel: up to it, one lookup */
 #define AA_SPACING   0.25f /* pixels of offset change per subsample */
-#define AA_MAX       6    /* subsamples per axis at most */
+#define AA_MAX       6     /* subsamples per axis at most */
 
 static int aa_force;
 
@@ -57,7 +57,10 @@ void render_set_antialias(int n)
 	aa_force = n < 0 ? 0 : n > RENDER_AA_MAX_FORCE ? RENDER_AA_MAX_FORCE : n;
 }
 
-int render_aa_forced(void) { return aa_force; }
+int render_aa_forced(void)
+{
+	return aa_force;
+}
 
 static int aa_flat_on = 1;
 
@@ -66,7 +69,10 @@ void render_set_antialias_flat(int on)
 	aa_flat_on = on;
 }
 
-static inline float absf(float v) { return v < 0 ? -v : v; }
+static inline float absf(float v)
+{
+	return v < 0 ? -v : v;
+}
 
 static inline float clampf(float v, float lo, float hi)
 {
@@ -74,7 +80,10 @@ static inline float clampf(float v, float lo, float hi)
 	return v < hi ? v : hi;
 }
 
-static inline float maxf(float a, float b) { return a > b ? a : b; }
+static inline float maxf(float a, float b)
+{
+	return a > b ? a : b;
+}
 
 /* Cloned for the vector units: max, abs and subtraction are exact, so every clone gives
  * the same D. */
@@ -171,6 +180,36 @@ void render_aa_flat_map(const uint8_t *bgx, int w, int h, uint8_t *out)
 		}
 }
 
+/* dd of every column: the largest change of either offset component from the pixel to
+ * any of its 8 neighbours (the 3 x 3 entries around entry i + 1), branch-free so that it
+ * vectorises; max, abs and subtraction are exact, so every clone gives the same dd (a NaN
+ * is kept or dropped as the scalar order of maxf calls does: maxps is maxf's a > b ? a : b).
+ * Computed per pixel inside the flat check, it cost as much as the lookups it saves. */
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) static void
+aa_spread(int n, const render_aa_offsets *o, float *restrict dd)
+{
+	const float *restrict t0 = o->row[0][0], *restrict m0 = o->row[1][0],
+			      *restrict b0 = o->row[2][0];
+	const float *restrict t1 = o->row[0][1], *restrict m1 = o->row[1][1],
+			      *restrict b1 = o->row[2][1];
+#define SPREAD3(row, c, v, m)                                                                      \
+	m = maxf(maxf(maxf(m, absf((row)[(c)-1] - (v))), absf((row)[c] - (v))),                    \
+		 absf((row)[(c) + 1] - (v)))
+	for (int i = 0; i < n; i++) {
+		const int c = i + 1;
+		const float v0 = m0[c], v1 = m1[c];
+		float m = 0;
+		SPREAD3(t0, c, v0, m);
+		SPREAD3(m0, c, v0, m);
+		SPREAD3(b0, c, v0, m);
+		SPREAD3(t1, c, v1, m);
+		SPREAD3(m1, c, v1, m);
+		SPREAD3(b1, c, v1, m);
+		dd[i] = m;
+	}
+#undef SPREAD3
+}
+
 /* Every lookup of the pixel lies within R cells of its centre lookup's cell: a subsample's
  * offset is a bilinear mix, weights up to 1/2, of the pixel's and its 8 neighbours', so it
  * differs from the centre's by at most 3/4 of their largest difference Dd; clamping to the
@@ -182,19 +221,15 @@ int render_aa_flat(const render_aa *a, int y, int xs, int n, const render_aa_off
 {
 	if (!a->flat || aa_force || !aa_flat_on)
 		return 1;
+	float spread[256]; /* n <= 256 (refract.c's CHUNK) */
+	aa_spread(n, o, spread);
 	int left = 0;
 	const float fw = (float)a->w, fh = (float)a->hgt;
 	for (int i = 0; i < n; i++) {
 		if (!nsub[i])
 			continue;
 		const int c = i + 1;
-		float dd = 0;
-		for (int k = 0; k < 2; k++) {
-			const float v = o->row[1][k][c];
-			for (int r = 0; r < 3; r++)
-				for (int e = -1; e <= 1; e++)
-					dd = maxf(dd, absf(o->row[r][k][c + e] - v));
-		}
+		const float dd = spread[i];
 		const float sx = clampf((float)(xs + i) + o->row[1][0][c], 0.0f, fw - 1.0f);
 		const float sy = clampf((float)y + o->row[1][1][c], 0.0f, fh - 1.0f);
 		if (!(dd < 200.0f)) { /* NaN or huge: supersample */
@@ -256,7 +291,8 @@ static void shade_pixel_c(const render_aa *a, int x, int y, int c, int N,
 				sx = clampf((float)x + ox, 0.0f, fw - 1.0f);
 				sy = clampf((float)y + oy, 0.0f, fh - 1.0f);
 			}
-			const int32_t qx = (int32_t)(sx * 8.0f + 0.5f), qy = (int32_t)(sy * 8.0f + 0.5f);
+			const int32_t qx = (int32_t)(sx * 8.0f + 0.5f),
+				      qy = (int32_t)(sy * 8.0f + 0.5f);
 			int32_t x0 = qx >> 3, y0 = qy >> 3;
 			const uint32_t ax = (uint32_t)(qx & 7), ay = (uint32_t)(qy & 7);
 			if (a->wrap) {
@@ -292,14 +328,15 @@ static void lanes_init(void)
 
 /* offset_at for 16 subsamples: the same products and sums per lane, each neighbour
  * chosen by the sign of u and of v (broadcast values, blended by mask). */
-static inline __attribute__((always_inline, target("avx512f"))) __m512
+static inline __attribute__((always_inline, target("avx512f,avx512bw,avx512vnni"))) __m512
 offset16(const render_aa_offsets *o, int k, int c, __m512 u, __m512 v, __mmask16 un, __mmask16 vn)
 {
 	const float *m = o->row[1][k], *t = o->row[0][k], *b = o->row[2][k];
 	const __m512 one = _mm512_set1_ps(1.0f);
 	const __m512 wu = _mm512_abs_ps(u), wv = _mm512_abs_ps(v);
 	const __m512 mc = _mm512_set1_ps(m[c]);
-	const __m512 mx = _mm512_mask_blend_ps(un, _mm512_set1_ps(m[c + 1]), _mm512_set1_ps(m[c - 1]));
+	const __m512 mx =
+		_mm512_mask_blend_ps(un, _mm512_set1_ps(m[c + 1]), _mm512_set1_ps(m[c - 1]));
 	const __m512 ec = _mm512_mask_blend_ps(vn, _mm512_set1_ps(b[c]), _mm512_set1_ps(t[c]));
 	const __m512 ex = _mm512_mask_blend_ps(
 		vn, _mm512_mask_blend_ps(un, _mm512_set1_ps(b[c + 1]), _mm512_set1_ps(b[c - 1])),
@@ -311,7 +348,7 @@ offset16(const render_aa_offsets *o, int k, int c, __m512 u, __m512 v, __mmask16
 }
 
 /* clampf per lane: max_ps(v, lo) is v > lo ? v : lo (NaN: lo), min_ps(v, hi) likewise. */
-static inline __attribute__((always_inline, target("avx512f"))) __m512
+static inline __attribute__((always_inline, target("avx512f,avx512bw,avx512vnni"))) __m512
 clamp16(__m512 v, __m512 lo, __m512 hi)
 {
 	return _mm512_min_ps(_mm512_max_ps(v, lo), hi);
@@ -321,10 +358,9 @@ clamp16(__m512 v, __m512 lo, __m512 hi)
  * computes what the plain loop does for its subsample, and the integer sums do not
  * depend on their order. Offsets into the background fit 32 bits, as the colour pass's
  * own gathers assume. */
-__attribute__((target("avx512f"))) static void shade_pixel_avx512(const render_aa *a, int x, int y,
-								  int c, int N,
-								  const render_aa_offsets *o,
-								  uint32_t acc[3])
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) static void
+shade_pixel_avx512(const render_aa *a, int x, int y, int c, int N, const render_aa_offsets *o,
+		   uint32_t acc[3])
 {
 	const int w = a->w, hgt = a->hgt, nn = N * N;
 	const float fw = (float)w, fh = (float)hgt;
@@ -332,63 +368,100 @@ __attribute__((target("avx512f"))) static void shade_pixel_avx512(const render_a
 	const __m512 eight = _mm512_set1_ps(8.0f), half = _mm512_set1_ps(0.5f);
 	const __m512 zero = _mm512_setzero_ps();
 	const __m512i seven = _mm512_set1_epi32(7), k8 = _mm512_set1_epi32(8),
-		      ff = _mm512_set1_epi32(0xff), bs = _mm512_set1_epi32(a->bs),
-		      z = _mm512_setzero_si512();
-	__m512i sum[3] = {z, z, z};
+		      bs = _mm512_set1_epi32(a->bs), z = _mm512_setzero_si512();
+	__m512i rg = z, bb = z;
+	const __m512i dup_lo = _mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0),
+		      dup_hi = _mm512_set_epi32(15, 15, 14, 14, 13, 13, 12, 12, 11, 11, 10, 10, 9,
+						9, 8, 8);
+	/* per 64-bit lane (bytes 0-7: R0 G0 B0 X0 R1 G1 B1 X1; -1 makes a zero byte) */
+	const __m512i ctl_rg = _mm512_broadcast_i32x4(_mm_setr_epi8(0, -1, 4, -1, 1, -1, 5, -1, 8,
+								    -1, 12, -1, 9, -1, 13, -1)),
+		      ctl_b = _mm512_broadcast_i32x4(_mm_setr_epi8(2, -1, 6, -1, -1, -1, -1, -1, 10,
+								   -1, 14, -1, -1, -1, -1, -1));
 	for (int l = 0; l < nn; l += 16) {
 		const __mmask16 live =
 			nn - l >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (nn - l)) - 1);
 		const __m512 u = _mm512_loadu_ps(lane_u[N] + l), v = _mm512_loadu_ps(lane_v[N] + l);
 		const __mmask16 un = _mm512_cmp_ps_mask(u, zero, _CMP_LT_OQ),
 				vn = _mm512_cmp_ps_mask(v, zero, _CMP_LT_OQ);
-		const __m512 ox = offset16(o, 0, c, u, v, un, vn), oy = offset16(o, 1, c, u, v, un, vn);
+		const __m512 ox = offset16(o, 0, c, u, v, un, vn),
+			     oy = offset16(o, 1, c, u, v, un, vn);
 		__m512 sx, sy;
 		if (a->wrap) {
-			sx = _mm512_add_ps(
-				_mm512_add_ps(fx, clamp16(ox, _mm512_set1_ps(-fw), _mm512_set1_ps(fw))),
-				_mm512_set1_ps(fw));
-			sy = _mm512_add_ps(
-				_mm512_add_ps(fy, clamp16(oy, _mm512_set1_ps(-fh), _mm512_set1_ps(fh))),
-				_mm512_set1_ps(fh));
+			sx = _mm512_add_ps(_mm512_add_ps(fx, clamp16(ox, _mm512_set1_ps(-fw),
+								     _mm512_set1_ps(fw))),
+					   _mm512_set1_ps(fw));
+			sy = _mm512_add_ps(_mm512_add_ps(fy, clamp16(oy, _mm512_set1_ps(-fh),
+								     _mm512_set1_ps(fh))),
+					   _mm512_set1_ps(fh));
 		} else {
 			sx = clamp16(_mm512_add_ps(fx, ox), zero, _mm512_set1_ps(fw - 1.0f));
 			sy = clamp16(_mm512_add_ps(fy, oy), zero, _mm512_set1_ps(fh - 1.0f));
 		}
-		const __m512i qx = _mm512_cvttps_epi32(_mm512_add_ps(_mm512_mul_ps(sx, eight), half));
-		const __m512i qy = _mm512_cvttps_epi32(_mm512_add_ps(_mm512_mul_ps(sy, eight), half));
+		const __m512i qx =
+			_mm512_cvttps_epi32(_mm512_add_ps(_mm512_mul_ps(sx, eight), half));
+		const __m512i qy =
+			_mm512_cvttps_epi32(_mm512_add_ps(_mm512_mul_ps(sy, eight), half));
 		__m512i x0 = _mm512_srai_epi32(qx, 3), y0 = _mm512_srai_epi32(qy, 3);
 		const __m512i ax = _mm512_and_si512(qx, seven), ay = _mm512_and_si512(qy, seven);
 		if (a->wrap) { /* x0 in [0, 3w): x0 % w by two conditional subtractions */
 			const __m512i W = _mm512_set1_epi32(w), H = _mm512_set1_epi32(hgt);
 			for (int r = 0; r < 2; r++) {
-				x0 = _mm512_mask_sub_epi32(x0, _mm512_cmpge_epi32_mask(x0, W), x0, W);
-				y0 = _mm512_mask_sub_epi32(y0, _mm512_cmpge_epi32_mask(y0, H), y0, H);
+				x0 = _mm512_mask_sub_epi32(x0, _mm512_cmpge_epi32_mask(x0, W), x0,
+							   W);
+				y0 = _mm512_mask_sub_epi32(y0, _mm512_cmpge_epi32_mask(y0, H), y0,
+							   H);
 			}
 		}
 		const __m512i off =
 			_mm512_add_epi32(_mm512_mullo_epi32(y0, bs), _mm512_slli_epi32(x0, 2));
-		const __m512i p00 = _mm512_mask_i32gather_epi32(z, live, off, a->bgx, 1);
-		const __m512i p01 = _mm512_mask_i32gather_epi32(z, live, off, a->bgx + 4, 1);
-		const __m512i p10 = _mm512_mask_i32gather_epi32(z, live, off, a->bgx + a->bs, 1);
-		const __m512i p11 = _mm512_mask_i32gather_epi32(z, live, off, a->bgx + a->bs + 4, 1);
+		/* the two taps of a row are adjacent: one 64-bit gather fetches both (half
+		 * the elements of four 32-bit gathers, which bound this loop), then the
+		 * low and high halves are split into the taps' 16 lanes */
+		const __m256i olo = _mm512_castsi512_si256(off),
+			      ohi = _mm512_extracti64x4_epi64(off, 1);
+		const __mmask8 llo = (__mmask8)live, lhi = (__mmask8)(live >> 8);
+		const __m512i t0 = _mm512_mask_i32gather_epi64(z, llo, olo, a->bgx, 1),
+			      t1 = _mm512_mask_i32gather_epi64(z, lhi, ohi, a->bgx, 1),
+			      b0 = _mm512_mask_i32gather_epi64(z, llo, olo, a->bgx + a->bs, 1),
+			      b1 = _mm512_mask_i32gather_epi64(z, lhi, ohi, a->bgx + a->bs, 1);
+		/* Each 64-bit lane holds a lookup's two taps of a row, RGBX RGBX. Bytes are
+		 * spread to 16-bit pairs (R0 R1 | G0 G1 and B0 B1 | 0 0) and multiplied by
+		 * the pair of weights (w_0 w_1): vpdpwssd adds R0 w_0 + R1 w_1 into the
+		 * lookup's R lane, and so on, exactly the integer sums of the plain loop. */
 		const __m512i iax = _mm512_sub_epi32(k8, ax), iay = _mm512_sub_epi32(k8, ay);
-		const __m512i w00 = _mm512_maskz_mullo_epi32(live, iax, iay),
-			      w01 = _mm512_maskz_mullo_epi32(live, ax, iay),
-			      w10 = _mm512_maskz_mullo_epi32(live, iax, ay),
-			      w11 = _mm512_maskz_mullo_epi32(live, ax, ay);
-		for (int k = 0; k < 3; k++) {
-			const __m512i c00 = _mm512_and_si512(_mm512_srli_epi32(p00, 8 * k), ff),
-				      c01 = _mm512_and_si512(_mm512_srli_epi32(p01, 8 * k), ff),
-				      c10 = _mm512_and_si512(_mm512_srli_epi32(p10, 8 * k), ff),
-				      c11 = _mm512_and_si512(_mm512_srli_epi32(p11, 8 * k), ff);
-			const __m512i t = _mm512_add_epi32(
-				_mm512_add_epi32(_mm512_mullo_epi32(c00, w00), _mm512_mullo_epi32(c01, w01)),
-				_mm512_add_epi32(_mm512_mullo_epi32(c10, w10), _mm512_mullo_epi32(c11, w11)));
-			sum[k] = _mm512_add_epi32(sum[k], t);
-		}
+		const __m512i wx = _mm512_or_si512(iax, _mm512_slli_epi32(ax, 16));
+		const __m512i wt = _mm512_mullo_epi16(
+				      wx, _mm512_or_si512(iay, _mm512_slli_epi32(iay, 16))),
+			      wb = _mm512_mullo_epi16(
+				      wx, _mm512_or_si512(ay, _mm512_slli_epi32(ay, 16)));
+		const __m512i wtl = _mm512_permutexvar_epi32(dup_lo, wt),
+			      wth = _mm512_permutexvar_epi32(dup_hi, wt),
+			      wbl = _mm512_permutexvar_epi32(dup_lo, wb),
+			      wbh = _mm512_permutexvar_epi32(dup_hi, wb);
+		rg = _mm512_dpwssd_epi32(rg, _mm512_shuffle_epi8(t0, ctl_rg), wtl);
+		rg = _mm512_dpwssd_epi32(rg, _mm512_shuffle_epi8(t1, ctl_rg), wth);
+		rg = _mm512_dpwssd_epi32(rg, _mm512_shuffle_epi8(b0, ctl_rg), wbl);
+		rg = _mm512_dpwssd_epi32(rg, _mm512_shuffle_epi8(b1, ctl_rg), wbh);
+		bb = _mm512_dpwssd_epi32(bb, _mm512_shuffle_epi8(t0, ctl_b), wtl);
+		bb = _mm512_dpwssd_epi32(bb, _mm512_shuffle_epi8(t1, ctl_b), wth);
+		bb = _mm512_dpwssd_epi32(bb, _mm512_shuffle_epi8(b0, ctl_b), wbl);
+		bb = _mm512_dpwssd_epi32(bb, _mm512_shuffle_epi8(b1, ctl_b), wbh);
 	}
-	for (int k = 0; k < 3; k++)
-		acc[k] += (uint32_t)_mm512_reduce_add_epi32(sum[k]);
+	/* rg: R in the even 32-bit lanes, G in the odd; bb: B in the even */
+	const __m256i r8 = _mm256_add_epi32(_mm512_castsi512_si256(rg),
+					    _mm512_extracti64x4_epi64(rg, 1)),
+		      b8 = _mm256_add_epi32(_mm512_castsi512_si256(bb),
+					    _mm512_extracti64x4_epi64(bb, 1));
+	const __m128i r4 = _mm_add_epi32(_mm256_castsi256_si128(r8),
+					 _mm256_extracti128_si256(r8, 1)),
+		      b4 = _mm_add_epi32(_mm256_castsi256_si128(b8),
+					 _mm256_extracti128_si256(b8, 1));
+	const __m128i r2 = _mm_add_epi32(r4, _mm_unpackhi_epi64(r4, r4)),
+		      b2 = _mm_add_epi32(b4, _mm_unpackhi_epi64(b4, b4));
+	acc[0] += (uint32_t)_mm_cvtsi128_si32(r2);
+	acc[1] += (uint32_t)_mm_extract_epi32(r2, 1);
+	acc[2] += (uint32_t)_mm_cvtsi128_si32(b2);
 }
 
 static pthread_once_t lanes_once = PTHREAD_ONCE_INIT;
