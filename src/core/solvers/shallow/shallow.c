@@ -460,8 +460,18 @@ static int shallow_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	 * rate. Scaled with the step length instead (sqrt(rate / REF_RATE)), boxes came out
 	 * softer at larger steps: at rate 0.1 shallow_drag's waves were 12% lower, 25% less
 	 * steep; so, within 3% (heights) and 7% (slopes) of the lab rate's. */
+	const double gamma_in = s->gamma;
 	if (s->rate != REF_RATE)
 		s->gamma = 1 - pow_sqrt(1 - s->gamma, s->rate / REF_RATE);
+	/* The box solve divides each covered row by 1 - gamma (cluster_setup): a step that
+	 * gives back (nearly) all of the virtual height makes it singular, and the boxes
+	 * were silently pushed in instead of settled. */
+	if (sc->nboxes > 0 && !(1 - s->gamma >= GAMMA_MARGIN))
+		return scene_errf(sc, err, TP_EINPUT, "params.gamma",
+				  "%g is too stiff for the boxes at this step length (each internal "
+				  "step would give back 1 - (1 - gamma)^(rate / %g) = %.9g of what a box "
+				  "holds down, which makes the box solve singular); use gamma < %.4g",
+				  gamma_in, REF_RATE, s->gamma, 1 - pow(GAMMA_MARGIN, REF_RATE / s->rate));
 	s->c_px = sqrt(s->rate) / s->dt_sub;
 	s->g_box = s->c_px * s->c_px / s->depth; /* = gravity when given (c^2 = g D) */
 	s->mur_k = (sqrt(s->rate) - 1) / (sqrt(s->rate) + 1);
