@@ -5,7 +5,9 @@
  * maps written uncompressed), read back through OpenEXRCore and inflated with zlib. */
 #include <Imath/half.h>
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <openexr.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 #include <zlib.h>
 
 #include "cli_util.h"
+#include "encode/encoder.h"
 #include "encode/exr_pack.h"
 #include "tmpdir.h"
 
@@ -257,7 +260,8 @@ Test(exr, zip_chunks_hold_openexrs_packing)
 }
 
 /* The files are the same bytes whichever number of threads packs and compresses their
- * chunks (the encoder's team follows OMP_NUM_THREADS; --threads sets the renderer's). */
+ * chunks (--threads sets the encoder's team as the renderer's; OMP_NUM_THREADS the
+ * default of both). */
 Test(exr, files_do_not_depend_on_the_threads)
 {
 	const char *o = "scenes/textures/ocean_choppy.json --size 256x256 --frames 2 -q -y";
@@ -281,4 +285,69 @@ Test(exr, files_do_not_depend_on_the_threads)
 				snprintf(b, sizeof b, "%s/%c%d_%d.exr", dir, m[k], t, f);
 				cr_assert(files_equal(a, b), "%s and %s differ", a, b);
 			}
+}
+
+/* Threads of this process (/proc/self/task). */
+static int task_count(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	cr_assert(d != NULL);
+	int n = 0;
+	for (struct dirent *e; (e = readdir(d));)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+typedef struct team_probe {
+	int threads;    /* enc_config.threads */
+	const char *path;
+	int tasks;      /* threads of the process after the frame, from inside */
+	int rc;
+} team_probe;
+
+/* As the render's encoder thread does: one EXR frame through a sink. libgomp keeps a
+ * team's workers alive (idle) until the thread that led it exits, so the count taken
+ * here shows the team the encoder ran. */
+static void *encode_on_a_thread(void *arg)
+{
+	team_probe *tp = arg;
+	tp_image img;
+	tp_err err;
+	enc_sink *sink = NULL;
+	enc_config cfg = {.path = tp->path, .w = 64, .h = 256, .fps = 30, .frames = 1,
+			  .fmt = TP_GRAYF32, .overwrite = 1, .threads = tp->threads};
+	cr_assert_eq(tp_image_alloc(&img, 64, 256, TP_GRAYF32), 0);
+	for (int y = 0; y < 256; y++)
+		for (int x = 0; x < 64; x++)
+			((float *)(void *)tp_image_row(&img, y))[x] = (float)(x * y) / 100.0f;
+	tp->rc = enc_sink_create(enc_find("exr"), &cfg, &sink, &err);
+	if (tp->rc == 0)
+		tp->rc = enc_sink_write(sink, 0, &img, &err);
+	if (tp->rc == 0)
+		tp->rc = enc_sink_close(sink, ENC_CLOSE_DONE, &err);
+	tp->tasks = task_count();
+	enc_sink_destroy(sink);
+	tp_image_free(&img);
+	return NULL;
+}
+
+/* --threads reaches the encoder's own parallel loops: they run on the encoder's thread,
+ * which does not inherit the main thread's omp_set_num_threads(); enc_config.threads
+ * carries it (for EXR chunks, PNG batches and flipbook cells alike). */
+Test(exr, the_encoder_team_is_the_threads_asked_for)
+{
+	const int base = task_count();
+	for (int t = 1; t <= 3; t += 2) {
+		char path[160];
+		snprintf(path, sizeof path, "%s/team%d.exr", dir, t);
+		team_probe tp = {.threads = t, .path = path};
+		pthread_t th;
+		cr_assert_eq(pthread_create(&th, NULL, encode_on_a_thread, &tp), 0);
+		pthread_join(th, NULL);
+		cr_assert_eq(tp.rc, 0, "threads %d: the frame was written", t);
+		/* the encoding thread itself, and t - 1 workers */
+		cr_assert_eq(tp.tasks - base, t, "threads %d: %d threads beside the test's %d", t,
+			     tp.tasks - base, base);
+	}
 }

@@ -244,7 +244,8 @@ int cmd_render(int argc, char **argv)
 	const int first = o.range ? o.range_a : 0, last = o.range ? o.range_b : sc->frames - 1;
 
 	/* Every output is checked before any simulation: a bad path costs nothing. */
-	const enc_config base = {.overwrite = o.overwrite,
+	const enc_config base = {.threads = threads,
+				 .overwrite = o.overwrite,
 				 .crf = o.crf,
 				 .preset = o.preset,
 				 .bitrate = o.bitrate,

@@ -43,6 +43,10 @@ typedef struct enc_config {
 	/* exr: 32-bit float samples (0: half), and scene_exr_compression (0: ZIP) */
 	int exr_float;
 	int exr_compression;
+	/* The team size of the encoder's own parallel loops (PNG batches, EXR chunks,
+	 * flipbook cells), the program's --threads: they run on the encoder's thread, which
+	 * does not inherit the main thread's omp_set_num_threads(). 0: OpenMP's default. */
+	int threads;
 } enc_config;
 
 typedef enum enc_close_mode {

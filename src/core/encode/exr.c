@@ -36,6 +36,7 @@ typedef struct exrseq {
 	int is_pattern;
 	int first, frames, written;
 	int half;
+	int threads; /* enc_config.threads, or OpenMP's default */
 	exr_compression_t comp;
 	/* ZIP: per chunk output (chunk_bytes each) and sizes; per thread a compressor and
 	 * work_bytes of scratch (zip_scratch) */
@@ -108,6 +109,7 @@ static int exr_open(void *priv, const enc_config *cfg, tp_err *err)
 	s->frames = cfg->frames;
 	s->first = s->written = cfg->first;
 	s->half = !cfg->exr_float;
+	s->threads = cfg->threads > 0 ? cfg->threads : omp_get_max_threads();
 	static const exr_compression_t comp[] = {EXR_COMPRESSION_ZIP, EXR_COMPRESSION_ZIPS,
 						 EXR_COMPRESSION_PIZ, EXR_COMPRESSION_RLE,
 						 EXR_COMPRESSION_NONE};
@@ -155,7 +157,7 @@ static int zip_scratch(exrseq *s, int n, size_t bytes, size_t row)
 	s->row_bytes = row;
 	s->work_bytes = (2 * bytes + row + 63) / 64 * 64;
 	if (!s->nz) {
-		s->nz = omp_get_max_threads();
+		s->nz = s->threads;
 		s->z = calloc((size_t)s->nz, sizeof *s->z);
 		for (int i = 0; s->z && i < s->nz; i++)
 			s->z[i] = libdeflate_alloc_compressor(EXR_DEFLATE_LEVEL);
@@ -241,7 +243,7 @@ static exr_result_t write_zip_chunks(exrseq *s, exr_context_t ctx, const tp_imag
 	const size_t bytes = (size_t)lines * img->w * nch * bps;
 	if (zip_scratch(s, n, bytes, (size_t)img->w * nch * 2) < 0)
 		return EXR_ERR_OUT_OF_MEMORY;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(s->threads)
 	for (int k = 0; k < n; k++) {
 		const int t = omp_get_thread_num();
 		if (t >= s->nz) { /* a larger team than at the start: not expected */
@@ -283,7 +285,7 @@ static exr_result_t write_chunks(exrseq *s, exr_context_t ctx, const tp_image *i
 		free(rcs);
 		return EXR_ERR_OUT_OF_MEMORY;
 	}
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(s->threads)
 	for (int k = 0; k < n; k++) {
 		exr_chunk_info_t ci;
 		exr_result_t r = exr_write_scanline_chunk_info(ctx, 0, k * lines, &ci);

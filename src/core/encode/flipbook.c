@@ -2,6 +2,7 @@
 #include "encode/flipbook.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@ typedef struct flipbook {
 	enc_flipbook fb;
 	int aw, ah, cw, ch; /* atlas and cell size */
 	int frames, cells;
+	int threads; /* enc_config.threads, or OpenMP's default */
 	int channels, wide;
 	tp_image atlas;
 	taps tx, ty;
@@ -134,6 +136,7 @@ static int flipbook_open(void *priv, const enc_config *cfg, tp_err *err)
 		return rc;
 	snprintf(f->path, sizeof f->path, "%s", cfg->path);
 	f->fb = *cfg->flipbook;
+	f->threads = cfg->threads > 0 ? cfg->threads : omp_get_max_threads();
 	enc_flipbook_size(&f->fb, &f->aw, &f->ah, &f->cw, &f->ch);
 	f->frames = cfg->frames;
 	f->cells = f->fb.cols * f->fb.rows;
@@ -164,7 +167,7 @@ static void fill_cell(flipbook *f, const tp_image *img, int cx, int cy)
 			       (size_t)f->cw * bpp);
 		return;
 	}
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(f->threads)
 	for (int oy = 0; oy < f->ch; oy++) {
 		uint8_t *row = tp_image_row(&f->atlas, cy + oy) + (size_t)cx * bpp;
 		for (int ox = 0; ox < f->cw; ox++) {

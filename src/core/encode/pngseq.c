@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <omp.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <stdio.h>
@@ -29,6 +30,7 @@ typedef struct pngseq {
 	char pattern[4096];
 	int is_pattern;
 	int frames;
+	int threads; /* enc_config.threads, or OpenMP's default */
 	tp_image batch[BATCH];
 	int batch_index[BATCH];
 	int nbatch;
@@ -188,6 +190,7 @@ static int pngseq_open(void *priv, const enc_config *cfg, tp_err *err)
 	snprintf(s->pattern, sizeof s->pattern, "%s", cfg->path);
 	s->is_pattern = tp_pattern_kind(cfg->path) == 1;
 	s->frames = cfg->frames;
+	s->threads = cfg->threads > 0 ? cfg->threads : omp_get_max_threads();
 	s->first = s->written = cfg->first;
 	s->range = cfg->range;
 	if (cfg->fingerprint && s->is_pattern) {
@@ -209,7 +212,7 @@ static int flush_batch(pngseq *s, tp_err *err)
 	tp_err errs[BATCH];
 	int rcs[BATCH];
 	/* Each frame is compressed independently, so scheduling cannot change any byte. */
-#pragma omp parallel for schedule(static, 1)
+#pragma omp parallel for schedule(static, 1) num_threads(s->threads)
 	for (int i = 0; i < s->nbatch; i++) {
 		char path[4352];
 		frame_path(s, s->batch_index[i], path, sizeof path);
