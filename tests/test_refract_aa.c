@@ -70,9 +70,10 @@ static diff_stats stats(const long hist[256], long n)
  * frame would only measure how much of it is calm). Its mean and 99th percentile.
  *
  * Measured at 1920x1080, frames 15-30 (frame 25 here): anti-aliased mean 0.24-0.62 and
- * p99 1-4 levels; one lookup mean 1.37-3.97 and p99 7-30 (the torn grout lines). The
- * bounds, mean 0.75 and p99 5, leave room over the first and are below the second, so the
- * old single-lookup picture fails them (checked here too).
+ * p99 1-5 levels; one lookup mean 1.2-3.97 and p99 5-30 (the torn grout lines; pond's
+ * pebbles, whose borders are themselves anti-aliased, tear less: frame 25 mean 1.20, p99
+ * 5). The bounds, mean 0.75 and p99 5, leave room over the first, and the old
+ * single-lookup picture fails at least one of them (checked here too).
  */
 #define MEAN_BOUND 0.75
 #define P99_BOUND  5
@@ -106,8 +107,9 @@ Test(refract_aa, close_to_16x16_lookups_where_one_lookup_tears_edges, .timeout =
 			    scenes[s], n, cnt, a.mean, a.p99, o.mean, o.p99);
 		cr_expect_leq(a.mean, MEAN_BOUND, "%s: anti-aliased mean %.3f", scenes[s], a.mean);
 		cr_expect_leq(a.p99, P99_BOUND, "%s: anti-aliased p99 %d", scenes[s], a.p99);
-		cr_expect_gt(o.mean, MEAN_BOUND, "%s: one lookup mean %.3f", scenes[s], o.mean);
-		cr_expect_gt(o.p99, P99_BOUND, "%s: one lookup p99 %d", scenes[s], o.p99);
+		cr_expect(o.mean > MEAN_BOUND || o.p99 > P99_BOUND,
+			  "%s: one lookup within the bounds (mean %.3f, p99 %d)", scenes[s], o.mean,
+			  o.p99);
 	}
 	free(ref);
 	free(aa);

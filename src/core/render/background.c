@@ -59,6 +59,67 @@ static void pebble_centres(pebble_cells *pc, int ix, int iy, int periodic_w, int
 	pc->ix = ix, pc->iy = iy, pc->valid = 1;
 }
 
+/* A pebbles pixel at (fx, fy) in its cell (cells cx x cy pixels), from the nine centres:
+ * the nearest (F1) and second nearest (F2) centre; sand where F2 - F1 < PEBBLE_SAND, else
+ * a domed stone of the nearest's tone, lit from the upper left. The border is
+ * anti-aliased: the share a of the pixel on the stone side is its signed distance to
+ * the border, in pixels, plus 1/2, clamped to [0, 1]: (e - PEBBLE_SAND) / |grad e| + 1/2
+ * with e = F2 - F1, whose gradient is u2 - u1 (u the unit vectors from the two centres,
+ * over the cell size in pixels). Both colours are made and mixed by a; a pixel inside a
+ * stone or the sand (a = 1 or 0) is that colour alone. Selects, not branches: the per-pixel
+ * pattern and the vectorised rows compute the same doubles. */
+#define PEBBLE_SAND 0.10
+static inline double pebble_mix(double c0, double c1, double t_stone, double sh_stone,
+				double sh_sand, double a)
+{
+	const double sand = mixc(c0, c1, 1) * sh_sand, stone = mixc(c0, c1, t_stone) * sh_stone;
+	return a >= 1 ? stone : a <= 0 ? sand : sand + (stone - sand) * a;
+}
+static inline void pebble_pixel(const double *px, const double *py, const uint32_t *hh, double fx,
+				double fy, double cx, double cy, const double *c0,
+				const double *c1, double *out_r, double *out_g, double *out_b)
+{
+	double f1 = 1e9, f2 = 1e9, x1 = 0, y1 = 0, x2 = 0, y2 = 0;
+	uint32_t bh = 0;
+#pragma GCC unroll 9
+	for (int k = 0; k < 9; k++) {
+		const double dx = px[k] - fx, dy = py[k] - fy, d = dx * dx + dy * dy;
+		const int near = d < f1;
+		/* the one of d and f1 that is not the nearest now, and its offset */
+		const int dnot = d > f1;
+		const double m = dnot ? d : f1, mx = dnot ? dx : x1, my = dnot ? dy : y1;
+		const int sec = m < f2;
+		f2 = sec ? m : f2;
+		x2 = sec ? mx : x2;
+		y2 = sec ? my : y2;
+		f1 = near ? d : f1;
+		bh = near ? hh[k] : bh;
+		x1 = near ? dx : x1;
+		y1 = near ? dy : y1;
+	}
+	const double r1 = sqrt(f1), r2 = sqrt(f2), edge = r2 - r1;
+	/* grad e = u2 - u1 per cell, u = -(offset to the centre) / distance; per pixel / c */
+	const double gx = (x1 / r1 - x2 / r2) / cx, gy = (y1 / r1 - y2 / r2) / cy;
+	const double g = sqrt(gx * gx + gy * gy);
+	const double lin = (edge - PEBBLE_SAND) / g + 0.5;
+	/* g NaN (a pixel on a centre) or 0: the hard border */
+	const int soft = g > 1e-9;
+	double a = soft ? lin : (edge < PEBBLE_SAND ? 0.0 : 1.0);
+	a = a < 0 ? 0 : a;
+	a = a > 1 ? 1 : a;
+	const double tone = (double)((bh >> 20) & 255) / 255.0;
+	const double r = (edge - PEBBLE_SAND) / 0.25, rim = r < 0 ? 0 : r < 1.0 ? r : 1.0;
+	const double lit = 0.5 * (x1 + y1);
+	const double es = edge < PEBBLE_SAND ? edge : PEBBLE_SAND;
+	const double sh_sand = 0.85 + 0.15 * es / PEBBLE_SAND;
+	const double sh_stone = (0.78 + 0.22 * rim) * (0.85 + 0.3 * tone) * (1.0 + 0.35 * lit);
+	const double t_stone = 0.35 * tone;
+	/* (written out: a second inner loop would stop the rows' loop from vectorising) */
+	*out_r = pebble_mix(c0[0], c1[0], t_stone, sh_stone, sh_sand, a);
+	*out_g = pebble_mix(c0[1], c1[1], t_stone, sh_stone, sh_sand, a);
+	*out_b = pebble_mix(c0[2], c1[2], t_stone, sh_stone, sh_sand, a);
+}
+
 static void pattern_pixel(const scene_background *bg, double cx, double cy, double x, double y,
 			  int periodic_w, int periodic_h, pebble_cells *pc, uint8_t *out)
 {
@@ -89,41 +150,15 @@ static void pattern_pixel(const scene_background *bg, double cx, double cy, doub
 	}
 	case SCENE_PATTERN_CHECKER: t = ((ix + iy) & 1) ? 1 : 0; break;
 	case SCENE_PATTERN_PEBBLES: {
-		/* Cobbles: a cellular (Worley) pattern. Each cell holds a pebble centre at a
-		 * hashed position; a pixel belongs to the nearest (F1) and is sand (c1) near
-		 * the border with the second nearest (F2 - F1 small). Pebbles are domed (darker
-		 * toward their rim, lit from the upper left) and vary in tone. */
-		double f1 = 1e9, f2 = 1e9, cx1 = 0, cy1 = 0;
-		uint32_t bh = 0;
+		/* Cobbles: a cellular (Worley) pattern, each cell holding a pebble centre at a
+		 * hashed position (pebble_pixel). */
 		pebble_centres(pc, ix, iy, periodic_w, periodic_h);
-		for (int k = 0; k < 9; k++) {
-			const double px = pc->px[k], py = pc->py[k];
-			/* squared distances: the nearest two take their roots below */
-			double d = (px - fx) * (px - fx) + (py - fy) * (py - fy);
-			if (d < f1) {
-				f2 = f1;
-				f1 = d;
-				bh = pc->h[k];
-				cx1 = px - fx;
-				cy1 = py - fy;
-			} else if (d < f2) {
-				f2 = d;
-			}
-		}
-		double edge = sqrt(f2) - sqrt(f1);
-		if (edge < 0.10) {
-			t = 1;
-			shade = 0.85 + 0.15 * edge / 0.10;
-		} else {
-			double tone = (double)((bh >> 20) & 255) / 255.0;
-			double rim = fmin(1.0, (edge - 0.10) / 0.25);
-			/* (cx1, cy1) points from the pixel to the centre: lit where it points
-			 * down-right, i.e. on the upper-left flank. */
-			double lit = 0.5 * (cx1 + cy1);
-			t = 0.35 * tone;
-			shade = (0.78 + 0.22 * rim) * (0.85 + 0.3 * tone) * (1.0 + 0.35 * lit);
-		}
-		break;
+		const double d0[3] = {c0[0], c0[1], c0[2]}, d1[3] = {c1[0], c1[1], c1[2]};
+		double rgb[3];
+		pebble_pixel(pc->px, pc->py, pc->h, fx, fy, cx, cy, d0, d1, &rgb[0], &rgb[1], &rgb[2]);
+		for (int k = 0; k < 3; k++)
+			out[k] = to8(rgb[k]);
+		return;
 	}
 	case SCENE_PATTERN_GRADIENT:
 		t = y / (cy * periodic_h > 0 ? cy * periodic_h : cy);
@@ -136,12 +171,13 @@ static void pattern_pixel(const scene_background *bg, double cx, double cy, doub
 
 /* A row of pebbles: pattern_pixel's operations, a cell's run of pixels at a time with its
  * nine centres fixed, so the distances, the two square roots and the shading vectorise
- * across the run (selects, not branches; the same doubles). s holds 3 w doubles, ixs w. */
+ * across the run (selects, not branches; the same doubles). s holds 4 w doubles, ixs w. */
 __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) static void
 pebble_row(const scene_background *bg, double cx, double cy, double y, int pw, int ph, int w,
 	   double *s, int *ixs, uint8_t *o)
 {
-	double *fxs = s, *ts = s + w, *shs = s + 2 * w;
+	double *restrict fxs = s, *restrict rr = s + w, *restrict gg = s + 2 * w,
+	       *restrict bb = s + 3 * w;
 	const double qy = y / cy, fly = floor(qy), fy = qy - fly;
 	int iy = (int)fly;
 	if (ph > 0)
@@ -154,6 +190,8 @@ pebble_row(const scene_background *bg, double cx, double cy, double y, int pw, i
 		ixs[x] = ix;
 		fxs[x] = qx - flx;
 	}
+	const uint8_t *b0 = bg->color[0], *b1 = bg->color[1];
+	const double c0[3] = {b0[0], b0[1], b0[2]}, c1[3] = {b1[0], b1[1], b1[2]};
 	pebble_cells pc = {.valid = 0};
 	for (int xa = 0, xb; xa < w; xa = xb) {
 		for (xb = xa + 1; xb < w && ixs[xb] == ixs[xa];)
@@ -162,34 +200,14 @@ pebble_row(const scene_background *bg, double cx, double cy, double y, int pw, i
 		const double *px = pc.px, *py = pc.py;
 		const uint32_t *hh = pc.h;
 #pragma omp simd
-		for (int x = xa; x < xb; x++) {
-			const double fx = fxs[x];
-			double f1 = 1e9, f2 = 1e9, cx1 = 0, cy1 = 0;
-			uint32_t bh = 0;
-			for (int k = 0; k < 9; k++) {
-				const double d = (px[k] - fx) * (px[k] - fx) + (py[k] - fy) * (py[k] - fy);
-				const int near = d < f1;
-				const double m = d > f1 ? d : f1;
-				f2 = m < f2 ? m : f2;
-				f1 = near ? d : f1;
-				bh = near ? hh[k] : bh;
-				cx1 = near ? px[k] - fx : cx1;
-				cy1 = near ? py[k] - fy : cy1;
-			}
-			const double edge = sqrt(f2) - sqrt(f1);
-			const double tone = (double)((bh >> 20) & 255) / 255.0;
-			const double r = (edge - 0.10) / 0.25, rim = r < 1.0 ? r : 1.0;
-			const double lit = 0.5 * (cx1 + cy1);
-			const int sand = edge < 0.10;
-			ts[x] = sand ? 1 : 0.35 * tone;
-			shs[x] = sand ? 0.85 + 0.15 * edge / 0.10
-				      : (0.78 + 0.22 * rim) * (0.85 + 0.3 * tone) * (1.0 + 0.35 * lit);
-		}
+		for (int x = xa; x < xb; x++)
+			pebble_pixel(px, py, hh, fxs[x], fy, cx, cy, c0, c1, rr + x, gg + x, bb + x);
 	}
-	const uint8_t *c0 = bg->color[0], *c1 = bg->color[1];
-	for (int x = 0; x < w; x++)
-		for (int k = 0; k < 3; k++)
-			o[3 * x + k] = to8(mixc(c0[k], c1[k], ts[x]) * shs[x]);
+	for (int x = 0; x < w; x++) {
+		o[3 * x] = to8(rr[x]);
+		o[3 * x + 1] = to8(gg[x]);
+		o[3 * x + 2] = to8(bb[x]);
+	}
 }
 
 /* Bilinear resample of src (RGB8) to cover w x h exactly. */
@@ -242,7 +260,7 @@ int render_background(const scene *sc, int w, int h, tp_image *out, tp_err *err)
 	}
 	if (bg->pattern == SCENE_PATTERN_PEBBLES && render_simd_level() > 0) {
 		const size_t nt = (size_t)omp_get_max_threads();
-		double *scratch = malloc(nt * 3 * (size_t)w * sizeof *scratch);
+		double *scratch = malloc(nt * 4 * (size_t)w * sizeof *scratch);
 		int *ixs = malloc(nt * (size_t)w * sizeof *ixs);
 		if (!scratch || !ixs) {
 			free(scratch);
@@ -253,7 +271,7 @@ int render_background(const scene *sc, int w, int h, tp_image *out, tp_err *err)
 #pragma omp parallel
 		{
 			const int t = omp_get_thread_num();
-			double *sc3 = scratch + (size_t)t * 3 * w;
+			double *sc3 = scratch + (size_t)t * 4 * w;
 #pragma omp for schedule(static)
 			for (int y = 0; y < h; y++)
 				pebble_row(bg, cx, cy, y + 0.5, pw, ph, w, sc3, ixs + (size_t)t * w,
