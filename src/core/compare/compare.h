@@ -234,6 +234,9 @@ void cmp_report_summary(FILE *out, const cmp_config *cfg, const cmp_result *res)
 int cmp_report_json(const char *path, const cmp_config *cfg, const cmp_result *res, tp_err *err);
 /* The same JSON to a stream (the HTML report embeds it). */
 void cmp_report_json_write(FILE *f, const cmp_config *cfg, const cmp_result *res);
+/* s as a JSON string; in_script: also safe inside an HTML <script> ('<' and every control
+ * character as \uXXXX). */
+void cmp_json_string(FILE *f, const char *s, int in_script);
 int cmp_report_junit(const char *path, const cmp_config *cfg, const cmp_result *res, tp_err *err);
 /* The diff image of one frame: left, reference A faded to light grey with pixels over
  * fuzz in red and smaller differences in orange; right, a heat map of max_c d(p,c)

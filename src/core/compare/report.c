@@ -110,21 +110,27 @@ static int out_close(outfile *o, const char *path, tp_err *err)
 	return tp_wclose(o, 1, err);
 }
 
-static void json_str(FILE *f, const char *s)
+/* see compare.h */
+void cmp_json_string(FILE *f, const char *s, int in_script)
 {
 	fputc('"', f);
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 		if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
-		else if (c == '\n')
+		else if (c == '\n' && !in_script)
 			fputs("\\n", f);
-		else if (c < 0x20)
+		else if (c < 0x20 || (c == '<' && in_script))
 			fprintf(f, "\\u%04x", c);
 		else
 			fputc(c, f);
 	}
 	fputc('"', f);
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	cmp_json_string(f, s, 0);
 }
 
 /* JSON has no infinity or NaN: those become null (documented: PSNR null = identical). */

@@ -33,19 +33,7 @@ static void put_script_json(FILE *out, const char *s, size_t n)
 
 static void json_str(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '<')
-			fputs("\\u003c", f);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
+	cmp_json_string(f, s, 1);
 }
 
 static void base64(FILE *out, const unsigned char *p, size_t n)
