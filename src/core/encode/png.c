@@ -94,6 +94,32 @@ static void set_limits(png_structp png)
 	png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, -1);
 }
 
+/* Opens path for reading as a PNG: a regular file whose signature is PNG's, and libpng's
+ * read and info structs reporting into io. On failure nothing is left open. */
+static int read_open(const char *path, png_io *io, FILE **f, png_structp *png, png_infop *info,
+		     tp_err *err)
+{
+	*png = NULL;
+	*info = NULL;
+	int orc = tp_fopen_regular(path, "a PNG image", f, err);
+	if (orc < 0)
+		return orc;
+	png_byte sig[8];
+	if (fread(sig, 1, 8, *f) != 8 || png_sig_cmp(sig, 0, 8)) {
+		fclose(*f);
+		return tp_errf(err, TP_EINPUT, "%s: not a PNG file", path);
+	}
+	*png = png_create_read_struct(PNG_LIBPNG_VER_STRING, io, on_error, on_warning);
+	if (*png)
+		*info = png_create_info_struct(*png);
+	if (!*png || !*info) {
+		png_destroy_read_struct(png, info, NULL);
+		fclose(*f);
+		return tp_errf(err, TP_EIO, "%s: out of memory", path);
+	}
+	return 0;
+}
+
 int tp_png_read(const char *path, tp_pixfmt want, tp_image *out, tp_err *err)
 {
 	memset(out, 0, sizeof *out);
@@ -103,22 +129,9 @@ int tp_png_read(const char *path, tp_pixfmt want, tp_image *out, tp_err *err)
 	png_bytep volatile row = NULL; /* the only heap buffer besides out; survives longjmp */
 	int rc = TP_EINPUT;
 	FILE *f;
-	int orc = tp_fopen_regular(path, "a PNG image", &f, err);
+	int orc = read_open(path, &io, &f, &png, &info, err);
 	if (orc < 0)
 		return orc;
-
-	png_byte sig[8];
-	if (fread(sig, 1, 8, f) != 8 || png_sig_cmp(sig, 0, 8)) {
-		fclose(f);
-		return tp_errf(err, TP_EINPUT, "%s: not a PNG file", path);
-	}
-	png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &io, on_error, on_warning);
-	if (png)
-		info = png_create_info_struct(png);
-	if (!png || !info) {
-		rc = tp_errf(err, TP_EIO, "%s: out of memory", path);
-		goto fail;
-	}
 	if (setjmp(png_jmpbuf(png))) {
 		if (strstr(io.warning, "exceeds user limit"))
 			rc = tp_errf(err, TP_EINPUT,
@@ -315,21 +328,9 @@ int tp_png_check(const char *path, char *text, size_t n, tp_err *err)
 	int rc = TP_EINPUT;
 	FILE *f;
 	text[0] = 0;
-	int orc = tp_fopen_regular(path, "a PNG image", &f, err);
+	int orc = read_open(path, &io, &f, &png, &info, err);
 	if (orc < 0)
 		return orc;
-	png_byte sig[8];
-	if (fread(sig, 1, 8, f) != 8 || png_sig_cmp(sig, 0, 8)) {
-		fclose(f);
-		return tp_errf(err, TP_EINPUT, "%s: not a PNG file", path);
-	}
-	png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &io, on_error, on_warning);
-	if (png)
-		info = png_create_info_struct(png);
-	if (!png || !info) {
-		rc = tp_errf(err, TP_EIO, "%s: out of memory", path);
-		goto done;
-	}
 	if (setjmp(png_jmpbuf(png))) {
 		rc = tp_errf(err, TP_EINPUT, "%s: damaged PNG (%s)", path,
 			     io.msg[0] ? io.msg : "the file ends early");
