@@ -25,10 +25,10 @@ extern const tp_solver tp_solver_shallow;
 /* A pool: a scene filled in by hand, its boxes (one keyframe pair each) and a solver. */
 typedef struct pool {
 	scene sc;
-	scene_box boxes[3];
-	scene_key keys[3][2];
+	scene_box boxes[4];
+	scene_key keys[4][2];
 	scene_param params[8];
-	tp_box_pose poses[3];
+	tp_box_pose poses[4];
 	solver *s;
 	void *p;
 	int frame;
@@ -755,6 +755,40 @@ Test(shallow, same_bits_with_one_and_two_threads)
 	uint64_t a = busy_hash(1, 5), b = busy_hash(2, 5);
 	cr_assert_eq(a, b, "1 thread %016llx, 2 threads %016llx", (unsigned long long)a,
 		     (unsigned long long)b);
+}
+
+/* A pool large enough (PAR_CELLS) that with two threads the boxes are coupled on one
+ * thread while the other updates the rows outside their clusters (wave_and_couple): the
+ * same bits as one thread doing both in turn, with reflecting and wrapping edges (a box
+ * across the seam, a floating one, two that merge into one cluster). */
+static uint64_t big_hash(int threads, scene_boundary edge)
+{
+	omp_set_num_threads(threads);
+	pool pl;
+	pool_init(&pl, 320, 240, edge);
+	pool_box(&pl, 30, 20, 4, 0.5, 0, 0, 30, 40, 2, 90, 60);
+	pool_box(&pl, 24, 18, 4, 0.5, 0, 0, 60, 52, 2, 120, 70); /* meets the first */
+	pool_box(&pl, 20, 16, 5, 0.5, 1, 0, 200, 150, 0, 200, 150);
+	pool_box(&pl, 26, 14, 3, 0.4, 0, 0, 160, 236, 2, 170, 232); /* across the seam */
+	pool_open_ok(&pl);
+	for (int f = 0; f < 6; f++) {
+		SH->drop(pl.p, 40 + 30 * f, 120, 3, 0.5);
+		cr_assert_eq(pool_step(&pl), 0);
+	}
+	tp_surface s = pool_surface(&pl);
+	uint64_t hsh = surface_hash(&s);
+	pool_close(&pl);
+	return hsh;
+}
+
+Test(shallow, boxes_coupled_beside_the_wave_update_give_the_same_bits)
+{
+	for (int wrap = 0; wrap < 2; wrap++) {
+		const scene_boundary e = wrap ? SCENE_BOUNDARY_WRAP : SCENE_BOUNDARY_REFLECT;
+		const uint64_t a = big_hash(1, e), b = big_hash(2, e);
+		cr_assert_eq(a, b, "wrap %d: 1 thread %016llx, 2 threads %016llx", wrap,
+			     (unsigned long long)a, (unsigned long long)b);
+	}
 }
 
 Test(shallow, golden_hash)

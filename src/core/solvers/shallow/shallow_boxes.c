@@ -442,6 +442,18 @@ int shallow_couple(shallow *s, int settle)
 {
 	if (build_clusters(s) < 0)
 		return -1;
+	return shallow_couple_built(s, settle);
+}
+
+/* see shallow_impl.h */
+int shallow_build_clusters(shallow *s)
+{
+	return build_clusters(s);
+}
+
+/* see shallow_impl.h */
+int shallow_couple_built(shallow *s, int settle)
+{
 	const int ncl = s->ncl;
 	/* Threads only pay off for big regions: every parallel region is a fork and a join,
 	 * which costs far more than a small box's work when the machine is busy. */

@@ -75,6 +75,7 @@ typedef struct shallow {
 	double *buf[3];         /* ghosted (w+2) x (h+2) */
 	double *eta, *old, *nw; /* rotate through buf */
 	double *vh;             /* raw virtual height, ghosted layout (the ring stays 0) */
+	uint8_t *band;          /* h flags: rows the boxes' coupling reads (wave_and_couple) */
 	float *surf;            /* w*h, surface() output */
 
 	int nbox;
@@ -128,5 +129,10 @@ static inline double *eta_at(double *b, long p) { return b + p; }
  * resting state instead). Returns 0, or -1 if the boxes did not fit the arena (cannot
  * happen by construction). */
 int shallow_couple(shallow *s, int settle);
+/* shallow_couple in two parts: the clusters from the boxes' poses alone (no water is
+ * read), then the coupling over them, which reads and writes the new heights (nw) only in
+ * the clusters' regions (so the wave update of the other rows may run beside it). */
+int shallow_build_clusters(shallow *s);
+int shallow_couple_built(shallow *s, int settle);
 
 #endif
