@@ -1072,3 +1072,105 @@ Test(sph, a_resting_pool_settles_at_every_allowed_cohesion, .init = one_thread, 
 	cr_assert(strstr(err.msg, "cohesion") != NULL, "%s", err.msg);
 	cr_assert_null(s);
 }
+
+/* The hydrostatic profile of a resting column (relaxed model): the local y of its free
+ * surface (the mean top particle of 8 px columns, raised by half a spacing), and a straight
+ * line fitted to rho / rho0 - 1 against the depth below it over the particles whose kernel
+ * lies wholly in the water (at least R below the surface, R from the walls and the floor),
+ * summed over calls; *top gets the mean solver pressure of the top particles. */
+typedef struct profile {
+	double n, sd, sdd, se, sde; /* the fit's sums */
+	double top_p, top_n;        /* top particles' pressure */
+	double depth;               /* mean depth of the water */
+} profile;
+
+static void profile_add(const sph *s, profile *pr)
+{
+	double sum = 0;
+	int cols = 0;
+	float top_y[64];
+	const int ncol = (int)(s->W / 8) < 64 ? (int)(s->W / 8) : 64;
+	for (int c = 0; c < ncol; c++) {
+		float top = 1e9f;
+		for (int i = 0; i < s->n; i++)
+			if (s->x[i] >= 8 * c && s->x[i] < 8 * c + 8 && s->y[i] < top)
+				top = s->y[i];
+		top_y[c] = top;
+		if (top < 1e9f && c > 0 && c < ncol - 1) {
+			sum += top;
+			cols++;
+		}
+	}
+	cr_assert_gt(cols, 4);
+	const double surf = sum / cols - 0.5 * s->s;
+	pr->depth += (s->H - surf);
+	for (int i = 0; i < s->n; i++) {
+		const double x = s->x[i], d = s->y[i] - surf;
+		const int c = (int)(x / 8);
+		if (c > 0 && c < ncol - 1 && s->y[i] == top_y[c]) {
+			pr->top_p += 2 * s->p[i]; /* stored halved */
+			pr->top_n++;
+		}
+		if (d < s->R || x < s->R || x > s->W - s->R || s->y[i] > s->H - s->R)
+			continue;
+		const double e = s->rho[i] / s->rho0 - 1;
+		pr->n++;
+		pr->sd += d;
+		pr->sdd += d * d;
+		pr->se += e;
+		pr->sde += d * e;
+	}
+}
+
+/* Issue 28's target, NOT met by the relaxed model today, hence disabled (docs/sph.md,
+ * "The free surface"): measured, the fitted surface density is 0.89 to 0.93 of rest and
+ * the top particles' pressure -59% to -66% of the bottom's (cohesion 0.5 and 1).
+ *
+ * A 200 x 90 column of water at rest in a 200 x 130 tank, at cohesion 0.1, 0.5 and 1, after
+ * 3 s and averaged over the fourth second: the water is at rest density at its free surface
+ * and compressed below it as the weight of the water above, rho g d, asks. The fitted
+ * rho / rho0 - 1 against depth d meets the surface within 10% of the bottom's compression
+ * of rho0 (the tension of the double-density model had it at -0.10, the bottom's being
+ * +0.09: zero pressure at mid-depth), and its slope is the hydrostatic one within 20%:
+ * holding the weight g per particle, the relaxed pressure terms need
+ *     d(rho/rho0)/dd = (rho0 + 1) / rho0 * g / (n0 pi R^3 [k (rho0 + 1) / 24 + k_near (rhon0 + 1) / 60])
+ * (a linear P gives a = -P' n0 pi R^3 / 24 through the q-weighted pair sum, a linear near
+ * pressure -Pn' n0 pi R^3 / 60 through the q^2-weighted one; a uniform compression e adds
+ * e (rho0 + 1) to the kernel sum, e (rhon0 + 1) to the near one). The top particles' mean
+ * pressure is within 10% of the bottom's, of either sign. */
+Test(sph, a_resting_column_has_zero_pressure_at_its_surface_and_hydrostatic_below,
+     .init = one_thread, .timeout = 120, .disabled = true)
+{
+	static const double coh[] = { 0.1, 0.5, 1 };
+	for (int c = 0; c < 3; c++) {
+		tank t;
+		tank_scene(&t, 220, 150, 200, 130);
+		tank_block(&t, 10, 10 + 130 - 90, 200, 90);
+		t.params[t.sc.nparams++] = (scene_param){ "cohesion", coh[c] };
+		tank_open(&t);
+		const sph *s = t.p;
+		for (int k = 0; k < 3 * 30; k++)
+			cr_assert_eq(tank_step(&t, DT), 0);
+		profile pr = { 0 };
+		for (int k = 0; k < 30; k++) {
+			cr_assert_eq(tank_step(&t, DT), 0);
+			profile_add(s, &pr);
+		}
+		const double b = (pr.n * pr.sde - pr.sd * pr.se) / (pr.n * pr.sdd - pr.sd * pr.sd);
+		const double a = (pr.se - b * pr.sd) / pr.n, D = pr.depth / 30;
+		const double n0 = 2 / (sqrt(3.0) * s->s * s->s), R = s->R, rho0 = s->rho0;
+		const double rhon0 = sph_lattice_sum(s->spacing, s->R, 3);
+		const double want = (rho0 + 1) / rho0 * fabs(s->gravity) /
+				    (n0 * M_PI * R * R * R *
+				     (s->stiffness * (rho0 + 1) / 24 + s->near_stiffness * (rhon0 + 1) / 60));
+		const double bottom = want * D, ptop = pr.top_p / pr.top_n, pbot = s->stiffness * rho0 * bottom;
+		cr_log_info("cohesion %g: depth %.1f px, rho/rho0 - 1 = %+.4f %+.6f d (hydrostatic %.6f d, "
+			    "%+.1f%%; %+.4f at the bottom), top pressure %.3g (%+.1f%% of the bottom's)",
+			    coh[c], D, a, b, want, 100 * (b / want - 1), bottom, ptop, 100 * ptop / pbot);
+		cr_expect_lt(fabs(a), 0.1 * bottom, "cohesion %g: rho/rho0 at the surface %.4f (bottom %.4f)",
+			     coh[c], 1 + a, 1 + bottom);
+		cr_expect_lt(fabs(b / want - 1), 0.2, "cohesion %g: slope %g, hydrostatic %g", coh[c], b, want);
+		cr_expect_lt(fabs(ptop), 0.1 * pbot, "cohesion %g: top pressure %g, bottom %g", coh[c], ptop, pbot);
+		solver_destroy(t.s);
+	}
+}
