@@ -518,7 +518,9 @@ relax_pos(float xi, float yi, float vxi, float vyi, float ax, float ay, float sw
  * Relaxed model, step 2: double density relaxation, gathered per particle (a Jacobi
  * form of Clavet's loop, whose pair (i, j) moves i by -D/2 with P_i and again with P_j):
  *     dx_i = -dt^2 sum_j [ (P_i + P_j)/2 q + (Pn_i + Pn_j)/2 q^2 ] r_ij / r
- *            + dt^2 [ P_i+ f_w(d) + Pn_i fn_w(d) ] n_wall  (for each wall within R)
+ *            + dt^2 [ Pg_i f_w(d) + Pn_i fn_w(d) ] n_wall  (for each wall within R)
+ * with Pg_i = max(P_i + p_b, 0) - Pn_i sum fn_w / sum f_w (ghost_p, sph_impl.h): the
+ * particle's non-negative pressure less the ghosts' cohesive offset
  * and seed 004's viscosity from velocity differences, as a velocity change
  *     dv_i = -dt mu sum_j (v_i - v_j) q / max(rho_j, rho0)               (mu in 1/s)
  * x = x~ + dx_i + dt dv_i, then obstacles and tank, then v = (x - x_start) / dt.
@@ -538,7 +540,7 @@ static float relax_finish(sph *s, const sph_sub *c, int i0, int i1)
 	const float x1 = W - SPH_WALL_EPS, y1 = H - SPH_WALL_EPS;
 	const sph_k k = sph_consts(s);
 
-	/* wall ghosts push with the particle's own (non-negative) pressure */
+	/* wall ghosts push with the particle's own (non-negative) pressure, less their offset */
 	for (int i = i0; i < i1; i++) {
 		const float xi = x[i], yi = y[i];
 		if (!near_wall(s, xi, yi))
