@@ -458,7 +458,7 @@ Test(sph, vector_and_plain_c_kernels_give_the_same_bits, .init = one_thread)
  * recorded when the solver was last changed on purpose (these bits do not depend on the
  * thread count or on SSE2 versus AVX2). Update both after an intended change. */
 #define GOLDEN_SEED 0xc6d7dbed851a6c51ull
-#define GOLDEN_RELAXED 0x605f4998a82557f7ull
+#define GOLDEN_RELAXED 0xa55af9dba46dc908ull
 
 Test(sph, golden_hashes, .init = one_thread)
 {
@@ -633,9 +633,11 @@ static void in_tank_hook(const sph *s, void *ctx)
 			  (double)s->W, (double)s->H);
 }
 
-/* A tank tipped by `deg` over `secs`, then held to 2.5 s: nothing leaks (after every
+/* A tank tipped by `deg` over `secs`, then held to 3 s: nothing leaks (after every
  * substep, and in the picture's coordinates), the water stays water, and it ends up on
- * the wall that is now at the bottom. */
+ * the wall that is now at the bottom (the water spun a full turn is still splashing
+ * about half a second after the tank stops: its mean y was 186.7 of the 190 asked at
+ * 2.5 s). */
 static void turn_tank(double deg, double secs, int model)
 {
 	tank t;
@@ -650,7 +652,7 @@ static void turn_tank(double deg, double secs, int model)
 	sph_substep_hook = in_tank_hook;
 	sph_substep_ctx = &subs;
 	tp_surface s;
-	for (int k = 0; k < 75; k++) {
+	for (int k = 0; k < 90; k++) {
 		cr_assert_eq(tank_step(&t, DT), 0, "step %d", k);
 		t.d->surface(t.p, &s);
 		char where[64];
@@ -667,10 +669,13 @@ static void turn_tank(double deg, double secs, int model)
 	for (int i = 0; i < s.nparticles; i++)
 		my += s.py[i] / s.nparticles;
 	double hy = fabs(sin(deg * M_PI / 180)) * 100 + fabs(cos(deg * M_PI / 180)) * 60;
+	cr_log_info("turned %g, model %d: the water's mean y is %g", deg, model, my);
 	cr_assert_gt(my, 160 + 0.5 * hy, "turned %g: the water's mean y is %g (centre 160, half height %g)",
 		     deg, my, hy);
-	/* the seed model compresses more (no near pressure), and the turned column is deeper */
-	cr_assert_lt(stat(t.d, t.p, "density_error"), model == SPH_MODEL_SEED ? 0.25 : 0.1, "turned %g, model %d: %g", deg, model, stat(t.d, t.p, "density_error"));
+	/* The turned column is deeper (about 69 px where the stiffness was set for 42: its
+	 * bottom compressed by about 0.15 x 69 / 42 = 25%, its mean compression half that;
+	 * measured 0.112 after 90 degrees); the seed model compresses more (no near pressure). */
+	cr_assert_lt(stat(t.d, t.p, "density_error"), model == SPH_MODEL_SEED ? 0.25 : 0.13, "turned %g, model %d: %g", deg, model, stat(t.d, t.p, "density_error"));
 	solver_destroy(t.s);
 }
 
@@ -731,7 +736,7 @@ static double surface_level(const tp_surface *s, double keep, double spacing)
 }
 
 /* The draft of a bw x bh box of density `dens` dropped from `above` px over `depth` px of
- * water in a tw x th tank, averaged over the fifth second (it still bobs a little), from
+ * water in a tw x th tank, averaged over the fifth and sixth seconds (it still bobs a little), from
  * the free surface away from the box; *tilt gets the largest tilt over that second. */
 static double settled_draft_in(double tw, double th, double depth, double above, double bw,
 			       double bh, double dens, double *tilt)
@@ -745,42 +750,42 @@ static double settled_draft_in(double tw, double th, double depth, double above,
 		cr_assert_eq(tank_step(&t, DT), 0);
 	double draft = 0;
 	*tilt = 0;
-	for (int f = 0; f < 30; f++) {
+	for (int f = 0; f < 60; f++) {
 		cr_assert_eq(tank_step(&t, DT), 0);
 		t.d->surface(t.p, &s);
-		draft += (s.boxes[0].y + 0.5 * bh - surface_level(&s, bw, 4)) / 30;
+		draft += (s.boxes[0].y + 0.5 * bh - surface_level(&s, bw, 4)) / 60;
 		*tilt = fmax(*tilt, fabs(s.boxes[0].angle));
 	}
 	solver_destroy(t.s);
 	return draft;
 }
 
-/* Archimedes within 10% for a 60x30 and an 80x40 box at densities 0.25, 0.5 and 0.75 in
- * 70 px of water at the default cohesion. Measured: 80x40 +0.2%, +4.6%, +5.7%; 60x30
- * -4.3%, +1.9%, +5.6%. Not held elsewhere (docs/sph.md, Limits): the draft depends on the
- * water's depth and on `cohesion` (60x30 at 0.25 in 100 px of water: -12%). */
-static double settled_draft(double bw, double bh, double dens, double *tilt)
-{
-	return settled_draft_in(300, 150, 70, 4, bw, bh, dens, tilt);
-}
-
+/* Archimedes within 10% for a 60x30 and an 80x40 box at densities 0.25, 0.5 and 0.75, in
+ * 70 px of water in a 300x150 tank and in 100 px of water in a 300x170 tank, at the default
+ * cohesion. Measured (80x40; 60x30): 70 px +5.0, -1.1, +3.4%; +4.1, +1.0, +0.8%; 100 px
+ * -1.8, -0.9, -1.1%; -7.6, -4.2, +5.5%. Not held everywhere: docs/sph.md, Limits. */
 Test(sph, floating_boxes_settle_at_the_draft_archimedes_gives, .init = one_thread, .timeout = 120)
 {
 	static const double dens[3] = { 0.25, 0.5, 0.75 };
 	static const double size[2][2] = { { 80, 40 }, { 60, 30 } };
-	for (int z = 0; z < 2; z++)
-		for (int k = 0; k < 3; k++) {
-			const double bw = size[z][0], bh = size[z][1];
-			double tilt, draft = settled_draft(bw, bh, dens[k], &tilt);
-			const double want = dens[k] * bh;
-			cr_log_info("%gx%g density %g: draft %.2f px, Archimedes %.2f px (%+.1f%%), tilt %.2f",
-				    bw, bh, dens[k], draft, want, 100 * (draft / want - 1), tilt);
-			cr_expect(fabs(draft - want) <= 0.1 * want,
-				  "%gx%g density %g: draft %.2f px, Archimedes gives %.2f", bw, bh, dens[k],
-				  draft, want);
-			cr_expect_lt(tilt, 5, "%gx%g density %g: a wide box floats level (tilt %g)", bw, bh,
-				     dens[k], tilt);
-		}
+	static const double tanks[2][3] = { { 300, 150, 70 }, { 300, 170, 100 } };
+	for (int w = 0; w < 2; w++)
+		for (int z = 0; z < 2; z++)
+			for (int k = 0; k < 3; k++) {
+				const double bw = size[z][0], bh = size[z][1], depth = tanks[w][2];
+				double tilt, draft = settled_draft_in(tanks[w][0], tanks[w][1], depth, 4, bw, bh,
+								      dens[k], &tilt);
+				const double want = dens[k] * bh;
+				cr_log_info("%gx%g tank, %g px of water: %gx%g density %g: draft %.2f px, "
+					    "Archimedes %.2f px (%+.1f%%), tilt %.2f",
+					    tanks[w][0], tanks[w][1], depth, bw, bh, dens[k], draft, want,
+					    100 * (draft / want - 1), tilt);
+				cr_expect(fabs(draft - want) <= 0.1 * want,
+					  "%g px of water, %gx%g density %g: draft %.2f px, Archimedes gives %.2f",
+					  depth, bw, bh, dens[k], draft, want);
+				cr_expect_lt(tilt, 5, "%g px of water, %gx%g density %g: a wide box floats level (tilt %g)",
+					     depth, bw, bh, dens[k], tilt);
+			}
 }
 
 /* After every substep: no particle inside any floating box (its exact rectangle, in the
@@ -922,7 +927,9 @@ Test(sph, a_box_thrown_into_still_water_gives_it_its_momentum, .init = one_threa
 Test(sph, a_box_dropped_into_still_water_makes_waves, .init = one_thread)
 {
 	/* the same pool with and without a box falling into it from t = 0 (it lands at about
-	 * 0.3 s): the water's kinetic energy over 0.3 .. 1 s */
+	 * 0.3 s): the water's kinetic energy over 0.3 .. 1 s. The bare pool moves too: laid at
+	 * rest density, it settles into its hydrostatic compression in that second (measured:
+	 * with the box 2.55 times the kinetic energy without) */
 	double ke[2] = { 0, 0 };
 	for (int with = 0; with < 2; with++) {
 		tank t;
@@ -937,7 +944,8 @@ Test(sph, a_box_dropped_into_still_water_makes_waves, .init = one_thread)
 		}
 		solver_destroy(t.s);
 	}
-	cr_assert_gt(ke[1], 3 * ke[0], "kinetic energy with the box %g, without %g", ke[1], ke[0]);
+	cr_log_info("waves: with the box %.2f times the kinetic energy without", ke[1] / ke[0]);
+	cr_assert_gt(ke[1], 2 * ke[0], "kinetic energy with the box %g, without %g", ke[1], ke[0]);
 }
 
 /* A turning tank with floating boxes and enough particles to run threaded. */
@@ -1035,14 +1043,16 @@ static double top_level(tank *t)
 }
 
 /* A 200 x 60 column of water at rest in a 200 x 120 tank settles at every allowed
- * cohesion: after 5 s it is at most 2% taller than after the first step (taller is a
- * boiling surface; measured -2.8% .. +0.5% over 0.1..1, cohesion 0 made +6.4%), at most
- * 4% shorter, and its kinetic energy is under 8 px^2/s^2 a particle (measured 2.9-5.0;
- * cohesion 0 gave 24, 0.05 gave 14). Cohesion below 0.1, which does not settle, is
- * refused. */
+ * cohesion (0..1): after 5 s it is at most 2% taller than after the first step (taller is a
+ * boiling surface), at most 7% shorter (it is laid at rest density and settles into its
+ * hydrostatic compression, about half the bottom's 13%), and its kinetic energy is under
+ * 8 px^2/s^2 a particle. Measured at cohesion 0, 0.5, 1: -5.0% each, 0.4, 1.3 and
+ * 1.2 px^2/s^2. (With the
+ * near pressure's push held by tension alone, docs/sph.md, cohesion 0 made +6.4% and
+ * 24 px^2/s^2 and was refused.) Cohesion outside 0..1 is refused. */
 Test(sph, a_resting_pool_settles_at_every_allowed_cohesion, .init = one_thread, .timeout = 120)
 {
-	static const double coh[] = { 0.1, 0.5, 1 };
+	static const double coh[] = { 0, 0.5, 1 };
 	for (int c = 0; c < 3; c++) {
 		tank t;
 		tank_scene(&t, 220, 140, 200, 120);
@@ -1058,17 +1068,118 @@ Test(sph, a_resting_pool_settles_at_every_allowed_cohesion, .init = one_thread, 
 		cr_log_info("cohesion %g: height %.2f -> %.2f px (%+.1f%%), kinetic energy %.2f px^2/s^2 a particle",
 			    coh[c], h0, h5, 100 * (h5 / h0 - 1), ke);
 		cr_expect_lt(h5 / h0 - 1, 0.02, "cohesion %g: %.2f -> %.2f px, not settled", coh[c], h0, h5);
-		cr_expect_gt(h5 / h0 - 1, -0.04, "cohesion %g: %.2f -> %.2f px", coh[c], h0, h5);
+		cr_expect_gt(h5 / h0 - 1, -0.07, "cohesion %g: %.2f -> %.2f px", coh[c], h0, h5);
 		cr_expect_lt(ke, 8, "cohesion %g: still moving, %.2f px^2/s^2 a particle", coh[c], ke);
 		solver_destroy(t.s);
 	}
 	tank t;
 	tank_scene(&t, 220, 140, 200, 120);
 	tank_block(&t, 10, 70, 200, 60);
-	t.params[t.sc.nparams++] = (scene_param){ "cohesion", 0.05 };
+	t.params[t.sc.nparams++] = (scene_param){ "cohesion", 1.5 };
 	tp_err err;
 	solver *s = NULL;
-	cr_assert_lt(solver_create(&t.sc, 1, &s, &err), 0, "cohesion 0.05 is refused");
+	cr_assert_lt(solver_create(&t.sc, 1, &s, &err), 0, "cohesion 1.5 is refused");
 	cr_assert(strstr(err.msg, "cohesion") != NULL, "%s", err.msg);
 	cr_assert_null(s);
+}
+
+/* The hydrostatic profile of a resting column (relaxed model): the local y of its free
+ * surface (the mean top particle of 8 px columns, raised by half a spacing), and a straight
+ * line fitted to rho / rho0 - 1 against the depth below it over the particles whose kernel
+ * lies wholly in the water (at least R below the surface, R from the walls and the floor),
+ * summed over calls; *top gets the mean solver pressure of the top particles. */
+typedef struct profile {
+	double n, sd, sdd, se, sde; /* the fit's sums */
+	double top_p, top_n;        /* top particles' pressure */
+	double depth;               /* mean depth of the water */
+} profile;
+
+static void profile_add(const sph *s, profile *pr)
+{
+	double sum = 0;
+	int cols = 0;
+	float top_y[64];
+	const int ncol = (int)(s->W / 8) < 64 ? (int)(s->W / 8) : 64;
+	for (int c = 0; c < ncol; c++) {
+		float top = 1e9f;
+		for (int i = 0; i < s->n; i++)
+			if (s->x[i] >= 8 * c && s->x[i] < 8 * c + 8 && s->y[i] < top)
+				top = s->y[i];
+		top_y[c] = top;
+		if (top < 1e9f && c > 0 && c < ncol - 1) {
+			sum += top;
+			cols++;
+		}
+	}
+	cr_assert_gt(cols, 4);
+	const double surf = sum / cols - 0.5 * s->s;
+	pr->depth += (s->H - surf);
+	for (int i = 0; i < s->n; i++) {
+		const double x = s->x[i], d = s->y[i] - surf;
+		const int c = (int)(x / 8);
+		if (c > 0 && c < ncol - 1 && s->y[i] == top_y[c]) {
+			pr->top_p += 2 * s->p[i] + s->p_b; /* stored halved, less the offset */
+			pr->top_n++;
+		}
+		if (d < s->R || x < s->R || x > s->W - s->R || s->y[i] > s->H - s->R)
+			continue;
+		const double e = s->rho[i] / s->rho0 - 1;
+		pr->n++;
+		pr->sd += d;
+		pr->sdd += d * d;
+		pr->se += e;
+		pr->sde += d * e;
+	}
+}
+
+/* A 200 x 90 column of water at rest in a 200 x 130 tank, at cohesion 0, 0.5 and 1, after
+ * 3 s and averaged over the fourth second: the water is at rest density at its free surface
+ * and compressed below it as the weight of the water above, rho g d, asks. The fitted
+ * rho / rho0 - 1 against depth d meets the surface within 10% of the bottom's compression
+ * of rho0, and its slope is the hydrostatic one within 20%:
+ * holding the weight g per particle, the relaxed pressure terms need
+ *     d(rho/rho0)/dd = (rho0 + 1) / rho0 * g / (n0 pi R^3 [k (rho0 + 1) / 24 + k_near (rhon0 + 1) / 60])
+ * (a linear P gives a = -P' n0 pi R^3 / 24 through the q-weighted pair sum, a linear near
+ * pressure -Pn' n0 pi R^3 / 60 through the q^2-weighted one; a uniform compression e adds
+ * e (rho0 + 1) to the kernel sum, e (rhon0 + 1) to the near one). The top particles' mean
+ * pressure (less the constant cohesive offset, sph.c) is within 10% of the bottom's, of
+ * either sign. Measured: rho/rho0 - 1 = +0.002 at the surface, +0.141 at the bottom, the
+ * slope 13% under the continuum's; top pressure 0. The double-density model before it
+ * (the near pressure's push held by tension) gave 0.89 and 0.92 of rest density at the
+ * surface (cohesion 0.5, 1) and top pressures of -59% and -66% of the bottom's. */
+Test(sph, a_resting_column_has_zero_pressure_at_its_surface_and_hydrostatic_below,
+     .init = one_thread, .timeout = 120)
+{
+	static const double coh[] = { 0, 0.5, 1 };
+	for (int c = 0; c < 3; c++) {
+		tank t;
+		tank_scene(&t, 220, 150, 200, 130);
+		tank_block(&t, 10, 10 + 130 - 90, 200, 90);
+		t.params[t.sc.nparams++] = (scene_param){ "cohesion", coh[c] };
+		tank_open(&t);
+		const sph *s = t.p;
+		for (int k = 0; k < 3 * 30; k++)
+			cr_assert_eq(tank_step(&t, DT), 0);
+		profile pr = { 0 };
+		for (int k = 0; k < 30; k++) {
+			cr_assert_eq(tank_step(&t, DT), 0);
+			profile_add(s, &pr);
+		}
+		const double b = (pr.n * pr.sde - pr.sd * pr.se) / (pr.n * pr.sdd - pr.sd * pr.sd);
+		const double a = (pr.se - b * pr.sd) / pr.n, D = pr.depth / 30;
+		const double n0 = 2 / (sqrt(3.0) * s->s * s->s), R = s->R, rho0 = s->rho0;
+		const double rhon0 = sph_lattice_sum(s->spacing, s->R, 3);
+		const double want = (rho0 + 1) / rho0 * fabs(s->gravity) /
+				    (n0 * M_PI * R * R * R *
+				     (s->stiffness * (rho0 + 1) / 24 + s->near_stiffness * (rhon0 + 1) / 60));
+		const double bottom = want * D, ptop = pr.top_p / pr.top_n, pbot = s->stiffness * rho0 * bottom;
+		cr_log_info("cohesion %g: depth %.1f px, rho/rho0 - 1 = %+.4f %+.6f d (hydrostatic %.6f d, "
+			    "%+.1f%%; %+.4f at the bottom), top pressure %.3g (%+.1f%% of the bottom's)",
+			    coh[c], D, a, b, want, 100 * (b / want - 1), bottom, ptop, 100 * ptop / pbot);
+		cr_expect_lt(fabs(a), 0.1 * bottom, "cohesion %g: rho/rho0 at the surface %.4f (bottom %.4f)",
+			     coh[c], 1 + a, 1 + bottom);
+		cr_expect_lt(fabs(b / want - 1), 0.2, "cohesion %g: slope %g, hydrostatic %g", coh[c], b, want);
+		cr_expect_lt(fabs(ptop), 0.1 * pbot, "cohesion %g: top pressure %g, bottom %g", coh[c], ptop, pbot);
+		solver_destroy(t.s);
+	}
 }

@@ -12,9 +12,12 @@
  * them as Clavet, Beaudoin & Poulin's double density relaxation ("Particle-based
  * viscoelastic fluid simulation", SCA 2005): predict positions, then displace particles
  * by dt^2 times the pressure terms, velocities from the displacement. A near pressure
- * k_near * sum (1 - r/R)^3 keeps particles from clumping, the negative pressure at the
- * free surface (scaled by `cohesion`) gives surface tension, and the walls add back the
- * density of the fluid missing beyond them. Both models: a CFL-limited number of
+ * k_near * sum (1 - r/R)^3 keeps particles from clumping, a constant cohesive offset
+ * balances its push so that the free surface of water at rest is at zero pressure and
+ * rest density (the pressure clamped at zero between a free surface's density and rest
+ * density, as position-based fluids clamp theirs), tension below a free surface's density
+ * (scaled by `cohesion`) gives surface tension, and the walls add back the density of the
+ * fluid missing beyond them (docs/sph.md, "The free surface"). Both models: a CFL-limited number of
  * substeps per step, an optional velocity cap, and hard containment (tank clamp and
  * obstacle push-out) so no particle ever leaves the tank or enters an obstacle.
  *
@@ -58,12 +61,11 @@ static const tp_option sph_options[] = {
 	{ "compression", "with stiffness 0: target compression at the bottom of the settled fluid",
 	  offsetof(sph, compression), TP_OPT_DOUBLE, 0.15, 0.005, 1, NULL, TP_UNIT_NONE },
 	{ "near_stiffness", "relaxed: k_near in Pn = k_near rho_near, as a fraction of k",
-	  offsetof(sph, near_stiffness), TP_OPT_DOUBLE, 0.5, 0, 100, NULL, TP_UNIT_NONE },
+	  offsetof(sph, near_stiffness), TP_OPT_DOUBLE, 1.5, 0, 100, NULL, TP_UNIT_NONE },
 	{ "rest_density", "rho0, a kernel sum (0: that of an interior particle of a block)",
 	  offsetof(sph, rest_density), TP_OPT_DOUBLE, 0, 0, 1000, NULL, TP_UNIT_NONE },
-	/* At least 0.1: with less a resting pool never settles (docs/solvers.md). */
-	{ "cohesion", "relaxed: fraction of negative pressure kept (surface tension), 0.1..1",
-	  offsetof(sph, cohesion), TP_OPT_DOUBLE, 0.5, 0.1, 1, NULL, TP_UNIT_NONE },
+	{ "cohesion", "relaxed: tension k x cohesion below the free surface's density (surface tension), 0..1",
+	  offsetof(sph, cohesion), TP_OPT_DOUBLE, 0.5, 0, 1, NULL, TP_UNIT_NONE },
 	{ "viscosity", "mu in dv = -dt mu sum (v_i - v_j) q / rho_j, 1/s",
 	  offsetof(sph, viscosity), TP_OPT_DOUBLE, 3, 0, 1000, NULL, TP_UNIT_NONE },
 	{ "gravity", "px/s^2, positive = down the image",
@@ -200,6 +202,8 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	s->invR = 1.0f / s->R;
 	double lat = sph_lattice_sum(s->spacing, s->R, 2);
 	s->rho0 = (float)(s->rest_density > 0 ? s->rest_density : lat);
+	/* the density of the top row of a block at rest (its kernel cut by the surface) */
+	s->rho_s = (float)(s->rho0 * sph_lattice_moment(s->spacing, s->R, 2, 0, 1) / lat);
 	s->margin = 0.5f * s->s;
 
 	/* the tank (or the whole picture) and its pose at t = 0 */
@@ -306,13 +310,29 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	}
 	double kn = s->near_stiffness * s->stiffness;
 	s->near_stiffness = kn;
+	if (s->model == SPH_MODEL_RELAXED) {
+		/* The cohesive offset (relaxed): the near pressure k_near rhon pushes every pair
+		 * apart with (Pn_i + Pn_j)/2 q^2, a background pressure that the water's surface
+		 * would have to hold by tension (the top half of a pool stretched below rest
+		 * density). Taking p_b off every pressure adds -p_b q to each pair, attractive,
+		 * and p_b is chosen so that the two cancel in the stress of the resting lattice
+		 * (zero virial: sum_j (k_near rhon0 q_j^2 - p_b q_j) r_j = 0): the near pressure
+		 * keeps its short-range push between close pairs, which keeps the particles
+		 * apart and ordered, and the water is under no stress but its weight. */
+		double rhon0 = s->rho0 * sph_lattice_sum(s->spacing, s->R, 3) / lat;
+		s->p_b = (float)(kn * rhon0 * sph_lattice_moment(s->spacing, s->R, 2, 1, 0) /
+				 sph_lattice_moment(s->spacing, s->R, 1, 1, 0));
+		s->rhon0 = (float)rhon0;
+	}
 	{
 		/* Small-oscillation rate of a particle in its neighbours' pressure field,
 		 * omega^2 ~ (2/R) (k rho0 + 2 k_near rhon0) (relaxed; seed: k per unit of
 		 * rho0), so a substep is at most cfl * 2 / omega. */
 		double rhon0 = sph_lattice_sum(s->spacing, s->R, 3);
 		double kk = s->model == SPH_MODEL_SEED ? s->stiffness : s->stiffness * s->rho0;
-		s->omega2 = 2.0 / s->R * (kk + 2.0 * kn * rhon0);
+		/* the seed model has no near pressure: its step keeps the 0.5 k it always had */
+		double kns = s->model == SPH_MODEL_SEED ? 0.5 * s->stiffness : kn;
+		s->omega2 = 2.0 / s->R * (kk + 2.0 * kns * rhon0);
 	}
 
 	sph_wall_tables(s);

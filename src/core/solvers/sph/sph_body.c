@@ -337,7 +337,7 @@ void sph_bodies_push(sph *s, const sph_sub *c)
 			float d, nx, ny;
 			if (!near_face(ob, R, gap, s->x[i], s->y[i], &d, &nx, &ny))
 				continue;
-			const float Pp = s->p[i] > 0 ? 2 * s->p[i] : 0, Pnf = 2 * s->pn[i];
+			const float Pp = ghost_p(s, s->p[i], s->pn[i]), Pnf = 2 * s->pn[i];
 			const float a =
 				Pp * wall_lookup(s->wall_f, d, ws) + Pnf * wall_lookup(s->wall_fn, d, ws);
 			if (a == 0)

@@ -15,9 +15,16 @@
  * a block at rest. */
 double sph_lattice_sum(double spacing, double R, int power)
 {
+	return sph_lattice_moment(spacing, R, power, 0, 0);
+}
+
+/* The same sum of (1 - r/R)^power r^rpow, over the rows j >= 0 only when `half` (a
+ * particle of the top row of a block at rest: the rows below it and none above). */
+double sph_lattice_moment(double spacing, double R, int power, int rpow, int half)
+{
 	double dy = spacing * sqrt(3.0) / 2, sum = 0;
 	int ny = (int)(R / dy) + 2, nx = (int)(R / spacing) + 2;
-	for (int j = -ny; j <= ny; j++)
+	for (int j = half ? 0 : -ny; j <= ny; j++)
 		for (int i = -nx; i <= nx; i++) {
 			double px = spacing * (i + 0.5 * (j & 1)), py = dy * j;
 			double r = sqrt(px * px + py * py);
@@ -26,6 +33,8 @@ double sph_lattice_sum(double spacing, double R, int power)
 			double q = 1 - r / R, t = q;
 			for (int k = 1; k < power; k++)
 				t *= q;
+			for (int k = 0; k < rpow; k++)
+				t *= r;
 			sum += t;
 		}
 	return sum;
@@ -82,6 +91,17 @@ void sph_wall_tables(sph *s)
 		s->wall_f[t] = (float)(acc[2] * scale);
 		s->wall_fn[t] = (float)(acc[3] * scale);
 	}
+	/* The ghosts' cohesive offset per unit of near pressure (relaxed, ghost_p): the one
+	 * that balances their near pressure's push Pn fn_w over the layer they touch,
+	 * sum_d fn_w / sum_d f_w (the continuum's 24/60; the lattice's own p_b is a little
+	 * less), so that a wall or a body feels no background from the water at rest, only
+	 * its pressure. */
+	double sf = 0, sfn = 0;
+	for (int t = 0; t < SPH_WALL_N; t++) {
+		sf += s->wall_f[t];
+		sfn += s->wall_fn[t];
+	}
+	s->p_bw = s->model == SPH_MODEL_RELAXED ? (float)(sfn / sf) : 0;
 }
 
 /* Columns a cluster may span: 8 cells of R/4 keep its candidate ranges at most 4.25 R

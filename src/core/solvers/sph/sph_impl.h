@@ -146,6 +146,10 @@ typedef struct sph {
 	float s;          /* particle spacing */
 	float R, invR;    /* kernel radius */
 	float rho0;       /* rest density (kernel sum over neighbours, self excluded) */
+	float rho_s;      /* relaxed: that of the top row of a block at rest (free surface) */
+	float p_b;        /* relaxed: the cohesive offset taken off every pressure (sph.c) */
+	float p_bw;       /* ... and the walls' and bodies' ghosts', per unit of Pn (sph_wall_tables) */
+	float rhon0;      /* relaxed: the rest near density */
 	float margin;     /* wall spring zone */
 	float W, H;       /* tank interior */
 	double omega2;    /* stiffness-limited step: dt <= cfl / sqrt(omega2) */
@@ -254,6 +258,7 @@ void sph_bodies_poses(sph *s);
 /* sph_grid.c */
 void sph_wall_tables(sph *s);
 double sph_lattice_sum(double spacing, double R, int power);
+double sph_lattice_moment(double spacing, double R, int power, int rpow, int half);
 /* Sorts the particles by grid cell and rebuilds the clusters; with `predict`, first does
  * the relaxed model's prediction step for that substep (which moves the particles). */
 void sph_sort(sph *s, const sph_sub *predict);
@@ -306,6 +311,19 @@ static inline float wall_lookup(const float *tab, float d, float scale)
 		return 0;
 	float a = f - (float)i;
 	return tab[i] + a * (tab[i + 1] - tab[i]);
+}
+
+/* Relaxed model: the pressure a wall's or a body's ghosts push with, from the stored
+ * (halved) pressure P and near pressure Pn of the particle: the missing fluid's pressure
+ * taken as the particle's own, its negative part left out (walls do not pull), less a
+ * cohesive offset like the water's, in proportion to the particle's near pressure: that
+ * which cancels the near pressure's push fn_w over the layer the ghosts touch
+ * (sph_wall_tables), so that at rest a wall or a body feels the water's pressure and no
+ * background, and a stray particle is neither pushed off a wall nor held to it. */
+static inline float ghost_p(const sph *s, float P, float Pn)
+{
+	const float e = 2 * P + s->p_b;
+	return (e > 0 ? e : 0.0f) - 2 * Pn * s->p_bw;
 }
 
 /* Constants of the per-particle steps, copied out of the solver so that loops writing

@@ -267,7 +267,11 @@ __attribute__((target("avx2"))) static void density_lanes_avx2(const sph *s, con
 
 /* Density, step 2, for particles [i0, i1) whose sums are in rho and rhon (self
  * included): the particle itself (r = 0, q = 1) out, the wall ghosts in (relaxed), then
- * relaxed: P_i = k (rho_i - rho0), negative part scaled by `cohesion`; Pn_i = k_near rhon_i;
+ * relaxed: P_i = k (rho_i - rho0) where rho_i >= rho0 (compression), 0 down to the density
+ * rho_s of a free surface at rest (the kernel cut by the surface, not the water
+ * stretched), cohesion k (rho_i - rho_s) below it (a particle pulled off the water:
+ * surface tension), all less the constant p_b (sph.c) that balances the near pressure's
+ * rest push; Pn_i = k_near rhon_i;
  * seed: rho_i floored at rho0, P_i = k (rho_i - rho0).
  * Both: irho_i = 1 / max(rho_i, rho0), the weight of i in its neighbours' viscosity.
  * Pressures are stored halved: every pair term averages two particles' pressures. */
@@ -279,6 +283,7 @@ static void density_finish(sph *s, const sph_sub *c, int i0, int i1)
 	float *restrict p = s->p, *restrict pn = s->pn, *restrict irho = s->irho;
 	const float rho0 = s->rho0, ws = (float)SPH_WALL_N * s->invR, W = s->W, H = s->H;
 	const float k = (float)s->stiffness, kn = (float)s->near_stiffness, coh = (float)s->cohesion;
+	const float rho_s = s->rho_s, pb = s->p_b;
 #pragma omp simd
 	for (int i = i0; i < i1; i++) {
 		rho[i] -= 1.0f;
@@ -298,8 +303,8 @@ static void density_finish(sph *s, const sph_sub *c, int i0, int i1)
 			sph_bodies_density(s, c, i0, i1);
 #pragma omp simd
 		for (int i = i0; i < i1; i++) {
-			const float d = rho[i], e = d - rho0;
-			p[i] = 0.5f * k * (e < 0 ? coh * e : e);
+			const float d = rho[i], e = d - rho0, t = d - rho_s;
+			p[i] = 0.5f * (k * (e >= 0 ? e : t < 0 ? coh * t : 0.0f) - pb);
 			pn[i] = 0.5f * kn * rhon[i];
 			irho[i] = 1.0f / (d > rho0 ? d : rho0);
 		}
@@ -513,7 +518,9 @@ relax_pos(float xi, float yi, float vxi, float vyi, float ax, float ay, float sw
  * Relaxed model, step 2: double density relaxation, gathered per particle (a Jacobi
  * form of Clavet's loop, whose pair (i, j) moves i by -D/2 with P_i and again with P_j):
  *     dx_i = -dt^2 sum_j [ (P_i + P_j)/2 q + (Pn_i + Pn_j)/2 q^2 ] r_ij / r
- *            + dt^2 [ P_i+ f_w(d) + Pn_i fn_w(d) ] n_wall  (for each wall within R)
+ *            + dt^2 [ Pg_i f_w(d) + Pn_i fn_w(d) ] n_wall  (for each wall within R)
+ * with Pg_i = max(P_i + p_b, 0) - Pn_i sum fn_w / sum f_w (ghost_p, sph_impl.h): the
+ * particle's non-negative pressure less the ghosts' cohesive offset
  * and seed 004's viscosity from velocity differences, as a velocity change
  *     dv_i = -dt mu sum_j (v_i - v_j) q / max(rho_j, rho0)               (mu in 1/s)
  * x = x~ + dx_i + dt dv_i, then obstacles and tank, then v = (x - x_start) / dt.
@@ -533,12 +540,12 @@ static float relax_finish(sph *s, const sph_sub *c, int i0, int i1)
 	const float x1 = W - SPH_WALL_EPS, y1 = H - SPH_WALL_EPS;
 	const sph_k k = sph_consts(s);
 
-	/* wall ghosts push with the particle's own (non-negative) pressure */
+	/* wall ghosts push with the particle's own (non-negative) pressure, less their offset */
 	for (int i = i0; i < i1; i++) {
 		const float xi = x[i], yi = y[i];
 		if (!near_wall(s, xi, yi))
 			continue;
-		const float Pp = P[i] > 0 ? 2 * P[i] : 0, Pnf = 2 * Pn[i]; /* full pressures */
+		const float Pp = ghost_p(s, P[i], Pn[i]), Pnf = 2 * Pn[i]; /* full pressures */
 		float ax = fax[i], ay = fay[i];
 		ax += Pp * wall_lookup(s->wall_f, xi, ws) + Pnf * wall_lookup(s->wall_fn, xi, ws);
 		ax -= Pp * wall_lookup(s->wall_f, W - xi, ws) + Pnf * wall_lookup(s->wall_fn, W - xi, ws);
