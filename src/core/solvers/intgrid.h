@@ -112,9 +112,12 @@ typedef struct ig_rect {
  * distance d < r of (x, y) gets += round(strength * unit * shape(d / r)) (rounded half away
  * from zero, saturating), shape(q) = 1 - q (the seeds' cone) or, with `smooth`, the raised
  * cosine (1 + cos(pi q)) / 2: a cone's kink and rim put energy into the grid's shortest
- * waves, which no stencil carries isotropically. r is clamped to max(w, h). Wrap: (x, y) is first reduced to the
+ * waves, which no stencil carries isotropically; a smooth drop narrower than IG_DROP_RMIN
+ * cells is drawn that wide with the same volume (strength times (r / IG_DROP_RMIN)^2).
+ * r is clamped to max(w, h). Wrap: (x, y) is first reduced to the
  * pool, and the disc adds through each periodic image of a cell one period away or less.
  * `touched` (if not NULL) gets a rectangle holding every cell changed (without wrap). */
+#define IG_DROP_RMIN 2.0
 void ig_drop(const ig_grid *g, int32_t *const *org, int n, double x, double y, double r,
 	     double strength, int smooth, ig_rect *touched);
 
