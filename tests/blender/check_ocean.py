@@ -129,7 +129,7 @@ def build(a, mutate):
     out = nt.nodes.new('ShaderNodeOutputMaterial')
     water = nt.nodes.new('ShaderNodeBsdfPrincipled')
     water.inputs['Base Color'].default_value = (0.01, 0.05, 0.08, 1)
-    water.inputs['Roughness'].default_value = 0.05
+    water.inputs['Roughness'].default_value = 0.1
     white = nt.nodes.new('ShaderNodeBsdfDiffuse')
     white.inputs['Color'].default_value = (0.9, 0.9, 0.9, 1)
     mix = nt.nodes.new('ShaderNodeMixShader')
@@ -243,7 +243,9 @@ def main():
     p.add_argument('--height-dir')
     p.add_argument('--still')
     p.add_argument('--still-size', default='480x270')
+    p.add_argument('--still-samples', type=int, default=16)
     p.add_argument('--mutate', default='')
+    p.add_argument('--still-only', action='store_true', help='build the scene, render the still')
     a = p.parse_args(argv)
     mut = set(a.mutate.split(',')) - {''}
     if 'literal' in mut:  # the recipe as first written
@@ -261,6 +263,9 @@ def main():
         return read_exr(os.path.join(a.maps, '%s_%04d.exr' % (kind, k)), names)
 
     grid, tex = build(a, a.mutate)
+    if a.still_only:
+        render_still(a, grid)
+        return
     arrays = [m for m in grid.modifiers if m.type == 'ARRAY']
     for m in arrays:
         m.show_viewport = False
@@ -393,9 +398,17 @@ def main():
     if got is not None:
         nrm = exr('normal', 0, ['R', 'G', 'B'])
         nrm = nrm / np.linalg.norm(nrm, axis=2, keepdims=True)
-        e = np.abs(got - nrm).max()
-        check(e < 2e-3, 'flat plane: Cycles\' normal pass is normal_0000.exr\'s normal '
-              '(X right, Y up the image, Z up; largest difference %.3g)' % e)
+        # Cycles bends a normal more than 45 degrees from the view (straight down here)
+        # towards it (its valid-reflection rule), keeping the horizontal direction
+        steep = nrm[:, :, 2] < 0.72
+        e = np.abs(got - nrm)[~steep].max()
+        hn, hg = nrm[steep][:, :2], got[steep][:, :2]
+        cos = (hn * hg).sum(1) / np.maximum(np.linalg.norm(hn, axis=1) * np.linalg.norm(hg, axis=1), 1e-12)
+        bent = cos.min() if steep.any() else 1.0
+        check(e < 2e-3 and bent > 0.999,
+              'flat plane: Cycles\' normal pass is normal_0000.exr\'s normal (X right, Y up '
+              'the image, Z up; largest difference %.3g; %d steeper than 45 degrees keep their '
+              'direction: cos >= %.4f)' % (e, steep.sum(), bent))
     bpy.data.objects.remove(plane)
     grid.hide_render = False
 
@@ -451,39 +464,43 @@ def top_down(a, shift, z, layer, chans):
 
 
 def render_still(a, grid):
+    """A view over the 2 x 2 tiles at frame 1: Cycles on the CPU, a Nishita sky, a sun."""
     sc = bpy.context.scene
     w, h = (int(v) for v in a.still_size.split('x'))
     cam_data = bpy.data.cameras.new('view')
     cam_data.lens = 30
     cam_data.clip_end = 1000
     cam = bpy.data.objects.new('view', cam_data)
-    cam.location = (-a.tile * 0.45, -a.tile * 0.55, a.tile * 0.16)
-    cam.rotation_euler = (math.radians(75), 0, math.radians(-38))
+    cam.location = (-0.45 * a.tile, -0.45 * a.tile, 0.11 * a.tile)
+    cam.rotation_euler = (math.radians(68), 0, math.radians(-45))
     sc.collection.objects.link(cam)
     sc.camera = cam
     sun = bpy.data.lights.new('sun', 'SUN')
-    sun.energy = 3
+    sun.energy = 4
+    sun.angle = math.radians(2)
     sun_ob = bpy.data.objects.new('sun', sun)
-    sun_ob.rotation_euler = (math.radians(60), 0, math.radians(150))
+    sun_ob.rotation_euler = (math.radians(55), 0, math.radians(135 + 180))
     sc.collection.objects.link(sun_ob)
     world = bpy.data.worlds.new('sky')
     world.use_nodes = True
     sky = world.node_tree.nodes.new('ShaderNodeTexSky')
     sky.sky_type = 'NISHITA'
-    sky.sun_elevation = math.radians(30)
-    sky.sun_rotation = math.radians(150)
-    world.node_tree.links.new(sky.outputs['Color'],
-                              world.node_tree.nodes['Background'].inputs['Color'])
-    world.node_tree.nodes['Background'].inputs['Strength'].default_value = 0.3
+    sky.sun_elevation = math.radians(35)
+    sky.sun_rotation = math.radians(135)
+    bg = world.node_tree.nodes['Background']
+    world.node_tree.links.new(sky.outputs['Color'], bg.inputs['Color'])
+    bg.inputs['Strength'].default_value = 0.15
     sc.world = world
     sc.render.engine = 'CYCLES'
-    sc.cycles.samples = 16
+    sc.cycles.device = 'CPU'
+    sc.cycles.samples = a.still_samples
     sc.cycles.use_denoising = False
     sc.cycles.pixel_filter_type = 'BLACKMAN_HARRIS'
     sc.cycles.filter_width = 1.5
     sc.view_layers[0].use_pass_normal = False
     sc.view_settings.view_transform = 'Filmic'
     sc.render.resolution_x, sc.render.resolution_y = w, h
+    sc.render.resolution_percentage = 100
     sc.render.image_settings.file_format = 'PNG'
     sc.render.image_settings.color_mode = 'RGB'
     sc.render.image_settings.color_depth = '8'
