@@ -37,6 +37,7 @@ WORK=$(mktemp -d /tmp/tidepool-blender.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT INT TERM
 
 # The tile in metres, the loop's frames and the frame rate, from the scene itself.
+# shellcheck disable=SC2046 # three numbers, split on purpose
 set -- $(/usr/bin/python3 -c '
 import json, sys
 s = json.load(open(sys.argv[1]))

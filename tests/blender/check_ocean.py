@@ -24,10 +24,12 @@ flat plane), then checked against the EXRs read by OpenImageIO (not by Blender):
      Y up the image, Z up);
   6. optionally renders a still of the displaced, foamed sea with Cycles (--still).
 
---mutate NAME rebuilds the scene with one known mistake (the old recipe's) to show that the
-check catches it: clamp (the texture's Clamp left on), interp (its Interpolation left on),
-relative (Array by relative offset after Displace), offset0 (image offset 0), normal01 (the
-EXR normal straight into the Normal Map node). Exits 1 with one line per failed check.
+--mutate NAME[,NAME...] builds the scene with known mistakes, to show that the check catches
+them: clamp (the texture's Clamp left on), interp (its Interpolation left on), relative
+(Arrays by relative offset after Displace), offset0 (image offset 0), normal01 (the EXR
+normal straight into the Normal Map node), foamuv (the foam's UV not shifted half a texel);
+literal is the recipe as first written (clamp, interp, relative, normal01, foamuv).
+--still-only renders the still without checking. Exits 1 with one FAIL line per failed check.
 """
 import argparse
 import math
@@ -62,7 +64,7 @@ def read_exr(path, names):
 
 # --- the scene, as docs/textures.md says -------------------------------------------------
 
-def load_sequence(path, frames, offset):
+def load_sequence(path):
     img = bpy.data.images.load(path)
     img.source = 'SEQUENCE'
     img.colorspace_settings.name = 'Non-Color'
@@ -94,7 +96,7 @@ def build(a, mutate):
 
     # 3. Displace: an Image texture on the displacement sequence
     tex = bpy.data.textures.new('disp', 'IMAGE')
-    tex.image = load_sequence(os.path.join(a.maps, 'disp_0000.exr'), a.frames, offset)
+    tex.image = load_sequence(os.path.join(a.maps, 'disp_0000.exr'))
     set_user(tex.image_user, a.frames, offset)
     tex.use_interpolation = 'interp' in mutate   # Image Sampling > Interpolation off
     tex.use_clamp = 'clamp' in mutate            # Colors > Clamp off (keeps negatives)
@@ -139,7 +141,7 @@ def build(a, mutate):
     d = 0 if 'foamuv' in mutate else 0.5 / a.size
     half.inputs[1].default_value = (d, d, 0)
     foam = nt.nodes.new('ShaderNodeTexImage')
-    foam.image = load_sequence(os.path.join(a.maps, 'foam_0000.exr'), a.frames, offset)
+    foam.image = load_sequence(os.path.join(a.maps, 'foam_0000.exr'))
     set_user(foam.image_user, a.frames, offset)
     foam.interpolation = 'Linear'
     foam.extension = 'REPEAT'
@@ -153,7 +155,7 @@ def build(a, mutate):
     aov.name = 'foam'
     nt.links.new(foam.outputs['Color'], aov.inputs['Color'])
     grid.data.materials.append(mat)
-    return grid, tex
+    return grid
 
 
 def build_plane(a, mutate):
@@ -168,7 +170,7 @@ def build_plane(a, mutate):
     out = nt.nodes.new('ShaderNodeOutputMaterial')
     bsdf = nt.nodes.new('ShaderNodeBsdfDiffuse')
     img = nt.nodes.new('ShaderNodeTexImage')
-    img.image = load_sequence(os.path.join(a.maps, 'normal_0000.exr'), a.frames, -1)
+    img.image = load_sequence(os.path.join(a.maps, 'normal_0000.exr'))
     set_user(img.image_user, a.frames, -1)
     img.interpolation = 'Closest'
     nmap = nt.nodes.new('ShaderNodeNormalMap')
@@ -207,10 +209,9 @@ def grid_layout(grid, n):
     return co.reshape(-1, 3), uv, ij
 
 
-def evaluated(grid, nv):
-    """Positions of the grid's first copy after the Displace modifier (the Array copies
-    follow it in the evaluated mesh: copy k's vertices are k * nv .. (k + 1) * nv - 1,
-    before merging, so the arrays are switched off here and checked apart)."""
+def evaluated(grid):
+    """Vertex positions of the evaluated mesh (with the Array modifiers and merging off,
+    copy k's vertices are k * nv .. (k + 1) * nv - 1, nv the grid's vertex count)."""
     dg = bpy.context.evaluated_depsgraph_get()
     ev = grid.evaluated_get(dg)
     me = ev.to_mesh()
@@ -222,7 +223,7 @@ def evaluated(grid, nv):
 
 def displacement_at(grid, base, frame):
     bpy.context.scene.frame_set(frame)
-    return evaluated(grid, len(base))[:len(base)] - base
+    return evaluated(grid)[:len(base)] - base
 
 
 def texel_index(ij, n):
@@ -262,7 +263,7 @@ def main():
     def exr(kind, k, names):
         return read_exr(os.path.join(a.maps, '%s_%04d.exr' % (kind, k)), names)
 
-    grid, tex = build(a, a.mutate)
+    grid = build(a, a.mutate)
     if a.still_only:
         render_still(a, grid)
         return
@@ -360,7 +361,7 @@ def main():
     for m in arrays:
         m.use_merge_vertices = False
     bpy.context.scene.frame_set(1)
-    E = evaluated(grid, len(base))
+    E = evaluated(grid)
     nv = len(base)
     check(len(E) == 4 * nv, 'two Arrays: 4 copies (%d vertices)' % len(E))
     c0, c1 = E[:nv], E[nv:2 * nv]
