@@ -20,9 +20,12 @@ flat plane), then checked against the EXRs read by OpenImageIO (not by Blender):
      fails), vertices crowd where Z is high (+Z is up), and each vertex lands where
      tidepool's own height map (seen from above) has its height;
   4. the two Array copies meet without a seam;
-  5. the normal map on a flat plane gives Cycles' normal pass the EXR's normals (X right,
+  5. foam: the Image Texture at each vertex (a Cycles AOV seen straight down) is its texel;
+  6. the normal map on a flat plane gives Cycles' normal pass the EXR's normals (X right,
      Y up the image, Z up);
-  6. optionally renders a still of the displaced, foamed sea with Cycles (--still).
+  7. Blender's own Ocean modifier bakes the height into G (R, G, B = X, height, Y), which
+     is why the docs warn against pointing its cache at tidepool's maps;
+and optionally renders a still of the displaced, foamed sea with Cycles (--still).
 
 --mutate NAME[,NAME...] builds the scene with known mistakes, to show that the check catches
 them: clamp (the texture's Clamp left on), interp (its Interpolation left on), relative
@@ -35,6 +38,7 @@ import argparse
 import math
 import os
 import sys
+import time
 
 import bpy
 import numpy as np
@@ -413,6 +417,8 @@ def main():
     bpy.data.objects.remove(plane)
     grid.hide_render = False
 
+    ocean_bake_layout()
+
     if a.still:
         render_still(a, grid)
 
@@ -421,6 +427,65 @@ def main():
               'in Blender %s' % (len(failures), bpy.app.version_string), flush=True)
         sys.exit(1)
     print('check_ocean: all checks passed (Blender %s)' % bpy.app.version_string, flush=True)
+
+
+def whole_exr(path):
+    """True if the file reads to its last pixel."""
+    inp = oiio.ImageInput.open(path)
+    if inp is None:
+        oiio.geterror()
+        return False
+    ok = inp.read_image(oiio.FLOAT) is not None
+    inp.close()
+    return ok
+
+
+def ocean_bake_layout():
+    """docs/textures.md says the Ocean modifier's bake is R, G, B = X, height, Y (its
+    ocean is Y up), unlike tidepool's X, Y, Z: bake a small ocean, compare its channels
+    with the Z of the mesh the modifier generates on the same 16 x 16 grid."""
+    import shutil
+    import tempfile
+    bpy.ops.mesh.primitive_plane_add(size=2, location=(0, 0, -2000))
+    ob = bpy.context.active_object
+    m = ob.modifiers.new('Ocean', 'OCEAN')
+    m.geometry_mode = 'GENERATE'
+    m.resolution = m.viewport_resolution = 4  # a 16 x 16 simulation grid
+    m.spatial_size = 50
+    m.choppiness = 1.0
+    m.use_foam = False
+    m.frame_start, m.frame_end = 1, 2
+    tmp = tempfile.mkdtemp(prefix='tp-blender-ocean.')
+    m.filepath = tmp + '/'
+    bpy.context.view_layer.objects.active = ob
+    bpy.context.scene.frame_set(1)
+    bpy.ops.object.ocean_bake(modifier='Ocean')
+    path = os.path.join(tmp, 'disp_0001.exr')
+    # The bake is a job on a thread of its own, and without an event loop (blender -b)
+    # nothing says it ended: frames are written in order, so frame 1 is whole once frame
+    # 2's file reads (then the job writes no more). Up to a minute.
+    last = os.path.join(tmp, 'disp_0002.exr')
+    for _ in range(600):
+        if os.path.exists(last) and whole_exr(last):
+            break
+        time.sleep(0.1)
+    if not os.path.exists(path):
+        check(False, 'the Ocean modifier baked %s' % path)
+    else:
+        px = read_exr(path, ['R', 'G', 'B'])
+        dg = bpy.context.evaluated_depsgraph_get()
+        me = ob.evaluated_get(dg).to_mesh()
+        co = np.empty(len(me.vertices) * 3, np.float32)
+        me.vertices.foreach_get('co', co)
+        ob.evaluated_get(dg).to_mesh_clear()
+        r = px.shape[0]
+        z = np.sort(co.reshape(r + 1, r + 1, 3)[:r, :r, 2].ravel())  # local: no location
+        d = [np.abs(np.sort(px[:, :, c].ravel()) - z).max() for c in range(3)]
+        check(d[1] < 2e-3 and d[0] > 0.05 and d[2] > 0.05,
+              'Blender\'s Ocean bake holds the height in G (its mesh Z vs R, G, B: %.3g, %.3g, '
+              '%.3g m), not in B as tidepool\'s maps do' % tuple(d))
+    shutil.rmtree(tmp, ignore_errors=True)
+    bpy.data.objects.remove(ob)
 
 
 def top_down(a, shift, z, layer, chans):
