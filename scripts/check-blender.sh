@@ -2,7 +2,8 @@
 # check-blender.sh [BIN] [SIZE] [STILL.png] - docs/textures.md's Blender recipe, in Blender
 # (`make check-blender`, run by `make test`):
 #   1. renders scenes/textures/ocean_choppy.json at SIZE x SIZE texels (default 128; the
-#      same 64 m tile and 64-frame loop) as displacement, normal, foam and height EXRs;
+#      same 64 m tile and 64-frame loop) as displacement, normal, foam and height EXRs
+#      and 16-bit PNG normal maps;
 #   2. builds the recipe in headless Blender (tests/blender/check_ocean.py) and checks the
 #      evaluated mesh, the frame mapping, the axes, the seams, the foam and the normal map
 #      against the EXRs read by OpenImageIO;
@@ -47,7 +48,8 @@ TILE=$1 FRAMES=$2 FPS=$3
 
 "$BIN" render "$SCENE" -y --size "${SIZE}x$SIZE" \
 	-o "displacement=$WORK/disp_%04d.exr" -o "normal=$WORK/normal_%04d.exr" \
-	-o "foam=$WORK/foam_%04d.exr" -o "height=$WORK/height_%04d.exr" >"$WORK/render.log" 2>&1 ||
+	-o "foam=$WORK/foam_%04d.exr" -o "height=$WORK/height_%04d.exr" \
+	-o "normal=$WORK/normalpng_%04d.png" --set maps.normal.bits=16 >"$WORK/render.log" 2>&1 ||
 	{ cat "$WORK/render.log" >&2; fail "tidepool render of $SCENE"; }
 
 # blender ARGS... -- CHECK-ARGS...: the check's own lines on stdout, the rest in a log.

@@ -162,8 +162,9 @@ def build(a, mutate):
     return grid
 
 
-def build_plane(a, mutate):
-    """A flat plane, far from the grid, with the normal map (recipe: flat plane)."""
+def build_plane(a, mutate, png=None):
+    """A flat plane, far from the grid, with the normal map (recipe: flat plane); png: a
+    16-bit PNG normal map instead of the EXR, straight into the Normal Map node."""
     bpy.ops.mesh.primitive_plane_add(size=a.tile, location=(0, 0, -1000))
     plane = bpy.context.active_object
     plane.name = 'flat'
@@ -174,13 +175,13 @@ def build_plane(a, mutate):
     out = nt.nodes.new('ShaderNodeOutputMaterial')
     bsdf = nt.nodes.new('ShaderNodeBsdfDiffuse')
     img = nt.nodes.new('ShaderNodeTexImage')
-    img.image = load_sequence(os.path.join(a.maps, 'normal_0000.exr'))
+    img.image = load_sequence(png or os.path.join(a.maps, 'normal_0000.exr'))
     set_user(img.image_user, a.frames, -1)
     img.interpolation = 'Linear'  # the default; exact at the texel centres seen here
     nmap = nt.nodes.new('ShaderNodeNormalMap')
     nmap.space = 'TANGENT'
     nmap.inputs['Strength'].default_value = 1.0
-    if 'normal01' in mutate:
+    if 'normal01' in mutate or png:
         nt.links.new(img.outputs['Color'], nmap.inputs['Color'])
     else:  # the EXR holds the unit normal; the Normal Map node wants n * 0.5 + 0.5
         enc = nt.nodes.new('ShaderNodeVectorMath')
@@ -396,13 +397,19 @@ def main():
         check(e < 5e-3, 'foam: the Image Texture at each vertex is its texel of foam_0000.exr '
               '(largest difference %.3g)' % e)
 
-    # 6. the normal map on a flat plane: Cycles' normal pass seen straight down
-    plane = build_plane(a, a.mutate)
-    grid.hide_render = True
-    got = top_down(a, 0, -1000, 'Normal', ['X', 'Y', 'Z'])
-    if got is not None:
-        nrm = exr('normal', 0, ['R', 'G', 'B'])
-        nrm = nrm / np.linalg.norm(nrm, axis=2, keepdims=True)
+    # 6. the normal map on a flat plane: Cycles' normal pass seen straight down; the EXR,
+    # and the 16-bit PNG of the same frame (normalpng_0000.png, if the render wrote it)
+    nrm = exr('normal', 0, ['R', 'G', 'B'])
+    nrm = nrm / np.linalg.norm(nrm, axis=2, keepdims=True)
+    png = os.path.join(a.maps, 'normalpng_0000.png')
+    for src in ['normal_0000.exr'] + (['normalpng_0000.png'] if os.path.exists(png) else []):
+        plane = build_plane(a, a.mutate, png if src.endswith('.png') else None)
+        grid.hide_render = True
+        got = top_down(a, 0, -1000, 'Normal', ['X', 'Y', 'Z'])
+        bpy.data.objects.remove(plane)
+        grid.hide_render = False
+        if got is None:
+            continue
         # Cycles bends a normal more than 45 degrees from the view (straight down here)
         # towards it (its valid-reflection rule), keeping the horizontal direction
         steep = nrm[:, :, 2] < 0.72
@@ -411,11 +418,9 @@ def main():
         cos = (hn * hg).sum(1) / np.maximum(np.linalg.norm(hn, axis=1) * np.linalg.norm(hg, axis=1), 1e-12)
         bent = cos.min() if steep.any() else 1.0
         check(e < 2e-3 and bent > 0.999,
-              'flat plane: Cycles\' normal pass is normal_0000.exr\'s normal (X right, Y up '
-              'the image, Z up; largest difference %.3g; %d steeper than 45 degrees keep their '
-              'direction: cos >= %.4f)' % (e, steep.sum(), bent))
-    bpy.data.objects.remove(plane)
-    grid.hide_render = False
+              'flat plane: Cycles\' normal pass from %s is normal_0000.exr\'s normal (X right, '
+              'Y up the image, Z up; largest difference %.3g; %d steeper than 45 degrees keep '
+              'their direction: cos >= %.4f)' % (src, e, steep.sum(), bent))
 
     ocean_bake_layout()
 
