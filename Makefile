@@ -354,6 +354,7 @@ test: deps
 	$(MAKE) fuzz-regress
 	$(MAKE) check-farm
 	$(MAKE) check-preview
+	$(MAKE) check-blender
 
 # tidepool preview (docs/preview.md): a smoke run of the server, then its HTTP API,
 # security and limits (tests/preview) and the page in headless Chromium
@@ -373,6 +374,12 @@ check-python: $(BIN) $(SHLIB) $(PCFILE)
 check-browser-compare: $(BIN)
 	TP_BIN=$(abspath $(BIN)) $(or $(PYTHON),/usr/bin/python3) -m pytest -q -p no:cacheprovider \
 		tests/browser/test_compare_report.py
+
+# docs/textures.md's Blender recipe built in headless Blender (Debian's blender) and
+# checked against the ocean example's EXRs (scripts/check-blender.sh, tests/blender/).
+.PHONY: check-blender
+check-blender: $(BIN)
+	sh scripts/check-blender.sh $(BIN)
 
 # Once per `make test` (not per build): a chunked render through GNU parallel and as a
 # Slurm job array on a single-node Slurm (scripts/slurm-local.sh), against one machine.

@@ -14,6 +14,8 @@ set -eu
 # libopenexr-dev (OpenEXRCore) and libdeflate-dev write the OpenEXR maps, and openexr
 # (exrheader) and python3-openimageio read them back in the tests. libspng-dev is the
 # other PNG decoder `make bench` measures against libpng (tidepool-bench --png-decode).
+# blender runs docs/textures.md's Blender recipe headless (make check-blender; its
+# Python reads the EXRs with python3-openimageio).
 PKGS="build-essential pkg-config libpng-dev libavcodec-dev libavformat-dev
 libavutil-dev libswscale-dev libcjson-dev libcriterion-dev ffmpeg imagemagick parallel
 scdoc python3 python3-jsonschema python3-junitparser
@@ -22,6 +24,7 @@ python3-numpy python3-pytest python3-pil xxd chromium chromium-driver python3-se
 libmicrohttpd-dev curl
 libopenexr-dev libdeflate-dev openexr python3-openimageio
 libspng-dev"
+PKGS="$PKGS blender"
 
 missing=""
 for p in $PKGS; do
