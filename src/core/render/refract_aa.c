@@ -134,7 +134,7 @@ int render_aa_plan(int n, const render_aa_offsets *o, uint8_t *nsub)
 /* A cell (x0, y0) is an edge if its four bilinear taps, (x0, y0) .. (x0 + 1, y0 + 1), are
  * not all one RGB colour; out[] is each cell's Chebyshev distance to the nearest edge
  * (two passes over the 8 neighbours, capped at 255). */
-void render_aa_flat_map(const uint8_t *bgx, int w, int h, uint8_t *out)
+size_t render_aa_flat_map(const uint8_t *bgx, int w, int h, uint8_t *out)
 {
 	const size_t bs = 4 * ((size_t)w + 1);
 	for (int y = 0; y < h; y++)
@@ -178,6 +178,10 @@ void render_aa_flat_map(const uint8_t *bgx, int w, int h, uint8_t *out)
 			}
 			*o = (uint8_t)m;
 		}
+	size_t far = 0;
+	for (size_t k = 0; k < (size_t)w * (size_t)h; k++)
+		far += out[k] >= 4;
+	return far;
 }
 
 /* dd of every column: the largest change of either offset component from the pixel to

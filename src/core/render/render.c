@@ -134,8 +134,13 @@ int render_create(const scene *sc, scene_mode mode, render_ctx **out, tp_err *er
 	/* anti-aliasing skips pixels whose lookups all land on one colour (without wrap,
 	 * where lookups are clamped, not wrapped); without the map it supersamples them */
 	if (color && sc->render.antialias && sc->boundary != SCENE_BOUNDARY_WRAP &&
-	    (r->bgflat = malloc((size_t)r->w * (size_t)r->h)))
-		render_aa_flat_map(r->bgx, r->w, r->h, r->bgflat);
+	    (r->bgflat = malloc((size_t)r->w * (size_t)r->h)) &&
+	    render_aa_flat_map(r->bgx, r->w, r->h, r->bgflat) < (size_t)r->w * (size_t)r->h / 100) {
+		/* a background with (almost) no flat patch (the pebbles' shading): the check
+		 * would cost about a tenth of a render (pond at 1080p) and skip nothing */
+		free(r->bgflat);
+		r->bgflat = NULL;
+	}
 	*out = r;
 	return 0;
 }

@@ -77,8 +77,10 @@ int render_aa_plan(int n, const render_aa_offsets *o, uint8_t *nsub);
  * lookup, so the bytes are the same. Returns how many are left. */
 int render_aa_flat(const render_aa *a, int y, int xs, int n, const render_aa_offsets *o,
 		   uint8_t *nsub);
-/* The distance map of render_in.bgflat for the (w+1) x (h+1) RGBX background bgx. */
-void render_aa_flat_map(const uint8_t *bgx, int w, int h, uint8_t *out);
+/* The distance map of render_in.bgflat for the (w+1) x (h+1) RGBX background bgx.
+ * Returns how many cells are far enough from an edge (4 cells or more) for the check to
+ * skip a steep pixel there. */
+size_t render_aa_flat_map(const uint8_t *bgx, int w, int h, uint8_t *out);
 /* Redraws the pixels of row y whose nsub is not 0 into `row` (the row's 3w bytes), with
  * refract.c's lifts of columns xs .. xs+n-1. */
 void render_aa_shade(const render_aa *a, int y, int xs, int n, const render_aa_offsets *o,
