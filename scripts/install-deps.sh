@@ -21,7 +21,7 @@ libavutil-dev libswscale-dev libcjson-dev libcriterion-dev ffmpeg imagemagick pa
 scdoc python3 python3-jsonschema python3-junitparser
 zlib1g-dev clang libclang-rt-14-dev libomp-dev libxxhash-dev xxhash libfftw3-dev
 python3-numpy python3-pytest python3-pil xxd chromium chromium-driver python3-selenium
-libmicrohttpd-dev curl
+libmicrohttpd-dev curl nettle-dev
 libopenexr-dev libdeflate-dev openexr python3-openimageio
 libspng-dev"
 PKGS="$PKGS blender"

@@ -493,3 +493,23 @@ Test(compare, video_frames_decode_to_rgb_close_to_what_was_encoded)
 	for (int k = 0; k < 5; k++)
 		tp_image_free(&frames[k]);
 }
+
+/* libavutil's hashes come from the MP4 plugin (avplugin.h): a manifest naming one, with
+ * no plugin to be found, fails with one line naming the algorithm and the plugin. */
+Test(compare, a_libavutil_hash_without_the_plugin_is_a_clear_error)
+{
+	char path[256];
+	snprintf(path, sizeof path, "%s/m.manifest", dir);
+	write_text(path, "tidepool-frame-hashes 1\nwidth 4\nheight 4\npixfmt rgb24\nhash sha256\n"
+			 "0 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\n");
+	setenv("TIDEPOOL_AV_PLUGIN", "/nonexistent/tidepool-av.so", 1);
+	enc_manifest m;
+	tp_err err = {""};
+	const int rc = enc_manifest_read(path, &m, &err);
+	unsetenv("TIDEPOOL_AV_PLUGIN");
+	cr_assert_lt(rc, 0, "read without the plugin");
+	cr_assert(strstr(err.msg, "hash algorithm 'sha256' needs libavutil") &&
+			  strstr(err.msg, "tidepool-av.so"),
+		  "%s", err.msg);
+	enc_manifest_free(&m);
+}

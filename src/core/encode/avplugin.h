@@ -5,7 +5,10 @@
  * Why: libavcodec brings about 120 shared libraries (every codec Debian builds it with),
  * and the dynamic loader resolving them cost each tidepool process tens of milliseconds
  * before main(): `compare`, `validate`, a PNG render and every farm chunk paid it without
- * touching an MP4. The core links only libavutil (hashes).
+ * touching an MP4. The core links no libav library.
+ *
+ * libavutil's hashes (av_hash, for manifests that name an algorithm other than xxh128)
+ * come through it too, so the core links no libav library at all.
  *
  * The plugin is mp4.c, mp4_read.c, join.c and proof_mp4.c with private copies of the few
  * core helpers they use (errors, files, images, hashes, the provenance record: none keeps
@@ -29,7 +32,9 @@
 
 #define TP_AV_PLUGIN_NAME "tidepool-av.so"
 #define TP_AV_PLUGIN_SYMBOL "tp_av_plugin_v1"
-#define TP_AV_PLUGIN_ABI 1
+#define TP_AV_PLUGIN_ABI 2
+
+struct AVHashContext;
 
 typedef struct tp_av_plugin {
 	int abi;             /* TP_AV_PLUGIN_ABI */
@@ -47,9 +52,18 @@ typedef struct tp_av_plugin {
 		    int *first, int *frames, tp_err *err);
 	int (*seal)(const char *path, const char *shown, tp_err *err);
 	int (*verify)(const char *path, enc_proof *p, tp_err *err);
+	/* libavutil's av_hash: the manifests' algorithms other than xxh128 (hash.c) */
+	const char *(*hash_names)(int i);
+	int (*hash_alloc)(struct AVHashContext **ctx, const char *name);
+	int (*hash_get_size)(const struct AVHashContext *ctx);
+	void (*hash_init)(struct AVHashContext *ctx);
+	void (*hash_update)(struct AVHashContext *ctx, const uint8_t *src, size_t len);
+	void (*hash_final_hex)(struct AVHashContext *ctx, uint8_t *dst, int size);
+	void (*hash_freep)(struct AVHashContext **ctx);
 } tp_av_plugin;
 
-/* The plugin, loaded once per process (thread-safe); NULL with err set if it cannot be. */
+/* The plugin, loaded once per process (thread-safe); NULL with err set if it cannot be.
+ * Inside the plugin itself (hash.c is linked into both) it is the plugin's own table. */
 const tp_av_plugin *tp_av(tp_err *err);
 /* Where the plugin was loaded from ("" if not loaded). */
 const char *tp_av_path(void);

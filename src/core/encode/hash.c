@@ -1,10 +1,10 @@
-/* hash.c - frame hashing (libxxhash's XXH3-128 by default, or any libavutil av_hash),
- * frame-hash manifests and the `hash` encoder. */
+/* hash.c - frame hashing (libxxhash's XXH3-128 by default, or any libavutil av_hash,
+ * reached through the libav plugin: avplugin.h), frame-hash manifests and the `hash`
+ * encoder. */
 #include "encode/hash.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <libavutil/hash.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,10 +17,12 @@
 #include <xxh_x86dispatch.h>
 #endif
 
+#include "encode/avplugin.h"
 #include "encode/encoder.h"
 #include "util/fsutil.h"
 
 struct enc_hasher {
+	const tp_av_plugin *av;    /* av_hash's calls, NULL for xxh128 */
 	struct AVHashContext *ctx; /* NULL for xxh128 */
 	XXH3_state_t *xxh;         /* xxh128 only */
 	char algo[32];
@@ -43,11 +45,16 @@ int enc_hasher_create(const char *algo, enc_hasher **out, tp_err *err)
 		*out = h;
 		return 0;
 	}
+	tp_err aerr = {""};
+	const tp_av_plugin *av = tp_av(&aerr);
+	if (!av)
+		return tp_errf(err, TP_EIO, "hash algorithm '%s' needs libavutil, from the plugin %s (%s)",
+			       algo, TP_AV_PLUGIN_NAME, aerr.msg);
 	/* libavutil spells names "SHA256", "murmur3", ...; match without case. */
 	const char *name = NULL;
-	for (int i = 0; av_hash_names(i); i++)
-		if (!strcasecmp(av_hash_names(i), algo))
-			name = av_hash_names(i);
+	for (int i = 0; av->hash_names(i); i++)
+		if (!strcasecmp(av->hash_names(i), algo))
+			name = av->hash_names(i);
 	if (!name || strlen(name) >= sizeof((enc_hasher *)0)->algo)
 		return tp_errf(err, TP_EUSAGE,
 			       "unknown hash algorithm '%s' (xxh128, or a libavutil "
@@ -56,8 +63,9 @@ int enc_hasher_create(const char *algo, enc_hasher **out, tp_err *err)
 	enc_hasher *h = calloc(1, sizeof *h);
 	if (!h)
 		return tp_errf(err, TP_EIO, "out of memory");
-	if (av_hash_alloc(&h->ctx, name) < 0 ||
-	    av_hash_get_size(h->ctx) * 2 + 1 > ENC_HASH_HEX_MAX) {
+	h->av = av;
+	if (av->hash_alloc(&h->ctx, name) < 0 ||
+	    av->hash_get_size(h->ctx) * 2 + 1 > ENC_HASH_HEX_MAX) {
 		enc_hasher_destroy(h);
 		return tp_errf(err, TP_EIO, "cannot set up hash '%s'", name);
 	}
@@ -71,7 +79,8 @@ void enc_hasher_destroy(enc_hasher *h)
 {
 	if (!h)
 		return;
-	av_hash_freep(&h->ctx);
+	if (h->av)
+		h->av->hash_freep(&h->ctx);
 	XXH3_freeState(h->xxh);
 	free(h->row);
 	free(h);
@@ -98,7 +107,7 @@ int enc_hasher_image(enc_hasher *h, const tp_image *img, char *hex, size_t n, tp
 	if (h->xxh)
 		XXH3_128bits_reset(h->xxh);
 	else
-		av_hash_init(h->ctx);
+		h->av->hash_init(h->ctx);
 	for (int y = 0; y < img->h; y++) {
 		const uint8_t *src = tp_image_row(img, y);
 		if (wide) {
@@ -113,7 +122,7 @@ int enc_hasher_image(enc_hasher *h, const tp_image *img, char *hex, size_t n, tp
 		if (h->xxh)
 			XXH3_128bits_update(h->xxh, src, bytes);
 		else
-			av_hash_update(h->ctx, src, bytes);
+			h->av->hash_update(h->ctx, src, bytes);
 	}
 	if (h->xxh) {
 		/* The canonical (big-endian) form, as `xxh128sum` prints it. */
@@ -123,7 +132,7 @@ int enc_hasher_image(enc_hasher *h, const tp_image *img, char *hex, size_t n, tp
 			snprintf(hex + 2 * i, 3, "%02x", c.digest[i]);
 		return 0;
 	}
-	av_hash_final_hex(h->ctx, (uint8_t *)hex, (int)n);
+	h->av->hash_final_hex(h->ctx, (uint8_t *)hex, (int)n);
 	return 0;
 }
 
@@ -210,12 +219,16 @@ static int is_hex(const char *s)
 	return 1;
 }
 
+/* 1 if known, 0 if not; a name other than xxh128 needs the plugin (-1 if it is missing). */
 static int known_algo(const char *name)
 {
 	if (!strcasecmp(name, "xxh128"))
 		return 1;
-	for (int i = 0; av_hash_names(i); i++)
-		if (!strcasecmp(av_hash_names(i), name))
+	const tp_av_plugin *av = tp_av(NULL);
+	if (!av)
+		return -1;
+	for (int i = 0; av->hash_names(i); i++)
+		if (!strcasecmp(av->hash_names(i), name))
 			return 1;
 	return 0;
 }
@@ -246,7 +259,18 @@ static int header_line(enc_manifest *m, const char *key, const char *val, unsign
 			bad = !*val || strlen(val) >= sizeof m->algo;
 			if (!bad)
 				snprintf(m->algo, sizeof m->algo, "%s", val);
-			if (!bad && !known_algo(val)) {
+			const int known = bad ? 1 : known_algo(val);
+			if (known < 0) { /* a libavutil name, and no plugin to ask */
+				tp_err aerr = {""};
+				tp_av(&aerr);
+				*rc = tp_errf(err, TP_EIO,
+					      "%s:%d: hash algorithm '%s' needs libavutil, from the "
+					      "plugin %s (%s)",
+					      path, line, val, TP_AV_PLUGIN_NAME, aerr.msg);
+				*seen |= 1u << k;
+				return 1;
+			}
+			if (!known) {
 				/* A bad input file, not a bad command line: exit 3, not 2. */
 				*rc = tp_errf(err, TP_EINPUT, "%s:%d: unknown hash algorithm '%s'",
 					      path, line, val);

@@ -36,9 +36,9 @@
  * file with a fingerprint but a missing or wrong xxh3 line, or frames other than its
  * "frames" line says, is refused as damaged (TP_EINPUT).
  *
- * Blank lines and lines starting with '#' are ignored when reading. The hashing goes
- * through libavutil's av_hash API, so this module lives in src/core/encode/ (the only place
- * for libav*); compare uses it through the opaque enc_hasher.
+ * Blank lines and lines starting with '#' are ignored when reading. Algorithms other than
+ * xxh128 go through libavutil's av_hash API in the libav plugin (avplugin.h: without it
+ * they fail with TP_EIO naming the plugin); compare uses it through the opaque enc_hasher.
  *
  * Errors: TP_EIO when a file cannot be opened or written, TP_EINPUT when a manifest is
  * malformed (the message names the file and line), TP_EUSAGE for an unknown algorithm.

@@ -2,7 +2,7 @@
  * fingerprint.c - which scene and options a simulation cache belongs to (scene.h).
  *
  * A checkpoint is only valid for the simulation that wrote it: the same scene text (after
- * --set edits) and the same command-line overrides. The digest is SHA-256 (libavutil)
+ * --set edits) and the same command-line overrides. The digest is SHA-256 (nettle)
  * over a small text record, one "key value" line per item, so the record itself is easy
  * to read and extend:
  *
@@ -17,8 +17,7 @@
  * write to different files from one cache.
  */
 #include <inttypes.h>
-#include <libavutil/mem.h>
-#include <libavutil/sha.h>
+#include <nettle/sha2.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,21 +27,10 @@
 
 static void sha256(const void *p, size_t n, uint8_t out[32])
 {
-	struct AVSHA *ctx = av_sha_alloc();
-	if (!ctx) { /* out of memory: a digest that matches nothing real */
-		memset(out, 0xff, 32);
-		return;
-	}
-	av_sha_init(ctx, 256);
-	const uint8_t *b = p;
-	while (n) { /* av_sha_update takes a length that may be an unsigned int */
-		size_t k = n > (1u << 30) ? (1u << 30) : n;
-		av_sha_update(ctx, b, k);
-		b += k;
-		n -= k;
-	}
-	av_sha_final(ctx, out);
-	av_free(ctx);
+	struct sha256_ctx ctx;
+	sha256_init(&ctx);
+	sha256_update(&ctx, n, p);
+	sha256_digest(&ctx, SHA256_DIGEST_SIZE, out);
 }
 
 void scene_text_digest(const char *text, size_t len, uint8_t out[32])
@@ -50,9 +38,9 @@ void scene_text_digest(const char *text, size_t len, uint8_t out[32])
 	sha256(text, len, out);
 }
 
-static void line(struct AVSHA *sha, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void line(struct sha256_ctx *sha, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-static void line(struct AVSHA *sha, const char *fmt, ...)
+static void line(struct sha256_ctx *sha, const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
@@ -63,12 +51,12 @@ static void line(struct AVSHA *sha, const char *fmt, ...)
 		n = 0;
 	if ((size_t)n >= sizeof buf)
 		n = sizeof buf - 1;
-	av_sha_update(sha, (const uint8_t *)buf, (size_t)n);
-	av_sha_update(sha, (const uint8_t *)"\n", 1);
+	sha256_update(sha, (size_t)n, (const uint8_t *)buf);
+	sha256_update(sha, 1, (const uint8_t *)"\n");
 }
 
 /* Every field of scene_overrides but `output` (see the top of this file). */
-static void serialise_overrides(struct AVSHA *sha, const scene_overrides *ov)
+static void serialise_overrides(struct sha256_ctx *sha, const scene_overrides *ov)
 {
 	static const scene_overrides none = {0};
 	if (!ov)
@@ -84,18 +72,14 @@ static void serialise_overrides(struct AVSHA *sha, const scene_overrides *ov)
 	for (int i = 0; i < ov->nsets; i++) {
 		/* length-prefixed: a value may hold a newline */
 		line(sha, "set %zu", strlen(ov->sets[i]));
-		av_sha_update(sha, (const uint8_t *)ov->sets[i], strlen(ov->sets[i]));
+		sha256_update(sha, strlen(ov->sets[i]), (const uint8_t *)ov->sets[i]);
 	}
 }
 
 void scene_fingerprint(const scene *sc, const scene_overrides *ov, uint8_t out[32])
 {
-	struct AVSHA *sha = av_sha_alloc();
-	if (!sha) {
-		memset(out, 0xff, 32);
-		return;
-	}
-	av_sha_init(sha, 256);
+	struct sha256_ctx ctx, *sha = &ctx;
+	sha256_init(sha);
 	char hex[65];
 	for (int i = 0; i < 32; i++)
 		snprintf(hex + 2 * i, 3, "%02x", sc->text_sha256[i]);
@@ -103,24 +87,18 @@ void scene_fingerprint(const scene *sc, const scene_overrides *ov, uint8_t out[3
 	line(sha, "text %s", hex);
 	serialise_overrides(sha, ov);
 	line(sha, "size %d %d", sc->width, sc->height);
-	av_sha_final(sha, out);
-	av_free(sha);
+	sha256_digest(sha, SHA256_DIGEST_SIZE, out);
 }
 
 void scene_output_fingerprint(const uint8_t scene_fp[32], const char *what, char hex[65])
 {
 	uint8_t out[32];
-	struct AVSHA *sha = av_sha_alloc();
-	if (!sha) {
-		memset(out, 0xff, 32);
-	} else {
-		av_sha_init(sha, 256);
-		line(sha, "tidepool-output-fingerprint 1");
-		av_sha_update(sha, scene_fp, 32);
-		av_sha_update(sha, (const uint8_t *)what, strlen(what));
-		av_sha_final(sha, out);
-		av_free(sha);
-	}
+	struct sha256_ctx ctx, *sha = &ctx;
+	sha256_init(sha);
+	line(sha, "tidepool-output-fingerprint 1");
+	sha256_update(sha, 32, scene_fp);
+	sha256_update(sha, strlen(what), (const uint8_t *)what);
+	sha256_digest(sha, SHA256_DIGEST_SIZE, out);
 	for (int i = 0; i < 32; i++)
 		snprintf(hex + 2 * i, 3, "%02x", out[i]);
 }
