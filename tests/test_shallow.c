@@ -731,6 +731,21 @@ Test(shallow, wrap_is_periodic)
 /* ---- determinism, checkpoints, golden ---- */
 
 /* Two dragged boxes whose regions overlap, a floating one, drops: the busy case. */
+/* Opens pl, steps it `frames` frames with a drop before each at (x0 + dx f, y), and
+ * returns the hash of the last surface (pl is closed). */
+static uint64_t rain_and_hash(pool *pl, int frames, double x0, double dx, double y)
+{
+	pool_open_ok(pl);
+	for (int f = 0; f < frames; f++) {
+		SH->drop(pl->p, x0 + dx * f, y, 3, 0.5);
+		cr_assert_eq(pool_step(pl), 0);
+	}
+	tp_surface s = pool_surface(pl);
+	uint64_t hsh = surface_hash(&s);
+	pool_close(pl);
+	return hsh;
+}
+
 static uint64_t busy_hash(int threads, int frames)
 {
 	omp_set_num_threads(threads);
@@ -739,15 +754,7 @@ static uint64_t busy_hash(int threads, int frames)
 	pool_box(&pl, 30, 20, 4, 0.5, 0, 0, 30, 40, 2, 70, 50);
 	pool_box(&pl, 120, 110, 3, 0.3, 0, 0, 75, 65, 2, 76, 66); /* big: parallel CG */
 	pool_box(&pl, 16, 16, 5, 0.5, 1, 0, 20, 110, 0, 20, 110);
-	pool_open_ok(&pl);
-	for (int f = 0; f < frames; f++) {
-		SH->drop(pl.p, 10 + 7 * f, 120, 3, 0.5);
-		cr_assert_eq(pool_step(&pl), 0);
-	}
-	tp_surface s = pool_surface(&pl);
-	uint64_t hsh = surface_hash(&s);
-	pool_close(&pl);
-	return hsh;
+	return rain_and_hash(&pl, frames, 10, 7, 120);
 }
 
 Test(shallow, same_bits_with_one_and_two_threads)
@@ -770,15 +777,7 @@ static uint64_t big_hash(int threads, scene_boundary edge)
 	pool_box(&pl, 24, 18, 4, 0.5, 0, 0, 60, 52, 2, 120, 70); /* meets the first */
 	pool_box(&pl, 20, 16, 5, 0.5, 1, 0, 200, 150, 0, 200, 150);
 	pool_box(&pl, 26, 14, 3, 0.4, 0, 0, 160, 236, 2, 170, 232); /* across the seam */
-	pool_open_ok(&pl);
-	for (int f = 0; f < 6; f++) {
-		SH->drop(pl.p, 40 + 30 * f, 120, 3, 0.5);
-		cr_assert_eq(pool_step(&pl), 0);
-	}
-	tp_surface s = pool_surface(&pl);
-	uint64_t hsh = surface_hash(&s);
-	pool_close(&pl);
-	return hsh;
+	return rain_and_hash(&pl, 6, 40, 30, 120);
 }
 
 Test(shallow, boxes_coupled_beside_the_wave_update_give_the_same_bits)

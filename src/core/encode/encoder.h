@@ -80,6 +80,8 @@ int enc_sink_create(const tp_encoder *e, const enc_config *cfg, enc_sink **out, 
 int enc_sink_write(enc_sink *s, int index, const tp_image *img, tp_err *err);
 int enc_sink_close(enc_sink *s, enc_close_mode mode, tp_err *err);
 void enc_sink_destroy(enc_sink *s); /* closes with ENC_CLOSE_FAILED if still open */
+/* The team size for an encoder's own parallel loops: cfg->threads, or OpenMP's default. */
+int enc_threads(const enc_config *cfg);
 
 
 /* join.c: concatenates MP4 segments of one render without re-encoding, after checking

@@ -109,7 +109,7 @@ static int exr_open(void *priv, const enc_config *cfg, tp_err *err)
 	s->frames = cfg->frames;
 	s->first = s->written = cfg->first;
 	s->half = !cfg->exr_float;
-	s->threads = cfg->threads > 0 ? cfg->threads : omp_get_max_threads();
+	s->threads = enc_threads(cfg);
 	static const exr_compression_t comp[] = {EXR_COMPRESSION_ZIP, EXR_COMPRESSION_ZIPS,
 						 EXR_COMPRESSION_PIZ, EXR_COMPRESSION_RLE,
 						 EXR_COMPRESSION_NONE};

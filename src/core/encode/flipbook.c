@@ -2,7 +2,6 @@
 #include "encode/flipbook.h"
 
 #include <math.h>
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,7 +135,7 @@ static int flipbook_open(void *priv, const enc_config *cfg, tp_err *err)
 		return rc;
 	snprintf(f->path, sizeof f->path, "%s", cfg->path);
 	f->fb = *cfg->flipbook;
-	f->threads = cfg->threads > 0 ? cfg->threads : omp_get_max_threads();
+	f->threads = enc_threads(cfg);
 	enc_flipbook_size(&f->fb, &f->aw, &f->ah, &f->cw, &f->ch);
 	f->frames = cfg->frames;
 	f->cells = f->fb.cols * f->fb.rows;

@@ -30,6 +30,23 @@ struct enc_hasher {
 	size_t row_cap;
 };
 
+/* libavutil's spelling of algo ("SHA256", "murmur3", ...; matched without case) through
+ * the plugin into *name, NULL if libavutil has no such hash. Fails (TP_EIO, err naming
+ * the plugin) if the plugin cannot be loaded. */
+static int av_hash_lookup(const char *algo, const tp_av_plugin **av, const char **name,
+			  tp_err *err)
+{
+	tp_err aerr = {""};
+	*name = NULL;
+	if (!(*av = tp_av(&aerr)))
+		return tp_errf(err, TP_EIO, "hash algorithm '%s' needs libavutil, from the plugin %s (%s)",
+			       algo, TP_AV_PLUGIN_NAME, aerr.msg);
+	for (int i = 0; (*av)->hash_names(i); i++)
+		if (!strcasecmp((*av)->hash_names(i), algo))
+			*name = (*av)->hash_names(i);
+	return 0;
+}
+
 int enc_hasher_create(const char *algo, enc_hasher **out, tp_err *err)
 {
 	*out = NULL;
@@ -45,16 +62,11 @@ int enc_hasher_create(const char *algo, enc_hasher **out, tp_err *err)
 		*out = h;
 		return 0;
 	}
-	tp_err aerr = {""};
-	const tp_av_plugin *av = tp_av(&aerr);
-	if (!av)
-		return tp_errf(err, TP_EIO, "hash algorithm '%s' needs libavutil, from the plugin %s (%s)",
-			       algo, TP_AV_PLUGIN_NAME, aerr.msg);
-	/* libavutil spells names "SHA256", "murmur3", ...; match without case. */
-	const char *name = NULL;
-	for (int i = 0; av->hash_names(i); i++)
-		if (!strcasecmp(av->hash_names(i), algo))
-			name = av->hash_names(i);
+	const tp_av_plugin *av;
+	const char *name;
+	int rc = av_hash_lookup(algo, &av, &name, err);
+	if (rc < 0)
+		return rc;
 	if (!name || strlen(name) >= sizeof((enc_hasher *)0)->algo)
 		return tp_errf(err, TP_EUSAGE,
 			       "unknown hash algorithm '%s' (xxh128, or a libavutil "
@@ -219,18 +231,15 @@ static int is_hex(const char *s)
 	return 1;
 }
 
-/* 1 if known, 0 if not; a name other than xxh128 needs the plugin (-1 if it is missing). */
-static int known_algo(const char *name)
+/* 1 if known, 0 if not, -1 with err set if a name other than xxh128 needs the missing
+ * plugin to tell. */
+static int known_algo(const char *algo, tp_err *err)
 {
-	if (!strcasecmp(name, "xxh128"))
+	if (!strcasecmp(algo, "xxh128"))
 		return 1;
-	const tp_av_plugin *av = tp_av(NULL);
-	if (!av)
-		return -1;
-	for (int i = 0; av->hash_names(i); i++)
-		if (!strcasecmp(av->hash_names(i), name))
-			return 1;
-	return 0;
+	const tp_av_plugin *av;
+	const char *name;
+	return av_hash_lookup(algo, &av, &name, err) < 0 ? -1 : name != NULL;
 }
 
 /* Parses one "key value" header line; returns 1 when it was a header key. */
@@ -259,14 +268,10 @@ static int header_line(enc_manifest *m, const char *key, const char *val, unsign
 			bad = !*val || strlen(val) >= sizeof m->algo;
 			if (!bad)
 				snprintf(m->algo, sizeof m->algo, "%s", val);
-			const int known = bad ? 1 : known_algo(val);
+			tp_err aerr = {""};
+			const int known = bad ? 1 : known_algo(val, &aerr);
 			if (known < 0) { /* a libavutil name, and no plugin to ask */
-				tp_err aerr = {""};
-				tp_av(&aerr);
-				*rc = tp_errf(err, TP_EIO,
-					      "%s:%d: hash algorithm '%s' needs libavutil, from the "
-					      "plugin %s (%s)",
-					      path, line, val, TP_AV_PLUGIN_NAME, aerr.msg);
+				*rc = tp_errf(err, TP_EIO, "%s:%d: %s", path, line, aerr.msg);
 				*seen |= 1u << k;
 				return 1;
 			}

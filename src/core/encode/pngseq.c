@@ -10,7 +10,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <omp.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <stdio.h>
@@ -190,7 +189,7 @@ static int pngseq_open(void *priv, const enc_config *cfg, tp_err *err)
 	snprintf(s->pattern, sizeof s->pattern, "%s", cfg->path);
 	s->is_pattern = tp_pattern_kind(cfg->path) == 1;
 	s->frames = cfg->frames;
-	s->threads = cfg->threads > 0 ? cfg->threads : omp_get_max_threads();
+	s->threads = enc_threads(cfg);
 	s->first = s->written = cfg->first;
 	s->range = cfg->range;
 	if (cfg->fingerprint && s->is_pattern) {

@@ -1,4 +1,5 @@
 /* sink.c - an encoder bound to one configuration, with the open/close bookkeeping. */
+#include <omp.h>
 #include <stdlib.h>
 
 #include "encode/encoder.h"
@@ -54,4 +55,9 @@ void enc_sink_destroy(enc_sink *s)
 	}
 	free(s->priv);
 	free(s);
+}
+
+int enc_threads(const enc_config *cfg)
+{
+	return cfg->threads > 0 ? cfg->threads : omp_get_max_threads();
 }
