@@ -206,27 +206,55 @@ static void gauss2(tp_rng *r, double *u, double *v)
 	*v = m * sin(2 * AIRY_PI * r2);
 }
 
-/* Complex amplitude of the full-spectrum mode (kx index i in 0..w-1, ky index j): from
- * a generator seeded by the mode's index alone, so +k and -k agree wherever they are
- * stored. */
-static void ambient_amp(const airy *a, const scene_ambient *am, int i, int j, double out[2])
+/* Complex amplitude of the mode with ki, kj whole waves across the pool (signed), the
+ * grid's low-pass taken at lowk (radians per pixel of the grid it is stored on): from a
+ * generator seeded by the mode numbers alone, so +k and -k agree wherever they are
+ * stored, and a mode is the same wave at every render size (seeded by the storage index
+ * j w + i instead, a scene's seas at two sizes were unrelated: correlation 0.04). */
+static void ambient_amp_k(const airy *a, const scene_ambient *am, int ki, int kj, double lowk,
+			  double out[2])
 {
-	const int w = a->w, h = a->h;
-	const double kx = 2 * AIRY_PI * (i <= w / 2 ? i : i - w) / w;
-	const double ky = 2 * AIRY_PI * (j <= h / 2 ? j : j - h) / h;
+	const double kx = 2 * AIRY_PI * ki / a->w, ky = 2 * AIRY_PI * kj / a->h;
 	const double k = sqrt(kx * kx + ky * ky);
-	double s = ambient_density(a, am, k, atan2(ky, kx)) * lowpass(k);
+	double s = ambient_density(a, am, k, atan2(ky, kx)) * lowpass(lowk);
 	if (am->shortest > 0) {
 		const double l = am->shortest / a->metres * k / (2 * AIRY_PI);
 		s *= exp(-l * l);
 	}
 	tp_rng r;
-	tp_rng_seed(&r, am->seed, 0x616d62ull + (uint64_t)j * (uint64_t)w + (uint64_t)i);
+	tp_rng_seed(&r, am->seed,
+		    (0x616d62ull << 40) | ((uint64_t)(kj + (1 << 19)) << 20) | (uint64_t)(ki + (1 << 19)));
 	double u, v;
 	gauss2(&r, &u, &v);
 	s = sqrt(s * 0.5);
 	out[0] = u * s;
 	out[1] = v * s;
+}
+
+/* The same for the render grid's storage index (i, j): kx index i in 0..w-1. */
+static void ambient_amp(const airy *a, const scene_ambient *am, int i, int j, double out[2])
+{
+	const int w = a->w, h = a->h;
+	const int ki = i <= w / 2 ? i : i - w, kj = j <= h / 2 ? j : j - h;
+	const double kx = 2 * AIRY_PI * ki / w, ky = 2 * AIRY_PI * kj / h;
+	ambient_amp_k(a, am, ki, kj, sqrt(kx * kx + ky * ky), out);
+}
+
+/* The variance of the sea at the scene's own size (rw x rh pixels): the mean of eta^2 is
+ * the sum over the full spectrum of |A|^2 / 2. The amplitude asked for is the RMS at that
+ * size, so a render at another size has the same waves at the same heights, with fewer
+ * (smaller) or more (larger) short ones. */
+static double ambient_variance(const airy *a, const scene_ambient *am, int rw, int rh)
+{
+	double var = 0;
+	for (int kj = -((rh - 1) / 2); kj <= rh / 2; kj++)
+		for (int ki = -((rw - 1) / 2); ki <= rw / 2; ki++) {
+			const double lx = 2 * AIRY_PI * ki / rw, ly = 2 * AIRY_PI * kj / rh;
+			double p[2];
+			ambient_amp_k(a, am, ki, kj, sqrt(lx * lx + ly * ly), p);
+			var += p[0] * p[0] + p[1] * p[1];
+		}
+	return 0.5 * var;
 }
 
 static int ambient_init(airy *a, const scene *sc, tp_err *err)
@@ -268,9 +296,7 @@ static int ambient_init(airy *a, const scene *sc, tp_err *err)
 	} else if (!(a->aom = calloc(nm, sizeof *a->aom))) {
 		return tp_errf(err, TP_EIO, "out of memory for the ambient waves");
 	}
-	/* Amplitudes, then one factor for the RMS height asked for: the mean of eta^2 is
-	 * sum over the full spectrum of |A|^2 / 2. */
-	double var = 0;
+	/* Amplitudes, then one factor for the RMS height asked for (ambient_variance). */
 	const int cw = a->at.cw, w = a->w, h = a->h;
 	for (int j = 0; j < h; j++)
 		for (int i = 0; i < cw; i++) {
@@ -282,9 +308,6 @@ static int ambient_init(airy *a, const scene *sc, tp_err *err)
 			a->ap[2 * m + 1] = (float)p[1];
 			a->am[2 * m] = (float)q[0];
 			a->am[2 * m + 1] = (float)q[1];
-			/* columns 1..(w-1)/2 stand for themselves and their mirror */
-			double wt = (i == 0 || 2 * i == w) ? 0.5 : 1;
-			var += wt * (p[0] * p[0] + p[1] * p[1] + q[0] * q[0] + q[1] * q[1]);
 			const double kx = spec_kx(&a->at, i), ky = spec_ky(&a->at, j);
 			const double om = omega_of(a, sqrt(kx * kx + ky * ky));
 			if (a->period) {
@@ -297,7 +320,7 @@ static int ambient_init(airy *a, const scene *sc, tp_err *err)
 				a->aom[m] = om;
 			}
 		}
-	var *= 0.5;
+	const double var = ambient_variance(a, am, sc->ref_width, sc->ref_height);
 	const double gain = var > 0 ? am->amplitude / sqrt(var) : 0;
 	for (size_t m = 0; m < 2 * nm; m++) {
 		a->ap[m] = (float)(a->ap[m] * gain);
