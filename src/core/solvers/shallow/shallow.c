@@ -218,11 +218,13 @@ static int wave_update(shallow *s)
 /* One internal step with boxes on two threads, the same bits as wave_update() then
  * shallow_couple(): the coupling reads and writes the new heights only in its clusters'
  * rows, so one thread updates those rows first and then the rest while the other, once
- * the first rows are done, couples the boxes (it was about 60% of a step of
- * shallow_drag.json, the wave update 40%: on one thread each waited for the other).
+ * the first rows are done, couples the boxes and then takes rows of the rest too (the
+ * coupling is about half a step of shallow_drag.json: on one thread each waited for the
+ * other).
  * Only without absorbing edges (Mur's condition runs after every row, and a cluster at
  * the edge would read it). Returns nonzero if a new value is not finite or the boxes did
  * not fit. */
+#define WAVE_CHUNK 8 /* rows per claim in wave_and_couple */
 static int wave_and_couple(shallow *s)
 {
 	if (shallow_build_clusters(s) < 0)
@@ -237,24 +239,17 @@ static int wave_and_couple(shallow *s)
 			if (y >= 0 && y < h)
 				s->band[y] = 1;
 		}
-	atomic_int band_done = 0;
+	atomic_int band_done = 0, next_row = 0;
 	int bad = 0, couple_rc = 0;
-#pragma omp parallel num_threads(2)
+#pragma omp parallel num_threads(2) reduction(| : bad)
 	{
 		const int t = omp_get_thread_num(), nt = omp_get_num_threads();
 		if (t == 0) {
-			int b = 0;
-			for (int pass = 0; pass < 2; pass++) {
-				for (int y = 0; y < h; y++)
-					if (s->band[y] == !pass)
-						b |= wave_row(row(s->eta, S, y), row(s->old, S, y),
-							      row(s->nw, S, y), w, S, d, r, mu);
-				if (pass == 0)
-					atomic_store_explicit(&band_done, 1, memory_order_release);
-			}
-			if (nt == 1) /* no second thread was given: in turn */
-				couple_rc = shallow_couple_built(s, 0);
-			bad = b;
+			for (int y = 0; y < h; y++)
+				if (s->band[y])
+					bad |= wave_row(row(s->eta, S, y), row(s->old, S, y),
+							row(s->nw, S, y), w, S, d, r, mu);
+			atomic_store_explicit(&band_done, 1, memory_order_release);
 		} else if (t == 1) {
 			for (int spins = 0;
 			     !atomic_load_explicit(&band_done, memory_order_acquire); spins++)
@@ -262,6 +257,21 @@ static int wave_and_couple(shallow *s)
 					sched_yield();
 			couple_rc = shallow_couple_built(s, 0);
 		}
+		/* The other rows, in chunks taken by whichever thread is free: thread 0 at
+		 * once, thread 1 when the coupling is done (each row is independent, so the
+		 * order does not change a bit). */
+		for (;;) {
+			int y0 = atomic_fetch_add_explicit(&next_row, WAVE_CHUNK, memory_order_relaxed);
+			if (y0 >= h)
+				break;
+			int y1 = y0 + WAVE_CHUNK < h ? y0 + WAVE_CHUNK : h;
+			for (int y = y0; y < y1; y++)
+				if (!s->band[y])
+					bad |= wave_row(row(s->eta, S, y), row(s->old, S, y),
+							row(s->nw, S, y), w, S, d, r, mu);
+		}
+		if (t == 0 && nt == 1) /* no second thread was given: in turn */
+			couple_rc = shallow_couple_built(s, 0);
 	}
 	return bad || couple_rc < 0;
 }
