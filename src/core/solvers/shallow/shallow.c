@@ -91,7 +91,7 @@ static const tp_option shallow_options[] = {
 	{ "gravity", "units/s^2; sets speed = sqrt(gravity x depth) (not with speed or substeps); 0 = speed^2 / depth",
 	  OFF(gravity), TP_OPT_DOUBLE, 0, 0, 1e9, NULL, TP_UNIT_LENGTH },
 	{ "cg_tol", "CG stops when what it leaves moves the water < this, units/step (RMS)",
-	  OFF(cg_tol), TP_OPT_DOUBLE, 1e-6, 1e-15, 1, NULL, TP_UNIT_LENGTH },
+	  OFF(cg_tol), TP_OPT_DOUBLE, 1e-5, 1e-15, 1, NULL, TP_UNIT_LENGTH },
 	{ "cg_iters", "CG iteration cap per solve", OFF(cg_iters), TP_OPT_INT, 200, 1, 100000,
 	  NULL, TP_UNIT_NONE },
 	{ "drag", "linear drag on floating boxes, 1/s", OFF(drag), TP_OPT_DOUBLE, 1.0, 0, 1000,
@@ -217,10 +217,9 @@ static int wave_update(shallow *s)
 
 /* One internal step with boxes on two threads, the same bits as wave_update() then
  * shallow_couple(): the coupling reads and writes the new heights only in its clusters'
- * rows, so one thread updates those rows first and then the rest while the other, once
- * the first rows are done, couples the boxes and then takes rows of the rest too (the
- * coupling is about half a step of shallow_drag.json: on one thread each waited for the
- * other).
+ * rows, so both threads update those rows first, then one couples the boxes while the
+ * other updates the rest, and takes rows of the rest too when it is done (the coupling is
+ * about half a step of shallow_drag.json: on one thread each waited for the other).
  * Only without absorbing edges (Mur's condition runs after every row, and a cluster at
  * the edge would read it). Returns nonzero if a new value is not finite or the boxes did
  * not fit. */
@@ -239,39 +238,52 @@ static int wave_and_couple(shallow *s)
 			if (y >= 0 && y < h)
 				s->band[y] = 1;
 		}
-	atomic_int band_done = 0, next_row = 0;
+	/* Rows in the order they are taken: the clusters' rows first. */
+	int nb = 0;
+	for (int y = 0; y < h; y++)
+		if (s->band[y])
+			s->rows[nb++] = y;
+	for (int y = 0, k = nb; y < h; y++)
+		if (!s->band[y])
+			s->rows[k++] = y;
+	atomic_int next = 0, band_left = nb;
 	int bad = 0, couple_rc = 0;
 #pragma omp parallel num_threads(2) reduction(| : bad)
 	{
 		const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-		if (t == 0) {
-			for (int y = 0; y < h; y++)
-				if (s->band[y])
-					bad |= wave_row(row(s->eta, S, y), row(s->old, S, y),
-							row(s->nw, S, y), w, S, d, r, mu);
-			atomic_store_explicit(&band_done, 1, memory_order_release);
-		} else if (t == 1) {
+		/* Both threads take chunks of rows, the clusters' first; once those are all
+		 * done, thread 1 couples the boxes while thread 0 goes on with the rest, and
+		 * then takes rows again. Each row is independent: the order changes no bit. */
+		int to_couple = t == 1;
+		for (;;) {
+			if (to_couple && atomic_load_explicit(&next, memory_order_relaxed) >= nb) {
+				for (int spins = 0;
+				     atomic_load_explicit(&band_left, memory_order_acquire) > 0; spins++)
+					if (spins > 4096)
+						sched_yield();
+				couple_rc = shallow_couple_built(s, 0);
+				to_couple = 0;
+			}
+			int i0 = atomic_fetch_add_explicit(&next, WAVE_CHUNK, memory_order_relaxed);
+			if (i0 >= h)
+				break;
+			int i1 = i0 + WAVE_CHUNK < h ? i0 + WAVE_CHUNK : h;
+			for (int i = i0; i < i1; i++) {
+				int y = s->rows[i];
+				bad |= wave_row(row(s->eta, S, y), row(s->old, S, y), row(s->nw, S, y),
+						w, S, d, r, mu);
+			}
+			if (i0 < nb)
+				atomic_fetch_sub_explicit(&band_left, (i1 < nb ? i1 : nb) - i0,
+							  memory_order_release);
+		}
+		if (to_couple || (t == 0 && nt == 1)) { /* the rows ran out first; or alone */
 			for (int spins = 0;
-			     !atomic_load_explicit(&band_done, memory_order_acquire); spins++)
+			     atomic_load_explicit(&band_left, memory_order_acquire) > 0; spins++)
 				if (spins > 4096)
 					sched_yield();
 			couple_rc = shallow_couple_built(s, 0);
 		}
-		/* The other rows, in chunks taken by whichever thread is free: thread 0 at
-		 * once, thread 1 when the coupling is done (each row is independent, so the
-		 * order does not change a bit). */
-		for (;;) {
-			int y0 = atomic_fetch_add_explicit(&next_row, WAVE_CHUNK, memory_order_relaxed);
-			if (y0 >= h)
-				break;
-			int y1 = y0 + WAVE_CHUNK < h ? y0 + WAVE_CHUNK : h;
-			for (int y = y0; y < y1; y++)
-				if (!s->band[y])
-					bad |= wave_row(row(s->eta, S, y), row(s->old, S, y),
-							row(s->nw, S, y), w, S, d, r, mu);
-		}
-		if (t == 0 && nt == 1) /* no second thread was given: in turn */
-			couple_rc = shallow_couple_built(s, 0);
 	}
 	return bad || couple_rc < 0;
 }
@@ -285,6 +297,7 @@ static void shallow_uninit(void *priv)
 		free(s->buf[i]);
 	free(s->vh);
 	free(s->band);
+	free(s->rows);
 	free(s->surf);
 	free(s->box);
 	free(s->pose);
@@ -307,6 +320,7 @@ static void shallow_uninit(void *priv)
 	memset(s->buf, 0, sizeof s->buf);
 	s->vh = NULL;
 	s->band = NULL;
+	s->rows = NULL;
 	s->surf = NULL;
 	s->box = NULL;
 	s->pose = s->prev = NULL;
@@ -548,7 +562,7 @@ static int shallow_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 		if (!(s->buf[i] = calloc(ghosted, sizeof(double))))
 			goto oom;
 	if (!(s->vh = calloc(ghosted, sizeof(double))) || !(s->surf = calloc(cells, sizeof(float))) ||
-	    !(s->band = calloc((size_t)s->h, 1)))
+	    !(s->band = calloc((size_t)s->h, 1)) || !(s->rows = calloc((size_t)s->h, sizeof(int))))
 		goto oom;
 	s->eta = s->buf[0];
 	s->old = s->buf[1];

@@ -76,6 +76,7 @@ typedef struct shallow {
 	double *eta, *old, *nw; /* rotate through buf */
 	double *vh;             /* raw virtual height, ghosted layout (the ring stays 0) */
 	uint8_t *band;          /* h flags: rows the boxes' coupling reads (wave_and_couple) */
+	int *rows;              /* h: the order wave_and_couple takes the rows in */
 	float *surf;            /* w*h, surface() output */
 
 	int nbox;
