@@ -13,18 +13,30 @@ static void block_rows(const cg_problem *pb, int c, int *j0, int *j1)
 	*j1 = b > pb->h - 1 ? pb->h - 1 : b;
 }
 
-/* Sum of a[i] * b[i] for i in [1, n - 1), in eight interleaved lanes added in a fixed
- * tree at the end: the same bits on every run, thread count and instruction set, and
- * eight chains of additions in flight (with two, the rows' dots were bound by the
- * adds' latency: 5% of a shallow_drag step). */
-static double row_dot(const double *restrict a, const double *restrict b, int n)
+/* Columns [*lo, *hi] of row j that can be masked (see cg_problem.span). */
+static inline void row_span(const cg_problem *pb, int j, int *lo, int *hi)
+{
+	if (pb->span) {
+		*lo = pb->span[2 * j];
+		*hi = pb->span[2 * j + 1];
+	} else {
+		*lo = 1;
+		*hi = pb->w - 2;
+	}
+}
+
+/* Sum of a[i] * b[i] for i in [lo, hi], in eight interleaved lanes added in a fixed tree
+ * at the end: the same bits on every run, thread count and instruction set, and eight
+ * chains of additions in flight (with two, the rows' dots were bound by the adds'
+ * latency: 5% of a shallow_drag step). */
+static double span_dot(const double *restrict a, const double *restrict b, int lo, int hi)
 {
 	double l[8] = { 0, 0, 0, 0, 0, 0, 0, 0 };
-	int i = 1;
-	for (; i + 8 <= n - 1; i += 8)
+	int i = lo;
+	for (; i + 8 <= hi + 1; i += 8)
 		for (int k = 0; k < 8; k++)
 			l[k] += a[i + k] * b[i + k];
-	for (int k = 0; i < n - 1; i++, k++)
+	for (int k = 0; i <= hi; i++, k++)
 		l[k] += a[i] * b[i];
 	return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
 }
@@ -43,23 +55,27 @@ static double block_apply_dot(const cg_problem *pb, int c, const double *p, doub
 		const uint8_t *restrict m = pb->mask + (size_t)j * w, *restrict dg = pb->deg + (size_t)j * w;
 		const double *restrict pr = p + (size_t)j * w;
 		double *restrict qr = q + (size_t)j * w;
+		int lo, hi;
+		row_span(pb, j, &lo, &hi);
+		if (lo > hi)
+			continue;
 		if (pb->diag) {
 			const double *restrict dr = pb->diag + (size_t)j * w;
 #pragma omp simd
-			for (int i = 1; i < w - 1; i++) {
+			for (int i = lo; i <= hi; i++) {
 				double nb = (pr[i - 1] + pr[i + 1]) + (pr[i - w] + pr[i + w]);
 				double v = sc * ((double)dg[i] * pr[i] - nb) + (sh + dr[i]) * pr[i];
 				qr[i] = m[i] ? v : 0.0;
 			}
 		} else {
 #pragma omp simd
-			for (int i = 1; i < w - 1; i++) {
+			for (int i = lo; i <= hi; i++) {
 				double nb = (pr[i - 1] + pr[i + 1]) + (pr[i - w] + pr[i + w]);
 				double v = sc * ((double)dg[i] * pr[i] - nb) + sh * pr[i];
 				qr[i] = m[i] ? v : 0.0;
 			}
 		}
-		s += row_dot(pr, qr, w);
+		s += span_dot(pr, qr, lo, hi);
 	}
 	return s;
 }
@@ -76,12 +92,14 @@ static double block_update(const cg_problem *pb, int c, double alpha, double *x,
 		size_t o = (size_t)j * w;
 		double *restrict xr = x + o, *restrict rr = r + o;
 		const double *restrict pr = p + o, *restrict qr = q + o;
+		int lo, hi;
+		row_span(pb, j, &lo, &hi);
 #pragma omp simd
-		for (int i = 1; i < w - 1; i++) {
+		for (int i = lo; i <= hi; i++) {
 			xr[i] += alpha * pr[i];
 			rr[i] -= alpha * qr[i];
 		}
-		s += row_dot(rr, rr, w);
+		s += span_dot(rr, rr, lo, hi);
 	}
 	return s;
 }
@@ -96,8 +114,10 @@ static void block_direction(const cg_problem *pb, int c, double beta, const doub
 		size_t o = (size_t)j * w;
 		const double *restrict rr = r + o;
 		double *restrict pr = p + o;
+		int lo, hi;
+		row_span(pb, j, &lo, &hi);
 #pragma omp simd
-		for (int i = 1; i < w - 1; i++)
+		for (int i = lo; i <= hi; i++)
 			pr[i] = rr[i] + beta * pr[i];
 	}
 }
@@ -187,10 +207,18 @@ static double mic_apply(const cg_problem *pb, const double *pc, const double *r,
 	/* forward: tmp_k = (r_k - a pc_l tmp_l - a pc_u tmp_u) pc_k, l = left, u = up */
 	for (int j0 = 1; j0 < h - 1; j0 += MIC_ROWS) {
 		int nr = h - 1 - j0 < MIC_ROWS ? h - 1 - j0 : MIC_ROWS;
-		for (int t = 1; t < w - 1 + nr - 1; t++)
+		int lo[MIC_ROWS], hi[MIC_ROWS], t0 = w, t1 = 0;
+		for (int rr = 0; rr < nr; rr++) {
+			row_span(pb, j0 + rr, &lo[rr], &hi[rr]);
+			if (lo[rr] <= hi[rr]) {
+				t0 = lo[rr] + rr < t0 ? lo[rr] + rr : t0;
+				t1 = hi[rr] + rr > t1 ? hi[rr] + rr : t1;
+			}
+		}
+		for (int t = t0; t <= t1; t++)
 			for (int rr = 0; rr < nr; rr++) {
 				int i = t - rr;
-				if (i < 1 || i > w - 2)
+				if (i < lo[rr] || i > hi[rr])
 					continue;
 				size_t k = (size_t)(j0 + rr) * w + i;
 				tmp[k] = (r[k] - a * pc[k - 1] * tmp[k - 1] - a * pc[k - w] * tmp[k - w]) * pc[k];
@@ -199,10 +227,18 @@ static double mic_apply(const cg_problem *pb, const double *pc, const double *r,
 	/* backward: z_k = (tmp_k - a pc_k z_right - a pc_k z_down) pc_k */
 	for (int j1 = h - 2; j1 >= 1; j1 -= MIC_ROWS) {
 		int nr = j1 < MIC_ROWS ? j1 : MIC_ROWS;
-		for (int t = w - 2; t > 0 - (nr - 1); t--)
+		int lo[MIC_ROWS], hi[MIC_ROWS], t0 = w, t1 = -MIC_ROWS;
+		for (int rr = 0; rr < nr; rr++) {
+			row_span(pb, j1 - rr, &lo[rr], &hi[rr]);
+			if (lo[rr] <= hi[rr]) {
+				t0 = lo[rr] - rr < t0 ? lo[rr] - rr : t0;
+				t1 = hi[rr] - rr > t1 ? hi[rr] - rr : t1;
+			}
+		}
+		for (int t = t1; t >= t0; t--)
 			for (int rr = 0; rr < nr; rr++) {
 				int i = t + rr;
-				if (i < 1 || i > w - 2)
+				if (i < lo[rr] || i > hi[rr])
 					continue;
 				size_t k = (size_t)(j1 - rr) * w + i;
 				z[k] = (tmp[k] - a * pc[k] * z[k + 1] - a * pc[k] * z[k + w]) * pc[k];
@@ -213,37 +249,73 @@ static double mic_apply(const cg_problem *pb, const double *pc, const double *r,
 		int j0, j1;
 		block_rows(pb, c, &j0, &j1);
 		double s = 0;
-		for (int j = j0; j < j1; j++)
-			s += row_dot(r + (size_t)j * w, z + (size_t)j * w, w);
+		for (int j = j0; j < j1; j++) {
+			int lo, hi;
+			row_span(pb, j, &lo, &hi);
+			s += span_dot(r + (size_t)j * w, z + (size_t)j * w, lo, hi);
+		}
 		part[c] = s;
 	}
 	return sum_parts(part, nb);
 }
 
-cg_stats cg_solve(const cg_problem *pb, const double *b, double *x, const cg_work *wk,
+/* The rows' masked spans into span (2*h ints; see cg_problem.span). */
+static void find_spans(const cg_problem *pb, int *span)
+{
+	const int w = pb->w, h = pb->h;
+	for (int j = 0; j < h; j++) {
+		const uint8_t *m = pb->mask + (size_t)j * w;
+		int lo = w, hi = 0;
+		if (j > 0 && j < h - 1) {
+			for (int i = 1; i < w - 1; i++)
+				if (m[i]) {
+					lo = i;
+					break;
+				}
+			for (int i = w - 2; i >= lo; i--)
+				if (m[i]) {
+					hi = i;
+					break;
+				}
+		}
+		span[2 * j] = lo;
+		span[2 * j + 1] = hi;
+	}
+}
+
+cg_stats cg_solve(const cg_problem *pb_in, const double *b, double *x, const cg_work *wk,
 		  double tol, double abs_tol, int max_iters, int parallel)
 {
+	cg_problem prob = *pb_in;
+	const cg_problem *pb = &prob;
+	if (wk->span) {
+		find_spans(pb, wk->span);
+		prob.span = wk->span;
+	}
 	const size_t n = (size_t)pb->w * pb->h;
 	const int nb = cg_blocks(pb->h);
 	double *r = wk->r, *p = wk->p, *q = wk->q, *z = wk->z, *pc = wk->pc, *part = wk->part;
 	cg_stats st = { 0, 0, 0, 1 };
 
 	/* x off the mask is the Dirichlet zero. The scratch vectors may hold values from a
-	 * previous, differently shaped mask: their outer ring (read by the stencils, never
-	 * written) is cleared, and every interior cell of r, q, z and p is written below
-	 * (0 off the mask) before it is read. */
+	 * previous, differently shaped mask: everything outside the rows' spans (the outer
+	 * ring included), which the stencils read and nothing writes, is cleared, and every
+	 * cell of the spans of r, q, z and p is written below (0 off the mask) before it is
+	 * read. */
 	const int w = pb->w, h = pb->h;
 	for (size_t k = 0; k < n; k++)
 		x[k] = pb->mask[k] ? x[k] : 0;
-	for (int i = 0; i < w; i++) {
-		size_t top = (size_t)i, bot = (size_t)(h - 1) * w + i;
-		r[top] = p[top] = q[top] = z[top] = 0;
-		r[bot] = p[bot] = q[bot] = z[bot] = 0;
-	}
-	for (int j = 1; j < h - 1; j++) {
-		size_t lft = (size_t)j * w, rgt = lft + w - 1;
-		r[lft] = p[lft] = q[lft] = z[lft] = 0;
-		r[rgt] = p[rgt] = q[rgt] = z[rgt] = 0;
+	for (int j = 0; j < h; j++) {
+		int lo, hi;
+		row_span(pb, j, &lo, &hi);
+		if (j == 0 || j == h - 1 || lo > hi)
+			lo = w, hi = w - 1; /* the whole row */
+		double *v[4] = { r, p, q, z };
+		for (int a = 0; a < 4; a++) {
+			double *row = v[a] + (size_t)j * w;
+			memset(row, 0, (size_t)lo * sizeof *row);
+			memset(row + hi + 1, 0, (size_t)(w - 1 - hi) * sizeof *row);
+		}
 	}
 
 	/* r = b - A x, block by block; b.b and r.r in block order like every later dot. */
@@ -255,12 +327,14 @@ cg_stats cg_solve(const cg_problem *pb, const double *b, double *x, const cg_wor
 		double s = 0;
 		for (int j = j0; j < j1; j++) {
 			const size_t o = (size_t)j * w;
-			for (int i = 1; i < w - 1; i++) {
+			int lo, hi;
+			row_span(pb, j, &lo, &hi);
+			for (int i = lo; i <= hi; i++) {
 				double bi = pb->mask[o + i] ? b[o + i] : 0;
 				r[o + i] = pb->mask[o + i] ? bi - q[o + i] : 0;
 				bb += bi * bi;
 			}
-			s += row_dot(r + o, r + o, w);
+			s += span_dot(r + o, r + o, lo, hi);
 		}
 		part[c] = s;
 	}
@@ -279,8 +353,13 @@ cg_stats cg_solve(const cg_problem *pb, const double *b, double *x, const cg_wor
 		if (wk->pc_ready)
 			*wk->pc_ready = 1;
 		rz = mic_apply(pb, pc, r, q, z, part); /* q is free until the first A p */
-		for (int j = 1; j < h - 1; j++)
-			memcpy(p + (size_t)j * w + 1, z + (size_t)j * w + 1, (size_t)(w - 2) * sizeof *p);
+		for (int j = 1; j < h - 1; j++) {
+			int lo, hi;
+			row_span(pb, j, &lo, &hi);
+			if (lo <= hi)
+				memcpy(p + (size_t)j * w + lo, z + (size_t)j * w + lo,
+				       (size_t)(hi - lo + 1) * sizeof *p);
+		}
 	}
 
 	/* One parallel region for the whole solve; the scalar steps and the (sequential)

@@ -40,6 +40,9 @@ typedef struct cg_problem {
 	const uint8_t *deg;  /* existing neighbours per cell (0..4) */
 	double scale, shift;
 	const double *diag;  /* optional per-cell addition to the diagonal (>= 0), or NULL */
+	/* Set by cg_solve (leave NULL): per row, the first and last masked column (lo > hi
+	 * if none); NULL means every interior column. */
+	const int *span;
 } cg_problem;
 
 typedef struct cg_work {
@@ -49,6 +52,10 @@ typedef struct cg_work {
 	 * scale and shift (set to 1 once built; the caller clears it when any changes).
 	 * NULL: built at every solve that iterates. */
 	int *pc_ready;
+	/* Optional: 2*h ints for the rows' masked spans; the sweeps and vector operations
+	 * then skip the unmasked ends of the rows (a tilted box leaves ~40% of its bounding
+	 * rectangle unmasked). NULL: whole rows. */
+	int *span;
 } cg_work;
 
 typedef struct cg_stats {

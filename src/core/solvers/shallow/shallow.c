@@ -317,6 +317,7 @@ static void shallow_uninit(void *priv)
 	free(s->a_z);
 	free(s->a_pc);
 	free(s->a_part);
+	free(s->a_span);
 	memset(s->buf, 0, sizeof s->buf);
 	s->vh = NULL;
 	s->band = NULL;
@@ -612,6 +613,8 @@ static int shallow_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 		double capd = fmin(sumw * sumh, (double)(s->w + 2) * (s->h + 2));
 		s->cap = (size_t)capd;
 		s->part_cap = (size_t)(sumh / CG_BLOCK_ROWS) + (size_t)s->nbox + 2;
+		/* a cluster is at most as high as its boxes' regions together */
+		s->span_cap = 2 * ((size_t)sumh + 2);
 		if (!(s->a_mask = malloc(s->cap)) || !(s->a_deg = malloc(s->cap)) ||
 		    !(s->a_low = malloc(s->cap * sizeof(float))) ||
 		    !(s->a_cov = malloc(s->cap * sizeof(float))) ||
@@ -623,7 +626,8 @@ static int shallow_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 		    !(s->a_q = malloc(s->cap * sizeof(double))) ||
 		    !(s->a_z = malloc(s->cap * sizeof(double))) ||
 		    !(s->a_pc = malloc(s->cap * sizeof(double))) ||
-		    !(s->a_part = malloc(s->part_cap * sizeof(double))))
+		    !(s->a_part = malloc(s->part_cap * sizeof(double))) ||
+		    !(s->a_span = malloc(s->span_cap * sizeof(int))))
 			goto oom;
 		/* Start with the water already displaced by the boxes that sit in it, so a box at
 		 * rest in still water leaves it still. */

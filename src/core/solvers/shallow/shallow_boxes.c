@@ -127,7 +127,8 @@ static int build_clusters(shallow *s)
 		if (!b->active)
 			continue;
 		cluster *c = &s->cl[s->ncl];
-		*c = (cluster){ b->x0, b->y0, b->rw, b->rh, 0, 0, 1, { 0, 0, 0, 1 }, 0, 0, 0, 0 };
+		*c = (cluster){ .x0 = b->x0, .y0 = b->y0, .w = b->rw, .h = b->rh, .alive = 1,
+				.cg = { 0, 0, 0, 1 } };
 		b->cluster = s->ncl++;
 		if (wrap)
 			normalise_cluster(s, b->cluster);
@@ -168,7 +169,7 @@ static int build_clusters(shallow *s)
 	}
 	/* Compact the live clusters and lay them out in the arena. */
 	int n = 0;
-	size_t off = 0, poff = 0;
+	size_t off = 0, poff = 0, soff = 0;
 	for (int a = 0; a < s->ncl; a++) {
 		if (!s->cl[a].alive)
 			continue;
@@ -178,7 +179,9 @@ static int build_clusters(shallow *s)
 		s->cl[n] = s->cl[a];
 		s->cl[n].off = off;
 		s->cl[n].part_off = poff;
+		s->cl[n].span_off = soff;
 		off += (size_t)s->cl[n].w * s->cl[n].h;
+		soff += 2 * (size_t)s->cl[n].h;
 		poff += (size_t)cg_blocks(s->cl[n].h);
 		n++;
 	}
@@ -189,7 +192,7 @@ static int build_clusters(shallow *s)
 		c->geo_valid = a < s->nold && s->old_cl[a].key == c->key && c->key != 0;
 		c->pc_ready = c->geo_valid && s->old_cl[a].pc_ready;
 	}
-	return off <= s->cap && poff <= s->part_cap ? 0 : -1;
+	return off <= s->cap && poff <= s->part_cap && soff <= s->span_cap ? 0 : -1;
 }
 
 /* Runs the statements for every pool cell of box b's footprint, with k the local index in
@@ -317,9 +320,10 @@ static void cluster_solve(shallow *s, int ci, int settle, int parallel)
 	const int W = c->w, H = c->h;
 	const uint8_t *mask = s->a_mask + c->off, *deg = s->a_deg + c->off;
 	double *x = s->a_x + c->off;
-	cg_problem pb = { W, H, mask, deg, 1.0, 0.0, s->a_diag + c->off };
+	cg_problem pb = { W, H, mask, deg, 1.0, 0.0, s->a_diag + c->off, NULL };
 	cg_work wk = { s->a_r + c->off, s->a_p + c->off, s->a_q + c->off, s->a_z + c->off,
-		       s->a_pc + c->off, s->a_part + c->part_off, &c->pc_ready };
+		       s->a_pc + c->off, s->a_part + c->part_off, &c->pc_ready,
+		       s->a_span + c->span_off };
 	if (settle) {
 		/* The resting state: effective level eta + gamma vh = 0 everywhere and a step that
 		 * changes nothing. With eta = -gamma vh, L eta = gamma L vh on the mask, and the

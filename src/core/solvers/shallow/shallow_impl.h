@@ -45,6 +45,7 @@ typedef struct cluster {
 			     up to multiples of the pool size) */
 	size_t off;       /* cells into the arena */
 	size_t part_off;  /* partial sums into the arena */
+	size_t span_off;  /* rows' spans (2 ints a row) into the arena */
 	int alive;
 	cg_stats cg;
 	int masked;
@@ -89,7 +90,8 @@ typedef struct shallow {
 	int nold;
 
 	/* arena for the clusters */
-	size_t cap, part_cap;
+	size_t cap, part_cap, span_cap;
+	int *a_span;
 	uint8_t *a_mask, *a_deg;
 	float *a_low, *a_cov;
 	double *a_b, *a_x, *a_r, *a_p, *a_q, *a_z, *a_pc, *a_part, *a_diag;
