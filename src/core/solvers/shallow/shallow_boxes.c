@@ -195,6 +195,37 @@ static int build_clusters(shallow *s)
 	return off <= s->cap && poff <= s->part_cap && soff <= s->span_cap ? 0 : -1;
 }
 
+/* The columns fi (0..rw-1) of box b's region in cluster-frame row gy where the footprint
+ * can cover a cell: |u| < w/2 + E/2 and |v| < h/2 + E/2 (ramp() is 0 beyond), each linear
+ * in dx along the row, widened by a cell for round-off. Cells outside have no cover, so
+ * FOR_FOOTPRINT skipping them changes nothing; it skips about half of a tilted box's
+ * bounding rectangle. */
+static inline void footprint_cols(const shallow *s, const box_state *b, int gy, int *fi0,
+				  int *fi1)
+{
+	const double dy = gy + 0.5 - b->sy - b->y;
+	const double U = b->hw + 0.5 * s->edge, V = b->hh + 0.5 * s->edge;
+	double lo = -INFINITY, hi = INFINITY;
+	/* u = dx cs - dy sn in (-U, U), v = dx sn + dy cs in (-V, V) */
+	if (fabs(b->cs) > 1e-9) {
+		double a = (-U + dy * b->sn) / b->cs, z = (U + dy * b->sn) / b->cs;
+		lo = fmax(lo, fmin(a, z));
+		hi = fmin(hi, fmax(a, z));
+	}
+	if (fabs(b->sn) > 1e-9) {
+		double a = (-V - dy * b->cs) / b->sn, z = (V - dy * b->cs) / b->sn;
+		lo = fmax(lo, fmin(a, z));
+		hi = fmin(hi, fmax(a, z));
+	}
+	/* fi = gx - x0 - sx and dx = gx + 0.5 - sx - x: fi = dx + x - 0.5 - x0 */
+	const double off = b->x - 0.5 - b->x0;
+	double f0 = floor(lo + off) - 1, f1 = ceil(hi + off) + 1;
+	*fi0 = f0 > 0 ? (int)f0 : 0;
+	*fi1 = f1 < b->rw - 1 ? (int)f1 : b->rw - 1;
+	if (!(lo <= hi)) /* the row misses the box (or a NaN pose): nothing */
+		*fi0 = 1, *fi1 = 0;
+}
+
 /* Runs the statements for every pool cell of box b's footprint, with k the local index in
  * cluster c, p the pool index, (gx, gy) the cluster-frame cell, (u, v) box coordinates and
  * cov the weight of the cell: ramp(w/2 - |u|) ramp(h/2 - |v|), ramp(d) a smoothstep from 0
@@ -209,7 +240,9 @@ static int build_clusters(shallow *s)
 		int gy = (b)->y0 + (b)->sy + fj, lj = gy - (c)->y0;                      \
 		if (lj < 1 || lj >= (c)->h - 1)                                          \
 			continue;                                                        \
-		for (int fi = 0; fi < (b)->rw; fi++) {                                   \
+		int fi0, fi1;                                                            \
+		footprint_cols(s, b, gy, &fi0, &fi1);                                    \
+		for (int fi = fi0; fi <= fi1; fi++) {                                    \
 			int gx = (b)->x0 + (b)->sx + fi, li = gx - (c)->x0;              \
 			if (li < 1 || li >= (c)->w - 1)                                  \
 				continue;                                                \
