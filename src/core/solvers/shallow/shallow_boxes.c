@@ -273,19 +273,29 @@ static void cluster_setup(shallow *s, int ci, int settle)
 	double *bv = s->a_b + c->off, *x = s->a_x + c->off, *dg = s->a_diag + c->off;
 	/* The footprint arrays, unless kept from the last step (a box at rest). */
 	const int keep = c->geo_valid && !settle;
-	for (int j = 0; j < H && !keep; j++)
-		for (int i = 0; i < W; i++) {
-			size_t k = (size_t)j * W + i;
-			int gx = c->x0 + i, gy = c->y0 + j;
-			long p = pool_index(s, gx, gy);
-			deg[k] = p < 0 ? 0
-				 : wrap ? 4
-					: (uint8_t)((gx > 0) + (gx < s->w - 1) + (gy > 0) + (gy < s->h - 1));
-			low[k] = INFINITY;
-			cv[k] = 0;
-			mask[k] = 0;
-			bv[k] = x[k] = dg[k] = 0;
+	if (!keep) {
+		/* deg: the neighbours that exist (what pool_index() says, branch-free) */
+		for (int j = 0; j < H; j++) {
+			const int gy = c->y0 + j;
+			const int vy = wrap || (gy >= 0 && gy < s->h);
+			const int ny = (gy > 0) + (gy < s->h - 1);
+			uint8_t *dr = deg + (size_t)j * W;
+			for (int i = 0; i < W; i++) {
+				const int gx = c->x0 + i;
+				const int in = vy & (wrap | ((unsigned)gx < (unsigned)s->w));
+				const int n4 = wrap ? 4 : (gx > 0) + (gx < s->w - 1) + ny;
+				dr[i] = (uint8_t)(in ? n4 : 0);
+			}
 		}
+		const size_t n = (size_t)W * H;
+		for (size_t k = 0; k < n; k++)
+			low[k] = INFINITY;
+		memset(cv, 0, n * sizeof *cv);
+		memset(mask, 0, n);
+		memset(bv, 0, n * sizeof *bv);
+		memset(x, 0, n * sizeof *x);
+		memset(dg, 0, n * sizeof *dg);
+	}
 	for (int bi = 0; bi < s->nbox && !keep; bi++) {
 		box_state *b = &s->box[bi];
 		if (!b->active || b->cluster != ci)
@@ -375,9 +385,27 @@ static void cluster_solve(shallow *s, int ci, int settle, int parallel)
 	else
 		c->cg = (cg_stats){ 0, 0, 0, 1 };
 	const double k = s->rate * s->gamma;
-	for (int j = 0; j < H; j++)
+	/* Rows whose cells are one run in the pool (no edge, no seam) skip pool_index() and
+	 * the region's edge tests between their first and last cell. */
+	const int xrun = c->x0 >= 0 && c->x0 + W <= s->w;
+	for (int j = 0; j < H; j++) {
+		const int gy = c->y0 + j;
+		const int run = !settle && xrun && j > 0 && j < H - 1 &&
+				(s->boundary == SCENE_BOUNDARY_WRAP ? gy < s->h : gy >= 0 && gy < s->h);
 		for (int i = 0; i < W; i++) {
-			long p = pool_index(s, c->x0 + i, c->y0 + j);
+			if (run && i == 1) {
+				const long p0 = pool_index(s, c->x0, gy);
+				const size_t q0 = (size_t)j * W;
+				for (; i < W - 1; i++) {
+					const size_t q = q0 + (size_t)i;
+					s->vh[p0 + i] = x[q];
+					double nb = x[q - 1] + x[q + 1] + x[q - W] + x[q + W];
+					double lap = nb - (double)deg[q] * x[q];
+					if (lap != 0)
+						*eta_at(s->nw, p0 + i) += k * lap;
+				}
+			}
+			long p = pool_index(s, c->x0 + i, gy);
 			if (p < 0)
 				continue;
 			size_t q = (size_t)j * W + i;
@@ -393,6 +421,7 @@ static void cluster_solve(shallow *s, int ci, int settle, int parallel)
 			if (lap != 0)
 				*eta_at(s->nw, p) += k * lap;
 		}
+	}
 }
 
 /* Effective water level (height units) at local cell q / pool cell p after the coupling. */
