@@ -263,6 +263,28 @@ def test_overlays_draw_and_each_toggles(browser, boxes_preview):
     assert canvas_stats(d, "overlay") == all_on
 
 
+def test_overlay_labels_never_cover_each_other(browser):
+    """shallow_drag's box holds still between its first two keyframes and slows down near
+    its last four: their "t" labels fall on the same place and used to print over each
+    other. Every label drawn now has its own rectangle, and all the keyframes are there."""
+    p = Preview("shallow_drag.json")
+    try:
+        open_page(browser, p)
+        browser.find_element(By.ID, "play").click()  # pause
+        wait(browser, lambda: canvas_stats(browser, "overlay")[0] > 0, what="overlays drawn")
+        labels = browser.execute_script("return Overlays.labels()")
+        keys = len(json.load(open(os.path.join(ROOT, "scenes", "shallow_drag.json")))
+                   ["boxes"][0]["path"])
+        assert len(labels) >= keys + 1  # every keyframe's and the box's
+        for i, a in enumerate(labels):
+            for b in labels[:i]:
+                apart = (a[0] >= b[0] + b[2] or b[0] >= a[0] + a[2] or
+                         a[1] >= b[1] + b[3] or b[1] >= a[1] + a[3])
+                assert apart, "labels %s and %s overlap" % (a, b)
+    finally:
+        p.stop()
+
+
 def test_cursor_readout_and_click_copies_scene_coordinates(browser, preview):
     from selenium.webdriver.common.action_chains import ActionChains
     d = browser

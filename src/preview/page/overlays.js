@@ -63,11 +63,24 @@ const Overlays = (() => {
     return [pose.x - (w * c + h * s) / 2, pose.y - (w * s + h * c) / 2];
   }
 
+  // The labels drawn so far in this frame's overlay, [x, y, w, h] in scene units: a label
+  // that would cover one moves down a line until it is clear (keyframes held at one place,
+  // or close together, would otherwise print over each other).
+  let placed = [];
+  const overlaps = (a, b) => a[0] < b[0] + b[2] && b[0] < a[0] + a[2] &&
+    a[1] < b[1] + b[3] && b[1] < a[1] + a[3];
+
   function label(ctx, text, x, y, c, px) {
     ctx.font = `${11 * px}px ui-monospace, "DejaVu Sans Mono", monospace`;
-    ctx.fillStyle = 'rgba(0, 0, 0, 0.55)';
     const w = ctx.measureText(text).width;
-    ctx.fillRect(x - 2 * px, y - 10 * px, w + 4 * px, 13 * px);
+    const box = [x - 2 * px, y - 10 * px, w + 4 * px, 13 * px];
+    for (let tries = 0; tries < 12 && placed.some((b) => overlaps(box, b)); tries++) {
+      y += 14 * px;
+      box[1] += 14 * px;
+    }
+    placed.push(box);
+    ctx.fillStyle = 'rgba(0, 0, 0, 0.55)';
+    ctx.fillRect(box[0], box[1], box[2], box[3]);
     ctx.fillStyle = rgba(c, 0.95);
     ctx.fillText(text, x, y);
   }
@@ -208,6 +221,7 @@ const Overlays = (() => {
     const ctx = canvas.getContext('2d');
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.clearRect(0, 0, canvas.width, canvas.height);
+    placed = [];
     if (!sc || !Array.isArray(sc.size)) return;
     const sx = canvas.width / sc.size[0], sy = canvas.height / sc.size[1];
     ctx.setTransform(sx, 0, 0, sy, 0, 0);
@@ -218,5 +232,8 @@ const Overlays = (() => {
     if (on.drops) drops(ctx, sc, t, px);
   }
 
-  return { draw, poseAt, nearness };
+  // The labels of the last draw, [x, y, w, h] in scene units (for the tests).
+  const labels = () => placed.map((b) => b.slice());
+
+  return { draw, poseAt, nearness, labels };
 })();
