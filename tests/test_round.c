@@ -245,11 +245,13 @@ static void run_open(run *u, const char *name, const scene_param *prm, int np, d
 	u->p = solver_priv(u->s);
 }
 
-/* NSTEPS scene steps (scale times as many solver steps); a box, if any, pushed along
+/* round_steps scene steps (scale times as many solver steps); a box, if any, pushed along
  * `angle` degrees (counter-clockwise on screen: y grows downwards) and turned by it. */
+static int round_steps = NSTEPS; /* scene steps before measuring (the table test varies it) */
+
 static void run_steps(run *u, double angle)
 {
-	const int steps = (int)(NSTEPS * u->scale);
+	const int steps = (int)(round_steps * u->scale);
 	const double dt = 1 / (30.0 * u->scale), c = u->n / 2.0;
 	const double ux = cos(angle * M_PI / 180), uy = -sin(angle * M_PI / 180);
 	const double v = BOX_V * u->scale;
@@ -262,21 +264,27 @@ static void run_steps(run *u, double angle)
 	}
 }
 
-static double hooke_drop_share(const scene_param *prm, int np, double scale, double radius,
-			       double cx, double cy)
+static double drop_share(const char *name, const scene_param *prm, int np, double scale,
+			 double radius, double cx, double cy)
 {
 	run u;
-	run_open(&u, "hooke", prm, np, scale, 0);
+	run_open(&u, name, prm, np, scale, 0);
 	u.d->drop(u.p, cx * scale, cy * scale, radius * scale, DROP_S);
 	run_steps(&u, 0);
 	tp_surface surf;
 	u.d->surface(u.p, &surf);
 	double R, share = nonaxi_share_n(&surf, u.n, cx * scale, cy * scale, &R);
-	cr_log_info("hooke%s x%g, drop radius %g at (%.1f, %.1f): front %.0f px, share %.4f",
+	cr_log_info("%s%s x%g, drop radius %g at (%.1f, %.1f): front %.0f px, share %.4f", name,
 		    np ? " (seed)" : "", scale, radius, cx, cy, R, share);
 	cr_assert_gt(R, 20 * scale, "the ring has spread (front %g px)", R);
 	solver_destroy(u.s);
 	return share;
+}
+
+static double hooke_drop_share(const scene_param *prm, int np, double scale, double radius,
+			       double cx, double cy)
+{
+	return drop_share("hooke", prm, np, scale, radius, cx, cy);
 }
 
 static double hooke_box_share(const scene_param *prm, int np, double scale)
@@ -362,4 +370,57 @@ Test(round, hooke_box_pushes_turn_with_the_box_at_two_sizes, .timeout = 300)
 	}
 	double old = hooke_box_share(hooke_seed, 1, 1);
 	cr_log_info("seed scheme box push: %.4f", old);
+}
+
+/* The measure over sizes, radii and times, for the record (docs/solvers.md has its
+ * numbers): ripple's and hooke's default and seed schemes at x0.5, x1 and x2, drops of
+ * radius 3, 5 and 8 on and off a cell centre and hooke's box push, after 1, 2 and 3 times
+ * NSTEPS scene steps; and the measure of exactly round fields of wavelength 3 to 14 px,
+ * what the pixel grid alone gives. It asserts nothing and runs only with
+ * TP_ROUND_TABLE=1 (about a minute). */
+Test(round, table_over_sizes_radii_and_times, .timeout = 600)
+{
+	if (!getenv("TP_ROUND_TABLE"))
+		cr_skip_test("set TP_ROUND_TABLE=1 to print the table");
+	static float f[N * N];
+	tp_surface fs = {.kind = TP_SURFACE_HEIGHT, .w = N, .h = N, .type = TP_SAMPLE_F32,
+			 .data = f, .stride = N, .scale = 1.0f};
+	const double lams[] = {3, 4, 5, 6, 8, 14};
+	for (int i = 0; i < 6; i++) {
+		for (int y = 0; y < N; y++)
+			for (int x = 0; x < N; x++) {
+				double r = hypot(x - 256.3, y - 255.6);
+				f[y * N + x] = (float)(cos(2 * M_PI / lams[i] * r) * exp(-r / 40.0) *
+						       (r < 60));
+			}
+		double R, sh = nonaxi_share(&fs, 256.3, 255.6, &R);
+		printf("round field, wavelength %2g px: share %.4f\n", lams[i], sh);
+	}
+	const char *names[] = {"ripple", "hooke"};
+	const double scales[] = {0.5, 1, 2}, radii[] = {3, 5, 8};
+	printf("solver  scheme     size  what   share after 1x, 2x, 3x %d steps (on / off a cell centre)\n",
+	       NSTEPS);
+	for (int sv = 0; sv < 2; sv++)
+		for (int sd = 0; sd < 2; sd++)
+			for (int si = 0; si < 3; si++)
+				for (int ri = 0; ri < 4; ri++) {
+					if (ri == 3 && sv == 0)
+						continue; /* box pushes: hooke's measure */
+					printf("%-7s %-10s x%-4g %-6s", names[sv], sd ? "seed" : "isotropic",
+					       scales[si], ri == 3 ? "box" : ri == 0 ? "r3" : ri == 1 ? "r5" : "r8");
+					for (int m = 1; m <= 3; m++) {
+						round_steps = m * NSTEPS;
+						const scene_param *pr = sd ? seed : NULL;
+						if (ri == 3) {
+							printf(" %.4f       ", hooke_box_share(pr, sd, scales[si]));
+							continue;
+						}
+						double on = drop_share(names[sv], pr, sd, scales[si], radii[ri], 256, 256);
+						double off = drop_share(names[sv], pr, sd, scales[si], radii[ri], 256.3, 255.6);
+						printf(" %.4f/%.4f", on, off);
+					}
+					printf("\n");
+					fflush(stdout);
+				}
+	round_steps = NSTEPS;
 }
