@@ -49,6 +49,7 @@ struct pv_state {
 	const char *stats_names[TP_FRAME_STATS_MAX];
 	double *stats;           /* stats_cap x (1 + TP_FRAME_STATS_MAX): t, values */
 	unsigned long stats_gen; /* the generation the worker should walk */
+	int rendering;           /* frames the page asked for being made now */
 	int stop;
 	pthread_t worker;
 	int worker_started;
@@ -238,6 +239,7 @@ int pv_state_frame_png(pv_state *st, int frame, int mode, unsigned char **png, s
 	pthread_mutex_lock(&st->mu);
 	*gen_out = st->scene_gen;
 	int frames = st->info.frames;
+	st->rendering++;
 	pthread_mutex_unlock(&st->mu);
 	int rc = 0;
 	if (frame < 0 || frame >= frames) {
@@ -264,6 +266,10 @@ int pv_state_frame_png(pv_state *st, int frame, int mode, unsigned char **png, s
 	if (rc == 0)
 		rc = tp_scene_render(st->sc, frame, (tp_mode)mode, img.pixels, (size_t)img.stride,
 				     err);
+	pthread_mutex_lock(&st->mu);
+	st->rendering--;
+	pthread_cond_broadcast(&st->cv);
+	pthread_mutex_unlock(&st->mu);
 	pthread_mutex_unlock(&st->scene_mu);
 	if (rc == TP_ERROR_IO || rc == TP_ERROR_INPUT) { /* a runtime failure: shown in the page */
 		pthread_mutex_lock(&st->mu);
@@ -334,8 +340,8 @@ static int wait_still_wanted(pv_state *st, unsigned long gen, int ms)
 
 /* The stats worker: for each new generation, a copy of the scene walks every frame with
  * one thread and records tp_scene_stats(); a failure is recorded as the page's error.
- * It runs at the lowest priority (on Linux nice is per thread), so that it takes only
- * the CPU the frames the page asks for leave idle. */
+ * It runs at the lowest priority (on Linux nice is per thread) and waits while a frame the
+ * page asked for is being made, so that it takes only the CPU those frames leave idle. */
 static void *stats_worker(void *arg)
 {
 	pv_state *st = arg;
@@ -379,6 +385,13 @@ static void *stats_worker(void *arg)
 		pthread_mutex_unlock(&st->mu);
 		free(buf);
 		for (int i = 0; rc == 0 && i < frames; i++) {
+			/* Not beside a frame the page waits for (a reload simulating from the start,
+			 * a seek): even at the lowest priority this thread took about a tenth of
+			 * such a frame's time from the threads that make it. */
+			pthread_mutex_lock(&st->mu);
+			while (st->rendering > 0 && !st->stop && st->stats_gen == gen)
+				pthread_cond_wait(&st->cv, &st->mu);
+			pthread_mutex_unlock(&st->mu);
 			tp_frame_stats fs;
 			memset(&fs, 0, sizeof fs);
 			rc = tp_scene_stats(sc, i, &fs, &err);
