@@ -142,6 +142,16 @@ Test(farm, ranges_are_bit_exact_loop)
 {
 	check_scene("tests/data/farm_loop.json", "");
 }
+/* airy: the frames before a range are passed through without their surfaces (the
+ * solver keeps no state from them); with choppy waves (foam) it asks for every surface. */
+Test(farm, ranges_are_bit_exact_airy)
+{
+	check_scene("scenes/wind_pool.json", "--frames 15 --scale 0.25");
+}
+Test(farm, ranges_are_bit_exact_airy_choppy_foam)
+{
+	check_scene("tests/data/farm_ocean.json", "");
+}
 
 Test(farm, png_ranges_keep_global_names_and_pixels)
 {

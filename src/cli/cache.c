@@ -232,8 +232,8 @@ int cmd_cache(int argc, char **argv)
 	double start = tp_now(), total = 0, largest = 0;
 	int written = 0;
 	for (int k = from; k < last && !tp_cli_interrupted; k++) {
-		tp_surface surf;
-		if ((rc = loop_next(lp, &surf, &err)) < 0)
+		/* no frame is looked at: surfaces only where the solver needs them */
+		if ((rc = loop_pass(lp, &err)) < 0)
 			break;
 		if ((k + 1) % o.every == 0) {
 			uint64_t bytes = 0;

@@ -183,11 +183,11 @@ static int seek_to(sim_loop *lp, const scene *sc, const render_opts *o, int firs
 				 (rc = ckpt_load(path, &key, from, lp, err)) < 0))
 			return rc < 0 ? rc : tp_errf(err, TP_EUSAGE, "%s: path too long", o->cache);
 	}
-	for (int k = from; k < first && !tp_cli_interrupted; k++) {
-		tp_surface surf;
-		if ((rc = loop_next(lp, &surf, err)) < 0)
+	/* Frames before the range are only passed through: without their surfaces where the
+	 * solver allows it (airy, whose surface costs several times its step), the same bits */
+	for (int k = from; k < first && !tp_cli_interrupted; k++)
+		if ((rc = loop_pass(lp, err)) < 0)
 			return rc;
-	}
 	return tp_cli_interrupted ? TP_EINTR : 0;
 }
 
