@@ -206,17 +206,18 @@ static void gauss2(tp_rng *r, double *u, double *v)
 	*v = m * sin(2 * AIRY_PI * r2);
 }
 
-/* Complex amplitude of the mode with ki, kj whole waves across the pool (signed), the
- * grid's low-pass taken at lowk (radians per pixel of the grid it is stored on): from a
- * generator seeded by the mode numbers alone, so +k and -k agree wherever they are
- * stored, and a mode is the same wave at every render size (seeded by the storage index
- * j w + i instead, a scene's seas at two sizes were unrelated: correlation 0.04). */
-static void ambient_amp_k(const airy *a, const scene_ambient *am, int ki, int kj, double lowk,
-			  double out[2])
+/* Complex amplitude of the full-spectrum mode (kx index i in 0..w-1, ky index j): from
+ * a generator seeded by the signed mode numbers (whole waves across the pool) alone, so
+ * +k and -k agree wherever they are stored, and a mode is the same wave at every render
+ * size (seeded by the storage index j w + i instead, a scene's seas at two sizes were
+ * unrelated: correlation 0.04). */
+static void ambient_amp(const airy *a, const scene_ambient *am, int i, int j, double out[2])
 {
-	const double kx = 2 * AIRY_PI * ki / a->w, ky = 2 * AIRY_PI * kj / a->h;
+	const int w = a->w, h = a->h;
+	const int ki = i <= w / 2 ? i : i - w, kj = j <= h / 2 ? j : j - h;
+	const double kx = 2 * AIRY_PI * ki / w, ky = 2 * AIRY_PI * kj / h;
 	const double k = sqrt(kx * kx + ky * ky);
-	double s = ambient_density(a, am, k, atan2(ky, kx)) * lowpass(lowk);
+	double s = ambient_density(a, am, k, atan2(ky, kx)) * lowpass(k);
 	if (am->shortest > 0) {
 		const double l = am->shortest / a->metres * k / (2 * AIRY_PI);
 		s *= exp(-l * l);
@@ -229,15 +230,6 @@ static void ambient_amp_k(const airy *a, const scene_ambient *am, int ki, int kj
 	s = sqrt(s * 0.5);
 	out[0] = u * s;
 	out[1] = v * s;
-}
-
-/* The same for the render grid's storage index (i, j): kx index i in 0..w-1. */
-static void ambient_amp(const airy *a, const scene_ambient *am, int i, int j, double out[2])
-{
-	const int w = a->w, h = a->h;
-	const int ki = i <= w / 2 ? i : i - w, kj = j <= h / 2 ? j : j - h;
-	const double kx = 2 * AIRY_PI * ki / w, ky = 2 * AIRY_PI * kj / h;
-	ambient_amp_k(a, am, ki, kj, sqrt(kx * kx + ky * ky), out);
 }
 
 static int ambient_init(airy *a, const scene *sc, tp_err *err)

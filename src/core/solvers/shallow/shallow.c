@@ -224,6 +224,15 @@ static int wave_update(shallow *s)
  * the edge would read it). Returns nonzero if a new value is not finite or the boxes did
  * not fit. */
 #define WAVE_CHUNK 8 /* rows per claim in wave_and_couple */
+
+/* Waits until every row of the clusters is updated (spinning, then yielding). */
+static void wait_band(atomic_int *band_left)
+{
+	for (int spins = 0; atomic_load_explicit(band_left, memory_order_acquire) > 0; spins++)
+		if (spins > 4096)
+			sched_yield();
+}
+
 static int wave_and_couple(shallow *s)
 {
 	if (shallow_build_clusters(s) < 0)
@@ -257,10 +266,7 @@ static int wave_and_couple(shallow *s)
 		int to_couple = t == 1;
 		for (;;) {
 			if (to_couple && atomic_load_explicit(&next, memory_order_relaxed) >= nb) {
-				for (int spins = 0;
-				     atomic_load_explicit(&band_left, memory_order_acquire) > 0; spins++)
-					if (spins > 4096)
-						sched_yield();
+				wait_band(&band_left);
 				couple_rc = shallow_couple_built(s, 0);
 				to_couple = 0;
 			}
@@ -278,10 +284,7 @@ static int wave_and_couple(shallow *s)
 							  memory_order_release);
 		}
 		if (to_couple || (t == 0 && nt == 1)) { /* the rows ran out first; or alone */
-			for (int spins = 0;
-			     atomic_load_explicit(&band_left, memory_order_acquire) > 0; spins++)
-				if (spins > 4096)
-					sched_yield();
+			wait_band(&band_left);
 			couple_rc = shallow_couple_built(s, 0);
 		}
 	}
