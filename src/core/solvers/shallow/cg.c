@@ -174,7 +174,7 @@ static inline double mic_cell(const cg_problem *pb, const double *pc, size_t k)
 	return 1 / sqrt(e);
 }
 
-static void mic_build(const cg_problem *pb, double *pc)
+static void mic_build(const cg_problem *pb, double *pc, double *apc)
 {
 	const int w = pb->w, h = pb->h;
 	const uint8_t *m = pb->mask;
@@ -194,17 +194,74 @@ static void mic_build(const cg_problem *pb, double *pc)
 					pc[k] = mic_cell(pb, pc, k);
 			}
 	}
+	const double a = -pb->scale;
+	for (size_t k = 0; k < (size_t)w * h; k++)
+		apc[k] = a * pc[k];
+}
+
+/* One band of the forward sweep: rows j0 .. j0+nr-1, row rr trailing row rr-1 by one
+ * column (t = i + rr). A row's value at the column before and the value above it (row
+ * rr-1's, made at t - 1) are carried in registers rather than read back from tmp: the
+ * dependency chains are then two multiplications and two subtractions long. A cell
+ * outside its row's span carries 0, what tmp holds there. The same expressions in the
+ * same order as tmp_k = (r_k - a pc_l tmp_l - a pc_u tmp_u) pc_k, so the same bits. */
+static inline __attribute__((always_inline)) void
+mic_forward_band(const double *restrict r, const double *restrict pc, const double *restrict apc,
+		 double *restrict tmp, int w, int j0, int nr, const int *lo, const int *hi, int t0,
+		 int t1)
+{
+	double left[MIC_ROWS] = { 0 };
+	for (int t = t0; t <= t1; t++) {
+		/* above row 0 of the band: the previous band's last row (or the outer ring) */
+		double up = t >= lo[0] && t <= hi[0] ? tmp[(size_t)(j0 - 1) * w + t] : 0;
+		for (int rr = 0; rr < nr; rr++) {
+			const int i = t - rr;
+			const double prev = left[rr];
+			double v = 0;
+			if (i >= lo[rr] && i <= hi[rr]) {
+				const size_t k = (size_t)(j0 + rr) * w + i;
+				v = (r[k] - apc[k - 1] * prev - apc[k - w] * up) * pc[k];
+				tmp[k] = v;
+			}
+			up = prev; /* row rr at column i - 1: above row rr + 1's cell */
+			left[rr] = v;
+		}
+	}
+}
+
+/* The backward sweep's band: rows j1, j1-1, .. j1-nr+1 from the right, row rr trailing row
+ * rr-1 by one column (t = i - rr); z_k = (tmp_k - a pc_k z_right - a pc_k z_down) pc_k with
+ * the values right of and below a cell carried as in mic_forward_band. */
+static inline __attribute__((always_inline)) void
+mic_backward_band(const double *restrict tmp, const double *restrict pc,
+		  const double *restrict apc, double *restrict z, int w, int j1, int nr,
+		  const int *lo, const int *hi, int t0, int t1)
+{
+	double right[MIC_ROWS] = { 0 };
+	for (int t = t1; t >= t0; t--) {
+		double down = t >= lo[0] && t <= hi[0] ? z[(size_t)(j1 + 1) * w + t] : 0;
+		for (int rr = 0; rr < nr; rr++) {
+			const int i = t + rr;
+			const double prev = right[rr];
+			double v = 0;
+			if (i >= lo[rr] && i <= hi[rr]) {
+				const size_t k = (size_t)(j1 - rr) * w + i;
+				v = (tmp[k] - apc[k] * prev - apc[k] * down) * pc[k];
+				z[k] = v;
+			}
+			down = prev;
+			right[rr] = v;
+		}
+	}
 }
 
 /* z = M^-1 r: forward substitution in row-major order, then backward in reverse. Returns
  * r.z summed by blocks in order. pc and z are 0 off the mask (and on the outer ring), so
  * neighbours need no mask test. tmp is scratch whose outer ring must be 0. */
-static double mic_apply(const cg_problem *pb, const double *pc, const double *r, double *tmp,
-			double *z, double *part)
+static double mic_apply(const cg_problem *pb, const double *pc, const double *apc,
+			const double *r, double *tmp, double *z, double *part)
 {
 	const int w = pb->w, h = pb->h;
-	const double a = -pb->scale;
-	/* forward: tmp_k = (r_k - a pc_l tmp_l - a pc_u tmp_u) pc_k, l = left, u = up */
 	for (int j0 = 1; j0 < h - 1; j0 += MIC_ROWS) {
 		int nr = h - 1 - j0 < MIC_ROWS ? h - 1 - j0 : MIC_ROWS;
 		int lo[MIC_ROWS], hi[MIC_ROWS], t0 = w, t1 = 0;
@@ -215,16 +272,11 @@ static double mic_apply(const cg_problem *pb, const double *pc, const double *r,
 				t1 = hi[rr] + rr > t1 ? hi[rr] + rr : t1;
 			}
 		}
-		for (int t = t0; t <= t1; t++)
-			for (int rr = 0; rr < nr; rr++) {
-				int i = t - rr;
-				if (i < lo[rr] || i > hi[rr])
-					continue;
-				size_t k = (size_t)(j0 + rr) * w + i;
-				tmp[k] = (r[k] - a * pc[k - 1] * tmp[k - 1] - a * pc[k - w] * tmp[k - w]) * pc[k];
-			}
+		if (nr == MIC_ROWS) /* unrolled for the full bands */
+			mic_forward_band(r, pc, apc, tmp, w, j0, MIC_ROWS, lo, hi, t0, t1);
+		else
+			mic_forward_band(r, pc, apc, tmp, w, j0, nr, lo, hi, t0, t1);
 	}
-	/* backward: z_k = (tmp_k - a pc_k z_right - a pc_k z_down) pc_k */
 	for (int j1 = h - 2; j1 >= 1; j1 -= MIC_ROWS) {
 		int nr = j1 < MIC_ROWS ? j1 : MIC_ROWS;
 		int lo[MIC_ROWS], hi[MIC_ROWS], t0 = w, t1 = -MIC_ROWS;
@@ -235,14 +287,10 @@ static double mic_apply(const cg_problem *pb, const double *pc, const double *r,
 				t1 = hi[rr] - rr > t1 ? hi[rr] - rr : t1;
 			}
 		}
-		for (int t = t1; t >= t0; t--)
-			for (int rr = 0; rr < nr; rr++) {
-				int i = t + rr;
-				if (i < lo[rr] || i > hi[rr])
-					continue;
-				size_t k = (size_t)(j1 - rr) * w + i;
-				z[k] = (tmp[k] - a * pc[k] * z[k + 1] - a * pc[k] * z[k + w]) * pc[k];
-			}
+		if (nr == MIC_ROWS)
+			mic_backward_band(tmp, pc, apc, z, w, j1, MIC_ROWS, lo, hi, t0, t1);
+		else
+			mic_backward_band(tmp, pc, apc, z, w, j1, nr, lo, hi, t0, t1);
 	}
 	const int nb = cg_blocks(h);
 	for (int c = 0; c < nb; c++) {
@@ -349,10 +397,10 @@ cg_stats cg_solve(const cg_problem *pb_in, const double *b, double *x, const cg_
 	double alpha = 0, beta = 0, rz = 0;
 	if (!done) {
 		if (!wk->pc_ready || !*wk->pc_ready)
-			mic_build(pb, pc);
+			mic_build(pb, pc, wk->apc);
 		if (wk->pc_ready)
 			*wk->pc_ready = 1;
-		rz = mic_apply(pb, pc, r, q, z, part); /* q is free until the first A p */
+		rz = mic_apply(pb, pc, wk->apc, r, q, z, part); /* q is free until the first A p */
 		for (int j = 1; j < h - 1; j++) {
 			int lo, hi;
 			row_span(pb, j, &lo, &hi);
@@ -366,7 +414,7 @@ cg_stats cg_solve(const cg_problem *pb_in, const double *b, double *x, const cg_
 	 * preconditioner run in `single`, whose implicit barrier publishes alpha, beta and
 	 * done to every thread. */
 #pragma omp parallel if (parallel) default(none) \
-	shared(pb, x, r, p, q, z, pc, part, nb, rr, rz, alpha, beta, done, it, max_iters, target)
+	shared(pb, wk, x, r, p, q, z, pc, part, nb, rr, rz, alpha, beta, done, it, max_iters, target)
 	{
 		while (!done) {
 #pragma omp for schedule(static)
@@ -391,7 +439,7 @@ cg_stats cg_solve(const cg_problem *pb_in, const double *b, double *x, const cg_
 				it++;
 				done = !(rr > target) || it >= max_iters;
 				if (!done) {
-					double rz1 = mic_apply(pb, pc, r, q, z, part);
+					double rz1 = mic_apply(pb, pc, wk->apc, r, q, z, part);
 					beta = rz1 / rz;
 					rz = rz1;
 				}

@@ -56,6 +56,7 @@ typedef struct cg_work {
 	 * then skip the unmasked ends of the rows (a tilted box leaves ~40% of its bounding
 	 * rectangle unmasked). NULL: whole rows. */
 	int *span;
+	double *apc; /* w*h: -scale * pc, the factor the preconditioner's sweeps multiply by */
 } cg_work;
 
 typedef struct cg_stats {

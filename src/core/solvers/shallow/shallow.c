@@ -31,8 +31,9 @@
  * 1/240 s (the lab's step at 30 fps), converted to the real step length, and `gamma` is
  * scaled with rate, so the boxes' stiffness gamma / rate is the lab's. The look then
  * depends neither on the grid size nor on the fps or the scene's substeps. The rate cap
- * (default 0.1, 20 x the lab's, so 4.5 x fewer steps) sets the step length: free waves
- * are the same at any cap, the waves a box makes within a few % (docs/solvers.md, Time).
+ * (default 0.4, 80 x the lab's, so 9 x fewer steps) sets the step length: free waves are
+ * the more accurate the nearer the cap is to the stability limit, the waves a box makes
+ * are within a few % at any cap (docs/solvers.md, Time).
  *
  * Stability: for a Fourier mode with Laplacian eigenvalue -l (0 <= l <= 8) the update has
  * amplification factors g with g^2 - (1 + d_l - rate l) g + d_l = 0, d_l = d - mu l (mu
@@ -65,10 +66,16 @@
 #define REF_CELLS 100.0
 #define REF_STEPS_PER_S 240.0
 #define REF_RATE 0.005
-/* The default cap on rate when a speed sets the internal steps: 20 x the lab's rate, 4.5 x
- * fewer steps. The look stays (damping, viscosity and gamma are per second; the speed is
- * exact), and it is well inside the stability bound 4 rate + 8 mu < 1 + d (0.4 < ~2). */
-#define AUTO_RATE 0.1
+/* The default cap on rate when a speed sets the internal steps: 80 x the lab's rate, 9 x
+ * fewer steps (sqrt(0.4) = 0.63 cells a step). It is also the more accurate: the update's
+ * time and space errors partly cancel as the step nears the stability limit (in 1D they
+ * cancel exactly at one cell a step), so against the same scene simulated at twice the
+ * size, rain at 0.4 is nearer than at 0.1 and much nearer than at the lab's 0.005
+ * (docs/solvers.md, Time). Damping, viscosity and gamma are per second and the speed is
+ * exact, so the look stays. 4 rate = 1.6 leaves room under the bound 4 rate + 8 mu < 1 + d
+ * (~2); with a large viscosity, auto takes more steps to stay within AUTO_MARGIN of it. */
+#define AUTO_RATE 0.4
+#define AUTO_MARGIN 0.9
 #define MAX_SUBSTEPS 4096
 
 enum { FLOAT_START_SURFACE, FLOAT_START_REST };
@@ -145,6 +152,83 @@ static void fill_ghosts(const shallow *s, double *b)
 	memcpy(row(b, S, h), row(b, S, wrap ? 0 : h - 1), (size_t)w * sizeof(double));
 }
 
+/* ---- calm water ----
+ *
+ * Water no wave has reached is +0.0 in all three buffers, and the update of a cell whose
+ * stencil reads only +0.0 is +0.0 (the coefficients d, rate and mu are >= 0; Mur's edge
+ * gives +0 + (-0) = +0). So each buffer keeps, per row, the span of columns outside which
+ * it holds +0.0 bit for bit, and the update computes a row only over its inputs' spans
+ * widened by the stencil: a wave spreading into still water costs only where it has
+ * reached (a drop's first frames, a box setting off in a calm pool). The same bits as the
+ * update of every cell. The spans are shrunk to the first and last cell that is not +0.0
+ * after each row, so they follow the waves' fronts (new heights below CALM_EPS are 0). */
+
+int shallow_calm_water = 1;
+
+/* New heights below this (internal height units) are still water, +0.0. Without it, the
+ * stencil carries a wave's tail one cell a step, far ahead of the wave, until it
+ * underflows past 1e-308, and the spans soon cover the pool; at 1e-30 the tail ends a few
+ * cells past the wave. What it takes away is < 1e-30 a cell and step, nothing any output
+ * can show (a 16-bit map's step is about 1e-5). */
+#define CALM_EPS 1e-30
+
+static inline int bits_zero(double v)
+{
+	uint64_t b;
+	memcpy(&b, &v, sizeof b);
+	return b == 0;
+}
+
+/* Shrinks [*lo, *hi] of row r to its first and last cell that is not +0.0 (w, -1: none). */
+static void span_shrink(const double *r, int w, int *lo, int *hi)
+{
+	int a = *lo, b = *hi;
+	while (a <= b && bits_zero(r[a]))
+		a++;
+	while (b > a && bits_zero(r[b]))
+		b--;
+	if (a > b)
+		a = w, b = -1;
+	*lo = a;
+	*hi = b;
+}
+
+/* The spans of buffer b, read off its cells (after a checkpoint is loaded, at init). */
+static void spans_scan(const shallow *s, const double *b, int *sp)
+{
+	for (int y = 0; y < s->h; y++) {
+		sp[2 * y] = 0;
+		sp[2 * y + 1] = s->w - 1;
+		span_shrink(row((double *)(uintptr_t)b, s->S, y), s->w, &sp[2 * y], &sp[2 * y + 1]);
+	}
+}
+
+/* see shallow_impl.h */
+void shallow_spans_mark(const shallow *s, int *sp, int x0, int x1, int y0, int y1)
+{
+	const int w = s->w, h = s->h, wrap = s->boundary == SCENE_BOUNDARY_WRAP;
+	if (wrap && (x0 < 0 || x1 >= w)) /* across the seam: all of the rows */
+		x0 = 0, x1 = w - 1;
+	x0 = x0 < 0 ? 0 : x0;
+	x1 = x1 > w - 1 ? w - 1 : x1;
+	if (wrap && y1 - y0 >= h)
+		y0 = 0, y1 = h - 1;
+	for (int j = y0; j <= y1 && x0 <= x1; j++) {
+		const int y = wrap ? ((j % h) + h) % h : j;
+		if (y < 0 || y >= h)
+			continue;
+		sp[2 * y] = x0 < sp[2 * y] ? x0 : sp[2 * y];
+		sp[2 * y + 1] = x1 > sp[2 * y + 1] ? x1 : sp[2 * y + 1];
+	}
+}
+
+/* Adds span [a, b] to [*lo, *hi]. */
+static inline void span_union(const int *sp, int *lo, int *hi)
+{
+	*lo = sp[0] < *lo ? sp[0] : *lo;
+	*hi = sp[1] > *hi ? sp[1] : *hi;
+}
+
 /* One row of wave_update (below). Returns 1 if a new value is not finite: v * 0 is NaN
  * exactly when v is NaN or infinite, a test that vectorises. Built for AVX2 as well when
  * the compiler can (chosen at run time): the same operations in the same order, so the
@@ -162,7 +246,7 @@ static int wave_row(const double *restrict c, const double *restrict o, double *
 		for (int x = 0; x < w; x++) {
 			double hc = c[x];
 			double v = hc + d * (hc - o[x]) + r * (((c[x - 1] + c[x + 1]) + (up[x] + dn[x])) - 4.0 * hc);
-			n[x] = v;
+			n[x] = fabs(v) < CALM_EPS ? 0.0 : v;
 			double z = v * 0.0;
 			nan_seen = z != z ? 1.0 : nan_seen;
 		}
@@ -173,7 +257,7 @@ static int wave_row(const double *restrict c, const double *restrict o, double *
 			double lc = ((c[x - 1] + c[x + 1]) + (up[x] + dn[x])) - 4.0 * hc;
 			double lo = ((o[x - 1] + o[x + 1]) + (o[x - S] + o[x + S])) - 4.0 * oc;
 			double v = hc + d * (hc - oc) + r * lc + mu * (lc - lo);
-			n[x] = v;
+			n[x] = fabs(v) < CALM_EPS ? 0.0 : v;
 			double z = v * 0.0;
 			nan_seen = z != z ? 1.0 : nan_seen;
 		}
@@ -181,7 +265,58 @@ static int wave_row(const double *restrict c, const double *restrict o, double *
 	return nan_seen != 0;
 }
 
-/* eta' = eta + d (eta - eta_old) + rate L eta + mu L (eta - eta_old),   height units,
+/* Row y of the update over its inputs' spans widened by the stencil (calm water, above):
+ * what the buffer held two steps ago outside them is cleared to +0.0. Returns wave_row's
+ * flag. Writes only row y of nw and its span. */
+static int wave_row_calm(shallow *s, int y, double d, double r, double mu)
+{
+	const int w = s->w, h = s->h, wrap = s->boundary == SCENE_BOUNDARY_WRAP;
+	int lo = w, hi = -1;
+	for (int k = -1; k <= 1; k++) {
+		int yy = y + k; /* the ghost rows copy an edge row */
+		yy = yy < 0 ? (wrap ? h - 1 : 0) : yy >= h ? (wrap ? 0 : h - 1) : yy;
+		span_union(s->sp_eta + 2 * yy, &lo, &hi);
+		if (k == 0 || mu != 0)
+			span_union(s->sp_old + 2 * yy, &lo, &hi);
+	}
+	if (!shallow_calm_water)
+		lo = 0, hi = w - 1;
+	if (lo <= hi) {
+		lo--, hi++;
+		if (wrap && (lo < 0 || hi >= w)) /* the ghost columns copy the other edge */
+			lo = 0, hi = w - 1;
+		lo = lo < 0 ? 0 : lo;
+		hi = hi >= w ? w - 1 : hi;
+	}
+	double *n = row(s->nw, s->S, y);
+	int *sn = s->sp_nw + 2 * y;
+	if (sn[0] <= sn[1]) {
+		if (lo > hi) {
+			memset(n + sn[0], 0, (size_t)(sn[1] - sn[0] + 1) * sizeof *n);
+		} else {
+			if (sn[0] < lo)
+				memset(n + sn[0], 0, (size_t)((sn[1] < lo - 1 ? sn[1] : lo - 1) - sn[0] + 1) * sizeof *n);
+			if (sn[1] > hi) {
+				const int a = sn[0] > hi + 1 ? sn[0] : hi + 1;
+				memset(n + a, 0, (size_t)(sn[1] - a + 1) * sizeof *n);
+			}
+		}
+	}
+	int bad = 0;
+	if (lo <= hi) {
+		bad = wave_row(row(s->eta, s->S, y) + lo, row(s->old, s->S, y) + lo, n + lo, hi - lo + 1,
+			       s->S, d, r, mu);
+		span_shrink(n, w, &lo, &hi);
+	} else {
+		lo = w, hi = -1;
+	}
+	sn[0] = lo;
+	sn[1] = hi;
+	return bad;
+}
+
+/* eta' = eta + d (eta - eta_old) + rate L eta + mu L (eta - eta_old),   height units
+ * (0 where |eta'| < CALM_EPS),
  * L eta = sum_{N4} eta_j - 4 eta; mu = viscosity * dt is the optional viscous term (the
  * damped wave equation eta_tt = c^2 L eta + nu L eta_t), 0 for the seed's update.
  * Returns nonzero if any new value is not finite (blown up). */
@@ -192,7 +327,7 @@ static int wave_update(shallow *s)
 	int bad = 0;
 #pragma omp parallel for schedule(static) reduction(| : bad) if (s->w * s->h >= PAR_CELLS)
 	for (int y = 0; y < h; y++)
-		bad |= wave_row(row(s->eta, S, y), row(s->old, S, y), row(s->nw, S, y), w, S, d, r, mu);
+		bad |= wave_row_calm(s, y, d, r, mu);
 	if (s->boundary == SCENE_BOUNDARY_ABSORB) {
 		/* Mur's first-order absorbing condition, u0' = u1 + k (u1' - u0), k = (c-1)/(c+1)
 		 * with c = sqrt(rate) cells per step: a wave leaving at speed c is not reflected. */
@@ -210,6 +345,21 @@ static int wave_update(shallow *s)
 		for (int x = 0; x < w; x++) {
 			n0[x] = c1[x] + k * (n1[x] - c0[x]);
 			ne[x] = cf[x] + k * (nf[x] - ce[x]);
+		}
+		/* the edges' new values in the spans: the columns at the ends, rows 0 and h-1
+		 * whole */
+		for (int y = 0; y < h; y++) {
+			const double *n = row(s->nw, S, y);
+			int *sn = s->sp_nw + 2 * y;
+			if (y == 0 || y == h - 1) {
+				sn[0] = 0, sn[1] = w - 1;
+				span_shrink(n, w, &sn[0], &sn[1]);
+				continue;
+			}
+			if (!bits_zero(n[0]))
+				sn[0] = 0, sn[1] = sn[1] < 0 ? 0 : sn[1];
+			if (!bits_zero(n[w - 1]))
+				sn[1] = w - 1, sn[0] = sn[0] > w - 1 ? w - 1 : sn[0];
 		}
 	}
 	return bad;
@@ -237,7 +387,7 @@ static int wave_and_couple(shallow *s)
 {
 	if (shallow_build_clusters(s) < 0)
 		return 1;
-	const int w = s->w, h = s->h, S = s->S;
+	const int h = s->h;
 	const double d = s->d_step, r = s->rate, mu = s->mu;
 	memset(s->band, 0, (size_t)h);
 	for (int ci = 0; ci < s->ncl; ci++)
@@ -275,9 +425,7 @@ static int wave_and_couple(shallow *s)
 				break;
 			int i1 = i0 + WAVE_CHUNK < h ? i0 + WAVE_CHUNK : h;
 			for (int i = i0; i < i1; i++) {
-				int y = s->rows[i];
-				bad |= wave_row(row(s->eta, S, y), row(s->old, S, y), row(s->nw, S, y),
-						w, S, d, r, mu);
+				bad |= wave_row_calm(s, s->rows[i], d, r, mu);
 			}
 			if (i0 < nb)
 				atomic_fetch_sub_explicit(&band_left, (i1 < nb ? i1 : nb) - i0,
@@ -296,8 +444,10 @@ static int wave_and_couple(shallow *s)
 static void shallow_uninit(void *priv)
 {
 	shallow *s = priv;
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 3; i++) {
 		free(s->buf[i]);
+		free(s->span_mem[i]);
+	}
 	free(s->vh);
 	free(s->band);
 	free(s->rows);
@@ -319,9 +469,11 @@ static void shallow_uninit(void *priv)
 	free(s->a_q);
 	free(s->a_z);
 	free(s->a_pc);
+	free(s->a_apc);
 	free(s->a_part);
 	free(s->a_span);
 	memset(s->buf, 0, sizeof s->buf);
+	memset(s->span_mem, 0, sizeof s->span_mem);
 	s->vh = NULL;
 	s->band = NULL;
 	s->rows = NULL;
@@ -366,6 +518,8 @@ static void shallow_drop(void *priv, double x, double y, double r, double streng
 				if (pn[k] >= 0)
 					*eta_at(buf, pn[k]) -= share;
 		}
+		shallow_spans_mark(s, s->sp_eta, ci - 1, ci + 1, cj - 1, cj + 1);
+		shallow_spans_mark(s, s->sp_old, ci - 1, ci + 1, cj - 1, cj + 1);
 		fill_ghosts(s, s->eta);
 		fill_ghosts(s, s->old);
 		return;
@@ -409,6 +563,8 @@ static void shallow_drop(void *priv, double x, double y, double r, double streng
 			scale = sum[0] / sum[1];
 		}
 	}
+	shallow_spans_mark(s, s->sp_eta, i0, i1, j0, j1);
+	shallow_spans_mark(s, s->sp_old, i0, i1, j0, j1);
 	fill_ghosts(s, s->eta);
 	fill_ghosts(s, s->old);
 }
@@ -499,6 +655,7 @@ static int shallow_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	double speed = s->gravity > 0 ? sqrt(s->gravity * s->depth)
 		       : s->speed > 0 ? s->speed
 				      : sqrt(REF_RATE) * REF_STEPS_PER_S * (longer / REF_CELLS);
+	const int auto_rate = !(s->rate > 0) && s->substeps <= 0;
 	if (!(s->rate > 0)) /* auto: the cap for a speed, the lab's rate for given substeps */
 		s->rate = s->substeps > 0 ? REF_RATE : AUTO_RATE;
 	if (s->substeps > 0) {
@@ -511,6 +668,15 @@ static int shallow_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 				       "%g (limit %d); lower the speed or raise the rate",
 				       speed, n, s->rate, MAX_SUBSTEPS);
 		s->nsub = n < 1 ? 1 : (int)n;
+		/* Auto: more steps while the viscous term would bring the checkerboard within
+		 * AUTO_MARGIN of the stability bound (a large viscosity), rather than refuse. */
+		while (auto_rate && s->nsub < MAX_SUBSTEPS) {
+			const double ds = dt / s->nsub, r = (speed * ds) * (speed * ds);
+			if (4 * r + 8 * s->viscosity * ds <=
+			    AUTO_MARGIN * (1 + pow_sqrt(s->damping, REF_STEPS_PER_S * ds)))
+				break;
+			s->nsub++;
+		}
 	}
 	s->dt_sub = dt / s->nsub;
 	/* The fewest internal steps that keep rate at or under the given one; the rate then
@@ -571,6 +737,12 @@ static int shallow_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	s->eta = s->buf[0];
 	s->old = s->buf[1];
 	s->nw = s->buf[2];
+	for (int i = 0; i < 3; i++)
+		if (!(s->span_mem[i] = malloc(2 * (size_t)s->h * sizeof(int))))
+			goto oom;
+	s->sp_eta = s->span_mem[0];
+	s->sp_old = s->span_mem[1];
+	s->sp_nw = s->span_mem[2];
 
 	s->nbox = sc->nboxes;
 	if (s->nbox) {
@@ -629,6 +801,7 @@ static int shallow_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 		    !(s->a_q = malloc(s->cap * sizeof(double))) ||
 		    !(s->a_z = malloc(s->cap * sizeof(double))) ||
 		    !(s->a_pc = malloc(s->cap * sizeof(double))) ||
+		    !(s->a_apc = malloc(s->cap * sizeof(double))) ||
 		    !(s->a_part = malloc(s->part_cap * sizeof(double))) ||
 		    !(s->a_span = malloc(s->span_cap * sizeof(int))))
 			goto oom;
@@ -641,6 +814,9 @@ static int shallow_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	}
 	fill_ghosts(s, s->eta);
 	fill_ghosts(s, s->old);
+	spans_scan(s, s->eta, s->sp_eta);
+	spans_scan(s, s->old, s->sp_old);
+	spans_scan(s, s->nw, s->sp_nw);
 	s->v0 = volume_of(s);
 	return 0;
 oom:
@@ -680,6 +856,10 @@ static int shallow_step(void *priv, const tp_step_in *in)
 		s->old = s->eta;
 		s->eta = s->nw;
 		s->nw = t;
+		int *ts = s->sp_old;
+		s->sp_old = s->sp_eta;
+		s->sp_eta = s->sp_nw;
+		s->sp_nw = ts;
 		for (int i = 0; i < s->nbox; i++)
 			bad |= !isfinite(s->box[i].z) || !isfinite(s->box[i].x) || !isfinite(s->box[i].y);
 		if (bad) {
@@ -719,6 +899,14 @@ static void shallow_surface(void *priv, tp_surface *out)
 	}
 	out->data = s->surf;
 	out->stride = s->w;
+}
+
+/* The surface is made from the state and changes none of it: a seek may pass frames
+ * without it. */
+static int shallow_surface_optional(const void *priv)
+{
+	(void)priv;
+	return 1;
 }
 
 /* Per-frame statistics. energy = 1/2 sum (eta - eta_old)^2 / rate + 1/2 sum over edges
@@ -851,6 +1039,9 @@ static int shallow_load(void *priv, FILE *f, tp_err *err)
 		return tp_errf(err, TP_EINPUT, "shallow: truncated or damaged checkpoint");
 	fill_ghosts(s, s->eta);
 	fill_ghosts(s, s->old);
+	spans_scan(s, s->eta, s->sp_eta);
+	spans_scan(s, s->old, s->sp_old);
+	spans_scan(s, s->nw, s->sp_nw);
 	report_poses(s);
 	return 0;
 }
@@ -870,4 +1061,5 @@ const tp_solver tp_solver_shallow = {
 	.stats = shallow_stats,
 	.save = shallow_save,
 	.load = shallow_load,
+	.surface_optional = shallow_surface_optional,
 };

@@ -366,7 +366,7 @@ static void cluster_solve(shallow *s, int ci, int settle, int parallel)
 	cg_problem pb = { W, H, mask, deg, 1.0, 0.0, s->a_diag + c->off, NULL };
 	cg_work wk = { s->a_r + c->off, s->a_p + c->off, s->a_q + c->off, s->a_z + c->off,
 		       s->a_pc + c->off, s->a_part + c->part_off, &c->pc_ready,
-		       s->a_span + c->span_off };
+		       s->a_span + c->span_off, s->a_apc + c->off };
 	if (settle) {
 		/* The resting state: effective level eta + gamma vh = 0 everywhere and a step that
 		 * changes nothing. With eta = -gamma vh, L eta = gamma L vh on the mask, and the
@@ -422,6 +422,8 @@ static void cluster_solve(shallow *s, int ci, int settle, int parallel)
 				*eta_at(s->nw, p) += k * lap;
 		}
 	}
+	if (!settle) /* the new heights changed in the region: it is not calm water */
+		shallow_spans_mark(s, s->sp_nw, c->x0, c->x0 + W - 1, c->y0, c->y0 + H - 1);
 }
 
 /* Effective water level (height units) at local cell q / pool cell p after the coupling. */

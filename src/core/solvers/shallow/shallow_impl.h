@@ -76,6 +76,11 @@ typedef struct shallow {
 	double *buf[3];         /* ghosted (w+2) x (h+2) */
 	double *eta, *old, *nw; /* rotate through buf */
 	double *vh;             /* raw virtual height, ghosted layout (the ring stays 0) */
+	/* Calm water (shallow.c): per buffer, per row, the columns [lo, hi] outside which it
+	 * holds +0.0 bit for bit (2h ints; lo > hi: all of the row); they rotate with eta,
+	 * old and nw. */
+	int *span_mem[3];
+	int *sp_eta, *sp_old, *sp_nw;
 	uint8_t *band;          /* h flags: rows the boxes' coupling reads (wave_and_couple) */
 	int *rows;              /* h: the order wave_and_couple takes the rows in */
 	float *surf;            /* w*h, surface() output */
@@ -94,7 +99,7 @@ typedef struct shallow {
 	int *a_span;
 	uint8_t *a_mask, *a_deg;
 	float *a_low, *a_cov;
-	double *a_b, *a_x, *a_r, *a_p, *a_q, *a_z, *a_pc, *a_part, *a_diag;
+	double *a_b, *a_x, *a_r, *a_p, *a_q, *a_z, *a_pc, *a_apc, *a_part, *a_diag;
 
 	/* bookkeeping */
 	double v0;
@@ -127,6 +132,15 @@ static inline long pool_index(const shallow *s, int gx, int gy)
 }
 
 static inline double *eta_at(double *b, long p) { return b + p; }
+
+/* shallow.c: 1 (the default) skips calm water in the wave update; tests set 0 to check that
+ * the update of every cell gives the same bits. Not exported from the library. */
+extern int shallow_calm_water;
+
+/* shallow.c: widens the calm-water spans sp (sp_eta, sp_old or sp_nw) of pool rows y0..y1
+ * to take columns x0..x1 (cluster-frame coordinates: wrapped, or clipped to the pool),
+ * after writing there. */
+void shallow_spans_mark(const shallow *s, int *sp, int x0, int x1, int y0, int y1);
 
 /* shallow_boxes.c: the box coupling of one internal step (settle != 0: the initial
  * resting state instead). Returns 0, or -1 if the boxes did not fit the arena (cannot
