@@ -262,6 +262,30 @@ static inline void footprint_cols(const shallow *s, const box_state *b, int gy, 
 		}                                                                        \
 	}
 
+/* Box b's footprint over the columns [fa, fb] of cluster-frame row gy (cluster row lj):
+ * where it covers a cell more than what is there (as much, and lower), its cover and
+ * bottom. The cells and values of FOR_FOOTPRINT, in a loop without branches (the soft
+ * edge's cells were a branch the processor could not predict). */
+static void footprint_row(const shallow *s, const box_state *b, int W, int off, int gy, int lj,
+			  int fa, int fb, double st0, double st1, float *cv, float *low)
+{
+	const double dy = gy + 0.5 - b->sy - b->y;
+	float *restrict cr = cv + (size_t)lj * W + off, *restrict lr = low + (size_t)lj * W + off;
+	const int gx0 = b->x0 + b->sx;
+#pragma omp simd
+	for (int fi = fa; fi <= fb; fi++) {
+		const int gx = gx0 + fi;
+		const double dx = gx + 0.5 - b->sx - b->x;
+		const double u = dx * b->cs - dy * b->sn;
+		const double v = dx * b->sn + dy * b->cs;
+		const double cov = edge_ramp(s, b->hw - fabs(u)) * edge_ramp(s, b->hh - fabs(v));
+		const float bottom = (float)(b->z + v * st0 - u * st1), cf = (float)cov;
+		const int take = cov > 0 && (cf > cr[fi] || (cf == cr[fi] && bottom < lr[fi]));
+		lr[fi] = take ? bottom : lr[fi];
+		cr[fi] = take ? cf : cr[fi];
+	}
+}
+
 /* Phase 1 of a cluster: degrees, box bottoms, the mask and b, the warm start.
  * settle != 0 is the initial state (water at rest level, no previous solve). */
 static void cluster_setup(shallow *s, int ci, int settle)
@@ -302,18 +326,59 @@ static void cluster_setup(shallow *s, int ci, int settle)
 			continue;
 		double st0, st1;
 		tilt_sines(b, &st0, &st1);
-		/* Where boxes overlap, the one covering more of the cell (then the lower) wins. */
-		FOR_FOOTPRINT(s, b, c, {
-			(void)p;
-			float bottom = (float)(b->z + v * st0 - u * st1);
-			if ((float)cov > cv[k] || ((float)cov == cv[k] && bottom < low[k])) {
-				low[k] = bottom;
-				cv[k] = (float)cov;
+		/* Where boxes overlap, the one covering more of the cell (then the lower) wins.
+		 * FOR_FOOTPRINT's cells row by row: its columns, those of the cluster's
+		 * interior and (unless wrapping) those in the pool. */
+		const int off = b->x0 + b->sx - c->x0; /* local column of fi */
+		for (int fj = 0; fj < b->rh; fj++) {
+			const int gy = b->y0 + b->sy + fj, lj = gy - c->y0;
+			if (lj < 1 || lj >= H - 1 || (!wrap && (gy < 0 || gy >= s->h)))
+				continue;
+			int fa, fb;
+			footprint_cols(s, b, gy, &fa, &fb);
+			fa = fa > 1 - off ? fa : 1 - off;
+			fb = fb < W - 2 - off ? fb : W - 2 - off;
+			if (!wrap) {
+				fa = fa > -(b->x0 + b->sx) ? fa : -(b->x0 + b->sx);
+				fb = fb < s->w - 1 - (b->x0 + b->sx) ? fb : s->w - 1 - (b->x0 + b->sx);
 			}
-		})
+			if (fa <= fb)
+				footprint_row(s, b, W, off, gy, lj, fa, fb, st0, st1, cv, low);
+		}
 	}
 	int masked = 0, changed = !keep;
-	for (int j = 1; j < H - 1; j++)
+	const int xrun = c->x0 >= 0 && c->x0 + W <= s->w;
+	for (int j = 1; j < H - 1; j++) {
+		const int gy = c->y0 + j;
+		if (!settle && xrun &&
+		    (s->boundary == SCENE_BOUNDARY_WRAP ? gy < s->h : gy >= 0 && gy < s->h)) {
+			/* a row of cells that are one run in the pool: the loop below without
+			 * its branches, the same values */
+			const long p0 = pool_index(s, c->x0, gy);
+			const size_t q0 = (size_t)j * W;
+			const double *restrict hr = s->nw + p0, *restrict vr = s->vh + p0;
+			const float *restrict cr = cv + q0, *restrict lr = low + q0;
+			uint8_t *restrict mr = mask + q0;
+			double *restrict br = bv + q0, *restrict xr = x + q0, *restrict dr = dg + q0;
+			const double gamma = s->gamma, rate = s->rate;
+			int m = 0, ch = 0;
+#pragma omp simd reduction(+ : m) reduction(| : ch)
+			for (int i = 1; i < W - 1; i++) {
+				const double cvk = (double)cr[i];
+				const double over = cvk * (hr[i] - (double)lr[i]);
+				const int in = cr[i] > 0 && over + gamma * vr[i] > 0;
+				ch |= in != mr[i];
+				mr[i] = (uint8_t)in;
+				m += in;
+				const double pen = cr[i] < 1 ? SOFT_PENALTY * (1 - cvk) / cvk : 0;
+				br[i] = in ? over / rate : 0;
+				dr[i] = in ? pen : 0;
+				xr[i] = in ? vr[i] : 0;
+			}
+			masked += m;
+			changed |= ch;
+			continue;
+		}
 		for (int i = 1; i < W - 1; i++) {
 			size_t k = (size_t)j * W + i;
 			if (!(cv[k] > 0))
@@ -350,6 +415,7 @@ static void cluster_setup(shallow *s, int ci, int settle)
 				x[k] = vprev;
 			}
 		}
+	}
 	c->masked = masked;
 	if (changed || settle)
 		c->pc_ready = 0;
