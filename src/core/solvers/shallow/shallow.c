@@ -449,6 +449,7 @@ static void shallow_uninit(void *priv)
 		free(s->span_mem[i]);
 	}
 	free(s->vh);
+	free(s->vh1);
 	free(s->band);
 	free(s->rows);
 	free(s->surf);
@@ -457,6 +458,7 @@ static void shallow_uninit(void *priv)
 	free(s->prev);
 	free(s->cl);
 	free(s->old_cl);
+	free(s->old2_cl);
 	free(s->a_mask);
 	free(s->a_deg);
 	free(s->a_low);
@@ -480,7 +482,8 @@ static void shallow_uninit(void *priv)
 	s->surf = NULL;
 	s->box = NULL;
 	s->pose = s->prev = NULL;
-	s->cl = s->old_cl = NULL;
+	s->cl = s->old_cl = s->old2_cl = NULL;
+	s->vh1 = NULL;
 }
 
 /* Volume-preserving drop. r < 1 is the seed's rule (the centre cell gains `strength`, its
@@ -731,7 +734,7 @@ static int shallow_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	for (int i = 0; i < 3; i++)
 		if (!(s->buf[i] = calloc(ghosted, sizeof(double))))
 			goto oom;
-	if (!(s->vh = calloc(ghosted, sizeof(double))) || !(s->surf = calloc(cells, sizeof(float))) ||
+	if (!(s->vh = calloc(ghosted, sizeof(double))) || !(s->vh1 = calloc(ghosted, sizeof(double))) || !(s->surf = calloc(cells, sizeof(float))) ||
 	    !(s->band = calloc((size_t)s->h, 1)) || !(s->rows = calloc((size_t)s->h, sizeof(int))))
 		goto oom;
 	s->eta = s->buf[0];
@@ -749,7 +752,8 @@ static int shallow_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 		size_t nb = (size_t)s->nbox;
 		if (!(s->box = calloc(nb, sizeof *s->box)) || !(s->pose = calloc(nb, sizeof *s->pose)) ||
 		    !(s->prev = calloc(nb, sizeof *s->prev)) || !(s->cl = calloc(nb, sizeof *s->cl)) ||
-		    !(s->old_cl = calloc(nb, sizeof *s->old_cl)))
+		    !(s->old_cl = calloc(nb, sizeof *s->old_cl)) ||
+		    !(s->old2_cl = calloc(nb, sizeof *s->old2_cl)))
 			goto oom;
 		double sumw = 0, sumh = 0;
 		for (int i = 0; i < s->nbox; i++) {
@@ -951,7 +955,7 @@ static void shallow_stats(const void *priv, tp_stats *out)
  * the regions of last step's clusters (where vh must be cleared next step, and the CG's
  * warm start: vh itself); the CG counters. The footprint cache and the preconditioners
  * are rebuilt on the first step after loading, to the same bits. */
-static const char SAVE_MAGIC[8] = { 'T', 'P', 'S', 'H', 'A', 'L', '0', '3' };
+static const char SAVE_MAGIC[8] = { 'T', 'P', 'S', 'H', 'A', 'L', '0', '4' };
 
 /* A box_state's persistent fields, as doubles and ints (the region is per step). */
 #define BOX_DOUBLES 19
@@ -972,6 +976,16 @@ static int pose_io(FILE *f, tp_box_pose *p, int wr)
 	for (int i = 0; i < 8; i++)
 		rc |= wr ? tp_wr_f64(f, *v[i]) : tp_rd_f64(f, v[i]);
 	return rc;
+}
+
+/* A region read from a checkpoint lies where build_clusters() puts them (so that
+ * pool_index() stays in the buffers over it). */
+static int region_ok(const shallow *s, const cluster *c)
+{
+	const int wrap = s->boundary == SCENE_BOUNDARY_WRAP;
+	return c->w >= 0 && c->h >= 0 && c->w <= s->w + 2 && c->h <= s->h + 2 &&
+	       c->x0 >= (wrap ? 0 : -1) && c->y0 >= (wrap ? 0 : -1) && c->x0 < s->w + 1 &&
+	       c->y0 < s->h + 1 && c->x0 + c->w <= 2 * s->w && c->y0 + c->h <= 2 * s->h;
 }
 
 static int shallow_save(const void *priv, FILE *f, tp_err *err)
@@ -996,6 +1010,17 @@ static int shallow_save(const void *priv, FILE *f, tp_err *err)
 	for (int i = 0; i < s->nold; i++) {
 		const cluster *c = &s->old_cl[i];
 		rc |= tp_wr_i32(f, c->x0) | tp_wr_i32(f, c->y0) | tp_wr_i32(f, c->w) | tp_wr_i32(f, c->h);
+	}
+	/* vh1, nonzero only in the step before's regions: those regions and its values there */
+	rc |= tp_wr_i32(f, s->nold2);
+	for (int i = 0; i < s->nold2; i++) {
+		const cluster *c = &s->old2_cl[i];
+		rc |= tp_wr_i32(f, c->x0) | tp_wr_i32(f, c->y0) | tp_wr_i32(f, c->w) | tp_wr_i32(f, c->h);
+		for (int j = 0; j < c->h; j++)
+			for (int k = 0; k < c->w; k++) {
+				long p = pool_index(s, c->x0 + k, c->y0 + j);
+				rc |= tp_wr_f64(f, p >= 0 ? s->vh1[p] : 0);
+			}
 	}
 	rc |= tp_wr_i32(f, s->last_iters) | tp_wr_i32(f, s->masked) | tp_wr_i32(f, s->cg_fail);
 	rc |= tp_wr_f64(f, s->last_resid);
@@ -1027,11 +1052,33 @@ static int shallow_load(void *priv, FILE *f, tp_err *err)
 	if (rc || nold < 0 || nold > s->nbox)
 		return tp_errf(err, TP_EINPUT, "shallow: truncated or damaged checkpoint");
 	s->nold = nold;
-	for (int i = 0; i < nold; i++) {
+	for (int i = 0; i < nold && !rc; i++) {
 		cluster *c = &s->old_cl[i];
 		memset(c, 0, sizeof *c); /* key 0: the footprint cache is rebuilt */
 		rc |= tp_rd_int(f, &c->x0) | tp_rd_int(f, &c->y0) | tp_rd_int(f, &c->w) |
 		      tp_rd_int(f, &c->h);
+		rc |= !region_ok(s, c);
+	}
+	int nold2 = -1;
+	rc |= tp_rd_int(f, &nold2);
+	if (rc || nold2 < 0 || nold2 > s->nbox)
+		return tp_errf(err, TP_EINPUT, "shallow: truncated or damaged checkpoint");
+	memset(s->vh1, 0, ghosted * sizeof *s->vh1);
+	s->nold2 = nold2;
+	for (int i = 0; i < nold2 && !rc; i++) {
+		cluster *c = &s->old2_cl[i];
+		memset(c, 0, sizeof *c);
+		rc |= tp_rd_int(f, &c->x0) | tp_rd_int(f, &c->y0) | tp_rd_int(f, &c->w) |
+		      tp_rd_int(f, &c->h);
+		rc |= !region_ok(s, c);
+		for (int j = 0; j < c->h && !rc; j++)
+			for (int k = 0; k < c->w && !rc; k++) {
+				double v;
+				rc |= tp_rd_f64(f, &v);
+				long p = pool_index(s, c->x0 + k, c->y0 + j);
+				if (p >= 0)
+					s->vh1[p] = v;
+			}
 	}
 	rc |= tp_rd_int(f, &s->last_iters) | tp_rd_int(f, &s->masked) | tp_rd_int(f, &s->cg_fail);
 	rc |= tp_rd_f64(f, &s->last_resid);

@@ -356,7 +356,8 @@ static void cluster_setup(shallow *s, int ci, int settle)
 			 * its branches, the same values */
 			const long p0 = pool_index(s, c->x0, gy);
 			const size_t q0 = (size_t)j * W;
-			const double *restrict hr = s->nw + p0, *restrict vr = s->vh + p0;
+			const double *restrict hr = s->nw + p0, *restrict vr = s->vh + p0,
+					     *restrict v1 = s->vh1 + p0;
 			const float *restrict cr = cv + q0, *restrict lr = low + q0;
 			uint8_t *restrict mr = mask + q0;
 			double *restrict br = bv + q0, *restrict xr = x + q0, *restrict dr = dg + q0;
@@ -373,7 +374,7 @@ static void cluster_setup(shallow *s, int ci, int settle)
 				const double pen = cr[i] < 1 ? SOFT_PENALTY * (1 - cvk) / cvk : 0;
 				br[i] = in ? over / rate : 0;
 				dr[i] = in ? pen : 0;
-				xr[i] = in ? vr[i] : 0;
+				xr[i] = in ? 2 * vr[i] - v1[i] : 0;
 			}
 			masked += m;
 			changed |= ch;
@@ -412,7 +413,7 @@ static void cluster_setup(shallow *s, int ci, int settle)
 			} else {
 				bv[k] = over / s->rate;
 				dg[k] = pen;
-				x[k] = vprev;
+				x[k] = 2 * vprev - s->vh1[p];
 			}
 		}
 	}
@@ -599,14 +600,26 @@ int shallow_couple_built(shallow *s, int settle)
 	for (int ci = 0; ci < ncl; ci++)
 		cluster_setup(s, ci, settle);
 	/* vh must be zero outside the current masks: clear last step's regions (this step's
-	 * are rewritten whole by cluster_solve). */
+	 * are rewritten whole by cluster_solve), keeping last step's vh as vh1 (which is
+	 * zero outside them: cleared where it held the step before's). */
+	for (int o = 0; o < s->nold2; o++) {
+		const cluster *c = &s->old2_cl[o];
+		for (int j = 0; j < c->h; j++)
+			for (int i = 0; i < c->w; i++) {
+				long p = pool_index(s, c->x0 + i, c->y0 + j);
+				if (p >= 0)
+					s->vh1[p] = 0;
+			}
+	}
 	for (int o = 0; o < s->nold; o++) {
 		const cluster *c = &s->old_cl[o];
 		for (int j = 0; j < c->h; j++)
 			for (int i = 0; i < c->w; i++) {
 				long p = pool_index(s, c->x0 + i, c->y0 + j);
-				if (p >= 0)
+				if (p >= 0) {
+					s->vh1[p] = s->vh[p];
 					s->vh[p] = 0;
+				}
 			}
 	}
 #pragma omp parallel for schedule(static, 1) if (par)
@@ -635,11 +648,26 @@ int shallow_couple_built(shallow *s, int settle)
 	s->last_resid = resid;
 	s->masked = masked;
 	s->cg_fail += fail;
+	memcpy(s->old2_cl, s->old_cl, (size_t)s->nold * sizeof *s->cl);
+	s->nold2 = s->nold;
 	memcpy(s->old_cl, s->cl, (size_t)ncl * sizeof *s->cl);
 	s->nold = ncl;
-	if (settle) /* the resting solve used other diagonals: nothing carries over */
+	if (settle) { /* the resting solve used other diagonals: nothing carries over */
 		for (int ci = 0; ci < ncl; ci++)
 			s->old_cl[ci].key = 0;
+		/* at rest: the step before had the same vh (the first warm start is vh) */
+		for (int ci = 0; ci < ncl; ci++) {
+			const cluster *c = &s->cl[ci];
+			for (int j = 0; j < c->h; j++)
+				for (int i = 0; i < c->w; i++) {
+					long p = pool_index(s, c->x0 + i, c->y0 + j);
+					if (p >= 0)
+						s->vh1[p] = s->vh[p];
+				}
+		}
+		memcpy(s->old2_cl, s->cl, (size_t)ncl * sizeof *s->cl);
+		s->nold2 = ncl;
+	}
 	return 0;
 }
 

@@ -76,6 +76,8 @@ typedef struct shallow {
 	double *buf[3];         /* ghosted (w+2) x (h+2) */
 	double *eta, *old, *nw; /* rotate through buf */
 	double *vh;             /* raw virtual height, ghosted layout (the ring stays 0) */
+	double *vh1;            /* vh one step earlier (0 outside old2_cl): the CG's warm start
+				   extrapolates, 2 vh - vh1 */
 	/* Calm water (shallow.c): per buffer, per row, the columns [lo, hi] outside which it
 	 * holds +0.0 bit for bit (2h ints; lo > hi: all of the row); they rotate with eta,
 	 * old and nw. */
@@ -93,6 +95,8 @@ typedef struct shallow {
 	int ncl;
 	cluster *old_cl; /* last step's regions, to clear vh there */
 	int nold;
+	cluster *old2_cl; /* the step before's regions, to clear vh1 there */
+	int nold2;
 
 	/* arena for the clusters */
 	size_t cap, part_cap, span_cap;
