@@ -955,7 +955,7 @@ static void shallow_stats(const void *priv, tp_stats *out)
  * the regions of last step's clusters (where vh must be cleared next step, and the CG's
  * warm start: vh itself); the CG counters. The footprint cache and the preconditioners
  * are rebuilt on the first step after loading, to the same bits. */
-static const char SAVE_MAGIC[8] = { 'T', 'P', 'S', 'H', 'A', 'L', '0', '4' };
+static const char SAVE_MAGIC[8] = { 'T', 'P', 'S', 'H', 'A', 'L', '0', '5' };
 
 /* A box_state's persistent fields, as doubles and ints (the region is per step). */
 #define BOX_DOUBLES 19
@@ -988,16 +988,53 @@ static int region_ok(const shallow *s, const cluster *c)
 	       c->y0 < s->h + 1 && c->x0 + c->w <= 2 * s->w && c->y0 + c->h <= 2 * s->h;
 }
 
+/* A ghosted buffer b as its rows' calm-water spans sp and the values in them (the rest is
+ * +0.0, and the ghost ring is filled again on load): a pool that is partly still costs
+ * only what has moved. */
+static int wr_spans(FILE *f, const shallow *s, double *b, const int *sp)
+{
+	int rc = 0;
+	for (int y = 0; y < s->h; y++) {
+		const int lo = sp[2 * y], hi = sp[2 * y + 1];
+		rc |= tp_wr_i32(f, lo) | tp_wr_i32(f, hi);
+		if (lo <= hi)
+			rc |= tp_wr_f64s(f, row(b, s->S, y) + lo, (size_t)(hi - lo + 1));
+	}
+	return rc;
+}
+
+/* Reads what wr_spans wrote into b and sp; nonzero if it does not fit the pool. */
+static int rd_spans(FILE *f, const shallow *s, double *b, int *sp)
+{
+	memset(b, 0, (size_t)s->S * (s->h + 2) * sizeof *b);
+	int rc = 0;
+	for (int y = 0; y < s->h && !rc; y++) {
+		int lo, hi;
+		rc |= tp_rd_int(f, &lo) | tp_rd_int(f, &hi);
+		if (rc)
+			break;
+		if (lo > hi) {
+			lo = s->w, hi = -1;
+		} else if (lo < 0 || hi >= s->w) {
+			return 1;
+		} else {
+			rc |= tp_rd_f64s(f, row(b, s->S, y) + lo, (size_t)(hi - lo + 1));
+		}
+		sp[2 * y] = lo;
+		sp[2 * y + 1] = hi;
+	}
+	return rc;
+}
+
 static int shallow_save(const void *priv, FILE *f, tp_err *err)
 {
 	/* pose_io and box_doubles take non-const pointers for the read side; nothing is
 	 * written to the state here */
 	shallow *s = (shallow *)(uintptr_t)priv;
-	const size_t ghosted = (size_t)s->S * (s->h + 2);
 	int rc = tp_wr_bytes(f, SAVE_MAGIC, sizeof SAVE_MAGIC);
 	rc |= tp_wr_i32(f, s->w) | tp_wr_i32(f, s->h) | tp_wr_i32(f, s->nbox);
-	rc |= tp_wr_f64s(f, s->eta, ghosted) | tp_wr_f64s(f, s->old, ghosted);
-	rc |= tp_wr_f64s(f, s->vh, ghosted) | tp_wr_f64(f, s->v0);
+	rc |= wr_spans(f, s, s->eta, s->sp_eta) | wr_spans(f, s, s->old, s->sp_old);
+	rc |= tp_wr_f64(f, s->v0);
 	for (int i = 0; i < s->nbox; i++) {
 		double *d[BOX_DOUBLES];
 		box_doubles(&s->box[i], d);
@@ -1010,6 +1047,15 @@ static int shallow_save(const void *priv, FILE *f, tp_err *err)
 	for (int i = 0; i < s->nold; i++) {
 		const cluster *c = &s->old_cl[i];
 		rc |= tp_wr_i32(f, c->x0) | tp_wr_i32(f, c->y0) | tp_wr_i32(f, c->w) | tp_wr_i32(f, c->h);
+	}
+	/* vh, nonzero only in last step's regions: its values there */
+	for (int i = 0; i < s->nold; i++) {
+		const cluster *c = &s->old_cl[i];
+		for (int j = 0; j < c->h; j++)
+			for (int k = 0; k < c->w; k++) {
+				long p = pool_index(s, c->x0 + k, c->y0 + j);
+				rc |= tp_wr_f64(f, p >= 0 ? s->vh[p] : 0);
+			}
 	}
 	/* vh1, nonzero only in the step before's regions: those regions and its values there */
 	rc |= tp_wr_i32(f, s->nold2);
@@ -1038,8 +1084,8 @@ static int shallow_load(void *priv, FILE *f, tp_err *err)
 		return tp_errf(err, TP_EIO, "shallow: cannot read the checkpoint");
 	if (memcmp(magic, SAVE_MAGIC, sizeof magic) || w != s->w || h != s->h || nbox != s->nbox)
 		return tp_errf(err, TP_EINPUT, "shallow: the checkpoint is for another scene");
-	int rc = tp_rd_f64s(f, s->eta, ghosted) | tp_rd_f64s(f, s->old, ghosted);
-	rc |= tp_rd_f64s(f, s->vh, ghosted) | tp_rd_f64(f, &s->v0);
+	int rc = rd_spans(f, s, s->eta, s->sp_eta) | rd_spans(f, s, s->old, s->sp_old);
+	rc |= tp_rd_f64(f, &s->v0);
 	for (int i = 0; i < s->nbox && !rc; i++) {
 		double *d[BOX_DOUBLES];
 		box_doubles(&s->box[i], d);
@@ -1058,6 +1104,18 @@ static int shallow_load(void *priv, FILE *f, tp_err *err)
 		rc |= tp_rd_int(f, &c->x0) | tp_rd_int(f, &c->y0) | tp_rd_int(f, &c->w) |
 		      tp_rd_int(f, &c->h);
 		rc |= !region_ok(s, c);
+	}
+	memset(s->vh, 0, ghosted * sizeof *s->vh);
+	for (int i = 0; i < nold && !rc; i++) {
+		const cluster *c = &s->old_cl[i];
+		for (int j = 0; j < c->h && !rc; j++)
+			for (int k = 0; k < c->w && !rc; k++) {
+				double v;
+				rc |= tp_rd_f64(f, &v);
+				long p = pool_index(s, c->x0 + k, c->y0 + j);
+				if (p >= 0)
+					s->vh[p] = v;
+			}
 	}
 	int nold2 = -1;
 	rc |= tp_rd_int(f, &nold2);
@@ -1086,8 +1144,6 @@ static int shallow_load(void *priv, FILE *f, tp_err *err)
 		return tp_errf(err, TP_EINPUT, "shallow: truncated or damaged checkpoint");
 	fill_ghosts(s, s->eta);
 	fill_ghosts(s, s->old);
-	spans_scan(s, s->eta, s->sp_eta);
-	spans_scan(s, s->old, s->sp_old);
 	spans_scan(s, s->nw, s->sp_nw);
 	report_poses(s);
 	return 0;
