@@ -83,7 +83,7 @@ static const char *const float_start_names[] = { "surface", "rest", NULL };
 
 #define OFF(f) offsetof(shallow, f)
 static const tp_option shallow_options[] = {
-	{ "rate", "c^2 dt^2/dx^2 per internal step, at most; lowered to make the speed exact (0 = auto: 0.1, or the seed's 0.005 with substeps)",
+	{ "rate", "c^2 dt^2/dx^2 per internal step, at most; lowered to make the speed exact (0 = auto: 0.4, or the seed's 0.005 with substeps)",
 	  OFF(rate), TP_OPT_DOUBLE, 0, 0, 1, NULL, TP_UNIT_NONE },
 	{ "damping", "velocity kept per 1/240 s (seed: 0.996 per step at 8 steps/frame, 30 fps)",
 	  OFF(damping), TP_OPT_DOUBLE, 0.996, 0, 1, NULL, TP_UNIT_NONE },
