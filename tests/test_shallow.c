@@ -807,7 +807,7 @@ Test(shallow, boxes_coupled_beside_the_wave_update_give_the_same_bits)
 	}
 }
 
-/* The whole state (a checkpoint's bytes) after rain of every size and a dragged box in a
+/* The whole state (a checkpoint's bytes) after rain of every size and dragged boxes in a
  * pool that is calm at first, with the wave update skipping the calm water and updating
  * every cell: the same bytes at every edge, with one thread and two, and the skip does
  * leave cells out (the calm state after the first steps). */
@@ -820,6 +820,9 @@ static char *calm_state(scene_boundary edge, int calm, int threads, size_t *len)
 	pool_box(&pl, 30, 20, 4, 0.5, 0, 0.1, 40, 60, 2.1, 110, 80);
 	pool_box(&pl, 20, 16, 5, 0.5, 1, 0, 200, 150, 0, 200, 150);
 	pool_box(&pl, 26, 14, 3, 0.4, 0, 0, 160, 226, 1, 170, 222); /* across the seam */
+	/* big: with absorbing edges (the coupling after the whole update) the clusters are
+	 * solved in parallel */
+	pool_box(&pl, 130, 110, 4, 0.5, 0, 0, 230, 95, 2.1, 235, 100);
 	pool_open_ok(&pl);
 	tp_rng rng;
 	tp_rng_seed(&rng, 5, (uint64_t)edge);

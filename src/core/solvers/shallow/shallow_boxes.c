@@ -489,8 +489,6 @@ static void cluster_solve(shallow *s, int ci, int settle, int parallel)
 				*eta_at(s->nw, p) += k * lap;
 		}
 	}
-	if (!settle) /* the new heights changed in the region: it is not calm water */
-		shallow_spans_mark(s, s->sp_nw, c->x0, c->x0 + W - 1, c->y0, c->y0 + H - 1);
 }
 
 /* Effective water level (height units) at local cell q / pool cell p after the coupling. */
@@ -631,6 +629,12 @@ int shallow_couple_built(shallow *s, int settle)
 		for (int bi = 0; bi < s->nbox; bi++)
 			if (s->box[bi].floating && s->box[bi].active && s->box[bi].cluster == ci)
 				float_box(s, &s->box[bi], c);
+	}
+	/* The new heights changed in the regions: they are not calm water (here, not in
+	 * cluster_solve: clusters solved in parallel may share rows). */
+	for (int ci = 0; ci < ncl && !settle; ci++) {
+		const cluster *c = &s->cl[ci];
+		shallow_spans_mark(s, s->sp_nw, c->x0, c->x0 + c->w - 1, c->y0, c->y0 + c->h - 1);
 	}
 	int iters = 0, masked = 0, fail = 0;
 	double resid = 0;
