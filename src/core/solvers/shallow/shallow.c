@@ -1026,6 +1026,34 @@ static int rd_spans(FILE *f, const shallow *s, double *b, int *sp)
 	return rc;
 }
 
+/* A region's place and size (x0, y0, w, h); read, it is checked with region_ok(). */
+static int region_io(FILE *f, const shallow *s, cluster *c, int wr)
+{
+	if (wr)
+		return tp_wr_i32(f, c->x0) | tp_wr_i32(f, c->y0) | tp_wr_i32(f, c->w) |
+		       tp_wr_i32(f, c->h);
+	memset(c, 0, sizeof *c); /* key 0: the footprint cache is rebuilt */
+	int rc = tp_rd_int(f, &c->x0) | tp_rd_int(f, &c->y0) | tp_rd_int(f, &c->w) |
+		 tp_rd_int(f, &c->h);
+	return rc | !region_ok(s, c);
+}
+
+/* The values of ghosted buffer b over region c, row by row (0 for its cells outside the
+ * pool, which are not read back). */
+static int region_values_io(FILE *f, const shallow *s, const cluster *c, double *b, int wr)
+{
+	int rc = 0;
+	for (int j = 0; j < c->h && !rc; j++)
+		for (int k = 0; k < c->w && !rc; k++) {
+			const long p = pool_index(s, c->x0 + k, c->y0 + j);
+			double v = p >= 0 ? b[p] : 0;
+			rc |= wr ? tp_wr_f64(f, v) : tp_rd_f64(f, &v);
+			if (!wr && p >= 0)
+				b[p] = v;
+		}
+	return rc;
+}
+
 static int shallow_save(const void *priv, FILE *f, tp_err *err)
 {
 	/* pose_io and box_doubles take non-const pointers for the read side; nothing is
@@ -1044,30 +1072,16 @@ static int shallow_save(const void *priv, FILE *f, tp_err *err)
 		rc |= pose_io(f, &s->prev[i], 1);
 	}
 	rc |= tp_wr_i32(f, s->nold);
-	for (int i = 0; i < s->nold; i++) {
-		const cluster *c = &s->old_cl[i];
-		rc |= tp_wr_i32(f, c->x0) | tp_wr_i32(f, c->y0) | tp_wr_i32(f, c->w) | tp_wr_i32(f, c->h);
-	}
+	for (int i = 0; i < s->nold; i++)
+		rc |= region_io(f, s, &s->old_cl[i], 1);
 	/* vh, nonzero only in last step's regions: its values there */
-	for (int i = 0; i < s->nold; i++) {
-		const cluster *c = &s->old_cl[i];
-		for (int j = 0; j < c->h; j++)
-			for (int k = 0; k < c->w; k++) {
-				long p = pool_index(s, c->x0 + k, c->y0 + j);
-				rc |= tp_wr_f64(f, p >= 0 ? s->vh[p] : 0);
-			}
-	}
+	for (int i = 0; i < s->nold; i++)
+		rc |= region_values_io(f, s, &s->old_cl[i], s->vh, 1);
 	/* vh1, nonzero only in the step before's regions: those regions and its values there */
 	rc |= tp_wr_i32(f, s->nold2);
-	for (int i = 0; i < s->nold2; i++) {
-		const cluster *c = &s->old2_cl[i];
-		rc |= tp_wr_i32(f, c->x0) | tp_wr_i32(f, c->y0) | tp_wr_i32(f, c->w) | tp_wr_i32(f, c->h);
-		for (int j = 0; j < c->h; j++)
-			for (int k = 0; k < c->w; k++) {
-				long p = pool_index(s, c->x0 + k, c->y0 + j);
-				rc |= tp_wr_f64(f, p >= 0 ? s->vh1[p] : 0);
-			}
-	}
+	for (int i = 0; i < s->nold2; i++)
+		rc |= region_io(f, s, &s->old2_cl[i], 1) |
+		      region_values_io(f, s, &s->old2_cl[i], s->vh1, 1);
 	rc |= tp_wr_i32(f, s->last_iters) | tp_wr_i32(f, s->masked) | tp_wr_i32(f, s->cg_fail);
 	rc |= tp_wr_f64(f, s->last_resid);
 	return rc ? tp_errf(err, TP_EIO, "shallow: cannot write the checkpoint") : 0;
@@ -1098,25 +1112,11 @@ static int shallow_load(void *priv, FILE *f, tp_err *err)
 	if (rc || nold < 0 || nold > s->nbox)
 		return tp_errf(err, TP_EINPUT, "shallow: truncated or damaged checkpoint");
 	s->nold = nold;
-	for (int i = 0; i < nold && !rc; i++) {
-		cluster *c = &s->old_cl[i];
-		memset(c, 0, sizeof *c); /* key 0: the footprint cache is rebuilt */
-		rc |= tp_rd_int(f, &c->x0) | tp_rd_int(f, &c->y0) | tp_rd_int(f, &c->w) |
-		      tp_rd_int(f, &c->h);
-		rc |= !region_ok(s, c);
-	}
+	for (int i = 0; i < nold && !rc; i++)
+		rc |= region_io(f, s, &s->old_cl[i], 0);
 	memset(s->vh, 0, ghosted * sizeof *s->vh);
-	for (int i = 0; i < nold && !rc; i++) {
-		const cluster *c = &s->old_cl[i];
-		for (int j = 0; j < c->h && !rc; j++)
-			for (int k = 0; k < c->w && !rc; k++) {
-				double v;
-				rc |= tp_rd_f64(f, &v);
-				long p = pool_index(s, c->x0 + k, c->y0 + j);
-				if (p >= 0)
-					s->vh[p] = v;
-			}
-	}
+	for (int i = 0; i < nold && !rc; i++)
+		rc |= region_values_io(f, s, &s->old_cl[i], s->vh, 0);
 	int nold2 = -1;
 	rc |= tp_rd_int(f, &nold2);
 	if (rc || nold2 < 0 || nold2 > s->nbox)
@@ -1124,19 +1124,9 @@ static int shallow_load(void *priv, FILE *f, tp_err *err)
 	memset(s->vh1, 0, ghosted * sizeof *s->vh1);
 	s->nold2 = nold2;
 	for (int i = 0; i < nold2 && !rc; i++) {
-		cluster *c = &s->old2_cl[i];
-		memset(c, 0, sizeof *c);
-		rc |= tp_rd_int(f, &c->x0) | tp_rd_int(f, &c->y0) | tp_rd_int(f, &c->w) |
-		      tp_rd_int(f, &c->h);
-		rc |= !region_ok(s, c);
-		for (int j = 0; j < c->h && !rc; j++)
-			for (int k = 0; k < c->w && !rc; k++) {
-				double v;
-				rc |= tp_rd_f64(f, &v);
-				long p = pool_index(s, c->x0 + k, c->y0 + j);
-				if (p >= 0)
-					s->vh1[p] = v;
-			}
+		rc |= region_io(f, s, &s->old2_cl[i], 0);
+		if (!rc)
+			rc |= region_values_io(f, s, &s->old2_cl[i], s->vh1, 0);
 	}
 	rc |= tp_rd_int(f, &s->last_iters) | tp_rd_int(f, &s->masked) | tp_rd_int(f, &s->cg_fail);
 	rc |= tp_rd_f64(f, &s->last_resid);

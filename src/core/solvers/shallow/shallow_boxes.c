@@ -570,6 +570,25 @@ static void float_box(shallow *s, box_state *b, const cluster *c)
 	}
 }
 
+/* Over the pool cells of regions cl[0..n): dst = src (src NULL: 0), then src = 0 if
+ * clear_src. */
+static void regions_copy(const shallow *s, const cluster *cl, int n, double *dst, double *src,
+			 int clear_src)
+{
+	for (int o = 0; o < n; o++) {
+		const cluster *c = &cl[o];
+		for (int j = 0; j < c->h; j++)
+			for (int i = 0; i < c->w; i++) {
+				const long p = pool_index(s, c->x0 + i, c->y0 + j);
+				if (p < 0)
+					continue;
+				dst[p] = src ? src[p] : 0;
+				if (clear_src)
+					src[p] = 0;
+			}
+	}
+}
+
 /* see shallow_impl.h */
 int shallow_couple(shallow *s, int settle)
 {
@@ -600,26 +619,8 @@ int shallow_couple_built(shallow *s, int settle)
 	/* vh must be zero outside the current masks: clear last step's regions (this step's
 	 * are rewritten whole by cluster_solve), keeping last step's vh as vh1 (which is
 	 * zero outside them: cleared where it held the step before's). */
-	for (int o = 0; o < s->nold2; o++) {
-		const cluster *c = &s->old2_cl[o];
-		for (int j = 0; j < c->h; j++)
-			for (int i = 0; i < c->w; i++) {
-				long p = pool_index(s, c->x0 + i, c->y0 + j);
-				if (p >= 0)
-					s->vh1[p] = 0;
-			}
-	}
-	for (int o = 0; o < s->nold; o++) {
-		const cluster *c = &s->old_cl[o];
-		for (int j = 0; j < c->h; j++)
-			for (int i = 0; i < c->w; i++) {
-				long p = pool_index(s, c->x0 + i, c->y0 + j);
-				if (p >= 0) {
-					s->vh1[p] = s->vh[p];
-					s->vh[p] = 0;
-				}
-			}
-	}
+	regions_copy(s, s->old2_cl, s->nold2, s->vh1, NULL, 0);
+	regions_copy(s, s->old_cl, s->nold, s->vh1, s->vh, 1);
 #pragma omp parallel for schedule(static, 1) if (par)
 	for (int ci = 0; ci < ncl; ci++) {
 		const cluster *c = &s->cl[ci];
@@ -660,15 +661,7 @@ int shallow_couple_built(shallow *s, int settle)
 		for (int ci = 0; ci < ncl; ci++)
 			s->old_cl[ci].key = 0;
 		/* at rest: the step before had the same vh (the first warm start is vh) */
-		for (int ci = 0; ci < ncl; ci++) {
-			const cluster *c = &s->cl[ci];
-			for (int j = 0; j < c->h; j++)
-				for (int i = 0; i < c->w; i++) {
-					long p = pool_index(s, c->x0 + i, c->y0 + j);
-					if (p >= 0)
-						s->vh1[p] = s->vh[p];
-				}
-		}
+		regions_copy(s, s->cl, ncl, s->vh1, s->vh, 0);
 		memcpy(s->old2_cl, s->cl, (size_t)ncl * sizeof *s->cl);
 		s->nold2 = ncl;
 	}
