@@ -49,7 +49,7 @@ struct pv_state {
 	const char *stats_names[TP_FRAME_STATS_MAX];
 	double *stats;           /* stats_cap x (1 + TP_FRAME_STATS_MAX): t, values */
 	unsigned long stats_gen; /* the generation the worker should walk */
-	int rendering;           /* frames the page asked for being made now */
+	int rendering; /* frames the page asked for, and reloads, being made now */
 	int stop;
 	pthread_t worker;
 	int worker_started;
@@ -153,6 +153,10 @@ void pv_state_reload(pv_state *st)
 	tp_error err;
 	memset(&err, 0, sizeof err);
 	pthread_mutex_lock(&st->reload_mu);
+	/* the stats worker is still walking the last scene: it waits while this one loads */
+	pthread_mutex_lock(&st->mu);
+	st->rendering++;
+	pthread_mutex_unlock(&st->mu);
 	int rc = load_scene(st, &sc, &err);
 	tp_scene *old = NULL;
 	if (rc == 0) {
@@ -189,6 +193,10 @@ void pv_state_reload(pv_state *st)
 		st->generation++;
 		pthread_mutex_unlock(&st->mu);
 	}
+	pthread_mutex_lock(&st->mu);
+	st->rendering--;
+	pthread_cond_broadcast(&st->cv);
+	pthread_mutex_unlock(&st->mu);
 	pthread_mutex_unlock(&st->reload_mu);
 	tp_scene_free(old);
 }
@@ -386,7 +394,7 @@ static void *stats_worker(void *arg)
 		free(buf);
 		for (int i = 0; rc == 0 && i < frames; i++) {
 			/* Not beside a frame the page waits for (a reload simulating from the start,
-			 * a seek): even at the lowest priority this thread took about a tenth of
+			 * a seek) nor a scene being loaded: even at the lowest priority this thread took about a tenth of
 			 * such a frame's time from the threads that make it. */
 			pthread_mutex_lock(&st->mu);
 			while (st->rendering > 0 && !st->stop && st->stats_gen == gen)

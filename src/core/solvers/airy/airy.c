@@ -56,6 +56,9 @@
 #define G_EARTH   9.81
 #define RHO_WATER 1000.0
 #define PAR_CELLS 65536
+/* Modes whose set-up (several transcendental functions each) is shared among the threads:
+ * a loaded scene's first frame waits for it (wind_pool.json at 640x360: 230,000 modes). */
+#define PAR_SETUP_MODES 4096
 
 typedef struct airy {
 	/* options */
@@ -276,8 +279,13 @@ static int ambient_init(airy *a, const scene *sc, tp_err *err)
 	 * render too small for the shortest waves shows the others a little higher, 0.2% for
 	 * wind_pool.json at 320x180; normalising at the scene's own size instead would cost
 	 * a pass over that size's spectrum at every load, 55 ms of a preview's reload.) */
-	double var = 0;
 	const int cw = a->at.cw, w = a->w, h = a->h;
+	/* each mode's share of the variance, summed below in storage order (the same bits
+	 * on any number of threads) */
+	double *vm = malloc(nm * sizeof *vm);
+	if (!vm)
+		return tp_errf(err, TP_EIO, "out of memory for the ambient waves");
+#pragma omp parallel for schedule(static) if (nm >= PAR_SETUP_MODES)
 	for (int j = 0; j < h; j++)
 		for (int i = 0; i < cw; i++) {
 			size_t m = (size_t)j * cw + i;
@@ -290,7 +298,7 @@ static int ambient_init(airy *a, const scene *sc, tp_err *err)
 			a->am[2 * m + 1] = (float)q[1];
 			/* columns 1..(w-1)/2 stand for themselves and their mirror */
 			double wt = (i == 0 || 2 * i == w) ? 0.5 : 1;
-			var += wt * (p[0] * p[0] + p[1] * p[1] + q[0] * q[0] + q[1] * q[1]);
+			vm[m] = wt * (p[0] * p[0] + p[1] * p[1] + q[0] * q[0] + q[1] * q[1]);
 			const double kx = spec_kx(&a->at, i), ky = spec_ky(&a->at, j);
 			const double om = omega_of(a, sqrt(kx * kx + ky * ky));
 			if (a->period) {
@@ -303,6 +311,10 @@ static int ambient_init(airy *a, const scene *sc, tp_err *err)
 				a->aom[m] = om;
 			}
 		}
+	double var = 0;
+	for (size_t m = 0; m < nm; m++)
+		var += vm[m];
+	free(vm);
 	var *= 0.5;
 	const double gain = var > 0 ? am->amplitude / sqrt(var) : 0;
 	for (size_t m = 0; m < 2 * nm; m++) {
@@ -408,6 +420,7 @@ static int airy_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	memset(a->force, 0, cells * sizeof(float));
 	memset(a->press, 0, cells * sizeof(float));
 	memset(a->surf, 0, cells * sizeof(float));
+#pragma omp parallel for schedule(static) if (a->nmodes >= PAR_SETUP_MODES)
 	for (int j = 0; j < a->t.h; j++) {
 		const double ky = spec_ky(&a->t, j);
 		for (int i = 0; i < a->t.cw; i++) {
@@ -435,6 +448,7 @@ static int airy_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 		/* The band damps the vertical velocity at up to s_max = 4 omega of a wave as
 		 * long as the band: such waves lose most of their energy crossing it. */
 		const double smax = 4 * omega_of(a, 2 * AIRY_PI / band);
+#pragma omp parallel for schedule(static) if (cells >= PAR_SETUP_MODES)
 		for (int y = 0; y < a->h; y++)
 			for (int x = 0; x < a->w; x++) {
 				double d = fmin(fmin(x + 0.5, a->w - x - 0.5),
