@@ -30,6 +30,13 @@ static int nblocks(int n, int b)
 	return (n + b - 1) / b;
 }
 
+/* Block k's plan: [0] for whole blocks and for the one block of a side shorter than a
+ * block (spec_init makes [0] for that many), [1] for a shorter last block. */
+static fftwf_plan block_plan(void *const *pl, int k, int full)
+{
+	return pl[k < full || full == 0 ? 0 : 1];
+}
+
 /* The plans for `count` 1D transforms in blocks of SPEC_BLOCK; dir 0 forward, 1 inverse;
  * rows (along x) or columns (along y). */
 static void *make(const spec2d *t, int rows, int inverse, int howmany, float *real, float *coef)
@@ -144,7 +151,7 @@ static void rows(const spec2d *t, void *const *pl, const float *in, size_t a, fl
 	const int nb = nblocks(t->h, SPEC_BLOCK), full = t->h / SPEC_BLOCK;
 #pragma omp parallel for schedule(static) if ((size_t)t->w * t->h >= PAR_CELLS)
 	for (int k = 0; k < nb; k++) {
-		fftwf_plan p = pl[k < full ? 0 : 1];
+		fftwf_plan p = block_plan(pl, k, full);
 		const float *i = in + (size_t)k * SPEC_BLOCK * a;
 		float *o = out + (size_t)k * SPEC_BLOCK * b;
 		if (t->kind == SPEC_DCT)
@@ -161,10 +168,10 @@ static void cols(const spec2d *t, void *const *pl, float *coef)
 	const int nb = nblocks(t->cw, t->cb), full = t->cw / t->cb;
 #pragma omp parallel for schedule(static) if ((size_t)t->w * t->h >= PAR_CELLS)
 	for (int k = 0; k < nb; k++) {
-		fftwf_plan p = pl[k < full ? 0 : 1];
+		fftwf_plan p = block_plan(pl, k, full);
 		float *c = coef + (size_t)k * t->cb * t->per;
 		if (t->kind == SPEC_DCT) {
-			const int w = t->w, h = t->h, nc = k < full ? t->cb : t->cw % t->cb;
+			const int w = t->w, h = t->h, nc = k < full ? t->cb : t->cw - full * t->cb;
 			float *b = t->cbuf + (size_t)k * t->cb * h;
 			for (int y = 0; y < h; y++)
 				for (int i = 0; i < nc; i++)
