@@ -11,16 +11,25 @@
 
 enum { EVERY = 2 }; /* checkpoint spacing in frames: one before every even frame */
 
-static tp_scene *load(const char *path, const char *set, int every)
+static tp_scene *load2(const char *path, const char *base, const char *set, int every)
 {
-	const char *sets[1] = {set};
-	tp_load_options o = {.scale = 0.125, .checkpoint_every = every, .sets = sets,
-			     .nsets = set ? 1 : 0};
+	const char *sets[2];
+	int n = 0;
+	if (base)
+		sets[n++] = base;
+	if (set)
+		sets[n++] = set;
+	tp_load_options o = {.scale = 0.125, .checkpoint_every = every, .sets = sets, .nsets = n};
 	tp_scene *s = NULL;
 	tp_error e;
 	int rc = tp_scene_load_file(path, &o, &s, &e);
-	cr_assert_eq(rc, 0, "%s %s: %s", path, set ? set : "", e.text);
+	cr_assert_eq(rc, 0, "%s %s %s: %s", path, base ? base : "", set ? set : "", e.text);
 	return s;
+}
+
+static tp_scene *load(const char *path, const char *set, int every)
+{
+	return load2(path, NULL, set, every);
 }
 
 static uint64_t frame_hash(tp_scene *s, int n)
@@ -52,22 +61,22 @@ static int expected(const tp_scene_info *in, double until)
 /* Plays the scene to its end (making every checkpoint), loads it with `set`, moves the
  * checkpoints over and checks how many were kept, then that frames sought backwards (each
  * seek starts from the nearest kept checkpoint) equal a fresh load's. */
-static void check(const char *path, const char *set, double until)
+static void check_from(const char *path, const char *base, const char *set, double until)
 {
-	tp_scene *old = load(path, NULL, EVERY);
+	tp_scene *old = load2(path, base, NULL, EVERY);
 	tp_scene_info in;
 	tp_error e;
 	tp_scene_get_info(old, &in);
 	cr_assert_eq(tp_scene_seek(old, in.frames - 1, &e), 0, "%s", e.text);
 
-	tp_scene *edited = load(path, set, EVERY);
+	tp_scene *edited = load2(path, base, set, EVERY);
 	int moved = tp_scene_reuse_checkpoints(edited, old);
 	cr_assert_eq(moved, expected(&in, until), "%s with %s: %d checkpoints kept, not %d", path,
 		     set, moved, expected(&in, until));
 	cr_assert_eq(tp_scene_reuse_checkpoints(edited, old), 0, "the old scene keeps none");
 	tp_scene_free(old);
 
-	tp_scene *fresh = load(path, set, 0);
+	tp_scene *fresh = load2(path, base, set, 0);
 	enum { STRIDE = 11 };
 	uint64_t want[64];
 	int n = 0;
@@ -81,10 +90,38 @@ static void check(const char *path, const char *set, double until)
 	tp_scene_free(edited);
 }
 
+static void check(const char *path, const char *set, double until)
+{
+	check_from(path, NULL, set, until);
+}
+
 Test(reuse, a_moved_drop_keeps_the_states_before_it, .timeout = 120)
 {
 	check("scenes/pond.json", "drops.3.at=[260, 250]", 3.5);   /* ripple */
 	check("scenes/wind_pool.json", "drops.1.strength=2", 3.5); /* airy */
+	/* sph, whose capacity counts the drops' sizes: the same sizes elsewhere or later */
+	check_from("scenes/sph_box.json",
+		   "drops=[{\"t\": 1, \"at\": [300, 150], \"radius\": 8, \"strength\": 1}, "
+		   "{\"t\": 3, \"at\": [200, 150], \"radius\": 8, \"strength\": 2}]",
+		   "drops.1.at=[400, 140]", 3.0);
+}
+
+/* sph sizes its particle buffers, and its automatic stiffness, from the whole timeline:
+ * an edit that changes that size (or the turning tank) keeps nothing, one that does not
+ * keeps the states before it. */
+Test(reuse, sph_keeps_states_only_when_its_size_is_unchanged, .timeout = 300)
+{
+	/* key 4 (t = 2.9) moved: the path changes from key 3 (t = 2.3) on */
+	check("scenes/sph_box.json", "boxes.0.path.4.at=[120, 230]", 2.3);
+	const char *two = "drops=[{\"t\": 1, \"at\": [300, 150], \"radius\": 8, \"strength\": 1}, "
+			  "{\"t\": 3, \"at\": [200, 150], \"radius\": 8, \"strength\": 2}]";
+	check_from("scenes/sph_box.json", two, "drops.1.radius=9", -INFINITY); /* more water */
+	check_from("scenes/sph_box.json", two, "drops.1.strength=1", -INFINITY);
+	check("scenes/sph_box.json", "drops=[{\"t\": 4, \"at\": [300, 150], \"radius\": 6}]",
+	      -INFINITY); /* a new drop */
+	/* a tank that starts turning at its last keyframe (t = 4.5) */
+	check("scenes/sph_tip.json", "tank.path.4.angle=10", 3.5);
+	check("scenes/sph_slosh.json", "tank.path.20.angle=5", -INFINITY);
 }
 
 Test(reuse, a_picture_setting_keeps_every_state, .timeout = 120)
@@ -115,8 +152,7 @@ Test(reuse, what_the_solver_starts_from_keeps_nothing, .timeout = 120)
 	check("scenes/wind_pool.json", "ambient.wind=4", -INFINITY);
 	check("scenes/pond.json", "seed=2", INFINITY); /* no rain: the seed is not used */
 	check("scenes/textures/caustics_loop.json", "loop.crossfade=0.4", -INFINITY);
-	/* sph sizes its buffers from the whole timeline */
-	check("scenes/sph_box.json", "boxes.0.path.4.at=[120, 230]", -INFINITY);
+	check("scenes/sph_box.json", "params.spacing=5", -INFINITY);
 }
 
 Test(reuse, arguments)

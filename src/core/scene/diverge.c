@@ -19,7 +19,9 @@
  *   - the seed: from the first rain emitter's "from" (the streams' only use of it; "ambient"
  *     keeps its own seed, compared above).
  * The particle solver (sph) sizes its buffers from the drops, emitters and frame count at
- * start, so any difference there is 0 for it. Conservative by design: a wrong "later" would
+ * start, and its automatic stiffness from that size: for it a timed difference keeps its
+ * time only if the drops' sizes, the emitters, the frame count, the seed and whether the
+ * tank turns are all the same (a drop or a box keyframe moved), else it is 0. Conservative by design: a wrong "later" would
  * show a frame of neither scene, a wrong "earlier" only costs a re-simulation.
  */
 #include <math.h>
@@ -150,6 +152,57 @@ static double drops_diverge(const scene *a, const scene *b)
 	return t;
 }
 
+/* Orders drops by radius, then strength (what a particle solver sizes its buffers by). */
+static int drop_size_cmp(const void *pa, const void *pb)
+{
+	const scene_drop *a = pa, *b = pb;
+	if (a->radius != b->radius)
+		return a->radius < b->radius ? -1 : 1;
+	if (a->strength != b->strength)
+		return a->strength < b->strength ? -1 : 1;
+	return 0;
+}
+
+/* What sph reads from the whole timeline when it starts is the same in both: its
+ * particle capacity (the blocks, compared in start_eq; the drops' sizes, whenever they
+ * fall; the emitters whole, with the frame count their streams and rain are counted over),
+ * which also sets its automatic stiffness; the seed of its streams; and whether any tank
+ * keyframe turns the tank (the turning frame is chosen at the start). */
+static int particles_alike(const scene *a, const scene *b)
+{
+	if (a->frames != b->frames || a->seed != b->seed || a->ndrops != b->ndrops)
+		return 0;
+	for (int i = 0; i < a->nemitters; i++)
+		if (!emitter_eq(&a->emitters[i], &b->emitters[i]))
+			return 0;
+	if (a->has_tank) {
+		int ta = 0, tb = 0;
+		for (int k = 0; k < a->tank.path.n; k++)
+			ta |= a->tank.path.keys[k].angle != 0;
+		for (int k = 0; k < b->tank.path.n; k++)
+			tb |= b->tank.path.keys[k].angle != 0;
+		if (ta != tb)
+			return 0;
+	}
+	int same = 0;
+	size_t n = (size_t)a->ndrops;
+	scene_drop *da = malloc((n + 1) * sizeof *da), *db = malloc((n + 1) * sizeof *db);
+	if (da && db) {
+		if (n) {
+			memcpy(da, a->drops, n * sizeof *da);
+			memcpy(db, b->drops, n * sizeof *db);
+		}
+		qsort(da, n, sizeof *da, drop_size_cmp);
+		qsort(db, n, sizeof *db, drop_size_cmp);
+		same = 1;
+		for (size_t i = 0; i < n && same; i++)
+			same = da[i].radius == db[i].radius && da[i].strength == db[i].strength;
+	}
+	free(da);
+	free(db);
+	return same;
+}
+
 double scene_diverge(const scene *a, const scene *b)
 {
 	if (!start_eq(a, b))
@@ -177,10 +230,7 @@ double scene_diverge(const scene *a, const scene *b)
 	}
 	if (rain && a->seed != b->seed)
 		t = min2(t, first_rain);
-	if (a->solver->caps & TP_SOLVER_PARTICLES) {
-		/* sph's buffers are sized from the whole timeline, and its streams use the seed */
-		if (t != INFINITY || a->frames != b->frames || a->seed != b->seed)
-			return -INFINITY;
-	}
+	if ((a->solver->caps & TP_SOLVER_PARTICLES) && t != INFINITY && !particles_alike(a, b))
+		return -INFINITY;
 	return t;
 }
