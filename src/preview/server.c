@@ -145,12 +145,16 @@ static enum MHD_Result frame(pv_server *s, struct MHD_Connection *c, int n)
 	int mode = TP_MODE_COLOR;
 	if (mode_name && (mode = tp_mode_from_name(mode_name)) < 0)
 		return send_error(c, MHD_HTTP_BAD_REQUEST, "mode: not a render mode");
+	const char *st_arg = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "stretch");
+	if (st_arg && strcmp(st_arg, "0") != 0 && strcmp(st_arg, "1") != 0)
+		return send_error(c, MHD_HTTP_BAD_REQUEST, "stretch: 0 or 1");
+	const int stretch = st_arg && !strcmp(st_arg, "1");
 	unsigned char *png = NULL;
 	size_t size = 0;
 	unsigned long gen = 0;
 	tp_error err;
 	memset(&err, 0, sizeof err);
-	int rc = pv_state_frame_png(s->st, n, mode, &png, &size, &gen, &err);
+	int rc = pv_state_frame_png(s->st, n, mode, stretch, &png, &size, &gen, &err);
 	if (rc == TP_ERROR_ARGUMENT)
 		return send_error(c,
 				  n >= 0 && strstr(err.text, "out of range") ? MHD_HTTP_NOT_FOUND

@@ -230,8 +230,39 @@ char *pv_state_scene_json(pv_state *st, unsigned long *generation)
 	return s;
 }
 
-int pv_state_frame_png(pv_state *st, int frame, int mode, unsigned char **png, size_t *size,
-		       unsigned long *gen_out, tp_error *err)
+/* A single-channel frame stretched for the eye: its lowest sample black, its highest
+ * white, linearly between (8 bits); a flat frame as its top 8 bits. Display only: the
+ * frame's own samples are what `tidepool render` writes. */
+static int stretch_gray(const tp_image *in, tp_image *out)
+{
+	if (tp_image_alloc(out, in->w, in->h, TP_GRAY8) < 0)
+		return -1;
+	const int wide = in->fmt == TP_GRAY16;
+	unsigned lo = 65535, hi = 0;
+	for (int y = 0; y < in->h; y++) {
+		const uint8_t *r = in->pixels + y * in->stride;
+		for (int x = 0; x < in->w; x++) {
+			unsigned v = wide ? ((const uint16_t *)(const void *)r)[x] : r[x];
+			lo = v < lo ? v : lo;
+			hi = v > hi ? v : hi;
+		}
+	}
+	for (int y = 0; y < in->h; y++) {
+		const uint8_t *r = in->pixels + y * in->stride;
+		uint8_t *o = out->pixels + y * out->stride;
+		for (int x = 0; x < in->w; x++) {
+			unsigned v = wide ? ((const uint16_t *)(const void *)r)[x] : r[x];
+			if (hi > lo)
+				o[x] = (uint8_t)((255u * (v - lo) + (hi - lo) / 2) / (hi - lo));
+			else
+				o[x] = (uint8_t)(wide ? v >> 8 : v);
+		}
+	}
+	return 0;
+}
+
+int pv_state_frame_png(pv_state *st, int frame, int mode, int stretch, unsigned char **png,
+		       size_t *size, unsigned long *gen_out, tp_error *err)
 {
 	tp_format f;
 	tp_image img;
@@ -265,6 +296,13 @@ int pv_state_frame_png(pv_state *st, int frame, int mode, unsigned char **png, s
 			pf = TP_RGBA8;
 		else
 			pf = f.bytes_per_sample == 1 ? TP_GRAY8 : TP_GRAY16;
+		if (stretch && f.channels != 1) {
+			snprintf(err->text, sizeof err->text,
+				 "stretch: only for the single-channel modes (height, caustics, foam)");
+			rc = err->code = TP_ERROR_ARGUMENT;
+		}
+	}
+	if (rc == 0) {
 		if (tp_image_alloc(&img, f.width, f.height, pf) < 0) {
 			snprintf(err->text, sizeof err->text, "out of memory for a %dx%d frame",
 				 f.width, f.height);
@@ -284,6 +322,17 @@ int pv_state_frame_png(pv_state *st, int frame, int mode, unsigned char **png, s
 		if (st->scene_gen == *gen_out && !st->has_error)
 			record_error(st, err, frame);
 		pthread_mutex_unlock(&st->mu);
+	}
+	if (rc == 0 && stretch) {
+		tp_image shown;
+		memset(&shown, 0, sizeof shown);
+		if (stretch_gray(&img, &shown) < 0) {
+			snprintf(err->text, sizeof err->text, "out of memory for a %dx%d frame", img.w,
+				 img.h);
+			rc = err->code = TP_ERROR_IO;
+		}
+		tp_image_free(&img);
+		img = shown;
 	}
 	if (rc == 0) {
 		tp_err e2;

@@ -70,11 +70,13 @@ void pv_state_status(pv_state *st, pv_status *out);
  * *generation: its scene generation. */
 char *pv_state_scene_json(pv_state *st, unsigned long *generation);
 
-/* Renders frame `frame` in `mode` as a PNG (malloc'd into *png). Returns 0,
- * TP_ERROR_ARGUMENT (no such frame or mode: 404/400), or another error recorded in the
- * state (the page shows it). gen_out: the scene generation the frame comes from. */
-int pv_state_frame_png(pv_state *st, int frame, int mode, unsigned char **png, size_t *size,
-		       unsigned long *gen_out, tp_error *err);
+/* Renders frame `frame` in `mode` as a PNG (malloc'd into *png); `stretch` (single-channel
+ * modes only) makes it an 8-bit picture from black at its lowest sample to white at its
+ * highest, for the eye. Returns 0, TP_ERROR_ARGUMENT (no such frame or mode, or stretch
+ * of a colour mode: 404/400), or another error recorded in the state (the page shows it).
+ * gen_out: the scene generation the frame comes from. */
+int pv_state_frame_png(pv_state *st, int frame, int mode, int stretch, unsigned char **png,
+		       size_t *size, unsigned long *gen_out, tp_error *err);
 
 /* Stats of frames [0, *n) as JSON (malloc'd). */
 char *pv_state_stats_json(pv_state *st);

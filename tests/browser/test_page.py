@@ -314,6 +314,32 @@ def test_mode_selector_offers_the_scene_modes_and_switches(browser, preview):
     assert canvas_stats(d, "picture")[0] == 640 * 360
 
 
+def test_stretch_shows_a_height_map_from_black_to_white(browser, preview):
+    """The height map of a pond is nearly one grey (a few levels at 8 bits); stretched it
+    spans black to white. The toggle is off for colour modes."""
+    d = browser
+    open_page(d, preview)
+    pause_at(d, 60)
+    box = d.find_element(By.ID, "stretch")
+    assert not box.is_enabled()  # colour
+    Select(d.find_element(By.ID, "mode")).select_by_value("height")
+    wait(d, box.is_enabled, what="stretch offered for the height map")
+    wait(d, lambda: d.execute_script("return performance.getEntriesByType('resource')"
+                                     ".some(e => e.name.includes('mode=height'))"),
+         what="the height map")
+    time.sleep(0.3)
+    flat = canvas_stats(d, "picture")[1]
+    box.click()
+    wait(d, lambda: d.execute_script("return performance.getEntriesByType('resource')"
+                                     ".some(e => e.name.includes('stretch=1'))"),
+         what="the stretched frame asked for")
+    wait(d, lambda: canvas_stats(d, "picture")[1] > max(4 * flat, 100),
+         what="many more grey levels than %d" % flat)
+    box.click()
+    wait(d, lambda: canvas_stats(d, "picture")[1] == flat, what="the plain height map again")
+    assert severe_logs(d) == []
+
+
 def test_stats_plot_draws_the_solver_fields(browser, preview):
     d = browser
     open_page(d, preview)

@@ -61,6 +61,21 @@ def test_frame_errors_are_status_codes(pv):
     assert pv.status()["error"] is None  # a bad request is not the scene's error
 
 
+def test_stretch_maps_a_grey_frame_from_black_to_white(pv):
+    plain = png(pv.get("/frame/60.png?mode=height"))
+    got = png(pv.get("/frame/60.png?mode=height&stretch=1"))
+    assert got.mode == "L" and got.size == plain.size
+    lo, hi = plain.getextrema()
+    assert hi - lo > 100  # a 16-bit map whose waves span a few 8-bit levels
+    want = bytes((255 * (v - lo) + (hi - lo) // 2) // (hi - lo) for v in plain.getdata())
+    assert got.tobytes() == want
+    assert png(pv.get("/frame/60.png?mode=height&stretch=0")).tobytes() == plain.tobytes()
+    assert pv.request("/frame/60.png?stretch=1")[0] == 400  # colour
+    assert pv.request("/frame/60.png?mode=normal&stretch=1")[0] == 400
+    assert pv.request("/frame/60.png?mode=height&stretch=yes")[0] == 400
+    assert pv.status()["error"] is None
+
+
 def test_head_answers_without_a_body(pv):
     status, headers, body = pv.request("/status.json", method="HEAD")
     assert status == 200 and body == b"" and headers["content-type"] == "application/json"

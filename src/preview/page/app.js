@@ -7,7 +7,8 @@
   const $ = (id) => document.getElementById(id);
   const el = {
     picture: $('picture'), overlay: $('overlay'), stage: $('stage'), play: $('play'),
-    timeline: $('timeline'), readout: $('readout'), mode: $('mode'), cursor: $('cursor'),
+    timeline: $('timeline'), readout: $('readout'), mode: $('mode'), stretch: $('stretch'),
+    cursor: $('cursor'),
     error: $('error'), errorKind: $('error-kind'), errorWhere: $('error-where'),
     errorSource: $('error-source'), errorText: $('error-text'), toast: $('toast'), busy: $('busy'),
     sceneName: $('scene-name'), sceneMeta: $('scene-meta'), gen: $('gen'), live: $('live'),
@@ -15,6 +16,8 @@
   };
   const POLL_MS = 100;       // /status.json: a save shows within this plus a render
   const STATS_POLL_MS = 500; // /stats.json while the worker is still simulating
+  const GRAY_MODES = ['height', 'caustics', 'foam']; // the modes `stretch` applies to
+  const stretchable = () => { el.stretch.disabled = !GRAY_MODES.includes(st.mode); };
 
   const st = {
     status: null,        // the last /status.json
@@ -22,10 +25,11 @@
     frame: 0,            // the frame shown
     playing: true,
     mode: 'color',
+    stretch: false,      // single-channel modes shown from black to white (display only)
     scene: null,         // /scene.json of that generation
     stats: null,
     wanted: null,        // a frame asked for by a seek, not yet shown
-    shownKey: '',        // generation/mode/frame of the picture on screen
+    shownKey: '',        // generation/mode/stretch/frame of the picture on screen
     errorKey: '',
   };
   let wake = null;
@@ -99,7 +103,9 @@
   }
 
   async function fetchFrame(n, gen) {
-    const r = await fetch(`/frame/${n}.png?mode=${encodeURIComponent(st.mode)}`, { cache: 'no-store' });
+    const stretch = st.stretch && GRAY_MODES.includes(st.mode);
+    const r = await fetch(`/frame/${n}.png?mode=${encodeURIComponent(st.mode)}${stretch ? '&stretch=1' : ''}`,
+      { cache: 'no-store' });
     if (!r.ok) { // a runtime failure (shown from /status.json) or a stale frame number
       await pollStatus();
       return false;
@@ -114,7 +120,7 @@
     el.picture.getContext('2d').drawImage(bmp, 0, 0);
     bmp.close();
     st.frame = n;
-    st.shownKey = `${r.headers.get('X-Tidepool-Generation')}/${st.mode}/${n}`;
+    st.shownKey = `${r.headers.get('X-Tidepool-Generation')}/${st.mode}/${stretch}/${n}`;
     document.body.dataset.shownGeneration = r.headers.get('X-Tidepool-Generation') || '';
     readout();
     drawOverlay();
@@ -147,6 +153,7 @@
     el.mode.textContent = '';
     for (const m of modes) el.mode.append(new Option(m, m, false, m === st.mode));
     if (!modes.includes(st.mode)) { st.mode = modes[0] || 'color'; el.mode.value = st.mode; }
+    stretchable();
   }
 
   function showError(err) {
@@ -264,7 +271,8 @@
 
   el.play.addEventListener('click', () => togglePlay());
   el.timeline.addEventListener('input', () => { togglePlay(false); seek(Number(el.timeline.value)); });
-  el.mode.addEventListener('change', () => { st.mode = el.mode.value; seek(st.frame); });
+  el.mode.addEventListener('change', () => { st.mode = el.mode.value; stretchable(); seek(st.frame); });
+  el.stretch.addEventListener('change', () => { st.stretch = el.stretch.checked; seek(st.frame); });
   for (const k of ['drops', 'rain', 'boxes', 'emitters', 'tank']) $(`ov-${k}`).addEventListener('change', drawOverlay);
   el.overlay.addEventListener('mousemove', (ev) => {
     const [x, y] = sceneXY(ev);
@@ -274,7 +282,7 @@
   el.overlay.addEventListener('click', (ev) => { const [x, y] = sceneXY(ev); copy(`[${x}, ${y}]`); });
   el.plot.addEventListener('click', (ev) => { togglePlay(false); seek(Plot.frameAt(el.plot, ev.clientX, frames())); });
   document.addEventListener('keydown', (ev) => {
-    if (ev.target === el.mode) return;
+    if (ev.target === el.mode || ev.target === el.stretch) return;
     if (ev.key === ' ') { ev.preventDefault(); togglePlay(); }
     else if (ev.key === 'ArrowRight') { togglePlay(false); seek(st.frame + 1); }
     else if (ev.key === 'ArrowLeft') { togglePlay(false); seek(st.frame - 1); }
