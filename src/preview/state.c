@@ -443,8 +443,8 @@ static void *stats_worker(void *arg)
 		free(buf);
 		for (int i = 0; rc == 0 && i < frames; i++) {
 			/* Not beside a frame the page waits for (a reload simulating from the start,
-			 * a seek) nor a scene being loaded: even at the lowest priority this thread took about a tenth of
-			 * such a frame's time from the threads that make it. */
+			 * a seek) nor a scene being loaded: even at the lowest priority this thread
+			 * took about a tenth of such a frame's time from the threads that make it. */
 			pthread_mutex_lock(&st->mu);
 			while (st->rendering > 0 && !st->stop && st->stats_gen == gen)
 				pthread_cond_wait(&st->cv, &st->mu);

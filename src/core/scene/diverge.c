@@ -21,8 +21,9 @@
  * The particle solver (sph) sizes its buffers from the drops, emitters and frame count at
  * start, and its automatic stiffness from that size: for it a timed difference keeps its
  * time only if the drops' sizes, the emitters, the frame count, the seed and whether the
- * tank turns are all the same (a drop or a box keyframe moved), else it is 0. Conservative by design: a wrong "later" would
- * show a frame of neither scene, a wrong "earlier" only costs a re-simulation.
+ * tank turns are all the same (a drop or a box keyframe moved), else it is 0.
+ * Conservative by design: a wrong "later" would show a frame of neither scene, a wrong
+ * "earlier" only costs a re-simulation.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -163,6 +164,15 @@ static int drop_size_cmp(const void *pa, const void *pb)
 	return 0;
 }
 
+/* 1 if any keyframe of the path has an angle (sph then works in the tank's turning frame). */
+static int path_turns(const scene_path *p)
+{
+	for (int k = 0; k < p->n; k++)
+		if (p->keys[k].angle != 0)
+			return 1;
+	return 0;
+}
+
 /* What sph reads from the whole timeline when it starts is the same in both: its
  * particle capacity (the blocks, compared in start_eq; the drops' sizes, whenever they
  * fall; the emitters whole, with the frame count their streams and rain are counted over),
@@ -175,15 +185,8 @@ static int particles_alike(const scene *a, const scene *b)
 	for (int i = 0; i < a->nemitters; i++)
 		if (!emitter_eq(&a->emitters[i], &b->emitters[i]))
 			return 0;
-	if (a->has_tank) {
-		int ta = 0, tb = 0;
-		for (int k = 0; k < a->tank.path.n; k++)
-			ta |= a->tank.path.keys[k].angle != 0;
-		for (int k = 0; k < b->tank.path.n; k++)
-			tb |= b->tank.path.keys[k].angle != 0;
-		if (ta != tb)
-			return 0;
-	}
+	if (a->has_tank && path_turns(&a->tank.path) != path_turns(&b->tank.path))
+		return 0;
 	int same = 0;
 	size_t n = (size_t)a->ndrops;
 	scene_drop *da = malloc((n + 1) * sizeof *da), *db = malloc((n + 1) * sizeof *db);

@@ -621,25 +621,17 @@ static void sponge(airy *a)
  * 0 (the same operations: x + 0 makes -0 into +0). Modes [m0, m1). Returns 1 if a new
  * eta is not finite (v * 0 is NaN exactly then: a test that vectorises). Built for AVX2
  * and AVX-512 as well, chosen at run time: the same operations in the same order. */
-/* The DCT's modes [m0, m1), one float each; `forced` is a constant at each call (a loop
- * without the impulse's loads when there is none). */
-static inline __attribute__((always_inline)) int rotate_run(airy *a, size_t m0, size_t m1,
-							   const int forced)
+/* Coefficient q of a mode with factors c, s and impulse p; returns e * 0 (NaN exactly when
+ * the new eta is not finite). */
+static inline __attribute__((always_inline)) float rotate_one(float *restrict eta,
+							     float *restrict psi, size_t q,
+							     float c, float s, float p)
 {
-	const float *restrict co = a->co, *restrict si = a->si, *restrict tap = a->tap;
-	const float *restrict coef = a->coef;
-	float *restrict eta = a->eta, *restrict psi = a->psi;
-	float nan_seen = 0;
-#pragma omp simd reduction(max : nan_seen)
-	for (size_t m = m0; m < m1; m++) {
-		const float p = forced ? tap[m] * coef[m] : 0.0f, c = co[m], s = si[m];
-		const float u = eta[m] + p, v = psi[m];
-		const float e = c * u + s * v - p, z = e * 0.0f;
-		eta[m] = e;
-		psi[m] = c * v - s * u;
-		nan_seen = z != z ? 1.0f : nan_seen;
-	}
-	return nan_seen != 0;
+	const float u = eta[q] + p, v = psi[q];
+	const float e = c * u + s * v - p;
+	eta[q] = e;
+	psi[q] = c * v - s * u;
+	return e * 0.0f;
 }
 
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
@@ -647,25 +639,34 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #endif
 static int rotate_modes(airy *a, size_t m0, size_t m1, int forced)
 {
-	if (a->t.per == 1)
-		return forced ? rotate_run(a, m0, m1, 1) : rotate_run(a, m0, m1, 0);
-	/* the FFT's two floats a mode (re, im), each rotated alike */
 	const float *restrict co = a->co, *restrict si = a->si, *restrict tap = a->tap;
 	const float *restrict coef = a->coef;
 	float *restrict eta = a->eta, *restrict psi = a->psi;
 	float nan_seen = 0;
-	for (size_t m = m0; m < m1; m++) {
-		const float c = co[m], s = si[m], t = forced ? tap[m] : 0.0f;
+	if (a->t.per == 1) { /* the DCT: one float a mode; a loop each way, so both vectorise */
+		if (forced) {
+#pragma omp simd reduction(max : nan_seen)
+			for (size_t m = m0; m < m1; m++) {
+				const float z = rotate_one(eta, psi, m, co[m], si[m], tap[m] * coef[m]);
+				nan_seen = z != z ? 1.0f : nan_seen;
+			}
+		} else {
+#pragma omp simd reduction(max : nan_seen)
+			for (size_t m = m0; m < m1; m++) {
+				const float z = rotate_one(eta, psi, m, co[m], si[m], 0.0f);
+				nan_seen = z != z ? 1.0f : nan_seen;
+			}
+		}
+		return nan_seen != 0;
+	}
+	/* the FFT's two floats a mode (re, im), each rotated alike */
+	for (size_t m = m0; m < m1; m++)
 		for (int k = 0; k < 2; k++) {
 			const size_t q = 2 * m + k;
-			const float p = forced ? t * coef[q] : 0.0f;
-			const float u = eta[q] + p, v = psi[q];
-			const float e = c * u + s * v - p, z = e * 0.0f;
-			eta[q] = e;
-			psi[q] = c * v - s * u;
+			const float z = rotate_one(eta, psi, q, co[m], si[m],
+						   forced ? tap[m] * coef[q] : 0.0f);
 			nan_seen = z != z ? 1.0f : nan_seen;
 		}
-	}
 	return nan_seen != 0;
 }
 
