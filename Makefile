@@ -20,7 +20,7 @@ PKG_CONFIG ?= pkg-config
 PKGS = libpng nettle libcjson libxxhash fftw3f libmicrohttpd OpenEXR libdeflate
 # MP4 and libavutil's hashes (libavcodec and what it brings, ~120 libraries; libavutil
 # alone 23) live in a plugin loaded when an MP4 or such a hash is touched
-# (src/core/encode/avplugin.h): the program and the library link only PKGS (nettle: the
+# (src/encode/avplugin.h): the program and the library link only PKGS (nettle: the
 # fingerprints' SHA-256).
 AV_PKGS = libavcodec libavformat libavutil libswscale
 
@@ -36,13 +36,15 @@ AV_LIBS = $(shell $(PKG_CONFIG) --libs $(AV_PKGS) $(PKGS)) -lpthread -lm $(LDLIB
 
 SRC_UTIL = \
 	src/core/util/error.c \
+	src/core/util/suggest.c \
 	src/core/util/image.c \
 	src/core/util/opts.c \
 	src/core/util/rng.c \
 	src/core/util/trig.c \
 	src/core/util/progress.c \
 	src/core/util/fsutil.c \
-	src/core/util/wire.c
+	src/core/util/wire.c \
+	src/core/util/png.c
 
 SRC_SCENE = \
 	src/core/scene/load.c \
@@ -93,43 +95,46 @@ SRC_RENDER = \
 	src/core/render/boxes.c \
 	src/core/render/ocean.c
 
+# The program's side (src/encode, src/compare, src/cli, src/preview, src/main.c): the
+# tidepool command, a client of libtidepool's public API (include/tidepool.h) that links
+# the library and its own copies of the util helpers it shares with the core.
 SRC_ENCODE = \
-	src/core/encode/registry.c \
-	src/core/encode/sink.c \
-	src/core/encode/png.c \
-	src/core/encode/pngseq.c \
-	src/core/encode/null.c \
-	src/core/encode/queue.c \
-	src/core/encode/outfile.c \
-	src/core/encode/avload.c \
-	src/core/encode/hash.c \
-	src/core/encode/flipbook.c \
-	src/core/encode/proof.c \
-	src/core/encode/exr.c \
-	src/core/encode/exr_pack.c
+	src/encode/registry.c \
+	src/encode/sink.c \
+	src/encode/pngseq.c \
+	src/encode/null.c \
+	src/encode/queue.c \
+	src/encode/outfile.c \
+	src/encode/avload.c \
+	src/encode/hash.c \
+	src/encode/flipbook.c \
+	src/encode/proof.c \
+	src/encode/exr.c \
+	src/encode/exr_pack.c
 
-# The libav plugin, tidepool-av.so (src/core/encode/avplugin.h): MP4 writing, reading,
+# The libav plugin, tidepool-av.so (src/encode/avplugin.h): MP4 writing, reading,
 # joining and checksums, with its own copies of the few core helpers they use.
 SRC_AV = \
-	src/core/encode/mp4.c \
-	src/core/encode/mp4_read.c \
-	src/core/encode/join.c \
-	src/core/encode/proof_mp4.c \
-	src/core/encode/avplugin.c
+	src/encode/mp4.c \
+	src/encode/mp4_read.c \
+	src/encode/join.c \
+	src/encode/proof_mp4.c \
+	src/encode/avplugin.c
 AV_HELPERS = src/core/util/error.c src/core/util/fsutil.c src/core/util/image.c \
-	src/core/encode/hash.c src/core/encode/proof.c src/core/encode/outfile.c
+	src/encode/hash.c src/encode/proof.c src/encode/outfile.c
 
 SRC_COMPARE = \
-	src/core/compare/metrics.c \
-	src/core/compare/sources.c \
-	src/core/compare/run.c \
-	src/core/compare/report.c \
-	src/core/compare/flip.c \
-	src/core/compare/report_html.c
+	src/compare/metrics.c \
+	src/compare/sources.c \
+	src/compare/run.c \
+	src/compare/report.c \
+	src/compare/flip.c \
+	src/compare/report_html.c
 
 # The public API (include/tidepool.h): the only symbols libtidepool.so exports.
 SRC_API = \
-	src/core/api/api.c
+	src/core/api/api.c \
+	src/core/api/api_output.c
 
 SRC_CLI = \
 	src/cli/common.c \
@@ -161,9 +166,11 @@ SRC_PREVIEW = \
 PAGE_FILES = index.html style.css app.js overlays.js plot.js
 PAGE_H = $(BUILD)/gen/preview_page.h
 
-CORE_SRCS = $(SRC_UTIL) $(SRC_SCENE) $(SRC_SOLVERS) $(SRC_SIM) $(SRC_RENDER) \
-	$(SRC_ENCODE) $(SRC_COMPARE) $(SRC_API)
-LIB_SRCS = $(CORE_SRCS) $(SRC_CLI) $(SRC_PREVIEW)
+# libtidepool: the core. PROGRAM_SRCS: the command's own. Tests, benchmarks and fuzzers
+# link both as objects (LIB_SRCS), to reach the internals they check.
+CORE_SRCS = $(SRC_UTIL) $(SRC_SCENE) $(SRC_SOLVERS) $(SRC_SIM) $(SRC_RENDER) $(SRC_API)
+PROGRAM_SRCS = $(SRC_ENCODE) $(SRC_COMPARE) $(SRC_CLI) $(SRC_PREVIEW)
+LIB_SRCS = $(CORE_SRCS) $(PROGRAM_SRCS)
 
 TEST_SRCS = \
 	tests/test_util.c \
@@ -223,6 +230,9 @@ LIB_OBJS = $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 AV_OBJS = $(SRC_AV:%.c=$(BUILD)/obj/%.o) $(AV_HELPERS:%.c=$(BUILD)/obj/%.o)
 AV_PLUGIN = $(BUILD)/tidepool-av.so
 CORE_OBJS = $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
+PROGRAM_OBJS = $(PROGRAM_SRCS:%.c=$(BUILD)/obj/%.o)
+UTIL_OBJS = $(SRC_UTIL:%.c=$(BUILD)/obj/%.o)
+UTIL_AR = $(BUILD)/libtputil.a
 MAIN_OBJ = $(BUILD)/obj/src/main.o
 TEST_OBJS = $(TEST_SRCS:%.c=$(BUILD)/obj/%.o)
 BENCH_OBJS = $(BENCH_SRCS:%.c=$(BUILD)/obj/%.o) \
@@ -286,8 +296,8 @@ $(PATHS_H): FORCE
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
 $(MAIN_OBJ): $(PATHS_H)
-$(BUILD)/obj/src/core/encode/avload.o: $(PATHS_H)
-$(BUILD)/obj/src/core/encode/avload.o: TP_CFLAGS += -I$(BUILD)/gen -DTP_HAVE_PATHS_H
+$(BUILD)/obj/src/encode/avload.o: $(PATHS_H)
+$(BUILD)/obj/src/encode/avload.o: TP_CFLAGS += -I$(BUILD)/gen -DTP_HAVE_PATHS_H
 $(BUILD)/obj/src/preview/page.o: $(PAGE_H)
 $(BUILD)/obj/src/preview/page.o: TP_CFLAGS += -I$(BUILD)/gen
 
@@ -300,18 +310,28 @@ $(PAGE_H): $(PAGE_FILES:%=src/preview/page/%)
 $(MAIN_OBJ): TP_CFLAGS += -I$(BUILD)/gen
 
 # The HTML compare report's page, embedded at build time (docs/compare.md).
-CMP_REPORT_ASSETS = src/core/compare/report/report.html src/core/compare/report/report.css \
-	src/core/compare/report/report.js
+CMP_REPORT_ASSETS = src/compare/report/report.html src/compare/report/report.css \
+	src/compare/report/report.js
 $(BUILD)/gen/cmp_report_assets.h: $(CMP_REPORT_ASSETS)
 	@mkdir -p $(dir $@)
 	@echo "  XXD     $@"
-	$(Q)(cd src/core/compare/report && for f in report.html report.css report.js; do xxd -i $$f; done) > $@.tmp && mv $@.tmp $@
-$(BUILD)/obj/src/core/compare/report_html.o: $(BUILD)/gen/cmp_report_assets.h
-$(BUILD)/obj/src/core/compare/report_html.o: TP_CFLAGS += -I$(BUILD)/gen
+	$(Q)(cd src/compare/report && for f in report.html report.css report.js; do xxd -i $$f; done) > $@.tmp && mv $@.tmp $@
+$(BUILD)/obj/src/compare/report_html.o: $(BUILD)/gen/cmp_report_assets.h
+$(BUILD)/obj/src/compare/report_html.o: TP_CFLAGS += -I$(BUILD)/gen
 
-$(BIN): $(LIB_OBJS) $(MAIN_OBJ) | $(AV_PLUGIN)
+# The util helpers the program shares with the core, as an archive: only those it calls
+# are linked into it (the library's own copies are hidden inside it).
+$(UTIL_AR): $(UTIL_OBJS)
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+# The program finds the library beside it (the build tree) or in LIBDIR relative to
+# BINDIR (installed, also under DESTDIR).
+BIN_RPATH = $$ORIGIN/$(shell realpath -m --relative-to=$(BINDIR) $(LIBDIR)):$$ORIGIN
+$(BIN): $(MAIN_OBJ) $(PROGRAM_OBJS) $(UTIL_AR) $(SHLIB) | $(AV_PLUGIN)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(TP_LDFLAGS) -o $@ $^ $(TP_LIBS)
+	$(Q)$(CC) $(TP_LDFLAGS) -o $@ $(MAIN_OBJ) $(PROGRAM_OBJS) $(UTIL_AR) \
+		-L$(BUILD) -ltidepool -Wl,-rpath,'$(BIN_RPATH)' -Wl,--no-undefined $(TP_LIBS)
 
 $(TEST_BIN): $(LIB_OBJS) $(TEST_OBJS) | $(AV_PLUGIN)
 	@echo "  LD      $@"

@@ -46,12 +46,16 @@ extern "C" {
 
 typedef struct tp_scene tp_scene;
 
+/* The most frames a scene may have (its "duration" or --frames). */
+#define TP_MAX_FRAMES 1000000
+
 /* Error codes: the same numbers as the CLI's internal ones. */
 enum {
 	TP_ERROR_NONE = 0,
 	TP_ERROR_ARGUMENT = -2, /* a bad argument: frame out of range, mode the scene lacks */
 	TP_ERROR_INPUT = -3,    /* a bad scene, image or other input */
 	TP_ERROR_IO = -4,       /* I/O or runtime failure (a solver blew up, out of memory) */
+	TP_ERROR_CANCELLED = -130, /* the flag of tp_scene_set_cancel() was raised */
 };
 
 /* What went wrong, as data. line and col are 1-based; 0 where the error has no place
@@ -79,8 +83,11 @@ typedef struct tp_load_options {
 	 * are kept every checkpoint_every frames (0: after every 40 ms of stepping, spaced
 	 * out further when the budget is reached; docs/api.md). */
 	size_t checkpoint_bytes;
-	int checkpoint_every;
+	int checkpoint_every;     /* TP_CHECKPOINTS_NONE (-1): keep none (frames in order only) */
+	/* -o OUT: replaces the scene's "output" (messages about it then say "(from -o)") */
+	const char *output;
 } tp_load_options;
+#define TP_CHECKPOINTS_NONE (-1)
 
 /* Render modes: what tidepool render -o MODE=... writes. */
 typedef enum tp_mode {
@@ -178,6 +185,137 @@ TP_API int tp_scene_render(tp_scene *sc, int frame, tp_mode mode, void *buf, siz
 TP_API int tp_scene_height(tp_scene *sc, int frame, float *buf, size_t stride, tp_error *err);
 /* Seeks to `frame` and gives its statistics. */
 TP_API int tp_scene_stats(tp_scene *sc, int frame, tp_frame_stats *out, tp_error *err);
+
+/* ---- for programs that write whole renders (the tidepool command is one) ------------- */
+
+/* What the scene file asks to be written: its render mode, its "output" and "outputs",
+ * its "flipbook" and its OpenEXR settings. Strings are owned by the scene. */
+#define TP_OUTPUTS_MAX 8
+typedef struct tp_output {
+	tp_mode mode;
+	const char *path; /* a PNG pattern, a .png, .exr or .mp4 file, or "null" */
+} tp_output;
+typedef struct tp_scene_outputs {
+	tp_mode mode;       /* "render": {"mode"}: the mode of "output" */
+	const char *output; /* "output" (or tp_load_options.output), NULL if none */
+	int n;              /* "outputs": n of them (at most TP_OUTPUTS_MAX) */
+	tp_output o[TP_OUTPUTS_MAX];
+	/* "flipbook": single-file PNG outputs of several frames become an atlas of cols x
+	 * rows cells of cell_w x cell_h pixels (pot: padded to powers of two) */
+	int flipbook, flipbook_cols, flipbook_rows, flipbook_cell_w, flipbook_cell_h,
+		flipbook_pot;
+	int exr_float;       /* "maps": {"exr": {"float": true}}: 32-bit samples, else half */
+	int exr_compression; /* 0 zip, 1 zips, 2 piz, 3 rle, 4 none ("maps": {"exr"}) */
+	int height_auto;     /* "maps": {"height": {"scale": "auto"}} */
+} tp_scene_outputs;
+TP_API int tp_scene_get_outputs(const tp_scene *sc, tp_scene_outputs *out);
+
+/* "variants": what `tidepool batch` varies. Key i (0 <= i < tp_scene_variants()) is a
+ * --set path with n values as JSON text; *name gets the scene's name pattern (or NULL). */
+typedef struct tp_vary {
+	const char *key;
+	int n;
+	const char *const *values;
+} tp_vary;
+TP_API int tp_scene_variants(const tp_scene *sc, const char **name);
+TP_API int tp_scene_vary(const tp_scene *sc, int i, tp_vary *out);
+
+/* Pixel layouts besides a mode's own, for encoders. */
+typedef enum tp_pixels {
+	TP_PIXELS_NATIVE = 0, /* tp_scene_format()'s: 8 or 16-bit samples */
+	TP_PIXELS_FLOAT = 1,  /* float samples in physical units (the texture modes; OpenEXR):
+			       * bytes_per_sample 4 */
+	TP_PIXELS_YUV420 = 2, /* colour of a height field at an even size: planar BT.709
+			       * limited-range 4:2:0 as H.264 takes it: Y (height rows of
+			       * stride bytes), then Cb and Cr (height/2 rows of stride/2) */
+} tp_pixels;
+/* tp_scene_format() for a layout; for a mode the scene cannot render, the message says
+ * why and where (as tidepool validate, TP_ERROR_INPUT); TP_ERROR_ARGUMENT for a layout
+ * the mode has not (YUV of anything but colour). */
+TP_API int tp_scene_format_as(tp_scene *sc, tp_mode mode, tp_pixels pixels, tp_format *out,
+			      tp_error *err);
+
+/* One picture of a frame for tp_scene_render_targets(). */
+typedef struct tp_target {
+	tp_mode mode;
+	tp_pixels pixels;
+	void *buf;
+	size_t stride; /* bytes between rows (0: tightly packed) */
+	long clipped;  /* set: the height map's pixels clamped to the 16-bit range; -1 for
+			* the other modes */
+} tp_target;
+/* Seeks to `frame` and renders it n times, into each target. side(side_arg), if not NULL,
+ * runs once during the first target's rendering on one of the rendering threads (the
+ * colour pass of a height field draws the other rows meanwhile): serial work that should
+ * not wait for the picture, such as hashing the previous frame. */
+TP_API int tp_scene_render_targets(tp_scene *sc, int frame, tp_target *t, int n,
+				   void (*side)(void *), void *side_arg, tp_error *err);
+
+/* One frame forwards without its picture (nothing renders it): the frames after it are
+ * the same bits. Rendering this frame afterwards simulates it again. */
+TP_API int tp_scene_pass(tp_scene *sc, tp_error *err);
+
+/* While *flag is non-zero, simulating stops within a step (sph's substeps) and the call
+ * returns TP_ERROR_CANCELLED; the scene then starts over at its next call. A signal
+ * handler may set it. NULL: none. */
+TP_API int tp_scene_set_cancel(tp_scene *sc, const volatile int *flag);
+
+/* "scale": "auto" height maps: one scale for the whole render, from its largest |h|. This
+ * simulates every frame once (the first height-map render does it otherwise), calling
+ * progress(arg, done, total) after each if it is not NULL. *levels gets the levels per
+ * height unit, *top the largest |h| in height units. Returns 1 when it levelled, 0 when
+ * the scene's scale is fixed (nothing simulated, *levels and *top 0). */
+TP_API int tp_scene_level_heights(tp_scene *sc, void (*progress)(void *arg, int done, int total),
+				  void *arg, double *levels, double *top, tp_error *err);
+
+/* The frames the scene's "loop" warm-up simulated so far (0: no loop, or the state came
+ * from a checkpoint). */
+TP_API int tp_scene_warmup_frames(const tp_scene *sc);
+
+/* Seeks to `frame`; out[0..max) get its boxes' poses in scene order: the centre in scene
+ * units (the render size divided out), the angle in degrees. Returns the number of boxes
+ * (which may be more than max). */
+typedef struct tp_pose {
+	double x, y, angle;
+} tp_pose;
+TP_API int tp_scene_boxes(tp_scene *sc, int frame, tp_pose *out, int max, tp_error *err);
+
+/* Which simulation and outputs a file belongs to, as 64 lower-case hex digits and a NUL:
+ * SHA-256 of the scene's text after the --set edits and of the options that change its
+ * frames (size, frames, seed). With `what` (a text naming what else changes an output's
+ * bytes, such as "mode color\nencoder mp4\n"), the fingerprint of that output. */
+TP_API int tp_scene_fingerprint(const tp_scene *sc, const char *what, char hex[65]);
+
+/* Checkpoints on disk, for renders in pieces (docs/farm.md): DIR/frame-NNNNNNNN.tpck holds
+ * the whole state before frame NNNNNNNN; written atomically, and refused (with the
+ * reason, TP_ERROR_INPUT) by another scene, option set, size or library version. */
+TP_API int tp_checkpoint_path(const char *dir, int frame, char *buf, size_t n);
+/* Writes the state after the current frame (a checkpoint of frame position + 1). *bytes,
+ * if not NULL, gets the file's size. */
+TP_API int tp_scene_save_checkpoint(tp_scene *sc, const char *dir, uint64_t *bytes,
+				    tp_error *err);
+/* Checks DIR's checkpoint of `frame` against this scene without loading it. */
+TP_API int tp_scene_check_checkpoint(tp_scene *sc, const char *dir, int frame, tp_error *err);
+/* Loads the latest checkpoint k with 0 < k <= at_most in DIR (by name): the position is
+ * then k - 1 and the next step gives frame k. Returns k, or 0 if DIR has none. */
+TP_API int tp_scene_load_checkpoint(tp_scene *sc, const char *dir, int at_most, tp_error *err);
+
+/* The solvers, for listings: name, description and the parameters of "params". */
+typedef struct tp_param {
+	const char *name, *help;
+	int type;             /* 0 integer, 1 number, 2 boolean, 3 one of choices */
+	double def;           /* the default (for choices: its index) */
+	char range[128];      /* the allowed values, as tidepool solvers prints them */
+	const char *const *choices; /* NULL-terminated, for type 3 */
+} tp_param;
+typedef struct tp_solver_info {
+	const char *name, *description;
+	int nparams;
+} tp_solver_info;
+/* Solver i (0 <= i < tp_solver_count()); all strings static. */
+TP_API int tp_solver_count(void);
+TP_API int tp_solver_get(int i, tp_solver_info *out);
+TP_API int tp_solver_param(int i, int p, tp_param *out);
 
 #ifdef __cplusplus
 }

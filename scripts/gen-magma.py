@@ -1,8 +1,8 @@
 #!/usr/bin/python3
-"""Writes src/core/compare/magma.inc: matplotlib's "magma" colour map (CC0; Stefan van der
+"""Writes src/compare/magma.inc: matplotlib's "magma" colour map (CC0; Stefan van der
 Walt and Nathaniel Smith), the 256 entries rounded to 8 bits, for FLIP's error maps.
 
-usage: /usr/bin/python3 scripts/gen-magma.py > src/core/compare/magma.inc
+usage: /usr/bin/python3 scripts/gen-magma.py > src/compare/magma.inc
 (Debian: python3-matplotlib; only needed to make the file again.)"""
 from matplotlib._cm_listed import _magma_data
 

@@ -10,7 +10,7 @@
 
 #include "cli_util.h"
 #include "tmpdir.h"
-#include "encode/png.h"
+#include "util/png.h"
 #include "tidepool.h"
 #include "util/image.h"
 
@@ -294,32 +294,36 @@ Test(api, height_field_matches_the_height_map)
 	tp_scene_free(s);
 }
 
-/* Only the calls tidepool.h declares are exported by the shared library. */
-Test(api, the_library_exports_only_the_public_api)
+/* The names tidepool.h declares with TP_API, each followed by a newline. */
+static void declared_calls(char *declared, size_t cap)
 {
-	const char *b = getenv("TP_BUILD");
-	char cmd[512], out[160];
-	snprintf(out, sizeof out, "%s/syms", dir);
-	snprintf(cmd, sizeof cmd,
-		 "nm -D --defined-only %s/libtidepool.so.0 | awk '$2 ~ /[TDBRVW]/ {print $3}' "
-		 "| sort > %s",
-		 b ? b : "build", out);
-	cr_assert_eq(system(cmd), 0);
-	char declared[8192] = "";
 	FILE *h = fopen("include/tidepool.h", "r");
 	cr_assert_not_null(h);
 	char line[512];
+	declared[0] = 0;
 	while (fgets(line, sizeof line, h)) {
 		char *p = strstr(line, "TP_API ");
 		char *q = p ? strstr(p, "tp_") : NULL;
 		if (!q || strncmp(line, "TP_API", 6))
 			continue;
 		size_t n = strcspn(q, "(");
+		cr_assert_lt(strlen(declared) + n + 2, cap);
 		strncat(declared, q, n);
 		strcat(declared, "\n");
 	}
 	fclose(h);
+}
+
+/* Runs cmd (its output into DIR/syms) and checks every line is a declared call; returns
+ * how many lines there were. */
+static int only_declared(const char *cmd, const char *declared, const char *what)
+{
+	char out[160], full[1024], line[512];
+	snprintf(out, sizeof out, "%s/syms", dir);
+	snprintf(full, sizeof full, "%s | sort > %s", cmd, out);
+	cr_assert_eq(system(full), 0, "%s", full);
 	FILE *f = fopen(out, "r");
+	cr_assert_not_null(f);
 	int count = 0;
 	while (fgets(line, sizeof line, f)) {
 		line[strcspn(line, "\n")] = 0;
@@ -327,14 +331,52 @@ Test(api, the_library_exports_only_the_public_api)
 			continue;
 		char key[520];
 		snprintf(key, sizeof key, "%s\n", line);
-		cr_assert(strstr(declared, key), "exported but not in tidepool.h: %s", line);
+		cr_assert(strstr(declared, key), "%s but not in tidepool.h: %s", what, line);
 		count++;
 	}
 	fclose(f);
-	cr_assert_geq(count, 15, "declared:\n%s", declared);
+	return count;
+}
+
+/* Only the calls tidepool.h declares are exported by the shared library. */
+Test(api, the_library_exports_only_the_public_api)
+{
+	const char *b = getenv("TP_BUILD");
+	char cmd[512], declared[16384];
+	declared_calls(declared, sizeof declared);
+	snprintf(cmd, sizeof cmd,
+		 "nm -D --defined-only %s/libtidepool.so.0 | awk '$2 ~ /[TDBRVW]/ {print $3}'",
+		 b ? b : "build");
+	int count = only_declared(cmd, declared, "exported");
+	cr_assert_geq(count, 30, "declared:\n%s", declared);
 	/* A version a program can check. */
 	cr_assert_eq(tp_version_number(), TP_VERSION_NUMBER);
 	cr_assert_str_eq(tp_version(), "0.1.0");
+}
+
+/* The tidepool command is a client of the library: it loads libtidepool.so.0, takes only
+ * calls tidepool.h declares from it, and holds none of the core's code itself (no
+ * scene loader, stepper, solver, renderer or checkpoint writer of its own). */
+Test(api, the_program_is_a_client_of_the_library)
+{
+	const char *b = getenv("TP_BUILD");
+	b = b ? b : "build";
+	char cmd[512], declared[16384];
+	snprintf(cmd, sizeof cmd, "readelf -d %s/tidepool | grep -q 'NEEDED.*\\[libtidepool.so.0\\]'", b);
+	cr_assert_eq(system(cmd), 0, "%s/tidepool does not load libtidepool.so.0", b);
+	declared_calls(declared, sizeof declared);
+	snprintf(cmd, sizeof cmd, "nm -D --undefined-only %s/tidepool | awk '{print $2}' | grep '^tp_'",
+		 b);
+	int used = only_declared(cmd, declared, "the program calls it");
+	cr_assert_geq(used, 25);
+	static const char *const core[] = {"scene_load", "loop_next", "stepper_stats",
+					   "solver_find", "render_frame", "ckpt_write",
+					   "render_create", "tp_scene_render", NULL};
+	for (int i = 0; core[i]; i++) {
+		snprintf(cmd, sizeof cmd, "nm --defined-only %s/tidepool | awk '{print $3}' | grep -qx '%s'",
+			 b, core[i]);
+		cr_assert_neq(system(cmd), 0, "the program has its own %s", core[i]);
+	}
 }
 
 /* The example in docs/api.md compiles (with the build's sanitizer flags, TP_CLIENT_FLAGS) against the library as built and runs. */

@@ -6,7 +6,7 @@
 
 #include "cli_util.h"
 #include "tmpdir.h"
-#include "encode/png.h"
+#include "util/png.h"
 
 static char dir[64];
 static char errpath[128], outpath[128];

@@ -14,7 +14,7 @@
 #include "encode/encoder.h"
 #include "encode/hash.h"
 #include "encode/mp4_read.h"
-#include "encode/png.h"
+#include "util/png.h"
 #include "util/rng.h"
 
 static char dir[64];

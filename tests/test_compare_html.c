@@ -7,7 +7,7 @@
 
 #include "cli_util.h"
 #include "tmpdir.h"
-#include "encode/png.h"
+#include "util/png.h"
 #include "util/rng.h"
 
 static char dir[64];

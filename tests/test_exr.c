@@ -1,4 +1,4 @@
-/* OpenEXR writing (src/core/encode/exr.c, exr_pack.c): tidepool packs and predicts ZIP's
+/* OpenEXR writing (src/encode/exr.c, exr_pack.c): tidepool packs and predicts ZIP's
  * chunks itself, with the bytes OpenEXRCore's encode pipeline would give. Checked against
  * Imath's half conversion (the routine OpenEXRCore copies), against the predictor written
  * out byte by byte, and end to end against the chunks OpenEXRCore packs itself (the same

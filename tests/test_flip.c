@@ -1,4 +1,4 @@
-/* LDR-FLIP (src/core/compare/flip.c): agreement with NVIDIA's reference implementation on
+/* LDR-FLIP (src/compare/flip.c): agreement with NVIDIA's reference implementation on
  * tidepool frames, exactness properties, and `tidepool compare --metric flip / --max-flip`.
  *
  * Reference values: NVIDIA's FLIP tool, github.com/NVlabs/flip at commit
@@ -21,7 +21,7 @@
 #include "cli_util.h"
 #include "tmpdir.h"
 #include "compare/compare.h"
-#include "encode/png.h"
+#include "util/png.h"
 
 #define DATA "tests/data/flip/"
 

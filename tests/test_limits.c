@@ -19,7 +19,7 @@
 #include "cli_util.h"
 #include "tmpdir.h"
 #include "encode/mp4_read.h"
-#include "encode/png.h"
+#include "util/png.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define BUDGET_MB (512 + 384)

@@ -27,7 +27,7 @@
 #include "cli_util.h"
 #include "encode/encoder.h"
 #include "encode/mp4_read.h"
-#include "encode/png.h"
+#include "util/png.h"
 #include "util/image.h"
 #include "tmpdir.h"
 
@@ -935,7 +935,7 @@ Test(mp4_cli, write_error_mid_render_exits_4_and_leaves_nothing)
 	cr_assert_eq(count_entries("stderr"), 0, "no output and no temporary");
 }
 
-/* MP4 is a plugin (src/core/encode/avplugin.h): neither the program nor libtidepool links
+/* MP4 is a plugin (src/encode/avplugin.h): neither the program nor libtidepool links
  * a libav library (libavutil's hashes come through the plugin too), a PNG render runs
  * without the plugin, and an MP4 output without it fails before anything is simulated,
  * naming where it was looked for. */

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "encode/png.h"
+#include "util/png.h"
 #include "tmpdir.h"
 
 static char dir[64];

@@ -13,7 +13,7 @@
 
 #include "cli_util.h"
 #include "tmpdir.h"
-#include "encode/png.h"
+#include "util/png.h"
 #include "scene/jsonpos.h"
 #include "scene/scene.h"
 #include "solvers/solver.h"

@@ -60,6 +60,7 @@ class _LoadOptions(ctypes.Structure):
         ("threads", ctypes.c_int),
         ("checkpoint_bytes", ctypes.c_size_t),
         ("checkpoint_every", ctypes.c_int),
+        ("output", ctypes.c_char_p),
     ]
 
 

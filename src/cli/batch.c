@@ -16,7 +16,7 @@
 #include "cli/shline.h"
 #include "cli/sheet.h"
 #include "cli/variants.h"
-#include "scene/scene.h"
+#include "tidepool.h"
 #include "util/fsutil.h"
 #include "util/progress.h"
 
@@ -186,7 +186,7 @@ static int ends_with(const char *s, const char *suffix)
 
 /* Loads the scene as the variant will render it (so a bad value stops the batch before
  * anything renders) and fills in the variant's outputs and preview picture. */
-static int plan_variant(const batch_opts *o, const scene_overrides *base, variant *va, int nv,
+static int plan_variant(const batch_opts *o, const cli_overrides *base, variant *va, int nv,
 			const char *dir, tp_err *err)
 {
 	const char *sets[MAX_SETS + MAX_VARY];
@@ -195,23 +195,27 @@ static int plan_variant(const batch_opts *o, const scene_overrides *base, varian
 		sets[ns++] = o->sets[i];
 	for (int i = 0; i < nv; i++)
 		sets[ns++] = va->sets[i];
-	scene_overrides ov = *base;
+	cli_overrides ov = *base;
 	ov.sets = sets;
 	ov.nsets = ns;
-	scene *sc = NULL;
-	int rc = scene_load(o->scene, &ov, &sc, err);
+	tp_scene *sc = NULL;
+	int rc = cli_load(o->scene, &ov, tp_cli_threads(o->c.threads), &sc, err);
 	if (rc < 0)
 		return tp_errprefix(err, rc, "variant %s", va->name);
+	tp_scene_outputs so;
+	tp_scene_info in;
+	tp_scene_get_outputs(sc, &so);
+	tp_scene_get_info(sc, &in);
 	const char *paths[MAX_OUT];
 	int modes[MAX_OUT], n = 0;
-	if (sc->noutputs) {
-		for (int i = 0; i < sc->noutputs && n < MAX_OUT; i++, n++) {
-			paths[n] = sc->outputs[i].path;
-			modes[n] = (int)sc->outputs[i].mode;
+	if (so.n) {
+		for (int i = 0; i < so.n && n < MAX_OUT; i++, n++) {
+			paths[n] = so.o[i].path;
+			modes[n] = (int)so.o[i].mode;
 		}
-	} else if (sc->output) {
-		paths[n] = sc->output;
-		modes[n++] = (int)sc->render.mode;
+	} else if (so.output) {
+		paths[n] = so.output;
+		modes[n++] = (int)so.mode;
 	}
 	if (!n) {
 		rc = tp_errf(err, TP_EUSAGE, "%s: no output: batch renders the scene's \"outputs\" or \"output\"",
@@ -238,19 +242,19 @@ static int plan_variant(const batch_opts *o, const scene_overrides *base, varian
 		 * height map. */
 		int shows = ends_with(file, ".png") || ends_with(file, ".mp4") || ends_with(file, ".m4v") ||
 			    ends_with(file, ".mov");
-		if (shows && (best < 0 || (modes[best] == SCENE_MODE_HEIGHT && modes[i] != SCENE_MODE_HEIGHT)))
+		if (shows && (best < 0 || (modes[best] == TP_MODE_HEIGHT && modes[i] != TP_MODE_HEIGHT)))
 			best = i;
 	}
 	if (best >= 0) {
 		const char *file = strchr(va->outs[best], '=') + 1;
 		if (is_pattern(file))
-			snprintf(va->preview, sizeof va->preview, file, sc->frames / 2);
+			snprintf(va->preview, sizeof va->preview, file, in.frames / 2);
 		else
 			snprintf(va->preview, sizeof va->preview, "%s", file);
-		va->preview_frame = sc->frames / 2; /* for a video */
+		va->preview_frame = in.frames / 2; /* for a video */
 	}
 done:
-	scene_destroy(sc);
+	tp_scene_free(sc);
 	return rc;
 }
 
@@ -370,7 +374,7 @@ int cmd_batch(int argc, char **argv)
 		return prc == 1 ? TP_EXIT_OK : prc;
 
 	tp_err err = { "" };
-	scene *sc = NULL;
+	tp_scene *sc = NULL;
 	vary vs[MAX_VARY];
 	int nv = 0, nvariants = 0, rc = 0;
 	variant *vars = NULL;
@@ -378,14 +382,16 @@ int cmd_batch(int argc, char **argv)
 	memset(vs, 0, sizeof vs);
 
 	tp_cli_catch_signals();
-	scene_overrides base = o.c.ov; /* --frames, --size, --scale, --seed; the sets below */
+	cli_overrides base = o.c.ov; /* --frames, --size, --scale, --seed; the sets below */
 	base.sets = NULL;
 	base.nsets = 0;
 	base.output = NULL;
-	scene_overrides first = o.c.ov;
+	cli_overrides first = o.c.ov;
 	first.output = NULL;
-	if ((rc = scene_load(o.scene, &first, &sc, &err)) < 0)
+	if ((rc = cli_load(o.scene, &first, tp_cli_threads(o.c.threads), &sc, &err)) < 0)
 		goto fail;
+	const char *scene_pattern = NULL;
+	const int nscene_vary = tp_scene_variants(sc, &scene_pattern);
 
 	/* What varies: the command line, else the scene's "variants". */
 	if (o.nvary_spec) {
@@ -393,7 +399,10 @@ int cmd_batch(int argc, char **argv)
 			const char *eq = strchr(o.vary_spec[i], '=');
 			char *key = strndup(o.vary_spec[i], (size_t)(eq - o.vary_spec[i]));
 			vs[nv].key = key;
-			if (!key || (vs[nv].n = vary_parse_values(eq + 1, &vs[nv].values, why, sizeof why)) < 0) {
+			char **vals = NULL;
+			vs[nv].n = key ? vary_parse_values(eq + 1, &vals, why, sizeof why) : -1;
+			vs[nv].values = (const char *const *)vals;
+			if (vs[nv].n < 0) {
 				if (key)
 					rc = tp_errf(&err, TP_EUSAGE, "batch: --vary %s: %s", o.vary_spec[i], why);
 				else
@@ -404,10 +413,12 @@ int cmd_batch(int argc, char **argv)
 			nv++;
 		}
 	} else {
-		for (int i = 0; i < sc->variants.n && i < MAX_VARY; i++, nv++) {
-			vs[nv].key = sc->variants.vary[i].key;
-			vs[nv].n = sc->variants.vary[i].n;
-			vs[nv].values = sc->variants.vary[i].values;
+		for (int i = 0; i < nscene_vary && i < MAX_VARY; i++, nv++) {
+			tp_vary v;
+			tp_scene_vary(sc, i, &v);
+			vs[nv].key = v.key;
+			vs[nv].n = v.n;
+			vs[nv].values = v.values;
 		}
 	}
 	if (!nv) {
@@ -436,7 +447,7 @@ int cmd_batch(int argc, char **argv)
 	char pattern[1024];
 	/* The scene's name pattern belongs to the scene's own "variants": keys varied on
 	 * the command line may not be the ones it names. */
-	const char *pat = o.name ? o.name : o.nvary_spec ? NULL : sc->variants.name;
+	const char *pat = o.name ? o.name : o.nvary_spec ? NULL : scene_pattern;
 	if (!pat) {
 		vary_default_pattern(vs, nv, pattern, sizeof pattern);
 		pat = pattern;
@@ -631,12 +642,12 @@ fail:
 	if (o.nvary_spec)
 		for (int i = 0; i < nv; i++) {
 			for (int k = 0; vs[i].values && k < vs[i].n; k++)
-				free(vs[i].values[k]);
-			free(vs[i].values);
+				free((char *)vs[i].values[k]);
+			free((char **)vs[i].values);
 			free((char *)vs[i].key);
 		}
 	free_variants(vars, nvariants);
-	scene_destroy(sc);
+	tp_scene_free(sc);
 	if (rc < 0 && rc != TP_EINTR)
 		return tp_cli_fail(rc, &err);
 	return tp_exit_code(rc);

@@ -10,9 +10,7 @@
 
 #include "cli/cli.h"
 #include "cli/sceneopts.h"
-#include "scene/scene.h"
-#include "sim/ckpt.h"
-#include "sim/loop.h"
+#include "tidepool.h"
 #include "util/fsutil.h"
 #include "util/progress.h"
 
@@ -46,7 +44,7 @@ static const char usage[] =
 
 typedef struct cache_opts {
 	cli_opts c; /* the shared options (sceneopts.h): the scene group and -y */
-	scene_overrides ov;
+	cli_overrides ov;
 	const char *dir;
 	int every, threads, overwrite, quiet;
 } cache_opts;
@@ -63,9 +61,9 @@ static int own_option(void *ctx, int c, const char *name, const char *arg)
 		o->dir = arg;
 		return 0;
 	}
-	if (tp_parse_int(arg, 1, SCENE_MAX_FRAMES, &v))
+	if (tp_parse_int(arg, 1, TP_MAX_FRAMES, &v))
 		return tp_cli_usage("cache", "--every: expected a whole number 1..%d (got '%s')",
-				    SCENE_MAX_FRAMES, arg);
+				    TP_MAX_FRAMES, arg);
 	o->every = (int)v;
 	return 0;
 }
@@ -104,13 +102,10 @@ static int parse_args(int argc, char **argv, cache_opts *o, const char **scene_f
  * reason; one of the same settings waits for it, then continues after its checkpoints.
  * The lock goes with the process (a killed run leaves an unlocked, harmless file).
  * Returns the descriptor to keep open, or a negative code. */
-static int lock_cache(const char *dir, const uint8_t fp[32], int quiet, tp_err *err)
+static int lock_cache(const char *dir, const char *mine, int quiet, tp_err *err)
 {
-	char path[4352], mine[128], theirs[128] = "";
+	char path[4352], theirs[128] = "";
 	snprintf(path, sizeof path, "%s/.tidepool-cache.lock", dir);
-	int n = 0;
-	for (int i = 0; i < 32; i++)
-		n += snprintf(mine + n, sizeof mine - (size_t)n, "%02x", fp[i]);
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0666);
 	struct stat st;
 	if (fd < 0)
@@ -178,40 +173,41 @@ int cmd_cache(int argc, char **argv)
 		return prc == 1 ? TP_EXIT_OK : prc;
 
 	tp_err err = {""};
-	scene *sc = NULL;
-	sim_loop *lp = NULL;
+	tp_error e;
+	tp_scene *sc = NULL;
 	int rc, lock = -1;
 	tp_cli_catch_signals();
 	int threads = tp_cli_threads(o.threads);
-	if ((rc = scene_load(scene_file, &o.ov, &sc, &err)) < 0)
+	if ((rc = cli_load(scene_file, &o.ov, threads, &sc, &err)) < 0)
 		goto fail;
+	tp_scene_info in;
+	tp_scene_get_info(sc, &in);
+	tp_scene_set_cancel(sc, &tp_cli_interrupted);
 	char probe[4352];
 	snprintf(probe, sizeof probe, "%s/x", o.dir);
 	if ((rc = tp_mkdirs_for(probe, &err)) < 0 || (rc = tp_dir_writable(o.dir, &err)) < 0)
 		goto fail;
-	ckpt_key key = {.sc = sc};
-	scene_fingerprint(sc, &o.ov, key.fingerprint);
-	if ((lock = rc = lock_cache(o.dir, key.fingerprint, o.quiet, &err)) < 0)
-		goto fail;
-	if ((rc = loop_create(sc, threads, &lp, &err)) < 0)
+	char fp[65];
+	tp_scene_fingerprint(sc, NULL, fp);
+	if ((lock = rc = lock_cache(o.dir, fp, o.quiet, &err)) < 0)
 		goto fail;
 
 	/* The last checkpoint a render can use is before its last frame. */
-	const int last = (sc->frames - 1) / o.every * o.every;
+	const int last = (in.frames - 1) / o.every * o.every;
 	/* Continue after the last checkpoint of an unbroken run of ours from the start (so a
 	 * lost one in the middle is made again); another scene's is an error without -y. */
 	int from = 0;
 	char path[4352];
 	for (int k = o.every; k <= last; k += o.every) {
-		if (ckpt_path(o.dir, k, path, sizeof path) < 0) {
+		if (tp_checkpoint_path(o.dir, k, path, sizeof path) < 0) {
 			rc = tp_errf(&err, TP_EUSAGE, "%s: path too long", o.dir);
 			goto fail;
 		}
 		if (!tp_path_exists(path))
 			break;
-		if ((rc = ckpt_check(path, &key, k, NULL, &err)) < 0) {
+		if ((rc = tp_scene_check_checkpoint(sc, o.dir, k, &e)) < 0) {
 			if (!o.overwrite) {
-				tp_errprefix(&err, rc, "cache");
+				rc = tp_errprefix(&err, cli_api_err(&e, &err), "cache");
 				goto fail;
 			}
 			rc = 0;
@@ -219,12 +215,12 @@ int cmd_cache(int argc, char **argv)
 		}
 		from = k;
 	}
-	if (from > 0) {
-		ckpt_path(o.dir, from, path, sizeof path);
-		if ((rc = ckpt_load(path, &key, from, lp, &err)) < 0) {
-			tp_errprefix(&err, rc, "cache");
-			goto fail;
-		}
+	if (from > 0 && (rc = tp_scene_load_checkpoint(sc, o.dir, from, &e)) != from) {
+		rc = rc < 0 ? cli_api_err(&e, &err)
+			    : tp_errf(&err, TP_EIO, "%s: the checkpoint of frame %d went away",
+				      o.dir, from);
+		tp_errprefix(&err, rc, "cache");
+		goto fail;
 	}
 
 	tp_progress prog;
@@ -233,12 +229,16 @@ int cmd_cache(int argc, char **argv)
 	int written = 0;
 	for (int k = from; k < last && !tp_cli_interrupted; k++) {
 		/* no frame is looked at: surfaces only where the solver needs them */
-		if ((rc = loop_pass(lp, &err)) < 0)
+		if ((rc = tp_scene_pass(sc, &e)) < 0) {
+			rc = rc == TP_ERROR_CANCELLED ? 0 : cli_api_err(&e, &err);
 			break;
+		}
 		if ((k + 1) % o.every == 0) {
 			uint64_t bytes = 0;
-			if ((rc = ckpt_write(o.dir, &key, lp, k + 1, &bytes, &err)) < 0)
+			if ((rc = tp_scene_save_checkpoint(sc, o.dir, &bytes, &e)) < 0) {
+				rc = cli_api_err(&e, &err);
 				break;
+			}
 			written++;
 			total += (double)bytes;
 			largest = (double)bytes > largest ? (double)bytes : largest;
@@ -269,8 +269,7 @@ int cmd_cache(int argc, char **argv)
 fail:
 	if (lock >= 0)
 		close(lock);
-	loop_destroy(lp);
-	scene_destroy(sc);
+	tp_scene_free(sc);
 	if (rc < 0 && rc != TP_EINTR)
 		return tp_cli_fail(rc, &err);
 	return tp_exit_code(rc);

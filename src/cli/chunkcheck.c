@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "encode/hash.h"
-#include "encode/png.h"
+#include "util/png.h"
 #include "encode/proof.h"
 #include "util/fsutil.h"
 

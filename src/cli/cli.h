@@ -43,7 +43,7 @@ int tp_parse_u64(const char *s, uint64_t *out);
 int tp_parse_size(const char *s, int *w, int *h);
 /* A render scale: a factor ("0.5", "2") or a percentage ("25%"), in 0..64. */
 int tp_parse_scale(const char *s, double *out);
-/* "100-199": 0 <= A <= B < SCENE_MAX_FRAMES */
+/* "100-199": 0 <= A <= B < TP_MAX_FRAMES */
 int tp_parse_range(const char *s, int *a, int *b);
 
 /* Applies --threads (0 = all cores) to OpenMP; returns the thread count in use. */

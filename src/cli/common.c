@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scene/ld.h"
-#include "scene/scene.h"
+#include "tidepool.h"
+#include "util/suggest.h"
 
 volatile sig_atomic_t tp_cli_interrupted = 0;
 volatile sig_atomic_t tp_cli_signal = 0;
@@ -142,8 +142,8 @@ int tp_parse_range(const char *s, int *a, int *b)
 		return -1;
 	*dash = 0;
 	long x, y;
-	if (tp_parse_int(buf, 0, SCENE_MAX_FRAMES - 1, &x) ||
-	    tp_parse_int(dash + 1, 0, SCENE_MAX_FRAMES - 1, &y) || y < x)
+	if (tp_parse_int(buf, 0, TP_MAX_FRAMES - 1, &x) ||
+	    tp_parse_int(dash + 1, 0, TP_MAX_FRAMES - 1, &y) || y < x)
 		return -1;
 	*a = (int)x;
 	*b = (int)y;
@@ -159,5 +159,5 @@ int tp_cli_threads(int n)
 
 const char *tp_cli_suggest(const char *word, const char *const *cands)
 {
-	return ld_suggest(word, cands);
+	return tp_suggest(word, cands);
 }

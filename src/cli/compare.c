@@ -1,4 +1,4 @@
-/* tidepool compare: regression comparison of frames (src/core/compare/ does the work). */
+/* tidepool compare: regression comparison of frames (src/compare/ does the work). */
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>

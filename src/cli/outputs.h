@@ -13,8 +13,7 @@
 
 #include "encode/encoder.h"
 #include "encode/flipbook.h"
-#include "render/render.h"
-#include "scene/scene.h"
+#include "tidepool.h"
 
 #define OUTPUTS_MAX 8
 
@@ -25,44 +24,44 @@ typedef struct out_cli {
 	int cols, rows;       /* --flipbook CxR (0: the scene's) */
 	int frame_w, frame_h; /* --frame-size WxH (0: the scene's, or its size) */
 	int pot;              /* --pot */
-	const scene_overrides *ov; /* set by render: for the outputs' fingerprints */
 } out_cli;
 
 typedef struct out_item {
-	scene_mode mode;
+	tp_mode mode;
+	tp_pixels pixels; /* the library's layout: floats for OpenEXR, 4:2:0 for an MP4 */
 	const char *path; /* borrowed from the command line or the scene */
 	const tp_encoder *enc;
 	enc_config cfg;
 	enc_flipbook fb;
-	render_ctx *rd;
 	char fp[65]; /* output fingerprint (outputs_fingerprint), cfg.fingerprint */
 } out_item;
 
 typedef struct out_plan {
 	int n;
 	out_item o[OUTPUTS_MAX];
+	tp_target t[OUTPUTS_MAX]; /* the pictures of one frame (outputs_render) */
 } out_plan;
 
 /* Splits "MODE=PATH" (MODE a render mode name) or a bare PATH (*mode = -1). */
 void outputs_split(const char *spec, int *mode, const char **path);
-/* Chooses the outputs, creates their renderers and checks every encoder (paths,
- * existing files, flipbook limits) before any simulation. `base` carries the shared
- * encoder settings (overwrite, crf, ...). On failure the plan is freed. */
-int outputs_plan(out_plan *p, const scene *sc, const out_cli *cli, const enc_config *base,
+/* Chooses the outputs, checks that the scene can render their modes and every encoder
+ * (paths, existing files, flipbook limits) before any simulation. `base` carries the
+ * shared encoder settings (overwrite, crf, ...). */
+int outputs_plan(out_plan *p, tp_scene *sc, const out_cli *cli, const enc_config *base,
 		 tp_err *err);
-/* Renders surface s once per output into slot[0..n); side(side_arg), if not NULL, runs
- * once alongside the first output's rendering (render_frame_side). */
-void outputs_render(out_plan *p, const tp_surface *s, tp_image *slot, void (*side)(void *),
-		    void *side_arg);
-/* Pixels the latest frame's height-map outputs clamped (render_height_clipped summed);
- * -1 when the plan has no height map. */
+/* Renders frame `frame` once per output into slot[0..n); side(side_arg), if not NULL,
+ * runs once alongside the first output's rendering (tp_scene_render_targets). */
+int outputs_render(out_plan *p, tp_scene *sc, int frame, tp_image *slot, void (*side)(void *),
+		   void *side_arg, tp_err *err);
+/* Pixels the latest frame's height-map outputs clamped (summed); -1 when the plan has no
+ * height map. */
 long outputs_height_clipped(const out_plan *p);
-void outputs_free(out_plan *p);
+/* The pixel format of a library layout (tp_scene_format_as) in the encoders' terms. */
+tp_pixfmt outputs_pixfmt(const tp_format *f, tp_pixels px);
 /* The fingerprint an output records (encode/proof.h): the scene's, the render mode, the
  * encoder's name and, for an MP4, its settings (crf -1, preset NULL, bitrate 0: the
  * defaults). `tidepool tasks --missing` computes the same to know a chunk's files. */
-void outputs_fingerprint(const scene *sc, const scene_overrides *ov, int mode,
-			 const char *encoder, int crf, const char *preset, int64_t bitrate,
-			 char hex[65]);
+void outputs_fingerprint(const tp_scene *sc, int mode, const char *encoder, int crf,
+			 const char *preset, int64_t bitrate, char hex[65]);
 
 #endif

@@ -11,11 +11,7 @@
 #include "cli/sceneopts.h"
 #include "encode/encoder.h"
 #include "encode/queue.h"
-#include "render/render.h"
-#include "scene/scene.h"
-#include "sim/ckpt.h"
-#include "sim/loop.h"
-#include "sim/stepper.h"
+#include "tidepool.h"
 #include "util/fsutil.h"
 #include "util/progress.h"
 
@@ -99,48 +95,41 @@ static int parse_args(int argc, char **argv, render_opts *o, const char **scene_
 	return 0;
 }
 
+static void level_progress(void *arg, int done, int total)
+{
+	(void)total;
+	tp_progress_update(arg, done);
+}
+
 /* "maps": {"height": {"scale": "auto"}}: a first pass simulates the whole render and
  * finds its largest |h|; every frame's height map then uses one scale that puts that
  * height at the end of the 16-bit range (v = round(h * 32767 / max) + 32768). The
  * simulation is deterministic, so the second pass sees the same surfaces. */
-static int level_heights(const scene *sc, out_plan *plan, int threads, int quiet, tp_err *err)
+static int level_heights(tp_scene *sc, const out_plan *plan, int quiet, tp_err *err)
 {
 	int any = 0;
 	for (int i = 0; i < plan->n; i++)
-		any |= plan->o[i].mode == SCENE_MODE_HEIGHT;
-	if (!sc->maps.height_auto || !any)
+		any |= plan->o[i].mode == TP_MODE_HEIGHT;
+	tp_scene_outputs so;
+	tp_scene_info in;
+	tp_scene_get_outputs(sc, &so);
+	tp_scene_get_info(sc, &in);
+	if (!so.height_auto || !any)
 		return 0;
-	sim_loop *lp = NULL;
-	int rc = loop_create(sc, threads, &lp, err);
-	if (rc < 0)
-		return rc;
 	tp_progress prog;
-	tp_progress_start(&prog, "levelling", sc->frames, quiet);
-	double top = 0;
-	for (int k = 0; k < sc->frames && !tp_cli_interrupted && rc == 0; k++) {
-		tp_surface surf;
-		if ((rc = loop_next(lp, &surf, err)) < 0)
-			break;
-		double m = render_surface_absmax(&surf);
-		top = m > top ? m : top;
-		tp_progress_update(&prog, k + 1);
-	}
+	tp_progress_start(&prog, "levelling", in.frames, quiet);
+	double top = 0, levels = 0;
+	tp_error e;
+	int rc = tp_scene_level_heights(sc, level_progress, &prog, &levels, &top, &e);
 	tp_progress_done(&prog, NULL);
-	loop_destroy(lp);
 	if (rc < 0)
-		return rc;
-	if (tp_cli_interrupted)
-		return TP_EINTR;
-	double levels = top > 0 ? 32767.0 / top : 0;
-	for (int i = 0; i < plan->n; i++)
-		if (plan->o[i].mode == SCENE_MODE_HEIGHT)
-			render_set_height_scale(plan->o[i].rd, levels);
+		return rc == TP_ERROR_CANCELLED ? TP_EINTR : cli_api_err(&e, err);
 	if (!quiet)
 		fprintf(stderr,
 			"tidepool: height maps levelled over %d frames: largest |h| %.6g height "
 			"units, "
 			"%.6g levels per unit\n",
-			sc->frames, top, levels);
+			in.frames, top, levels);
 	return 0;
 }
 
@@ -149,45 +138,53 @@ static int level_heights(const scene *sc, out_plan *plan, int threads, int quiet
  * divided out) and its angle in degrees, so scripts can follow a body at any size.
  * ferror() catches a failed flush inside any of the calls, so a full disk or a closed
  * pipe stops the render at this frame, not after the last one. */
-static int write_stats_line(FILE *f, const scene *sc, int frame, double t, const tp_stats *st,
-			    const tp_surface *surf, long clipped)
+static int write_stats_line(FILE *f, const tp_frame_stats *st, const tp_pose *boxes, int nboxes,
+			    long clipped)
 {
-	fprintf(f, "{\"frame\":%d,\"t\":%.9g", frame, t);
+	fprintf(f, "{\"frame\":%d,\"t\":%.9g", st->frame, st->t);
 	for (int i = 0; i < st->n; i++)
 		fprintf(f, ",\"%s\":%.9g", st->name[i], st->value[i]);
 	if (clipped >= 0) /* height maps: pixels clamped to the 16-bit range */
 		fprintf(f, ",\"height_clipped\":%ld", clipped);
 	fputs(",\"boxes\":[", f);
-	const double sx = sc->scale_x > 0 ? sc->scale_x : 1, sy = sc->scale_y > 0 ? sc->scale_y : 1;
-	for (int i = 0; i < surf->nboxes && surf->boxes; i++) {
-		const tp_box_pose *p = &surf->boxes[i];
-		/* 0 for -0, so a box at rest prints the same on every run */
-		fprintf(f, "%s{\"x\":%.9g,\"y\":%.9g,\"angle\":%.9g}", i ? "," : "",
-			p->x / sx + 0.0, p->y / sy + 0.0, p->angle + 0.0);
-	}
+	for (int i = 0; i < nboxes; i++)
+		fprintf(f, "%s{\"x\":%.9g,\"y\":%.9g,\"angle\":%.9g}", i ? "," : "", boxes[i].x,
+			boxes[i].y, boxes[i].angle);
 	return fputs("]}\n", f) == EOF || ferror(f) ? -1 : 0;
 }
 
-/* Brings lp to output frame `first` without rendering: from the latest checkpoint at or
- * before it in --cache DIR, else from frame 0. The frames are the same either way. */
-static int seek_to(sim_loop *lp, const scene *sc, const render_opts *o, int first, tp_err *err)
+/* The frame's statistics and every box's pose, from the library; *poses grows to fit. */
+static int frame_stats(tp_scene *sc, int frame, tp_frame_stats *st, tp_pose **poses, int *cap,
+		       int *n, tp_err *err)
 {
-	int from = 0, rc;
-	if (o->cache) {
-		ckpt_key key = {.sc = sc};
-		scene_fingerprint(sc, &o->ov, key.fingerprint);
-		if ((rc = ckpt_find(o->cache, first, &from, err)) < 0)
-			return rc;
-		char path[4352];
-		if (from > 0 && (ckpt_path(o->cache, from, path, sizeof path) < 0 ||
-				 (rc = ckpt_load(path, &key, from, lp, err)) < 0))
-			return rc < 0 ? rc : tp_errf(err, TP_EUSAGE, "%s: path too long", o->cache);
+	tp_error e;
+	if (tp_scene_stats(sc, frame, st, &e) < 0 ||
+	    (*n = tp_scene_boxes(sc, frame, *poses, *cap, &e)) < 0)
+		return cli_api_err(&e, err);
+	if (*n > *cap) {
+		tp_pose *p = realloc(*poses, (size_t)*n * sizeof *p);
+		if (!p)
+			return tp_errf(err, TP_EIO, "out of memory");
+		*poses = p;
+		*cap = *n;
+		tp_scene_boxes(sc, frame, *poses, *cap, &e);
 	}
-	/* Frames before the range are only passed through: without their surfaces where the
-	 * solver allows it (airy, whose surface costs several times its step), the same bits */
-	for (int k = from; k < first && !tp_cli_interrupted; k++)
-		if ((rc = loop_pass(lp, err)) < 0)
-			return rc;
+	return 0;
+}
+
+/* Brings the scene to output frame `first`: from the latest checkpoint at or before it
+ * in --cache DIR, else from frame 0; the frames before it are only passed through
+ * (without their surfaces where the solver allows it: airy's costs several times its
+ * step). The frames are the same bits either way. */
+static int seek_to(tp_scene *sc, const render_opts *o, int first, tp_err *err)
+{
+	tp_error e;
+	int rc;
+	if (o->cache && (rc = tp_scene_load_checkpoint(sc, o->cache, first, &e)) < 0)
+		return cli_api_err(&e, err);
+	while (tp_scene_position(sc) + 1 < first && !tp_cli_interrupted)
+		if ((rc = tp_scene_pass(sc, &e)) < 0)
+			return rc == TP_ERROR_CANCELLED ? TP_EINTR : cli_api_err(&e, err);
 	return tp_cli_interrupted ? TP_EINTR : 0;
 }
 
@@ -216,9 +213,10 @@ int cmd_render(int argc, char **argv)
 		return prc == 1 ? TP_EXIT_OK : prc;
 
 	tp_err err = {""};
-	scene *sc = NULL;
-	sim_loop *lp = NULL;
-	stepper *st = NULL;
+	tp_scene *sc = NULL;
+	tp_scene_info in = {0};
+	tp_pose *poses = NULL;
+	int npose_cap = 0;
 	out_plan plan = {0};
 	enc_sink *sinks[MAX_SINKS] = {NULL};
 	hash_job hs = {0};
@@ -232,16 +230,19 @@ int cmd_render(int argc, char **argv)
 	/* Caught from the start: Ctrl-C during set-up leaves nothing behind either. */
 	tp_cli_catch_signals();
 	int threads = tp_cli_threads(o.threads);
-	rc = scene_load(scene_file, &o.ov, &sc, &err);
+	rc = cli_load(scene_file, &o.ov, threads, &sc, &err);
 	if (rc < 0)
 		goto fail;
+	tp_scene_get_info(sc, &in);
+	/* Ctrl-C and SIGTERM stop a long frame in the middle (sph's substeps), not after it */
+	tp_scene_set_cancel(sc, &tp_cli_interrupted);
 
-	if (o.range && o.range_b >= sc->frames) {
+	if (o.range && o.range_b >= in.frames) {
 		rc = tp_errf(&err, TP_EUSAGE, "--range %d-%d: %s has %d frames (0-%d)", o.range_a,
-			     o.range_b, scene_file, sc->frames, sc->frames - 1);
+			     o.range_b, scene_file, in.frames, in.frames - 1);
 		goto fail;
 	}
-	const int first = o.range ? o.range_a : 0, last = o.range ? o.range_b : sc->frames - 1;
+	const int first = o.range ? o.range_a : 0, last = o.range ? o.range_b : in.frames - 1;
 
 	/* Every output is checked before any simulation: a bad path costs nothing. */
 	const enc_config base = {.threads = threads,
@@ -252,7 +253,6 @@ int cmd_render(int argc, char **argv)
 				 .range = o.range,
 				 .first = first,
 				 .frames = last - first + 1};
-	o.outs.ov = &o.ov;
 	rc = outputs_plan(&plan, sc, &o.outs, &base, &err);
 	if (rc < 0)
 		goto fail;
@@ -268,7 +268,7 @@ int cmd_render(int argc, char **argv)
 	enc_config hash_cfg = cfg;
 	hash_cfg.path = o.hash;
 	char hash_fp[65];
-	outputs_fingerprint(sc, &o.ov, (int)plan.o[0].mode, "hash", -1, NULL, 0, hash_fp);
+	outputs_fingerprint(sc, (int)plan.o[0].mode, "hash", -1, NULL, 0, hash_fp);
 	hash_cfg.fingerprint = hash_fp;
 	if (o.hash) {
 		rc = hash_enc->check(&hash_cfg, &err);
@@ -277,25 +277,22 @@ int cmd_render(int argc, char **argv)
 	}
 	/* An MP4 of the colour picture gets 4:2:0 straight from the renderer (no RGB frame in
 	 * between; the same bytes as converting one), unless --hash reads its RGB pixels. */
-	for (int i = 0; i < plan.n; i++)
+	for (int i = 0; i < plan.n; i++) {
+		tp_format yuv;
 		if (!strcmp(plan.o[i].enc->name, "mp4") && plan.o[i].cfg.fmt == TP_RGB8 &&
-		    render_yuv(plan.o[i].rd) && !(o.hash && i == 0))
+		    tp_scene_format_as(sc, plan.o[i].mode, TP_PIXELS_YUV420, &yuv, NULL) == 0 &&
+		    !(o.hash && i == 0))
 			plan.o[i].cfg.fmt = TP_YUV420;
+	}
 	/* Stats may go to a stream (/dev/stdout, also redirected to a file), a pipe or a
 	 * device, written directly; files are written under a temporary name like every
 	 * other output (tp_wopen). */
 	if (o.stats && (rc = tp_check_output(o.stats, o.overwrite, 1, &err)) < 0)
 		goto fail;
 
-	rc = level_heights(sc, &plan, threads, o.quiet, &err);
+	rc = level_heights(sc, &plan, o.quiet, &err);
 	if (rc < 0)
 		goto fail;
-	rc = loop_create(sc, threads, &lp, &err);
-	if (rc < 0)
-		goto fail;
-	st = loop_stepper(lp);
-	/* Ctrl-C and SIGTERM stop a long frame in the middle (sph's substeps), not after it */
-	stepper_set_cancel(st, &tp_cli_interrupted);
 	if (o.stats && (rc = tp_wopen(&stats, o.stats, &err)) < 0)
 		goto fail;
 	/* A pipe or device gets each line as it is made (and fails at once). */
@@ -321,23 +318,25 @@ int cmd_render(int argc, char **argv)
 		hash_sink = sinks[nsinks++];
 	}
 	hs.sink = hash_sink;
-	const int depth = queue_depth(&plan, fmts, nsinks - (hash_sink != NULL), sc->width,
-				      sc->height);
-	rc = enc_queue_create(sinks, fmts, share, nsinks - (hash_sink != NULL), sc->width,
-			      sc->height, depth, &q, &err);
+	const int depth = queue_depth(&plan, fmts, nsinks - (hash_sink != NULL), in.width,
+				      in.height);
+	rc = enc_queue_create(sinks, fmts, share, nsinks - (hash_sink != NULL), in.width,
+			      in.height, depth, &q, &err);
 	if (rc < 0)
 		goto fail;
 
 	tp_progress prog;
 	int warned_clip = 0;
 	tp_progress_start(&prog, "render", last - first + 1, o.quiet);
-	if (first > 0 && (rc = seek_to(lp, sc, &o, first, &err)) < 0)
+	if (first > 0 && (rc = seek_to(sc, &o, first, &err)) < 0)
 		goto fail;
 	for (int k = first; k <= last && !tp_cli_interrupted; k++) {
-		tp_surface surf;
-		rc = loop_next(lp, &surf, &err);
-		if (rc == TP_EINTR && tp_cli_interrupted)
+		tp_error e;
+		rc = tp_scene_step(sc, &e);
+		if (rc == TP_ERROR_CANCELLED && tp_cli_interrupted)
 			rc = 0; /* stopped mid-frame: the frames before it are whole */
+		else if (rc < 0)
+			rc = cli_api_err(&e, &err);
 		if (rc < 0 || tp_cli_interrupted)
 			break;
 		tp_image *slot = enc_queue_acquire(q);
@@ -345,7 +344,9 @@ int cmd_render(int argc, char **argv)
 			break; /* an encoder failed; enc_queue_finish() reports it */
 		/* the previous frame's hash alongside this frame's drawing; its slot is the
 		 * encoders' to read, and not ours to reuse before depth - 1 more frames */
-		outputs_render(&plan, &surf, slot, hs.img ? hash_pending : NULL, &hs);
+		rc = outputs_render(&plan, sc, k, slot, hs.img ? hash_pending : NULL, &hs, &err);
+		if (rc < 0)
+			break;
 		if (hs.rc < 0) {
 			rc = hs.rc;
 			err = hs.err;
@@ -366,10 +367,11 @@ int cmd_render(int argc, char **argv)
 				clipped, k);
 		}
 		if (stats.f) {
-			tp_stats s;
-			stepper_stats(st, &s);
-			if (write_stats_line(stats.f, sc, k, stepper_time(st), &s, &surf,
-					     clipped) < 0) {
+			tp_frame_stats fs;
+			int nb = 0;
+			if ((rc = frame_stats(sc, k, &fs, &poses, &npose_cap, &nb, &err)) < 0)
+				break;
+			if (write_stats_line(stats.f, &fs, poses, nb, clipped) < 0) {
 				if (errno == EPIPE && tp_cli_broken_pipe()) {
 					/* The reader went away: an interruption, not a failure.
 					 * This frame is already with the encoders, so it counts. */
@@ -429,7 +431,7 @@ int cmd_render(int argc, char **argv)
 			snprintf(more, sizeof more, " (+%d more)", plan.n - 1);
 		/* One figure: frames written over the wall time from the first simulated step
 		 * to the last byte written, the same measure as the progress line's */
-		const int wf = loop_warmup_frames(lp), skipped = first > 0;
+		const int wf = tp_scene_warmup_frames(sc), skipped = first > 0;
 		if (wf || skipped)
 			snprintf(warm, sizeof warm, "; the time includes %s%s%s",
 				 wf ? "the loop's warm-up" : "", wf && skipped ? " and " : "",
@@ -437,7 +439,7 @@ int cmd_render(int argc, char **argv)
 		snprintf(summary, sizeof summary,
 			 "%s %d frame%s (%dx%d, %s) to %s%s in %.2f s (%.1f fps%s)",
 			 interrupted ? "interrupted after" : "rendered", frames_done,
-			 frames_done == 1 ? "" : "s", sc->width, sc->height, sc->solver->name,
+			 frames_done == 1 ? "" : "s", in.width, in.height, in.solver,
 			 plan.o[0].path, more, el, el > 0 ? frames_done / el : 0.0, warm);
 		tp_progress_done(&prog, summary);
 		if (interrupted && tp_cli_broken_pipe())
@@ -458,9 +460,8 @@ fail:
 	enc_queue_destroy(q);
 	for (int i = 0; i < nsinks; i++)
 		enc_sink_destroy(sinks[i]);
-	loop_destroy(lp);
-	outputs_free(&plan);
-	scene_destroy(sc);
+	free(poses);
+	tp_scene_free(sc);
 	if (rc < 0 && rc != TP_EINTR)
 		return tp_cli_fail(rc, &err);
 	return tp_exit_code(rc);

@@ -7,6 +7,34 @@
 
 #include "cli/cli.h"
 
+int cli_api_err(const tp_error *e, tp_err *err)
+{
+	const char *text = e->text[0] ? e->text : "failed";
+	size_t n = strnlen(text, sizeof err->msg - 1); /* messages are one line, well under */
+	memcpy(err->msg, text, n);
+	err->msg[n] = 0;
+	return e->code < 0 ? e->code : TP_EIO;
+}
+
+int cli_load(const char *path, const cli_overrides *ov, int threads, tp_scene **out,
+	     tp_err *err)
+{
+	const tp_load_options lo = {.width = ov->width,
+				    .height = ov->height,
+				    .scale = ov->scale,
+				    .frames = ov->frames,
+				    .has_seed = ov->has_seed,
+				    .seed = ov->seed,
+				    .sets = ov->sets,
+				    .nsets = ov->nsets,
+				    .threads = threads,
+				    .checkpoint_every = TP_CHECKPOINTS_NONE,
+				    .output = ov->output};
+	tp_error e;
+	int rc = tp_scene_load_file(path, &lo, out, &e);
+	return rc < 0 ? cli_api_err(&e, err) : 0;
+}
+
 int cli_parse_bitrate(const char *s, int64_t *out)
 {
 	char buf[64];
@@ -139,9 +167,9 @@ static int parse_shared(const char *cmd, const char *usage, int c, const char *n
 	case 'q': o->quiet = 1; return 0;
 	case 'h': fputs(usage, stdout); return 1;
 	case OPT_FRAMES:
-		if (tp_parse_int(optarg, 1, SCENE_MAX_FRAMES, &v))
+		if (tp_parse_int(optarg, 1, TP_MAX_FRAMES, &v))
 			return tp_cli_usage(cmd, "--frames: expected a whole number 1..%d (got '%s')",
-					    SCENE_MAX_FRAMES, optarg);
+					    TP_MAX_FRAMES, optarg);
 		o->ov.frames = (int)v;
 		break;
 	case OPT_SIZE:

@@ -15,7 +15,8 @@
 #include <stdint.h>
 
 #include "cli/outputs.h"
-#include "scene/scene.h"
+#include "tidepool.h"
+#include "util/error.h"
 
 #define CLI_MAX_SETS 64
 #define CLI_MAX_ARGS 256
@@ -33,8 +34,20 @@ enum {
 #define CLI_RENDER_OPTS \
 	(CLI_OUTPUT_OPTS | CLI_FLIPBOOK_OPTS | CLI_ENCODE_OPTS | CLI_RANGE_OPTS | CLI_OVERWRITE_OPT)
 
+/* The scene group's values, as tp_load_options takes them (zero: the scene's own). */
+typedef struct cli_overrides {
+	int width, height; /* --size */
+	double scale;      /* --scale */
+	int frames;        /* --frames */
+	int has_seed;      /* --seed */
+	uint64_t seed;
+	const char *output; /* the first -o's path: replaces the scene's "output" */
+	const char *const *sets; /* --set KEY=VALUE, in order */
+	int nsets;
+} cli_overrides;
+
 typedef struct cli_opts {
-	scene_overrides ov;
+	cli_overrides ov;
 	int threads;
 	int overwrite, quiet;
 	const char *stats;
@@ -91,6 +104,14 @@ int cli_opts_parse(const char *cmd, const char *usage, unsigned flags, int argc,
 /* The same with the command's own options. */
 int cli_opts_parse_with(const char *cmd, const char *usage, unsigned flags, const cli_extra *x,
 			int argc, char **argv, cli_opts *o);
+
+/* Loads a scene through libtidepool with these overrides and --threads, keeping no
+ * checkpoints in memory (the commands go forwards only). On failure the message (the
+ * library's, as validate prints it) is in err and the TP_E* code returned. */
+int cli_load(const char *path, const cli_overrides *ov, int threads, tp_scene **out,
+	     tp_err *err);
+/* A failed library call's error as the CLI's: the message into err, the code returned. */
+int cli_api_err(const tp_error *e, tp_err *err);
 
 /* --bitrate: bits/s with an optional k or M suffix. 0 or -1. */
 int cli_parse_bitrate(const char *s, int64_t *out);

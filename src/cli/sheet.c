@@ -8,7 +8,7 @@
 #include <strings.h>
 
 #include "encode/mp4_read.h"
-#include "encode/png.h"
+#include "util/png.h"
 #include "util/image.h"
 
 #define GLYPH_W 7

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "solvers/solver.h"
+#include "tidepool.h"
 
 static const char usage[] =
 	"usage: tidepool solvers [NAME]\n"
@@ -16,23 +16,26 @@ static const char usage[] =
 	"\n"
 	"  -h, --help    show this help\n";
 
-static void print_solver(const tp_solver *s)
+static void print_solver(int i)
 {
-	printf("%s - %s\n", s->name, s->description);
-	if (!s->options || !s->options[0].name) {
+	tp_solver_info s;
+	tp_solver_get(i, &s);
+	printf("%s - %s\n", s.name, s.description);
+	if (!s.nparams) {
 		printf("    (no parameters)\n");
 		return;
 	}
-	for (const tp_option *o = s->options; o->name; o++) {
-		char def[64], range[256];
-		tp_opts_range(o, range, sizeof range);
-		if (o->type == TP_OPT_BOOL)
-			snprintf(def, sizeof def, "%s", o->def != 0 ? "true" : "false");
-		else if (o->type == TP_OPT_ENUM)
-			snprintf(def, sizeof def, "\"%s\"", o->choices[(int)o->def]);
+	for (int k = 0; k < s.nparams; k++) {
+		tp_param o;
+		char def[64];
+		tp_solver_param(i, k, &o);
+		if (o.type == 2)
+			snprintf(def, sizeof def, "%s", o.def != 0 ? "true" : "false");
+		else if (o.type == 3)
+			snprintf(def, sizeof def, "\"%s\"", o.choices[(int)o.def]);
 		else
-			snprintf(def, sizeof def, "%g", o->def);
-		printf("    %-16s default %-10s range %-16s %s\n", o->name, def, range, o->help);
+			snprintf(def, sizeof def, "%g", o.def);
+		printf("    %-16s default %-10s range %-16s %s\n", o.name, def, o.range, o.help);
 	}
 }
 
@@ -52,27 +55,31 @@ int cmd_solvers(int argc, char **argv)
 		}
 		return tp_cli_usage("solvers", "unknown option '%s'", argv[optind - 1]);
 	}
+	const int n = tp_solver_count();
 	if (optind < argc) {
-		const tp_solver *s = solver_find(argv[optind]);
-		if (!s) {
-			const char *names[64];
-			int n = 0;
-			for (; n < 63 && tp_solvers[n]; n++)
-				names[n] = tp_solvers[n]->name;
-			names[n] = NULL;
-			const char *sug = tp_cli_suggest(argv[optind], names);
-			if (sug)
-				return tp_cli_usage("solvers", "no solver named '%s' (did you mean '%s'?)",
-						    argv[optind], sug);
-			return tp_cli_usage("solvers", "no solver named '%s'", argv[optind]);
+		const char *names[64];
+		int k = 0;
+		for (; k < 63 && k < n; k++) {
+			tp_solver_info s;
+			tp_solver_get(k, &s);
+			names[k] = s.name;
 		}
-		print_solver(s);
-		return 0;
+		names[k] = NULL;
+		for (int i = 0; i < k; i++)
+			if (!strcmp(names[i], argv[optind])) {
+				print_solver(i);
+				return 0;
+			}
+		const char *sug = tp_cli_suggest(argv[optind], names);
+		if (sug)
+			return tp_cli_usage("solvers", "no solver named '%s' (did you mean '%s'?)",
+					    argv[optind], sug);
+		return tp_cli_usage("solvers", "no solver named '%s'", argv[optind]);
 	}
-	for (int i = 0; tp_solvers[i]; i++) {
+	for (int i = 0; i < n; i++) {
 		if (i)
 			putchar('\n');
-		print_solver(tp_solvers[i]);
+		print_solver(i);
 	}
 	return 0;
 }

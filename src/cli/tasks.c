@@ -23,8 +23,7 @@
 #include "cli/sceneopts.h"
 #include "cli/shline.h"
 #include "cli/tasks.h"
-#include "scene/scene.h"
-#include "sim/ckpt.h"
+#include "tidepool.h"
 #include "util/fsutil.h"
 
 typedef struct output {
@@ -81,7 +80,7 @@ static int is_video(const char *p)
 
 typedef struct plan {
 	const tasks_opts *o;
-	const scene *sc;
+	tp_scene *sc;
 	output outs[OUTPUTS_MAX];
 	int nouts;
 	int frames, nchunks, digits;
@@ -143,15 +142,9 @@ static int chunk_done(plan *p, int c)
 /* 1 when every checkpoint `tidepool cache` would write is there and fits. */
 static int cache_done(const plan *p)
 {
-	ckpt_key key = {.sc = p->sc};
-	scene_fingerprint(p->sc, &p->o->ov, key.fingerprint);
-	for (int k = p->o->every; k <= p->frames - 1; k += p->o->every) {
-		char path[4352];
-		tp_err err;
-		if (ckpt_path(p->o->cache, k, path, sizeof path) < 0 ||
-		    ckpt_check(path, &key, k, NULL, &err) < 0)
+	for (int k = p->o->every; k <= p->frames - 1; k += p->o->every)
+		if (tp_scene_check_checkpoint(p->sc, p->o->cache, k, NULL) < 0)
 			return 0;
-	}
 	return 1;
 }
 
@@ -264,7 +257,9 @@ static int join_cmds(plan *p, tp_line *ls)
 static int fingerprints(plan *p, tp_err *err)
 {
 	const tasks_opts *o = p->o;
-	const scene *sc = p->sc;
+	tp_scene *sc = p->sc;
+	tp_scene_outputs so;
+	tp_scene_get_outputs(sc, &so);
 	int crf = -1;
 	const char *preset = NULL;
 	int64_t bitrate = 0;
@@ -281,12 +276,12 @@ static int fingerprints(plan *p, tp_err *err)
 	for (int i = 0; i < p->nouts; i++) {
 		output *out = &p->outs[i];
 		int mode = out->mode >= 0 ? out->mode
-			   : sc->noutputs ? (int)sc->outputs[0].mode
-					  : (int)sc->render.mode;
+			   : so.n ? (int)so.o[0].mode
+				  : (int)so.mode;
 		const char *enc = out->kind == 'v' ? "mp4" : out->kind == 'p' ? "png" : "null";
-		outputs_fingerprint(sc, &o->ov, mode, enc, crf, preset, bitrate, out->fp);
+		outputs_fingerprint(sc, mode, enc, crf, preset, bitrate, out->fp);
 		if (i == 0)
-			outputs_fingerprint(sc, &o->ov, mode, "hash", -1, NULL, 0, p->hash_fp);
+			outputs_fingerprint(sc, mode, "hash", -1, NULL, 0, p->hash_fp);
 	}
 	return 0;
 }
@@ -295,19 +290,20 @@ static int fingerprints(plan *p, tp_err *err)
 static int plan_outputs(plan *p, tp_err *err)
 {
 	const tasks_opts *o = p->o;
-	const scene *sc = p->sc;
+	tp_scene_outputs so;
+	tp_scene_get_outputs(p->sc, &so);
 	const char *paths[OUTPUTS_MAX];
 	int modes[OUTPUTS_MAX], n = 0;
 	if (o->nouts) {
 		for (int i = 0; i < o->nouts; i++, n++)
 			outputs_split(o->outs[i], &modes[n], &paths[n]);
-	} else if (sc->noutputs) {
-		for (int i = 0; i < sc->noutputs && n < OUTPUTS_MAX; i++, n++) {
-			paths[n] = sc->outputs[i].path;
-			modes[n] = (int)sc->outputs[i].mode;
+	} else if (so.n) {
+		for (int i = 0; i < so.n && n < OUTPUTS_MAX; i++, n++) {
+			paths[n] = so.o[i].path;
+			modes[n] = (int)so.o[i].mode;
 		}
-	} else if (sc->output) {
-		paths[n] = sc->output;
+	} else if (so.output) {
+		paths[n] = so.output;
 		modes[n++] = -1;
 	} else {
 		return tp_errf(err, TP_EUSAGE,
@@ -411,19 +407,21 @@ int cmd_tasks(int argc, char **argv)
 	if (prc)
 		return prc == 1 ? TP_EXIT_OK : prc;
 	tp_err err = {""};
-	scene *sc = NULL;
+	tp_scene *sc = NULL;
+	tp_scene_info in;
 	plan p = {.o = &o};
 	int *todo = NULL, rc;
 	tp_line joins[OUTPUTS_MAX + 1];
 	memset(joins, 0, sizeof joins);
-	if ((rc = scene_load(o.scene, &o.ov, &sc, &err)) < 0)
+	if ((rc = cli_load(o.scene, &o.ov, tp_cli_threads(o.c.threads), &sc, &err)) < 0)
 		goto done;
+	tp_scene_get_info(sc, &in);
 	p.sc = sc;
-	p.frames = sc->frames;
-	p.nchunks = (sc->frames + o.chunk - 1) / o.chunk;
+	p.frames = in.frames;
+	p.nchunks = (in.frames + o.chunk - 1) / o.chunk;
 	p.digits = 4;
-	p.use_cache = o.cache && sc->frames - 1 >= o.every; /* else no checkpoint would be made */
-	for (int f = sc->frames - 1; f >= 10000; f /= 10)
+	p.use_cache = o.cache && in.frames - 1 >= o.every; /* else no checkpoint would be made */
+	for (int f = in.frames - 1; f >= 10000; f /= 10)
 		p.digits++;
 	if ((rc = plan_outputs(&p, &err)) < 0)
 		goto done;
@@ -485,7 +483,7 @@ done:
 	for (int i = 0; i < p.nouts; i++)
 		free(p.outs[i].path);
 	free(todo);
-	scene_destroy(sc);
+	tp_scene_free(sc);
 	if (rc < 0)
 		return tp_cli_fail(rc, &err);
 	return TP_EXIT_OK;

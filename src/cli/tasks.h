@@ -7,13 +7,13 @@
 
 #include "cli/outputs.h"
 #include "cli/sceneopts.h"
-#include "scene/scene.h"
+
 
 enum step { STEP_ALL, STEP_CACHE, STEP_RENDER, STEP_JOIN };
 
 typedef struct tasks_opts {
 	cli_opts c; /* the shared options (sceneopts.h): scene, -o and encoder groups */
-	scene_overrides ov;
+	cli_overrides ov;
 	const char *scene, *cache, *bin, *hash, *stats;
 	int chunk, every, missing, slurm;
 	enum step step;

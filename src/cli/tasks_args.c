@@ -51,9 +51,9 @@ static int own_option(void *ctx, int c, const char *name, const char *arg)
 	switch (c) {
 	case OPT_CHUNK:
 	case OPT_EVERY:
-		if (tp_parse_int(arg, 1, SCENE_MAX_FRAMES, &v))
+		if (tp_parse_int(arg, 1, TP_MAX_FRAMES, &v))
 			return tp_cli_usage("tasks", "--%s: expected a whole number 1..%d (got '%s')",
-					    name, SCENE_MAX_FRAMES, arg);
+					    name, TP_MAX_FRAMES, arg);
 		*(c == OPT_CHUNK ? &o->chunk : &o->every) = (int)v;
 		return 0;
 	case OPT_CACHE: o->cache = arg; return 0;

@@ -6,9 +6,7 @@
 #include "cli/cli.h"
 #include "cli/outputs.h"
 #include "cli/sceneopts.h"
-#include "render/render.h"
-#include "scene/scene.h"
-#include "sim/loop.h"
+#include "tidepool.h"
 #include "util/fsutil.h"
 
 static const char usage[] =
@@ -37,45 +35,40 @@ static int check_output(const char *file, const char *path, tp_err *err)
 	return 0;
 }
 
-static int check_one(const char *path, const cli_opts *o)
+/* Loading through the library checks what a render sets up before its first frame: the
+ * scene, the renderers of its modes, the solver at init and the loop's cross-fade. */
+static int check_one(const char *path, const cli_opts *o, int threads)
 {
 	tp_err err = {""};
-	scene *sc = NULL;
-	sim_loop *lp = NULL;
-	render_ctx *rd = NULL;
-	int rc = scene_load(path, &o->ov, &sc, &err);
-	if (rc == 0)
-		rc = render_create(sc, sc->render.mode, &rd, &err);
-	/* Every mode named in "outputs" or by -o must be one the solver's surface can feed. */
-	for (int i = 0; rc == 0 && i < sc->noutputs; i++) {
-		render_ctx *other = NULL;
-		rc = render_create(sc, sc->outputs[i].mode, &other, &err);
-		render_destroy(other);
+	tp_scene *sc = NULL;
+	tp_scene_outputs so = {0};
+	tp_scene_info in = {0};
+	int rc = cli_load(path, &o->ov, threads, &sc, &err);
+	if (rc == 0) {
+		tp_scene_get_outputs(sc, &so);
+		tp_scene_get_info(sc, &in);
 	}
+	/* Every mode named by -o must be one the solver's surface can feed. */
 	for (int i = 0; rc == 0 && i < o->outs.n; i++) {
 		int mode;
 		const char *out;
 		outputs_split(o->outs.spec[i], &mode, &out);
-		render_ctx *other = NULL;
-		if (mode >= 0 && (rc = render_create(sc, (scene_mode)mode, &other, &err)) < 0)
-			rc = tp_errprefix(&err, rc, "-o %s", o->outs.spec[i]);
-		render_destroy(other);
+		tp_format f;
+		tp_error e;
+		if (mode >= 0 && tp_scene_format_as(sc, (tp_mode)mode, TP_PIXELS_NATIVE, &f, &e) < 0)
+			rc = tp_errprefix(&err, cli_api_err(&e, &err), "-o %s", o->outs.spec[i]);
 		if (rc == 0)
 			rc = check_output(path, out, &err);
 	}
 	if (rc == 0)
-		rc = check_output(path, sc->output, &err);
-	for (int i = 0; rc == 0 && i < sc->noutputs; i++)
-		rc = check_output(path, sc->outputs[i].path, &err);
-	if (rc == 0) /* the solver's init and the loop's cross-fade, as render sets them up */
-		rc = loop_create(sc, 1, &lp, &err);
+		rc = check_output(path, so.output, &err);
+	for (int i = 0; rc == 0 && i < so.n; i++)
+		rc = check_output(path, so.o[i].path, &err);
 	if (rc == 0 && !o->quiet)
-		printf("%s: ok (%s, %dx%d, %d frames at %g fps%s%s)\n", path, sc->solver->name,
-		       sc->width, sc->height, sc->frames, sc->fps, sc->output ? ", output " : "",
-		       sc->output ? sc->output : "");
-	loop_destroy(lp);
-	render_destroy(rd);
-	scene_destroy(sc);
+		printf("%s: ok (%s, %dx%d, %d frames at %g fps%s%s)\n", path, in.solver, in.width,
+		       in.height, in.frames, in.fps, so.output ? ", output " : "",
+		       so.output ? so.output : "");
+	tp_scene_free(sc);
 	if (rc < 0)
 		return tp_cli_fail(rc, &err);
 	return 0;
@@ -89,10 +82,10 @@ int cmd_validate(int argc, char **argv)
 		return rc == 1 ? TP_EXIT_OK : rc;
 	if (o.first >= argc)
 		return tp_cli_usage("validate", "no scene file given");
-	tp_cli_threads(o.threads);
+	const int threads = tp_cli_threads(o.threads);
 	int worst = 0;
 	for (int i = o.first; i < argc; i++) {
-		int status = check_one(argv[i], &o);
+		int status = check_one(argv[i], &o, threads);
 		if (status > worst)
 			worst = status;
 	}

@@ -12,7 +12,7 @@
 typedef struct vary {
 	const char *key;
 	int n;
-	char **values; /* JSON text or plain strings, as --set takes them */
+	const char *const *values; /* JSON text or plain strings, as --set takes them */
 } vary;
 
 /* Splits "3,4" or "tiles,pebbles" at commas outside brackets and quotes, or expands

@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "encode/png.h"
+#include "util/png.h"
 #include "preview/json.h"
 #include "util/image.h"
 

@@ -1,6 +1,6 @@
 /*
  * bench_png.c - `tidepool-bench --png-decode FILE...`: decoding a PNG to RGB8 with
- * tidepool's reader (libpng, src/core/encode/png.c) against libspng (Debian libspng0),
+ * tidepool's reader (libpng, src/encode/png.c) against libspng (Debian libspng0),
  * the measurement issue 29 asks for before choosing the decoder of `compare`. Rounds
  * alternate which library goes first; each library's best of the rounds is reported, and
  * the pixels are checked equal. A bench, never a test: it only reports.
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "bench/bench.h"
-#include "encode/png.h"
+#include "util/png.h"
 #include "util/image.h"
 
 /* Decodes path with libspng into *buf (RGB8); returns bytes, or 0 on failure. */

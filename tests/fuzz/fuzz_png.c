@@ -1,6 +1,6 @@
 /* PNG reader: any bytes, decoded to one of the pixel formats tidepool asks for. Checks
  * the error contract and, on success, that the image is within the documented limits. */
-#include "encode/png.h"
+#include "util/png.h"
 #include "fuzz_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

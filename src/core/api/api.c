@@ -33,33 +33,6 @@
  * playing forwards several times slower. */
 #define CKPT_GAP_SECONDS 0.04
 
-typedef struct mem_ckpt {
-	int frame; /* the next output frame once loaded */
-	double t;  /* simulated time of the state (tp_scene_reuse_checkpoints) */
-	char *buf;
-	size_t len;
-} mem_ckpt;
-
-struct tp_scene {
-	scene *sc;
-	scene_overrides ov;
-	char **sets; /* copies of the --set strings */
-	int threads;
-	sim_loop *lp;
-	tp_surface surf; /* the surface of frame pos, valid while pos >= 0 */
-	int pos;         /* the frame lp last gave, -1 before the first */
-	render_ctx *rd[TP_MODE_COUNT];
-	/* In-memory checkpoints, by increasing frame, within budget bytes. */
-	mem_ckpt *ck;
-	int nck, cap;
-	size_t ck_bytes, budget;
-	int every;       /* the caller's spacing in frames (every_fixed) */
-	int every_fixed;
-	double gap;      /* else seconds of stepping between checkpoints */
-	double since_ck; /* seconds stepped since the last checkpoint (or the start) */
-	int levelled;    /* the height map's "auto" scale is set */
-};
-
 /* The public mode numbers are scene_mode's. */
 _Static_assert((int)TP_MODE_COLOR == (int)SCENE_MODE_COLOR &&
 		       (int)TP_MODE_HEIGHT == (int)SCENE_MODE_HEIGHT &&
@@ -69,6 +42,8 @@ _Static_assert((int)TP_MODE_COLOR == (int)SCENE_MODE_COLOR &&
 		       (int)TP_MODE_DISPLACEMENT == (int)SCENE_MODE_DISPLACEMENT &&
 		       (int)TP_MODE_FOAM == (int)SCENE_MODE_FOAM,
 	       "tp_mode and scene_mode differ");
+_Static_assert(TP_MAX_FRAMES == SCENE_MAX_FRAMES, "frame limits differ");
+_Static_assert((int)TP_ERROR_CANCELLED == (int)TP_EINTR, "cancel codes differ");
 _Static_assert((int)TP_ERROR_INPUT == (int)TP_EINPUT && (int)TP_ERROR_IO == (int)TP_EIO &&
 		       (int)TP_ERROR_ARGUMENT == (int)TP_EUSAGE,
 	       "public and internal error codes differ");
@@ -151,13 +126,13 @@ void api_error_fill(tp_error *e, int code, const char *msg, const char *file)
 	copy_span(e->message, sizeof e->message, rest, strlen(rest));
 }
 
-static int fail(tp_scene *s, tp_error *e, int code, const tp_err *err)
+int api_fail(tp_scene *s, tp_error *e, int code, const tp_err *err)
 {
 	api_error_fill(e, code, err->msg, s && s->sc ? s->sc->path : NULL);
 	return code;
 }
 
-__attribute__((format(printf, 2, 3))) static int fail_arg(tp_error *e, const char *fmt, ...)
+int api_fail_arg(tp_error *e, const char *fmt, ...)
 {
 	char msg[1024];
 	va_list ap;
@@ -170,7 +145,7 @@ __attribute__((format(printf, 2, 3))) static int fail_arg(tp_error *e, const cha
 
 /* ---- loading ------------------------------------------------------------------------- */
 
-static int use_threads(const tp_scene *s)
+int api_use_threads(const tp_scene *s)
 {
 	int n = s->threads > 0 ? s->threads : omp_get_num_procs();
 	/* A per-thread setting: another thread's scene keeps its own. */
@@ -185,6 +160,12 @@ static void free_sets(char **sets, int n)
 	free(sets);
 }
 
+static int fail_oom(tp_error *e)
+{
+	api_error_fill(e, TP_ERROR_IO, "out of memory", NULL);
+	return TP_ERROR_IO;
+}
+
 static int load_common(const char *path, const char *text, const tp_load_options *opt,
 		       tp_scene **out, tp_error *e)
 {
@@ -193,25 +174,28 @@ static int load_common(const char *path, const char *text, const tp_load_options
 	int rc;
 
 	if (!out)
-		return fail_arg(e, "no place for the scene given");
+		return api_fail_arg(e, "no place for the scene given");
 	*out = NULL;
 	if (!opt)
 		opt = &none;
 	if (opt->nsets < 0 || (opt->nsets > 0 && !opt->sets) || opt->threads < 0 ||
-	    opt->checkpoint_every < 0)
-		return fail_arg(e, "bad options (nsets %d, threads %d)", opt->nsets, opt->threads);
+	    opt->checkpoint_every < TP_CHECKPOINTS_NONE)
+		return api_fail_arg(e, "bad options (nsets %d, threads %d)", opt->nsets, opt->threads);
 	tp_scene *s = calloc(1, sizeof *s);
 	if (!s || (opt->nsets && !(s->sets = calloc((size_t)opt->nsets, sizeof *s->sets)))) {
 		free(s);
-		tp_errf(&err, TP_EIO, "out of memory");
-		api_error_fill(e, TP_ERROR_IO, err.msg, NULL);
-		return TP_ERROR_IO;
+		return fail_oom(e);
+	}
+	if (opt->output && !(s->output = strdup(opt->output))) {
+		free(s);
+		return fail_oom(e);
 	}
 	for (int i = 0; i < opt->nsets; i++)
 		if (!opt->sets[i] || !(s->sets[i] = strdup(opt->sets[i]))) {
+			free(s->output);
 			free_sets(s->sets, opt->nsets);
 			free(s);
-			return fail_arg(e, "sets[%d] is NULL or memory ran out", i);
+			return api_fail_arg(e, "sets[%d] is NULL or memory ran out", i);
 		}
 	s->ov = (scene_overrides){
 		.width = opt->width,
@@ -222,12 +206,14 @@ static int load_common(const char *path, const char *text, const tp_load_options
 		.seed = opt->seed,
 		.sets = (const char *const *)s->sets,
 		.nsets = opt->nsets,
+		.output = s->output,
 	};
 	s->threads = opt->threads;
 	s->pos = -1;
 	s->budget = opt->checkpoint_bytes ? opt->checkpoint_bytes : DEFAULT_CKPT_BYTES;
 	s->every = opt->checkpoint_every;
 	s->every_fixed = opt->checkpoint_every > 0;
+	s->no_ck = opt->checkpoint_every == TP_CHECKPOINTS_NONE;
 	s->gap = CKPT_GAP_SECONDS;
 	if (text)
 		rc = scene_load_text(path, text, strlen(text), &s->ov, &s->sc, &err);
@@ -241,20 +227,20 @@ static int load_common(const char *path, const char *text, const tp_load_options
 	/* What `tidepool validate` checks, in its order: the render modes the scene asks for
 	 * (their renderers are kept for the first frames), then the solver at init and the
 	 * loop, so that a scene that loads is one that runs, with the same message. */
-	use_threads(s);
+	api_use_threads(s);
 	const scene *sc = s->sc;
 	for (int i = -1; i < sc->noutputs; i++) {
 		scene_mode m = i < 0 ? sc->render.mode : sc->outputs[i].mode;
 		if (s->rd[m])
 			continue;
 		if ((rc = render_create(sc, m, &s->rd[m], &err)) < 0) {
-			fail(s, e, rc, &err);
+			api_fail(s, e, rc, &err);
 			tp_scene_free(s);
 			return rc;
 		}
 	}
-	if ((rc = loop_create(s->sc, s->threads, &s->lp, &err)) < 0) {
-		fail(s, e, rc, &err);
+	if ((rc = api_new_loop(s, &s->lp, &err)) < 0) {
+		api_fail(s, e, rc, &err);
 		tp_scene_free(s);
 		return rc;
 	}
@@ -268,7 +254,7 @@ TP_API int tp_scene_load_file(const char *path, const tp_load_options *opt, tp_s
 			      tp_error *err)
 {
 	if (!path)
-		return fail_arg(err, "no scene file given");
+		return api_fail_arg(err, "no scene file given");
 	return load_common(path, NULL, opt, out, err);
 }
 
@@ -276,7 +262,7 @@ TP_API int tp_scene_load_string(const char *json, const char *name, const tp_loa
 				tp_scene **out, tp_error *err)
 {
 	if (!json)
-		return fail_arg(err, "no scene text given");
+		return api_fail_arg(err, "no scene text given");
 	return load_common(name ? name : "<string>", json, opt, out, err);
 }
 
@@ -294,12 +280,16 @@ TP_API void tp_scene_free(tp_scene *s)
 {
 	if (!s)
 		return;
-	for (int m = 0; m < TP_MODE_COUNT; m++)
+	for (int m = 0; m < TP_MODE_COUNT; m++) {
 		render_destroy(s->rd[m]);
+		render_destroy(s->rdv[m][0]);
+		render_destroy(s->rdv[m][1]);
+	}
 	loop_destroy(s->lp);
 	drop_checkpoints(s);
 	scene_destroy(s->sc);
 	free_sets(s->sets, s->ov.nsets);
+	free(s->output);
 	free(s);
 }
 
@@ -368,7 +358,7 @@ static double seconds(void)
  * checkpoints fall changes only how long a seek takes, never a frame's bytes. */
 static int maybe_checkpoint(tp_scene *s, int frame, tp_error *e)
 {
-	if (frame <= 0 || frame >= s->sc->frames)
+	if (frame <= 0 || frame >= s->sc->frames || s->no_ck)
 		return 0;
 	if (s->nck && s->ck[s->nck - 1].frame >= frame)
 		return 0; /* kept already (checkpoints are made in order) */
@@ -381,14 +371,14 @@ static int maybe_checkpoint(tp_scene *s, int frame, tp_error *e)
 	double t0 = seconds();
 	FILE *f = open_memstream(&buf, &len);
 	if (!f)
-		return fail(s, e, tp_errf(&err, TP_EIO, "checkpoint in memory: %s", strerror(errno)),
+		return api_fail(s, e, tp_errf(&err, TP_EIO, "checkpoint in memory: %s", strerror(errno)),
 			    &err);
 	int rc = loop_save(s->lp, f, &err);
 	if (fclose(f) != 0 && rc == 0)
 		rc = tp_errf(&err, TP_EIO, "checkpoint in memory: %s", strerror(errno));
 	if (rc < 0) {
 		free(buf);
-		return fail(s, e, rc, &err);
+		return api_fail(s, e, rc, &err);
 	}
 	/* Saving may cost more than stepping (large states): then space them so that saving
 	 * costs at most half the time spent stepping. */
@@ -433,6 +423,24 @@ static int maybe_checkpoint(tp_scene *s, int frame, tp_error *e)
 	return 0;
 }
 
+int api_new_loop(tp_scene *s, sim_loop **out, tp_err *err)
+{
+	int rc = loop_create(s->sc, s->threads, out, err);
+	if (rc == 0)
+		stepper_set_cancel(loop_stepper(*out), (const volatile sig_atomic_t *)s->cancel);
+	return rc;
+}
+
+void api_drop_loop(tp_scene *s)
+{
+	if (s->lp)
+		s->warmed += loop_warmup_frames(s->lp);
+	loop_destroy(s->lp);
+	s->lp = NULL;
+	s->pos = -1;
+	s->surf_ok = 0;
+}
+
 /* One frame forwards; its surface is made only if `look` (the frame a seek ends on): the
  * frames a seek passes through need only their state. */
 static int step_once(tp_scene *s, int look, tp_error *e)
@@ -446,12 +454,11 @@ static int step_once(tp_scene *s, int look, tp_error *e)
 	s->since_ck += seconds() - t0;
 	if (rc < 0) {
 		/* The state is unusable now: start over at the next call. */
-		loop_destroy(s->lp);
-		s->lp = NULL;
-		s->pos = -1;
-		return fail(s, e, rc, &err);
+		api_drop_loop(s);
+		return api_fail(s, e, rc, &err);
 	}
 	s->pos++;
+	s->surf_ok = look;
 	return 0;
 }
 
@@ -466,26 +473,25 @@ static int restart(tp_scene *s, int frame, tp_error *e)
 	const mem_ckpt *c = NULL;
 	for (int i = 0; i < s->nck && s->ck[i].frame <= frame; i++)
 		c = &s->ck[i];
-	s->pos = -1;
 	s->since_ck = 0;
 	if (!c || !s->lp) {
-		loop_destroy(s->lp);
-		s->lp = NULL;
-		if ((rc = loop_create(s->sc, s->threads, &s->lp, &err)) < 0)
-			return fail(s, e, rc, &err);
+		api_drop_loop(s);
+		if ((rc = api_new_loop(s, &s->lp, &err)) < 0)
+			return api_fail(s, e, rc, &err);
 	}
+	s->pos = -1;
+	s->surf_ok = 0;
 	if (!c)
 		return 0;
 	FILE *f = fmemopen(c->buf, c->len, "rb");
 	if (!f)
-		return fail(s, e, tp_errf(&err, TP_EIO, "checkpoint in memory: %s", strerror(errno)),
+		return api_fail(s, e, tp_errf(&err, TP_EIO, "checkpoint in memory: %s", strerror(errno)),
 			    &err);
 	rc = loop_load(s->lp, f, &err);
 	fclose(f);
 	if (rc < 0) {
-		loop_destroy(s->lp);
-		s->lp = NULL;
-		return fail(s, e, rc, &err);
+		api_drop_loop(s);
+		return api_fail(s, e, rc, &err);
 	}
 	s->pos = c->frame - 1;
 	s->since_ck = 0;
@@ -536,19 +542,19 @@ TP_API int tp_scene_reuse_checkpoints(tp_scene *s, tp_scene *from)
 TP_API int tp_scene_seek(tp_scene *s, int frame, tp_error *e)
 {
 	if (!s)
-		return fail_arg(e, "no scene given");
+		return api_fail_arg(e, "no scene given");
 	if (frame < 0 || frame >= s->sc->frames)
-		return fail_arg(e, "frame %d is out of range (the scene has %d frames)", frame,
+		return api_fail_arg(e, "frame %d is out of range (the scene has %d frames)", frame,
 				s->sc->frames);
-	use_threads(s);
-	if (frame == s->pos && s->lp)
+	api_use_threads(s);
+	if (frame == s->pos && s->lp && s->surf_ok)
 		return 0;
 	/* Replay from a checkpoint when going back, or when one is nearer than here. */
 	int best = 0;
 	for (int i = 0; i < s->nck && s->ck[i].frame <= frame; i++)
 		best = s->ck[i].frame;
 	int rc;
-	if (!s->lp || frame < s->pos || best > s->pos + 1)
+	if (!s->lp || frame < s->pos || (frame == s->pos && !s->surf_ok) || best > s->pos + 1)
 		if ((rc = restart(s, frame, e)) < 0)
 			return rc;
 	while (s->pos < frame)
@@ -560,9 +566,9 @@ TP_API int tp_scene_seek(tp_scene *s, int frame, tp_error *e)
 TP_API int tp_scene_step(tp_scene *s, tp_error *e)
 {
 	if (!s)
-		return fail_arg(e, "no scene given");
+		return api_fail_arg(e, "no scene given");
 	if (s->pos + 1 >= s->sc->frames)
-		return fail_arg(e, "frame %d is out of range (the scene has %d frames)", s->pos + 1,
+		return api_fail_arg(e, "frame %d is out of range (the scene has %d frames)", s->pos + 1,
 				s->sc->frames);
 	return tp_scene_seek(s, s->pos + 1, e);
 }
@@ -572,7 +578,7 @@ TP_API int tp_scene_step(tp_scene *s, tp_error *e)
 static int check_mode(const tp_scene *s, tp_mode mode, tp_error *e)
 {
 	if ((int)mode < 0 || (int)mode >= TP_MODE_COUNT)
-		return fail_arg(e, "mode %d is not a render mode (0..%d)", (int)mode, TP_MODE_COUNT - 1);
+		return api_fail_arg(e, "mode %d is not a render mode (0..%d)", (int)mode, TP_MODE_COUNT - 1);
 	if (!(scene_modes(s->sc) & 1u << mode)) {
 		tp_err err;
 		tp_errf(&err, TP_EUSAGE, "render mode \"%s\" is not available for the %s solver",
@@ -584,28 +590,41 @@ static int check_mode(const tp_scene *s, tp_mode mode, tp_error *e)
 }
 
 /* "maps": {"height": {"scale": "auto"}}: one scale for the whole render from its largest
- * |h|, as `tidepool render` levels it in a first pass of its own. */
-static int level_heights(tp_scene *s, render_ctx *rd, tp_error *e)
+ * |h|, as `tidepool render` levels it in a first pass of its own; every height-map
+ * renderer, made before or after, uses it. */
+int api_level(tp_scene *s, void (*progress)(void *, int, int), void *arg, tp_error *e)
 {
+	if (s->levelled || !s->sc->maps.height_auto)
+		return 0;
 	sim_loop *lp = NULL;
 	tp_err err = {{0}};
-	int rc = loop_create(s->sc, s->threads, &lp, &err);
+	int rc = api_new_loop(s, &lp, &err);
 	double top = 0;
 	for (int k = 0; rc == 0 && k < s->sc->frames; k++) {
 		tp_surface surf;
-		if ((rc = loop_next(lp, &surf, &err)) == 0) {
+		if (s->cancel && *s->cancel)
+			rc = tp_errf(&err, TP_EINTR, "cancelled");
+		else if ((rc = loop_next(lp, &surf, &err)) == 0) {
 			double m = render_surface_absmax(&surf);
 			top = m > top ? m : top;
+			if (progress)
+				progress(arg, k + 1, s->sc->frames);
 		}
 	}
 	loop_destroy(lp);
 	if (rc < 0)
-		return fail(s, e, rc, &err);
-	render_set_height_scale(rd, top > 0 ? 32767.0 / top : 0);
-	return 0;
+		return api_fail(s, e, rc, &err);
+	s->top = top;
+	s->levels = top > 0 ? 32767.0 / top : 0;
+	s->levelled = 1;
+	render_ctx *h[3] = {s->rd[TP_MODE_HEIGHT], s->rdv[TP_MODE_HEIGHT][0], s->rdv[TP_MODE_HEIGHT][1]};
+	for (int i = 0; i < 3; i++)
+		if (h[i])
+			render_set_height_scale(h[i], s->levels);
+	return 1;
 }
 
-static int renderer(tp_scene *s, tp_mode mode, render_ctx **out, tp_error *e)
+int api_renderer(tp_scene *s, tp_mode mode, render_ctx **out, tp_error *e)
 {
 	int rc;
 	if ((rc = check_mode(s, mode, e)) < 0 || (unsigned)mode >= TP_MODE_COUNT)
@@ -613,13 +632,12 @@ static int renderer(tp_scene *s, tp_mode mode, render_ctx **out, tp_error *e)
 	if (!s->rd[mode]) {
 		tp_err err = {{0}};
 		if ((rc = render_create(s->sc, (scene_mode)mode, &s->rd[mode], &err)) < 0)
-			return fail(s, e, rc, &err);
+			return api_fail(s, e, rc, &err);
 	}
-	if (mode == TP_MODE_HEIGHT && s->sc->maps.height_auto && !s->levelled) {
-		if ((rc = level_heights(s, s->rd[mode], e)) < 0)
-			return rc;
-		s->levelled = 1;
-	}
+	if (mode == TP_MODE_HEIGHT && (rc = api_level(s, NULL, NULL, e)) < 0)
+		return rc;
+	if (mode == TP_MODE_HEIGHT && s->levelled)
+		render_set_height_scale(s->rd[mode], s->levels);
 	*out = s->rd[mode];
 	return 0;
 }
@@ -635,8 +653,8 @@ TP_API int tp_scene_format(tp_scene *s, tp_mode mode, tp_format *out, tp_error *
 	render_ctx *rd;
 	int rc;
 	if (!s || !out)
-		return fail_arg(e, "no scene or no place for the format given");
-	if ((rc = renderer(s, mode, &rd, e)) < 0)
+		return api_fail_arg(e, "no scene or no place for the format given");
+	if ((rc = api_renderer(s, mode, &rd, e)) < 0)
 		return rc;
 	format_of(render_format(rd), s->sc->width, s->sc->height, out);
 	return 0;
@@ -648,25 +666,25 @@ TP_API int tp_scene_render(tp_scene *s, int frame, tp_mode mode, void *buf, size
 	render_ctx *rd;
 	int rc;
 	if (!s || !buf)
-		return fail_arg(e, "no scene or no buffer given");
-	if ((rc = renderer(s, mode, &rd, e)) < 0 || (rc = tp_scene_seek(s, frame, e)) < 0)
+		return api_fail_arg(e, "no scene or no buffer given");
+	if ((rc = api_renderer(s, mode, &rd, e)) < 0 || (rc = tp_scene_seek(s, frame, e)) < 0)
 		return rc;
 	tp_pixfmt f = render_format(rd);
 	size_t row = (size_t)s->sc->width * (size_t)tp_pixfmt_bytes(f);
 	if (stride == 0)
 		stride = row;
 	if (stride < row)
-		return fail_arg(e, "stride %d is less than a row (%d bytes)", (int)stride, (int)row);
+		return api_fail_arg(e, "stride %d is less than a row (%d bytes)", (int)stride, (int)row);
 	tp_image img = {.w = s->sc->width,
 			.h = s->sc->height,
 			.stride = (ptrdiff_t)stride,
 			.fmt = f,
 			.pixels = buf};
-	use_threads(s);
+	api_use_threads(s);
 	if ((rc = render_frame(rd, &s->surf, &img)) < 0) {
 		tp_err err;
 		tp_errf(&err, TP_EIO, "frame %d: rendering failed", frame);
-		return fail(s, e, rc, &err);
+		return api_fail(s, e, rc, &err);
 	}
 	if (e)
 		memset(e, 0, sizeof *e);
@@ -677,7 +695,7 @@ TP_API int tp_scene_height(tp_scene *s, int frame, float *buf, size_t stride, tp
 {
 	int rc;
 	if (!s || !buf)
-		return fail_arg(e, "no scene or no buffer given");
+		return api_fail_arg(e, "no scene or no buffer given");
 	if (s->sc->solver->caps & TP_SOLVER_PARTICLES) {
 		tp_err err;
 		tp_errf(&err, TP_EUSAGE, "the %s solver has no height field", s->sc->solver->name);
@@ -688,7 +706,7 @@ TP_API int tp_scene_height(tp_scene *s, int frame, float *buf, size_t stride, tp
 	if (stride == 0)
 		stride = (size_t)w;
 	if (stride < (size_t)w)
-		return fail_arg(e, "stride %d is less than a row (%d floats)", (int)stride, w);
+		return api_fail_arg(e, "stride %d is less than a row (%d floats)", (int)stride, w);
 	if ((rc = tp_scene_seek(s, frame, e)) < 0)
 		return rc;
 	const tp_surface *sf = &s->surf;
@@ -714,7 +732,7 @@ TP_API int tp_scene_stats(tp_scene *s, int frame, tp_frame_stats *out, tp_error 
 {
 	int rc;
 	if (!s || !out)
-		return fail_arg(e, "no scene or no place for the stats given");
+		return api_fail_arg(e, "no scene or no place for the stats given");
 	if ((rc = tp_scene_seek(s, frame, e)) < 0)
 		return rc;
 	stepper *st = loop_stepper(s->lp);

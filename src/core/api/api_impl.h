@@ -8,6 +8,60 @@
 #define TP_BUILDING_LIBRARY 1
 #include "tidepool.h"
 
+#include "render/render.h"
+#include "scene/scene.h"
+#include "sim/loop.h"
+#include "util/error.h"
+
+typedef struct mem_ckpt {
+	int frame; /* the next output frame once loaded */
+	double t;  /* simulated time of the state (tp_scene_reuse_checkpoints) */
+	char *buf;
+	size_t len;
+} mem_ckpt;
+
+struct tp_scene {
+	scene *sc;
+	scene_overrides ov;
+	char **sets; /* copies of the --set strings */
+	int threads;
+	sim_loop *lp;
+	tp_surface surf; /* the surface of frame pos, valid while pos >= 0 */
+	int pos;         /* the frame lp last gave, -1 before the first */
+	render_ctx *rd[TP_MODE_COUNT];
+	/* renderers of the other layouts (tp_pixels - 1: float, YUV), made when asked for */
+	render_ctx *rdv[TP_MODE_COUNT][2];
+	int surf_ok;     /* surf is frame pos's (not after tp_scene_pass or a disk checkpoint) */
+	int no_ck;       /* TP_CHECKPOINTS_NONE */
+	char *output;    /* tp_load_options.output, copied */
+	const volatile int *cancel; /* tp_scene_set_cancel() */
+	int warmed;      /* tp_scene_warmup_frames() of the loops before lp */
+	/* In-memory checkpoints, by increasing frame, within budget bytes. */
+	mem_ckpt *ck;
+	int nck, cap;
+	size_t ck_bytes, budget;
+	int every;       /* the caller's spacing in frames (every_fixed) */
+	int every_fixed;
+	double gap;      /* else seconds of stepping between checkpoints */
+	double since_ck; /* seconds stepped since the last checkpoint (or the start) */
+	int levelled;    /* the height map's "auto" scale is set: levels per unit, from top */
+	double levels, top;
+};
+
+/* api.c's helpers for the other files of the API: errors as data (fail: from a tp_err,
+ * naming the scene's file; fail_arg: a bad argument), the scene's thread count applied to
+ * this thread, the renderer of a mode in its own layout, and a fresh loop with the
+ * scene's cancel flag. */
+int api_fail(tp_scene *s, tp_error *e, int code, const tp_err *err);
+int api_fail_arg(tp_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int api_use_threads(const tp_scene *s);
+int api_renderer(tp_scene *s, tp_mode mode, render_ctx **out, tp_error *e);
+int api_new_loop(tp_scene *s, sim_loop **out, tp_err *err);
+/* Destroys the loop (its warm-up counted in s->warmed): the next call starts over. */
+void api_drop_loop(tp_scene *s);
+/* Levels the height maps of a "scale": "auto" scene once (tp_scene_level_heights()). */
+int api_level(tp_scene *s, void (*progress)(void *, int, int), void *arg, tp_error *e);
+
 /* Fills e from a one-line message "FILE:LINE:COL: what" (or "FILE: what", or "what"):
  * file, line and col where msg starts with `file` (may be NULL), the rest as message. */
 void api_error_fill(tp_error *e, int code, const char *msg, const char *file);

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "encode/png.h"
+#include "util/png.h"
 #include "scene/ld.h"
 
 #define COORD_MAX 1e6 /* keyframed things may start or end off the pool, not absurdly far */

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "scene/jsonpos.h"
+#include "util/suggest.h"
 #include "util/fsutil.h"
 
 /* ---- where a node is ---- */
@@ -147,58 +148,6 @@ const char *ld_numstr(double v, char *buf, size_t n)
 
 /* ---- suggestions ---- */
 
-/* Optimal-string-alignment distance (Levenshtein plus adjacent transpositions),
- * ASCII case-insensitive; words longer than 63 bytes are never close. */
-static int distance(const char *a, const char *b)
-{
-	size_t na = strlen(a), nb = strlen(b);
-	if (na > 63 || nb > 63)
-		return 1000;
-	int d[64][64];
-	for (size_t i = 0; i <= na; i++)
-		d[i][0] = (int)i;
-	for (size_t j = 0; j <= nb; j++)
-		d[0][j] = (int)j;
-	for (size_t i = 1; i <= na; i++) {
-		for (size_t j = 1; j <= nb; j++) {
-			int ca = tolower((unsigned char)a[i - 1]), cb = tolower((unsigned char)b[j - 1]);
-			int best = d[i - 1][j - 1] + (ca != cb);
-			if (d[i - 1][j] + 1 < best)
-				best = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < best)
-				best = d[i][j - 1] + 1;
-			if (i > 1 && j > 1 && ca == tolower((unsigned char)b[j - 2]) &&
-			    tolower((unsigned char)a[i - 2]) == cb && d[i - 2][j - 2] + 1 < best)
-				best = d[i - 2][j - 2] + 1;
-			d[i][j] = best;
-		}
-	}
-	return d[na][nb];
-}
-
-const char *ld_suggest(const char *word, const char *const *cands)
-{
-	const char *best = NULL;
-	int bestd = 1000;
-	size_t nw = strlen(word);
-	for (int i = 0; cands[i]; i++) {
-		size_t nc = strlen(cands[i]);
-		int d = distance(word, cands[i]);
-		/* A typo changes a few characters, fewer than the word has; a prefix of three
-		 * or more characters ("dur" for "duration") also counts. */
-		int limit = nw <= 4 ? 1 : nw <= 8 ? 2 : 3;
-		size_t longest = nw > nc ? nw : nc;
-		int close = d <= limit && (size_t)d < longest;
-		if (!close && nw >= 3 && nw < nc && !strncasecmp(word, cands[i], nw))
-			close = 1, d = limit;
-		if (close && d < bestd) {
-			best = cands[i];
-			bestd = d;
-		}
-	}
-	return best;
-}
-
 void ld_list(const char *const *names, char *buf, size_t n)
 {
 	size_t used = 0;
@@ -234,7 +183,7 @@ int ld_object(ld *L, const cJSON *obj, const char *const *keys)
 		while (keys[k] && strcmp(keys[k], m->string))
 			k++;
 		if (!keys[k]) {
-			const char *sug = ld_suggest(m->string, keys);
+			const char *sug = tp_suggest(m->string, keys);
 			if (sug)
 				return ld_fail(L, m, 1, "unknown key (did you mean \"%s\"?)", sug);
 			char list[512];
@@ -333,7 +282,7 @@ int ld_enum(ld *L, const cJSON *v, const char *const *names, int *out)
 				return 0;
 			}
 		}
-		const char *sug = ld_suggest(v->valuestring, names);
+		const char *sug = tp_suggest(v->valuestring, names);
 		if (sug)
 			return ld_fail(L, v, 0, "must be one of %s (got %s; did you mean \"%s\"?)", list,
 				ld_got(L, v, got, sizeof got), sug);

@@ -141,9 +141,6 @@ int ld_opt_num(ld *L, const cJSON *obj, const char *key, const ld_range *r, doub
 int ld_opt_int(ld *L, const cJSON *obj, const char *key, const ld_range *r, int *out);
 int ld_opt_bool(ld *L, const cJSON *obj, const char *key, int *out);
 
-/* The closest of the NULL-terminated candidates to word (case-insensitive edit
- * distance), or NULL if none is close enough to be a plausible typo. */
-const char *ld_suggest(const char *word, const char *const *cands);
 /* Writes "a, b, c" into buf. */
 void ld_list(const char *const *names, char *buf, size_t n);
 

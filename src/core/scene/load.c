@@ -16,6 +16,7 @@
 #include "scene/jsonpos.h"
 #include "scene/ld.h"
 #include "solvers/solver.h"
+#include "util/suggest.h"
 #include "util/fsutil.h"
 #include "util/opts.h"
 
@@ -393,7 +394,7 @@ static int read_params(ld *L)
 	for (const cJSON *m = p->child; m; m = m->next) {
 		if (tp_opts_find(sv->options, m->string))
 			continue;
-		const char *sug = ld_suggest(m->string, names);
+		const char *sug = tp_suggest(m->string, names);
 		ld_list(names, list, sizeof list);
 		if (!n)
 			return ld_fail(L, m, 1, "solver \"%s\" has no parameters", sv->name);

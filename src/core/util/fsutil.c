@@ -247,3 +247,13 @@ int tp_fopen_regular(const char *path, const char *what, FILE **out, tp_err *err
 		close(fd);
 	return rc;
 }
+
+void tp_temp_name(const char *path, char *buf, size_t n)
+{
+	char dir[4096];
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	tp_path_dir(path, dir, sizeof dir);
+	/* Hidden and pid-tagged: never mistaken for output, never shared by two renders. */
+	snprintf(buf, n, "%s/.%s.tmp-%ld", dir, base, (long)getpid());
+}

@@ -11,6 +11,8 @@
 
 /* Directory part of path ("." if none) into buf. */
 void tp_path_dir(const char *path, char *buf, size_t n);
+/* "<dir>/.<base>.tmp-<pid>" for `path`: where an output is written before its rename. */
+void tp_temp_name(const char *path, char *buf, size_t n);
 /* Joins dir and rel unless rel is absolute. Returns 0 or TP_EINPUT if too long. */
 int tp_path_join(const char *dir, const char *rel, char *buf, size_t n);
 /* 1 if path is written directly rather than through a temporary file: a name of an

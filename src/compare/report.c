@@ -9,7 +9,7 @@
 
 #include "compare/compare.h"
 #include "encode/encoder.h"
-#include "encode/png.h"
+#include "util/png.h"
 #include "util/fsutil.h"
 
 /* Failing frames listed one per line in the summary; the rest are counted. */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "encode/png.h"
+#include "util/png.h"
 #include "util/fsutil.h"
 
 /* Area-resampling taps along one axis: output o reads src[i] for i in [off[o], off[o+1]). */

@@ -1,5 +1,5 @@
 /* png.c - PNG reading and writing through libpng (the only file that includes png.h). */
-#include "encode/png.h"
+#include "util/png.h"
 
 #include <errno.h>
 #include <png.h>
@@ -9,7 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "encode/encoder.h"
 #include "util/fsutil.h"
 
 typedef struct png_io {
@@ -289,7 +288,7 @@ int tp_png_write_text(const char *path, const tp_image *img, int level, const ch
 		      tp_err *err)
 {
 	char tmp[4352];
-	enc_temp_name(path, tmp, sizeof tmp);
+	tp_temp_name(path, tmp, sizeof tmp);
 	FILE *f = fopen(tmp, "wb");
 	if (!f)
 		return tp_errf(err, TP_EIO, "%s: cannot create (%s)", tmp, strerror(errno));

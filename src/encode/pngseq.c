@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "encode/encoder.h"
-#include "encode/png.h"
+#include "util/png.h"
 #include "encode/proof.h"
 #include "util/fsutil.h"
 

@@ -1,6 +1,6 @@
 /* report_html.c - the HTML report of a comparison: one self-contained file (docs/compare.md).
  *
- * The page (src/core/compare/report/report.{html,css,js}, embedded at build time by xxd)
+ * The page (src/compare/report/report.{html,css,js}, embedded at build time by xxd)
  * is filled with two JSON blocks: the JSON report itself (cmp_report_json_write, so the
  * page shows exactly its numbers), and the pictures: for the worst `frames` failing
  * frames, reference, test, difference and FLIP map as PNG data: URIs, cropped around the
@@ -15,7 +15,7 @@
 
 #include "cmp_report_assets.h"
 #include "compare/compare.h"
-#include "encode/png.h"
+#include "util/png.h"
 #include "util/fsutil.h"
 
 /* ---- output helpers ---- */

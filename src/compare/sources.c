@@ -13,7 +13,7 @@
 #include "compare/compare.h"
 #include "encode/hash.h"
 #include "encode/mp4_read.h"
-#include "encode/png.h"
+#include "util/png.h"
 #include "util/fsutil.h"
 
 struct cmp_source {

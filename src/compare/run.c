@@ -10,7 +10,7 @@
 
 #include "compare/compare.h"
 #include "encode/hash.h"
-#include "encode/png.h"
+#include "util/png.h"
 #include "util/fsutil.h"
 
 /* What one thread needs to compare a frame; nothing here is shared between threads. */

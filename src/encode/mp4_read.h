@@ -1,6 +1,6 @@
 /*
  * mp4_read.h - decodes the video frames of an MP4 (or any container libavformat reads)
- * to RGB8, for `tidepool compare`. Lives in src/core/encode/ because that is the only place
+ * to RGB8, for `tidepool compare`. Lives in src/encode/ because that is the only place
  * for libav*; mp4.c is the writer.
  *
  * enc_mp4_open() opens the file, finds its best video stream and counts its frames

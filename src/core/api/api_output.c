@@ -1,0 +1,381 @@
+/*
+ * api_output.c - the part of libtidepool's API (include/tidepool.h) that programs writing
+ * whole renders use, the tidepool command first: what the scene asks to be written, the
+ * pictures of a frame in the encoders' layouts, cancelling, the height maps' levelling,
+ * box poses, fingerprints, checkpoints on disk (sim/ckpt.h) and the solvers' listing.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api_impl.h"
+#include "sim/ckpt.h"
+#include "sim/stepper.h"
+#include "solvers/solver.h"
+#include "util/opts.h"
+
+TP_API int tp_scene_get_outputs(const tp_scene *s, tp_scene_outputs *out)
+{
+	if (!s || !out)
+		return TP_ERROR_ARGUMENT;
+	const scene *sc = s->sc;
+	memset(out, 0, sizeof *out);
+	out->mode = (tp_mode)sc->render.mode;
+	out->output = sc->output;
+	for (int i = 0; i < sc->noutputs && i < TP_OUTPUTS_MAX; i++)
+		out->o[out->n++] = (tp_output){.mode = (tp_mode)sc->outputs[i].mode,
+					       .path = sc->outputs[i].path};
+	out->flipbook = sc->flipbook.on;
+	out->flipbook_cols = sc->flipbook.cols;
+	out->flipbook_rows = sc->flipbook.rows;
+	out->flipbook_cell_w = sc->flipbook.frame_w;
+	out->flipbook_cell_h = sc->flipbook.frame_h;
+	out->flipbook_pot = sc->flipbook.pot;
+	out->exr_float = sc->maps.exr_float;
+	out->exr_compression = sc->maps.exr_compression;
+	out->height_auto = sc->maps.height_auto;
+	return 0;
+}
+
+TP_API int tp_scene_variants(const tp_scene *s, const char **name)
+{
+	if (!s)
+		return TP_ERROR_ARGUMENT;
+	if (name)
+		*name = s->sc->variants.name;
+	return s->sc->variants.n;
+}
+
+TP_API int tp_scene_vary(const tp_scene *s, int i, tp_vary *out)
+{
+	if (!s || !out || i < 0 || i >= s->sc->variants.n)
+		return TP_ERROR_ARGUMENT;
+	const scene_vary *v = &s->sc->variants.vary[i];
+	*out = (tp_vary){.key = v->key, .n = v->n, .values = (const char *const *)v->values};
+	return 0;
+}
+
+/* ---- pictures in the encoders' layouts ---------------------------------------------- */
+
+/* The renderer of `mode` in layout `px`: the mode's own, or one of its own for floats
+ * (render_set_float) or 4:2:0 (render_yuv), made when first asked for. */
+static int layout_renderer(tp_scene *s, tp_mode mode, tp_pixels px, render_ctx **out,
+			   tp_error *e)
+{
+	int rc;
+	if ((int)mode < 0 || (int)mode >= TP_MODE_COUNT)
+		return api_fail_arg(e, "mode %d is not a render mode (0..%d)", (int)mode,
+				    TP_MODE_COUNT - 1);
+	if ((int)px < 0 || (int)px > TP_PIXELS_YUV420)
+		return api_fail_arg(e, "pixel layout %d is not one of tp_pixels", (int)px);
+	/* The renderer's own message for a mode the scene cannot feed (as validate says it). */
+	if (!s->rd[mode]) {
+		tp_err err = {{0}};
+		if ((rc = render_create(s->sc, (scene_mode)mode, &s->rd[mode], &err)) < 0)
+			return api_fail(s, e, rc, &err);
+	}
+	if ((rc = api_renderer(s, mode, out, e)) < 0 || px == TP_PIXELS_NATIVE)
+		return rc;
+	render_ctx **slot = &s->rdv[mode][px - 1];
+	if (!*slot) {
+		tp_err err = {{0}};
+		if ((rc = render_create(s->sc, (scene_mode)mode, slot, &err)) < 0)
+			return api_fail(s, e, rc, &err);
+		if (px == TP_PIXELS_FLOAT)
+			render_set_float(*slot, 1);
+		if (mode == TP_MODE_HEIGHT && s->levelled)
+			render_set_height_scale(*slot, s->levels);
+	}
+	if (px == TP_PIXELS_YUV420 && !render_yuv(*slot))
+		return api_fail_arg(e, "4:2:0 pictures are made of the colour mode of a height field "
+				       "at an even size only (%s, %s, %dx%d)",
+				    tp_mode_name(mode), s->sc->solver->name, s->sc->width,
+				    s->sc->height);
+	*out = *slot;
+	return 0;
+}
+
+static tp_pixfmt layout_format(const render_ctx *rd, tp_pixels px)
+{
+	return px == TP_PIXELS_YUV420 ? TP_YUV420 : render_format(rd);
+}
+
+TP_API int tp_scene_format_as(tp_scene *s, tp_mode mode, tp_pixels px, tp_format *out,
+			      tp_error *e)
+{
+	render_ctx *rd;
+	int rc;
+	if (!s || !out)
+		return api_fail_arg(e, "no scene or no place for the format given");
+	if ((rc = layout_renderer(s, mode, px, &rd, e)) < 0)
+		return rc;
+	tp_pixfmt f = layout_format(rd, px);
+	*out = (tp_format){.width = s->sc->width, .height = s->sc->height};
+	if (f == TP_YUV420) {
+		out->channels = 3;
+		out->bytes_per_sample = 1;
+	} else {
+		out->channels = tp_pixfmt_channels(f);
+		out->bytes_per_sample = tp_pixfmt_bytes(f) / out->channels;
+	}
+	return 0;
+}
+
+TP_API int tp_scene_render_targets(tp_scene *s, int frame, tp_target *t, int n,
+				   void (*side)(void *), void *side_arg, tp_error *e)
+{
+	int rc;
+	if (!s || n < 0 || (n > 0 && !t))
+		return api_fail_arg(e, "no scene or no targets given");
+	render_ctx *rd[TP_OUTPUTS_MAX * 2];
+	if (n > (int)(sizeof rd / sizeof rd[0]))
+		return api_fail_arg(e, "%d targets, more than %d", n, (int)(sizeof rd / sizeof rd[0]));
+	for (int i = 0; i < n; i++) {
+		if (!t[i].buf)
+			return api_fail_arg(e, "target %d has no buffer", i);
+		if ((rc = layout_renderer(s, t[i].mode, t[i].pixels, &rd[i], e)) < 0)
+			return rc;
+	}
+	if ((rc = tp_scene_seek(s, frame, e)) < 0)
+		return rc;
+	api_use_threads(s);
+	for (int i = 0; i < n; i++) {
+		tp_pixfmt f = layout_format(rd[i], t[i].pixels);
+		size_t row = f == TP_YUV420 ? (size_t)s->sc->width
+					    : (size_t)s->sc->width * (size_t)tp_pixfmt_bytes(f);
+		size_t stride = t[i].stride ? t[i].stride : row;
+		if (stride < row || (f == TP_YUV420 && stride % 2))
+			return api_fail_arg(e, "target %d: stride %zu is less than a row (%zu bytes) "
+					       "or odd for 4:2:0",
+					    i, stride, row);
+		tp_image img = {.w = s->sc->width,
+				.h = s->sc->height,
+				.stride = (ptrdiff_t)stride,
+				.fmt = f,
+				.pixels = t[i].buf};
+		if ((rc = render_frame_side(rd[i], &s->surf, &img, i == 0 ? side : NULL,
+					    side_arg)) < 0) {
+			tp_err err;
+			tp_errf(&err, TP_EIO, "frame %d: rendering failed", frame);
+			return api_fail(s, e, rc, &err);
+		}
+		t[i].clipped = t[i].mode == TP_MODE_HEIGHT ? render_height_clipped(rd[i]) : -1;
+	}
+	if (n == 0 && side)
+		side(side_arg);
+	if (e)
+		memset(e, 0, sizeof *e);
+	return 0;
+}
+
+/* ---- stepping for renders ------------------------------------------------------------ */
+
+TP_API int tp_scene_pass(tp_scene *s, tp_error *e)
+{
+	if (!s)
+		return api_fail_arg(e, "no scene given");
+	if (s->pos + 1 >= s->sc->frames)
+		return api_fail_arg(e, "frame %d is out of range (the scene has %d frames)",
+				    s->pos + 1, s->sc->frames);
+	if (!s->lp)
+		return tp_scene_seek(s, s->pos + 1, e); /* starting over: from a checkpoint */
+	api_use_threads(s);
+	tp_err err = {{0}};
+	int rc = loop_pass(s->lp, &err);
+	if (rc < 0) {
+		api_drop_loop(s);
+		return api_fail(s, e, rc, &err);
+	}
+	s->pos++;
+	s->surf_ok = 0;
+	return 0;
+}
+
+TP_API int tp_scene_set_cancel(tp_scene *s, const volatile int *flag)
+{
+	if (!s)
+		return TP_ERROR_ARGUMENT;
+	s->cancel = flag;
+	if (s->lp)
+		stepper_set_cancel(loop_stepper(s->lp), (const volatile sig_atomic_t *)flag);
+	return 0;
+}
+
+TP_API int tp_scene_level_heights(tp_scene *s, void (*progress)(void *, int, int), void *arg,
+				  double *levels, double *top, tp_error *e)
+{
+	if (!s)
+		return api_fail_arg(e, "no scene given");
+	api_use_threads(s);
+	int rc = api_level(s, progress, arg, e);
+	if (rc < 0)
+		return rc;
+	if (levels)
+		*levels = s->levelled ? s->levels : 0;
+	if (top)
+		*top = s->levelled ? s->top : 0;
+	return s->levelled;
+}
+
+TP_API int tp_scene_warmup_frames(const tp_scene *s)
+{
+	return s ? s->warmed + (s->lp ? loop_warmup_frames(s->lp) : 0) : 0;
+}
+
+TP_API int tp_scene_boxes(tp_scene *s, int frame, tp_pose *out, int max, tp_error *e)
+{
+	int rc;
+	if (!s || max < 0 || (max > 0 && !out))
+		return api_fail_arg(e, "no scene or no place for the poses given");
+	if ((rc = tp_scene_seek(s, frame, e)) < 0)
+		return rc;
+	const scene *sc = s->sc;
+	const double sx = sc->scale_x > 0 ? sc->scale_x : 1, sy = sc->scale_y > 0 ? sc->scale_y : 1;
+	const int n = s->surf.boxes ? s->surf.nboxes : 0;
+	for (int i = 0; i < n && i < max; i++) {
+		const tp_box_pose *p = &s->surf.boxes[i];
+		/* 0 for -0, so a box at rest reads the same on every run */
+		out[i] = (tp_pose){.x = p->x / sx + 0.0, .y = p->y / sy + 0.0, .angle = p->angle + 0.0};
+	}
+	return n;
+}
+
+/* ---- provenance and checkpoints on disk ---------------------------------------------- */
+
+TP_API int tp_scene_fingerprint(const tp_scene *s, const char *what, char hex[65])
+{
+	if (!s || !hex)
+		return TP_ERROR_ARGUMENT;
+	uint8_t fp[32];
+	scene_fingerprint(s->sc, &s->ov, fp);
+	if (what) {
+		scene_output_fingerprint(fp, what, hex);
+		return 0;
+	}
+	for (int i = 0; i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", fp[i]);
+	return 0;
+}
+
+TP_API int tp_checkpoint_path(const char *dir, int frame, char *buf, size_t n)
+{
+	if (!dir || !buf || frame < 0)
+		return TP_ERROR_ARGUMENT;
+	return ckpt_path(dir, frame, buf, n) < 0 ? TP_ERROR_ARGUMENT : 0;
+}
+
+static ckpt_key key_of(const tp_scene *s)
+{
+	ckpt_key key = {.sc = s->sc};
+	scene_fingerprint(s->sc, &s->ov, key.fingerprint);
+	return key;
+}
+
+static int dir_path(tp_scene *s, const char *dir, int frame, char *path, size_t n, tp_error *e)
+{
+	if (!dir)
+		return api_fail_arg(e, "no checkpoint folder given");
+	if (ckpt_path(dir, frame, path, n) < 0) {
+		tp_err err;
+		return api_fail(s, e, tp_errf(&err, TP_EUSAGE, "%s: path too long", dir), &err);
+	}
+	return 0;
+}
+
+TP_API int tp_scene_save_checkpoint(tp_scene *s, const char *dir, uint64_t *bytes, tp_error *e)
+{
+	if (!s || !dir)
+		return api_fail_arg(e, "no scene or no checkpoint folder given");
+	if (s->pos < 0 || !s->lp)
+		return api_fail_arg(e, "no frame simulated yet: a checkpoint holds the state after one");
+	ckpt_key key = key_of(s);
+	uint64_t size = 0;
+	tp_err err = {{0}};
+	int rc = ckpt_write(dir, &key, s->lp, s->pos + 1, &size, &err);
+	if (rc < 0)
+		return api_fail(s, e, rc, &err);
+	if (bytes)
+		*bytes = size;
+	return 0;
+}
+
+TP_API int tp_scene_check_checkpoint(tp_scene *s, const char *dir, int frame, tp_error *e)
+{
+	char path[4352];
+	int rc;
+	if (!s)
+		return api_fail_arg(e, "no scene given");
+	if ((rc = dir_path(s, dir, frame, path, sizeof path, e)) < 0)
+		return rc;
+	ckpt_key key = key_of(s);
+	tp_err err = {{0}};
+	if ((rc = ckpt_check(path, &key, frame, NULL, &err)) < 0)
+		return api_fail(s, e, rc, &err);
+	return 0;
+}
+
+TP_API int tp_scene_load_checkpoint(tp_scene *s, const char *dir, int at_most, tp_error *e)
+{
+	char path[4352];
+	int rc, from = 0;
+	tp_err err = {{0}};
+	if (!s)
+		return api_fail_arg(e, "no scene given");
+	if (!dir)
+		return api_fail_arg(e, "no checkpoint folder given");
+	if ((rc = ckpt_find(dir, at_most, &from, &err)) < 0)
+		return api_fail(s, e, rc, &err);
+	if (from <= 0)
+		return 0;
+	if ((rc = dir_path(s, dir, from, path, sizeof path, e)) < 0)
+		return rc;
+	ckpt_key key = key_of(s);
+	api_drop_loop(s);
+	api_use_threads(s);
+	if ((rc = api_new_loop(s, &s->lp, &err)) < 0 ||
+	    (rc = ckpt_load(path, &key, from, s->lp, &err)) < 0) {
+		api_drop_loop(s);
+		return api_fail(s, e, rc, &err);
+	}
+	s->pos = from - 1;
+	s->surf_ok = 0;
+	return from;
+}
+
+/* ---- the solvers ------------------------------------------------------------------------ */
+
+TP_API int tp_solver_count(void)
+{
+	int n = 0;
+	while (tp_solvers[n])
+		n++;
+	return n;
+}
+
+TP_API int tp_solver_get(int i, tp_solver_info *out)
+{
+	if (!out || i < 0 || i >= tp_solver_count())
+		return TP_ERROR_ARGUMENT;
+	const tp_solver *sv = tp_solvers[i];
+	int np = 0;
+	while (sv->options && sv->options[np].name)
+		np++;
+	*out = (tp_solver_info){.name = sv->name, .description = sv->description, .nparams = np};
+	return 0;
+}
+
+TP_API int tp_solver_param(int i, int p, tp_param *out)
+{
+	tp_solver_info info;
+	if (!out || tp_solver_get(i, &info) < 0 || p < 0 || p >= info.nparams)
+		return TP_ERROR_ARGUMENT;
+	const tp_option *o = &tp_solvers[i]->options[p];
+	memset(out, 0, sizeof *out);
+	out->name = o->name;
+	out->help = o->help;
+	out->type = (int)o->type;
+	out->def = o->def;
+	out->choices = o->choices;
+	tp_opts_range(o, out->range, sizeof out->range);
+	return 0;
+}
