@@ -205,6 +205,7 @@ TEST_SRCS = \
 	tests/test_noise.c \
 	tests/test_airy.c \
 	tests/test_api.c \
+	tests/test_api_output.c \
 	tests/test_reuse.c \
 	tests/test_sceneopts.c \
 	tests/test_ocean.c \

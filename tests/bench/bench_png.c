@@ -1,6 +1,6 @@
 /*
  * bench_png.c - `tidepool-bench --png-decode FILE...`: decoding a PNG to RGB8 with
- * tidepool's reader (libpng, src/encode/png.c) against libspng (Debian libspng0),
+ * tidepool's reader (libpng, src/core/util/png.c) against libspng (Debian libspng0),
  * the measurement issue 29 asks for before choosing the decoder of `compare`. Rounds
  * alternate which library goes first; each library's best of the rounds is reported, and
  * the pixels are checked equal. A bench, never a test: it only reports.
