@@ -342,7 +342,7 @@ int cmd_compare(int argc, char **argv)
 	if (rc < 0 && rc != TP_EDIFF) {
 		/* Nothing (or not everything) could be compared: the reports still say why, so
 		 * that a CI server shows the cause rather than "no test results". */
-		snprintf(res.error, sizeof res.error, "%s", err.msg);
+		snprintf(res.error, sizeof res.error, "%.*s", (int)sizeof res.error - 1, err.msg);
 		free(res.frames);
 		res.frames = NULL;
 		res.n = res.failed = res.compared = 0;
