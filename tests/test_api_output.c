@@ -216,11 +216,26 @@ Test(api_output, level_heights)
 	tp_error e;
 	double levels = 0, top = 0;
 	int seen[2] = {0, 0};
+	/* asking for the layout simulates nothing (a render checks its outputs first) */
+	tp_format fmt;
+	cr_assert_eq(tp_scene_format_as(s, TP_MODE_HEIGHT, TP_PIXELS_NATIVE, &fmt, &e), 0, "%s", e.text);
+	cr_assert_eq(tp_scene_format_as(s, TP_MODE_HEIGHT, TP_PIXELS_FLOAT, &fmt, &e), 0, "%s", e.text);
+	cr_assert_eq(tp_scene_format(s, TP_MODE_HEIGHT, &fmt, &e), 0, "%s", e.text);
 	cr_assert_eq(tp_scene_level_heights(s, count_progress, seen, &levels, &top, &e), 1, "%s", e.text);
 	cr_assert_eq(seen[0], in.frames);
 	cr_assert_eq(seen[1], in.frames);
 	cr_assert_gt(top, 0);
 	cr_assert_float_eq(levels * top, 32767.0, 1e-6);
+	/* the frames use that scale: the largest |h| reaches the end of the 16-bit range */
+	uint16_t *px = malloc((size_t)96 * 54 * 2);
+	int reach = 0;
+	for (int k = 0; k < in.frames && !reach; k++) {
+		cr_assert_eq(tp_scene_render(s, k, TP_MODE_HEIGHT, px, 0, &e), 0, "%s", e.text);
+		for (int i = 0; i < 96 * 54; i++)
+			reach |= px[i] == 65535 || px[i] == 1;
+	}
+	cr_assert(reach, "no frame reaches the end of the range");
+	free(px);
 	tp_scene *f = load_opts("scenes/pond.json", 96, 54, NULL);
 	cr_assert_eq(tp_scene_level_heights(f, NULL, NULL, &levels, &top, &e), 0);
 	cr_assert_eq(levels, 0);

@@ -596,6 +596,12 @@ int api_level(tp_scene *s, void (*progress)(void *, int, int), void *arg, tp_err
 {
 	if (s->levelled || !s->sc->maps.height_auto)
 		return 0;
+	if (!s->rd[TP_MODE_HEIGHT]) {
+		tp_err err = {{0}};
+		int rc = render_create(s->sc, SCENE_MODE_HEIGHT, &s->rd[TP_MODE_HEIGHT], &err);
+		if (rc < 0)
+			return api_fail(s, e, rc, &err);
+	}
 	sim_loop *lp = NULL;
 	tp_err err = {{0}};
 	int rc = api_new_loop(s, &lp, &err);
@@ -634,10 +640,6 @@ int api_renderer(tp_scene *s, tp_mode mode, render_ctx **out, tp_error *e)
 		if ((rc = render_create(s->sc, (scene_mode)mode, &s->rd[mode], &err)) < 0)
 			return api_fail(s, e, rc, &err);
 	}
-	if (mode == TP_MODE_HEIGHT && (rc = api_level(s, NULL, NULL, e)) < 0)
-		return rc;
-	if (mode == TP_MODE_HEIGHT && s->levelled)
-		render_set_height_scale(s->rd[mode], s->levels);
 	*out = s->rd[mode];
 	return 0;
 }
@@ -667,7 +669,10 @@ TP_API int tp_scene_render(tp_scene *s, int frame, tp_mode mode, void *buf, size
 	int rc;
 	if (!s || !buf)
 		return api_fail_arg(e, "no scene or no buffer given");
-	if ((rc = api_renderer(s, mode, &rd, e)) < 0 || (rc = tp_scene_seek(s, frame, e)) < 0)
+	/* a height map levelled over the whole scene is levelled before its first frame */
+	if ((rc = api_renderer(s, mode, &rd, e)) < 0 ||
+	    (mode == TP_MODE_HEIGHT && (rc = api_level(s, NULL, NULL, e)) < 0) ||
+	    (rc = tp_scene_seek(s, frame, e)) < 0)
 		return rc;
 	tp_pixfmt f = render_format(rd);
 	size_t row = (size_t)s->sc->width * (size_t)tp_pixfmt_bytes(f);

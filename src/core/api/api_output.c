@@ -133,7 +133,8 @@ TP_API int tp_scene_render_targets(tp_scene *s, int frame, tp_target *t, int n,
 	for (int i = 0; i < n; i++) {
 		if (!t[i].buf)
 			return api_fail_arg(e, "target %d has no buffer", i);
-		if ((rc = layout_renderer(s, t[i].mode, t[i].pixels, &rd[i], e)) < 0)
+		if ((rc = layout_renderer(s, t[i].mode, t[i].pixels, &rd[i], e)) < 0 ||
+		    (t[i].mode == TP_MODE_HEIGHT && (rc = api_level(s, NULL, NULL, e)) < 0))
 			return rc;
 	}
 	if ((rc = tp_scene_seek(s, frame, e)) < 0)
