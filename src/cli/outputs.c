@@ -58,19 +58,15 @@ tp_pixfmt outputs_pixfmt(const tp_format *f, tp_pixels px)
 	return f->channels == 1 ? TP_GRAY8 : f->channels == 4 ? TP_RGBA8 : TP_RGB8;
 }
 
-static int add(out_plan *p, tp_scene *sc, const out_cli *cli, const enc_config *base, int mode,
-	       const char *path, tp_err *err)
+static int add(out_plan *p, tp_scene *sc, const tp_scene_info *in, const tp_scene_outputs *so,
+	       const out_cli *cli, const enc_config *base, int mode, const char *path, tp_err *err)
 {
-	tp_scene_info in;
-	tp_scene_outputs so;
-	tp_scene_get_info(sc, &in);
-	tp_scene_get_outputs(sc, &so);
 	out_item *it = &p->o[p->n++];
-	it->mode = mode < 0 ? so.mode : (tp_mode)mode;
+	it->mode = mode < 0 ? so->mode : (tp_mode)mode;
 	it->path = path;
 	it->enc = enc_find_for_path(path);
 	/* A one-frame render to one .png stays a still, whatever the flipbook settings. */
-	int atlas = layout(&in, &so, cli, it->mode, &it->fb) && is_single_png(path) && in.frames > 1;
+	int atlas = layout(in, so, cli, it->mode, &it->fb) && is_single_png(path) && in->frames > 1;
 	if (atlas && base->range)
 		return tp_errf(
 			err, TP_EUSAGE,
@@ -85,15 +81,15 @@ static int add(out_plan *p, tp_scene *sc, const out_cli *cli, const enc_config *
 			       path);
 	it->cfg = *base;
 	it->cfg.path = path;
-	it->cfg.w = in.width;
-	it->cfg.h = in.height;
-	it->cfg.fps = in.fps;
-	it->cfg.frames = base->range ? base->frames : in.frames;
+	it->cfg.w = in->width;
+	it->cfg.h = in->height;
+	it->cfg.fps = in->fps;
+	it->cfg.frames = base->range ? base->frames : in->frames;
 	it->pixels = TP_PIXELS_NATIVE;
 	if (!strcmp(it->enc->name, "exr")) { /* floats in physical units */
 		it->pixels = TP_PIXELS_FLOAT;
-		it->cfg.exr_float = so.exr_float;
-		it->cfg.exr_compression = so.exr_compression;
+		it->cfg.exr_float = so->exr_float;
+		it->cfg.exr_compression = so->exr_compression;
 	}
 	tp_format f;
 	tp_error e;
@@ -101,7 +97,7 @@ static int add(out_plan *p, tp_scene *sc, const out_cli *cli, const enc_config *
 		return cli_api_err(&e, err);
 	it->cfg.fmt = outputs_pixfmt(&f, it->pixels);
 	it->cfg.flipbook = atlas ? &it->fb : NULL;
-	it->cfg.total = in.frames;
+	it->cfg.total = in->frames;
 	outputs_fingerprint(sc, (int)it->mode, it->enc->name, base->crf, base->preset,
 			    base->bitrate, it->fp);
 	it->cfg.fingerprint = it->fp;
@@ -149,13 +145,13 @@ int outputs_plan(out_plan *p, tp_scene *sc, const out_cli *cli, const enc_config
 			outputs_split(cli->spec[i], &mode, &path);
 			if (mode < 0 && (rc = bare_mode(&so, cli->spec[i], &mode, err)) < 0)
 				break;
-			rc = add(p, sc, cli, base, mode, path, err);
+			rc = add(p, sc, &in, &so, cli, base, mode, path, err);
 		}
 	} else if (so.n) {
 		for (int i = 0; i < so.n && i < OUTPUTS_MAX && rc == 0; i++)
-			rc = add(p, sc, cli, base, (int)so.o[i].mode, so.o[i].path, err);
+			rc = add(p, sc, &in, &so, cli, base, (int)so.o[i].mode, so.o[i].path, err);
 	} else if (so.output) {
-		rc = add(p, sc, cli, base, -1, so.output, err);
+		rc = add(p, sc, &in, &so, cli, base, -1, so.output, err);
 	} else {
 		rc = tp_errf(err, TP_EUSAGE,
 			     "%s: no output: give -o OUT or \"output\" in the scene", in.path);

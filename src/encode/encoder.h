@@ -99,7 +99,6 @@ int enc_join(const char *const *in, int n, const char *out, int overwrite, int p
 /* Fails with a clear message if the directory of `path` does not exist or is not
  * writable, or if `path` exists and !overwrite. */
 int enc_check_output(const char *path, int overwrite, tp_err *err);
-/* Makes "<dir>/.<base>.tmp-<pid>" for `path`. */
-void enc_temp_name(const char *path, char *buf, size_t n);
+/* Outputs are written under tp_temp_name() (util/fsutil.h) and renamed when complete. */
 
 #endif

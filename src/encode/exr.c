@@ -363,7 +363,7 @@ static int exr_write(void *priv, int index, const tp_image *img, tp_err *err)
 	exrseq *s = priv;
 	char path[4352], tmp[4480];
 	frame_path(s, index, path, sizeof path);
-	enc_temp_name(path, tmp, sizeof tmp);
+	tp_temp_name(path, tmp, sizeof tmp);
 	exr_result_t rc = write_file(s, tmp, img);
 	if (rc != EXR_ERR_SUCCESS) {
 		unlink(tmp);

@@ -311,7 +311,7 @@ static int join_mp4(seg *sg, int n, const char *out, tp_err *err)
 	AVDictionary *mopts = NULL;
 	AVPacket *pkt = av_packet_alloc();
 	int rc = 0, opened = 0;
-	enc_temp_name(out, tmp, sizeof tmp);
+	tp_temp_name(out, tmp, sizeof tmp);
 	if (!pkt)
 		return tp_errf(err, TP_EIO, "out of memory");
 	int averr = avformat_alloc_output_context2(&ofc, NULL, has_ext(out, ".mov") ? "mov" : "mp4",

@@ -335,7 +335,7 @@ static int mp4_open(void *priv, const enc_config *cfg, tp_err *err)
 		return rc;
 	log_reset();
 	snprintf(m->path, sizeof m->path, "%s", cfg->path);
-	enc_temp_name(cfg->path, m->tmp, sizeof m->tmp);
+	tp_temp_name(cfg->path, m->tmp, sizeof m->tmp);
 	m->overwrite = cfg->overwrite;
 	m->w = cfg->w;
 	m->h = cfg->h;

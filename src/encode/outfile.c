@@ -7,8 +7,3 @@ int enc_check_output(const char *path, int overwrite, tp_err *err)
 {
 	return tp_check_output(path, overwrite, 0, err);
 }
-
-void enc_temp_name(const char *path, char *buf, size_t n)
-{
-	tp_temp_name(path, buf, n);
-}

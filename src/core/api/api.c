@@ -224,6 +224,7 @@ static int load_common(const char *path, const char *text, const tp_load_options
 		tp_scene_free(s);
 		return rc;
 	}
+	scene_fingerprint(s->sc, &s->ov, s->fp);
 	/* What `tidepool validate` checks, in its order: the render modes the scene asks for
 	 * (their renderers are kept for the first frames), then the solver at init and the
 	 * loop, so that a scene that loads is one that runs, with the same message. */
@@ -282,8 +283,7 @@ TP_API void tp_scene_free(tp_scene *s)
 		return;
 	for (int m = 0; m < TP_MODE_COUNT; m++) {
 		render_destroy(s->rd[m]);
-		render_destroy(s->rdv[m][0]);
-		render_destroy(s->rdv[m][1]);
+		render_destroy(s->rdf[m]);
 	}
 	loop_destroy(s->lp);
 	drop_checkpoints(s);
@@ -621,12 +621,10 @@ int api_level(tp_scene *s, void (*progress)(void *, int, int), void *arg, tp_err
 	if (rc < 0)
 		return api_fail(s, e, rc, &err);
 	s->top = top;
-	s->levels = top > 0 ? 32767.0 / top : 0;
 	s->levelled = 1;
-	render_ctx *h[3] = {s->rd[TP_MODE_HEIGHT], s->rdv[TP_MODE_HEIGHT][0], s->rdv[TP_MODE_HEIGHT][1]};
-	for (int i = 0; i < 3; i++)
-		if (h[i])
-			render_set_height_scale(h[i], s->levels);
+	render_set_height_scale(s->rd[TP_MODE_HEIGHT], api_levels(top));
+	if (s->rdf[TP_MODE_HEIGHT])
+		render_set_height_scale(s->rdf[TP_MODE_HEIGHT], api_levels(top));
 	return 1;
 }
 
@@ -644,10 +642,40 @@ int api_renderer(tp_scene *s, tp_mode mode, render_ctx **out, tp_error *e)
 	return 0;
 }
 
-static void format_of(tp_pixfmt f, int w, int h, tp_format *out)
+void api_format_of(const tp_scene *s, tp_pixfmt f, tp_format *out)
 {
-	int bytes = tp_pixfmt_bytes(f), ch = tp_pixfmt_channels(f);
-	*out = (tp_format){.width = w, .height = h, .channels = ch, .bytes_per_sample = bytes / ch};
+	*out = (tp_format){.width = s->sc->width, .height = s->sc->height};
+	if (f == TP_YUV420) { /* three planes of bytes */
+		out->channels = 3;
+		out->bytes_per_sample = 1;
+		return;
+	}
+	out->channels = tp_pixfmt_channels(f);
+	out->bytes_per_sample = tp_pixfmt_bytes(f) / out->channels;
+}
+
+int api_render_into(tp_scene *s, render_ctx *rd, tp_pixfmt f, int frame, void *buf,
+		    size_t stride, void (*side)(void *), void *side_arg, tp_error *e)
+{
+	/* a 4:2:0 picture's rows are its luma rows, one byte a pixel, an even number apart */
+	const size_t row = (size_t)s->sc->width * (size_t)(f == TP_YUV420 ? 1 : tp_pixfmt_bytes(f));
+	if (stride == 0)
+		stride = row;
+	if (stride < row || (f == TP_YUV420 && stride % 2))
+		return api_fail_arg(e, "stride %zu is less than a row (%zu bytes)%s", stride, row,
+				    f == TP_YUV420 ? " or odd for 4:2:0" : "");
+	tp_image img = {.w = s->sc->width,
+			.h = s->sc->height,
+			.stride = (ptrdiff_t)stride,
+			.fmt = f,
+			.pixels = buf};
+	api_use_threads(s);
+	if (render_frame_side(rd, &s->surf, &img, side, side_arg) < 0) {
+		tp_err err;
+		return api_fail(s, e, tp_errf(&err, TP_EIO, "frame %d: rendering failed", frame),
+				&err);
+	}
+	return 0;
 }
 
 TP_API int tp_scene_format(tp_scene *s, tp_mode mode, tp_format *out, tp_error *e)
@@ -658,7 +686,7 @@ TP_API int tp_scene_format(tp_scene *s, tp_mode mode, tp_format *out, tp_error *
 		return api_fail_arg(e, "no scene or no place for the format given");
 	if ((rc = api_renderer(s, mode, &rd, e)) < 0)
 		return rc;
-	format_of(render_format(rd), s->sc->width, s->sc->height, out);
+	api_format_of(s, render_format(rd), out);
 	return 0;
 }
 
@@ -672,25 +700,9 @@ TP_API int tp_scene_render(tp_scene *s, int frame, tp_mode mode, void *buf, size
 	/* a height map levelled over the whole scene is levelled before its first frame */
 	if ((rc = api_renderer(s, mode, &rd, e)) < 0 ||
 	    (mode == TP_MODE_HEIGHT && (rc = api_level(s, NULL, NULL, e)) < 0) ||
-	    (rc = tp_scene_seek(s, frame, e)) < 0)
+	    (rc = tp_scene_seek(s, frame, e)) < 0 ||
+	    (rc = api_render_into(s, rd, render_format(rd), frame, buf, stride, NULL, NULL, e)) < 0)
 		return rc;
-	tp_pixfmt f = render_format(rd);
-	size_t row = (size_t)s->sc->width * (size_t)tp_pixfmt_bytes(f);
-	if (stride == 0)
-		stride = row;
-	if (stride < row)
-		return api_fail_arg(e, "stride %d is less than a row (%d bytes)", (int)stride, (int)row);
-	tp_image img = {.w = s->sc->width,
-			.h = s->sc->height,
-			.stride = (ptrdiff_t)stride,
-			.fmt = f,
-			.pixels = buf};
-	api_use_threads(s);
-	if ((rc = render_frame(rd, &s->surf, &img)) < 0) {
-		tp_err err;
-		tp_errf(&err, TP_EIO, "frame %d: rendering failed", frame);
-		return api_fail(s, e, rc, &err);
-	}
 	if (e)
 		memset(e, 0, sizeof *e);
 	return 0;

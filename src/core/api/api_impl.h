@@ -29,8 +29,9 @@ struct tp_scene {
 	tp_surface surf; /* the surface of frame pos, valid while pos >= 0 */
 	int pos;         /* the frame lp last gave, -1 before the first */
 	render_ctx *rd[TP_MODE_COUNT];
-	/* renderers of the other layouts (tp_pixels - 1: float, YUV), made when asked for */
-	render_ctx *rdv[TP_MODE_COUNT][2];
+	/* the float-sample renderers (TP_PIXELS_FLOAT), made when asked for; 4:2:0 is drawn
+	 * by the mode's own renderer */
+	render_ctx *rdf[TP_MODE_COUNT];
 	int surf_ok;     /* surf is frame pos's (not after tp_scene_pass or a disk checkpoint) */
 	int no_ck;       /* TP_CHECKPOINTS_NONE */
 	char *output;    /* tp_load_options.output, copied */
@@ -44,8 +45,9 @@ struct tp_scene {
 	int every_fixed;
 	double gap;      /* else seconds of stepping between checkpoints */
 	double since_ck; /* seconds stepped since the last checkpoint (or the start) */
-	int levelled;    /* the height map's "auto" scale is set: levels per unit, from top */
-	double levels, top;
+	int levelled;    /* the height map's "auto" scale is set, from top */
+	double top;      /* the largest |h| of the whole scene, once levelled */
+	uint8_t fp[32];  /* scene_fingerprint() of sc and ov */
 };
 
 /* api.c's helpers for the other files of the API: errors as data (fail: from a tp_err,
@@ -59,6 +61,18 @@ int api_renderer(tp_scene *s, tp_mode mode, render_ctx **out, tp_error *e);
 int api_new_loop(tp_scene *s, sim_loop **out, tp_err *err);
 /* Destroys the loop (its warm-up counted in s->warmed): the next call starts over. */
 void api_drop_loop(tp_scene *s);
+/* The height maps' levels per height unit for a largest |h| of top (0: none). */
+static inline double api_levels(double top)
+{
+	return top > 0 ? 32767.0 / top : 0;
+}
+/* Renders the surface of frame `frame` (the scene is there) with rd into buf, rows
+ * `stride` bytes apart (0: packed), in format f (render_format(rd), or TP_YUV420 where
+ * render_yuv(rd)); side(side_arg) as render_frame_side(). */
+int api_render_into(tp_scene *s, render_ctx *rd, tp_pixfmt f, int frame, void *buf,
+		    size_t stride, void (*side)(void *), void *side_arg, tp_error *e);
+/* The tp_format of pixel format f at the scene's size. */
+void api_format_of(const tp_scene *s, tp_pixfmt f, tp_format *out);
 /* Levels the height maps of a "scale": "auto" scene once (tp_scene_level_heights()). */
 int api_level(tp_scene *s, void (*progress)(void *, int, int), void *arg, tp_error *e);
 

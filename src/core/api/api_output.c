@@ -57,34 +57,28 @@ TP_API int tp_scene_vary(const tp_scene *s, int i, tp_vary *out)
 
 /* ---- pictures in the encoders' layouts ---------------------------------------------- */
 
-/* The renderer of `mode` in layout `px`: the mode's own, or one of its own for floats
- * (render_set_float) or 4:2:0 (render_yuv), made when first asked for. */
+/* The renderer of `mode` in layout `px` and the format it writes: the mode's own (which
+ * also draws 4:2:0 where render_yuv() says so), or one of its own for floats
+ * (render_set_float), made when first asked for. A mode the scene cannot feed fails with
+ * render_create's message, as validate gives it. */
 static int layout_renderer(tp_scene *s, tp_mode mode, tp_pixels px, render_ctx **out,
-			   tp_error *e)
+			   tp_pixfmt *fmt, tp_error *e)
 {
 	int rc;
+	tp_err err = {{0}};
 	if ((int)mode < 0 || (int)mode >= TP_MODE_COUNT)
 		return api_fail_arg(e, "mode %d is not a render mode (0..%d)", (int)mode,
 				    TP_MODE_COUNT - 1);
 	if ((int)px < 0 || (int)px > TP_PIXELS_YUV420)
 		return api_fail_arg(e, "pixel layout %d is not one of tp_pixels", (int)px);
-	/* The renderer's own message for a mode the scene cannot feed (as validate says it). */
-	if (!s->rd[mode]) {
-		tp_err err = {{0}};
-		if ((rc = render_create(s->sc, (scene_mode)mode, &s->rd[mode], &err)) < 0)
-			return api_fail(s, e, rc, &err);
-	}
-	if ((rc = api_renderer(s, mode, out, e)) < 0 || px == TP_PIXELS_NATIVE)
-		return rc;
-	render_ctx **slot = &s->rdv[mode][px - 1];
+	render_ctx **slot = px == TP_PIXELS_FLOAT ? &s->rdf[mode] : &s->rd[mode];
 	if (!*slot) {
-		tp_err err = {{0}};
 		if ((rc = render_create(s->sc, (scene_mode)mode, slot, &err)) < 0)
 			return api_fail(s, e, rc, &err);
 		if (px == TP_PIXELS_FLOAT)
 			render_set_float(*slot, 1);
 		if (mode == TP_MODE_HEIGHT && s->levelled)
-			render_set_height_scale(*slot, s->levels);
+			render_set_height_scale(*slot, api_levels(s->top));
 	}
 	if (px == TP_PIXELS_YUV420 && !render_yuv(*slot))
 		return api_fail_arg(e, "4:2:0 pictures are made of the colour mode of a height field "
@@ -92,32 +86,21 @@ static int layout_renderer(tp_scene *s, tp_mode mode, tp_pixels px, render_ctx *
 				    tp_mode_name(mode), s->sc->solver->name, s->sc->width,
 				    s->sc->height);
 	*out = *slot;
+	*fmt = px == TP_PIXELS_YUV420 ? TP_YUV420 : render_format(*slot);
 	return 0;
-}
-
-static tp_pixfmt layout_format(const render_ctx *rd, tp_pixels px)
-{
-	return px == TP_PIXELS_YUV420 ? TP_YUV420 : render_format(rd);
 }
 
 TP_API int tp_scene_format_as(tp_scene *s, tp_mode mode, tp_pixels px, tp_format *out,
 			      tp_error *e)
 {
 	render_ctx *rd;
+	tp_pixfmt f;
 	int rc;
 	if (!s || !out)
 		return api_fail_arg(e, "no scene or no place for the format given");
-	if ((rc = layout_renderer(s, mode, px, &rd, e)) < 0)
+	if ((rc = layout_renderer(s, mode, px, &rd, &f, e)) < 0)
 		return rc;
-	tp_pixfmt f = layout_format(rd, px);
-	*out = (tp_format){.width = s->sc->width, .height = s->sc->height};
-	if (f == TP_YUV420) {
-		out->channels = 3;
-		out->bytes_per_sample = 1;
-	} else {
-		out->channels = tp_pixfmt_channels(f);
-		out->bytes_per_sample = tp_pixfmt_bytes(f) / out->channels;
-	}
+	api_format_of(s, f, out);
 	return 0;
 }
 
@@ -128,38 +111,22 @@ TP_API int tp_scene_render_targets(tp_scene *s, int frame, tp_target *t, int n,
 	if (!s || n < 0 || (n > 0 && !t))
 		return api_fail_arg(e, "no scene or no targets given");
 	render_ctx *rd[TP_OUTPUTS_MAX * 2];
+	tp_pixfmt f[TP_OUTPUTS_MAX * 2];
 	if (n > (int)(sizeof rd / sizeof rd[0]))
 		return api_fail_arg(e, "%d targets, more than %d", n, (int)(sizeof rd / sizeof rd[0]));
 	for (int i = 0; i < n; i++) {
 		if (!t[i].buf)
 			return api_fail_arg(e, "target %d has no buffer", i);
-		if ((rc = layout_renderer(s, t[i].mode, t[i].pixels, &rd[i], e)) < 0 ||
+		if ((rc = layout_renderer(s, t[i].mode, t[i].pixels, &rd[i], &f[i], e)) < 0 ||
 		    (t[i].mode == TP_MODE_HEIGHT && (rc = api_level(s, NULL, NULL, e)) < 0))
 			return rc;
 	}
 	if ((rc = tp_scene_seek(s, frame, e)) < 0)
 		return rc;
-	api_use_threads(s);
 	for (int i = 0; i < n; i++) {
-		tp_pixfmt f = layout_format(rd[i], t[i].pixels);
-		size_t row = f == TP_YUV420 ? (size_t)s->sc->width
-					    : (size_t)s->sc->width * (size_t)tp_pixfmt_bytes(f);
-		size_t stride = t[i].stride ? t[i].stride : row;
-		if (stride < row || (f == TP_YUV420 && stride % 2))
-			return api_fail_arg(e, "target %d: stride %zu is less than a row (%zu bytes) "
-					       "or odd for 4:2:0",
-					    i, stride, row);
-		tp_image img = {.w = s->sc->width,
-				.h = s->sc->height,
-				.stride = (ptrdiff_t)stride,
-				.fmt = f,
-				.pixels = t[i].buf};
-		if ((rc = render_frame_side(rd[i], &s->surf, &img, i == 0 ? side : NULL,
-					    side_arg)) < 0) {
-			tp_err err;
-			tp_errf(&err, TP_EIO, "frame %d: rendering failed", frame);
-			return api_fail(s, e, rc, &err);
-		}
+		if ((rc = api_render_into(s, rd[i], f[i], frame, t[i].buf, t[i].stride,
+					  i == 0 ? side : NULL, side_arg, e)) < 0)
+			return rc;
 		t[i].clipped = t[i].mode == TP_MODE_HEIGHT ? render_height_clipped(rd[i]) : -1;
 	}
 	if (n == 0 && side)
@@ -212,7 +179,7 @@ TP_API int tp_scene_level_heights(tp_scene *s, void (*progress)(void *, int, int
 	if (rc < 0)
 		return rc;
 	if (levels)
-		*levels = s->levelled ? s->levels : 0;
+		*levels = s->levelled ? api_levels(s->top) : 0;
 	if (top)
 		*top = s->levelled ? s->top : 0;
 	return s->levelled;
@@ -247,14 +214,12 @@ TP_API int tp_scene_fingerprint(const tp_scene *s, const char *what, char hex[65
 {
 	if (!s || !hex)
 		return TP_ERROR_ARGUMENT;
-	uint8_t fp[32];
-	scene_fingerprint(s->sc, &s->ov, fp);
 	if (what) {
-		scene_output_fingerprint(fp, what, hex);
+		scene_output_fingerprint(s->fp, what, hex);
 		return 0;
 	}
 	for (int i = 0; i < 32; i++)
-		snprintf(hex + 2 * i, 3, "%02x", fp[i]);
+		snprintf(hex + 2 * i, 3, "%02x", s->fp[i]);
 	return 0;
 }
 
@@ -268,7 +233,7 @@ TP_API int tp_checkpoint_path(const char *dir, int frame, char *buf, size_t n)
 static ckpt_key key_of(const tp_scene *s)
 {
 	ckpt_key key = {.sc = s->sc};
-	scene_fingerprint(s->sc, &s->ov, key.fingerprint);
+	memcpy(key.fingerprint, s->fp, sizeof key.fingerprint);
 	return key;
 }
 
