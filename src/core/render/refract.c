@@ -199,8 +199,12 @@ static inline __attribute__((always_inline)) void row_geometry(const void *const
 		s *= s;
 		s *= s;
 		float l = clampf(B * hs + spec * s, -1024.0f, 1024.0f);
-		/* to nearest (even), an inlined cvtss2si / vcvtps2dq */
-		uint32_t lq = (uint32_t)(int32_t)lrintf(l) & 0xffffu;
+		/* to nearest (even), as lrintf: adding and removing 1.5 * 2^23 leaves |l| <=
+		 * 1024 rounded by the FPU's own round-to-nearest-even, and the conversion of
+		 * the whole number that remains is exact. (GCC 12 does not vectorise lrintf,
+		 * which left this whole loop scalar.) */
+		const float lr = (l + 0x1.8p23f) - 0x1.8p23f;
+		uint32_t lq = (uint32_t)(int32_t)lr & 0xffffu;
 		lifts[i] = (int32_t)(lq | lq << 16);
 	}
 }
