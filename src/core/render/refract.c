@@ -131,6 +131,42 @@ static inline __attribute__((always_inline)) void column_sums(const void *const 
 	}
 }
 
+/* column_sums, and away from the frame's edges without the remapping: a loop the
+ * compiler vectorises. */
+static inline __attribute__((always_inline)) void column_sums_fast(const void *const r[5], int w,
+								   int xs, int n, const int is_int,
+								   const int wrap, float *restrict v,
+								   float *restrict d2)
+{
+	if (xs - 2 >= 0 && xs + n + 2 <= w) {
+		const ptrdiff_t b = xs - 2;
+		if (is_int) {
+			const int32_t *r0 = (const int32_t *)r[0] + b, *r1 = (const int32_t *)r[1] + b,
+				      *r2 = (const int32_t *)r[2] + b, *r3 = (const int32_t *)r[3] + b,
+				      *r4 = (const int32_t *)r[4] + b;
+			for (int i = 0; i < n + 4; i++) {
+				const uint32_t a = (uint32_t)r1[i], bb = (uint32_t)r2[i],
+					       c = (uint32_t)r3[i], m = (uint32_t)r0[i],
+					       e = (uint32_t)r4[i];
+				v[i] = (float)(int32_t)(a + 2u * bb + c);
+				d2[i] = (float)(int32_t)(2u * (c - a) + (e - m));
+			}
+		} else {
+			const float *r0 = (const float *)r[0] + b, *r1 = (const float *)r[1] + b,
+				    *r2 = (const float *)r[2] + b, *r3 = (const float *)r[3] + b,
+				    *r4 = (const float *)r[4] + b;
+			for (int i = 0; i < n + 4; i++) {
+				v[i] = r1[i] + 2.0f * r2[i] + r3[i];
+				d2[i] = 2.0f * (r3[i] - r1[i]) + (r4[i] - r0[i]);
+			}
+		}
+	} else if (is_int) {
+		column_sums(r, w, xs, n, 1, wrap, v, d2);
+	} else {
+		column_sums(r, w, xs, n, 0, wrap, v, d2);
+	}
+}
+
 /* Pass 1 for one run of a row: slopes, sample position, weights, lift. The slopes are
  * central differences of the surface smoothed by the 3x3 binomial [1 2 1]^T [1 2 1] / 16,
  * 32 times over (the 1/32 is folded into the constants):
@@ -152,7 +188,7 @@ static inline __attribute__((always_inline)) void row_geometry(const void *const
 	const int w = p->w, hgt = p->hgt;
 	const float R = p->R, B = p->B, spec = p->spec;
 	const float g0 = p->g[0], g1 = p->g[1], h2 = p->g[2], ng2 = p->ng2;
-	column_sums(r, w, xs, n, is_int, wrap, v, d2);
+	column_sums_fast(r, w, xs, n, is_int, wrap, v, d2);
 	const float fw = (float)w, fh = (float)hgt, fy = (float)y;
 	const int32_t bs = p->bs;
 	for (int i = 0; i < n; i++) {
@@ -609,6 +645,21 @@ static int cpu_level(void)
 	return simd_level >= 1 ? 1 : 0;
 }
 
+/* Whether the anti-aliasing lookups may run 16 at a time (refract_aa.c's AVX-512 kernel,
+ * which needs F, BW and VNNI but not VBMI): at level 3, and on AVX-512 CPUs without VBMI,
+ * where the rest of the colour pass runs AVX2. */
+static int aa_vec_ok(int level)
+{
+#ifdef __x86_64__
+	return level == 3 || (simd_level >= 3 && __builtin_cpu_supports("avx512f") &&
+			      __builtin_cpu_supports("avx512bw") &&
+			      __builtin_cpu_supports("avx512vnni"));
+#else
+	(void)level;
+	return 0;
+#endif
+}
+
 /* Shades w pixels at the vector level `level`. */
 static void shade_row(const uint8_t *bgx, int32_t bs, row_taps t, int w, int level, uint8_t *o)
 {
@@ -671,7 +722,7 @@ static void color_setup(const render_in *in, color_frame *cf)
 	cf->fused = NULL;
 	/* with anti-aliasing a pixel also reads its neighbours' offsets, one sample further */
 	cf->aa = rs->antialias || render_aa_forced();
-	cf->aap = (render_aa){in->w, in->h, wrap, cf->par.bs, in->bgx, cf->level == 3,
+	cf->aap = (render_aa){in->w, in->h, wrap, cf->par.bs, in->bgx, aa_vec_ok(cf->level),
 			      wrap ? NULL : in->bgflat};
 	cf->reach = cf->aa ? 3 : 2;
 #ifdef __x86_64__
@@ -706,33 +757,7 @@ static inline __attribute__((always_inline)) void offsets_body(const void *const
 							       float *restrict oy)
 {
 	float v[CHUNK + 8], d2[CHUNK + 8];
-	if (xs - 2 >= 0 && xs + n + 2 <= w) {
-		const ptrdiff_t b = xs - 2;
-		if (is_int) {
-			const int32_t *r0 = (const int32_t *)r[0] + b, *r1 = (const int32_t *)r[1] + b,
-				      *r2 = (const int32_t *)r[2] + b, *r3 = (const int32_t *)r[3] + b,
-				      *r4 = (const int32_t *)r[4] + b;
-			for (int i = 0; i < n + 4; i++) {
-				const uint32_t a = (uint32_t)r1[i], bb = (uint32_t)r2[i],
-					       c = (uint32_t)r3[i], m = (uint32_t)r0[i],
-					       e = (uint32_t)r4[i];
-				v[i] = (float)(int32_t)(a + 2u * bb + c);
-				d2[i] = (float)(int32_t)(2u * (c - a) + (e - m));
-			}
-		} else {
-			const float *r0 = (const float *)r[0] + b, *r1 = (const float *)r[1] + b,
-				    *r2 = (const float *)r[2] + b, *r3 = (const float *)r[3] + b,
-				    *r4 = (const float *)r[4] + b;
-			for (int i = 0; i < n + 4; i++) {
-				v[i] = r1[i] + 2.0f * r2[i] + r3[i];
-				d2[i] = 2.0f * (r3[i] - r1[i]) + (r4[i] - r0[i]);
-			}
-		}
-	} else if (is_int) {
-		column_sums(r, w, xs, n, 1, wrap, v, d2);
-	} else {
-		column_sums(r, w, xs, n, 0, wrap, v, d2);
-	}
+	column_sums_fast(r, w, xs, n, is_int, wrap, v, d2);
 	for (int i = 0; i < n; i++) {
 		const float dx = (v[i + 4] - v[i]) + 2.0f * (v[i + 3] - v[i + 1]);
 		const float dy = (d2[i + 1] + d2[i + 3]) + 2.0f * d2[i + 2];
@@ -781,12 +806,16 @@ typedef struct aa_ring {
 	float *buf;         /* 3 x 2 x cap */
 	const tp_surface *sf[3];
 	int y[3], xa[3], xb[3];
+	int32_t *lift;      /* the lifts of the row being drawn, entry x (w entries) */
+	int lift_ok;        /* lift holds [xa, xb) of that row (not with the fused kernel) */
 } aa_ring;
 
 static void aa_ring_init(aa_ring *r, int w)
 {
 	r->cap = w + 2;
 	r->buf = malloc((size_t)6 * (size_t)r->cap * sizeof *r->buf);
+	r->lift = malloc((size_t)w * sizeof *r->lift);
+	r->lift_ok = 0;
 	for (int k = 0; k < 3; k++)
 		r->sf[k] = NULL;
 }
@@ -868,32 +897,41 @@ static void aa_row(const color_frame *cf, const tp_surface *sf, int y, uint8_t *
 					gap++;
 				}
 			}
-			cf->geom(r, &cf->par, y, xs + a, b - a, t);
+			const int32_t *lift;
+			if (ring && ring->lift_ok) { /* the lifts color_row_rgb1 just drew with */
+				lift = ring->lift + xs + a;
+			} else {
+				cf->geom(r, &cf->par, y, xs + a, b - a, t);
+				lift = t.lift;
+			}
 			render_aa_offsets from = ofs;
 			for (int k = 0; k < 3; k++)
 				from.row[k][0] += a, from.row[k][1] += a;
-			render_aa_shade(&cf->aap, y, xs + a, b - a, &from, nsub + a, t.lift, o);
+			render_aa_shade(&cf->aap, y, xs + a, b - a, &from, nsub + a, lift, o);
 			a = b;
 		}
 	}
 }
 
 static void color_row_rgb1(const color_frame *cf, const tp_surface *sf, int y, uint8_t *o, int xa,
-			   int xb);
+			   int xb, int32_t *lift);
 
 /* Pixels [xa, xb) of row y of the picture into o (the row's 3 * w bytes), from the
  * surface `sf`; xa is a multiple of 16 and xb one or w. */
 static void color_row_rgb(const color_frame *cf, const tp_surface *sf, int y, uint8_t *o, int xa,
 			  int xb, aa_ring *ring)
 {
-	color_row_rgb1(cf, sf, y, o, xa, xb);
+	const int keep = cf->aa && ring && ring->buf && ring->lift && !cf->fused;
+	color_row_rgb1(cf, sf, y, o, xa, xb, keep ? ring->lift : NULL);
+	if (ring)
+		ring->lift_ok = keep;
 	if (cf->aa)
 		aa_row(cf, sf, y, o, xa, xb, ring);
 }
 
 /* color_row_rgb without anti-aliasing: one lookup a pixel. */
 static void color_row_rgb1(const color_frame *cf, const tp_surface *sf, int y, uint8_t *o, int xa,
-			   int xb)
+			   int xb, int32_t *lift)
 {
 	const render_in *in = cf->in;
 	const int hgt = cf->par.hgt;
@@ -917,6 +955,8 @@ static void color_row_rgb1(const color_frame *cf, const tp_surface *sf, int y, u
 		int n = xb - xs < CHUNK ? xb - xs : CHUNK;
 		cf->geom(r, par, y, xs, n, t);
 		shade_row(in->bgx, par->bs, t, n, cf->level, o + 3 * xs);
+		if (lift) /* kept for anti-aliasing, which would otherwise redo the geometry */
+			memcpy(lift + xs, t.lift, (size_t)n * sizeof *lift);
 	}
 }
 
@@ -986,6 +1026,7 @@ void render_color(const render_in *in, tp_image *out)
 			for (int y = 0; y < in->h; y++)
 				color_row_span(&cf, y, tp_image_row(out, y), &ring);
 			free(ring.buf);
+			free(ring.lift);
 		}
 		return;
 	}
@@ -998,6 +1039,7 @@ void render_color(const render_in *in, tp_image *out)
 		for (int y = 0; y < in->h; y++)
 			color_row_span(&cf, y, tp_image_row(out, y), &ring);
 		free(ring.buf);
+		free(ring.lift);
 	}
 }
 
@@ -1078,6 +1120,7 @@ void render_color_yuv(const render_in *in, uint8_t *rgb_rows, tp_image *out)
 					      u + xa / 2, v + xa / 2);
 		}
 		free(ring.buf);
+		free(ring.lift);
 	}
 }
 

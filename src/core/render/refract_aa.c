@@ -316,64 +316,58 @@ static void shade_pixel_c(const render_aa *a, int x, int y, int c, int N,
 #ifdef __x86_64__
 #include <immintrin.h>
 
-/* Subsample (i, j) of N x N as lane i + N j: u and v per lane, for every N. */
-static float lane_u[RENDER_AA_MAX_FORCE + 1][RENDER_AA_MAX_FORCE * RENDER_AA_MAX_FORCE + 16];
-static float lane_v[RENDER_AA_MAX_FORCE + 1][RENDER_AA_MAX_FORCE * RENDER_AA_MAX_FORCE + 16];
-
-static void lanes_init(void)
+/* The 64-bit words at base + off[i], i = 0..7, by plain loads: on CPUs that mitigate
+ * Gather Data Sampling (Skylake to Ice Lake), vpgatherdq is microcoded and several
+ * times slower than the eight loads. */
+static inline __attribute__((always_inline, target("avx512f,avx512bw,avx512vnni"))) __m512i
+gather8(const uint8_t *base, __m256i off)
 {
-	for (int N = 1; N <= RENDER_AA_MAX_FORCE; N++)
-		for (int j = 0; j < N; j++)
-			for (int i = 0; i < N; i++) {
-				lane_u[N][i + N * j] = pos_tab[N][i];
-				lane_v[N][i + N * j] = pos_tab[N][j];
-			}
+	int32_t o[8];
+	_mm256_storeu_si256((__m256i *)o, off);
+	uint64_t v[8];
+	for (int i = 0; i < 8; i++)
+		memcpy(&v[i], base + o[i], 8);
+	return _mm512_loadu_si512(v);
 }
 
-/* offset_at for 16 subsamples: the same products and sums per lane, each neighbour
- * chosen by the sign of u and of v (broadcast values, blended by mask). */
-static inline __attribute__((always_inline, target("avx512f,avx512bw,avx512vnni"))) __m512
-offset16(const render_aa_offsets *o, int k, int c, __m512 u, __m512 v, __mmask16 un, __mmask16 vn)
-{
-	const float *m = o->row[1][k], *t = o->row[0][k], *b = o->row[2][k];
-	const __m512 one = _mm512_set1_ps(1.0f);
-	const __m512 wu = _mm512_abs_ps(u), wv = _mm512_abs_ps(v);
-	const __m512 mc = _mm512_set1_ps(m[c]);
-	const __m512 mx =
-		_mm512_mask_blend_ps(un, _mm512_set1_ps(m[c + 1]), _mm512_set1_ps(m[c - 1]));
-	const __m512 ec = _mm512_mask_blend_ps(vn, _mm512_set1_ps(b[c]), _mm512_set1_ps(t[c]));
-	const __m512 ex = _mm512_mask_blend_ps(
-		vn, _mm512_mask_blend_ps(un, _mm512_set1_ps(b[c + 1]), _mm512_set1_ps(b[c - 1])),
-		_mm512_mask_blend_ps(un, _mm512_set1_ps(t[c + 1]), _mm512_set1_ps(t[c - 1])));
-	const __m512 iu = _mm512_sub_ps(one, wu);
-	const __m512 top = _mm512_add_ps(_mm512_mul_ps(iu, mc), _mm512_mul_ps(wu, mx));
-	const __m512 bot = _mm512_add_ps(_mm512_mul_ps(iu, ec), _mm512_mul_ps(wu, ex));
-	return _mm512_add_ps(_mm512_mul_ps(_mm512_sub_ps(one, wv), top), _mm512_mul_ps(wv, bot));
-}
-
-/* clampf per lane: max_ps(v, lo) is v > lo ? v : lo (NaN: lo), min_ps(v, hi) likewise. */
-static inline __attribute__((always_inline, target("avx512f,avx512bw,avx512vnni"))) __m512
-clamp16(__m512 v, __m512 lo, __m512 hi)
-{
-	return _mm512_min_ps(_mm512_max_ps(v, lo), hi);
-}
-
-/* shade_pixel_c for 16 subsamples at a time (gathered taps), the same sums: every lane
- * computes what the plain loop does for its subsample, and the integer sums do not
- * depend on their order. Offsets into the background fit 32 bits, as the colour pass's
- * own gathers assume. */
+/* shade_pixel_c for 16 pixels at a time, all with the same N: lane p is pixel idx[p] of
+ * the run, and the loop walks their N x N subsamples together. Subsample (i, j) has the
+ * same u, v and neighbours' side in every lane, so offset_at is the same products and
+ * sums per lane without blends; the taps are gathered, and each lane sums its pixel's
+ * lookups with the plain loop's integer sums (whose order does not matter). Packing
+ * pixels rather than a pixel's subsamples fills every lane: most steep pixels take 2 x 2
+ * or 3 x 3 lookups, which left 12 or 7 of 16 lanes idle. Offsets into the background fit
+ * 32 bits, as the colour pass's own gathers assume. sum[3][16] receives the sums. */
 __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void
-shade_pixel_avx512(const render_aa *a, int x, int y, int c, int N, const render_aa_offsets *o,
-		   uint32_t acc[3])
+shade16_avx512(const render_aa *a, int y, int xs, int N, const int32_t idx[16],
+	       const render_aa_offsets *o, uint32_t sum[3][16])
 {
-	const int w = a->w, hgt = a->hgt, nn = N * N;
+	const int w = a->w, hgt = a->hgt;
 	const float fw = (float)w, fh = (float)hgt;
-	const __m512 fx = _mm512_set1_ps((float)x), fy = _mm512_set1_ps((float)y);
+	const __m512i ci = _mm512_add_epi32(_mm512_loadu_si512(idx), _mm512_set1_epi32(1));
+	const __m512 fx = _mm512_cvtepi32_ps(_mm512_add_epi32(ci, _mm512_set1_epi32(xs - 1)));
+	const __m512 fy = _mm512_set1_ps((float)y);
+	/* the offsets around each lane's pixel: [component][row 0..2][column c-1 .. c+1] */
+	float nbuf[2][3][3][16] __attribute__((aligned(64)));
+	for (int p = 0; p < 16; p++) /* (plain loads: cheaper than 18 gathers) */
+		for (int k = 0; k < 2; k++)
+			for (int r = 0; r < 3; r++)
+				for (int d = 0; d < 3; d++)
+					nbuf[k][r][d][p] = o->row[r][k][idx[p] + d];
+	__m512 nb[2][3][3];
+	for (int k = 0; k < 2; k++)
+		for (int r = 0; r < 3; r++)
+			for (int d = 0; d < 3; d++)
+				nb[k][r][d] = _mm512_load_ps(nbuf[k][r][d]);
 	const __m512 eight = _mm512_set1_ps(8.0f), half = _mm512_set1_ps(0.5f);
 	const __m512 zero = _mm512_setzero_ps();
+	const __m512 lox = a->wrap ? _mm512_set1_ps(-fw) : zero,
+		     hix = a->wrap ? _mm512_set1_ps(fw) : _mm512_set1_ps(fw - 1.0f),
+		     loy = a->wrap ? _mm512_set1_ps(-fh) : zero,
+		     hiy = a->wrap ? _mm512_set1_ps(fh) : _mm512_set1_ps(fh - 1.0f);
 	const __m512i seven = _mm512_set1_epi32(7), k8 = _mm512_set1_epi32(8),
-		      bs = _mm512_set1_epi32(a->bs), z = _mm512_setzero_si512();
-	__m512i rg = z, bb = z;
+		      bs = _mm512_set1_epi32(a->bs), z = _mm512_setzero_si512(),
+		      W = _mm512_set1_epi32(w), H = _mm512_set1_epi32(hgt);
 	const __m512i dup_lo = _mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0),
 		      dup_hi = _mm512_set_epi32(15, 15, 14, 14, 13, 13, 12, 12, 11, 11, 10, 10, 9,
 						9, 8, 8);
@@ -382,120 +376,165 @@ shade_pixel_avx512(const render_aa *a, int x, int y, int c, int N, const render_
 								    -1, 12, -1, 9, -1, 13, -1)),
 		      ctl_b = _mm512_broadcast_i32x4(_mm_setr_epi8(2, -1, 6, -1, -1, -1, -1, -1, 10,
 								   -1, 14, -1, -1, -1, -1, -1));
-	for (int l = 0; l < nn; l += 16) {
-		const __mmask16 live =
-			nn - l >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (nn - l)) - 1);
-		const __m512 u = _mm512_loadu_ps(lane_u[N] + l), v = _mm512_loadu_ps(lane_v[N] + l);
-		const __mmask16 un = _mm512_cmp_ps_mask(u, zero, _CMP_LT_OQ),
-				vn = _mm512_cmp_ps_mask(v, zero, _CMP_LT_OQ);
-		const __m512 ox = offset16(o, 0, c, u, v, un, vn),
-			     oy = offset16(o, 1, c, u, v, un, vn);
-		__m512 sx, sy;
-		if (a->wrap) {
-			sx = _mm512_add_ps(_mm512_add_ps(fx, clamp16(ox, _mm512_set1_ps(-fw),
-								     _mm512_set1_ps(fw))),
-					   _mm512_set1_ps(fw));
-			sy = _mm512_add_ps(_mm512_add_ps(fy, clamp16(oy, _mm512_set1_ps(-fh),
-								     _mm512_set1_ps(fh))),
-					   _mm512_set1_ps(fh));
-		} else {
-			sx = clamp16(_mm512_add_ps(fx, ox), zero, _mm512_set1_ps(fw - 1.0f));
-			sy = clamp16(_mm512_add_ps(fy, oy), zero, _mm512_set1_ps(fh - 1.0f));
-		}
-		const __m512i qx =
-			_mm512_cvttps_epi32(_mm512_add_ps(_mm512_mul_ps(sx, eight), half));
-		const __m512i qy =
-			_mm512_cvttps_epi32(_mm512_add_ps(_mm512_mul_ps(sy, eight), half));
-		__m512i x0 = _mm512_srai_epi32(qx, 3), y0 = _mm512_srai_epi32(qy, 3);
-		const __m512i ax = _mm512_and_si512(qx, seven), ay = _mm512_and_si512(qy, seven);
-		if (a->wrap) { /* x0 in [0, 3w): x0 % w by two conditional subtractions */
-			const __m512i W = _mm512_set1_epi32(w), H = _mm512_set1_epi32(hgt);
-			for (int r = 0; r < 2; r++) {
-				x0 = _mm512_mask_sub_epi32(x0, _mm512_cmpge_epi32_mask(x0, W), x0,
-							   W);
-				y0 = _mm512_mask_sub_epi32(y0, _mm512_cmpge_epi32_mask(y0, H), y0,
-							   H);
+	__m512i rg_lo = z, rg_hi = z, b_lo = z, b_hi = z;
+	const float *pos = pos_tab[N];
+	for (int j = 0; j < N; j++) {
+		const float v = pos[j], wv = absf(v);
+		const int ry = v < 0 ? 0 : 2;
+		const __m512 wv1 = _mm512_set1_ps(1.0f - wv), wvv = _mm512_set1_ps(wv);
+		for (int i = 0; i < N; i++) {
+			const float u = pos[i], wu = absf(u);
+			const int dx = u < 0 ? 0 : 2;
+			const __m512 wu1 = _mm512_set1_ps(1.0f - wu), wuu = _mm512_set1_ps(wu);
+			__m512 of[2];
+			for (int k = 0; k < 2; k++) { /* offset_at, lane by lane */
+				const __m512 top = _mm512_add_ps(_mm512_mul_ps(wu1, nb[k][1][1]),
+								 _mm512_mul_ps(wuu, nb[k][1][dx]));
+				const __m512 bot = _mm512_add_ps(_mm512_mul_ps(wu1, nb[k][ry][1]),
+								 _mm512_mul_ps(wuu, nb[k][ry][dx]));
+				of[k] = _mm512_add_ps(_mm512_mul_ps(wv1, top), _mm512_mul_ps(wvv, bot));
 			}
+			/* refract.c's positions (clampf: max_ps(v, lo) is v > lo ? v : lo, NaN
+			 * giving lo, and min_ps likewise) */
+			__m512 sx, sy;
+			if (a->wrap) {
+				sx = _mm512_add_ps(
+					_mm512_add_ps(fx, _mm512_min_ps(_mm512_max_ps(of[0], lox), hix)),
+					hix);
+				sy = _mm512_add_ps(
+					_mm512_add_ps(fy, _mm512_min_ps(_mm512_max_ps(of[1], loy), hiy)),
+					hiy);
+			} else {
+				sx = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(fx, of[0]), lox), hix);
+				sy = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(fy, of[1]), loy), hiy);
+			}
+			const __m512i qx =
+				_mm512_cvttps_epi32(_mm512_add_ps(_mm512_mul_ps(sx, eight), half));
+			const __m512i qy =
+				_mm512_cvttps_epi32(_mm512_add_ps(_mm512_mul_ps(sy, eight), half));
+			__m512i x0 = _mm512_srai_epi32(qx, 3), y0 = _mm512_srai_epi32(qy, 3);
+			const __m512i ax = _mm512_and_si512(qx, seven), ay = _mm512_and_si512(qy, seven);
+			if (a->wrap) { /* x0 in [0, 3w): x0 % w by two conditional subtractions */
+				for (int r = 0; r < 2; r++) {
+					x0 = _mm512_mask_sub_epi32(x0, _mm512_cmpge_epi32_mask(x0, W), x0,
+								   W);
+					y0 = _mm512_mask_sub_epi32(y0, _mm512_cmpge_epi32_mask(y0, H), y0,
+								   H);
+				}
+			}
+			const __m512i off = _mm512_add_epi32(_mm512_mullo_epi32(y0, bs),
+							     _mm512_slli_epi32(x0, 2));
+			/* the two taps of a row are adjacent: one 64-bit gather fetches both */
+			const __m256i olo = _mm512_castsi512_si256(off),
+				      ohi = _mm512_extracti64x4_epi64(off, 1);
+			const __m512i t0 = gather8(a->bgx, olo), t1 = gather8(a->bgx, ohi),
+				      b0 = gather8(a->bgx + a->bs, olo),
+				      b1 = gather8(a->bgx + a->bs, ohi);
+			/* Each 64-bit lane holds a lookup's two taps of a row, RGBX RGBX. Bytes
+			 * are spread to 16-bit pairs (R0 R1 | G0 G1 and B0 B1 | 0 0) and
+			 * multiplied by the pair of weights (w_0 w_1): vpdpwssd adds R0 w_0 +
+			 * R1 w_1 into the lookup's R lane, and so on, exactly the integer sums of
+			 * the plain loop. */
+			const __m512i iax = _mm512_sub_epi32(k8, ax), iay = _mm512_sub_epi32(k8, ay);
+			const __m512i wx = _mm512_or_si512(iax, _mm512_slli_epi32(ax, 16));
+			const __m512i wt = _mm512_mullo_epi16(
+					      wx, _mm512_or_si512(iay, _mm512_slli_epi32(iay, 16))),
+				      wb = _mm512_mullo_epi16(
+					      wx, _mm512_or_si512(ay, _mm512_slli_epi32(ay, 16)));
+			const __m512i wtl = _mm512_permutexvar_epi32(dup_lo, wt),
+				      wth = _mm512_permutexvar_epi32(dup_hi, wt),
+				      wbl = _mm512_permutexvar_epi32(dup_lo, wb),
+				      wbh = _mm512_permutexvar_epi32(dup_hi, wb);
+			rg_lo = _mm512_dpwssd_epi32(rg_lo, _mm512_shuffle_epi8(t0, ctl_rg), wtl);
+			rg_lo = _mm512_dpwssd_epi32(rg_lo, _mm512_shuffle_epi8(b0, ctl_rg), wbl);
+			rg_hi = _mm512_dpwssd_epi32(rg_hi, _mm512_shuffle_epi8(t1, ctl_rg), wth);
+			rg_hi = _mm512_dpwssd_epi32(rg_hi, _mm512_shuffle_epi8(b1, ctl_rg), wbh);
+			b_lo = _mm512_dpwssd_epi32(b_lo, _mm512_shuffle_epi8(t0, ctl_b), wtl);
+			b_lo = _mm512_dpwssd_epi32(b_lo, _mm512_shuffle_epi8(b0, ctl_b), wbl);
+			b_hi = _mm512_dpwssd_epi32(b_hi, _mm512_shuffle_epi8(t1, ctl_b), wth);
+			b_hi = _mm512_dpwssd_epi32(b_hi, _mm512_shuffle_epi8(b1, ctl_b), wbh);
 		}
-		const __m512i off =
-			_mm512_add_epi32(_mm512_mullo_epi32(y0, bs), _mm512_slli_epi32(x0, 2));
-		/* the two taps of a row are adjacent: one 64-bit gather fetches both (half
-		 * the elements of four 32-bit gathers, which bound this loop), then the
-		 * low and high halves are split into the taps' 16 lanes */
-		const __m256i olo = _mm512_castsi512_si256(off),
-			      ohi = _mm512_extracti64x4_epi64(off, 1);
-		const __mmask8 llo = (__mmask8)live, lhi = (__mmask8)(live >> 8);
-		const __m512i t0 = _mm512_mask_i32gather_epi64(z, llo, olo, a->bgx, 1),
-			      t1 = _mm512_mask_i32gather_epi64(z, lhi, ohi, a->bgx, 1),
-			      b0 = _mm512_mask_i32gather_epi64(z, llo, olo, a->bgx + a->bs, 1),
-			      b1 = _mm512_mask_i32gather_epi64(z, lhi, ohi, a->bgx + a->bs, 1);
-		/* Each 64-bit lane holds a lookup's two taps of a row, RGBX RGBX. Bytes are
-		 * spread to 16-bit pairs (R0 R1 | G0 G1 and B0 B1 | 0 0) and multiplied by
-		 * the pair of weights (w_0 w_1): vpdpwssd adds R0 w_0 + R1 w_1 into the
-		 * lookup's R lane, and so on, exactly the integer sums of the plain loop. */
-		const __m512i iax = _mm512_sub_epi32(k8, ax), iay = _mm512_sub_epi32(k8, ay);
-		const __m512i wx = _mm512_or_si512(iax, _mm512_slli_epi32(ax, 16));
-		const __m512i wt = _mm512_mullo_epi16(
-				      wx, _mm512_or_si512(iay, _mm512_slli_epi32(iay, 16))),
-			      wb = _mm512_mullo_epi16(
-				      wx, _mm512_or_si512(ay, _mm512_slli_epi32(ay, 16)));
-		const __m512i wtl = _mm512_permutexvar_epi32(dup_lo, wt),
-			      wth = _mm512_permutexvar_epi32(dup_hi, wt),
-			      wbl = _mm512_permutexvar_epi32(dup_lo, wb),
-			      wbh = _mm512_permutexvar_epi32(dup_hi, wb);
-		rg = _mm512_dpwssd_epi32(rg, _mm512_shuffle_epi8(t0, ctl_rg), wtl);
-		rg = _mm512_dpwssd_epi32(rg, _mm512_shuffle_epi8(t1, ctl_rg), wth);
-		rg = _mm512_dpwssd_epi32(rg, _mm512_shuffle_epi8(b0, ctl_rg), wbl);
-		rg = _mm512_dpwssd_epi32(rg, _mm512_shuffle_epi8(b1, ctl_rg), wbh);
-		bb = _mm512_dpwssd_epi32(bb, _mm512_shuffle_epi8(t0, ctl_b), wtl);
-		bb = _mm512_dpwssd_epi32(bb, _mm512_shuffle_epi8(t1, ctl_b), wth);
-		bb = _mm512_dpwssd_epi32(bb, _mm512_shuffle_epi8(b0, ctl_b), wbl);
-		bb = _mm512_dpwssd_epi32(bb, _mm512_shuffle_epi8(b1, ctl_b), wbh);
 	}
-	/* rg: R in the even 32-bit lanes, G in the odd; bb: B in the even */
-	const __m256i r8 = _mm256_add_epi32(_mm512_castsi512_si256(rg),
-					    _mm512_extracti64x4_epi64(rg, 1)),
-		      b8 = _mm256_add_epi32(_mm512_castsi512_si256(bb),
-					    _mm512_extracti64x4_epi64(bb, 1));
-	const __m128i r4 = _mm_add_epi32(_mm256_castsi256_si128(r8),
-					 _mm256_extracti128_si256(r8, 1)),
-		      b4 = _mm_add_epi32(_mm256_castsi256_si128(b8),
-					 _mm256_extracti128_si256(b8, 1));
-	const __m128i r2 = _mm_add_epi32(r4, _mm_unpackhi_epi64(r4, r4)),
-		      b2 = _mm_add_epi32(b4, _mm_unpackhi_epi64(b4, b4));
-	acc[0] += (uint32_t)_mm_cvtsi128_si32(r2);
-	acc[1] += (uint32_t)_mm_extract_epi32(r2, 1);
-	acc[2] += (uint32_t)_mm_cvtsi128_si32(b2);
+	/* rg_*: R in the even 32-bit lanes, G in the odd; b_*: B in the even */
+	const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4,
+					      2, 0),
+		      odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3,
+					     1);
+	_mm512_storeu_si512(sum[0], _mm512_permutex2var_epi32(rg_lo, even, rg_hi));
+	_mm512_storeu_si512(sum[1], _mm512_permutex2var_epi32(rg_lo, odd, rg_hi));
+	_mm512_storeu_si512(sum[2], _mm512_permutex2var_epi32(b_lo, even, b_hi));
 }
 
-static pthread_once_t lanes_once = PTHREAD_ONCE_INIT;
+/* The colours of 16 pixels of N x N lookups from their sums: (sum + 32 N^2) / (64 N^2) in
+ * float, which is the integer quotient: the numerator and the divisor are whole numbers
+ * under 2^24 (at most 255 * 64 * 256 + 32 * 256 with 16 x 16 lookups), so the correctly
+ * rounded float quotient is below the next whole number whenever the exact one is, and
+ * truncation floors it. */
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) static void
+finish16_avx512(uint32_t sum[3][16], int N)
+{
+	const uint32_t nn = (uint32_t)(N * N);
+	const __m512i add = _mm512_set1_epi32((int)(32 * nn));
+	const __m512 div = _mm512_set1_ps((float)(64 * nn));
+	for (int k = 0; k < 3; k++) {
+		const __m512i a = _mm512_add_epi32(_mm512_loadu_si512(sum[k]), add);
+		_mm512_storeu_si512(sum[k], _mm512_cvttps_epi32(_mm512_div_ps(
+						    _mm512_cvtepi32_ps(a), div)));
+	}
+}
+
 #endif
+
+/* Pixel x of the row from its lookups' colour c and its lift: out = clamp(c + lift). */
+static inline void put_pixel(uint8_t *out, int x, const uint32_t c[3], int32_t lift)
+{
+	const int l = (int16_t)(lift & 0xffff);
+	for (int k = 0; k < 3; k++) {
+		const int cc = (int)c[k] + l;
+		out[3 * x + k] = (uint8_t)(cc < 0 ? 0 : cc > 255 ? 255 : cc);
+	}
+}
 
 void render_aa_shade(const render_aa *a, int y, int xs, int n, const render_aa_offsets *o,
 		     const uint8_t *nsub, const int32_t *lift, uint8_t *out)
 {
 	pthread_once(&pos_once, pos_init);
 #ifdef __x86_64__
-	if (a->vec)
-		pthread_once(&lanes_once, lanes_init);
+	if (a->vec) {
+		/* the pixels of each N in runs of 16 (the last run padded with its first
+		 * pixel, drawn once) */
+		int32_t idx[RENDER_AA_MAX_FORCE + 1][256 + 16];
+		int cnt[RENDER_AA_MAX_FORCE + 1] = {0};
+		for (int i = 0; i < n; i++)
+			if (nsub[i])
+				idx[nsub[i]][cnt[nsub[i]]++] = i;
+		for (int N = 1; N <= RENDER_AA_MAX_FORCE; N++) {
+			for (int b = 0; b < cnt[N]; b += 16) {
+				int32_t *ix = idx[N] + b;
+				const int m = cnt[N] - b < 16 ? cnt[N] - b : 16;
+				for (int p = m; p < 16; p++)
+					ix[p] = ix[0];
+				uint32_t sum[3][16];
+				shade16_avx512(a, y, xs, N, ix, o, sum);
+				finish16_avx512(sum, N);
+				for (int p = 0; p < m; p++) {
+					const uint32_t c[3] = {sum[0][p], sum[1][p], sum[2][p]};
+					put_pixel(out, xs + ix[p], c, lift[ix[p]]);
+				}
+			}
+		}
+		return;
+	}
 #endif
 	for (int i = 0; i < n; i++) {
 		const int N = nsub[i];
 		if (!N)
 			continue;
-		const int x = xs + i, c = i + 1;
 		uint32_t acc[3] = {0, 0, 0};
-#ifdef __x86_64__
-		if (a->vec)
-			shade_pixel_avx512(a, x, y, c, N, o, acc);
-		else
-#endif
-			shade_pixel_c(a, x, y, c, N, o, acc);
+		shade_pixel_c(a, xs + i, y, i + 1, N, o, acc);
 		const uint32_t nn = (uint32_t)(N * N);
-		const int l = (int16_t)(lift[i] & 0xffff);
-		for (int k = 0; k < 3; k++) {
-			const int cc = (int)((acc[k] + 32 * nn) / (64 * nn)) + l;
-			out[3 * x + k] = (uint8_t)(cc < 0 ? 0 : cc > 255 ? 255 : cc);
-		}
+		for (int k = 0; k < 3; k++)
+			acc[k] = (acc[k] + 32 * nn) / (64 * nn);
+		put_pixel(out, xs + i, acc, lift[i]);
 	}
 }
