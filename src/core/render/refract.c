@@ -102,68 +102,44 @@ static inline float sample(const void *row, ptrdiff_t x, const int is_int)
  * column xs-2+i; columns outside the frame are the edge's, or the opposite edge's with
  * wrap), from the five rows r[0..4] = y-2 .. y+2:
  *     v  = r1 + 2 r2 + r3                 ([1 2 1] down the column),
- *     d2 = 2 (r3 - r1) + (r4 - r0)        ([-1 -2 0 2 1] down the column). */
+ *     d2 = 2 (r3 - r1) + (r4 - r0)        ([-1 -2 0 2 1] down the column).
+ * The columns inside the frame are one branch-free loop the compiler vectorises; only
+ * the ghost columns beyond the frame's edges (at most two on each side) are remapped. */
+static inline __attribute__((always_inline)) void column_sum1(const void *const r[5], ptrdiff_t x,
+							      const int is_int, float *restrict v,
+							      float *restrict d2)
+{
+	if (is_int) {
+		/* integer sums, converted once (wrapping like the solvers' own sums if
+		 * heights ever came near 2^29) */
+		const uint32_t a = (uint32_t)((const int32_t *)r[1])[x],
+			       b = (uint32_t)((const int32_t *)r[2])[x];
+		const uint32_t c = (uint32_t)((const int32_t *)r[3])[x];
+		const uint32_t m = (uint32_t)((const int32_t *)r[0])[x],
+			       e = (uint32_t)((const int32_t *)r[4])[x];
+		*v = (float)(int32_t)(a + 2u * b + c);
+		*d2 = (float)(int32_t)(2u * (c - a) + (e - m));
+	} else {
+		const float a = sample(r[1], x, 0), b = sample(r[2], x, 0), c = sample(r[3], x, 0);
+		*v = a + 2.0f * b + c;
+		*d2 = 2.0f * (c - a) + (sample(r[4], x, 0) - sample(r[0], x, 0));
+	}
+}
+
 static inline __attribute__((always_inline)) void column_sums(const void *const r[5], int w, int xs,
 							      int n, const int is_int,
 							      const int wrap, float *restrict v,
 							      float *restrict d2)
 {
+	const int x0 = xs - 2, lo = x0 < 0 ? 0 : x0, hi = xs + n + 2 < w ? xs + n + 2 : w;
+	for (int x = lo; x < hi; x++)
+		column_sum1(r, x, is_int, &v[x - x0], &d2[x - x0]);
 	for (int i = 0; i < n + 4; i++) {
-		ptrdiff_t x = xs - 2 + i;
-		if (x < 0 || x >= w) /* only the two ghost columns on each side */
-			x = wrap ? (x + w) % w : x < 0 ? 0 : w - 1;
-		if (is_int) {
-			/* integer sums, converted once (wrapping like the solvers' own sums
-			 * if heights ever came near 2^29) */
-			const uint32_t a = (uint32_t)((const int32_t *)r[1])[x],
-				       b = (uint32_t)((const int32_t *)r[2])[x];
-			const uint32_t c = (uint32_t)((const int32_t *)r[3])[x];
-			const uint32_t m = (uint32_t)((const int32_t *)r[0])[x],
-				       e = (uint32_t)((const int32_t *)r[4])[x];
-			v[i] = (float)(int32_t)(a + 2u * b + c);
-			d2[i] = (float)(int32_t)(2u * (c - a) + (e - m));
-		} else {
-			const float a = sample(r[1], x, 0), b = sample(r[2], x, 0),
-				    c = sample(r[3], x, 0);
-			v[i] = a + 2.0f * b + c;
-			d2[i] = 2.0f * (c - a) + (sample(r[4], x, 0) - sample(r[0], x, 0));
-		}
-	}
-}
-
-/* column_sums, and away from the frame's edges without the remapping: a loop the
- * compiler vectorises. */
-static inline __attribute__((always_inline)) void column_sums_fast(const void *const r[5], int w,
-								   int xs, int n, const int is_int,
-								   const int wrap, float *restrict v,
-								   float *restrict d2)
-{
-	if (xs - 2 >= 0 && xs + n + 2 <= w) {
-		const ptrdiff_t b = xs - 2;
-		if (is_int) {
-			const int32_t *r0 = (const int32_t *)r[0] + b, *r1 = (const int32_t *)r[1] + b,
-				      *r2 = (const int32_t *)r[2] + b, *r3 = (const int32_t *)r[3] + b,
-				      *r4 = (const int32_t *)r[4] + b;
-			for (int i = 0; i < n + 4; i++) {
-				const uint32_t a = (uint32_t)r1[i], bb = (uint32_t)r2[i],
-					       c = (uint32_t)r3[i], m = (uint32_t)r0[i],
-					       e = (uint32_t)r4[i];
-				v[i] = (float)(int32_t)(a + 2u * bb + c);
-				d2[i] = (float)(int32_t)(2u * (c - a) + (e - m));
-			}
-		} else {
-			const float *r0 = (const float *)r[0] + b, *r1 = (const float *)r[1] + b,
-				    *r2 = (const float *)r[2] + b, *r3 = (const float *)r[3] + b,
-				    *r4 = (const float *)r[4] + b;
-			for (int i = 0; i < n + 4; i++) {
-				v[i] = r1[i] + 2.0f * r2[i] + r3[i];
-				d2[i] = 2.0f * (r3[i] - r1[i]) + (r4[i] - r0[i]);
-			}
-		}
-	} else if (is_int) {
-		column_sums(r, w, xs, n, 1, wrap, v, d2);
-	} else {
-		column_sums(r, w, xs, n, 0, wrap, v, d2);
+		const int x = x0 + i;
+		if (x >= lo && x < hi)
+			continue;
+		const ptrdiff_t xm = wrap ? (x + w) % w : x < 0 ? 0 : w - 1;
+		column_sum1(r, xm, is_int, &v[i], &d2[i]);
 	}
 }
 
@@ -188,7 +164,7 @@ static inline __attribute__((always_inline)) void row_geometry(const void *const
 	const int w = p->w, hgt = p->hgt;
 	const float R = p->R, B = p->B, spec = p->spec;
 	const float g0 = p->g[0], g1 = p->g[1], h2 = p->g[2], ng2 = p->ng2;
-	column_sums_fast(r, w, xs, n, is_int, wrap, v, d2);
+	column_sums(r, w, xs, n, is_int, wrap, v, d2);
 	const float fw = (float)w, fh = (float)hgt, fy = (float)y;
 	const int32_t bs = p->bs;
 	for (int i = 0; i < n; i++) {
@@ -757,7 +733,7 @@ static inline __attribute__((always_inline)) void offsets_body(const void *const
 							       float *restrict oy)
 {
 	float v[CHUNK + 8], d2[CHUNK + 8];
-	column_sums_fast(r, w, xs, n, is_int, wrap, v, d2);
+	column_sums(r, w, xs, n, is_int, wrap, v, d2);
 	for (int i = 0; i < n; i++) {
 		const float dx = (v[i + 4] - v[i]) + 2.0f * (v[i + 3] - v[i + 1]);
 		const float dy = (d2[i + 1] + d2[i + 3]) + 2.0f * d2[i + 2];
