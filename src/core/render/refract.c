@@ -136,10 +136,10 @@ static inline __attribute__((always_inline)) void column_sums(const void *const 
 		column_sum1(r, x, is_int, &v[x - x0], &d2[x - x0]);
 	for (int i = 0; i < n + 4; i++) {
 		const int x = x0 + i;
-		if (x >= lo && x < hi)
-			continue;
-		const ptrdiff_t xm = wrap ? (x + w) % w : x < 0 ? 0 : w - 1;
-		column_sum1(r, xm, is_int, &v[i], &d2[i]);
+		if (x == lo && lo < hi) /* skip the columns inside */
+			i = hi - x0 - 1;
+		else
+			column_sum1(r, wrap ? (x + w) % w : x < 0 ? 0 : w - 1, is_int, &v[i], &d2[i]);
 	}
 }
 
