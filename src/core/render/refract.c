@@ -855,9 +855,14 @@ static void aa_row(const color_frame *cf, const tp_surface *sf, int y, uint8_t *
 		}
 		if (!render_aa_plan(n, &ofs, nsub) || !render_aa_flat(&cf->aap, y, xs, n, &ofs, nsub))
 			continue;
-		/* the lifts of each cluster of steep pixels (runs closer than AA_GAP pixels
-		 * taken together; a pixel's geometry does not depend on where its run starts),
-		 * so the geometry is redone for the steep pixels, not the whole chunk */
+		if (ring && ring->lift_ok) { /* the lifts color_row_rgb1 just drew with */
+			render_aa_shade(&cf->aap, y, xs, n, &ofs, nsub, ring->lift + xs, o);
+			continue;
+		}
+		/* Otherwise (the fused kernel keeps no lifts) the lifts of each cluster of
+		 * steep pixels (runs closer than AA_GAP pixels taken together; a pixel's
+		 * geometry does not depend on where its run starts), so the geometry is
+		 * redone for the steep pixels, not the whole chunk. */
 		enum { AA_GAP = 16 };
 		for (int a = 0; a < n;) {
 			while (a < n && !nsub[a])
@@ -873,17 +878,11 @@ static void aa_row(const color_frame *cf, const tp_surface *sf, int y, uint8_t *
 					gap++;
 				}
 			}
-			const int32_t *lift;
-			if (ring && ring->lift_ok) { /* the lifts color_row_rgb1 just drew with */
-				lift = ring->lift + xs + a;
-			} else {
-				cf->geom(r, &cf->par, y, xs + a, b - a, t);
-				lift = t.lift;
-			}
+			cf->geom(r, &cf->par, y, xs + a, b - a, t);
 			render_aa_offsets from = ofs;
 			for (int k = 0; k < 3; k++)
 				from.row[k][0] += a, from.row[k][1] += a;
-			render_aa_shade(&cf->aap, y, xs + a, b - a, &from, nsub + a, lift, o);
+			render_aa_shade(&cf->aap, y, xs + a, b - a, &from, nsub + a, t.lift, o);
 			a = b;
 		}
 	}
