@@ -621,15 +621,18 @@ static int cpu_level(void)
 	return simd_level >= 1 ? 1 : 0;
 }
 
-/* Whether the anti-aliasing lookups may run 16 at a time (refract_aa.c's AVX-512 kernel,
- * which needs F, BW and VNNI but not VBMI): at level 3, and on AVX-512 CPUs without VBMI,
- * where the rest of the colour pass runs AVX2. */
-static int aa_vec_ok(int level)
+/* How the anti-aliasing lookups run (render_aa.vec): 2, 16 pixels at a time in
+ * refract_aa.c's AVX-512 kernel, which needs F, BW and VNNI but not VBMI (at level 3, and
+ * on AVX-512 CPUs without VBMI, where the rest of the colour pass runs AVX2); 1, 8 at a
+ * time in AVX2 (level 2); 0, the plain loop. */
+static int aa_vec(int level)
 {
 #ifdef __x86_64__
-	return level == 3 || (simd_level >= 3 && __builtin_cpu_supports("avx512f") &&
-			      __builtin_cpu_supports("avx512bw") &&
-			      __builtin_cpu_supports("avx512vnni"));
+	if (level == 3 || (level == 2 && simd_level >= 3 && __builtin_cpu_supports("avx512f") &&
+			   __builtin_cpu_supports("avx512bw") &&
+			   __builtin_cpu_supports("avx512vnni")))
+		return 2;
+	return level == 2;
 #else
 	(void)level;
 	return 0;
@@ -698,7 +701,7 @@ static void color_setup(const render_in *in, color_frame *cf)
 	cf->fused = NULL;
 	/* with anti-aliasing a pixel also reads its neighbours' offsets, one sample further */
 	cf->aa = rs->antialias || render_aa_forced();
-	cf->aap = (render_aa){in->w, in->h, wrap, cf->par.bs, in->bgx, aa_vec_ok(cf->level),
+	cf->aap = (render_aa){in->w, in->h, wrap, cf->par.bs, in->bgx, aa_vec(cf->level),
 			      wrap ? NULL : in->bgflat};
 	cf->reach = cf->aa ? 3 : 2;
 #ifdef __x86_64__

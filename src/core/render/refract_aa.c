@@ -483,6 +483,144 @@ finish16_avx512(uint32_t sum[3][16], int N)
 	}
 }
 
+
+/* shade16_avx512 for 8 pixels in AVX2 (no VNNI): the same per-lane offsets and positions;
+ * each lookup's four taps are the colour pass's byte sums (shade_row_avx2): the top and
+ * bottom pairs in one 128-bit lane, bytes grouped by channel, multiplied by the four byte
+ * weights (u8 x s8, a pair's sum at most 255 * 64) and summed to 32 bits per channel,
+ * which each pixel's lane adds up over its lookups. */
+__attribute__((target("avx2"))) static void shade8_avx2(const render_aa *a, int y, int xs, int N,
+							 const int32_t idx[8],
+							 const render_aa_offsets *o,
+							 uint32_t sum[3][16])
+{
+	const int w = a->w, hgt = a->hgt;
+	const float fw = (float)w, fh = (float)hgt;
+	float nbuf[2][3][3][8] __attribute__((aligned(32)));
+	for (int p = 0; p < 8; p++)
+		for (int k = 0; k < 2; k++)
+			for (int r = 0; r < 3; r++)
+				for (int d = 0; d < 3; d++)
+					nbuf[k][r][d][p] = o->row[r][k][idx[p] + d];
+	const __m256 fx = _mm256_cvtepi32_ps(_mm256_add_epi32(
+		_mm256_loadu_si256((const __m256i *)idx), _mm256_set1_epi32(xs)));
+	const __m256 fy = _mm256_set1_ps((float)y);
+	const __m256 eight = _mm256_set1_ps(8.0f), half = _mm256_set1_ps(0.5f);
+	const __m256 zero = _mm256_setzero_ps();
+	const __m256 lox = a->wrap ? _mm256_set1_ps(-fw) : zero,
+		     hix = a->wrap ? _mm256_set1_ps(fw) : _mm256_set1_ps(fw - 1.0f),
+		     loy = a->wrap ? _mm256_set1_ps(-fh) : zero,
+		     hiy = a->wrap ? _mm256_set1_ps(fh) : _mm256_set1_ps(fh - 1.0f);
+	const __m256i seven = _mm256_set1_epi32(7), k8 = _mm256_set1_epi32(8),
+		      bs = _mm256_set1_epi32(a->bs), W = _mm256_set1_epi32(w),
+		      H = _mm256_set1_epi32(hgt), W1 = _mm256_set1_epi32(w - 1),
+		      H1 = _mm256_set1_epi32(hgt - 1), ones = _mm256_set1_epi16(1);
+	/* top pair | bottom pair -> R R' R R' ... (refract.c's TAP_ORDER) per 128-bit lane */
+	const __m256i order = _mm256_setr_epi8(0, 8, 4, 12, 1, 9, 5, 13, 2, 10, 6, 14, 3, 11, 7,
+					       15, 0, 8, 4, 12, 1, 9, 5, 13, 2, 10, 6, 14, 3, 11, 7,
+					       15);
+	__m256i acc[4] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(),
+			  _mm256_setzero_si256()};
+	const float *pos = pos_tab[N];
+	for (int j = 0; j < N; j++) {
+		const float v = pos[j], wv = absf(v);
+		const int ry = v < 0 ? 0 : 2;
+		const __m256 wv1 = _mm256_set1_ps(1.0f - wv), wvv = _mm256_set1_ps(wv);
+		for (int i = 0; i < N; i++) {
+			const float u = pos[i], wu = absf(u);
+			const int dx = u < 0 ? 0 : 2;
+			const __m256 wu1 = _mm256_set1_ps(1.0f - wu), wuu = _mm256_set1_ps(wu);
+			__m256 of[2];
+			for (int k = 0; k < 2; k++) { /* offset_at, lane by lane */
+				const __m256 mc = _mm256_load_ps(nbuf[k][1][1]),
+					     mx = _mm256_load_ps(nbuf[k][1][dx]),
+					     ec = _mm256_load_ps(nbuf[k][ry][1]),
+					     ex = _mm256_load_ps(nbuf[k][ry][dx]);
+				const __m256 top = _mm256_add_ps(_mm256_mul_ps(wu1, mc),
+								 _mm256_mul_ps(wuu, mx));
+				const __m256 bot = _mm256_add_ps(_mm256_mul_ps(wu1, ec),
+								 _mm256_mul_ps(wuu, ex));
+				of[k] = _mm256_add_ps(_mm256_mul_ps(wv1, top), _mm256_mul_ps(wvv, bot));
+			}
+			/* refract.c's positions (clampf: max_ps(v, lo) is v > lo ? v : lo, NaN
+			 * giving lo, and min_ps likewise) */
+			__m256 sx, sy;
+			if (a->wrap) {
+				sx = _mm256_add_ps(
+					_mm256_add_ps(fx, _mm256_min_ps(_mm256_max_ps(of[0], lox), hix)),
+					hix);
+				sy = _mm256_add_ps(
+					_mm256_add_ps(fy, _mm256_min_ps(_mm256_max_ps(of[1], loy), hiy)),
+					hiy);
+			} else {
+				sx = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(fx, of[0]), lox), hix);
+				sy = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(fy, of[1]), loy), hiy);
+			}
+			const __m256i qx =
+				_mm256_cvttps_epi32(_mm256_add_ps(_mm256_mul_ps(sx, eight), half));
+			const __m256i qy =
+				_mm256_cvttps_epi32(_mm256_add_ps(_mm256_mul_ps(sy, eight), half));
+			__m256i x0 = _mm256_srai_epi32(qx, 3), y0 = _mm256_srai_epi32(qy, 3);
+			const __m256i ax = _mm256_and_si256(qx, seven), ay = _mm256_and_si256(qy, seven);
+			if (a->wrap) { /* x0 in [0, 3w): x0 % w by two conditional subtractions */
+				for (int r = 0; r < 2; r++) {
+					x0 = _mm256_sub_epi32(
+						x0, _mm256_and_si256(W, _mm256_cmpgt_epi32(x0, W1)));
+					y0 = _mm256_sub_epi32(
+						y0, _mm256_and_si256(H, _mm256_cmpgt_epi32(y0, H1)));
+				}
+			}
+			int32_t off[8] __attribute__((aligned(32)));
+			_mm256_store_si256((__m256i *)off,
+					   _mm256_add_epi32(_mm256_mullo_epi32(y0, bs),
+							    _mm256_slli_epi32(x0, 2)));
+			/* the byte weights w00 w10 w01 w11 of each lookup, as refract.c packs them */
+			const __m256i uu = _mm256_or_si256(_mm256_sub_epi32(k8, ax),
+							   _mm256_slli_epi32(ax, 16));
+			const __m256i wq = _mm256_or_si256(
+				_mm256_mullo_epi32(uu, _mm256_sub_epi32(k8, ay)),
+				_mm256_slli_epi32(_mm256_mullo_epi32(uu, ay), 8));
+			for (int q = 0; q < 4; q++) { /* pixels 2q (low lane) and 2q + 1 */
+				const uint8_t *pa = a->bgx + off[2 * q], *pb = a->bgx + off[2 * q + 1];
+				const __m256i t = _mm256_setr_m128i(
+					_mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)pa),
+							   _mm_loadl_epi64((const __m128i *)(pa + a->bs))),
+					_mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)pb),
+							   _mm_loadl_epi64((const __m128i *)(pb + a->bs))));
+				const __m256i wsel = _mm256_permutevar8x32_epi32(
+					wq, _mm256_setr_epi32(2 * q, 2 * q, 2 * q, 2 * q, 2 * q + 1,
+							      2 * q + 1, 2 * q + 1, 2 * q + 1));
+				acc[q] = _mm256_add_epi32(
+					acc[q],
+					_mm256_madd_epi16(_mm256_maddubs_epi16(
+								  _mm256_shuffle_epi8(t, order), wsel),
+							  ones));
+			}
+		}
+	}
+	/* acc[q]: pixel 2q's R G B X sums, then pixel 2q + 1's */
+	for (int q = 0; q < 4; q++) {
+		uint32_t t[8];
+		_mm256_storeu_si256((__m256i *)t, acc[q]);
+		for (int k = 0; k < 3; k++) {
+			sum[k][2 * q] = t[k];
+			sum[k][2 * q + 1] = t[4 + k];
+		}
+	}
+}
+
+/* finish16_avx512 for 8 pixels. */
+__attribute__((target("avx2"))) static void finish8_avx2(uint32_t sum[3][16], int N)
+{
+	const uint32_t nn = (uint32_t)(N * N);
+	const __m256i add = _mm256_set1_epi32((int)(32 * nn));
+	const __m256 div = _mm256_set1_ps((float)(64 * nn));
+	for (int k = 0; k < 3; k++) {
+		const __m256i a = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)sum[k]), add);
+		_mm256_storeu_si256((__m256i *)sum[k], _mm256_cvttps_epi32(_mm256_div_ps(
+								_mm256_cvtepi32_ps(a), div)));
+	}
+}
 #endif
 
 /* Pixel x of the row from its lookups' colour c and its lift: out = clamp(c + lift). */
@@ -501,22 +639,28 @@ void render_aa_shade(const render_aa *a, int y, int xs, int n, const render_aa_o
 	pthread_once(&pos_once, pos_init);
 #ifdef __x86_64__
 	if (a->vec) {
-		/* the pixels of each N in runs of 16 (the last run padded with its first
-		 * pixel, drawn once) */
+		/* the pixels of each N in runs of 16 or 8 (the last run padded with its
+		 * first pixel, drawn once) */
 		int32_t idx[RENDER_AA_MAX_FORCE + 1][256 + 16];
 		int cnt[RENDER_AA_MAX_FORCE + 1] = {0};
 		for (int i = 0; i < n; i++)
 			if (nsub[i])
 				idx[nsub[i]][cnt[nsub[i]]++] = i;
+		const int L = a->vec == 2 ? 16 : 8; /* pixels at a time */
 		for (int N = 1; N <= RENDER_AA_MAX_FORCE; N++) {
-			for (int b = 0; b < cnt[N]; b += 16) {
+			for (int b = 0; b < cnt[N]; b += L) {
 				int32_t *ix = idx[N] + b;
-				const int m = cnt[N] - b < 16 ? cnt[N] - b : 16;
-				for (int p = m; p < 16; p++)
+				const int m = cnt[N] - b < L ? cnt[N] - b : L;
+				for (int p = m; p < L; p++)
 					ix[p] = ix[0];
 				uint32_t sum[3][16];
-				shade16_avx512(a, y, xs, N, ix, o, sum);
-				finish16_avx512(sum, N);
+				if (L == 16) {
+					shade16_avx512(a, y, xs, N, ix, o, sum);
+					finish16_avx512(sum, N);
+				} else {
+					shade8_avx2(a, y, xs, N, ix, o, sum);
+					finish8_avx2(sum, N);
+				}
 				for (int p = 0; p < m; p++) {
 					const uint32_t c[3] = {sum[0][p], sum[1][p], sum[2][p]};
 					put_pixel(out, xs + ix[p], c, lift[ix[p]]);

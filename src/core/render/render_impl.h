@@ -66,7 +66,7 @@ typedef struct render_aa {
 	int w, hgt, wrap;
 	int32_t bs;         /* background row stride, bytes */
 	const uint8_t *bgx; /* render_in.bgx */
-	int vec;            /* 1: the AVX-512 lookups (the colour pass's level 3) */
+	int vec;            /* lookups 16 pixels at a time (2, AVX-512), 8 (1, AVX2), or one (0) */
 	const uint8_t *flat; /* render_in.bgflat, or NULL */
 } render_aa;
 /* The subsamples per axis of columns xs .. xs+n-1 (n <= 256) into nsub (0: refract.c's
