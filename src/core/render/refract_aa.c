@@ -34,10 +34,10 @@
  * of the pixels are supersampled. tests/test_refract_aa.c bounds the error.
  *
  * Each pixel depends only on the surface, so the bytes are the same whatever the thread
- * count. The lookups of a pixel run 16 at a time in AVX-512 where the colour pass runs its
- * level 3 (shade_pixel_avx512: the plain loop's float operations lane by lane, gathered
- * taps, integer sums), the plain loop elsewhere; tests/test_refract_aa.c checks they
- * give the same bytes, with wrap and forced counts.
+ * count. The steep pixels of a run are grouped by N and shaded 16 at a time in AVX-512
+ * (shade16_avx512) or 8 at a time in AVX2 (shade8_avx2), one lane a pixel: the plain
+ * loop's float operations lane by lane and its integer sums; the plain loop elsewhere.
+ * tests/test_refract_aa.c checks they give the same bytes, with wrap and forced counts.
  */
 #include <math.h>
 #include <pthread.h>
