@@ -287,7 +287,7 @@ $(PCFILE): Makefile
 $(MAN): docs/tidepool.1.scd
 	@mkdir -p $(dir $@)
 	@echo "  SCDOC   $@"
-	$(Q)scdoc < $< > $@.tmp && mv $@.tmp $@
+	$(Q)SOURCE_DATE_EPOCH=$$(sh scripts/man-date.sh $<) scdoc < $< > $@.tmp && mv $@.tmp $@
 
 # Where `make install` puts the documents, for `tidepool --help`; rewritten only when
 # PREFIX (or DOCDIR, ...) changes, so src/main.c is rebuilt only then.

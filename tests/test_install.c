@@ -65,7 +65,10 @@ Test(install, man_page_documents_every_command_and_option)
 
 Test(install, man_page_is_built_from_its_source)
 {
-	cr_assert_eq(sh("scdoc < docs/tidepool.1.scd | cmp - %s/tidepool.1 2>&1", build_dir()), 0,
+	cr_assert_eq(sh("SOURCE_DATE_EPOCH=$(sh scripts/man-date.sh) scdoc < docs/tidepool.1.scd | "
+			"cmp - %s/tidepool.1 2>&1",
+			build_dir()),
+		     0,
 		     "build/tidepool.1 is stale or missing: %s", logbuf);
 	cr_assert_eq(sh("head -c 2000 %s/tidepool.1", build_dir()), 0);
 	cr_assert(strstr(logbuf, ".TH \"tidepool\" \"1\""), "%s", logbuf);
