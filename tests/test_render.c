@@ -2,6 +2,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -481,4 +482,40 @@ Test(render, pebble_borders_are_close_to_a_supersampled_background)
 	cr_assert_lt(p99, 16, "p99 %d levels", p99);
 	tp_image_free(&a);
 	tp_image_free(&ref);
+}
+
+/* The colour pass's per-row loops are vectorised by the compiler, not by hand, and one
+ * function GCC cannot vectorise (lrintf) left the whole row geometry scalar in every
+ * variant for four days, half of a busy frame's time, with the same bytes. So the
+ * library's AVX2 and AVX-512 variants of the row geometry and the offsets are read back
+ * from the built library (objdump) and must use 256- or 512-bit registers throughout; the
+ * scalar build of that loop used none. */
+Test(render, the_row_loops_are_vectorised)
+{
+#if !defined(__x86_64__)
+	cr_skip("x86-64 only");
+#elif defined(__SANITIZE_ADDRESS__)
+	cr_skip("the sanitizer build is -O1, which vectorises nothing");
+#else
+	const char *b = getenv("TP_BUILD");
+	char cmd[512];
+	snprintf(cmd, sizeof cmd,
+		 "objdump -d --no-show-raw-insn %s/libtidepool.so.0 | awk '"
+		 "/^[0-9a-f]+ <(row_geometry|offsets)_[a-z0-9_]*_avx(2|512)>:/ { f = $2; n[f] = 0; next }"
+		 " /^$/ { f = \"\" } f && /[yz]mm/ { n[f]++ }"
+		 " END { for (f in n) print f, n[f] }'",
+		 b ? b : "build");
+	FILE *p = popen(cmd, "r");
+	cr_assert(p);
+	char name[128];
+	int count, functions = 0;
+	while (fscanf(p, "%127s %d", name, &count) == 2) {
+		functions++;
+		const int min = strncmp(name, "<offsets", 8) ? 60 : 20;
+		cr_expect_geq(count, min, "%s uses vector registers %d times (at least %d expected)",
+			      name, count, min);
+	}
+	cr_assert_eq(pclose(p), 0, "objdump failed");
+	cr_assert_eq(functions, 12, "the 8 geometry and 4 offsets variants found (%d)", functions);
+#endif
 }
