@@ -21,6 +21,18 @@
 enum { ROUNDS = 4 };
 #define ROUND_S 0.5
 
+/* Frames per second of one round of ROUND_S seconds drawing s with r, or best if higher. */
+static double round_fps(render_ctx *r, const tp_surface *s, tp_image *out, double best)
+{
+	int n = 0;
+	double t0 = bench_now(), el;
+	do {
+		render_frame(r, s, out);
+		n++;
+	} while ((el = bench_now() - t0) < ROUND_S);
+	return n / el > best ? n / el : best;
+}
+
 static const tp_solver bench_solver = {.name = "bench", .caps = TP_SOLVER_HEIGHTFIELD};
 
 static void run_size(const int W, const int H)
@@ -73,22 +85,10 @@ static void run_size(const int W, const int H)
 	}
 	double fps = 0, ref_fps = 0, aa_fps = 0;
 	for (int k = 0; k < ROUNDS; k++) {
-		int n = 0;
-		double t0 = bench_now(), el;
-		do {
-			render_frame(r, &s, &out);
-			n++;
-		} while ((el = bench_now() - t0) < ROUND_S);
-		fps = n / el > fps ? n / el : fps;
-		n = 0;
-		t0 = bench_now();
-		do {
-			render_frame(ra, &s, &out);
-			n++;
-		} while ((el = bench_now() - t0) < ROUND_S);
-		aa_fps = n / el > aa_fps ? n / el : aa_fps;
+		fps = round_fps(r, &s, &out, fps);
+		aa_fps = round_fps(ra, &s, &out, aa_fps);
 		int m = 0;
-		t0 = bench_now();
+		double t0 = bench_now(), el;
 		do {
 			ref_seed_render(hi, bgp, ref_out, W, H);
 			m++;
@@ -110,13 +110,7 @@ static void run_size(const int W, const int H)
 		for (int k = 0; k < ROUNDS; k++)
 			for (int l = 0; l < 3; l++) {
 				render_set_simd(levels[l]);
-				int n = 0;
-				double t0 = bench_now(), el;
-				do {
-					render_frame(ra, &s, &out);
-					n++;
-				} while ((el = bench_now() - t0) < ROUND_S);
-				lf[l] = n / el > lf[l] ? n / el : lf[l];
+				lf[l] = round_fps(ra, &s, &out, lf[l]);
 			}
 		render_set_simd(3);
 		bench_row("  antialias on, simd level 2", "frames/s vs level 0", lf[1], "fps", lf[0],

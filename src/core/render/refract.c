@@ -134,13 +134,13 @@ static inline __attribute__((always_inline)) void column_sums(const void *const 
 	const int x0 = xs - 2, lo = x0 < 0 ? 0 : x0, hi = xs + n + 2 < w ? xs + n + 2 : w;
 	for (int x = lo; x < hi; x++)
 		column_sum1(r, x, is_int, &v[x - x0], &d2[x - x0]);
-	for (int i = 0; i < n + 4; i++) {
-		const int x = x0 + i;
-		if (x == lo && lo < hi) /* skip the columns inside */
-			i = hi - x0 - 1;
-		else
-			column_sum1(r, wrap ? (x + w) % w : x < 0 ? 0 : w - 1, is_int, &v[i], &d2[i]);
-	}
+	/* the ghost columns: [x0, gl) left of the frame and [gh, end) right of it (all of
+	 * them if the run lies beyond the frame) */
+	const int end = xs + n + 2, gl = lo < hi ? lo : end, gh = lo < hi ? hi : end;
+	for (int k = 0; k < 2; k++)
+		for (int x = k ? gh : x0; x < (k ? end : gl); x++)
+			column_sum1(r, wrap ? (x + w) % w : x < 0 ? 0 : w - 1, is_int, &v[x - x0],
+				    &d2[x - x0]);
 }
 
 /* Pass 1 for one run of a row: slopes, sample position, weights, lift. The slopes are
@@ -786,7 +786,6 @@ typedef struct aa_ring {
 	const tp_surface *sf[3];
 	int y[3], xa[3], xb[3];
 	int32_t *lift;      /* the lifts of the row being drawn, entry x (w entries) */
-	int lift_ok;        /* lift holds [xa, xb) of that row (not with the fused kernel) */
 } aa_ring;
 
 static void aa_ring_init(aa_ring *r, int w)
@@ -794,7 +793,6 @@ static void aa_ring_init(aa_ring *r, int w)
 	r->cap = w + 2;
 	r->buf = malloc((size_t)6 * (size_t)r->cap * sizeof *r->buf);
 	r->lift = malloc((size_t)w * sizeof *r->lift);
-	r->lift_ok = 0;
 	for (int k = 0; k < 3; k++)
 		r->sf[k] = NULL;
 }
@@ -828,9 +826,10 @@ static void aa_ring_row(aa_ring *r, const color_frame *cf, const tp_surface *sf,
 }
 
 /* Redraws the pixels of [xa, xb) of row y whose refraction is steep (refract_aa.c), with
- * the offsets from `ring` (NULL: computed here, per run). */
+ * the offsets from `ring` (NULL: computed here, per run) and the lifts the colour pass
+ * drew the row with, entry x (NULL: computed again for the steep pixels). */
 static void aa_row(const color_frame *cf, const tp_surface *sf, int y, uint8_t *o, int xa, int xb,
-		   aa_ring *ring)
+		   aa_ring *ring, const int32_t *lift)
 {
 	const void *r[5];
 	surface_rows(sf, y, r);
@@ -858,8 +857,8 @@ static void aa_row(const color_frame *cf, const tp_surface *sf, int y, uint8_t *
 		}
 		if (!render_aa_plan(n, &ofs, nsub) || !render_aa_flat(&cf->aap, y, xs, n, &ofs, nsub))
 			continue;
-		if (ring && ring->lift_ok) { /* the lifts color_row_rgb1 just drew with */
-			render_aa_shade(&cf->aap, y, xs, n, &ofs, nsub, ring->lift + xs, o);
+		if (lift) { /* the lifts color_row_rgb1 just drew with */
+			render_aa_shade(&cf->aap, y, xs, n, &ofs, nsub, lift + xs, o);
 			continue;
 		}
 		/* Otherwise (the fused kernel keeps no lifts) the lifts of each cluster of
@@ -899,12 +898,11 @@ static void color_row_rgb1(const color_frame *cf, const tp_surface *sf, int y, u
 static void color_row_rgb(const color_frame *cf, const tp_surface *sf, int y, uint8_t *o, int xa,
 			  int xb, aa_ring *ring)
 {
-	const int keep = cf->aa && ring && ring->buf && ring->lift && !cf->fused;
-	color_row_rgb1(cf, sf, y, o, xa, xb, keep ? ring->lift : NULL);
-	if (ring)
-		ring->lift_ok = keep;
+	/* the lifts kept for anti-aliasing (the fused kernel keeps none) */
+	int32_t *lift = cf->aa && ring && ring->buf && ring->lift && !cf->fused ? ring->lift : NULL;
+	color_row_rgb1(cf, sf, y, o, xa, xb, lift);
 	if (cf->aa)
-		aa_row(cf, sf, y, o, xa, xb, ring);
+		aa_row(cf, sf, y, o, xa, xb, ring, lift);
 }
 
 /* color_row_rgb without anti-aliasing: one lookup a pixel. */

@@ -316,9 +316,9 @@ static void shade_pixel_c(const render_aa *a, int x, int y, int c, int N,
 #ifdef __x86_64__
 #include <immintrin.h>
 
-/* The 64-bit words at base + off[i], i = 0..7, by plain loads put together in registers
- * (vpgatherdq is slower on this kind of CPU, and a vector read back from eight scalar
- * stores waits for them: a store cannot forward to a wider load). */
+/* The 64-bit words at base + off[i], i = 0..7, by plain loads put together in registers:
+ * as fast as vpgatherdq here, and not microcoded as the gathers are on CPUs that
+ * mitigate Gather Data Sampling. */
 static inline __attribute__((always_inline, target("avx512f,avx512bw,avx512vnni"))) __m512i
 gather8(const uint8_t *base, __m256i off)
 {
@@ -334,6 +334,18 @@ gather8(const uint8_t *base, __m256i off)
 					    _mm_unpacklo_epi64(LD(o6), LD(o7)));
 #undef LD
 	return _mm512_inserti64x4(_mm512_castsi256_si512(a), b, 1);
+}
+
+/* The offsets around each of L pixels (columns idx[p], entries c - 1 .. c + 1 of the
+ * three rows, c = idx[p] + 1) as nb[((k * 3 + r) * 3 + d) * L + p]: component k, row r,
+ * column c - 1 + d, lane p. */
+static inline void aa_neighbours(const render_aa_offsets *o, const int32_t *idx, int L, float *nb)
+{
+	for (int p = 0; p < L; p++)
+		for (int k = 0; k < 2; k++)
+			for (int r = 0; r < 3; r++)
+				for (int d = 0; d < 3; d++)
+					nb[((k * 3 + r) * 3 + d) * L + p] = o->row[r][k][idx[p] + d];
 }
 
 /* shade_pixel_c for 16 pixels at a time, all with the same N: lane p is pixel idx[p] of
@@ -355,11 +367,7 @@ shade16_avx512(const render_aa *a, int y, int xs, int N, const int32_t idx[16],
 	const __m512 fy = _mm512_set1_ps((float)y);
 	/* the offsets around each lane's pixel: [component][row 0..2][column c-1 .. c+1] */
 	float nbuf[2][3][3][16] __attribute__((aligned(64)));
-	for (int p = 0; p < 16; p++) /* (plain loads: cheaper than 18 gathers) */
-		for (int k = 0; k < 2; k++)
-			for (int r = 0; r < 3; r++)
-				for (int d = 0; d < 3; d++)
-					nbuf[k][r][d][p] = o->row[r][k][idx[p] + d];
+	aa_neighbours(o, idx, 16, &nbuf[0][0][0][0]); /* (plain loads: cheaper than gathers) */
 	__m512 nb[2][3][3];
 	for (int k = 0; k < 2; k++)
 		for (int r = 0; r < 3; r++)
@@ -503,11 +511,7 @@ __attribute__((target("avx2"))) static void shade8_avx2(const render_aa *a, int 
 	const int w = a->w, hgt = a->hgt;
 	const float fw = (float)w, fh = (float)hgt;
 	float nbuf[2][3][3][8] __attribute__((aligned(32)));
-	for (int p = 0; p < 8; p++)
-		for (int k = 0; k < 2; k++)
-			for (int r = 0; r < 3; r++)
-				for (int d = 0; d < 3; d++)
-					nbuf[k][r][d][p] = o->row[r][k][idx[p] + d];
+	aa_neighbours(o, idx, 8, &nbuf[0][0][0][0]);
 	const __m256 fx = _mm256_cvtepi32_ps(_mm256_add_epi32(
 		_mm256_loadu_si256((const __m256i *)idx), _mm256_set1_epi32(xs)));
 	const __m256 fy = _mm256_set1_ps((float)y);
