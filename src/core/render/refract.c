@@ -286,8 +286,17 @@ static const int8_t TAP_ORDER[16] = {0, 8, 4, 12, 1, 9, 5, 13, 2, 10, 6, 14, 3, 
 		WQ_ENTRY(5, b), WQ_ENTRY(6, b), WQ_ENTRY(7, b)
 static const int32_t WQ[64] __attribute__((aligned(64))) = {
 	WQ_ROW(0), WQ_ROW(1), WQ_ROW(2), WQ_ROW(3), WQ_ROW(4), WQ_ROW(5), WQ_ROW(6), WQ_ROW(7)};
-static const uint8_t PACK24[64] = {0,  1,  2,  4,  5,  6,  16, 17, 18, 20, 21, 22,
-				   32, 33, 34, 36, 37, 38, 48, 49, 50, 52, 53, 54};
+/* The 24 output bytes of eight pixels from four 128-bit lanes of "A rgbx B rgbx" bytes,
+ * without VBMI's byte permute across lanes (many AVX-512 CPUs lack it: the fused kernel
+ * ran only on those that have it): a byte shuffle inside each lane puts the lane's 6
+ * bytes at its bytes 0-5 (lanes 0 and 2, output bytes 0-5 and 12-17) or 2-7 (lanes 1 and
+ * 3, output bytes 6-11 and 18-23), so that each output dword is one lane's dword or, for
+ * output dwords 1 and 4, two lanes' dwords ORed: two dword permutes and an OR. */
+#define Z -1
+static const int8_t PACK24_LANE[64] __attribute__((aligned(64))) = {
+	0, 1, 2, 4, 5, 6, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, 0, 1, 2, 4, 5, 6, Z, Z, Z, Z, Z, Z, Z, Z,
+	0, 1, 2, 4, 5, 6, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, 0, 1, 2, 4, 5, 6, Z, Z, Z, Z, Z, Z, Z, Z};
+#undef Z
 
 /* AVX2 (no VNNI): four pixels at a time; pmaddubsw then pmaddwd with ones sum the four
  * products exactly (each pair is at most 255 * 64 * 2, well inside 16 bits). */
@@ -348,12 +357,12 @@ __attribute__((target("avx2"))) static void shade_row_avx2(const uint8_t *bgx, i
 }
 
 #define AVX512_TARGET                                                                              \
-	__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi,avx512vnni")))
+	__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")))
 
 /* Eight pixels (AVX-512 VNNI): two gathers fetch the top and bottom pairs, vpdpbusd
- * weighs each channel's four taps, and one byte permute compacts the 24 output bytes
- * into a masked store, so nothing spills past the run. `half` picks pixels 0-7 or 8-15
- * of the 16-lane weight and lift vectors. */
+ * weighs each channel's four taps, and a byte shuffle and two dword permutes compact the
+ * 24 output bytes (PACK24_LANE) into a masked store, so nothing spills past the run.
+ * `half` picks pixels 0-7 or 8-15 of the 16-lane weight and lift vectors. */
 static inline __attribute__((always_inline)) AVX512_TARGET void
 shade8(const uint8_t *bgx, int32_t bs, __m256i off, __m512i wq, __m512i lift, const int half,
        __mmask64 store, uint8_t *o)
@@ -382,25 +391,14 @@ shade8(const uint8_t *bgx, int32_t bs, __m256i off, __m512i wq, __m512i lift, co
 	/* words per lane: A rgbx B rgbx */
 	__m512i c = _mm512_packus_epi32(c_a, c_b);
 	c = _mm512_adds_epi16(c, _mm512_permutexvar_epi32(idx_l, lift));
-	const __m512i pack = _mm512_loadu_si512(PACK24);
-	c = _mm512_permutexvar_epi8(pack, _mm512_packus_epi16(c, c));
+	c = _mm512_shuffle_epi8(_mm512_packus_epi16(c, c), _mm512_load_si512(PACK24_LANE));
+	c = _mm512_or_si512(
+		_mm512_permutexvar_epi32(
+			_mm512_setr_epi32(0, 1, 5, 8, 9, 13, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), c),
+		_mm512_maskz_permutexvar_epi32(
+			(__mmask16)0x12,
+			_mm512_setr_epi32(0, 4, 0, 0, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), c));
 	_mm512_mask_storeu_epi8(o, store, c);
-}
-
-static void shade_row_avx512(const uint8_t *bgx, int32_t bs, row_taps t, int w,
-			     uint8_t *o) AVX512_TARGET;
-static void shade_row_avx512(const uint8_t *bgx, int32_t bs, row_taps t, int w, uint8_t *o)
-{
-	int x = 0;
-	for (; x + 8 <= w; x += 8) {
-		const __m256i off = _mm256_loadu_si256((const __m256i *)(t.off + x));
-		const __m512i wq =
-			_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(t.wq + x)));
-		const __m512i l8 =
-			_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(t.lift + x)));
-		shade8(bgx, bs, off, wq, l8, 0, (__mmask64)0xffffff, o + 3 * x);
-	}
-	shade_row_c(bgx, bs, t, x, w, o);
 }
 
 /* column_sums for the 16 columns from x; lanes outside `m` read nothing (and are zero). */
@@ -433,7 +431,7 @@ sums16(const void *const r[5], ptrdiff_t x, __mmask16 m, const int is_int, __m51
  * at x + k - 2, e[k] the sums d2 at x + k - 1. */
 static inline __attribute__((always_inline)) AVX512_TARGET void
 color16(int x, int y, const int wrap, const color_par *p, const uint8_t *bgx, uint8_t *o,
-	const __m512 v[5], const __m512 e[3], int n)
+	int32_t *lift, const __m512 v[5], const __m512 e[3], int n)
 {
 	const __m512 two = _mm512_set1_ps(2.0f);
 	const __m512 dx = _mm512_add_ps(_mm512_sub_ps(v[4], v[0]),
@@ -516,6 +514,8 @@ color16(int x, int y, const int wrap, const color_par *p, const uint8_t *bgx, ui
 		_mm512_shuffle_epi8(_mm512_cvtps_epi32(l), /* to nearest, as lrintf */
 				    _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 0, 1, 4, 5, 4, 5, 8,
 									 9, 8, 9, 12, 13, 12, 13)));
+	if (lift) /* kept for the anti-aliasing, as color_row_rgb1's unfused loop keeps them */
+		_mm512_mask_storeu_epi32(lift + x, (__mmask16)((1u << n) - 1), lq);
 	/* the first n pixels' 3 bytes each */
 	const int n0 = n < 8 ? n : 8, n1 = n > 8 ? n - 8 : 0;
 	shade8(bgx, p->bs, _mm512_castsi512_si256(off), wq, lq, 0,
@@ -529,7 +529,7 @@ color16(int x, int y, const int wrap, const color_par *p, const uint8_t *bgx, ui
  * column_sums (which maps the columns beyond the frame): the two ends of a row. */
 static inline __attribute__((always_inline)) AVX512_TARGET void
 color16_edge(const void *const r[5], int x, int n, int y, const int is_int, const int wrap,
-	     const color_par *p, const uint8_t *bgx, uint8_t *o)
+	     const color_par *p, const uint8_t *bgx, uint8_t *o, int32_t *lift)
 {
 	float v[20], d2[20];
 	column_sums(r, p->w, x, 16, is_int, wrap, v, d2);
@@ -537,7 +537,7 @@ color16_edge(const void *const r[5], int x, int n, int y, const int is_int, cons
 			      _mm512_loadu_ps(v + 3), _mm512_loadu_ps(v + 4)};
 	const __m512 e[3] = {_mm512_loadu_ps(d2 + 1), _mm512_loadu_ps(d2 + 2),
 			     _mm512_loadu_ps(d2 + 3)};
-	color16(x, y, wrap, p, bgx, o, vv, e, n);
+	color16(x, y, wrap, p, bgx, o, lift, vv, e, n);
 }
 
 /* Pixels [xa, xb) of a row (xa a multiple of 16, xb one or w), 16 at a time: the
@@ -545,13 +545,13 @@ color16_edge(const void *const r[5], int x, int n, int y, const int is_int, cons
  * taken by lane shifts, valignd), the ends from column_sums. */
 static inline __attribute__((always_inline)) AVX512_TARGET void
 color_row(const void *const r[5], int y, const int is_int, const int wrap, const color_par *p,
-	  const uint8_t *bgx, uint8_t *o, int xa, int xb)
+	  const uint8_t *bgx, uint8_t *o, int32_t *lift, int xa, int xb)
 {
 	const int w = p->w;
 	const uint8_t *pf = bgx + (size_t)(y + 8 < p->hgt ? y + 8 : p->hgt - 1) * p->bs;
 	int x = xa;
 	if (x == 0 && xb > 0) {
-		color16_edge(r, 0, w < 16 ? w : 16, y, is_int, wrap, p, bgx, o);
+		color16_edge(r, 0, w < 16 ? w : 16, y, is_int, wrap, p, bgx, o, lift);
 		x = 16;
 	}
 	if (x < xb && x + 18 <= w) {
@@ -570,7 +570,7 @@ color_row(const void *const r[5], int y, const int is_int, const int wrap, const
 			const __m512 v[5] = {SHIFT(vc, vp, 14), SHIFT(vc, vp, 15), vc,
 					     SHIFT(vn, vc, 1), SHIFT(vn, vc, 2)};
 			const __m512 d[3] = {SHIFT(dc, dp, 15), dc, SHIFT(dn, dc, 1)};
-			color16(x, y, wrap, p, bgx, o, v, d, 16);
+			color16(x, y, wrap, p, bgx, o, lift, v, d, 16);
 			/* the background 4 rows down, one cache line (16 pixels) per run */
 			_mm_prefetch((const char *)(pf + 4 * (size_t)x), _MM_HINT_T0);
 			vp = vc, dp = dc, vc = vn, dc = dn;
@@ -578,14 +578,15 @@ color_row(const void *const r[5], int y, const int is_int, const int wrap, const
 #undef SHIFT
 	}
 	for (; x < xb; x += 16)
-		color16_edge(r, x, w - x < 16 ? w - x : 16, y, is_int, wrap, p, bgx, o);
+		color16_edge(r, x, w - x < 16 ? w - x : 16, y, is_int, wrap, p, bgx, o, lift);
 }
 
 #define COLOR_ROW(name, is_int, wrap)                                                              \
 	AVX512_TARGET static void name(const void *const r[5], int y, const color_par *p,          \
-				       const uint8_t *bgx, uint8_t *o, int xa, int xb)             \
+				       const uint8_t *bgx, uint8_t *o, int32_t *lift, int xa,      \
+				       int xb)                                                     \
 	{                                                                                          \
-		color_row(r, y, is_int, wrap, p, bgx, o, xa, xb);                                  \
+		color_row(r, y, is_int, wrap, p, bgx, o, lift, xa, xb);                            \
 	}
 COLOR_ROW(color_row_wrap_i32, 1, 1)
 COLOR_ROW(color_row_clamp_i32, 1, 0)
@@ -594,7 +595,7 @@ COLOR_ROW(color_row_clamp_f32, 0, 0)
 #endif
 
 typedef void (*color_row_fn)(const void *const[5], int, const color_par *, const uint8_t *,
-			     uint8_t *, int, int);
+			     uint8_t *, int32_t *, int, int);
 
 static int simd_level = 3;
 
@@ -605,15 +606,15 @@ void render_set_simd(int level)
 
 int render_simd_level(void) { return simd_level; }
 
-/* The vector level simd_level allows on this CPU: 3 AVX-512 (with VNNI and VBMI), 2
- * AVX2, 1 SSE2 (geometry only; shading in C), 0 plain C. */
+/* The vector level simd_level allows on this CPU: 3 AVX-512 (with VNNI; the fused
+ * kernel), 2 AVX2, 1 SSE2 (geometry only; shading in C), 0 plain C. */
 static int cpu_level(void)
 {
 #ifdef __x86_64__
 	if (simd_level >= 3 && __builtin_cpu_supports("avx512f") &&
 	    __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
 	    __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512cd") &&
-	    __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vnni"))
+	    __builtin_cpu_supports("avx512vnni"))
 		return 3;
 	if (simd_level >= 2 && __builtin_cpu_supports("avx2"))
 		return 2;
@@ -622,9 +623,9 @@ static int cpu_level(void)
 }
 
 /* How the anti-aliasing lookups run (render_aa.vec): 2, 16 pixels at a time in
- * refract_aa.c's AVX-512 kernel, which needs F, BW and VNNI but not VBMI (at level 3, and
- * on AVX-512 CPUs without VBMI, where the rest of the colour pass runs AVX2); 1, 8 at a
- * time in AVX2 (level 2); 0, the plain loop. */
+ * refract_aa.c's AVX-512 kernel, which needs F, BW and VNNI (at level 3, and on AVX-512
+ * CPUs without CD, DQ or VL, where the rest of the colour pass runs AVX2); 1, 8 at a time
+ * in AVX2 (level 2); 0, the plain loop. */
 static int aa_vec(int level)
 {
 #ifdef __x86_64__
@@ -639,14 +640,11 @@ static int aa_vec(int level)
 #endif
 }
 
-/* Shades w pixels at the vector level `level`. */
+/* Shades w pixels at the vector level `level` (below 3: level 3 draws with the fused
+ * kernel, color_row). */
 static void shade_row(const uint8_t *bgx, int32_t bs, row_taps t, int w, int level, uint8_t *o)
 {
 #ifdef __x86_64__
-	if (level == 3) {
-		shade_row_avx512(bgx, bs, t, w, o);
-		return;
-	}
 	if (level == 2) {
 		shade_row_avx2(bgx, bs, t, w, o);
 		return;
@@ -861,7 +859,7 @@ static void aa_row(const color_frame *cf, const tp_surface *sf, int y, uint8_t *
 			render_aa_shade(&cf->aap, y, xs, n, &ofs, nsub, lift + xs, o);
 			continue;
 		}
-		/* Otherwise (the fused kernel keeps no lifts) the lifts of each cluster of
+		/* Otherwise (no ring, so no lifts were kept) the lifts of each cluster of
 		 * steep pixels (runs closer than AA_GAP pixels taken together; a pixel's
 		 * geometry does not depend on where its run starts), so the geometry is
 		 * redone for the steep pixels, not the whole chunk. */
@@ -898,8 +896,8 @@ static void color_row_rgb1(const color_frame *cf, const tp_surface *sf, int y, u
 static void color_row_rgb(const color_frame *cf, const tp_surface *sf, int y, uint8_t *o, int xa,
 			  int xb, aa_ring *ring)
 {
-	/* the lifts kept for anti-aliasing (the fused kernel keeps none) */
-	int32_t *lift = cf->aa && ring && ring->buf && ring->lift && !cf->fused ? ring->lift : NULL;
+	/* the lifts kept for anti-aliasing */
+	int32_t *lift = cf->aa && ring && ring->buf && ring->lift ? ring->lift : NULL;
 	color_row_rgb1(cf, sf, y, o, xa, xb, lift);
 	if (cf->aa)
 		aa_row(cf, sf, y, o, xa, xb, ring, lift);
@@ -915,7 +913,7 @@ static void color_row_rgb1(const color_frame *cf, const tp_surface *sf, int y, u
 	const void *r[5];
 	surface_rows(sf, y, r);
 	if (cf->fused) { /* it prefetches as it goes */
-		cf->fused(r, y, par, in->bgx, o, xa, xb);
+		cf->fused(r, y, par, in->bgx, o, lift, xa, xb);
 		return;
 	}
 	/* The background rows a few output rows ahead are fetched while this one is

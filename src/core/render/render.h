@@ -54,8 +54,8 @@ double render_surface_absmax(const tp_surface *s);
  * and tools; a height-field surface only. */
 void render_slopes(const tp_surface *s, float *dx, float *dy);
 
-/* Caps the vector code the colour pass may use: 3 AVX-512 (with VNNI and VBMI, where the
- * CPU has them), 2 AVX2, 1 SSE2, 0 plain C. Every level writes the same bytes; tests use
+/* Caps the vector code the colour pass may use: 3 AVX-512 (F, BW, CD, DQ, VL and VNNI,
+ * where the CPU has them), 2 AVX2, 1 SSE2, 0 plain C. Every level writes the same bytes; tests use
  * this to check that. */
 void render_set_simd(int level);
 
