@@ -170,28 +170,32 @@ static void yuv_rows_vec(const uint8_t *r0, const uint8_t *r1, int w, uint8_t *y
 #ifdef __x86_64__
 #include <immintrin.h>
 
-#define YUV_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi")))
+#define YUV_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl")))
 
 /* Pixels [x, x + n) of an RGB row (n <= 16) as 16-bit words: rg = R, G pairs (32 words),
- * b = B, 0 pairs. One masked load (never past the row) and two byte permutes. */
+ * b = B, 0 pairs. One masked load (never past the row), a dword permute that gives each
+ * 128-bit lane four pixels' 12 bytes (lane k: bytes 12k .. 12k + 11), and two byte
+ * shuffles inside the lanes (no VBMI byte permute across lanes: many AVX-512 CPUs lack
+ * it). */
 static inline __attribute__((always_inline)) YUV_AVX512 void
 rgb_words(const uint8_t *row, int x, int n, __m512i *rg, __m512i *b)
 {
 	const __m512i src = _mm512_maskz_loadu_epi8(n == 16 ? 0xFFFFFFFFFFFFull
 							    : (((__mmask64)1 << (3 * n)) - 1),
 						    row + 3 * x);
-	/* byte 4i of rg is R_i, byte 4i + 2 is G_i; byte 4i of b is B_i; the rest zero */
-	const __m512i irg = _mm512_set_epi32(
-		0x002e002d, 0x002b002a, 0x00280027, 0x00250024, 0x00220021, 0x001f001e, 0x001c001b,
-		0x00190018, 0x00160015, 0x00130012, 0x0010000f, 0x000d000c, 0x000a0009, 0x00070006,
-		0x00040003, 0x00010000);
-	const __m512i ib = _mm512_set_epi32(47, 44, 41, 38, 35, 32, 29, 26, 23, 20, 17, 14, 11, 8,
-					    5, 2);
-	*rg = _mm512_maskz_permutexvar_epi8(0x5555555555555555ull, irg, src);
-	*b = _mm512_maskz_permutexvar_epi8(0x1111111111111111ull, ib, src);
+	const __m512i lanes = _mm512_permutexvar_epi32(
+		_mm512_setr_epi32(0, 1, 2, 0, 3, 4, 5, 0, 6, 7, 8, 0, 9, 10, 11, 0), src);
+	/* byte 4j of rg is R_j, byte 4j + 2 is G_j; byte 4j of b is B_j (pixel j of the
+	 * lane); the rest zero (-1 in a shuffle) */
+	const __m512i irg = _mm512_broadcast_i32x4(
+		_mm_setr_epi8(0, -1, 1, -1, 3, -1, 4, -1, 6, -1, 7, -1, 9, -1, 10, -1));
+	const __m512i ib = _mm512_broadcast_i32x4(
+		_mm_setr_epi8(2, -1, -1, -1, 5, -1, -1, -1, 8, -1, -1, -1, 11, -1, -1, -1));
+	*rg = _mm512_shuffle_epi8(lanes, irg);
+	*b = _mm512_shuffle_epi8(lanes, ib);
 }
 
-/* yuv_rows in AVX-512 (VBMI): the same integer formulas, 16 pixels a step. Luma is
+/* yuv_rows in AVX-512 (F, BW, VL): the same integer formulas, 16 pixels a step. Luma is
  * Y_R R + Y_G G (vpmaddwd on R, G pairs) + Y_B B; chroma sums the two rows' words first
  * (at most 510, still 16-bit), then adds neighbouring pixels' 32-bit results in pairs. */
 static YUV_AVX512 void yuv_rows_avx512(const uint8_t *r0, const uint8_t *r1, int w, uint8_t *y0,
@@ -231,14 +235,14 @@ static YUV_AVX512 void yuv_rows_avx512(const uint8_t *r0, const uint8_t *r1, int
 	}
 }
 
-static int have_avx512vbmi(void)
+static int have_avx512(void)
 {
 	return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-	       __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi");
+	       __builtin_cpu_supports("avx512vl");
 }
 #endif
 
-static int yuv_simd = 1;
+static int yuv_simd = 2;
 
 void tp_yuv_set_simd(int level)
 {
@@ -249,7 +253,7 @@ void tp_rgb_to_yuv420_rows(const uint8_t *r0, const uint8_t *r1, int w, uint8_t 
 			   uint8_t *cb, uint8_t *cr)
 {
 #ifdef __x86_64__
-	if (yuv_simd && have_avx512vbmi()) {
+	if (yuv_simd >= 2 && have_avx512()) {
 		yuv_rows_avx512(r0, r1, w, y0, y1, cb, cr);
 		return;
 	}

@@ -45,7 +45,8 @@ void tp_rgb_to_yuv420_rows(const uint8_t *r0, const uint8_t *r1, int w, uint8_t 
 /* Row pair j (rows 2j, 2j+1) of an RGB8 image into 4:2:0 planes pl[0..2] with row strides
  * ls[0..2] (luma rows 2j, 2j+1, chroma row j). */
 void tp_rgb_to_yuv420_pair(const tp_image *rgb, int j, uint8_t *const pl[3], const ptrdiff_t ls[3]);
-/* Caps the vector code tp_rgb_to_yuv420_rows may use: 0 plain C, else the best. Tests. */
+/* Caps the vector code tp_rgb_to_yuv420_rows may use: 0 plain C, 1 the compiler's
+ * vectorised loop, 2 (the default) AVX-512 where the CPU has F, BW and VL. Tests. */
 void tp_yuv_set_simd(int level);
 
 /* A zeroed block of `bytes`, 64-byte aligned (in transparent huge pages from 4 MB), or
