@@ -495,8 +495,8 @@ color16(int x, int y, const int wrap, const color_par *p, const uint8_t *bgx, ui
 			y0 = _mm512_mask_sub_epi32(y0, _mm512_cmpge_epi32_mask(y0, hv), y0, hv);
 		}
 	}
-	const __m512i off = _mm512_add_epi32(_mm512_mullo_epi32(y0, _mm512_set1_epi32(p->bs)),
-					     _mm512_slli_epi32(x0, 2));
+	__m512i off = _mm512_add_epi32(_mm512_mullo_epi32(y0, _mm512_set1_epi32(p->bs)),
+				       _mm512_slli_epi32(x0, 2));
 	/* the highlight and the lift */
 	const __m512 d = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(dx, _mm512_set1_ps(p->g[0])),
 						     _mm512_mul_ps(dy, _mm512_set1_ps(p->g[1]))),
@@ -529,8 +529,11 @@ color16(int x, int y, const int wrap, const color_par *p, const uint8_t *bgx, ui
 									 9, 8, 9, 12, 13, 12, 13)));
 	if (lift) /* kept for the anti-aliasing, as color_row_rgb1's unfused loop keeps them */
 		_mm512_mask_storeu_epi32(lift + x, (__mmask16)((1u << n) - 1), lq);
-	/* the first n pixels' 3 bytes each */
+	/* the first n pixels' 3 bytes each; the lanes past them read the frame's first taps
+	 * (their positions, past the row's end, may fold to beyond the background) */
 	const int n0 = n < 8 ? n : 8, n1 = n > 8 ? n - 8 : 0;
+	if (n < 16)
+		off = _mm512_maskz_mov_epi32((__mmask16)((1u << n) - 1), off);
 	shade8(bgx, p->bs, _mm512_castsi512_si256(off), wq, lq, 0,
 	       (__mmask64)((1ull << 3 * n0) - 1), o + 3 * x);
 	if (n1)
