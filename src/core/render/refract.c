@@ -294,8 +294,11 @@ static const int32_t WQ[64] __attribute__((aligned(64))) = {
  * output dwords 1 and 4, two lanes' dwords ORed: two dword permutes and an OR. */
 #define Z -1
 static const int8_t PACK24_LANE[64] __attribute__((aligned(64))) = {
-	0, 1, 2, 4, 5, 6, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, 0, 1, 2, 4, 5, 6, Z, Z, Z, Z, Z, Z, Z, Z,
-	0, 1, 2, 4, 5, 6, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, 0, 1, 2, 4, 5, 6, Z, Z, Z, Z, Z, Z, Z, Z};
+	0, 1, 2, 4, 5, 6, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, /* lane 0 */
+	Z, Z, 0, 1, 2, 4, 5, 6, Z, Z, Z, Z, Z, Z, Z, Z, /* lane 1 */
+	0, 1, 2, 4, 5, 6, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, /* lane 2 */
+	Z, Z, 0, 1, 2, 4, 5, 6, Z, Z, Z, Z, Z, Z, Z, Z, /* lane 3 */
+};
 #undef Z
 
 /* AVX2 (no VNNI): four pixels at a time; pmaddubsw then pmaddwd with ones sum the four
@@ -356,8 +359,7 @@ __attribute__((target("avx2"))) static void shade_row_avx2(const uint8_t *bgx, i
 	shade_row_c(bgx, bs, t, x, w, o);
 }
 
-#define AVX512_TARGET                                                                              \
-	__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")))
+#define AVX512_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")))
 
 /* Eight pixels (AVX-512 VNNI): plain loads fetch the top and bottom pairs, vpdpbusd
  * weighs each channel's four taps, and a byte shuffle and two dword permutes compact the

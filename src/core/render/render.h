@@ -55,8 +55,8 @@ double render_surface_absmax(const tp_surface *s);
 void render_slopes(const tp_surface *s, float *dx, float *dy);
 
 /* Caps the vector code the colour pass may use: 3 AVX-512 (F, BW, CD, DQ, VL and VNNI,
- * where the CPU has them), 2 AVX2, 1 SSE2, 0 plain C. Every level writes the same bytes; tests use
- * this to check that. */
+ * where the CPU has them), 2 AVX2, 1 SSE2, 0 plain C. Every level writes the same bytes;
+ * tests use this to check that. */
 void render_set_simd(int level);
 
 /* The colour pass's anti-aliasing (refract_aa.c), for tests: n > 0 draws every pixel of a
