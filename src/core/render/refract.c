@@ -361,7 +361,7 @@ __attribute__((target("avx2"))) static void shade_row_avx2(const uint8_t *bgx, i
 
 #define AVX512_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")))
 
-/* Eight pixels (AVX-512 VNNI): plain loads fetch the top and bottom pairs, vpdpbusd
+/* Eight pixels (AVX-512 VNNI): gather8 fetches the top and bottom pairs, vpdpbusd
  * weighs each channel's four taps, and a byte shuffle and two dword permutes compact the
  * 24 output bytes (PACK24_LANE) into a masked store, so nothing spills past the run.
  * `half` picks pixels 0-7 or 8-15 of the 16-lane weight and lift vectors. */
@@ -381,24 +381,11 @@ shade8(const uint8_t *bgx, int32_t bs, __m256i off, __m512i wq, __m512i lift, co
 	const __m512i idx_l =
 		_mm512_add_epi32(_mm512_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7),
 				 _mm512_set1_epi32(h8));
-	/* lane k of pa: pixel 2k's top pair and bottom pair; of pb: pixel 2k+1's. By plain
-	 * loads, not vpgatherdq: the gathers took half of a storm's colour pass here (they
-	 * are microcoded on CPUs that mitigate Gather Data Sampling). */
-	const __m128i olo = _mm256_castsi256_si128(off), ohi = _mm256_extracti128_si256(off, 1);
-	const int32_t o0 = _mm_cvtsi128_si32(olo), o1 = _mm_extract_epi32(olo, 1),
-		      o2 = _mm_extract_epi32(olo, 2), o3 = _mm_extract_epi32(olo, 3),
-		      o4 = _mm_cvtsi128_si32(ohi), o5 = _mm_extract_epi32(ohi, 1),
-		      o6 = _mm_extract_epi32(ohi, 2), o7 = _mm_extract_epi32(ohi, 3);
-#define PAIRS(o)                                                                                   \
-	_mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)(bgx + (o))),                          \
-			   _mm_loadl_epi64((const __m128i *)(bgx + (o) + bs)))
-#define LANES(a, b, c, d)                                                                          \
-	_mm512_inserti64x4(_mm512_castsi256_si512(_mm256_setr_m128i(PAIRS(a), PAIRS(b))),          \
-			   _mm256_setr_m128i(PAIRS(c), PAIRS(d)), 1)
-	const __m512i pa = _mm512_shuffle_epi8(LANES(o0, o2, o4, o6), order);
-	const __m512i pb = _mm512_shuffle_epi8(LANES(o1, o3, o5, o7), order);
-#undef LANES
-#undef PAIRS
+	/* lane k of top: pixels 2k and 2k+1's top pairs; of bot: their bottom pairs (by
+	 * plain loads, gather8: the gathers took half of a storm's colour pass here) */
+	const __m512i top = gather8(bgx, off), bot = gather8(bgx + bs, off);
+	const __m512i pa = _mm512_shuffle_epi8(_mm512_unpacklo_epi64(top, bot), order);
+	const __m512i pb = _mm512_shuffle_epi8(_mm512_unpackhi_epi64(top, bot), order);
 	__m512i c_a = _mm512_dpbusd_epi32(r32, pa, _mm512_permutexvar_epi32(idx_a, wq));
 	__m512i c_b = _mm512_dpbusd_epi32(r32, pb, _mm512_permutexvar_epi32(idx_b, wq));
 	c_a = _mm512_srli_epi32(c_a, 6);

@@ -316,26 +316,6 @@ static void shade_pixel_c(const render_aa *a, int x, int y, int c, int N,
 #ifdef __x86_64__
 #include <immintrin.h>
 
-/* The 64-bit words at base + off[i], i = 0..7, by plain loads put together in registers:
- * as fast as vpgatherdq here, and not microcoded as the gathers are on CPUs that
- * mitigate Gather Data Sampling. */
-static inline __attribute__((always_inline, target("avx512f,avx512bw,avx512vnni"))) __m512i
-gather8(const uint8_t *base, __m256i off)
-{
-	const __m128i lo = _mm256_castsi256_si128(off), hi = _mm256_extracti128_si256(off, 1);
-	const int32_t o0 = _mm_cvtsi128_si32(lo), o1 = _mm_extract_epi32(lo, 1),
-		      o2 = _mm_extract_epi32(lo, 2), o3 = _mm_extract_epi32(lo, 3),
-		      o4 = _mm_cvtsi128_si32(hi), o5 = _mm_extract_epi32(hi, 1),
-		      o6 = _mm_extract_epi32(hi, 2), o7 = _mm_extract_epi32(hi, 3);
-#define LD(o) _mm_loadl_epi64((const __m128i *)(base + (o)))
-	const __m256i a = _mm256_setr_m128i(_mm_unpacklo_epi64(LD(o0), LD(o1)),
-					    _mm_unpacklo_epi64(LD(o2), LD(o3)));
-	const __m256i b = _mm256_setr_m128i(_mm_unpacklo_epi64(LD(o4), LD(o5)),
-					    _mm_unpacklo_epi64(LD(o6), LD(o7)));
-#undef LD
-	return _mm512_inserti64x4(_mm512_castsi256_si512(a), b, 1);
-}
-
 /* The offsets around each of L pixels (columns idx[p], entries c - 1 .. c + 1 of the
  * three rows, c = idx[p] + 1) as nb[((k * 3 + r) * 3 + d) * L + p]: component k, row r,
  * column c - 1 + d, lane p. */
