@@ -4,7 +4,7 @@
 # Project flags wrap the user's: `make OPT=-O0 CFLAGS=-fsanitize=address,undefined` works.
 # V=1 shows the commands.
 
-VERSION = 0.1.0
+VERSION = 0.2.0
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share
@@ -206,6 +206,7 @@ TEST_SRCS = \
 	tests/test_airy.c \
 	tests/test_api.c \
 	tests/test_api_output.c \
+	tests/test_api_abi.c \
 	tests/test_reuse.c \
 	tests/test_sceneopts.c \
 	tests/test_ocean.c \

@@ -31,9 +31,9 @@ TestSuite(api, .init = setup, .fini = teardown);
 /* At w x h, or (w == 0) at a scale of h / 1000 of the scene's size. */
 static tp_scene *load(const char *path, int w, int h)
 {
-	tp_load_options o = {.width = w, .height = w ? h : 0, .scale = w ? 0 : h / 1000.0};
+	tp_load_options o = {.size = sizeof(tp_load_options), .width = w, .height = w ? h : 0, .scale = w ? 0 : h / 1000.0};
 	tp_scene *s = NULL;
-	tp_error e;
+	tp_error e = TP_ERROR_INIT;
 	int rc = tp_scene_load_file(path, &o, &s, &e);
 	cr_assert_eq(rc, 0, "%s: %s", path, e.text);
 	return s;
@@ -51,8 +51,8 @@ static uint64_t fnv(const void *p, size_t n)
 /* A frame of mode m as a hash of its bytes. */
 static uint64_t frame_hash(tp_scene *s, int n, tp_mode m)
 {
-	tp_format f;
-	tp_error e;
+	tp_format f = TP_FORMAT_INIT;
+	tp_error e = TP_ERROR_INIT;
 	cr_assert_eq(tp_scene_format(s, m, &f, &e), 0, "%s", e.text);
 	size_t bytes = (size_t)f.width * f.height * f.channels * f.bytes_per_sample;
 	void *buf = malloc(bytes);
@@ -72,7 +72,7 @@ Test(api, errors_are_data_with_the_message_validate_prints)
 	      f);
 	fclose(f);
 	tp_scene *s = (tp_scene *)1;
-	tp_error e;
+	tp_error e = TP_ERROR_INIT;
 	int rc = tp_scene_load_file(path, NULL, &s, &e);
 	cr_assert_eq(rc, TP_ERROR_INPUT);
 	cr_assert_eq(e.code, TP_ERROR_INPUT);
@@ -120,8 +120,8 @@ static void same_as_cli_at(const char *scene, tp_mode m, const char *mode, int n
 		     0, "%s", slurp(errf));
 	snprintf(out, sizeof out, "%s/f%04d.png", dir, n);
 	tp_scene *s = load(scene, w, h);
-	tp_format f;
-	tp_error e;
+	tp_format f = TP_FORMAT_INIT;
+	tp_error e = TP_ERROR_INIT;
 	cr_assert_eq(tp_scene_format(s, m, &f, &e), 0, "%s", e.text);
 	tp_pixfmt want = f.channels == 3 ? (f.bytes_per_sample == 1 ? TP_RGB8 : TP_RGB16)
 					 : TP_GRAY16;
@@ -187,8 +187,8 @@ Test(api, seeking_in_any_order_gives_the_same_frames, .timeout = 120)
 			      F0, F0 + N - 1);
 		tp_scene_free(s);
 		/* Small checkpoint spacing, then backwards, then a scatter. */
-		tp_load_options o = {.scale = 0.125, .checkpoint_every = 3};
-		tp_error e;
+		tp_load_options o = {.size = sizeof(tp_load_options), .scale = 0.125, .checkpoint_every = 3};
+		tp_error e = TP_ERROR_INIT;
 		cr_assert_eq(tp_scene_load_file(scenes[i], &o, &s, &e), 0, "%s", e.text);
 		cr_assert_eq(tp_scene_position(s), -1);
 		cr_assert_eq(frame_hash(s, F0 + N - 1, TP_MODE_COLOR), fwd[N - 1]);
@@ -204,7 +204,7 @@ Test(api, seeking_in_any_order_gives_the_same_frames, .timeout = 120)
 		cr_assert_eq(tp_scene_position(s), F0 + 5);
 		tp_scene_free(s);
 		/* The default spacing (by stepping time) and a budget too small for them all. */
-		tp_load_options d = {.scale = 0.125, .checkpoint_bytes = 400000};
+		tp_load_options d = {.size = sizeof(tp_load_options), .scale = 0.125, .checkpoint_bytes = 400000};
 		cr_assert_eq(tp_scene_load_file(scenes[i], &d, &s, &e), 0, "%s", e.text);
 		for (int k = N - 1; k >= 0; k -= 2)
 			cr_assert_eq(frame_hash(s, F0 + k, TP_MODE_COLOR), fwd[k],
@@ -221,12 +221,12 @@ typedef struct job {
 static void *run_job(void *arg)
 {
 	job *j = arg;
-	tp_load_options o = {.scale = 0.25, .threads = 1};
+	tp_load_options o = {.size = sizeof(tp_load_options), .scale = 0.25, .threads = 1};
 	tp_scene *s = NULL;
-	tp_error e;
+	tp_error e = TP_ERROR_INIT;
 	if (tp_scene_load_file(j->scene, &o, &s, &e) < 0)
 		return NULL;
-	tp_format f;
+	tp_format f = TP_FORMAT_INIT;
 	tp_scene_format(s, TP_MODE_COLOR, &f, &e);
 	size_t bytes = (size_t)f.width * f.height * 3;
 	uint8_t *buf = malloc(bytes);
@@ -259,12 +259,12 @@ Test(api, two_scenes_in_two_threads_give_the_frames_of_each_alone, .timeout = 12
 Test(api, height_field_matches_the_height_map)
 {
 	/* maps.height.scale fixed: the 16-bit map is round(h * scale) + 32768, clamped. */
-	tp_load_options o = {.width = 96, .height = 54};
+	tp_load_options o = {.size = sizeof(tp_load_options), .width = 96, .height = 54};
 	const char *sets[] = {"maps.height.scale=2000"};
 	o.sets = sets;
 	o.nsets = 1;
 	tp_scene *s = NULL;
-	tp_error e;
+	tp_error e = TP_ERROR_INIT;
 	cr_assert_eq(tp_scene_load_file("scenes/pond.json", &o, &s, &e), 0, "%s", e.text);
 	float *h = malloc(sizeof(float) * 96 * 54);
 	uint16_t *m = malloc(2 * 96 * 54);
@@ -279,12 +279,12 @@ Test(api, height_field_matches_the_height_map)
 		moving += h[i] != 0;
 	}
 	cr_assert_gt(moving, 100, "the pond should move by frame 25");
-	tp_frame_stats st;
+	tp_frame_stats st = TP_FRAME_STATS_INIT;
 	cr_assert_eq(tp_scene_stats(s, 25, &st, &e), 0);
 	cr_assert_eq(st.frame, 25);
 	cr_assert_float_eq(st.t, 25 / 30.0, 1e-9);
 	cr_assert_gt(st.n, 0);
-	tp_scene_info in;
+	tp_scene_info in = TP_SCENE_INFO_INIT;
 	tp_scene_get_info(s, &in);
 	cr_assert_eq(in.modes, 0x2fu); /* colour, the three maps, displacement; no foam */
 	cr_assert_str_eq(in.solver, "ripple");
@@ -351,7 +351,7 @@ Test(api, the_library_exports_only_the_public_api)
 	cr_assert_geq(count, 30, "declared:\n%s", declared);
 	/* A version a program can check. */
 	cr_assert_eq(tp_version_number(), TP_VERSION_NUMBER);
-	cr_assert_str_eq(tp_version(), "0.1.0");
+	cr_assert_str_eq(tp_version(), "0.2.0");
 }
 
 /* The tidepool command is a client of the library: it loads libtidepool.so.0, takes only

@@ -28,9 +28,9 @@ TestSuite(api_output, .init = setup, .fini = teardown);
 static tp_scene *load_opts(const char *path, int w, int h, const char *set)
 {
 	const char *sets[1] = {set};
-	tp_load_options o = {.width = w, .height = h, .sets = set ? sets : NULL, .nsets = !!set};
+	tp_load_options o = {.size = sizeof(tp_load_options), .width = w, .height = h, .sets = set ? sets : NULL, .nsets = !!set};
 	tp_scene *s = NULL;
-	tp_error e;
+	tp_error e = TP_ERROR_INIT;
 	cr_assert_eq(tp_scene_load_file(path, &o, &s, &e), 0, "%s: %s", path, e.text);
 	return s;
 }
@@ -43,8 +43,8 @@ static size_t frame_bytes(const tp_format *f)
 /* Frame n of mode m as tp_scene_render writes it (malloc'd). */
 static void *plain(tp_scene *s, int n, tp_mode m, size_t *bytes)
 {
-	tp_format f;
-	tp_error e;
+	tp_format f = TP_FORMAT_INIT;
+	tp_error e = TP_ERROR_INIT;
 	cr_assert_eq(tp_scene_format(s, m, &f, &e), 0, "%s", e.text);
 	*bytes = frame_bytes(&f);
 	void *buf = malloc(*bytes);
@@ -62,8 +62,8 @@ static void count_call(void *arg)
 Test(api_output, render_targets_give_each_layout_of_one_frame)
 {
 	tp_scene *s = load_opts("scenes/pond.json", 160, 90, NULL);
-	tp_error e;
-	tp_format fc, fh, ff, fy;
+	tp_error e = TP_ERROR_INIT;
+	tp_format fc = TP_FORMAT_INIT, fh = TP_FORMAT_INIT, ff = TP_FORMAT_INIT, fy = TP_FORMAT_INIT;
 	cr_assert_eq(tp_scene_format_as(s, TP_MODE_COLOR, TP_PIXELS_NATIVE, &fc, &e), 0);
 	cr_assert_eq(tp_scene_format_as(s, TP_MODE_HEIGHT, TP_PIXELS_NATIVE, &fh, &e), 0);
 	cr_assert_eq(tp_scene_format_as(s, TP_MODE_HEIGHT, TP_PIXELS_FLOAT, &ff, &e), 0, "%s", e.text);
@@ -79,10 +79,10 @@ Test(api_output, render_targets_give_each_layout_of_one_frame)
 	uint8_t *y = malloc((size_t)160 * 90 * 3 / 2);
 	int calls = 0;
 	tp_target t[4] = {
-		{.mode = TP_MODE_COLOR, .buf = c},
-		{.mode = TP_MODE_HEIGHT, .buf = h},
-		{.mode = TP_MODE_HEIGHT, .pixels = TP_PIXELS_FLOAT, .buf = fl},
-		{.mode = TP_MODE_COLOR, .pixels = TP_PIXELS_YUV420, .buf = y},
+		{.size = sizeof(tp_target), .mode = TP_MODE_COLOR, .buf = c},
+		{.size = sizeof(tp_target), .mode = TP_MODE_HEIGHT, .buf = h},
+		{.size = sizeof(tp_target), .mode = TP_MODE_HEIGHT, .pixels = TP_PIXELS_FLOAT, .buf = fl},
+		{.size = sizeof(tp_target), .mode = TP_MODE_COLOR, .pixels = TP_PIXELS_YUV420, .buf = y},
 	};
 	cr_assert_eq(tp_scene_render_targets(s, 12, t, 4, count_call, &calls, &e), 0, "%s", e.text);
 	cr_assert_eq(calls, 1);
@@ -128,7 +128,7 @@ Test(api_output, render_targets_give_each_layout_of_one_frame)
 Test(api_output, checkpoints_on_disk_continue_bit_for_bit)
 {
 	tp_scene *a = load_opts("scenes/rain.json", 160, 90, NULL);
-	tp_error e;
+	tp_error e = TP_ERROR_INIT;
 	for (int k = 0; k < 10; k++)
 		cr_assert_eq(tp_scene_pass(a, &e), 0, "%s", e.text);
 	cr_assert_eq(tp_scene_position(a), 9);
@@ -170,7 +170,7 @@ Test(api_output, checkpoints_on_disk_continue_bit_for_bit)
 Test(api_output, pass_and_cancel)
 {
 	tp_scene *s = load_opts("scenes/rain.json", 160, 90, NULL), *r = load_opts("scenes/rain.json", 160, 90, NULL);
-	tp_error e;
+	tp_error e = TP_ERROR_INIT;
 	for (int k = 0; k < 5; k++)
 		cr_assert_eq(tp_scene_pass(s, &e), 0);
 	size_t n1, n2;
@@ -211,13 +211,13 @@ static void count_progress(void *arg, int done, int total)
 Test(api_output, level_heights)
 {
 	tp_scene *s = load_opts("scenes/pond.json", 96, 54, "maps.height.scale=\"auto\"");
-	tp_scene_info in;
+	tp_scene_info in = TP_SCENE_INFO_INIT;
 	tp_scene_get_info(s, &in);
-	tp_error e;
+	tp_error e = TP_ERROR_INIT;
 	double levels = 0, top = 0;
 	int seen[2] = {0, 0};
 	/* asking for the layout simulates nothing (a render checks its outputs first) */
-	tp_format fmt;
+	tp_format fmt = TP_FORMAT_INIT;
 	cr_assert_eq(tp_scene_format_as(s, TP_MODE_HEIGHT, TP_PIXELS_NATIVE, &fmt, &e), 0, "%s", e.text);
 	cr_assert_eq(tp_scene_format_as(s, TP_MODE_HEIGHT, TP_PIXELS_FLOAT, &fmt, &e), 0, "%s", e.text);
 	cr_assert_eq(tp_scene_format(s, TP_MODE_HEIGHT, &fmt, &e), 0, "%s", e.text);
@@ -246,10 +246,12 @@ Test(api_output, level_heights)
 Test(api_output, box_poses_in_scene_units)
 {
 	tp_scene *a = load_opts("scenes/boxes.json", 320, 180, NULL), *b = load_opts("scenes/boxes.json", 640, 360, NULL);
-	tp_scene_info in;
+	tp_scene_info in = TP_SCENE_INFO_INIT;
 	tp_scene_get_info(a, &in);
 	tp_pose pa[8], pb[8];
-	tp_error e;
+	for (int i = 0; i < 8; i++)
+		pa[i] = pb[i] = (tp_pose)TP_POSE_INIT;
+	tp_error e = TP_ERROR_INIT;
 	int n = tp_scene_boxes(a, 20, pa, 8, &e);
 	cr_assert_geq(n, 1, "%s", e.text);
 	cr_assert_eq(tp_scene_boxes(b, 20, pb, 8, &e), n);
@@ -267,13 +269,13 @@ Test(api_output, box_poses_in_scene_units)
 Test(api_output, outputs_variants_fingerprints_and_solvers)
 {
 	tp_scene *s = load_opts("scenes/textures/caustics_loop.json", 64, 64, NULL);
-	tp_scene_outputs so;
+	tp_scene_outputs so = TP_SCENE_OUTPUTS_INIT;
 	cr_assert_eq(tp_scene_get_outputs(s, &so), 0);
 	cr_assert(so.n > 0 || so.output, "the texture scene writes something");
 	const char *name = NULL;
 	int nv = tp_scene_variants(s, &name);
 	cr_assert_gt(nv, 0, "caustics_loop.json has \"variants\"");
-	tp_vary v;
+	tp_vary v = TP_VARY_INIT;
 	cr_assert_eq(tp_scene_vary(s, 0, &v), 0);
 	cr_assert_not_null(v.key);
 	cr_assert_gt(v.n, 0);
@@ -293,9 +295,9 @@ Test(api_output, outputs_variants_fingerprints_and_solvers)
 	cr_assert_str_neq(f1, f4, "an output's own");
 
 	/* -o replaces "output" */
-	tp_load_options o = {.width = 64, .height = 36, .output = "elsewhere/%04d.png"};
+	tp_load_options o = {.size = sizeof(tp_load_options), .width = 64, .height = 36, .output = "elsewhere/%04d.png"};
 	tp_scene *r = NULL;
-	tp_error e;
+	tp_error e = TP_ERROR_INIT;
 	cr_assert_eq(tp_scene_load_file("scenes/pond.json", &o, &r, &e), 0, "%s", e.text);
 	tp_scene_get_outputs(r, &so);
 	cr_assert_str_eq(so.output, "elsewhere/%04d.png");
@@ -304,13 +306,13 @@ Test(api_output, outputs_variants_fingerprints_and_solvers)
 	cr_assert_eq(n, 5);
 	int found = 0;
 	for (int i = 0; i < n; i++) {
-		tp_solver_info si;
+		tp_solver_info si = TP_SOLVER_INFO_INIT;
 		cr_assert_eq(tp_solver_get(i, &si), 0);
 		if (strcmp(si.name, "ripple"))
 			continue;
 		found = 1;
 		cr_assert_gt(si.nparams, 0);
-		tp_param p;
+		tp_param p = TP_PARAM_INIT;
 		cr_assert_eq(tp_solver_param(i, 0, &p), 0);
 		cr_assert_not_null(p.name);
 		cr_assert_gt(strlen(p.range), 0);

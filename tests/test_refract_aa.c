@@ -13,9 +13,9 @@
 static tp_scene *load(const char *path, int w, int h, const char *set)
 {
 	const char *sets[] = {set};
-	tp_load_options o = {.width = w, .height = h, .threads = 2, .sets = sets, .nsets = !!set};
+	tp_load_options o = {.size = sizeof(tp_load_options), .width = w, .height = h, .threads = 2, .sets = sets, .nsets = !!set};
 	tp_scene *s = NULL;
-	tp_error e;
+	tp_error e = TP_ERROR_INIT;
 	cr_assert_eq(tp_scene_load_file(path, &o, &s, &e), 0, "%s: %s", path, e.text);
 	return s;
 }
@@ -24,7 +24,7 @@ static tp_scene *load(const char *path, int w, int h, const char *set)
  * when force > 0 (render_set_antialias), as the scene says when 0. */
 static void render_into(tp_scene *s, int n, int force, uint8_t *buf)
 {
-	tp_error e;
+	tp_error e = TP_ERROR_INIT;
 	render_set_antialias(force);
 	const int rc = tp_scene_render(s, n, TP_MODE_COLOR, buf, 0, &e);
 	render_set_antialias(0);
@@ -163,9 +163,9 @@ Test(refract_aa, uniform_offsets_are_one_lookup)
 	const char *json = "{\"format\": \"tidepool-scene/1\", \"size\": [96, 64], "
 			   "\"solver\": \"ripple\", \"background\": {\"pattern\": \"tiles\", "
 			   "\"scale\": 9}, \"drops\": [{\"t\": 0.5, \"at\": [48, 32]}]}";
-	tp_load_options o = {.threads = 2};
+	tp_load_options o = {.size = sizeof(tp_load_options), .threads = 2};
 	tp_scene *s = NULL;
-	tp_error e;
+	tp_error e = TP_ERROR_INIT;
 	cr_assert_eq(tp_scene_load_string(json, "level.json", &o, &s, &e), 0, "%s", e.text);
 	static uint8_t a[96 * 64 * 3], b[96 * 64 * 3];
 	render_into(s, 0, 1, a); /* before the drop: level water */
@@ -276,7 +276,7 @@ Test(refract_aa, skipping_flat_background_changes_no_byte, .timeout = 180)
 		tp_scene *s = load(scenes[i], W, H, NULL);
 		render_into(s, frames[i], 0, a);
 		render_set_antialias_flat(0);
-		tp_error e;
+		tp_error e = TP_ERROR_INIT;
 		const int rc = tp_scene_render(s, frames[i], TP_MODE_COLOR, b, 0, &e);
 		render_set_antialias_flat(1);
 		cr_assert_eq(rc, 0, "%s", e.text);

@@ -19,9 +19,9 @@ static tp_scene *load2(const char *path, const char *base, const char *set, int 
 		sets[n++] = base;
 	if (set)
 		sets[n++] = set;
-	tp_load_options o = {.scale = 0.125, .checkpoint_every = every, .sets = sets, .nsets = n};
+	tp_load_options o = {.size = sizeof(tp_load_options), .scale = 0.125, .checkpoint_every = every, .sets = sets, .nsets = n};
 	tp_scene *s = NULL;
-	tp_error e;
+	tp_error e = TP_ERROR_INIT;
 	int rc = tp_scene_load_file(path, &o, &s, &e);
 	cr_assert_eq(rc, 0, "%s %s %s: %s", path, base ? base : "", set ? set : "", e.text);
 	return s;
@@ -34,8 +34,8 @@ static tp_scene *load(const char *path, const char *set, int every)
 
 static uint64_t frame_hash(tp_scene *s, int n)
 {
-	tp_format f;
-	tp_error e;
+	tp_format f = TP_FORMAT_INIT;
+	tp_error e = TP_ERROR_INIT;
 	cr_assert_eq(tp_scene_format(s, TP_MODE_COLOR, &f, &e), 0, "%s", e.text);
 	size_t bytes = (size_t)f.width * f.height * f.channels * f.bytes_per_sample;
 	uint8_t *buf = malloc(bytes);
@@ -64,8 +64,8 @@ static int expected(const tp_scene_info *in, double until)
 static void check_from(const char *path, const char *base, const char *set, double until)
 {
 	tp_scene *old = load2(path, base, NULL, EVERY);
-	tp_scene_info in;
-	tp_error e;
+	tp_scene_info in = TP_SCENE_INFO_INIT;
+	tp_error e = TP_ERROR_INIT;
 	tp_scene_get_info(old, &in);
 	cr_assert_eq(tp_scene_seek(old, in.frames - 1, &e), 0, "%s", e.text);
 

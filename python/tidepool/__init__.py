@@ -36,8 +36,17 @@ _ERROR_ARGUMENT, _ERROR_INPUT, _ERROR_IO = -2, -3, -4
 _FRAME_STATS_MAX = 16
 
 
-class _Error(ctypes.Structure):
+class _Sized(ctypes.Structure):
+    """A struct of tidepool.h: its first member, size, says how long it is."""
+
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self.size = ctypes.sizeof(self)
+
+
+class _Error(_Sized):
     _fields_ = [
+        ("size", ctypes.c_size_t),
         ("code", ctypes.c_int),
         ("file", ctypes.c_char * 1024),
         ("line", ctypes.c_int),
@@ -47,8 +56,9 @@ class _Error(ctypes.Structure):
     ]
 
 
-class _LoadOptions(ctypes.Structure):
+class _LoadOptions(_Sized):
     _fields_ = [
+        ("size", ctypes.c_size_t),
         ("width", ctypes.c_int),
         ("height", ctypes.c_int),
         ("scale", ctypes.c_double),
@@ -64,12 +74,14 @@ class _LoadOptions(ctypes.Structure):
     ]
 
 
-class _Format(ctypes.Structure):
-    _fields_ = [(n, ctypes.c_int) for n in ("width", "height", "channels", "bytes_per_sample")]
+class _Format(_Sized):
+    _fields_ = [("size", ctypes.c_size_t)] + [
+        (n, ctypes.c_int) for n in ("width", "height", "channels", "bytes_per_sample")]
 
 
-class _Info(ctypes.Structure):
+class _Info(_Sized):
     _fields_ = [
+        ("size", ctypes.c_size_t),
         ("path", ctypes.c_char_p),
         ("solver", ctypes.c_char_p),
         ("width", ctypes.c_int),
@@ -83,8 +95,9 @@ class _Info(ctypes.Structure):
     ]
 
 
-class _Stats(ctypes.Structure):
+class _Stats(_Sized):
     _fields_ = [
+        ("size", ctypes.c_size_t),
         ("frame", ctypes.c_int),
         ("t", ctypes.c_double),
         ("n", ctypes.c_int),
@@ -145,7 +158,7 @@ _lib = _bind(ctypes.CDLL(_find_library()))
 
 
 def version():
-    """The library's version, "0.1.0"."""
+    """The library's version, "0.2.0"."""
     return _lib.tp_version().decode()
 
 
@@ -315,7 +328,7 @@ class Scene:
         centre), float32 H x W."""
         out = np.empty((self.size[1], self.size[0]), dtype=np.float32)
         err = _Error()
-        rc = _lib.tp_scene_height(self._handle(), int(n), out.ctypes.data, self.width,
+        rc = _lib.tp_scene_height(self._handle(), int(n), out.ctypes.data, out.strides[0],
                                   ctypes.byref(err))
         if rc < 0:
             _raise(rc, err)

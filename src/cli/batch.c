@@ -202,8 +202,8 @@ static int plan_variant(const batch_opts *o, const cli_overrides *base, variant 
 	int rc = cli_load(o->scene, &ov, tp_cli_threads(o->c.threads), &sc, err);
 	if (rc < 0)
 		return tp_errprefix(err, rc, "variant %s", va->name);
-	tp_scene_outputs so;
-	tp_scene_info in;
+	tp_scene_outputs so = TP_SCENE_OUTPUTS_INIT;
+	tp_scene_info in = TP_SCENE_INFO_INIT;
 	tp_scene_get_outputs(sc, &so);
 	tp_scene_get_info(sc, &in);
 	const char *paths[MAX_OUT];
@@ -414,7 +414,7 @@ int cmd_batch(int argc, char **argv)
 		}
 	} else {
 		for (int i = 0; i < nscene_vary && i < MAX_VARY; i++, nv++) {
-			tp_vary v;
+			tp_vary v = TP_VARY_INIT;
 			tp_scene_vary(sc, i, &v);
 			vs[nv].key = v.key;
 			vs[nv].n = v.n;

@@ -173,14 +173,14 @@ int cmd_cache(int argc, char **argv)
 		return prc == 1 ? TP_EXIT_OK : prc;
 
 	tp_err err = {""};
-	tp_error e;
+	tp_error e = TP_ERROR_INIT;
 	tp_scene *sc = NULL;
 	int rc, lock = -1;
 	tp_cli_catch_signals();
 	int threads = tp_cli_threads(o.threads);
 	if ((rc = cli_load(scene_file, &o.ov, threads, &sc, &err)) < 0)
 		goto fail;
-	tp_scene_info in;
+	tp_scene_info in = TP_SCENE_INFO_INIT;
 	tp_scene_get_info(sc, &in);
 	tp_scene_set_cancel(sc, &tp_cli_interrupted);
 	char probe[4352];

@@ -91,8 +91,8 @@ static int add(out_plan *p, tp_scene *sc, const tp_scene_info *in, const tp_scen
 		it->cfg.exr_float = so->exr_float;
 		it->cfg.exr_compression = so->exr_compression;
 	}
-	tp_format f;
-	tp_error e;
+	tp_format f = TP_FORMAT_INIT;
+	tp_error e = TP_ERROR_INIT;
 	if (tp_scene_format_as(sc, it->mode, it->pixels, &f, &e) < 0)
 		return cli_api_err(&e, err);
 	it->cfg.fmt = outputs_pixfmt(&f, it->pixels);
@@ -133,8 +133,8 @@ int outputs_plan(out_plan *p, tp_scene *sc, const out_cli *cli, const enc_config
 		 tp_err *err)
 {
 	int rc = 0;
-	tp_scene_outputs so;
-	tp_scene_info in;
+	tp_scene_outputs so = TP_SCENE_OUTPUTS_INIT;
+	tp_scene_info in = TP_SCENE_INFO_INIT;
 	tp_scene_get_outputs(sc, &so);
 	tp_scene_get_info(sc, &in);
 	memset(p, 0, sizeof *p);
@@ -169,12 +169,13 @@ int outputs_render(out_plan *p, tp_scene *sc, int frame, tp_image *slot, void (*
 		   void *side_arg, tp_err *err)
 {
 	for (int i = 0; i < p->n; i++)
-		p->t[i] = (tp_target){.mode = p->o[i].mode,
+		p->t[i] = (tp_target){.size = sizeof(tp_target),
+				      .mode = p->o[i].mode,
 				      .pixels = slot[i].fmt == TP_YUV420 ? TP_PIXELS_YUV420
 									 : p->o[i].pixels,
 				      .buf = slot[i].pixels,
 				      .stride = (size_t)slot[i].stride};
-	tp_error e;
+	tp_error e = TP_ERROR_INIT;
 	if (tp_scene_render_targets(sc, frame, p->t, p->n, side, side_arg, &e) < 0)
 		return cli_api_err(&e, err);
 	return 0;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/sceneopts.h"
 #include "preview/server.h"
 #include "preview/state.h"
 #include "preview/watch.h"
@@ -150,6 +151,8 @@ int cmd_preview(int argc, char **argv)
 		return tp_cli_usage("preview", "--size and --scale: give one of them");
 	cfg.scene_path = argv[optind];
 	cfg.sets = sets;
+	cfg.names = cli_override_names;
+	cfg.nnames = TP_OVERRIDE_COUNT;
 	cfg.threads = (int)threads;
 
 	tp_err e;
@@ -168,9 +171,8 @@ int cmd_preview(int argc, char **argv)
 	pv_state *st = NULL;
 	pv_server *srv = NULL;
 	pv_watch *w = NULL;
-	tp_error terr;
+	tp_error terr = TP_ERROR_INIT;
 	char why[512];
-	memset(&terr, 0, sizeof terr);
 	if (pv_state_create(&cfg, &st, &terr) < 0) {
 		tp_errf(&e, TP_EIO, "%s", terr.text);
 		return tp_cli_fail(TP_EIO, &e);

@@ -110,8 +110,8 @@ static int level_heights(tp_scene *sc, const out_plan *plan, int quiet, tp_err *
 	int any = 0;
 	for (int i = 0; i < plan->n; i++)
 		any |= plan->o[i].mode == TP_MODE_HEIGHT;
-	tp_scene_outputs so;
-	tp_scene_info in;
+	tp_scene_outputs so = TP_SCENE_OUTPUTS_INIT;
+	tp_scene_info in = TP_SCENE_INFO_INIT;
 	tp_scene_get_outputs(sc, &so);
 	tp_scene_get_info(sc, &in);
 	if (!so.height_auto || !any)
@@ -119,7 +119,7 @@ static int level_heights(tp_scene *sc, const out_plan *plan, int quiet, tp_err *
 	tp_progress prog;
 	tp_progress_start(&prog, "levelling", in.frames, quiet);
 	double top = 0, levels = 0;
-	tp_error e;
+	tp_error e = TP_ERROR_INIT;
 	int rc = tp_scene_level_heights(sc, level_progress, &prog, &levels, &top, &e);
 	tp_progress_done(&prog, NULL);
 	if (rc < 0)
@@ -157,7 +157,7 @@ static int write_stats_line(FILE *f, const tp_frame_stats *st, const tp_pose *bo
 static int frame_stats(tp_scene *sc, int frame, tp_frame_stats *st, tp_pose **poses, int *cap,
 		       int *n, tp_err *err)
 {
-	tp_error e;
+	tp_error e = TP_ERROR_INIT;
 	if (tp_scene_stats(sc, frame, st, &e) < 0 ||
 	    (*n = tp_scene_boxes(sc, frame, *poses, *cap, &e)) < 0)
 		return cli_api_err(&e, err);
@@ -165,6 +165,8 @@ static int frame_stats(tp_scene *sc, int frame, tp_frame_stats *st, tp_pose **po
 		tp_pose *p = realloc(*poses, (size_t)*n * sizeof *p);
 		if (!p)
 			return tp_errf(err, TP_EIO, "out of memory");
+		for (int i = *cap; i < *n; i++)
+			p[i] = (tp_pose)TP_POSE_INIT;
 		*poses = p;
 		*cap = *n;
 		tp_scene_boxes(sc, frame, *poses, *cap, &e);
@@ -178,7 +180,7 @@ static int frame_stats(tp_scene *sc, int frame, tp_frame_stats *st, tp_pose **po
  * step). The frames are the same bits either way. */
 static int seek_to(tp_scene *sc, const render_opts *o, int first, tp_err *err)
 {
-	tp_error e;
+	tp_error e = TP_ERROR_INIT;
 	int rc;
 	if (o->cache && (rc = tp_scene_load_checkpoint(sc, o->cache, first, &e)) < 0)
 		return cli_api_err(&e, err);
@@ -214,7 +216,7 @@ int cmd_render(int argc, char **argv)
 
 	tp_err err = {""};
 	tp_scene *sc = NULL;
-	tp_scene_info in = {0};
+	tp_scene_info in = TP_SCENE_INFO_INIT;
 	tp_pose *poses = NULL;
 	int npose_cap = 0;
 	out_plan plan = {0};
@@ -278,7 +280,7 @@ int cmd_render(int argc, char **argv)
 	/* An MP4 of the colour picture gets 4:2:0 straight from the renderer (no RGB frame in
 	 * between; the same bytes as converting one), unless --hash reads its RGB pixels. */
 	for (int i = 0; i < plan.n; i++) {
-		tp_format yuv;
+		tp_format yuv = TP_FORMAT_INIT;
 		if (!strcmp(plan.o[i].enc->name, "mp4") && plan.o[i].cfg.fmt == TP_RGB8 &&
 		    tp_scene_format_as(sc, plan.o[i].mode, TP_PIXELS_YUV420, &yuv, NULL) == 0 &&
 		    !(o.hash && i == 0))
@@ -331,7 +333,7 @@ int cmd_render(int argc, char **argv)
 	if (first > 0 && (rc = seek_to(sc, &o, first, &err)) < 0)
 		goto fail;
 	for (int k = first; k <= last && !tp_cli_interrupted; k++) {
-		tp_error e;
+		tp_error e = TP_ERROR_INIT;
 		rc = tp_scene_step(sc, &e);
 		if (rc == TP_ERROR_CANCELLED && tp_cli_interrupted)
 			rc = 0; /* stopped mid-frame: the frames before it are whole */
@@ -367,7 +369,7 @@ int cmd_render(int argc, char **argv)
 				clipped, k);
 		}
 		if (stats.f) {
-			tp_frame_stats fs;
+			tp_frame_stats fs = TP_FRAME_STATS_INIT;
 			int nb = 0;
 			if ((rc = frame_stats(sc, k, &fs, &poses, &npose_cap, &nb, &err)) < 0)
 				break;

@@ -16,10 +16,18 @@ int cli_api_err(const tp_error *e, tp_err *err)
 	return e->code < 0 ? e->code : TP_EIO;
 }
 
+/* The library names its overrides by its own fields; the command's messages name its flags. */
+const char *const cli_override_names[TP_OVERRIDE_COUNT] = {
+	[TP_OVERRIDE_SETS] = "--set",	  [TP_OVERRIDE_SIZE] = "--size",
+	[TP_OVERRIDE_SCALE] = "--scale",  [TP_OVERRIDE_FRAMES] = "--frames",
+	[TP_OVERRIDE_SEED] = "--seed",	  [TP_OVERRIDE_OUTPUT] = "-o",
+};
+
 int cli_load(const char *path, const cli_overrides *ov, int threads, tp_scene **out,
 	     tp_err *err)
 {
-	const tp_load_options lo = {.width = ov->width,
+	const tp_load_options lo = {.size = sizeof lo,
+				    .width = ov->width,
 				    .height = ov->height,
 				    .scale = ov->scale,
 				    .frames = ov->frames,
@@ -29,8 +37,10 @@ int cli_load(const char *path, const cli_overrides *ov, int threads, tp_scene **
 				    .nsets = ov->nsets,
 				    .threads = threads,
 				    .checkpoint_every = TP_CHECKPOINTS_NONE,
-				    .output = ov->output};
-	tp_error e;
+				    .output = ov->output,
+				    .names = cli_override_names,
+				    .nnames = TP_OVERRIDE_COUNT};
+	tp_error e = TP_ERROR_INIT;
 	int rc = tp_scene_load_file(path, &lo, out, &e);
 	return rc < 0 ? cli_api_err(&e, err) : 0;
 }

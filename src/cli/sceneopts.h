@@ -34,6 +34,9 @@ enum {
 #define CLI_RENDER_OPTS \
 	(CLI_OUTPUT_OPTS | CLI_FLIPBOOK_OPTS | CLI_ENCODE_OPTS | CLI_RANGE_OPTS | CLI_OVERWRITE_OPT)
 
+/* What the command calls tp_load_options' overrides in messages: "--set", "--size", ... */
+extern const char *const cli_override_names[TP_OVERRIDE_COUNT];
+
 /* The scene group's values, as tp_load_options takes them (zero: the scene's own). */
 typedef struct cli_overrides {
 	int width, height; /* --size */

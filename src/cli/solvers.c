@@ -18,7 +18,7 @@ static const char usage[] =
 
 static void print_solver(int i)
 {
-	tp_solver_info s;
+	tp_solver_info s = TP_SOLVER_INFO_INIT;
 	tp_solver_get(i, &s);
 	printf("%s - %s\n", s.name, s.description);
 	if (!s.nparams) {
@@ -26,7 +26,7 @@ static void print_solver(int i)
 		return;
 	}
 	for (int k = 0; k < s.nparams; k++) {
-		tp_param o;
+		tp_param o = TP_PARAM_INIT;
 		char def[64];
 		tp_solver_param(i, k, &o);
 		if (o.type == 2)
@@ -60,7 +60,7 @@ int cmd_solvers(int argc, char **argv)
 		const char *names[64];
 		int k = 0;
 		for (; k < 63 && k < n; k++) {
-			tp_solver_info s;
+			tp_solver_info s = TP_SOLVER_INFO_INIT;
 			tp_solver_get(k, &s);
 			names[k] = s.name;
 		}

@@ -258,7 +258,7 @@ static int fingerprints(plan *p, tp_err *err)
 {
 	const tasks_opts *o = p->o;
 	tp_scene *sc = p->sc;
-	tp_scene_outputs so;
+	tp_scene_outputs so = TP_SCENE_OUTPUTS_INIT;
 	tp_scene_get_outputs(sc, &so);
 	int crf = -1;
 	const char *preset = NULL;
@@ -290,7 +290,7 @@ static int fingerprints(plan *p, tp_err *err)
 static int plan_outputs(plan *p, tp_err *err)
 {
 	const tasks_opts *o = p->o;
-	tp_scene_outputs so;
+	tp_scene_outputs so = TP_SCENE_OUTPUTS_INIT;
 	tp_scene_get_outputs(p->sc, &so);
 	const char *paths[OUTPUTS_MAX];
 	int modes[OUTPUTS_MAX], n = 0;
@@ -408,7 +408,7 @@ int cmd_tasks(int argc, char **argv)
 		return prc == 1 ? TP_EXIT_OK : prc;
 	tp_err err = {""};
 	tp_scene *sc = NULL;
-	tp_scene_info in;
+	tp_scene_info in = TP_SCENE_INFO_INIT;
 	plan p = {.o = &o};
 	int *todo = NULL, rc;
 	tp_line joins[OUTPUTS_MAX + 1];

@@ -41,8 +41,8 @@ static int check_one(const char *path, const cli_opts *o, int threads)
 {
 	tp_err err = {""};
 	tp_scene *sc = NULL;
-	tp_scene_outputs so = {0};
-	tp_scene_info in = {0};
+	tp_scene_outputs so = TP_SCENE_OUTPUTS_INIT;
+	tp_scene_info in = TP_SCENE_INFO_INIT;
 	int rc = cli_load(path, &o->ov, threads, &sc, &err);
 	if (rc == 0) {
 		tp_scene_get_outputs(sc, &so);
@@ -53,8 +53,8 @@ static int check_one(const char *path, const cli_opts *o, int threads)
 		int mode;
 		const char *out;
 		outputs_split(o->outs.spec[i], &mode, &out);
-		tp_format f;
-		tp_error e;
+		tp_format f = TP_FORMAT_INIT;
+		tp_error e = TP_ERROR_INIT;
 		if (mode >= 0 && tp_scene_format_as(sc, (tp_mode)mode, TP_PIXELS_NATIVE, &f, &e) < 0)
 			rc = tp_errprefix(&err, cli_api_err(&e, &err), "-o %s", o->outs.spec[i]);
 		if (rc == 0)

@@ -152,8 +152,7 @@ static enum MHD_Result frame(pv_server *s, struct MHD_Connection *c, int n)
 	unsigned char *png = NULL;
 	size_t size = 0;
 	unsigned long gen = 0;
-	tp_error err;
-	memset(&err, 0, sizeof err);
+	tp_error err = TP_ERROR_INIT;
 	int rc = pv_state_frame_png(s->st, n, mode, stretch, &png, &size, &gen, &err);
 	if (rc == TP_ERROR_ARGUMENT)
 		return send_error(c,

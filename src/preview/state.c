@@ -92,7 +92,9 @@ static void fit_size(int rw, int rh, int *w, int *h)
 
 static void load_options(const pv_state *st, int w, int h, tp_load_options *o)
 {
-	memset(o, 0, sizeof *o);
+	*o = (tp_load_options)TP_LOAD_OPTIONS_INIT;
+	o->names = st->cfg.names;
+	o->nnames = st->cfg.nnames;
 	o->width = w;
 	o->height = h;
 	o->scale = w ? 0 : st->cfg.scale;
@@ -107,8 +109,8 @@ static void load_options(const pv_state *st, int w, int h, tp_load_options *o)
  * saves, so a guess from the last load is checked and corrected). */
 static int load_scene(pv_state *st, tp_scene **out, tp_error *err)
 {
-	tp_load_options o;
-	tp_scene_info in;
+	tp_load_options o = TP_LOAD_OPTIONS_INIT;
+	tp_scene_info in = TP_SCENE_INFO_INIT;
 	int fit = !st->cfg.width && !(st->cfg.scale > 0);
 	int w = st->cfg.width, h = st->cfg.height;
 	if (fit && st->ref_w > 0)
@@ -150,8 +152,7 @@ static void record_error(pv_state *st, const tp_error *err, int frame)
 void pv_state_reload(pv_state *st)
 {
 	tp_scene *sc = NULL;
-	tp_error err;
-	memset(&err, 0, sizeof err);
+	tp_error err = TP_ERROR_INIT;
 	pthread_mutex_lock(&st->reload_mu);
 	/* the stats worker is still walking the last scene: it waits while this one loads */
 	pthread_mutex_lock(&st->mu);
@@ -169,6 +170,7 @@ void pv_state_reload(pv_state *st)
 		if (old)
 			tp_scene_reuse_checkpoints(sc, old);
 		pthread_mutex_lock(&st->mu);
+		st->info = (tp_scene_info)TP_SCENE_INFO_INIT;
 		tp_scene_get_info(sc, &st->info);
 		snprintf(st->info_path, sizeof st->info_path, "%s",
 			 st->info.path ? st->info.path : "");
@@ -264,7 +266,7 @@ static int stretch_gray(const tp_image *in, tp_image *out)
 int pv_state_frame_png(pv_state *st, int frame, int mode, int stretch, unsigned char **png,
 		       size_t *size, unsigned long *gen_out, tp_error *err)
 {
-	tp_format f;
+	tp_format f = TP_FORMAT_INIT;
 	tp_image img;
 	memset(&img, 0, sizeof img);
 	*png = NULL;
@@ -416,10 +418,9 @@ static void *stats_worker(void *arg)
 		pthread_mutex_unlock(&st->mu);
 
 		tp_scene *sc = NULL;
-		tp_error err;
-		memset(&err, 0, sizeof err);
-		tp_load_options o;
-		tp_scene_info in;
+		tp_error err = TP_ERROR_INIT;
+		tp_load_options o = TP_LOAD_OPTIONS_INIT;
+		tp_scene_info in = TP_SCENE_INFO_INIT;
 		/* the size the page's scene has, whichever way it was chosen */
 		pthread_mutex_lock(&st->mu);
 		in = st->info;
@@ -449,8 +450,7 @@ static void *stats_worker(void *arg)
 			while (st->rendering > 0 && !st->stop && st->stats_gen == gen)
 				pthread_cond_wait(&st->cv, &st->mu);
 			pthread_mutex_unlock(&st->mu);
-			tp_frame_stats fs;
-			memset(&fs, 0, sizeof fs);
+			tp_frame_stats fs = TP_FRAME_STATS_INIT;
 			rc = tp_scene_stats(sc, i, &fs, &err);
 			pthread_mutex_lock(&st->mu);
 			int wanted = !st->stop && st->stats_gen == gen;

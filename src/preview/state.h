@@ -36,6 +36,9 @@ typedef struct pv_config {
 	double scale;      /* --scale; 0: fit */
 	const char *const *sets;
 	int nsets;
+	/* what messages call the overrides (tp_load_options.names): the command's flags */
+	const char *const *names;
+	int nnames;
 	int threads;
 } pv_config;
 

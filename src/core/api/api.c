@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <omp.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,26 @@ TP_API const char *tp_mode_name(tp_mode mode)
 	return (int)mode >= 0 && (int)mode < TP_MODE_COUNT ? mode_names[mode] : NULL;
 }
 
+/* The structs of tidepool.h by name, for bindings that check their own layouts. */
+#define STRUCT(t) {#t, sizeof(t)}
+static const struct {
+	const char *name;
+	size_t size;
+} struct_sizes[] = {
+	STRUCT(tp_error),  STRUCT(tp_load_options), STRUCT(tp_format),        STRUCT(tp_scene_info),
+	STRUCT(tp_frame_stats), STRUCT(tp_output),  STRUCT(tp_scene_outputs), STRUCT(tp_vary),
+	STRUCT(tp_target), STRUCT(tp_pose),         STRUCT(tp_param),         STRUCT(tp_solver_info),
+};
+#undef STRUCT
+
+TP_API size_t tp_struct_size(const char *name)
+{
+	for (size_t i = 0; name && i < sizeof struct_sizes / sizeof struct_sizes[0]; i++)
+		if (!strcmp(name, struct_sizes[i].name))
+			return struct_sizes[i].size;
+	return 0;
+}
+
 TP_API int tp_mode_from_name(const char *name)
 {
 	for (int m = 0; name && m < TP_MODE_COUNT; m++)
@@ -103,11 +124,44 @@ static int read_position(const char **p, int *line, int *col)
 	return 0;
 }
 
-void api_error_fill(tp_error *e, int code, const char *msg, const char *file)
+/* ---- the ABI: structs as long as the caller's ------------------------------------------ */
+
+int api_in(void *mine, size_t n, const void *theirs)
+{
+	size_t have = api_size_of(theirs);
+	if (have < sizeof have)
+		return TP_ERROR_ARGUMENT;
+	memset(mine, 0, n);
+	memcpy(mine, theirs, have < n ? have : n);
+	memcpy(mine, &n, sizeof n); /* mine is whole now */
+	return 0;
+}
+
+int api_out(void *theirs, const void *mine, size_t n)
+{
+	size_t want = api_size_of(theirs);
+	if (want < sizeof want)
+		return TP_ERROR_ARGUMENT;
+	if (want > n) /* a newer caller: members it knows and we do not read as zero */
+		memset((char *)theirs + n, 0, want - n);
+	memcpy((char *)theirs + sizeof want, (const char *)mine + sizeof want,
+	       (want < n ? want : n) - sizeof want);
+	return 0;
+}
+
+void api_error_clear(tp_error *e)
 {
 	if (!e)
 		return;
-	memset(e, 0, sizeof *e);
+	tp_error none = {.size = sizeof none};
+	api_out(e, &none, sizeof none);
+}
+
+void api_error_fill(tp_error *out, int code, const char *msg, const char *file)
+{
+	if (!out)
+		return;
+	tp_error whole = {.size = sizeof whole}, *e = &whole;
 	e->code = code;
 	copy_span(e->text, sizeof e->text, msg, strlen(msg));
 	/* Messages name their file first: "FILE:LINE:COL: what" or "FILE: what". */
@@ -124,6 +178,7 @@ void api_error_fill(tp_error *e, int code, const char *msg, const char *file)
 			rest = p;
 	}
 	copy_span(e->message, sizeof e->message, rest, strlen(rest));
+	api_out(out, e, sizeof *e);
 }
 
 int api_fail(tp_scene *s, tp_error *e, int code, const tp_err *err)
@@ -166,21 +221,55 @@ static int fail_oom(tp_error *e)
 	return TP_ERROR_IO;
 }
 
-static int load_common(const char *path, const char *text, const tp_load_options *opt,
+/* The library's own names of the overrides, by tp_override: its fields' names. */
+static const char *const override_names[TP_OVERRIDE_COUNT] = {
+	"sets", "width/height", "scale", "frames", "seed", "output"};
+_Static_assert((int)TP_OVERRIDE_SETS == (int)SCENE_OV_SETS &&
+		       (int)TP_OVERRIDE_SIZE == (int)SCENE_OV_SIZE &&
+		       (int)TP_OVERRIDE_SCALE == (int)SCENE_OV_SCALE &&
+		       (int)TP_OVERRIDE_FRAMES == (int)SCENE_OV_FRAMES &&
+		       (int)TP_OVERRIDE_SEED == (int)SCENE_OV_SEED &&
+		       (int)TP_OVERRIDE_OUTPUT == (int)SCENE_OV_OUTPUT &&
+		       TP_OVERRIDE_COUNT == SCENE_OV_COUNT,
+	       "tp_override and scene_ov differ");
+
+/* The checks of tp_load_options the scene loader does not make itself (it checks sizes
+ * and seeds as it checks the scene's own). */
+static int check_options(const tp_load_options *o, tp_error *e)
+{
+	if (o->nsets < 0 || (o->nsets > 0 && !o->sets))
+		return api_fail_arg(e, "tp_load_options.nsets is %d with sets %s", o->nsets,
+				    o->sets ? "given" : "NULL");
+	if (o->nnames < 0 || (o->nnames > 0 && !o->names))
+		return api_fail_arg(e, "tp_load_options.nnames is %d with names %s", o->nnames,
+				    o->names ? "given" : "NULL");
+	if (o->threads < 0 || o->threads > TP_MAX_THREADS)
+		return api_fail_arg(e, "tp_load_options.threads is %d, outside 0..%d", o->threads,
+				    TP_MAX_THREADS);
+	if (o->frames < 0 || o->frames > TP_MAX_FRAMES)
+		return api_fail_arg(e, "tp_load_options.frames is %d, outside 0..%d", o->frames,
+				    TP_MAX_FRAMES);
+	if (o->checkpoint_every < TP_CHECKPOINTS_NONE)
+		return api_fail_arg(e, "tp_load_options.checkpoint_every is %d, less than %d",
+				    o->checkpoint_every, TP_CHECKPOINTS_NONE);
+	return 0;
+}
+
+static int load_common(const char *path, const char *text, const tp_load_options *given,
 		       tp_scene **out, tp_error *e)
 {
-	tp_load_options none = {0};
+	tp_load_options whole = TP_LOAD_OPTIONS_INIT, *opt = &whole;
 	tp_err err = {{0}};
 	int rc;
 
 	if (!out)
 		return api_fail_arg(e, "no place for the scene given");
 	*out = NULL;
-	if (!opt)
-		opt = &none;
-	if (opt->nsets < 0 || (opt->nsets > 0 && !opt->sets) || opt->threads < 0 ||
-	    opt->checkpoint_every < TP_CHECKPOINTS_NONE)
-		return api_fail_arg(e, "bad options (nsets %d, threads %d)", opt->nsets, opt->threads);
+	if (given && api_in(&whole, sizeof whole, given) < 0)
+		return api_fail_arg(e, "tp_load_options.size is %zu: set it with TP_LOAD_OPTIONS_INIT",
+				    api_size_of(given));
+	if ((rc = check_options(opt, e)) < 0)
+		return rc;
 	tp_scene *s = calloc(1, sizeof *s);
 	if (!s || (opt->nsets && !(s->sets = calloc((size_t)opt->nsets, sizeof *s->sets)))) {
 		free(s);
@@ -208,6 +297,8 @@ static int load_common(const char *path, const char *text, const tp_load_options
 		.nsets = opt->nsets,
 		.output = s->output,
 	};
+	for (int i = 0; i < TP_OVERRIDE_COUNT; i++)
+		s->ov.names[i] = i < opt->nnames && opt->names[i] ? opt->names[i] : override_names[i];
 	s->threads = opt->threads;
 	s->pos = -1;
 	s->budget = opt->checkpoint_bytes ? opt->checkpoint_bytes : DEFAULT_CKPT_BYTES;
@@ -246,8 +337,7 @@ static int load_common(const char *path, const char *text, const tp_load_options
 		return rc;
 	}
 	*out = s;
-	if (e)
-		memset(e, 0, sizeof *e);
+	api_error_clear(e);
 	return 0;
 }
 
@@ -315,7 +405,8 @@ TP_API int tp_scene_get_info(const tp_scene *s, tp_scene_info *out)
 	if (!s || !out)
 		return TP_ERROR_ARGUMENT;
 	const scene *sc = s->sc;
-	*out = (tp_scene_info){
+	tp_scene_info info = {
+		.size = sizeof info,
 		.path = sc->path,
 		.solver = sc->solver->name,
 		.width = sc->width,
@@ -327,12 +418,12 @@ TP_API int tp_scene_get_info(const tp_scene *s, tp_scene_info *out)
 		.modes = scene_modes(sc),
 		.heightfield = !(sc->solver->caps & TP_SOLVER_PARTICLES),
 	};
-	return 0;
+	return api_out(out, &info, sizeof info);
 }
 
 TP_API int tp_scene_set_threads(tp_scene *s, int threads)
 {
-	if (!s || threads < 0)
+	if (!s || threads < 0 || threads > TP_MAX_THREADS)
 		return TP_ERROR_ARGUMENT;
 	s->threads = threads;
 	return 0;
@@ -642,16 +733,34 @@ int api_renderer(tp_scene *s, tp_mode mode, render_ctx **out, tp_error *e)
 	return 0;
 }
 
-void api_format_of(const tp_scene *s, tp_pixfmt f, tp_format *out)
+int api_format_of(const tp_scene *s, tp_pixfmt f, tp_format *out, tp_error *e)
 {
-	*out = (tp_format){.width = s->sc->width, .height = s->sc->height};
+	tp_format whole = {.size = sizeof whole, .width = s->sc->width, .height = s->sc->height};
 	if (f == TP_YUV420) { /* three planes of bytes */
-		out->channels = 3;
-		out->bytes_per_sample = 1;
-		return;
+		whole.channels = 3;
+		whole.bytes_per_sample = 1;
+	} else {
+		whole.channels = tp_pixfmt_channels(f);
+		whole.bytes_per_sample = tp_pixfmt_bytes(f) / whole.channels;
 	}
-	out->channels = tp_pixfmt_channels(f);
-	out->bytes_per_sample = tp_pixfmt_bytes(f) / out->channels;
+	if (api_out(out, &whole, sizeof whole) < 0)
+		return api_fail_arg(e, "tp_format.size is %zu: set it with TP_FORMAT_INIT",
+				    api_size_of(out));
+	api_error_clear(e);
+	return 0;
+}
+
+int api_check_stride(size_t *stride, size_t row, int rows, tp_error *e)
+{
+	if (*stride == 0)
+		*stride = row;
+	if (*stride < row)
+		return api_fail_arg(e, "stride %zu is less than a row (%zu bytes)", *stride, row);
+	/* rows * stride bytes must be addressable (the renderers step by ptrdiff_t) */
+	if (rows > 0 && *stride > (size_t)PTRDIFF_MAX / (size_t)rows)
+		return api_fail_arg(e, "stride %zu: %d rows of it overflow the address space",
+				    *stride, rows);
+	return 0;
 }
 
 int api_render_into(tp_scene *s, render_ctx *rd, tp_pixfmt f, int frame, void *buf,
@@ -659,11 +768,11 @@ int api_render_into(tp_scene *s, render_ctx *rd, tp_pixfmt f, int frame, void *b
 {
 	/* a 4:2:0 picture's rows are its luma rows, one byte a pixel, an even number apart */
 	const size_t row = (size_t)s->sc->width * (size_t)(f == TP_YUV420 ? 1 : tp_pixfmt_bytes(f));
-	if (stride == 0)
-		stride = row;
-	if (stride < row || (f == TP_YUV420 && stride % 2))
-		return api_fail_arg(e, "stride %zu is less than a row (%zu bytes)%s", stride, row,
-				    f == TP_YUV420 ? " or odd for 4:2:0" : "");
+	int rc;
+	if ((rc = api_check_stride(&stride, row, s->sc->height, e)) < 0)
+		return rc;
+	if (f == TP_YUV420 && stride % 2)
+		return api_fail_arg(e, "stride %zu is odd: 4:2:0 takes an even one", stride);
 	tp_image img = {.w = s->sc->width,
 			.h = s->sc->height,
 			.stride = (ptrdiff_t)stride,
@@ -686,8 +795,7 @@ TP_API int tp_scene_format(tp_scene *s, tp_mode mode, tp_format *out, tp_error *
 		return api_fail_arg(e, "no scene or no place for the format given");
 	if ((rc = api_renderer(s, mode, &rd, e)) < 0)
 		return rc;
-	api_format_of(s, render_format(rd), out);
-	return 0;
+	return api_format_of(s, render_format(rd), out, e);
 }
 
 TP_API int tp_scene_render(tp_scene *s, int frame, tp_mode mode, void *buf, size_t stride,
@@ -703,8 +811,7 @@ TP_API int tp_scene_render(tp_scene *s, int frame, tp_mode mode, void *buf, size
 	    (rc = tp_scene_seek(s, frame, e)) < 0 ||
 	    (rc = api_render_into(s, rd, render_format(rd), frame, buf, stride, NULL, NULL, e)) < 0)
 		return rc;
-	if (e)
-		memset(e, 0, sizeof *e);
+	api_error_clear(e);
 	return 0;
 }
 
@@ -720,16 +827,16 @@ TP_API int tp_scene_height(tp_scene *s, int frame, float *buf, size_t stride, tp
 		return TP_ERROR_ARGUMENT;
 	}
 	const int w = s->sc->width, h = s->sc->height;
-	if (stride == 0)
-		stride = (size_t)w;
-	if (stride < (size_t)w)
-		return api_fail_arg(e, "stride %d is less than a row (%d floats)", (int)stride, w);
+	if ((rc = api_check_stride(&stride, (size_t)w * sizeof *buf, h, e)) < 0)
+		return rc;
+	if (stride % sizeof *buf)
+		return api_fail_arg(e, "stride %zu is not a whole number of floats", stride);
 	if ((rc = tp_scene_seek(s, frame, e)) < 0)
 		return rc;
 	const tp_surface *sf = &s->surf;
 	/* height units = stored value * scale, as the maps read it */
 	for (int y = 0; y < h; y++) {
-		float *d = buf + (size_t)y * stride;
+		float *d = (float *)((char *)buf + (size_t)y * stride);
 		if (sf->type == TP_SAMPLE_I32) {
 			const int32_t *src = (const int32_t *)sf->data + (size_t)y * (size_t)sf->stride;
 			for (int x = 0; x < w; x++)
@@ -740,8 +847,7 @@ TP_API int tp_scene_height(tp_scene *s, int frame, float *buf, size_t stride, tp
 				d[x] = src[x] * sf->scale;
 		}
 	}
-	if (e)
-		memset(e, 0, sizeof *e);
+	api_error_clear(e);
 	return 0;
 }
 
@@ -750,18 +856,19 @@ TP_API int tp_scene_stats(tp_scene *s, int frame, tp_frame_stats *out, tp_error 
 	int rc;
 	if (!s || !out)
 		return api_fail_arg(e, "no scene or no place for the stats given");
+	if (api_size_of(out) < sizeof(size_t))
+		return api_fail_arg(e, "tp_frame_stats.size is %zu: set it with TP_FRAME_STATS_INIT",
+				    api_size_of(out));
 	if ((rc = tp_scene_seek(s, frame, e)) < 0)
 		return rc;
 	stepper *st = loop_stepper(s->lp);
 	tp_stats in;
 	stepper_stats(st, &in);
-	memset(out, 0, sizeof *out);
-	out->frame = frame;
-	out->t = stepper_time(st);
-	out->n = in.n < TP_FRAME_STATS_MAX ? in.n : TP_FRAME_STATS_MAX;
-	for (int i = 0; i < out->n; i++) {
-		out->name[i] = in.name[i];
-		out->value[i] = in.value[i];
+	tp_frame_stats whole = {.size = sizeof whole, .frame = frame, .t = stepper_time(st)};
+	whole.n = in.n < TP_FRAME_STATS_MAX ? in.n : TP_FRAME_STATS_MAX;
+	for (int i = 0; i < whole.n; i++) {
+		whole.name[i] = in.name[i];
+		whole.value[i] = in.value[i];
 	}
-	return 0;
+	return api_out(out, &whole, sizeof whole);
 }

@@ -13,6 +13,8 @@
 #include "sim/loop.h"
 #include "util/error.h"
 
+#include <string.h>
+
 typedef struct mem_ckpt {
 	int frame; /* the next output frame once loaded */
 	double t;  /* simulated time of the state (tp_scene_reuse_checkpoints) */
@@ -71,10 +73,27 @@ static inline double api_levels(double top)
  * render_yuv(rd)); side(side_arg) as render_frame_side(). */
 int api_render_into(tp_scene *s, render_ctx *rd, tp_pixfmt f, int frame, void *buf,
 		    size_t stride, void (*side)(void *), void *side_arg, tp_error *e);
-/* The tp_format of pixel format f at the scene's size. */
-void api_format_of(const tp_scene *s, tp_pixfmt f, tp_format *out);
+/* The tp_format of pixel format f at the scene's size, into the caller's *out. */
+int api_format_of(const tp_scene *s, tp_pixfmt f, tp_format *out, tp_error *e);
+/* A row stride in bytes (0: row): at least a row, and `rows` of it addressable. */
+int api_check_stride(size_t *stride, size_t row, int rows, tp_error *e);
 /* Levels the height maps of a "scale": "auto" scene once (tp_scene_level_heights()). */
 int api_level(tp_scene *s, void (*progress)(void *, int, int), void *arg, tp_error *e);
+
+/* The ABI (tidepool.h): a caller's struct is its first `size` bytes. api_in copies the
+ * caller's struct `theirs` into mine (n bytes: the rest zero), api_out mine into theirs
+ * (at most its size; its size member kept). Both return TP_ERROR_ARGUMENT (without
+ * copying) for a size smaller than the size member. api_error_clear empties an error. */
+int api_in(void *mine, size_t n, const void *theirs);
+int api_out(void *theirs, const void *mine, size_t n);
+void api_error_clear(tp_error *e);
+/* The caller's size of a struct (its first member), for arrays of them. */
+static inline size_t api_size_of(const void *theirs)
+{
+	size_t n;
+	memcpy(&n, theirs, sizeof n);
+	return n;
+}
 
 /* Fills e from a one-line message "FILE:LINE:COL: what" (or "FILE: what", or "what"):
  * file, line and col where msg starts with `file` (may be NULL), the rest as message. */

@@ -14,12 +14,22 @@
 #include "solvers/solver.h"
 #include "util/opts.h"
 
+_Static_assert((int)TP_PARAM_INTEGER == (int)TP_OPT_INT && (int)TP_PARAM_NUMBER == (int)TP_OPT_DOUBLE &&
+		       (int)TP_PARAM_BOOLEAN == (int)TP_OPT_BOOL &&
+		       (int)TP_PARAM_CHOICE == (int)TP_OPT_ENUM,
+	       "tp_param_type and tp_opt_type differ");
+_Static_assert((int)TP_EXR_ZIP == (int)SCENE_EXR_ZIP && (int)TP_EXR_ZIPS == (int)SCENE_EXR_ZIPS &&
+		       (int)TP_EXR_PIZ == (int)SCENE_EXR_PIZ && (int)TP_EXR_RLE == (int)SCENE_EXR_RLE &&
+		       (int)TP_EXR_NONE == (int)SCENE_EXR_NONE,
+	       "tp_exr_compression and scene_exr_compression differ");
+
 TP_API int tp_scene_get_outputs(const tp_scene *s, tp_scene_outputs *out)
 {
 	if (!s || !out)
 		return TP_ERROR_ARGUMENT;
 	const scene *sc = s->sc;
-	memset(out, 0, sizeof *out);
+	tp_scene_outputs whole = {.size = sizeof whole}, *given = out;
+	out = &whole;
 	out->mode = (tp_mode)sc->render.mode;
 	out->output = sc->output;
 	for (int i = 0; i < sc->noutputs && i < TP_OUTPUTS_MAX; i++)
@@ -32,9 +42,9 @@ TP_API int tp_scene_get_outputs(const tp_scene *s, tp_scene_outputs *out)
 	out->flipbook_cell_h = sc->flipbook.frame_h;
 	out->flipbook_pot = sc->flipbook.pot;
 	out->exr_float = sc->maps.exr_float;
-	out->exr_compression = sc->maps.exr_compression;
+	out->exr_compression = (tp_exr_compression)sc->maps.exr_compression;
 	out->height_auto = sc->maps.height_auto;
-	return 0;
+	return api_out(given, out, sizeof *out);
 }
 
 TP_API int tp_scene_variants(const tp_scene *s, const char **name)
@@ -51,8 +61,9 @@ TP_API int tp_scene_vary(const tp_scene *s, int i, tp_vary *out)
 	if (!s || !out || i < 0 || i >= s->sc->variants.n)
 		return TP_ERROR_ARGUMENT;
 	const scene_vary *v = &s->sc->variants.vary[i];
-	*out = (tp_vary){.key = v->key, .n = v->n, .values = (const char *const *)v->values};
-	return 0;
+	tp_vary whole = {.size = sizeof whole, .key = v->key, .n = v->n,
+			 .values = (const char *const *)v->values};
+	return api_out(out, &whole, sizeof whole);
 }
 
 /* ---- pictures in the encoders' layouts ---------------------------------------------- */
@@ -100,20 +111,32 @@ TP_API int tp_scene_format_as(tp_scene *s, tp_mode mode, tp_pixels px, tp_format
 		return api_fail_arg(e, "no scene or no place for the format given");
 	if ((rc = layout_renderer(s, mode, px, &rd, &f, e)) < 0)
 		return rc;
-	api_format_of(s, f, out);
-	return 0;
+	return api_format_of(s, f, out, e);
 }
 
-TP_API int tp_scene_render_targets(tp_scene *s, int frame, tp_target *t, int n,
+/* Target i of the caller's array, elements t[0].size bytes apart. */
+static tp_target *target_at(tp_target *t, size_t each, int i)
+{
+	return (tp_target *)((char *)t + (size_t)i * each);
+}
+
+TP_API int tp_scene_render_targets(tp_scene *s, int frame, tp_target *given, int n,
 				   void (*side)(void *), void *side_arg, tp_error *e)
 {
 	int rc;
-	if (!s || n < 0 || (n > 0 && !t))
+	if (!s || n < 0 || (n > 0 && !given))
 		return api_fail_arg(e, "no scene or no targets given");
 	render_ctx *rd[TP_OUTPUTS_MAX * 2];
 	tp_pixfmt f[TP_OUTPUTS_MAX * 2];
+	tp_target t[TP_OUTPUTS_MAX * 2];
 	if (n > (int)(sizeof rd / sizeof rd[0]))
 		return api_fail_arg(e, "%d targets, more than %d", n, (int)(sizeof rd / sizeof rd[0]));
+	const size_t each = n > 0 ? api_size_of(given) : 0;
+	for (int i = 0; i < n; i++)
+		if (api_in(&t[i], sizeof t[i], target_at(given, each, i)) < 0 ||
+		    api_size_of(target_at(given, each, i)) != each)
+			return api_fail_arg(e, "tp_target %d: size %zu, not %zu as target 0's (TP_TARGET_INIT)",
+					    i, api_size_of(target_at(given, each, i)), each);
 	for (int i = 0; i < n; i++) {
 		if (!t[i].buf)
 			return api_fail_arg(e, "target %d has no buffer", i);
@@ -128,11 +151,11 @@ TP_API int tp_scene_render_targets(tp_scene *s, int frame, tp_target *t, int n,
 					  i == 0 ? side : NULL, side_arg, e)) < 0)
 			return rc;
 		t[i].clipped = t[i].mode == TP_MODE_HEIGHT ? render_height_clipped(rd[i]) : -1;
+		api_out(target_at(given, each, i), &t[i], sizeof t[i]);
 	}
 	if (n == 0 && side)
 		side(side_arg);
-	if (e)
-		memset(e, 0, sizeof *e);
+	api_error_clear(e);
 	return 0;
 }
 
@@ -200,11 +223,21 @@ TP_API int tp_scene_boxes(tp_scene *s, int frame, tp_pose *out, int max, tp_erro
 	const scene *sc = s->sc;
 	const double sx = sc->scale_x > 0 ? sc->scale_x : 1, sy = sc->scale_y > 0 ? sc->scale_y : 1;
 	const int n = s->surf.boxes ? s->surf.nboxes : 0;
+	const size_t each = max > 0 ? api_size_of(out) : 0;
+	if (max > 0 && each < sizeof each)
+		return api_fail_arg(e, "tp_pose.size is %zu: set it with TP_POSE_INIT", each);
 	for (int i = 0; i < n && i < max; i++) {
 		const tp_box_pose *p = &s->surf.boxes[i];
 		/* 0 for -0, so a box at rest reads the same on every run */
-		out[i] = (tp_pose){.x = p->x / sx + 0.0, .y = p->y / sy + 0.0, .angle = p->angle + 0.0};
+		tp_pose pose = {.size = sizeof pose, .x = p->x / sx + 0.0, .y = p->y / sy + 0.0,
+				.angle = p->angle + 0.0};
+		tp_pose *to = (tp_pose *)((char *)out + (size_t)i * each);
+		if (api_size_of(to) != each)
+			return api_fail_arg(e, "tp_pose %d: size %zu, not %zu as pose 0's", i,
+					    api_size_of(to), each);
+		api_out(to, &pose, sizeof pose);
 	}
+	api_error_clear(e);
 	return n;
 }
 
@@ -326,22 +359,20 @@ TP_API int tp_solver_get(int i, tp_solver_info *out)
 	int np = 0;
 	while (sv->options && sv->options[np].name)
 		np++;
-	*out = (tp_solver_info){.name = sv->name, .description = sv->description, .nparams = np};
-	return 0;
+	tp_solver_info whole = {.size = sizeof whole, .name = sv->name,
+				.description = sv->description, .nparams = np};
+	return api_out(out, &whole, sizeof whole);
 }
 
 TP_API int tp_solver_param(int i, int p, tp_param *out)
 {
-	tp_solver_info info;
+	tp_solver_info info = TP_SOLVER_INFO_INIT;
 	if (!out || tp_solver_get(i, &info) < 0 || p < 0 || p >= info.nparams)
 		return TP_ERROR_ARGUMENT;
 	const tp_option *o = &tp_solvers[i]->options[p];
-	memset(out, 0, sizeof *out);
-	out->name = o->name;
-	out->help = o->help;
-	out->type = (int)o->type;
-	out->def = o->def;
-	out->choices = o->choices;
-	tp_opts_range(o, out->range, sizeof out->range);
-	return 0;
+	tp_param whole = {.size = sizeof whole, .name = o->name, .help = o->help,
+			  .def = o->def, .choices = o->choices};
+	whole.type = (tp_param_type)o->type;
+	tp_opts_range(o, whole.range, sizeof whole.range);
+	return api_out(out, &whole, sizeof whole);
 }

@@ -69,14 +69,16 @@ struct scene_src {
 	char **sets;      /* the --set keys, dotted ("emitters.0.rate") */
 	int nsets;
 	unsigned from;    /* SCENE_FROM_* */
+	char *ov_names[SCENE_OV_COUNT]; /* what messages call the overrides (copies) */
 	ld_edits edits;   /* --set edits, for positions in the file */
 	size_t bom;       /* bytes of byte-order mark before text */
 };
 void scene_src_free(scene_src *src);
 /* Records where every value of root (parsed from src->text) was written. */
 int scene_src_index(scene_src *src, const cJSON *root);
-/* " (from --set)", " (from --size)", ... for a member at jpath, or "". */
-const char *scene_origin(const scene_src *src, const char *jpath);
+/* " (from --set)", " (from --size)", ... (the overrides' names as the client gave them)
+ * for a member at jpath, into buf; or "". */
+const char *scene_origin(const scene_src *src, const char *jpath, char *buf, size_t n);
 
 typedef struct ld {
 	const char *file;  /* the scene path as given, for messages */
@@ -177,8 +179,9 @@ int ld_support(ld *L);
  * box that lies wholly outside the water (the pool, or a particle solver's tank), at its
  * place with the reason: no element is ignored silently. */
 int ld_reach(ld *L);
-/* sets.c: applies --set KEY=VALUE edits to the source text (reallocated) before parsing. */
+/* sets.c: applies KEY=VALUE edits to the source text (reallocated) before parsing;
+ * messages call them `word` (the CLI's "--set"; NULL: "sets"). */
 int ld_apply_sets(const char *file, char **text, size_t *len, const char *const *sets, int nsets,
-	ld_edits *ed, tp_err *err);
+	const char *word, ld_edits *ed, tp_err *err);
 
 #endif

@@ -41,22 +41,25 @@ static int check_overrides(const scene_overrides *ov, tp_err *err)
 {
 	if (!ov)
 		return 0;
+	const char *size = scene_overrides_name(ov, SCENE_OV_SIZE);
+	const char *scale = scene_overrides_name(ov, SCENE_OV_SCALE);
 	if (ov->width < 0 || ov->height < 0 || (ov->width && (ov->width < 2 || ov->width > 8192)) ||
 	    (ov->height && (ov->height < 2 || ov->height > 8192)))
-		return tp_errf(err, TP_EUSAGE, "--size: width and height must be in 2..8192 (got %dx%d)",
-			ov->width, ov->height);
+		return tp_errf(err, TP_EUSAGE, "%s: width and height must be in 2..8192 (got %dx%d)",
+			size, ov->width, ov->height);
 	if (ov->scale && (ov->width || ov->height))
-		return tp_errf(err, TP_EUSAGE, "--scale and --size: give one or the other");
+		return tp_errf(err, TP_EUSAGE, "%s and %s: give one or the other", scale, size);
 	if (ov->scale < 0 || ov->scale > SCALE_MAX || ov->scale != ov->scale)
-		return tp_errf(err, TP_EUSAGE, "--scale: must be in 0..%g (got %g)", SCALE_MAX, ov->scale);
+		return tp_errf(err, TP_EUSAGE, "%s: must be in 0..%g (got %g)", scale, SCALE_MAX, ov->scale);
 	if (ov->frames < 0 || ov->frames > SCENE_MAX_FRAMES)
-		return tp_errf(err, TP_EUSAGE, "--frames: must be in 1..%d (got %d)", SCENE_MAX_FRAMES,
-			ov->frames);
+		return tp_errf(err, TP_EUSAGE, "%s: must be in 1..%d (got %d)",
+			scene_overrides_name(ov, SCENE_OV_FRAMES), SCENE_MAX_FRAMES, ov->frames);
 	if (ov->has_seed && ov->seed > (UINT64_C(1) << 53)) /* not via double: 2^53 + 1 rounds */
-		return tp_errf(err, TP_EUSAGE, "--seed: must be in 0..9007199254740992 (got %llu)",
-			(unsigned long long)ov->seed);
+		return tp_errf(err, TP_EUSAGE, "%s: must be in 0..9007199254740992 (got %llu)",
+			scene_overrides_name(ov, SCENE_OV_SEED), (unsigned long long)ov->seed);
 	if (ov->output && !ov->output[0])
-		return tp_errf(err, TP_EUSAGE, "-o: the output path is empty");
+		return tp_errf(err, TP_EUSAGE, "%s: the output path is empty",
+			scene_overrides_name(ov, SCENE_OV_OUTPUT));
 	return 0;
 }
 
@@ -143,6 +146,9 @@ static int keep_origins(scene_src *src, const scene_overrides *ov)
 	src->from = (ov->width || ov->height ? SCENE_FROM_SIZE : 0) | (ov->scale ? SCENE_FROM_SCALE : 0) |
 		    (ov->frames ? SCENE_FROM_FRAMES : 0) | (ov->has_seed ? SCENE_FROM_SEED : 0) |
 		    (ov->output ? SCENE_FROM_OUTPUT : 0);
+	for (int i = 0; i < SCENE_OV_COUNT; i++)
+		if (ov->names[i] && !(src->ov_names[i] = strdup(ov->names[i])))
+			return TP_EIO;
 	if (ov->nsets <= 0)
 		return 0;
 	if (!(src->sets = calloc((size_t)ov->nsets, sizeof *src->sets)))
@@ -190,7 +196,7 @@ static long gcd(long a, long b)
 
 /* Where a render size comes from, for messages. */
 typedef struct size_origin {
-	const char *opt; /* "--size", "--scale", or NULL for the scene's "resolution" */
+	const char *opt; /* the size or scale override's name, or NULL for "resolution" */
 	const cJSON *at; /* the scene member, for ld_fail */
 } size_origin;
 
@@ -224,11 +230,11 @@ static int read_resolution(ld *L, const scene_overrides *ov)
 	int W = W0, H = H0, rc;
 	char got[96];
 	if (ov && ov->width) {
-		o.opt = "--size";
+		o.opt = scene_overrides_name(ov, SCENE_OV_SIZE);
 		W = ov->width;
 		H = ov->height;
 	} else if (ov && ov->scale > 0) {
-		o.opt = "--scale";
+		o.opt = scene_overrides_name(ov, SCENE_OV_SCALE);
 		f = ov->scale;
 	} else if (res && cJSON_IsArray(res)) {
 		double wh[2];
@@ -520,7 +526,8 @@ static int load_buffer(const char *path, char *text, size_t len, const scene_ove
 		goto fail;
 	}
 	if (ov && ov->nsets &&
-	    (rc = ld_apply_sets(path, &text, &len, ov->sets, ov->nsets, &edits, err)) < 0)
+	    (rc = ld_apply_sets(path, &text, &len, ov->sets, ov->nsets,
+				       ov->names[SCENE_OV_SETS], &edits, err)) < 0)
 		goto fail;
 	/* The text is known-good JSON, so a failure here can only be memory. The BOM that
 	 * jsonpos tolerates is skipped for cJSON. */

@@ -271,6 +271,18 @@ typedef struct scene {
 	uint8_t text_sha256[32]; /* of the JSON text after --set edits (scene_fingerprint) */
 } scene;
 
+/* The overrides by how messages name them (scene_overrides.names): tidepool.h's
+ * tp_override. */
+typedef enum scene_ov {
+	SCENE_OV_SETS,
+	SCENE_OV_SIZE,
+	SCENE_OV_SCALE,
+	SCENE_OV_FRAMES,
+	SCENE_OV_SEED,
+	SCENE_OV_OUTPUT,
+	SCENE_OV_COUNT
+} scene_ov;
+
 /* Command-line values that override the scene; a zero/NULL field leaves it alone. */
 typedef struct scene_overrides {
 	int width, height; /* --size: the render size (the scene keeps its frame of reference) */
@@ -283,6 +295,9 @@ typedef struct scene_overrides {
 	 * dotted path of object members ("params.damping", "maps.caustics.depth"). */
 	const char *const *sets;
 	int nsets;
+	/* What messages call each override, by scene_ov: "(from --set)" for the CLI's
+	 * "--set"; NULL: the library's field names ("sets", "width/height", ...). */
+	const char *names[SCENE_OV_COUNT];
 } scene_overrides;
 
 int scene_load(const char *path, const scene_overrides *ov, scene **out, tp_err *err);
@@ -292,6 +307,10 @@ int scene_load_text(const char *name, const char *text, size_t len, const scene_
 		    scene **out, tp_err *err);
 /* The scene's JSON text after --set edits (owned by the scene), and its length. */
 const char *scene_text(const scene *s, size_t *len);
+/* What messages call override `which`: the client's name (scene_overrides.names) or the
+ * library's own ("sets", "width/height", ...); s or ov may be NULL. */
+const char *scene_ov_name(const scene *s, scene_ov which);
+const char *scene_overrides_name(const scene_overrides *ov, scene_ov which);
 
 /* What a simulation cache belongs to (fingerprint.c): SHA-256 over the scene text after
  * --set edits, every field of *ov that can change the simulation (one serialiser, so a

@@ -1,5 +1,6 @@
 /*
- * sets.c - `--set KEY=VALUE`: values written over a scene's JSON text before it is read.
+ * sets.c - `--set KEY=VALUE` (tp_load_options.sets): values written over a scene's JSON text
+ * before it is read. Messages call them as the client does (ld_apply_sets' `word`).
  *
  * KEY is a dotted path of object members ("params.damping", "maps.caustics.depth") and
  * array indices ("emitters.0.rate"); missing objects on the way are created. VALUE is JSON ("4", "true", "[1, 2]",
@@ -74,16 +75,17 @@ static int splice(char **text, size_t *len, size_t off, size_t end, const char *
 	return 0;
 }
 
-static int apply_one(const char *file, char **text, size_t *len, const char *set, ld_edits *ed,
+static int apply_one(const char *file, char **text, size_t *len, const char *set,
+		     const char *word, ld_edits *ed,
 		     tp_err *err)
 {
 	char key[512], value[4096], ins[4096 + 1024];
 	const char *eq = strchr(set, '=');
 	if (!eq || eq == set)
-		return tp_errf(err, TP_EUSAGE, "--set %s: expected KEY=VALUE (such as params.damping=4)", set);
+		return tp_errf(err, TP_EUSAGE, "%s %s: expected KEY=VALUE (such as params.damping=4)", word, set);
 	size_t kn = (size_t)(eq - set);
 	if (kn >= sizeof key || strlen(eq + 1) >= sizeof value)
-		return tp_errf(err, TP_EUSAGE, "--set %.40s...: too long", set);
+		return tp_errf(err, TP_EUSAGE, "%s %.40s...: too long", word, set);
 	memcpy(key, set, kn);
 	key[kn] = 0;
 
@@ -95,8 +97,8 @@ static int apply_one(const char *file, char **text, size_t *len, const char *set
 		if (dot)
 			*dot = 0;
 		if (!*p || np == SET_MAX_DEPTH)
-			return tp_errf(err, TP_EUSAGE, "--set %s: KEY must be a dotted path such as params.damping",
-				set);
+			return tp_errf(err, TP_EUSAGE, "%s %s: KEY must be a dotted path such as params.damping",
+				word, set);
 		parts[np++] = p;
 		if (!dot)
 			break;
@@ -113,7 +115,7 @@ static int apply_one(const char *file, char **text, size_t *len, const char *set
 	if (jsonpos_check(value, strlen(value), &off, &why) < 0) {
 		char quoted[sizeof value];
 		if (put_json_string(quoted, sizeof quoted, &vn, eq + 1) < 0)
-			return tp_errf(err, TP_EUSAGE, "--set %.40s...: too long", set);
+			return tp_errf(err, TP_EUSAGE, "%s %.40s...: too long", word, set);
 		snprintf(value, sizeof value, "%s", quoted);
 	}
 
@@ -130,7 +132,7 @@ static int apply_one(const char *file, char **text, size_t *len, const char *set
 			char *end;
 			long idx = strtol(parts[k], &end, 10);
 			if (*end || end == parts[k] || idx < 0 || idx >= cJSON_GetArraySize(node)) {
-				rc = tp_errf(err, TP_EINPUT, "%s: --set %s: \"%s\" has no element %s", file, set,
+				rc = tp_errf(err, TP_EINPUT, "%s: %s %s: \"%s\" has no element %s", file, word, set,
 					k ? parts[k - 1] : "the scene", parts[k]);
 				goto done;
 			}
@@ -139,7 +141,7 @@ static int apply_one(const char *file, char **text, size_t *len, const char *set
 			continue;
 		}
 		if (!cJSON_IsObject(node)) {
-			rc = tp_errf(err, TP_EINPUT, "%s: --set %s: \"%s\" is not an object", file, set,
+			rc = tp_errf(err, TP_EINPUT, "%s: %s %s: \"%s\" is not an object", file, word, set,
 				k ? parts[k - 1] : "the scene");
 			goto done;
 		}
@@ -157,7 +159,7 @@ static int apply_one(const char *file, char **text, size_t *len, const char *set
 	if (k == np) { /* the member exists: replace its value */
 		at = jsonpos_find(*text, *len, steps, np, 0, &end);
 		if (at < 0 || splice(text, len, (size_t)at, end, value, 0, ed) < 0)
-			rc = tp_errf(err, TP_EIO, "%s: --set %s: cannot edit the scene", file, set);
+			rc = tp_errf(err, TP_EIO, "%s: %s %s: cannot edit the scene", file, word, set);
 		goto done;
 	}
 	/* Insert "parts[k]": {"parts[k+1]": ... VALUE ...} right after the "{" of `node`. */
@@ -180,10 +182,10 @@ static int apply_one(const char *file, char **text, size_t *len, const char *set
 	ins[n] = 0;
 	at = jsonpos_find(*text, *len, steps, k, 0, &end);
 	if (at < 0 || splice(text, len, (size_t)at + 1, (size_t)at + 1, ins, 1, ed) < 0)
-		rc = tp_errf(err, TP_EIO, "%s: --set %s: cannot edit the scene", file, set);
+		rc = tp_errf(err, TP_EIO, "%s: %s %s: cannot edit the scene", file, word, set);
 	goto done;
 too_long:
-	rc = tp_errf(err, TP_EUSAGE, "--set %.40s...: too long", set);
+	rc = tp_errf(err, TP_EUSAGE, "%s %.40s...: too long", word, set);
 done:
 	cJSON_Delete(root);
 	return rc;
@@ -218,8 +220,10 @@ void ld_linecol(const ld_edits *ed, const char *text, size_t len, size_t bom, si
 }
 
 int ld_apply_sets(const char *file, char **text, size_t *len, const char *const *sets, int nsets,
-	ld_edits *ed, tp_err *err)
+	const char *word, ld_edits *ed, tp_err *err)
 {
+	if (!word)
+		word = "sets";
 	if (nsets && !(ed->orig = malloc(*len + 1)))
 		return tp_errf(err, TP_EIO, "%s: out of memory", file);
 	if (nsets) {
@@ -228,13 +232,13 @@ int ld_apply_sets(const char *file, char **text, size_t *len, const char *const 
 		ed->orig_len = *len;
 	}
 	for (int i = 0; i < nsets; i++) {
-		int rc = apply_one(file, text, len, sets[i], ed, err);
+		int rc = apply_one(file, text, len, sets[i], word, ed, err);
 		if (rc < 0)
 			return rc;
 		size_t off;
 		const char *why;
 		if (jsonpos_check(*text, *len, &off, &why) < 0)
-			return tp_errf(err, TP_EUSAGE, "--set %s: the scene is no longer valid JSON (%s)", sets[i],
+			return tp_errf(err, TP_EUSAGE, "%s %s: the scene is no longer valid JSON (%s)", word, sets[i],
 				why);
 	}
 	return 0;

@@ -28,6 +28,8 @@ void scene_src_free(scene_src *src)
 	for (int i = 0; i < src->nsets; i++)
 		free(src->sets[i]);
 	free(src->sets);
+	for (int i = 0; i < SCENE_OV_COUNT; i++)
+		free(src->ov_names[i]);
 	free(src);
 }
 
@@ -51,27 +53,51 @@ static int within(const char *path, const char *key)
 	return !strncmp(path, key, k) && (path[k] == 0 || path[k] == '.');
 }
 
-const char *scene_origin(const scene_src *src, const char *jpath)
+/* Which override wrote the member at dotted path d, or -1. */
+static int origin_of(const scene_src *src, const char *d)
+{
+	for (int i = src->nsets - 1; i >= 0; i--)
+		if (within(d, src->sets[i]))
+			return SCENE_OV_SETS;
+	/* the render size: "size" is where the solvers' grid-size checks point */
+	if ((src->from & SCENE_FROM_SIZE) && (within(d, "size") || within(d, "resolution")))
+		return SCENE_OV_SIZE;
+	if ((src->from & SCENE_FROM_SCALE) && (within(d, "size") || within(d, "resolution")))
+		return SCENE_OV_SCALE;
+	if ((src->from & SCENE_FROM_FRAMES) && (within(d, "frames") || within(d, "duration")))
+		return SCENE_OV_FRAMES;
+	if ((src->from & SCENE_FROM_SEED) && within(d, "seed"))
+		return SCENE_OV_SEED;
+	if ((src->from & SCENE_FROM_OUTPUT) && (within(d, "output") || within(d, "outputs")))
+		return SCENE_OV_OUTPUT;
+	return -1;
+}
+
+/* the library's own names of the overrides: tidepool.h's tp_load_options fields */
+static const char *const own_names[SCENE_OV_COUNT] = {"sets", "width/height", "scale",
+						      "frames", "seed", "output"};
+
+const char *scene_overrides_name(const scene_overrides *ov, scene_ov which)
+{
+	return ov && ov->names[which] ? ov->names[which] : own_names[which];
+}
+
+const char *scene_ov_name(const scene *s, scene_ov which)
+{
+	return s && s->src && s->src->ov_names[which] ? s->src->ov_names[which] : own_names[which];
+}
+
+const char *scene_origin(const scene_src *src, const char *jpath, char *buf, size_t n)
 {
 	char d[512];
 	if (!src || !jpath)
 		return "";
 	dotted(jpath, d, sizeof d);
-	for (int i = src->nsets - 1; i >= 0; i--)
-		if (within(d, src->sets[i]))
-			return " (from --set)";
-	/* the render size: "size" is where the solvers' grid-size checks point */
-	if ((src->from & SCENE_FROM_SIZE) && (within(d, "size") || within(d, "resolution")))
-		return " (from --size)";
-	if ((src->from & SCENE_FROM_SCALE) && (within(d, "size") || within(d, "resolution")))
-		return " (from --scale)";
-	if ((src->from & SCENE_FROM_FRAMES) && (within(d, "frames") || within(d, "duration")))
-		return " (from --frames)";
-	if ((src->from & SCENE_FROM_SEED) && within(d, "seed"))
-		return " (from --seed)";
-	if ((src->from & SCENE_FROM_OUTPUT) && (within(d, "output") || within(d, "outputs")))
-		return " (from -o)";
-	return "";
+	int o = origin_of(src, d);
+	if (o < 0)
+		return "";
+	snprintf(buf, n, " (from %s)", src->ov_names[o] ? src->ov_names[o] : own_names[o]);
+	return buf;
 }
 
 /* ---- the index --------------------------------------------------------------------- */
@@ -218,6 +244,7 @@ int scene_errf(const scene *s, tp_err *err, int code, const char *jpath, const c
 	int line = 1, col = 1;
 	if (m)
 		ld_linecol(&src->edits, src->text, src->len, src->bom, m->off, &line, &col);
+	char from[128];
 	return tp_errf(err, code, "%s:%d:%d: %s%s%s%s", src->file, line, col, jpath ? jpath : "",
-		       scene_origin(src, jpath), jpath ? ": " : "", msg);
+		       scene_origin(src, jpath, from, sizeof from), jpath ? ": " : "", msg);
 }

@@ -133,13 +133,15 @@ static int check_open(FILE *f, const char *path, const ckpt_key *key, int frame,
 			       path, in->version, TP_VERSION);
 	if (in->w != sc->width || in->h != sc->height)
 		return tp_errf(err, TP_EINPUT,
-			       "%s: made at %dx%d, this render is %dx%d (same --size as the cache)",
-			       path, in->w, in->h, sc->width, sc->height);
+			       "%s: made at %dx%d, this render is %dx%d (same %s as the cache)",
+			       path, in->w, in->h, sc->width, sc->height,
+			       scene_ov_name(sc, SCENE_OV_SIZE));
 	if (memcmp(in->fingerprint, key->fingerprint, 32))
 		return tp_errf(err, TP_EINPUT,
-			       "%s: made for another scene, or other --set/--seed/--frames options "
+			       "%s: made for another scene, or other %s/%s/%s options "
 			       "(fingerprints differ)",
-			       path);
+			       path, scene_ov_name(sc, SCENE_OV_SETS), scene_ov_name(sc, SCENE_OV_SEED),
+			       scene_ov_name(sc, SCENE_OV_FRAMES));
 	if (frame >= 0 && in->frame != frame)
 		return tp_errf(err, TP_EINPUT, "%s: holds frame %d, not %d (renamed?)", path,
 			       in->frame, frame);
