@@ -261,7 +261,7 @@ else
 Q = @
 endif
 
-.PHONY: all deps test check check-asan check-farm check-python check-preview bench demo golden install uninstall clean format lint check-browser-compare \
+.PHONY: all deps test check check-asan check-farm check-python check-pip check-preview bench demo golden install uninstall clean format lint check-browser-compare \
 	FORCE fuzz fuzz-bins fuzz-regress fuzz-smoke
 
 all: $(BIN) $(MAN) $(SHLIB) $(PCFILE) $(AV_PLUGIN)
@@ -372,6 +372,7 @@ check-asan:
 test: deps
 	$(MAKE) check
 	$(MAKE) check-python
+	$(MAKE) check-pip
 	$(MAKE) check-browser-compare
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp $(MAKE) check-asan
@@ -389,10 +390,17 @@ check-preview: $(BIN)
 	TP_BIN=$(BIN) $(PYTHON) -m pytest -q -p no:cacheprovider tests/preview \
 		tests/browser/test_page.py $(PYTESTFLAGS)
 
-# The Python module over libtidepool (python/tidepool), with Debian's pytest and numpy.
+# The Python module over libtidepool (python/tidepool), with Debian's pytest and numpy;
+# its type hints checked by Debian's mypy (pyproject.toml: strict).
 check-python: $(BIN) $(SHLIB) $(PCFILE)
+	$(PYTHON) -m mypy --config-file pyproject.toml
 	TP_BIN=$(BIN) TP_BUILD=$(CURDIR)/$(BUILD) PYTHONPATH=$(CURDIR)/python \
 		$(PYTHON) -m pytest -q -p no:cacheprovider tests/python
+
+# The Python package as pip builds and installs it: a fresh copy of the tree, a fresh venv,
+# pip install and pip wheel, then a frame and an MP4 from outside the tree.
+check-pip:
+	PYTHON=$(PYTHON) sh scripts/check-pip.sh
 
 # The HTML compare report in headless Chromium (tests/browser/test_compare_report.py).
 check-browser-compare: $(BIN)
@@ -488,8 +496,8 @@ install: $(BIN) $(MAN) $(SHLIB) $(PCFILE) $(AV_PLUGIN)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libtidepool.so
 	install -m 644 include/tidepool.h $(DESTDIR)$(INCLUDEDIR)/tidepool.h
 	install -m 644 $(PCFILE) $(DESTDIR)$(PKGCONFIGDIR)/tidepool.pc
-	install -m 644 python/tidepool/*.py $(DESTDIR)$(PYTHONDIR)/tidepool/
-	printf 'LIBRARY = "%s"\n' '$(LIBDIR)/$(SONAME)' > $(DESTDIR)$(PYTHONDIR)/tidepool/_installed.py
+	install -m 644 python/tidepool/*.py python/tidepool/py.typed $(DESTDIR)$(PYTHONDIR)/tidepool/
+	printf 'LIBRARY = "%s"\nPROGRAM = "%s"\n' '$(LIBDIR)/$(SONAME)' '$(BINDIR)/tidepool' > $(DESTDIR)$(PYTHONDIR)/tidepool/_installed.py
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR)/scenes \
 		$(DESTDIR)$(DOCDIR)/docs/stills $(DESTDIR)$(TPDATADIR)/scenes/textures \
 		$(DESTDIR)$(TPDATADIR)/scenes/schema $(DESTDIR)$(BASHCOMPDIR)

@@ -25,6 +25,10 @@ libmicrohttpd-dev curl nettle-dev
 libopenexr-dev libdeflate-dev openexr python3-openimageio
 libspng-dev"
 PKGS="$PKGS blender"
+# The Python package (pyproject.toml): python3-setuptools, python3-wheel and python3-pip
+# build and install it into a venv (python3-venv) in make check-pip; python3-mypy checks
+# its type hints (make check-python).
+PKGS="$PKGS python3-setuptools python3-wheel python3-pip python3-venv python3-mypy"
 
 missing=""
 for p in $PKGS; do

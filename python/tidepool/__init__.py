@@ -1,165 +1,67 @@
 """tidepool: water simulation and rendering, as numpy arrays.
 
-A thin layer over libtidepool (include/tidepool.h) through ctypes. Load a scene file, or a
-scene as a dict, and ask for frames:
+A thin layer over libtidepool (include/tidepool.h) through ctypes. Load a scene file (or
+its text), then ask for frames; a Scene is a sequence of its colour frames:
 
 >>> import tidepool
 >>> with tidepool.load("scenes/pond.json", size=(160, 90)) as scene:
 ...     rgb = scene.frame(30)              # uint8, 90 x 160 x 3
-...     h = scene.height(30)               # float32, 90 x 160, height units
-...     rgb.shape, rgb.dtype.name, h.dtype.name
-((90, 160, 3), 'uint8', 'float32')
+...     h = scene.height_field(30)         # float32, 90 x 160, height units
+...     rgb.shape, h.dtype.name, len(scene), scene[-1].shape
+((90, 160, 3), 'float32', 240, (90, 160, 3))
 
 The pixels are those `tidepool render` writes to PNG for the same scene and size. A bad
 scene raises SceneError with the file, line, column and message:
 
 >>> try:
-...     tidepool.load({"format": "tidepool-scene/1", "size": [64, 64], "fps": 0})
+...     tidepool.loads('{"format": "tidepool-scene/1", "size": [64, 64], "fps": 0}')
 ... except tidepool.SceneError as e:
 ...     (e.line, e.col) > (0, 0), "fps" in e.message
 (True, True)
+
+One Scene may be shared between threads: its calls take turns (docs/python.md).
 """
 
 import ctypes
-import ctypes.util
 import json
+import numbers
+import operator
 import os
-import pathlib
+import threading
+import warnings
+import weakref
+from collections.abc import Sequence
+from typing import (Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union,
+                    overload)
 
 import numpy as np
+import numpy.typing as npt
 
-__all__ = ["load", "Scene", "SceneError", "version", "MODES"]
+from . import _lib
+from ._lib import library_path, program_path
+from ._version import __version__
+
+__all__ = ["load", "loads", "Scene", "SceneError", "FrameIndexError", "version",
+           "program_path", "library_path", "MODES", "MAX_THREADS", "MAX_FRAMES",
+           "CHECKPOINTS_NONE", "__version__"]
 
 MODES = ("color", "height", "normal", "caustics", "particles", "displacement", "foam")
+MAX_THREADS = _lib.MAX_THREADS
+MAX_FRAMES = _lib.MAX_FRAMES
+CHECKPOINTS_NONE = _lib.CHECKPOINTS_NONE
+_SIZE_MAX = 8192  # a render size's side, as the library takes it
+_SCALE_MAX = 16.0
+_SEED_MAX = 2**53
+_INT_MAX = 2**31 - 1
 
-_ERROR_ARGUMENT, _ERROR_INPUT, _ERROR_IO = -2, -3, -4
-_FRAME_STATS_MAX = 16
-
-
-class _Sized(ctypes.Structure):
-    """A struct of tidepool.h: its first member, size, says how long it is."""
-
-    def __init__(self, *args, **kw):
-        super().__init__(*args, **kw)
-        self.size = ctypes.sizeof(self)
-
-
-class _Error(_Sized):
-    _fields_ = [
-        ("size", ctypes.c_size_t),
-        ("code", ctypes.c_int),
-        ("file", ctypes.c_char * 1024),
-        ("line", ctypes.c_int),
-        ("col", ctypes.c_int),
-        ("message", ctypes.c_char * 1024),
-        ("text", ctypes.c_char * 2048),
-    ]
+PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
+Overrides = Union[Mapping[str, Any], Iterable[str], str]
+Array = npt.NDArray[Any]
 
 
-class _LoadOptions(_Sized):
-    _fields_ = [
-        ("size", ctypes.c_size_t),
-        ("width", ctypes.c_int),
-        ("height", ctypes.c_int),
-        ("scale", ctypes.c_double),
-        ("frames", ctypes.c_int),
-        ("has_seed", ctypes.c_int),
-        ("seed", ctypes.c_uint64),
-        ("sets", ctypes.POINTER(ctypes.c_char_p)),
-        ("nsets", ctypes.c_int),
-        ("threads", ctypes.c_int),
-        ("checkpoint_bytes", ctypes.c_size_t),
-        ("checkpoint_every", ctypes.c_int),
-        ("output", ctypes.c_char_p),
-    ]
-
-
-class _Format(_Sized):
-    _fields_ = [("size", ctypes.c_size_t)] + [
-        (n, ctypes.c_int) for n in ("width", "height", "channels", "bytes_per_sample")]
-
-
-class _Info(_Sized):
-    _fields_ = [
-        ("size", ctypes.c_size_t),
-        ("path", ctypes.c_char_p),
-        ("solver", ctypes.c_char_p),
-        ("width", ctypes.c_int),
-        ("height", ctypes.c_int),
-        ("ref_width", ctypes.c_int),
-        ("ref_height", ctypes.c_int),
-        ("frames", ctypes.c_int),
-        ("fps", ctypes.c_double),
-        ("modes", ctypes.c_uint),
-        ("heightfield", ctypes.c_int),
-    ]
-
-
-class _Stats(_Sized):
-    _fields_ = [
-        ("size", ctypes.c_size_t),
-        ("frame", ctypes.c_int),
-        ("t", ctypes.c_double),
-        ("n", ctypes.c_int),
-        ("name", ctypes.c_char_p * _FRAME_STATS_MAX),
-        ("value", ctypes.c_double * _FRAME_STATS_MAX),
-    ]
-
-
-def _find_library():
-    """The library beside this tree's build, as installed, or on the loader's path."""
-    env = os.environ.get("TIDEPOOL_LIBRARY")
-    if env:
-        return env
-    try:
-        from . import _installed  # written by `make install`
-
-        return _installed.LIBRARY
-    except ImportError:
-        pass
-    tree = pathlib.Path(__file__).resolve().parents[2] / "build" / "libtidepool.so.0"
-    if tree.exists():
-        return str(tree)
-    return ctypes.util.find_library("tidepool") or "libtidepool.so.0"
-
-
-def _bind(lib):
-    P, I, S = ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t
-    E = ctypes.POINTER(_Error)
-    sig = {
-        "tp_version": (ctypes.c_char_p, []),
-        "tp_version_number": (I, []),
-        "tp_scene_load_file": (I, [ctypes.c_char_p, ctypes.POINTER(_LoadOptions), ctypes.POINTER(P), E]),
-        "tp_scene_load_string": (
-            I,
-            [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(_LoadOptions), ctypes.POINTER(P), E],
-        ),
-        "tp_scene_free": (None, [P]),
-        "tp_scene_get_info": (I, [P, ctypes.POINTER(_Info)]),
-        "tp_scene_text": (ctypes.c_char_p, [P]),
-        "tp_scene_format": (I, [P, I, ctypes.POINTER(_Format), E]),
-        "tp_scene_set_threads": (I, [P, I]),
-        "tp_scene_seek": (I, [P, I, E]),
-        "tp_scene_step": (I, [P, E]),
-        "tp_scene_position": (I, [P]),
-        "tp_scene_render": (I, [P, I, I, P, S, E]),
-        "tp_scene_height": (I, [P, I, P, S, E]),
-        "tp_scene_stats": (I, [P, I, ctypes.POINTER(_Stats), E]),
-        "tp_scene_reuse_checkpoints": (I, [P, P]),
-    }
-    for name, (res, args) in sig.items():
-        fn = getattr(lib, name)
-        fn.restype = res
-        fn.argtypes = args
-    return lib
-
-
-_lib = _bind(ctypes.CDLL(_find_library()))
-
-
-def version():
-    """The library's version, "0.2.0"."""
-    return _lib.tp_version().decode()
+def version() -> str:
+    """The library's version (the same as tidepool.__version__: the import checks it)."""
+    return str(_lib.lib.tp_version().decode())
 
 
 class SceneError(Exception):
@@ -169,124 +71,295 @@ class SceneError(Exception):
     one-line message as `tidepool validate` prints it.
     """
 
-    def __init__(self, code, file, line, col, message, text):
+    def __init__(self, code: int, file: str, line: int, col: int, message: str,
+                 text: str) -> None:
         super().__init__(text)
         self.code, self.file, self.line, self.col = code, file, line, col
         self.message, self.text = message, text
 
 
-def _raise(rc, err):
-    d = lambda b: b.decode("utf-8", "replace")  # noqa: E731
+class FrameIndexError(IndexError, ValueError):
+    """A frame index outside the scene: an IndexError, as sequences raise, and a
+    ValueError, as the library's other refusals are."""
+
+
+def _raise(rc: int, err: _lib.Error) -> None:
+    def d(b: bytes) -> str:
+        return b.decode("utf-8", "replace")
+
     e = SceneError(rc, d(err.file), err.line, err.col, d(err.message), d(err.text))
-    if rc == _ERROR_ARGUMENT:
+    if rc == _lib.ERROR_ARGUMENT:
         raise ValueError(e.text)
     raise e
 
 
-def _sets(set):
-    """--set values: a dict {"params.damping": 4} (values as JSON) or "KEY=VALUE" strings."""
-    if set is None:
+# ---- checking arguments as the CLI checks its options ---------------------------------------
+
+def _integer(value: Any, what: str) -> int:
+    """An int (numpy integers too), never a bool, float or str: TypeError otherwise."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError("%s must be an integer, not bool" % what)
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError("%s must be an integer, not %s" % (what, type(value).__name__)) from None
+
+
+def _bounded(value: Any, what: str, lo: int, hi: int) -> int:
+    n = _integer(value, what)
+    if not lo <= n <= hi:
+        raise (OverflowError if abs(n) > _INT_MAX else ValueError)(
+            "%s must be in %d..%d (got %d)" % (what, lo, hi, n))
+    return n
+
+
+def _number(value: Any, what: str) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError("%s must be a number, not %s" % (what, type(value).__name__))
+    return float(value)
+
+
+def _text(value: Any, what: str) -> bytes:
+    """UTF-8 bytes of a str, refusing NUL (C would cut the string there)."""
+    if not isinstance(value, str):
+        raise TypeError("%s must be a str, not %s" % (what, type(value).__name__))
+    if "\0" in value:
+        raise ValueError("%s: embedded null character" % what)
+    return value.encode("utf-8", "surrogateescape")
+
+
+def _override_items(overrides: Optional[Overrides]) -> List[bytes]:
+    """overrides= as the library's "KEY=VALUE" sets: a mapping {"params.damping": 4}
+    (values as JSON) or "KEY=VALUE" strings."""
+    if overrides is None:
         return []
-    if isinstance(set, dict):
-        return ["%s=%s" % (k, json.dumps(v)) for k, v in set.items()]
-    if isinstance(set, str):
-        return [set]
-    return list(set)
+    if isinstance(overrides, Mapping):
+        out = []
+        for k, v in overrides.items():
+            key = _text(k, "overrides= key")
+            if not key or b"=" in key:
+                raise ValueError("overrides= key %r: must be a dotted path such as "
+                                 "params.damping" % k)
+            out.append(key + b"=" + _text(json.dumps(v), "overrides=[%r]" % k))
+        return out
+    if isinstance(overrides, str):
+        overrides = [overrides]
+    return [_text(s, "overrides= item") for s in overrides]
 
 
-def load(scene, size=None, set=None, scale=None, frames=None, seed=None, threads=0,
-         checkpoint_bytes=0, checkpoint_every=0):
-    """Loads a scene: a path to a JSON file, or the scene as a dict (or JSON text).
+def _options(size: Optional[Tuple[int, int]], scale: Optional[float], frames: Optional[int],
+             seed: Optional[int], overrides: Optional[Overrides], threads: int,
+             checkpoint_bytes: int, checkpoint_every: int,
+             keep: List[Any]) -> _lib.LoadOptions:
+    o = _lib.LoadOptions()
+    if size is not None:
+        if isinstance(size, (str, bytes)) or not isinstance(size, Iterable):
+            raise TypeError("size= must be (width, height), not %s" % type(size).__name__)
+        wh: List[Any] = list(size)
+        if len(wh) != 2:
+            raise ValueError("size= must be (width, height) (got %d values)" % len(wh))
+        o.width = _bounded(wh[0], "size= width", 2, _SIZE_MAX)
+        o.height = _bounded(wh[1], "size= height", 2, _SIZE_MAX)
+    if scale is not None:
+        f = _number(scale, "scale=")
+        if not 0 < f <= _SCALE_MAX:  # also NaN
+            raise ValueError("scale= must be in (0, %g] (got %r)" % (_SCALE_MAX, scale))
+        o.scale = f
+    if frames is not None:
+        o.frames = _bounded(frames, "frames=", 1, MAX_FRAMES)
+    if seed is not None:
+        o.has_seed, o.seed = 1, _bounded(seed, "seed=", 0, _SEED_MAX)
+    o.threads = _bounded(threads, "threads=", 0, MAX_THREADS)
+    o.checkpoint_bytes = _bounded(checkpoint_bytes, "checkpoint_bytes=", 0,
+                                  2**(8 * ctypes.sizeof(ctypes.c_size_t)) - 1)
+    o.checkpoint_every = _bounded(checkpoint_every, "checkpoint_every=", CHECKPOINTS_NONE,
+                                  _INT_MAX)
+    sets = _override_items(overrides)
+    arr = (ctypes.c_char_p * max(1, len(sets)))(*sets)
+    keep.append(arr)
+    o.sets, o.nsets = ctypes.cast(arr, ctypes.POINTER(ctypes.c_char_p)), len(sets)
+    o.names, o.nnames = _lib.NAMES, len(_lib.OVERRIDE_NAMES)
+    return o
+
+
+def _overrides_of(overrides: Optional[Overrides], kw: Dict[str, Any]) -> Optional[Overrides]:
+    """The deprecated set= keyword (it shadowed the builtin) as overrides=."""
+    if "set" in kw:
+        warnings.warn("set= is deprecated: use overrides=", DeprecationWarning, stacklevel=3)
+        if overrides is not None:
+            raise TypeError("give overrides= only (set= is its deprecated name)")
+        overrides = kw.pop("set")
+    if kw:
+        raise TypeError("unexpected keyword argument %r" % sorted(kw)[0])
+    return overrides
+
+
+def load(path: PathLike, *, size: Optional[Tuple[int, int]] = None,
+         scale: Optional[float] = None, frames: Optional[int] = None,
+         seed: Optional[int] = None, overrides: Optional[Overrides] = None, threads: int = 0,
+         checkpoint_bytes: int = 0, checkpoint_every: int = 0, **deprecated: Any) -> "Scene":
+    """Loads the scene file at `path` (as json.load reads a file; loads() takes text).
 
     size=(w, h) or scale=F render it at another size (the scene is scaled to it, as with
-    `tidepool render --size`); set={"params.damping": 4} changes values as --set does;
-    frames and seed override the scene's. threads=0 uses every core (the frames are the same
-    for every count). checkpoint_bytes bounds the memory kept for seeking backwards;
-    checkpoint_every=N keeps one every N frames (0: after every 40 ms of simulating).
-    Raises SceneError for a bad scene, OSError for a file that cannot be read.
+    `tidepool render --size`); overrides={"params.damping": 4} changes values as --set
+    does (or "KEY=VALUE" strings); frames= and seed= replace the scene's. threads= (0..1024,
+    0: every core) does not change the frames. checkpoint_bytes= bounds the memory kept
+    for seeking backwards; checkpoint_every=N keeps one every N frames (0: after every
+    40 ms of simulating; CHECKPOINTS_NONE: none).
+
+    Raises FileNotFoundError, IsADirectoryError, PermissionError (with errno and filename)
+    for a file that cannot be read, SceneError for a bad scene, TypeError, ValueError or
+    OverflowError for a bad argument.
     """
-    opts = _LoadOptions()
-    if size is not None:
-        opts.width, opts.height = (int(v) for v in size)
-    if scale is not None:
-        opts.scale = float(scale)
-    if frames is not None:
-        opts.frames = int(frames)
-    if seed is not None:
-        opts.has_seed, opts.seed = 1, int(seed)
-    opts.threads = int(threads)
-    opts.checkpoint_bytes = int(checkpoint_bytes)
-    opts.checkpoint_every = int(checkpoint_every)
-    sets = [s.encode() for s in _sets(set)]
-    arr = (ctypes.c_char_p * max(1, len(sets)))(*sets)
-    opts.sets, opts.nsets = ctypes.cast(arr, ctypes.POINTER(ctypes.c_char_p)), len(sets)
-    handle, err = ctypes.c_void_p(), _Error()
-    if isinstance(scene, (str, os.PathLike)) and not str(scene).lstrip().startswith("{"):
-        path = os.fspath(scene)
-        rc = _lib.tp_scene_load_file(path.encode(), ctypes.byref(opts), ctypes.byref(handle),
+    if isinstance(path, Mapping):
+        warnings.warn("load(dict) is deprecated: use loads(dict)", DeprecationWarning,
+                      stacklevel=2)
+        return loads(path, size=size, scale=scale, frames=frames, seed=seed,
+                     overrides=_overrides_of(overrides, deprecated), threads=threads,
+                     checkpoint_bytes=checkpoint_bytes, checkpoint_every=checkpoint_every)
+    overrides = _overrides_of(overrides, deprecated)
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise TypeError("path must be a str, bytes or os.PathLike, not %s"
+                        % type(path).__name__)
+    fspath = os.fsdecode(os.fspath(path))
+    name = _text(fspath, "path")
+    # the errors of open(): FileNotFoundError, IsADirectoryError, PermissionError, ...
+    with open(fspath, "rb"):
+        pass
+    keep: List[Any] = []
+    opts = _options(size, scale, frames, seed, overrides, threads, checkpoint_bytes,
+                    checkpoint_every, keep)
+    handle, err = ctypes.c_void_p(), _lib.Error()
+    rc = _lib.lib.tp_scene_load_file(name, ctypes.byref(opts), ctypes.byref(handle),
                                      ctypes.byref(err))
-        if rc == _ERROR_IO and not err.line:
-            raise OSError(err.text.decode("utf-8", "replace"))
-    else:
-        text = scene if isinstance(scene, str) else json.dumps(scene)
-        rc = _lib.tp_scene_load_string(text.encode(), b"<dict>", ctypes.byref(opts),
-                                       ctypes.byref(handle), ctypes.byref(err))
     if rc < 0:
         _raise(rc, err)
     return Scene(handle)
 
 
-class Scene:
-    """A loaded scene. Frames can be asked for in any order; going back replays from a
-    checkpoint kept in memory. Close it (or use `with`) to free its memory at once."""
+def loads(text: Union[str, bytes, Mapping[str, Any]], *, name: Optional[str] = None,
+          size: Optional[Tuple[int, int]] = None, scale: Optional[float] = None,
+          frames: Optional[int] = None, seed: Optional[int] = None,
+          overrides: Optional[Overrides] = None, threads: int = 0, checkpoint_bytes: int = 0,
+          checkpoint_every: int = 0, **deprecated: Any) -> "Scene":
+    """Loads a scene from its JSON text (str or UTF-8 bytes) or a dict, as json.loads.
 
-    def __init__(self, handle):
-        self._h = handle
-        info = _Info()
-        _lib.tp_scene_get_info(handle, ctypes.byref(info))
-        self.path = info.path.decode()
-        self.solver = info.solver.decode()
-        self.width = info.width
-        self.size = (info.width, info.height)  # (width, height): scene.height(n) is a method
-        self.reference_size = (info.ref_width, info.ref_height)
-        self.frame_count = info.frames
-        self.fps = info.fps
-        self.modes = tuple(m for i, m in enumerate(MODES) if info.modes & (1 << i))
-        self.has_height = bool(info.heightfield)
+    name= stands for the file in messages, and its folder resolves the scene's relative
+    paths (background images); None: "<string>" in the working directory. The other
+    keywords are load()'s.
+    """
+    overrides = _overrides_of(overrides, deprecated)
+    if isinstance(text, Mapping):
+        text = json.dumps(text)
+    elif isinstance(text, (bytes, bytearray)):
+        text = bytes(text).decode("utf-8")
+    data = _text(text, "text")
+    label = None if name is None else _text(os.fsdecode(os.fspath(name)), "name=")
+    keep: List[Any] = []
+    opts = _options(size, scale, frames, seed, overrides, threads, checkpoint_bytes,
+                    checkpoint_every, keep)
+    handle, err = ctypes.c_void_p(), _lib.Error()
+    rc = _lib.lib.tp_scene_load_string(data, label, ctypes.byref(opts), ctypes.byref(handle),
+                                       ctypes.byref(err))
+    if rc < 0:
+        _raise(rc, err)
+    return Scene(handle)
 
-    def __enter__(self):
+
+class _Handle:
+    """The scene's tp_scene pointer, freed once: by close(), or by the garbage collector
+    while the interpreter still runs (never during its shutdown, when the library's
+    bindings may be gone)."""
+
+    def __init__(self, h: ctypes.c_void_p) -> None:
+        self.h: Optional[ctypes.c_void_p] = h
+
+    def free(self) -> None:
+        h, self.h = self.h, None
+        if h and not _lib.is_finalizing():
+            _lib.lib.tp_scene_free(h)
+
+
+class Scene(Sequence[Array]):
+    """A loaded scene: a sequence of its colour frames (len, scene[i], negative indices,
+    iteration), and any frame in any mode with frame(). Frames can be asked for in any
+    order; going back replays from a checkpoint kept in memory.
+
+    Safe across threads: the calls on one scene take turns (a lock per scene), and close()
+    waits for a call in progress. Close it (or use `with`) to free its memory at once."""
+
+    def __init__(self, handle: ctypes.c_void_p) -> None:
+        self._lock = threading.Lock()
+        self._box = _Handle(handle)
+        self._finalizer = weakref.finalize(self, self._box.free)
+        self._finalizer.atexit = False  # nothing calls the library at shutdown
+        info = _lib.SceneInfo()
+        _lib.lib.tp_scene_get_info(handle, ctypes.byref(info))
+        self.path: str = info.path.decode("utf-8", "surrogateescape")
+        self.solver: str = info.solver.decode()
+        self.width: int = info.width
+        self.size: Tuple[int, int] = (info.width, info.height)
+        self.reference_size: Tuple[int, int] = (info.ref_width, info.ref_height)
+        self.frame_count: int = info.frames
+        self.fps: float = info.fps
+        self.modes: Tuple[str, ...] = tuple(m for i, m in enumerate(MODES)
+                                            if info.modes & (1 << i))
+        self.has_height: bool = bool(info.heightfield)
+
+    def __enter__(self) -> "Scene":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def __del__(self):
-        self.close()
-
-    def __len__(self):
+    def __len__(self) -> int:
         return self.frame_count
 
-    def __repr__(self):
-        return "<tidepool.Scene %r %s %dx%d, %d frames at %g fps>" % (
-            self.path, self.solver, self.size[0], self.size[1], self.frame_count, self.fps)
+    def __repr__(self) -> str:
+        return "<tidepool.Scene %r %s %dx%d, %d frames at %g fps%s>" % (
+            self.path, self.solver, self.size[0], self.size[1], self.frame_count, self.fps,
+            "" if self._box.h else ", closed")
 
-    def close(self):
-        """Frees the scene; further calls raise ValueError."""
-        h, self._h = getattr(self, "_h", None), None
-        if h:
-            _lib.tp_scene_free(h)
-
-    def _handle(self):
-        if not self._h:
-            raise ValueError("the scene is closed")
-        return self._h
+    def close(self) -> None:
+        """Frees the scene, once a call in progress in another thread has returned; later
+        calls raise ValueError. Closing twice is harmless."""
+        with self._lock:
+            self._finalizer.detach()
+            self._box.free()
 
     @property
-    def text(self):
-        """The scene's JSON text after the set= edits."""
-        return _lib.tp_scene_text(self._handle()).decode()
+    def closed(self) -> bool:
+        return self._box.h is None
 
-    def reuse(self, old):
+    def _handle(self) -> ctypes.c_void_p:
+        """The handle, for a caller holding the lock."""
+        h = self._box.h
+        if not h:
+            raise ValueError("the scene is closed")
+        return h
+
+    def _index(self, n: Any) -> int:
+        """A frame index: an integer (not bool, float or str), negative from the end."""
+        i = _integer(n, "frame index")
+        k = i + self.frame_count if i < 0 else i
+        if not 0 <= k < self.frame_count:
+            raise FrameIndexError("frame %d is out of range (the scene has %d frames)"
+                                  % (i, self.frame_count))
+        return k
+
+    @property
+    def text(self) -> str:
+        """The scene's JSON text after the overrides= edits."""
+        with self._lock:
+            return str(_lib.lib.tp_scene_text(self._handle()).decode("utf-8", "replace"))
+
+    @property
+    def position(self) -> int:
+        """The frame the simulation is at (-1 before the first)."""
+        with self._lock:
+            return int(_lib.lib.tp_scene_position(self._handle()))
+
+    def reuse(self, old: "Scene") -> int:
         """Takes the in-memory checkpoints of `old`, an earlier version of this scene loaded
         the same way, that are still valid for this one (those made before the first moment
         the two can simulate differently: an edited drop at 3 s keeps the states before it,
@@ -294,60 +367,96 @@ class Scene:
         start. The frames are the same either way. Returns how many were taken; `old` keeps
         none."""
         if not isinstance(old, Scene):
-            raise TypeError("reuse() takes a tidepool.Scene")
+            raise TypeError("reuse() takes a tidepool.Scene, not %s" % type(old).__name__)
         if old is self:
             raise ValueError("a scene cannot reuse its own checkpoints")
-        return _lib.tp_scene_reuse_checkpoints(self._handle(), old._handle())
+        first, second = sorted((self, old), key=id)  # one order: no deadlock
+        with first._lock, second._lock:
+            return int(_lib.lib.tp_scene_reuse_checkpoints(self._handle(), old._handle()))
 
-    @property
-    def position(self):
-        """The frame the simulation is at (-1 before the first)."""
-        return _lib.tp_scene_position(self._handle())
-
-    def frame(self, n, mode="color"):
-        """Frame n in `mode`: uint8 H x W x 3 for colour (and 8-bit maps), uint16 for 16-bit
-        maps; single-channel maps (height, caustics) are H x W."""
-        h = self._handle()
-        m = MODES.index(mode) if mode in MODES else -1
-        if m < 0:
+    def frame(self, n: int, mode: str = "color") -> Array:
+        """Frame n (negative: from the end) in `mode`: uint8 H x W x 3 for colour (and
+        8-bit maps), uint16 for 16-bit maps; single-channel maps (height, caustics) are
+        H x W."""
+        if not isinstance(mode, str):
+            raise TypeError("mode must be a str, not %s" % type(mode).__name__)
+        if mode not in MODES:
             raise ValueError("mode must be one of %s (got %r)" % (", ".join(MODES), mode))
-        fmt, err = _Format(), _Error()
-        rc = _lib.tp_scene_format(h, m, ctypes.byref(fmt), ctypes.byref(err))
-        if rc < 0:
-            _raise(rc, err)
-        dtype = np.uint8 if fmt.bytes_per_sample == 1 else np.uint16
-        shape = (fmt.height, fmt.width) + ((fmt.channels,) if fmt.channels > 1 else ())
-        out = np.empty(shape, dtype=dtype)
-        rc = _lib.tp_scene_render(h, int(n), m, out.ctypes.data, out.strides[0], ctypes.byref(err))
-        if rc < 0:
-            _raise(rc, err)
+        k = self._index(n)
+        with self._lock:
+            h = self._handle()
+            fmt, err = _lib.Format(), _lib.Error()
+            rc = _lib.lib.tp_scene_format(h, MODES.index(mode), ctypes.byref(fmt),
+                                          ctypes.byref(err))
+            if rc < 0:
+                _raise(rc, err)
+            dtype = np.uint8 if fmt.bytes_per_sample == 1 else np.uint16
+            shape = (fmt.height, fmt.width) + ((fmt.channels,) if fmt.channels > 1 else ())
+            out = np.empty(shape, dtype=dtype)
+            rc = _lib.lib.tp_scene_render(h, k, MODES.index(mode), out.ctypes.data,
+                                          out.strides[0], ctypes.byref(err))
+            if rc < 0:
+                _raise(rc, err)
         return out
 
-    def height(self, n):
-        """The height field of frame n in height units (1.0 = a drop of strength 1 at its
-        centre), float32 H x W."""
+    def height_field(self, n: int) -> Array:
+        """The height field of frame n (negative: from the end) in height units (1.0 = a
+        drop of strength 1 at its centre), float32 H x W."""
+        k = self._index(n)
         out = np.empty((self.size[1], self.size[0]), dtype=np.float32)
-        err = _Error()
-        rc = _lib.tp_scene_height(self._handle(), int(n), out.ctypes.data, out.strides[0],
-                                  ctypes.byref(err))
+        err = _lib.Error()
+        with self._lock:
+            rc = _lib.lib.tp_scene_height(self._handle(), k, out.ctypes.data, out.strides[0],
+                                          ctypes.byref(err))
         if rc < 0:
             _raise(rc, err)
         return out
 
-    def frames(self, mode="color", start=0, stop=None):
+    def height(self, n: int) -> Array:
+        """Deprecated: height_field(n) (`height` read as the picture's height)."""
+        warnings.warn("Scene.height(n) is deprecated: use Scene.height_field(n)",
+                      DeprecationWarning, stacklevel=2)
+        return self.height_field(n)
+
+    @overload
+    def __getitem__(self, n: int) -> Array: ...
+
+    @overload
+    def __getitem__(self, n: slice) -> List[Array]: ...
+
+    def __getitem__(self, n: Union[int, slice]) -> Union[Array, List[Array]]:
+        """scene[i]: colour frame i (negative: from the end); scene[a:b:c]: a list."""
+        if isinstance(n, slice):
+            return [self.frame(k) for k in range(*n.indices(self.frame_count))]
+        return self.frame(n)
+
+    def __iter__(self) -> Iterator[Array]:
+        """The colour frames in order: one pass of the simulation."""
+        for _, f in self.frames():
+            yield f
+
+    def __contains__(self, value: object) -> bool:
+        raise TypeError("`in` is not defined for the frames of a Scene")
+
+    def frames(self, mode: str = "color", start: int = 0,
+               stop: Optional[int] = None) -> Iterator[Tuple[int, Array]]:
         """Yields (n, frame) for n in [start, stop) in order: one simulation pass."""
-        stop = self.frame_count if stop is None else stop
-        for n in range(start, stop):
+        first = _bounded(start, "start=", 0, self.frame_count)
+        last = self.frame_count if stop is None else _bounded(stop, "stop=", 0,
+                                                              self.frame_count)
+        for n in range(first, last):
             yield n, self.frame(n, mode)
 
-    def stats(self, n):
+    def stats(self, n: int) -> Dict[str, float]:
         """The solver's statistics after frame n, as `render --stats` prints them:
         {"frame": n, "t": seconds, "energy": ..., ...}."""
-        st, err = _Stats(), _Error()
-        rc = _lib.tp_scene_stats(self._handle(), int(n), ctypes.byref(st), ctypes.byref(err))
+        k = self._index(n)
+        st, err = _lib.FrameStats(), _lib.Error()
+        with self._lock:
+            rc = _lib.lib.tp_scene_stats(self._handle(), k, ctypes.byref(st), ctypes.byref(err))
         if rc < 0:
             _raise(rc, err)
-        d = {"frame": st.frame, "t": st.t}
+        d: Dict[str, float] = {"frame": st.frame, "t": st.t}
         for i in range(st.n):
             d[st.name[i].decode()] = st.value[i]
         return d

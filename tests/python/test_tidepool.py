@@ -83,10 +83,12 @@ def read_png16_rgb(path):
 def test_import_from_the_tree_after_make():
     env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
     env.pop("TIDEPOOL_LIBRARY", None)
-    r = subprocess.run([sys.executable, "-c", "import tidepool; print(tidepool.version())"],
+    r = subprocess.run([sys.executable, "-c",
+                        "import tidepool; print(tidepool.version(), tidepool.__version__)"],
                        capture_output=True, text=True, env=env, cwd="/")
     assert r.returncode == 0, r.stderr
-    assert r.stdout.strip() == cli("--version").stdout.split()[1]
+    want = cli("--version").stdout.split()[1]
+    assert r.stdout.split() == [want, want]
 
 
 @pytest.mark.parametrize("mode,frame", [("color", 24), ("height", 24), ("normal", 24),
@@ -115,7 +117,7 @@ def test_arrays_shapes_and_types():
         assert s.modes == ("color", "height", "normal", "caustics", "displacement")
         c = s.frame(40)
         assert c.shape == (90, 160, 3) and c.dtype == np.uint8 and c.flags.c_contiguous
-        h = s.height(40)
+        h = s.height_field(40)
         assert h.shape == (90, 160) and h.dtype == np.float32
         assert 0 < np.abs(h).max() < 10
         assert s.frame(40, "height").dtype == np.uint16
@@ -132,9 +134,9 @@ def test_arrays_shapes_and_types():
 def test_a_dict_with_set_values_is_the_file_with_set():
     scene = json.loads(pathlib.Path(POND).read_text())
     scene.pop("output", None)
-    with tidepool.load(POND, scale=0.2, set={"params.damping": 3, "seed": 9}) as a, \
-            tidepool.load(dict(scene, seed=9, params=dict(scene.get("params", {}), damping=3)),
-                          scale=0.2) as b, \
+    with tidepool.load(POND, scale=0.2, overrides={"params.damping": 3, "seed": 9}) as a, \
+            tidepool.loads(dict(scene, seed=9, params=dict(scene.get("params", {}), damping=3)),
+                           scale=0.2) as b, \
             tidepool.load(POND, scale=0.2) as c:
         assert np.array_equal(a.frame(50), b.frame(50))
         assert not np.array_equal(a.frame(50), c.frame(50))
@@ -154,9 +156,9 @@ def test_scene_errors_carry_line_col_and_message(tmp_path):
     r = cli("validate", str(bad))
     assert r.returncode == 3 and ("tidepool: %s" % e.text) in r.stderr
     with pytest.raises(tidepool.SceneError) as ei:
-        tidepool.load({"format": "tidepool-scene/1", "size": [64, 64], "fps": -1})
+        tidepool.loads({"format": "tidepool-scene/1", "size": [64, 64], "fps": -1})
     assert ei.value.line == 1 and "fps" in ei.value.message
-    with pytest.raises(OSError):
+    with pytest.raises(FileNotFoundError):
         tidepool.load(str(tmp_path / "missing.json"))
 
 
@@ -202,11 +204,11 @@ def test_an_edited_scene_reuses_the_states_before_the_edit():
     edit = {"drops.3.at": [260, 250]}
     old = tidepool.load(POND, scale=0.125, checkpoint_every=10)
     old.frame(200)
-    new = tidepool.load(POND, scale=0.125, set=edit)
+    new = tidepool.load(POND, scale=0.125, overrides=edit)
     taken = new.reuse(old)
     assert taken == 10  # frames 10, 20, .. 100: states before 3.5 s
     assert new.reuse(old) == 0
-    fresh = tidepool.load(POND, scale=0.125, set=edit)
+    fresh = tidepool.load(POND, scale=0.125, overrides=edit)
     for n in (150, 104, 110, 30):
         assert np.array_equal(new.frame(n), fresh.frame(n)), n
     # the edit shows (at 80x45 the moved drop is 2 cells wide; by frame 150 its rings have
@@ -234,11 +236,13 @@ def test_plain_import_after_make_install(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "TIDEPOOL_LIBRARY")}
     env["PYTHONUSERBASE"] = str(prefix)  # the user site is on the path by default
     code = ("import tidepool; s = tidepool.load(%r, scale=0.1); "
-            "print(tidepool.__file__, s.frame(5).shape)" % POND)
+            "print(tidepool.__file__, s.frame(5).shape, tidepool.program_path())" % POND)
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                        cwd=str(tmp_path))
     assert r.returncode == 0, r.stderr
     assert str(site) in r.stdout and "(36, 64, 3)" in r.stdout
+    assert r.stdout.split()[-1] == str(prefix / "bin" / "tidepool")
+    assert (site / "tidepool" / "py.typed").exists()
     # the C side: header and pkg-config file
     pc = subprocess.run(["pkg-config", "--cflags", "--libs", "tidepool"], capture_output=True,
                         text=True, env=dict(env, PKG_CONFIG_PATH=str(prefix / "lib" / "pkgconfig")))

@@ -1,0 +1,3 @@
+"""The package's version: libtidepool's, which the import checks (tidepool._lib)."""
+
+__version__ = "0.2.0"
