@@ -31,7 +31,10 @@ TestSuite(api, .init = setup, .fini = teardown);
 /* At w x h, or (w == 0) at a scale of h / 1000 of the scene's size. */
 static tp_scene *load(const char *path, int w, int h)
 {
-	tp_load_options o = {.size = sizeof(tp_load_options), .width = w, .height = w ? h : 0, .scale = w ? 0 : h / 1000.0};
+	tp_load_options o = {.size = sizeof(tp_load_options),
+			     .width = w,
+			     .height = w ? h : 0,
+			     .scale = w ? 0 : h / 1000.0};
 	tp_scene *s = NULL;
 	tp_error e = TP_ERROR_INIT;
 	int rc = tp_scene_load_file(path, &o, &s, &e);
@@ -187,7 +190,8 @@ Test(api, seeking_in_any_order_gives_the_same_frames, .timeout = 120)
 			      F0, F0 + N - 1);
 		tp_scene_free(s);
 		/* Small checkpoint spacing, then backwards, then a scatter. */
-		tp_load_options o = {.size = sizeof(tp_load_options), .scale = 0.125, .checkpoint_every = 3};
+		tp_load_options o = {
+			.size = sizeof(tp_load_options), .scale = 0.125, .checkpoint_every = 3};
 		tp_error e = TP_ERROR_INIT;
 		cr_assert_eq(tp_scene_load_file(scenes[i], &o, &s, &e), 0, "%s", e.text);
 		cr_assert_eq(tp_scene_position(s), -1);
@@ -204,7 +208,9 @@ Test(api, seeking_in_any_order_gives_the_same_frames, .timeout = 120)
 		cr_assert_eq(tp_scene_position(s), F0 + 5);
 		tp_scene_free(s);
 		/* The default spacing (by stepping time) and a budget too small for them all. */
-		tp_load_options d = {.size = sizeof(tp_load_options), .scale = 0.125, .checkpoint_bytes = 400000};
+		tp_load_options d = {.size = sizeof(tp_load_options),
+				     .scale = 0.125,
+				     .checkpoint_bytes = 400000};
 		cr_assert_eq(tp_scene_load_file(scenes[i], &d, &s, &e), 0, "%s", e.text);
 		for (int k = N - 1; k >= 0; k -= 2)
 			cr_assert_eq(frame_hash(s, F0 + k, TP_MODE_COLOR), fwd[k],

@@ -218,8 +218,8 @@ Test(api_abi, messages_name_the_overrides_as_the_caller_does)
 	cr_assert_eq(load_rc(&o, &e), TP_ERROR_INPUT);
 	cr_assert(strstr(e.message, "params.damping (from sets): "), "%s", e.message);
 	cr_assert(!strstr(e.text, "--"), "no command-line flag: %s", e.text);
-	const char *names[TP_OVERRIDE_COUNT] = {[TP_OVERRIDE_SETS] = "overrides=",
-						[TP_OVERRIDE_SIZE] = "size="};
+	const char *names[TP_OVERRIDE_COUNT] = {
+		[TP_OVERRIDE_SETS] = "overrides=", [TP_OVERRIDE_SIZE] = "size="};
 	o.names = names;
 	o.nnames = TP_OVERRIDE_COUNT;
 	cr_assert_eq(load_rc(&o, &e), TP_ERROR_INPUT);
@@ -228,8 +228,8 @@ Test(api_abi, messages_name_the_overrides_as_the_caller_does)
 	cr_assert_eq(load_rc(&o, &e), TP_ERROR_ARGUMENT);
 	cr_assert(strstr(e.text, "overrides= params: expected KEY=VALUE"), "%s", e.text);
 	/* a render size of another shape, from the override */
-	tp_load_options odd = {.size = sizeof odd, .width = 3, .height = 3, .names = names,
-			       .nnames = 2};
+	tp_load_options odd = {
+		.size = sizeof odd, .width = 3, .height = 3, .names = names, .nnames = 2};
 	cr_assert_eq(load_rc(&odd, &e), TP_ERROR_ARGUMENT, "%s", e.text);
 	cr_assert(strstr(e.text, "size=: 3x3 has another shape"), "%s", e.text);
 	odd.nnames = 0;

@@ -28,7 +28,11 @@ TestSuite(api_output, .init = setup, .fini = teardown);
 static tp_scene *load_opts(const char *path, int w, int h, const char *set)
 {
 	const char *sets[1] = {set};
-	tp_load_options o = {.size = sizeof(tp_load_options), .width = w, .height = h, .sets = set ? sets : NULL, .nsets = !!set};
+	tp_load_options o = {.size = sizeof(tp_load_options),
+			     .width = w,
+			     .height = h,
+			     .sets = set ? sets : NULL,
+			     .nsets = !!set};
 	tp_scene *s = NULL;
 	tp_error e = TP_ERROR_INIT;
 	cr_assert_eq(tp_scene_load_file(path, &o, &s, &e), 0, "%s: %s", path, e.text);
@@ -63,7 +67,8 @@ Test(api_output, render_targets_give_each_layout_of_one_frame)
 {
 	tp_scene *s = load_opts("scenes/pond.json", 160, 90, NULL);
 	tp_error e = TP_ERROR_INIT;
-	tp_format fc = TP_FORMAT_INIT, fh = TP_FORMAT_INIT, ff = TP_FORMAT_INIT, fy = TP_FORMAT_INIT;
+	tp_format fc = TP_FORMAT_INIT, fh = TP_FORMAT_INIT, ff = TP_FORMAT_INIT,
+		  fy = TP_FORMAT_INIT;
 	cr_assert_eq(tp_scene_format_as(s, TP_MODE_COLOR, TP_PIXELS_NATIVE, &fc, &e), 0);
 	cr_assert_eq(tp_scene_format_as(s, TP_MODE_HEIGHT, TP_PIXELS_NATIVE, &fh, &e), 0);
 	cr_assert_eq(tp_scene_format_as(s, TP_MODE_HEIGHT, TP_PIXELS_FLOAT, &ff, &e), 0, "%s", e.text);
@@ -81,8 +86,14 @@ Test(api_output, render_targets_give_each_layout_of_one_frame)
 	tp_target t[4] = {
 		{.size = sizeof(tp_target), .mode = TP_MODE_COLOR, .buf = c},
 		{.size = sizeof(tp_target), .mode = TP_MODE_HEIGHT, .buf = h},
-		{.size = sizeof(tp_target), .mode = TP_MODE_HEIGHT, .pixels = TP_PIXELS_FLOAT, .buf = fl},
-		{.size = sizeof(tp_target), .mode = TP_MODE_COLOR, .pixels = TP_PIXELS_YUV420, .buf = y},
+		{.size = sizeof(tp_target),
+		 .mode = TP_MODE_HEIGHT,
+		 .pixels = TP_PIXELS_FLOAT,
+		 .buf = fl},
+		{.size = sizeof(tp_target),
+		 .mode = TP_MODE_COLOR,
+		 .pixels = TP_PIXELS_YUV420,
+		 .buf = y},
 	};
 	cr_assert_eq(tp_scene_render_targets(s, 12, t, 4, count_call, &calls, &e), 0, "%s", e.text);
 	cr_assert_eq(calls, 1);
@@ -295,7 +306,10 @@ Test(api_output, outputs_variants_fingerprints_and_solvers)
 	cr_assert_str_neq(f1, f4, "an output's own");
 
 	/* -o replaces "output" */
-	tp_load_options o = {.size = sizeof(tp_load_options), .width = 64, .height = 36, .output = "elsewhere/%04d.png"};
+	tp_load_options o = {.size = sizeof(tp_load_options),
+			     .width = 64,
+			     .height = 36,
+			     .output = "elsewhere/%04d.png"};
 	tp_scene *r = NULL;
 	tp_error e = TP_ERROR_INIT;
 	cr_assert_eq(tp_scene_load_file("scenes/pond.json", &o, &r, &e), 0, "%s", e.text);

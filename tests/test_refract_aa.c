@@ -13,7 +13,12 @@
 static tp_scene *load(const char *path, int w, int h, const char *set)
 {
 	const char *sets[] = {set};
-	tp_load_options o = {.size = sizeof(tp_load_options), .width = w, .height = h, .threads = 2, .sets = sets, .nsets = !!set};
+	tp_load_options o = {.size = sizeof(tp_load_options),
+			     .width = w,
+			     .height = h,
+			     .threads = 2,
+			     .sets = sets,
+			     .nsets = !!set};
 	tp_scene *s = NULL;
 	tp_error e = TP_ERROR_INIT;
 	cr_assert_eq(tp_scene_load_file(path, &o, &s, &e), 0, "%s: %s", path, e.text);

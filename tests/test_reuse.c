@@ -19,7 +19,11 @@ static tp_scene *load2(const char *path, const char *base, const char *set, int 
 		sets[n++] = base;
 	if (set)
 		sets[n++] = set;
-	tp_load_options o = {.size = sizeof(tp_load_options), .scale = 0.125, .checkpoint_every = every, .sets = sets, .nsets = n};
+	tp_load_options o = {.size = sizeof(tp_load_options),
+			     .scale = 0.125,
+			     .checkpoint_every = every,
+			     .sets = sets,
+			     .nsets = n};
 	tp_scene *s = NULL;
 	tp_error e = TP_ERROR_INIT;
 	int rc = tp_scene_load_file(path, &o, &s, &e);

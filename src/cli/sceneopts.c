@@ -18,9 +18,9 @@ int cli_api_err(const tp_error *e, tp_err *err)
 
 /* The library names its overrides by its own fields; the command's messages name its flags. */
 const char *const cli_override_names[TP_OVERRIDE_COUNT] = {
-	[TP_OVERRIDE_SETS] = "--set",	  [TP_OVERRIDE_SIZE] = "--size",
-	[TP_OVERRIDE_SCALE] = "--scale",  [TP_OVERRIDE_FRAMES] = "--frames",
-	[TP_OVERRIDE_SEED] = "--seed",	  [TP_OVERRIDE_OUTPUT] = "-o",
+	[TP_OVERRIDE_SETS] = "--set",    [TP_OVERRIDE_SIZE] = "--size",
+	[TP_OVERRIDE_SCALE] = "--scale", [TP_OVERRIDE_FRAMES] = "--frames",
+	[TP_OVERRIDE_SEED] = "--seed",   [TP_OVERRIDE_OUTPUT] = "-o",
 };
 
 int cli_load(const char *path, const cli_overrides *ov, int threads, tp_scene **out,

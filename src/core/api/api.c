@@ -68,16 +68,23 @@ TP_API const char *tp_mode_name(tp_mode mode)
 }
 
 /* The structs of tidepool.h by name, for bindings that check their own layouts. */
-#define STRUCT(t) {#t, sizeof(t)}
 static const struct {
 	const char *name;
 	size_t size;
 } struct_sizes[] = {
-	STRUCT(tp_error),  STRUCT(tp_load_options), STRUCT(tp_format),        STRUCT(tp_scene_info),
-	STRUCT(tp_frame_stats), STRUCT(tp_output),  STRUCT(tp_scene_outputs), STRUCT(tp_vary),
-	STRUCT(tp_target), STRUCT(tp_pose),         STRUCT(tp_param),         STRUCT(tp_solver_info),
+	{"tp_error", sizeof(tp_error)},
+	{"tp_load_options", sizeof(tp_load_options)},
+	{"tp_format", sizeof(tp_format)},
+	{"tp_scene_info", sizeof(tp_scene_info)},
+	{"tp_frame_stats", sizeof(tp_frame_stats)},
+	{"tp_output", sizeof(tp_output)},
+	{"tp_scene_outputs", sizeof(tp_scene_outputs)},
+	{"tp_vary", sizeof(tp_vary)},
+	{"tp_target", sizeof(tp_target)},
+	{"tp_pose", sizeof(tp_pose)},
+	{"tp_param", sizeof(tp_param)},
+	{"tp_solver_info", sizeof(tp_solver_info)},
 };
-#undef STRUCT
 
 TP_API size_t tp_struct_size(const char *name)
 {
@@ -221,9 +228,7 @@ static int fail_oom(tp_error *e)
 	return TP_ERROR_IO;
 }
 
-/* The library's own names of the overrides, by tp_override: its fields' names. */
-static const char *const override_names[TP_OVERRIDE_COUNT] = {
-	"sets", "width/height", "scale", "frames", "seed", "output"};
+/* The overrides' names in messages: the caller's, else the scene loader's (its fields'). */
 _Static_assert((int)TP_OVERRIDE_SETS == (int)SCENE_OV_SETS &&
 		       (int)TP_OVERRIDE_SIZE == (int)SCENE_OV_SIZE &&
 		       (int)TP_OVERRIDE_SCALE == (int)SCENE_OV_SCALE &&
@@ -266,7 +271,8 @@ static int load_common(const char *path, const char *text, const tp_load_options
 		return api_fail_arg(e, "no place for the scene given");
 	*out = NULL;
 	if (given && api_in(&whole, sizeof whole, given) < 0)
-		return api_fail_arg(e, "tp_load_options.size is %zu: set it with TP_LOAD_OPTIONS_INIT",
+		return api_fail_arg(e,
+				    "tp_load_options.size is %zu: set it with TP_LOAD_OPTIONS_INIT",
 				    api_size_of(given));
 	if ((rc = check_options(opt, e)) < 0)
 		return rc;
@@ -298,7 +304,7 @@ static int load_common(const char *path, const char *text, const tp_load_options
 		.output = s->output,
 	};
 	for (int i = 0; i < TP_OVERRIDE_COUNT; i++)
-		s->ov.names[i] = i < opt->nnames && opt->names[i] ? opt->names[i] : override_names[i];
+		s->ov.names[i] = i < opt->nnames ? opt->names[i] : NULL;
 	s->threads = opt->threads;
 	s->pos = -1;
 	s->budget = opt->checkpoint_bytes ? opt->checkpoint_bytes : DEFAULT_CKPT_BYTES;
@@ -316,6 +322,8 @@ static int load_common(const char *path, const char *text, const tp_load_options
 		return rc;
 	}
 	scene_fingerprint(s->sc, &s->ov, s->fp);
+	/* the scene keeps its own copies of the names; the caller's need not outlive the call */
+	memset(s->ov.names, 0, sizeof s->ov.names);
 	/* What `tidepool validate` checks, in its order: the render modes the scene asks for
 	 * (their renderers are kept for the first frames), then the solver at init and the
 	 * loop, so that a scene that loads is one that runs, with the same message. */
@@ -857,7 +865,8 @@ TP_API int tp_scene_stats(tp_scene *s, int frame, tp_frame_stats *out, tp_error 
 	if (!s || !out)
 		return api_fail_arg(e, "no scene or no place for the stats given");
 	if (api_size_of(out) < sizeof(size_t))
-		return api_fail_arg(e, "tp_frame_stats.size is %zu: set it with TP_FRAME_STATS_INIT",
+		return api_fail_arg(e,
+				    "tp_frame_stats.size is %zu: set it with TP_FRAME_STATS_INIT",
 				    api_size_of(out));
 	if ((rc = tp_scene_seek(s, frame, e)) < 0)
 		return rc;

@@ -14,12 +14,14 @@
 #include "solvers/solver.h"
 #include "util/opts.h"
 
-_Static_assert((int)TP_PARAM_INTEGER == (int)TP_OPT_INT && (int)TP_PARAM_NUMBER == (int)TP_OPT_DOUBLE &&
+_Static_assert((int)TP_PARAM_INTEGER == (int)TP_OPT_INT &&
+		       (int)TP_PARAM_NUMBER == (int)TP_OPT_DOUBLE &&
 		       (int)TP_PARAM_BOOLEAN == (int)TP_OPT_BOOL &&
 		       (int)TP_PARAM_CHOICE == (int)TP_OPT_ENUM,
 	       "tp_param_type and tp_opt_type differ");
 _Static_assert((int)TP_EXR_ZIP == (int)SCENE_EXR_ZIP && (int)TP_EXR_ZIPS == (int)SCENE_EXR_ZIPS &&
-		       (int)TP_EXR_PIZ == (int)SCENE_EXR_PIZ && (int)TP_EXR_RLE == (int)SCENE_EXR_RLE &&
+		       (int)TP_EXR_PIZ == (int)SCENE_EXR_PIZ &&
+		       (int)TP_EXR_RLE == (int)SCENE_EXR_RLE &&
 		       (int)TP_EXR_NONE == (int)SCENE_EXR_NONE,
 	       "tp_exr_compression and scene_exr_compression differ");
 
@@ -61,7 +63,9 @@ TP_API int tp_scene_vary(const tp_scene *s, int i, tp_vary *out)
 	if (!s || !out || i < 0 || i >= s->sc->variants.n)
 		return TP_ERROR_ARGUMENT;
 	const scene_vary *v = &s->sc->variants.vary[i];
-	tp_vary whole = {.size = sizeof whole, .key = v->key, .n = v->n,
+	tp_vary whole = {.size = sizeof whole,
+			 .key = v->key,
+			 .n = v->n,
 			 .values = (const char *const *)v->values};
 	return api_out(out, &whole, sizeof whole);
 }
@@ -135,8 +139,9 @@ TP_API int tp_scene_render_targets(tp_scene *s, int frame, tp_target *given, int
 	for (int i = 0; i < n; i++)
 		if (api_in(&t[i], sizeof t[i], target_at(given, each, i)) < 0 ||
 		    api_size_of(target_at(given, each, i)) != each)
-			return api_fail_arg(e, "tp_target %d: size %zu, not %zu as target 0's (TP_TARGET_INIT)",
-					    i, api_size_of(target_at(given, each, i)), each);
+			return api_fail_arg(
+				e, "tp_target %d: size %zu, not %zu as target 0's (TP_TARGET_INIT)",
+				i, api_size_of(target_at(given, each, i)), each);
 	for (int i = 0; i < n; i++) {
 		if (!t[i].buf)
 			return api_fail_arg(e, "target %d has no buffer", i);
@@ -229,7 +234,9 @@ TP_API int tp_scene_boxes(tp_scene *s, int frame, tp_pose *out, int max, tp_erro
 	for (int i = 0; i < n && i < max; i++) {
 		const tp_box_pose *p = &s->surf.boxes[i];
 		/* 0 for -0, so a box at rest reads the same on every run */
-		tp_pose pose = {.size = sizeof pose, .x = p->x / sx + 0.0, .y = p->y / sy + 0.0,
+		tp_pose pose = {.size = sizeof pose,
+				.x = p->x / sx + 0.0,
+				.y = p->y / sy + 0.0,
 				.angle = p->angle + 0.0};
 		tp_pose *to = (tp_pose *)((char *)out + (size_t)i * each);
 		if (api_size_of(to) != each)
@@ -359,8 +366,10 @@ TP_API int tp_solver_get(int i, tp_solver_info *out)
 	int np = 0;
 	while (sv->options && sv->options[np].name)
 		np++;
-	tp_solver_info whole = {.size = sizeof whole, .name = sv->name,
-				.description = sv->description, .nparams = np};
+	tp_solver_info whole = {.size = sizeof whole,
+				.name = sv->name,
+				.description = sv->description,
+				.nparams = np};
 	return api_out(out, &whole, sizeof whole);
 }
 
@@ -370,8 +379,11 @@ TP_API int tp_solver_param(int i, int p, tp_param *out)
 	if (!out || tp_solver_get(i, &info) < 0 || p < 0 || p >= info.nparams)
 		return TP_ERROR_ARGUMENT;
 	const tp_option *o = &tp_solvers[i]->options[p];
-	tp_param whole = {.size = sizeof whole, .name = o->name, .help = o->help,
-			  .def = o->def, .choices = o->choices};
+	tp_param whole = {.size = sizeof whole,
+			  .name = o->name,
+			  .help = o->help,
+			  .def = o->def,
+			  .choices = o->choices};
 	whole.type = (tp_param_type)o->type;
 	tp_opts_range(o, whole.range, sizeof whole.range);
 	return api_out(out, &whole, sizeof whole);

@@ -103,8 +103,8 @@ int ld_fail(ld *L, const cJSON *node, int at_key, const char *fmt, ...)
 				   L->s && L->s->src ? L->s->src->bom : 0, (size_t)off, &line, &col);
 	char from[128];
 	return tp_errf(L->err, TP_EINPUT, "%s:%d:%d: %s%s%s%s", L->file, line, col, path,
-		scene_origin(L->s ? L->s->src : NULL, path, from, sizeof from), path[0] ? ": " : "",
-		msg);
+		       scene_origin(L->s ? L->s->src : NULL, path, from, sizeof from),
+		       path[0] ? ": " : "", msg);
 }
 
 const char *ld_got(ld *L, const cJSON *node, char *buf, size_t n)

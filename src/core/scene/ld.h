@@ -182,6 +182,6 @@ int ld_reach(ld *L);
 /* sets.c: applies KEY=VALUE edits to the source text (reallocated) before parsing;
  * messages call them `word` (the CLI's "--set"; NULL: "sets"). */
 int ld_apply_sets(const char *file, char **text, size_t *len, const char *const *sets, int nsets,
-	const char *word, ld_edits *ed, tp_err *err);
+		  const char *word, ld_edits *ed, tp_err *err);
 
 #endif

@@ -45,21 +45,25 @@ static int check_overrides(const scene_overrides *ov, tp_err *err)
 	const char *scale = scene_overrides_name(ov, SCENE_OV_SCALE);
 	if (ov->width < 0 || ov->height < 0 || (ov->width && (ov->width < 2 || ov->width > 8192)) ||
 	    (ov->height && (ov->height < 2 || ov->height > 8192)))
-		return tp_errf(err, TP_EUSAGE, "%s: width and height must be in 2..8192 (got %dx%d)",
-			size, ov->width, ov->height);
+		return tp_errf(err, TP_EUSAGE,
+			       "%s: width and height must be in 2..8192 (got %dx%d)", size,
+			       ov->width, ov->height);
 	if (ov->scale && (ov->width || ov->height))
 		return tp_errf(err, TP_EUSAGE, "%s and %s: give one or the other", scale, size);
 	if (ov->scale < 0 || ov->scale > SCALE_MAX || ov->scale != ov->scale)
-		return tp_errf(err, TP_EUSAGE, "%s: must be in 0..%g (got %g)", scale, SCALE_MAX, ov->scale);
+		return tp_errf(err, TP_EUSAGE, "%s: must be in 0..%g (got %g)", scale, SCALE_MAX,
+			       ov->scale);
 	if (ov->frames < 0 || ov->frames > SCENE_MAX_FRAMES)
 		return tp_errf(err, TP_EUSAGE, "%s: must be in 1..%d (got %d)",
-			scene_overrides_name(ov, SCENE_OV_FRAMES), SCENE_MAX_FRAMES, ov->frames);
+			       scene_overrides_name(ov, SCENE_OV_FRAMES), SCENE_MAX_FRAMES,
+			       ov->frames);
 	if (ov->has_seed && ov->seed > (UINT64_C(1) << 53)) /* not via double: 2^53 + 1 rounds */
 		return tp_errf(err, TP_EUSAGE, "%s: must be in 0..9007199254740992 (got %llu)",
-			scene_overrides_name(ov, SCENE_OV_SEED), (unsigned long long)ov->seed);
+			       scene_overrides_name(ov, SCENE_OV_SEED),
+			       (unsigned long long)ov->seed);
 	if (ov->output && !ov->output[0])
 		return tp_errf(err, TP_EUSAGE, "%s: the output path is empty",
-			scene_overrides_name(ov, SCENE_OV_OUTPUT));
+			       scene_overrides_name(ov, SCENE_OV_OUTPUT));
 	return 0;
 }
 
@@ -526,8 +530,8 @@ static int load_buffer(const char *path, char *text, size_t len, const scene_ove
 		goto fail;
 	}
 	if (ov && ov->nsets &&
-	    (rc = ld_apply_sets(path, &text, &len, ov->sets, ov->nsets,
-				       ov->names[SCENE_OV_SETS], &edits, err)) < 0)
+	    (rc = ld_apply_sets(path, &text, &len, ov->sets, ov->nsets, ov->names[SCENE_OV_SETS],
+				&edits, err)) < 0)
 		goto fail;
 	/* The text is known-good JSON, so a failure here can only be memory. The BOM that
 	 * jsonpos tolerates is skipped for cJSON. */

@@ -3,7 +3,8 @@
  * before it is read. Messages call them as the client does (ld_apply_sets' `word`).
  *
  * KEY is a dotted path of object members ("params.damping", "maps.caustics.depth") and
- * array indices ("emitters.0.rate"); missing objects on the way are created. VALUE is JSON ("4", "true", "[1, 2]",
+ * array indices ("emitters.0.rate"); missing objects on the way are created. VALUE is JSON ("4",
+ * "true", "[1, 2]",
  * "\"tiles\"") or, if it does not parse as JSON, taken as a string ("tiles").
  *
  * The edit is made on the source text, not on the parsed tree: the new value replaces
@@ -75,14 +76,14 @@ static int splice(char **text, size_t *len, size_t off, size_t end, const char *
 	return 0;
 }
 
-static int apply_one(const char *file, char **text, size_t *len, const char *set,
-		     const char *word, ld_edits *ed,
-		     tp_err *err)
+static int apply_one(const char *file, char **text, size_t *len, const char *set, const char *word,
+		     ld_edits *ed, tp_err *err)
 {
 	char key[512], value[4096], ins[4096 + 1024];
 	const char *eq = strchr(set, '=');
 	if (!eq || eq == set)
-		return tp_errf(err, TP_EUSAGE, "%s %s: expected KEY=VALUE (such as params.damping=4)", word, set);
+		return tp_errf(err, TP_EUSAGE,
+			       "%s %s: expected KEY=VALUE (such as params.damping=4)", word, set);
 	size_t kn = (size_t)(eq - set);
 	if (kn >= sizeof key || strlen(eq + 1) >= sizeof value)
 		return tp_errf(err, TP_EUSAGE, "%s %.40s...: too long", word, set);
@@ -97,8 +98,9 @@ static int apply_one(const char *file, char **text, size_t *len, const char *set
 		if (dot)
 			*dot = 0;
 		if (!*p || np == SET_MAX_DEPTH)
-			return tp_errf(err, TP_EUSAGE, "%s %s: KEY must be a dotted path such as params.damping",
-				word, set);
+			return tp_errf(err, TP_EUSAGE,
+				       "%s %s: KEY must be a dotted path such as params.damping",
+				       word, set);
 		parts[np++] = p;
 		if (!dot)
 			break;
@@ -132,8 +134,9 @@ static int apply_one(const char *file, char **text, size_t *len, const char *set
 			char *end;
 			long idx = strtol(parts[k], &end, 10);
 			if (*end || end == parts[k] || idx < 0 || idx >= cJSON_GetArraySize(node)) {
-				rc = tp_errf(err, TP_EINPUT, "%s: %s %s: \"%s\" has no element %s", file, word, set,
-					k ? parts[k - 1] : "the scene", parts[k]);
+				rc = tp_errf(err, TP_EINPUT, "%s: %s %s: \"%s\" has no element %s",
+					     file, word, set, k ? parts[k - 1] : "the scene",
+					     parts[k]);
 				goto done;
 			}
 			steps[k] = (int)idx;
@@ -141,8 +144,8 @@ static int apply_one(const char *file, char **text, size_t *len, const char *set
 			continue;
 		}
 		if (!cJSON_IsObject(node)) {
-			rc = tp_errf(err, TP_EINPUT, "%s: %s %s: \"%s\" is not an object", file, word, set,
-				k ? parts[k - 1] : "the scene");
+			rc = tp_errf(err, TP_EINPUT, "%s: %s %s: \"%s\" is not an object", file,
+				     word, set, k ? parts[k - 1] : "the scene");
 			goto done;
 		}
 		int i = 0;
@@ -159,7 +162,8 @@ static int apply_one(const char *file, char **text, size_t *len, const char *set
 	if (k == np) { /* the member exists: replace its value */
 		at = jsonpos_find(*text, *len, steps, np, 0, &end);
 		if (at < 0 || splice(text, len, (size_t)at, end, value, 0, ed) < 0)
-			rc = tp_errf(err, TP_EIO, "%s: %s %s: cannot edit the scene", file, word, set);
+			rc = tp_errf(err, TP_EIO, "%s: %s %s: cannot edit the scene", file, word,
+				     set);
 		goto done;
 	}
 	/* Insert "parts[k]": {"parts[k+1]": ... VALUE ...} right after the "{" of `node`. */
@@ -220,7 +224,7 @@ void ld_linecol(const ld_edits *ed, const char *text, size_t len, size_t bom, si
 }
 
 int ld_apply_sets(const char *file, char **text, size_t *len, const char *const *sets, int nsets,
-	const char *word, ld_edits *ed, tp_err *err)
+		  const char *word, ld_edits *ed, tp_err *err)
 {
 	if (!word)
 		word = "sets";
@@ -238,8 +242,9 @@ int ld_apply_sets(const char *file, char **text, size_t *len, const char *const 
 		size_t off;
 		const char *why;
 		if (jsonpos_check(*text, *len, &off, &why) < 0)
-			return tp_errf(err, TP_EUSAGE, "%s %s: the scene is no longer valid JSON (%s)", word, sets[i],
-				why);
+			return tp_errf(err, TP_EUSAGE,
+				       "%s %s: the scene is no longer valid JSON (%s)", word,
+				       sets[i], why);
 	}
 	return 0;
 }

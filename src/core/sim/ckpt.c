@@ -140,7 +140,8 @@ static int check_open(FILE *f, const char *path, const ckpt_key *key, int frame,
 		return tp_errf(err, TP_EINPUT,
 			       "%s: made for another scene, or other %s/%s/%s options "
 			       "(fingerprints differ)",
-			       path, scene_ov_name(sc, SCENE_OV_SETS), scene_ov_name(sc, SCENE_OV_SEED),
+			       path, scene_ov_name(sc, SCENE_OV_SETS),
+			       scene_ov_name(sc, SCENE_OV_SEED),
 			       scene_ov_name(sc, SCENE_OV_FRAMES));
 	if (frame >= 0 && in->frame != frame)
 		return tp_errf(err, TP_EINPUT, "%s: holds frame %d, not %d (renamed?)", path,
