@@ -260,7 +260,7 @@ else
 Q = @
 endif
 
-.PHONY: all deps test check check-asan check-farm check-python check-preview bench demo golden install uninstall clean format lint check-browser-compare \
+.PHONY: all deps deps-build test check check-asan check-farm check-python check-preview bench demo golden install uninstall clean format lint check-browser-compare \
 	FORCE fuzz fuzz-bins fuzz-regress fuzz-smoke
 
 all: $(BIN) $(MAN) $(SHLIB) $(PCFILE) $(AV_PLUGIN)
@@ -354,8 +354,12 @@ $(BUILD)/obj/%.o: %.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(TP_CFLAGS) -c -o $@ $<
 
+# What is missing of everything (build, test, fuzz, bench: `make test`), or of what building
+# and rendering need (`make demo`).
 deps:
 	@sh scripts/install-deps.sh
+deps-build:
+	@sh scripts/install-deps.sh build
 
 # The suite runs from the repository root; TP_BIN tells end-to-end tests what to run.
 # Idle OpenMP workers sleep, as in the tidepool binary: Criterion runs tests in parallel.
@@ -378,6 +382,12 @@ test: deps
 	$(MAKE) check-farm
 	$(MAKE) check-preview
 	$(MAKE) check-blender
+	$(MAKE) check-deps
+
+# The build tier of scripts/install-deps.sh (`make demo`'s install) has what the build needs.
+.PHONY: check-deps
+check-deps:
+	sh tests/deps_check.sh $(PKGS) $(AV_PKGS)
 
 # tidepool preview (docs/preview.md): a smoke run of the server, then its HTTP API,
 # security and limits (tests/preview) and the page in headless Chromium
@@ -472,7 +482,9 @@ golden: $(BIN)
 	@sh scripts/golden.sh $(BIN)
 	@sh scripts/golden-textures.sh $(BIN)
 
-demo: deps $(BIN)
+# Builds on every core unless -j was given.
+demo: deps-build
+	$(MAKE) $(if $(findstring -j,$(MAKEFLAGS)),,-j$$(nproc)) $(BIN)
 	@mkdir -p out
 	$(BIN) render scenes/pond.json -o out/pond.mp4 -y
 
