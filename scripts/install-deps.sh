@@ -38,6 +38,8 @@ libmicrohttpd-dev curl nettle-dev
 libopenexr-dev libdeflate-dev openexr python3-openimageio
 libspng-dev"
 PKGS="$PKGS blender"
+# man-db (man -l, col) shows the manual page as a reader sees it (tests/man_underscores.py).
+PKGS="$PKGS man-db"
 
 case $tier in
 build) PKGS=$BUILD_PKGS ;;

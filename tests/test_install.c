@@ -63,6 +63,31 @@ Test(install, man_page_documents_every_command_and_option)
 		  logbuf);
 }
 
+/* The page as `man -l` prints it (no line wrapping) against its source for every
+ * underscore: none of the source's lost, none printed that was meant as markup. */
+static int man_underscores(const char *sed)
+{
+	return sh("sed '%s' docs/tidepool.1.scd > %s/m.scd && scdoc < %s/m.scd > %s/m.1 && "
+		  "MANWIDTH=1000 man -l %s/m.1 2>/dev/null | col -b > %s/m.txt && "
+		  "/usr/bin/python3 tests/man_underscores.py %s/m.scd %s/m.txt . 2>&1",
+		  sed, dir, dir, dir, dir, dir, dir, dir);
+}
+
+Test(install, man_page_prints_every_underscore_as_written)
+{
+	cr_assert_eq(man_underscores(""), 0, "%s", logbuf);
+	/* The page's old spellings are found: a path's underscore taken for markup (it
+	 * printed out/disp%04d.exr_) and markup printed (W_x_H, 2_N_). */
+	cr_assert_eq(man_underscores("s#_out/disp\\\\_%04d#_out/disp_%04d#; s#_WxH_#_W_x_H_#; "
+				     "s#_2N_#2_N_#"),
+		     1, "%s", logbuf);
+	cr_assert(strstr(logbuf, "dropped underscore: ") && strstr(logbuf, "_out/disp_%04d.exr_"),
+		  "%s", logbuf);
+	cr_assert(strstr(logbuf, "stray underscore: 'W_x_H'"), "%s", logbuf);
+	cr_assert(strstr(logbuf, "stray underscore: '2_N_'"), "%s", logbuf);
+	cr_assert(strstr(logbuf, "stray underscore: 'out/disp%04d.exr_'"), "%s", logbuf);
+}
+
 Test(install, man_page_is_built_from_its_source)
 {
 	cr_assert_eq(sh("SOURCE_DATE_EPOCH=$(sh scripts/man-date.sh) scdoc < docs/tidepool.1.scd | "
