@@ -277,11 +277,15 @@ $(SHLIB): $(CORE_OBJS)
 	$(Q)$(CC) $(TP_LDFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,--no-undefined -o $@ $^ $(TP_LIBS)
 	$(Q)ln -sf $(SONAME) $(BUILD)/libtidepool.so
 
-# pkg-config file for the installed library (PREFIX decides where).
-$(PCFILE): Makefile
+# pkg-config file for the installed library (PREFIX decides where; rewritten when it
+# changes). libdir and includedir are spelt from $${prefix} when under it, so that
+# `pkg-config --define-prefix` finds a copy installed with DESTDIR.
+$(PCFILE): FORCE
 	@mkdir -p $(dir $@)
 	@printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: tidepool\nDescription: batch renderer for water (libtidepool)\nVersion: %s\nLibs: -L$${libdir} -ltidepool\nCflags: -I$${includedir}\n' \
-		'$(PREFIX)' '$(LIBDIR)' '$(INCLUDEDIR)' '$(VERSION)' > $@
+		'$(PREFIX)' '$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))' \
+		'$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))' '$(VERSION)' > $@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
 # The manual page, from its scdoc source (docs/CONTRIBUTING.md).
 $(MAN): docs/tidepool.1.scd

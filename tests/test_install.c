@@ -143,6 +143,31 @@ Test(install, make_install_ships_the_manual_scenes_schema_and_completion)
 			"*\"\\([^\"]*\\)\".*/\\1/p' pond.json)\"",
 			dir),
 		     0, "%s", logbuf);
+	/* docs/api.md's example against the installed library, built as that page says, in a
+	 * prefix the loader does not search ($DESTDIR/usr/local/lib; --define-prefix reads the
+	 * staged tidepool.pc as if PREFIX were there): without an rpath it cannot start; with
+	 * the rpath pkg-config gives, or with LD_LIBRARY_PATH, it runs. */
+	const char *pc = "PKG_CONFIG_PATH=%s/root/usr/local/lib/pkgconfig pkg-config --define-prefix";
+	char pcd[512], cc[2048];
+	snprintf(pcd, sizeof pcd, pc, dir);
+	snprintf(cc, sizeof cc,
+		 "awk '/^```c$/{on=1;next} /^```$/{on=0} on' docs/api.md > %s/example.c && "
+		 "cc -std=c11 -Wall -Werror %s %s/example.c $(%s --cflags --libs tidepool)",
+		 dir, getenv("TP_CLIENT_FLAGS") ? getenv("TP_CLIENT_FLAGS") : "", dir, pcd);
+	cr_assert_eq(sh("%s -o %s/example-plain 2>&1 && env -u LD_LIBRARY_PATH "
+			"%s/example-plain scenes/pond.json 2>&1",
+			cc, dir, dir),
+		     127, "%s", logbuf);
+	cr_assert(strstr(logbuf, "libtidepool.so.0: cannot open shared object file"), "%s", logbuf);
+	cr_assert_eq(sh("%s -Wl,-rpath,$(%s --variable=libdir tidepool) -o %s/example 2>&1 && "
+			"env -u LD_LIBRARY_PATH %s/example scenes/pond.json 2>&1",
+			cc, pcd, dir, dir),
+		     0, "%s", logbuf);
+	cr_assert(strstr(logbuf, "320x180, mean "), "%s", logbuf);
+	cr_assert_eq(sh("LD_LIBRARY_PATH=%s/root/usr/local/lib %s/example-plain scenes/pond.json 2>&1",
+			dir, dir),
+		     0, "%s", logbuf);
+	cr_assert(strstr(logbuf, "320x180, mean "), "%s", logbuf);
 	cr_assert_eq(sh("make -s uninstall DESTDIR=%s/root 2>&1 && find %s/root -type f | wc -l",
 			dir, dir),
 		     0, "%s", logbuf);
