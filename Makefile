@@ -1,5 +1,5 @@
 # tidepool - see README.md. `make` builds build/tidepool; `make test` installs what is
-# missing, then runs the test suite twice (as built, and with ASan+UBSan).
+# missing, then runs the checks of TEST_CHECKS (README "Testing").
 #
 # Project flags wrap the user's: `make OPT=-O0 CFLAGS=-fsanitize=address,undefined` works.
 # V=1 shows the commands.
@@ -371,22 +371,55 @@ check: $(BIN) $(MAN) $(TEST_BIN) $(SHLIB)
 	OMP_WAIT_POLICY=$${OMP_WAIT_POLICY:-passive} TP_BIN=$(BIN) TP_BUILD=$(BUILD) \
 		TP_CLIENT_FLAGS="$(CFLAGS) $(LDFLAGS)" $(TEST_BIN) $(TESTFLAGS)
 
+ASAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp
 check-asan:
-	$(MAKE) BUILD=build/asan OPT=-O1 \
+	$(ASAN_ENV) $(MAKE) BUILD=build/asan OPT=-O1 \
 		CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined $(CFLAGS)" \
 		LDFLAGS="-fsanitize=address,undefined $(LDFLAGS)" check
 
+# The suites ASan and UBSan find most in (parsers, file formats, the API, the command
+# line, reports, limits): `make test` runs them sanitized; check-asan-rest, the others
+# (long numerical suites, the docs' examples), is CI's (make test-long).
+ASAN_SUITES = scene sceneopts schema where png exr mp4 mp4_cli compare compare_cli \
+	compare_html flip api api_output cli limits util opts rng textures untruths install
+# "a|b|c" of a list, for Criterion's --filter "@(a|b|c)/*" (those) and "!(a|b|c)/*" (all but).
+alts = $(subst $(eval) ,|,$(strip $(1)))
+.PHONY: check-asan-quick check-asan-rest
+check-asan-quick:
+	$(MAKE) check-asan TESTFLAGS='--filter "@($(call alts,$(ASAN_SUITES)))/*" $(TESTFLAGS)'
+check-asan-rest:
+	$(MAKE) check-asan TESTFLAGS='--filter "!($(call alts,$(ASAN_SUITES)))/*" $(TESTFLAGS)'
+
+# `make test`: every check of TEST_CHECKS, as many at once as the cores allow (Criterion
+# also runs its tests in parallel), each check's output whole when it ends. Adding a check
+# is one line here. TEST_LONG_CHECKS are the long runs CI adds (.ci/run: `make test`, then
+# `make test-long`, then fuzz-smoke); either list runs alone, or any one check by its name.
+TEST_CHECKS = \
+	check \
+	check-asan-quick \
+	check-python \
+	check-browser-compare \
+	check-preview \
+	check-blender \
+	check-deps
+TEST_LONG_CHECKS = \
+	check-asan-rest \
+	fuzz-regress \
+	check-farm
+JOBS = $(if $(findstring -j,$(MAKEFLAGS)),,-j$$(nproc))
+.PHONY: test-long quick
 test: deps
-	$(MAKE) check
-	$(MAKE) check-python
-	$(MAKE) check-browser-compare
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
-		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp $(MAKE) check-asan
-	$(MAKE) fuzz-regress
-	$(MAKE) check-farm
-	$(MAKE) check-preview
-	$(MAKE) check-blender
-	$(MAKE) check-deps
+	$(MAKE) $(JOBS) $(BIN) $(MAN) $(TEST_BIN) $(SHLIB) $(PCFILE)
+	$(MAKE) $(JOBS) -Otarget $(TEST_CHECKS)
+test-long: deps
+	$(MAKE) $(JOBS) -Otarget $(TEST_LONG_CHECKS)
+
+# The edit-build-test loop: the build, then the Criterion suite without its long suites
+# (QUICK_SKIP; `make check` runs them all). A minute or two.
+QUICK_SKIP = docs round reuse airy sph ocean refract_aa farm scale golden
+quick: $(BIN) $(MAN) $(TEST_BIN) $(SHLIB)
+	$(MAKE) check TESTFLAGS='--filter "!($(call alts,$(QUICK_SKIP)))/*" $(TESTFLAGS)'
 
 # The build tier of scripts/install-deps.sh (`make demo`'s install) has what the build needs.
 .PHONY: check-deps
