@@ -17,11 +17,11 @@ BUILD ?= build
 OPT ?= -O3
 PKG_CONFIG ?= pkg-config
 
-PKGS = libpng nettle libcjson libxxhash fftw3f libmicrohttpd OpenEXR libdeflate
+PKGS = libpng nettle libcjson libxxhash fftw3f libmicrohttpd OpenEXR libdeflate libwebp
 # MP4 and libavutil's hashes (libavcodec and what it brings, ~120 libraries; libavutil
 # alone 23) live in a plugin loaded when an MP4 or such a hash is touched
 # (src/encode/avplugin.h): the program and the library link only PKGS (nettle: the
-# fingerprints' SHA-256).
+# fingerprints' SHA-256; libwebp: the compare report's lossless pictures).
 AV_PKGS = libavcodec libavformat libavutil libswscale
 
 # Determinism: no FMA contraction, never -ffast-math (DESIGN.md).

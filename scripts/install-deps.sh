@@ -14,7 +14,7 @@ tier=${1:-all}
 # Makefile's PKGS and AV_PKGS), xxd (the embedded pages) and scdoc (the man page).
 BUILD_PKGS="build-essential pkg-config libpng-dev libavcodec-dev libavformat-dev
 libavutil-dev libswscale-dev libcjson-dev libxxhash-dev libfftw3-dev libmicrohttpd-dev
-nettle-dev libopenexr-dev libdeflate-dev xxd scdoc"
+nettle-dev libopenexr-dev libdeflate-dev libwebp-dev xxd scdoc"
 
 # clang, libclang-rt-14-dev (libFuzzer and the sanitizer runtimes for clang; only
 # recommended by clang, so named here) and libomp-dev (OpenMP for clang) build the fuzz
