@@ -451,7 +451,7 @@ check-browser-compare: $(BIN)
 check-blender: $(BIN)
 	sh scripts/check-blender.sh $(BIN)
 
-# Once per `make test` (not per build): a chunked render through GNU parallel and as a
+# Once per `make test-long` (not per build): a chunked render through GNU parallel and as a
 # Slurm job array on a single-node Slurm (scripts/slurm-local.sh), against one machine.
 check-farm: $(BIN)
 	sh scripts/farm-test.sh $(BIN)
