@@ -196,8 +196,10 @@ Test(compare_cli, json_report_has_per_frame_metrics_and_bbox)
 	snprintf(json2, sizeof json2, "%s/r2.json", dir);
 	cr_assert_eq(run_tp(NULL, NULL, "compare %s/g %s/t --json %s --threads 1 --max-pixels 3", dir, dir, json2), 1);
 	cr_assert_eq(run_tp(NULL, NULL, "compare %s/g %s/t --json %s --threads 2 --max-pixels 3", dir, dir, json), 1);
-	snprintf(cmd, sizeof cmd, "grep -q '^  \"made\": ' %s && grep -v '^  \"made\": ' %s > %s.1 && "
-				  "grep -v '^  \"made\": ' %s > %s.2 && cmp -s %s.1 %s.2", json, json, json, json2, json, json, json);
+	snprintf(cmd, sizeof cmd,
+		 "grep -q '^  \"made\": ' %s && grep -v '^  \"made\": ' %s > %s.1 && "
+		 "grep -v '^  \"made\": ' %s > %s.2 && cmp -s %s.1 %s.2",
+		 json, json, json, json2, json, json, json);
 	cr_assert_eq(system(cmd), 0, "%s", cmd);
 }
 

@@ -147,7 +147,8 @@ Test(install, make_install_ships_the_manual_scenes_schema_and_completion)
 	 * prefix the loader does not search ($DESTDIR/usr/local/lib; --define-prefix reads the
 	 * staged tidepool.pc as if PREFIX were there): without an rpath it cannot start; with
 	 * the rpath pkg-config gives, or with LD_LIBRARY_PATH, it runs. */
-	const char *pc = "PKG_CONFIG_PATH=%s/root/usr/local/lib/pkgconfig pkg-config --define-prefix";
+	const char *pc =
+		"PKG_CONFIG_PATH=%s/root/usr/local/lib/pkgconfig pkg-config --define-prefix";
 	char pcd[512], cc[2048];
 	snprintf(pcd, sizeof pcd, pc, dir);
 	snprintf(cc, sizeof cc,
@@ -164,9 +165,10 @@ Test(install, make_install_ships_the_manual_scenes_schema_and_completion)
 			cc, pcd, dir, dir),
 		     0, "%s", logbuf);
 	cr_assert(strstr(logbuf, "320x180, mean "), "%s", logbuf);
-	cr_assert_eq(sh("LD_LIBRARY_PATH=%s/root/usr/local/lib %s/example-plain scenes/pond.json 2>&1",
-			dir, dir),
-		     0, "%s", logbuf);
+	cr_assert_eq(
+		sh("LD_LIBRARY_PATH=%s/root/usr/local/lib %s/example-plain scenes/pond.json 2>&1",
+		   dir, dir),
+		0, "%s", logbuf);
 	cr_assert(strstr(logbuf, "320x180, mean "), "%s", logbuf);
 	cr_assert_eq(sh("make -s uninstall DESTDIR=%s/root 2>&1 && find %s/root -type f | wc -l",
 			dir, dir),

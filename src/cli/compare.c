@@ -320,7 +320,8 @@ static int parse_args(int argc, char **argv, compare_opts *o)
  * prefix of one of these names is one of them. *takes_next: its value is the next word. */
 static int report_option(const char *w, int *takes_next)
 {
-	static const char *const names[] = { "json", "junit", "html", "html-frames", "diff", "threads", NULL };
+	static const char *const names[] = {"json", "junit",   "html", "html-frames",
+					    "diff", "threads", NULL};
 	*takes_next = 0;
 	if (!strcmp(w, "-q"))
 		return 1;
@@ -369,7 +370,7 @@ int cmd_compare(int argc, char **argv)
 	o.cfg.ignore = o.ignore;
 	o.cfg.png_level = -1;
 	o.html_frames = CMP_HTML_FRAMES;
-	tp_line run_line = { 0 }, accept_line = { 0 };
+	tp_line run_line = {0}, accept_line = {0};
 	command_lines(argc, argv, &run_line, &accept_line);
 	int prc = parse_args(argc, argv, &o);
 	if (prc) {
@@ -410,8 +411,9 @@ int cmd_compare(int argc, char **argv)
 	res.command = run_line.oom ? NULL : run_line.s;
 	if (!o.cfg.update && res.failed > 0 && !accept_line.oom) {
 		if (!strcmp(res.kind_a, "video"))
-			res.accept_note = "A is a video: --update rewrites PNG frames and manifests only, "
-					  "so render the new reference frames as PNGs or a manifest";
+			res.accept_note =
+				"A is a video: --update rewrites PNG frames and manifests only, "
+				"so render the new reference frames as PNGs or a manifest";
 		else
 			res.accept = accept_line.s;
 	}

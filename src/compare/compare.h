@@ -215,11 +215,11 @@ typedef struct cmp_result {
 	char started[32];      /* local time the comparison began, ISO 8601 ("" = unknown) */
 	double seconds;        /* how long it took (JUnit's time) */
 	/* Where the reports came from (the JSON's "made", the page's header): */
-	char date[32];         /* UTC, ISO 8601 with Z (SOURCE_DATE_EPOCH when set), or "" */
+	char date[32];             /* UTC, ISO 8601 with Z (SOURCE_DATE_EPOCH when set), or "" */
 	char sha_a[65], sha_b[65]; /* cmp_input_sha256 of A and B before the run, or "" */
-	const char *command;   /* the command line, shell-quoted, or NULL */
-	const char *accept;    /* the command that makes A match B (--update), or NULL */
-	const char *accept_note; /* why there is no such command (A is a video), or NULL */
+	const char *command;       /* the command line, shell-quoted, or NULL */
+	const char *accept;        /* the command that makes A match B (--update), or NULL */
+	const char *accept_note;   /* why there is no such command (A is a video), or NULL */
 } cmp_result;
 
 /* Compares cfg->a with cfg->b. Returns 0 when every frame is within tolerance, TP_EDIFF

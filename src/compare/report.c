@@ -225,7 +225,9 @@ void cmp_report_json_write(FILE *f, const cmp_config *cfg, const cmp_result *res
 	unsigned checks = t->checks ? t->checks : CMP_CHECK_MAX_DIFF;
 	fprintf(f, "{\n  \"format\": \"%s\",\n", CMP_JSON_FORMAT);
 	/* What made the report: a report kept by CI says where it came from. */
-	fputs("  \"made\": {\"by\": \"tidepool compare\", \"version\": \"" TP_VERSION "\", \"date\": ", f);
+	fputs("  \"made\": {\"by\": \"tidepool compare\", \"version\": \"" TP_VERSION
+	      "\", \"date\": ",
+	      f);
 	json_str_or_null(f, res->date);
 	fputs(", \"command\": ", f);
 	json_str_or_null(f, res->command);

@@ -78,7 +78,8 @@ static int webp_encode(const tp_image *img, WebPMemoryWriter *wr, tp_err *err)
 	pic.height = img->h;
 	pic.writer = WebPMemoryWrite;
 	pic.custom_ptr = wr;
-	int ok = WebPPictureImportRGB(&pic, img->pixels, (int)img->stride) && WebPEncode(&cfg, &pic);
+	int ok =
+		WebPPictureImportRGB(&pic, img->pixels, (int)img->stride) && WebPEncode(&cfg, &pic);
 	WebPPictureFree(&pic);
 	return ok ? 0 : tp_errf(err, TP_EIO, "out of memory for a report picture");
 }
@@ -176,9 +177,9 @@ static void flip_picture(const float *map, int w, const cmp_rect *c, tp_image *d
 
 typedef struct pics {
 	tp_image a, b, bm, crop, prev, tmp;
-	int prev_index;  /* the frame prev is the ref of (-1: none) */
+	int prev_index; /* the frame prev is the ref of (-1: none) */
 	cmp_flip *flip;
-	int fw, fh;      /* the size flip was made for */
+	int fw, fh; /* the size flip was made for */
 } pics;
 
 static int ensure_rgb(tp_image *img, int w, int h, tp_err *err)
@@ -186,8 +187,9 @@ static int ensure_rgb(tp_image *img, int w, int h, tp_err *err)
 	if (img->pixels && img->w == w && img->h == h)
 		return 0;
 	tp_image_free(img);
-	return tp_image_alloc(img, w, h, TP_RGB8) < 0 ? tp_errf(err, TP_EIO, "out of memory for a report picture")
-						     : 0;
+	return tp_image_alloc(img, w, h, TP_RGB8) < 0
+		       ? tp_errf(err, TP_EIO, "out of memory for a report picture")
+		       : 0;
 }
 
 /* The ref picture: the crop itself, or its difference from the previous pictured frame's
@@ -199,7 +201,7 @@ static int put_ref(FILE *out, pics *p, int index, tp_err *err)
 	WebPMemoryWriterInit(&chained);
 	int rc = webp_encode(&p->crop, &whole, err), chain = 0;
 	if (rc == 0 && p->prev_index >= 0 && p->prev.w == p->crop.w && p->prev.h == p->crop.h) {
-		cmp_rect all = { 0, 0, p->crop.w, p->crop.h };
+		cmp_rect all = {0, 0, p->crop.w, p->crop.h};
 		rc = ensure_rgb(&p->tmp, p->crop.w, p->crop.h, err);
 		if (rc == 0) {
 			delta_picture(&p->prev, &p->crop, &all, &p->tmp);
@@ -224,11 +226,14 @@ static int put_ref(FILE *out, pics *p, int index, tp_err *err)
 /* A frame whose sizes differ: each side whole (or cropped about its centre). */
 static int mismatch_frame(FILE *out, const cmp_frame *fr, pics *p, tp_err *err)
 {
-	cmp_rect none = { 0, 0, 0, 0 };
+	cmp_rect none = {0, 0, 0, 0};
 	cmp_rect ca = crop_for(p->a.w, p->a.h, &none), cb = crop_for(p->b.w, p->b.h, &none);
-	fprintf(out, "{\"index\": %d, \"mismatch\": true, \"size\": [%d, %d], \"crop\": [%d, %d, %d, %d], "
-		     "\"test_size\": [%d, %d], \"test_crop\": [%d, %d, %d, %d]",
-		fr->index, p->a.w, p->a.h, ca.x, ca.y, ca.w, ca.h, p->b.w, p->b.h, cb.x, cb.y, cb.w, cb.h);
+	fprintf(out,
+		"{\"index\": %d, \"mismatch\": true, \"size\": [%d, %d], \"crop\": [%d, %d, %d, "
+		"%d], "
+		"\"test_size\": [%d, %d], \"test_crop\": [%d, %d, %d, %d]",
+		fr->index, p->a.w, p->a.h, ca.x, ca.y, ca.w, ca.h, p->b.w, p->b.h, cb.x, cb.y, cb.w,
+		cb.h);
 	int rc = crop_copy(&p->a, &ca, &p->crop, err);
 	if (rc == 0)
 		rc = put_picture(out, "ref", &p->crop, err);
@@ -250,8 +255,8 @@ static int picture_frame(FILE *out, const cmp_config *cfg, const cmp_frame *fr, 
 		return mismatch_frame(out, fr, p, err);
 	int w = p->a.w, h = p->a.h;
 	cmp_rect c = crop_for(w, h, &fr->m.bbox);
-	fprintf(out, "{\"index\": %d, \"size\": [%d, %d], \"crop\": [%d, %d, %d, %d]", fr->index, w, h,
-		c.x, c.y, c.w, c.h);
+	fprintf(out, "{\"index\": %d, \"size\": [%d, %d], \"crop\": [%d, %d, %d, %d]", fr->index, w,
+		h, c.x, c.y, c.w, c.h);
 	int rc = crop_copy(&p->a, &c, &p->crop, err);
 	if (rc == 0)
 		rc = put_ref(out, p, fr->index, err);
@@ -360,8 +365,10 @@ static void pictures_block(FILE *out, const cmp_config *cfg, const cmp_result *r
 		qsort(chosen, (size_t)k, sizeof *chosen, worse_first);
 		qsort(chosen, (size_t)n, sizeof *chosen, by_index);
 	}
-	fprintf(out, "{\n  \"max_frames\": %d, \"max_size\": [%d, %d], \"failing\": %d, \"measured\": %d, "
-		     "\"mismatched\": %d,\n",
+	fprintf(out,
+		"{\n  \"max_frames\": %d, \"max_size\": [%d, %d], \"failing\": %d, \"measured\": "
+		"%d, "
+		"\"mismatched\": %d,\n",
 		max_frames, CMP_HTML_MAX_W, CMP_HTML_MAX_H, failing, measured, mismatched);
 	/* Why some frames cannot have pictures. */
 	const char *why = NULL;
