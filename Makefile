@@ -379,10 +379,13 @@ check-asan:
 		LDFLAGS="-fsanitize=address,undefined $(LDFLAGS)" check
 
 # The suites ASan and UBSan find most in (parsers, file formats, the API, the command
-# line, reports, limits): `make test` runs them sanitized; check-asan-rest, the others
-# (long numerical suites, the docs' examples), is CI's (make test-long).
+# line, reports, limits, and the render kernels' and grid solvers' quick suites, where
+# the fused kernel's overread was found): `make test` runs them sanitized;
+# check-asan-rest, the others (long numerical suites, the docs' examples), is CI's
+# (make test-long).
 ASAN_SUITES = scene sceneopts schema where png exr mp4 mp4_cli compare compare_cli \
-	compare_html flip api api_output cli limits util opts rng textures untruths install
+	compare_html flip api api_output cli limits util opts rng textures untruths install \
+	render boxes_render maps levels hooke ripple intsolvers
 # "a|b|c" of a list, for Criterion's --filter "@(a|b|c)/*" (those) and "!(a|b|c)/*" (all but).
 alts = $(subst $(eval) ,|,$(strip $(1)))
 .PHONY: check-asan-quick check-asan-rest
