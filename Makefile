@@ -1,5 +1,5 @@
 # tidepool - see README.md. `make` builds build/tidepool; `make test` installs what is
-# missing, then runs the test suite twice (as built, and with ASan+UBSan).
+# missing, then runs the checks of TEST_CHECKS (README "Testing").
 #
 # Project flags wrap the user's: `make OPT=-O0 CFLAGS=-fsanitize=address,undefined` works.
 # V=1 shows the commands.
@@ -17,11 +17,11 @@ BUILD ?= build
 OPT ?= -O3
 PKG_CONFIG ?= pkg-config
 
-PKGS = libpng nettle libcjson libxxhash fftw3f libmicrohttpd OpenEXR libdeflate
+PKGS = libpng nettle libcjson libxxhash fftw3f libmicrohttpd OpenEXR libdeflate libwebp
 # MP4 and libavutil's hashes (libavcodec and what it brings, ~120 libraries; libavutil
 # alone 23) live in a plugin loaded when an MP4 or such a hash is touched
 # (src/encode/avplugin.h): the program and the library link only PKGS (nettle: the
-# fingerprints' SHA-256).
+# fingerprints' SHA-256; libwebp: the compare report's lossless pictures).
 AV_PKGS = libavcodec libavformat libavutil libswscale
 
 # Determinism: no FMA contraction, never -ffast-math (DESIGN.md).
@@ -261,7 +261,7 @@ else
 Q = @
 endif
 
-.PHONY: all deps test check check-asan check-farm check-python check-pip check-preview bench demo golden install uninstall clean format lint check-browser-compare \
+.PHONY: all deps deps-build test check check-asan check-farm check-python check-pip check-preview bench demo golden install uninstall clean format lint check-browser-compare \
 	FORCE fuzz fuzz-bins fuzz-regress fuzz-smoke
 
 all: $(BIN) $(MAN) $(SHLIB) $(PCFILE) $(AV_PLUGIN)
@@ -278,11 +278,15 @@ $(SHLIB): $(CORE_OBJS)
 	$(Q)$(CC) $(TP_LDFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,--no-undefined -o $@ $^ $(TP_LIBS)
 	$(Q)ln -sf $(SONAME) $(BUILD)/libtidepool.so
 
-# pkg-config file for the installed library (PREFIX decides where).
-$(PCFILE): Makefile
+# pkg-config file for the installed library (PREFIX decides where; rewritten when it
+# changes). libdir and includedir are spelt from $${prefix} when under it, so that
+# `pkg-config --define-prefix` finds a copy installed with DESTDIR.
+$(PCFILE): FORCE
 	@mkdir -p $(dir $@)
 	@printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: tidepool\nDescription: batch renderer for water (libtidepool)\nVersion: %s\nLibs: -L$${libdir} -ltidepool\nCflags: -I$${includedir}\n' \
-		'$(PREFIX)' '$(LIBDIR)' '$(INCLUDEDIR)' '$(VERSION)' > $@
+		'$(PREFIX)' '$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))' \
+		'$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))' '$(VERSION)' > $@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
 # The manual page, from its scdoc source (docs/CONTRIBUTING.md).
 $(MAN): docs/tidepool.1.scd
@@ -355,8 +359,12 @@ $(BUILD)/obj/%.o: %.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(TP_CFLAGS) -c -o $@ $<
 
+# What is missing of everything (build, test, fuzz, bench: `make test`), or of what building
+# and rendering need (`make demo`).
 deps:
 	@sh scripts/install-deps.sh
+deps-build:
+	@sh scripts/install-deps.sh build
 
 # The suite runs from the repository root; TP_BIN tells end-to-end tests what to run.
 # Idle OpenMP workers sleep, as in the tidepool binary: Criterion runs tests in parallel.
@@ -364,22 +372,64 @@ check: $(BIN) $(MAN) $(TEST_BIN) $(SHLIB)
 	OMP_WAIT_POLICY=$${OMP_WAIT_POLICY:-passive} TP_BIN=$(BIN) TP_BUILD=$(BUILD) \
 		TP_CLIENT_FLAGS="$(CFLAGS) $(LDFLAGS)" $(TEST_BIN) $(TESTFLAGS)
 
+ASAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp
 check-asan:
-	$(MAKE) BUILD=build/asan OPT=-O1 \
+	$(ASAN_ENV) $(MAKE) BUILD=build/asan OPT=-O1 \
 		CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined $(CFLAGS)" \
 		LDFLAGS="-fsanitize=address,undefined $(LDFLAGS)" check
 
+# The suites ASan and UBSan find most in (parsers, file formats, the API, the command
+# line, reports, limits, and the render kernels' and grid solvers' quick suites, where
+# the fused kernel's overread was found): `make test` runs them sanitized;
+# check-asan-rest, the others (long numerical suites, the docs' examples), is CI's
+# (make test-long).
+ASAN_SUITES = scene sceneopts schema where png exr mp4 mp4_cli compare compare_cli \
+	compare_html flip api api_output cli limits util opts rng textures untruths install \
+	render boxes_render maps levels hooke ripple intsolvers
+# "a|b|c" of a list, for Criterion's --filter "@(a|b|c)/*" (those) and "!(a|b|c)/*" (all but).
+alts = $(subst $(eval) ,|,$(strip $(1)))
+.PHONY: check-asan-quick check-asan-rest
+check-asan-quick:
+	$(MAKE) check-asan TESTFLAGS='--filter "@($(call alts,$(ASAN_SUITES)))/*" $(TESTFLAGS)'
+check-asan-rest:
+	$(MAKE) check-asan TESTFLAGS='--filter "!($(call alts,$(ASAN_SUITES)))/*" $(TESTFLAGS)'
+
+# `make test`: every check of TEST_CHECKS, as many at once as the cores allow (Criterion
+# also runs its tests in parallel), each check's output whole when it ends. Adding a check
+# is one line here. TEST_LONG_CHECKS are the long runs CI adds (.ci/run: `make test`, then
+# `make test-long`, then fuzz-smoke); either list runs alone, or any one check by its name.
+TEST_CHECKS = \
+	check \
+	check-asan-quick \
+	check-python \
+	check-pip \
+	check-browser-compare \
+	check-preview \
+	check-blender \
+	check-deps
+TEST_LONG_CHECKS = \
+	check-asan-rest \
+	fuzz-regress \
+	check-farm
+JOBS = $(if $(findstring -j,$(MAKEFLAGS)),,-j$$(nproc))
+.PHONY: test-long quick
 test: deps
-	$(MAKE) check
-	$(MAKE) check-python
-	$(MAKE) check-pip
-	$(MAKE) check-browser-compare
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
-		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp $(MAKE) check-asan
-	$(MAKE) fuzz-regress
-	$(MAKE) check-farm
-	$(MAKE) check-preview
-	$(MAKE) check-blender
+	$(MAKE) $(JOBS) $(BIN) $(MAN) $(TEST_BIN) $(SHLIB) $(PCFILE)
+	$(MAKE) $(JOBS) -Otarget $(TEST_CHECKS)
+test-long: deps
+	$(MAKE) $(JOBS) -Otarget $(TEST_LONG_CHECKS)
+
+# The edit-build-test loop: the build, then the Criterion suite without its long suites
+# (QUICK_SKIP; `make check` runs them all). A minute or two.
+QUICK_SKIP = docs round reuse airy sph ocean refract_aa farm scale golden
+quick: $(BIN) $(MAN) $(TEST_BIN) $(SHLIB)
+	$(MAKE) check TESTFLAGS='--filter "!($(call alts,$(QUICK_SKIP)))/*" $(TESTFLAGS)'
+
+# The build tier of scripts/install-deps.sh (`make demo`'s install) has what the build needs.
+.PHONY: check-deps
+check-deps:
+	sh tests/deps_check.sh $(PKGS) $(AV_PKGS)
 
 # tidepool preview (docs/preview.md): a smoke run of the server, then its HTTP API,
 # security and limits (tests/preview) and the page in headless Chromium
@@ -413,7 +463,7 @@ check-browser-compare: $(BIN)
 check-blender: $(BIN)
 	sh scripts/check-blender.sh $(BIN)
 
-# Once per `make test` (not per build): a chunked render through GNU parallel and as a
+# Once per `make test-long` (not per build): a chunked render through GNU parallel and as a
 # Slurm job array on a single-node Slurm (scripts/slurm-local.sh), against one machine.
 check-farm: $(BIN)
 	sh scripts/farm-test.sh $(BIN)
@@ -481,7 +531,9 @@ golden: $(BIN)
 	@sh scripts/golden.sh $(BIN)
 	@sh scripts/golden-textures.sh $(BIN)
 
-demo: deps $(BIN)
+# Builds on every core unless -j was given.
+demo: deps-build
+	$(MAKE) $(if $(findstring -j,$(MAKEFLAGS)),,-j$$(nproc)) $(BIN)
 	@mkdir -p out
 	$(BIN) render scenes/pond.json -o out/pond.mp4 -y
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# farm-test.sh BIN - the farm render on real engines (run once by `make test`):
+# farm-test.sh BIN - the farm render on real engines (run once by `make test-long`):
 #   1. a single-machine render of an example scene (the reference frame-hash manifest);
 #   2. the same scene in chunks through GNU parallel (cache step, chunks with 2 jobs,
 #      joins), checked against the reference by manifest, and the joined MP4 by ffprobe;

@@ -1,7 +1,20 @@
 #!/bin/sh
-# Installs the Debian packages tidepool needs to build, test and benchmark, skipping
-# what is already present. Safe to run repeatedly; does nothing when all are installed.
+# Installs the Debian packages tidepool needs, skipping what is already present. Safe to
+# run repeatedly; does nothing when all are installed.
+#
+#   sh scripts/install-deps.sh build   what building and rendering need (make, make demo)
+#   sh scripts/install-deps.sh         everything: build, test, fuzz and bench (make test)
+#   sh scripts/install-deps.sh --list build   prints a tier's packages, installs nothing
 set -eu
+list=""
+[ "${1:-}" = --list ] && { list=1; shift; }
+tier=${1:-all}
+
+# The build tier: the compiler, the libraries the program and libtidepool link (the
+# Makefile's PKGS and AV_PKGS), xxd (the embedded pages) and scdoc (the man page).
+BUILD_PKGS="build-essential pkg-config libpng-dev libavcodec-dev libavformat-dev
+libavutil-dev libswscale-dev libcjson-dev libxxhash-dev libfftw3-dev libmicrohttpd-dev
+nettle-dev libopenexr-dev libdeflate-dev libwebp-dev xxd scdoc"
 
 # clang, libclang-rt-14-dev (libFuzzer and the sanitizer runtimes for clang; only
 # recommended by clang, so named here) and libomp-dev (OpenMP for clang) build the fuzz
@@ -29,9 +42,19 @@ PKGS="$PKGS blender"
 # build and install it into a venv (python3-venv) in make check-pip; python3-mypy checks
 # its type hints (make check-python).
 PKGS="$PKGS python3-setuptools python3-wheel python3-pip python3-venv python3-mypy"
+# man-db (man -l, col) shows the manual page as a reader sees it (tests/man_underscores.py).
+PKGS="$PKGS man-db"
+
+case $tier in
+build) PKGS=$BUILD_PKGS ;;
+all) PKGS="$BUILD_PKGS $PKGS" ;;
+*) echo "install-deps: unknown tier '$tier' (build or all)" >&2; exit 2 ;;
+esac
+[ -n "$list" ] && { echo $PKGS | tr ' ' '\n'; exit 0; }
 
 missing=""
 for p in $PKGS; do
+	case " $missing " in *" $p "*) continue ;; esac
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
 		missing="$missing $p"
 	fi

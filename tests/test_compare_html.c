@@ -144,7 +144,7 @@ Test(compare_html, written_for_pass_fail_and_input_error)
 	s = read_all(html);
 	j = script_json(s, "tp-report");
 	cr_assert_not_null(strstr(j, "\"passed\": false"));
-	cr_assert_eq(count(s, "data:image/png;base64,"), 3 * 3, "ref, test and difference of 3 frames");
+	cr_assert_eq(count(s, "data:image/webp;base64,"), 3 * 2, "ref and delta of 3 frames");
 	free(s), free(j);
 	/* An input error: the report still appears and says what failed. */
 	cr_assert_eq(run_tp(NULL, errpath, "compare %s/g %s/nothing --html %s -q", dir, dir, html), 3);
@@ -187,9 +187,10 @@ Test(compare_html, embeds_the_json_report_and_pictures_of_the_worst_frames)
 	for (int i = 0; i < 2; i++) {
 		cJSON *f = cJSON_GetArrayItem(fr, i);
 		cr_assert_eq(cJSON_GetObjectItem(f, "index")->valueint, 3 + i);
-		for (const char *k = "ref\0test\0diff\0flip\0"; *k; k += strlen(k) + 1)
-			cr_assert(!strncmp(cJSON_GetObjectItem(f, k)->valuestring, "data:image/png;base64,iVBORw0KGgo", 33),
-				  "%s is a PNG data URI", k);
+		for (const char *k = "ref\0delta\0flip\0"; *k; k += strlen(k) + 1)
+			cr_assert(!strncmp(cJSON_GetObjectItem(f, k)->valuestring,
+					   "data:image/webp;base64,UklGR", 28),
+				  "%s is a WebP data URI", k);
 		cJSON *crop = cJSON_GetObjectItem(f, "crop");
 		cr_assert_eq(cJSON_GetArrayItem(crop, 2)->valueint, 48, "small frames are shown whole");
 	}
@@ -209,7 +210,7 @@ Test(compare_html, large_frames_are_cropped_around_the_change_and_never_scaled)
 	char *p = script_json(s, "tp-pictures");
 	cr_assert_not_null(strstr(p, "\"size\": [1280, 720], \"crop\": [320, 180, 960, 540]"), "%.300s", p);
 	/* The reference picture is the crop itself: 960x540 pixels. */
-	const char *uri = strstr(p, "\"ref\": \"data:image/png;base64,");
+	const char *uri = strstr(p, "\"ref\": \"data:image/webp;base64,");
 	cr_assert_not_null(uri);
 	free(s), free(p);
 }
@@ -251,7 +252,75 @@ Test(compare_html, video_against_video)
 	cr_assert(cJSON_IsNull(cJSON_GetObjectItem(root, "error")), "%s", cJSON_GetObjectItem(root, "error")->valuestring);
 	int n = cJSON_GetArraySize(cJSON_GetObjectItem(root, "frames"));
 	cr_assert(n >= 1 && n <= 3, "%d pictured", n);
-	cr_assert_eq(count(s, "data:image/png;base64,"), 4 * n);
+	cr_assert_eq(count(s, "data:image/webp;base64,"), 3 * n, "ref, delta and FLIP map");
 	cJSON_Delete(root);
 	free(s), free(p);
+}
+
+/* The JSON (and the page, which carries it) says what made it: the command, the date
+ * (SOURCE_DATE_EPOCH when set), the version and the inputs' SHA-256; and the command that
+ * accepts B, which works. The summary names no FLIP that was not measured. */
+Test(compare_html, reports_say_what_made_them_and_how_to_accept_b)
+{
+	sequences(3, 40, 30, 5, 5);
+	char cmd[1024], want[512];
+	cr_assert_eq(run_tp(NULL, errpath,
+			    "compare %s/g %s/t --max-diff 3 --json %s/r.json --html=%s/r.html", dir,
+			    dir, dir, dir),
+		     1);
+	const char *e = slurp(errpath);
+	cr_assert_null(strstr(e, "flip"), "FLIP was not measured: %s", e);
+	snprintf(want, sizeof want,
+		 "compare: to accept B as the new reference: tidepool compare %s/g %s/t --max-diff "
+		 "3 "
+		 "--update\n",
+		 dir, dir);
+	cr_assert_not_null(strstr(e, want), "%s", e);
+	snprintf(cmd, sizeof cmd, "%s/r.json", dir);
+	char *j = read_all(cmd);
+	cJSON *root = cJSON_Parse(j);
+	cr_assert_not_null(root);
+	cJSON *made = cJSON_GetObjectItem(root, "made");
+	cr_assert_str_eq(cJSON_GetObjectItem(made, "version")->valuestring, TP_VERSION);
+	const char *date = cJSON_GetObjectItem(made, "date")->valuestring;
+	cr_assert(strlen(date) == 20 && date[4] == '-' && date[10] == 'T' && date[19] == 'Z', "%s",
+		  date);
+	snprintf(want, sizeof want,
+		 "tidepool compare %s/g %s/t --max-diff 3 --json %s/r.json --html=%s/r.html", dir,
+		 dir, dir, dir);
+	cr_assert_str_eq(cJSON_GetObjectItem(made, "command")->valuestring, want);
+	/* A's fingerprint: SHA-256 of its frames' files in order, as sha256sum gives it. */
+	snprintf(cmd, sizeof cmd,
+		 "cat %s/g/0000.png %s/g/0001.png %s/g/0002.png | sha256sum > %s/sum", dir, dir,
+		 dir, dir);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(cmd, sizeof cmd, "%s/sum", dir);
+	const char *sha =
+		cJSON_GetObjectItem(cJSON_GetObjectItem(root, "a"), "sha256")->valuestring;
+	cr_assert_eq(strlen(sha), 64);
+	cr_assert(!strncmp(slurp(cmd), sha, 64), "%s vs %s", slurp(cmd), sha);
+	cr_assert_str_neq(
+		cJSON_GetObjectItem(cJSON_GetObjectItem(root, "b"), "sha256")->valuestring, sha);
+	/* The accept command makes A match B within the same tolerance. */
+	const char *acc = cJSON_GetObjectItem(root, "accept")->valuestring;
+	snprintf(want, sizeof want, "tidepool compare %s/g %s/t --max-diff 3 --update", dir, dir);
+	cr_assert_str_eq(acc, want);
+	cr_assert(cJSON_IsNull(cJSON_GetObjectItem(root, "accept_note")));
+	snprintf(cmd, sizeof cmd, "%s%s >/dev/null 2>&1", tp_bin(), acc + strlen("tidepool"));
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	cr_assert_eq(run_tp(NULL, errpath, "compare %s/g %s/t --max-diff 3 --json %s/r.json -q",
+			    dir, dir, dir),
+		     0);
+	cJSON_Delete(root);
+	free(j);
+	/* Passing: nothing to accept. SOURCE_DATE_EPOCH fixes the date. */
+	snprintf(cmd, sizeof cmd,
+		 "SOURCE_DATE_EPOCH=86400 %s compare %s/g %s/t --max-diff 3 --json %s/r.json -q",
+		 tp_bin(), dir, dir, dir);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(cmd, sizeof cmd, "%s/r.json", dir);
+	j = read_all(cmd);
+	cr_assert_not_null(strstr(j, "\"date\": \"1970-01-02T00:00:00Z\""), "%s", j);
+	cr_assert_not_null(strstr(j, "\"accept\": null"), "%s", j);
+	free(j);
 }

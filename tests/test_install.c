@@ -63,6 +63,31 @@ Test(install, man_page_documents_every_command_and_option)
 		  logbuf);
 }
 
+/* The page as `man -l` prints it (no line wrapping) against its source for every
+ * underscore: none of the source's lost, none printed that was meant as markup. */
+static int man_underscores(const char *sed)
+{
+	return sh("sed '%s' docs/tidepool.1.scd > %s/m.scd && scdoc < %s/m.scd > %s/m.1 && "
+		  "MANWIDTH=1000 man -l %s/m.1 2>/dev/null | col -b > %s/m.txt && "
+		  "/usr/bin/python3 tests/man_underscores.py %s/m.scd %s/m.txt . 2>&1",
+		  sed, dir, dir, dir, dir, dir, dir, dir);
+}
+
+Test(install, man_page_prints_every_underscore_as_written)
+{
+	cr_assert_eq(man_underscores(""), 0, "%s", logbuf);
+	/* The page's old spellings are found: a path's underscore taken for markup (it
+	 * printed out/disp%04d.exr_) and markup printed (W_x_H, 2_N_). */
+	cr_assert_eq(man_underscores("s#_out/disp\\\\_%04d#_out/disp_%04d#; s#_WxH_#_W_x_H_#; "
+				     "s#_2N_#2_N_#"),
+		     1, "%s", logbuf);
+	cr_assert(strstr(logbuf, "dropped underscore: ") && strstr(logbuf, "_out/disp_%04d.exr_"),
+		  "%s", logbuf);
+	cr_assert(strstr(logbuf, "stray underscore: 'W_x_H'"), "%s", logbuf);
+	cr_assert(strstr(logbuf, "stray underscore: '2_N_'"), "%s", logbuf);
+	cr_assert(strstr(logbuf, "stray underscore: 'out/disp%04d.exr_'"), "%s", logbuf);
+}
+
 Test(install, man_page_is_built_from_its_source)
 {
 	cr_assert_eq(sh("SOURCE_DATE_EPOCH=$(sh scripts/man-date.sh) scdoc < docs/tidepool.1.scd | "
@@ -118,6 +143,33 @@ Test(install, make_install_ships_the_manual_scenes_schema_and_completion)
 			"*\"\\([^\"]*\\)\".*/\\1/p' pond.json)\"",
 			dir),
 		     0, "%s", logbuf);
+	/* docs/api.md's example against the installed library, built as that page says, in a
+	 * prefix the loader does not search ($DESTDIR/usr/local/lib; --define-prefix reads the
+	 * staged tidepool.pc as if PREFIX were there): without an rpath it cannot start; with
+	 * the rpath pkg-config gives, or with LD_LIBRARY_PATH, it runs. */
+	const char *pc =
+		"PKG_CONFIG_PATH=%s/root/usr/local/lib/pkgconfig pkg-config --define-prefix";
+	char pcd[512], cc[2048];
+	snprintf(pcd, sizeof pcd, pc, dir);
+	snprintf(cc, sizeof cc,
+		 "awk '/^```c$/{on=1;next} /^```$/{on=0} on' docs/api.md > %s/example.c && "
+		 "cc -std=c11 -Wall -Werror %s %s/example.c $(%s --cflags --libs tidepool)",
+		 dir, getenv("TP_CLIENT_FLAGS") ? getenv("TP_CLIENT_FLAGS") : "", dir, pcd);
+	cr_assert_eq(sh("%s -o %s/example-plain 2>&1 && env -u LD_LIBRARY_PATH "
+			"%s/example-plain scenes/pond.json 2>&1",
+			cc, dir, dir),
+		     127, "%s", logbuf);
+	cr_assert(strstr(logbuf, "libtidepool.so.0: cannot open shared object file"), "%s", logbuf);
+	cr_assert_eq(sh("%s -Wl,-rpath,$(%s --variable=libdir tidepool) -o %s/example 2>&1 && "
+			"env -u LD_LIBRARY_PATH %s/example scenes/pond.json 2>&1",
+			cc, pcd, dir, dir),
+		     0, "%s", logbuf);
+	cr_assert(strstr(logbuf, "320x180, mean "), "%s", logbuf);
+	cr_assert_eq(
+		sh("LD_LIBRARY_PATH=%s/root/usr/local/lib %s/example-plain scenes/pond.json 2>&1",
+		   dir, dir),
+		0, "%s", logbuf);
+	cr_assert(strstr(logbuf, "320x180, mean "), "%s", logbuf);
 	cr_assert_eq(sh("make -s uninstall DESTDIR=%s/root 2>&1 && find %s/root -type f | wc -l",
 			dir, dir),
 		     0, "%s", logbuf);

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "cli/shline.h"
 #include "compare/compare.h"
 #include "util/progress.h"
 
@@ -314,6 +315,54 @@ static int parse_args(int argc, char **argv, compare_opts *o)
 	return 0;
 }
 
+/* Is the option word w (--name, --name=VALUE, -q) one that does not change what --update
+ * does (the reports, --threads, --update itself)? getopt_long takes unique prefixes, so a
+ * prefix of one of these names is one of them. *takes_next: its value is the next word. */
+static int report_option(const char *w, int *takes_next)
+{
+	static const char *const names[] = {"json", "junit",   "html", "html-frames",
+					    "diff", "threads", NULL};
+	*takes_next = 0;
+	if (!strcmp(w, "-q"))
+		return 1;
+	if (strncmp(w, "--", 2) || !w[2])
+		return 0;
+	const char *eq = strchr(w + 2, '=');
+	size_t n = eq ? (size_t)(eq - w - 2) : strlen(w + 2);
+	if (n && (!strncmp(w + 2, "quiet", n) || !strncmp(w + 2, "update", n)))
+		return 1;
+	for (int i = 0; n && names[i]; i++) {
+		if (!strncmp(w + 2, names[i], n)) {
+			*takes_next = !eq;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The command line as run, and the one that would make A match B: the same inputs and
+ * tolerances with --update instead of the reports (argv as given, before getopt
+ * permutes it). */
+static void command_lines(int argc, char **argv, tp_line *run, tp_line *accept)
+{
+	tp_line_word(run, "tidepool");
+	tp_line_word(accept, "tidepool");
+	int opts = 1;
+	for (int i = 0; i < argc; i++) {
+		tp_line_word(run, argv[i]);
+		int next = 0;
+		if (i > 0 && opts && !strcmp(argv[i], "--"))
+			opts = 0;
+		else if (i > 0 && opts && report_option(argv[i], &next)) {
+			if (next && i + 1 < argc)
+				tp_line_word(run, argv[++i]);
+			continue;
+		}
+		tp_line_word(accept, argv[i]);
+	}
+	tp_line_word(accept, "--update");
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	compare_opts o;
@@ -321,9 +370,14 @@ int cmd_compare(int argc, char **argv)
 	o.cfg.ignore = o.ignore;
 	o.cfg.png_level = -1;
 	o.html_frames = CMP_HTML_FRAMES;
+	tp_line run_line = {0}, accept_line = {0};
+	command_lines(argc, argv, &run_line, &accept_line);
 	int prc = parse_args(argc, argv, &o);
-	if (prc)
+	if (prc) {
+		free(run_line.s);
+		free(accept_line.s);
 		return prc == 1 ? TP_EXIT_OK : prc;
+	}
 	o.cfg.threads = tp_cli_threads((int)o.threads);
 	tp_cli_catch_signals();
 	o.cfg.stop = &tp_cli_interrupted;
@@ -335,9 +389,34 @@ int cmd_compare(int argc, char **argv)
 	char started[32] = "";
 	if (localtime_r(&now, &tm))
 		strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%S", &tm);
+	/* The date in UTC; SOURCE_DATE_EPOCH (reproducible-builds.org) when set. */
+	char date[32] = "";
+	const char *sde = getenv("SOURCE_DATE_EPOCH");
+	time_t when = sde && *sde ? (time_t)strtoll(sde, NULL, 10) : now;
+	if (gmtime_r(&when, &tm))
+		strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	/* The inputs' fingerprints before --update can change A. */
+	char sha_a[65] = "", sha_b[65] = "";
+	tp_err herr;
+	if (o.json || o.html) {
+		cmp_input_sha256(o.cfg.a, sha_a, &herr);
+		cmp_input_sha256(o.cfg.b, sha_b, &herr);
+	}
 	double t0 = tp_now();
 	int rc = cmp_run(&o.cfg, &res, &err);
 	snprintf(res.started, sizeof res.started, "%s", started);
+	snprintf(res.date, sizeof res.date, "%s", date);
+	memcpy(res.sha_a, sha_a, sizeof sha_a);
+	memcpy(res.sha_b, sha_b, sizeof sha_b);
+	res.command = run_line.oom ? NULL : run_line.s;
+	if (!o.cfg.update && res.failed > 0 && !accept_line.oom) {
+		if (!strcmp(res.kind_a, "video"))
+			res.accept_note =
+				"A is a video: --update rewrites PNG frames and manifests only, "
+				"so render the new reference frames as PNGs or a manifest";
+		else
+			res.accept = accept_line.s;
+	}
 	res.seconds = tp_now() - t0;
 	if (rc < 0 && rc != TP_EDIFF) {
 		/* Nothing (or not everything) could be compared: the reports still say why, so
@@ -355,6 +434,8 @@ int cmd_compare(int argc, char **argv)
 		if (o.html && cmp_report_html(o.html, &o.cfg, &res, o.html_frames, &werr) < 0)
 			fprintf(stderr, "tidepool: %s\n", werr.msg);
 		cmp_result_free(&res);
+		free(run_line.s);
+		free(accept_line.s);
 		if (rc == TP_EUSAGE)
 			return tp_cli_usage("compare", "%s", err.msg);
 		return tp_cli_fail(rc, &err);
@@ -369,6 +450,8 @@ int cmd_compare(int argc, char **argv)
 	if (wrc == 0 && o.html)
 		wrc = cmp_report_html(o.html, &o.cfg, &res, o.html_frames, &err);
 	cmp_result_free(&res);
+	free(run_line.s);
+	free(accept_line.s);
 	if (wrc < 0)
 		return tp_cli_fail(wrc, &err);
 	return tp_exit_code(rc);

@@ -214,6 +214,12 @@ typedef struct cmp_result {
 	char error[512];       /* why nothing could be compared (an input error), or "" */
 	char started[32];      /* local time the comparison began, ISO 8601 ("" = unknown) */
 	double seconds;        /* how long it took (JUnit's time) */
+	/* Where the reports came from (the JSON's "made", the page's header): */
+	char date[32];             /* UTC, ISO 8601 with Z (SOURCE_DATE_EPOCH when set), or "" */
+	char sha_a[65], sha_b[65]; /* cmp_input_sha256 of A and B before the run, or "" */
+	const char *command;       /* the command line, shell-quoted, or NULL */
+	const char *accept;        /* the command that makes A match B (--update), or NULL */
+	const char *accept_note;   /* why there is no such command (A is a video), or NULL */
 } cmp_result;
 
 /* Compares cfg->a with cfg->b. Returns 0 when every frame is within tolerance, TP_EDIFF
@@ -234,6 +240,9 @@ void cmp_report_summary(FILE *out, const cmp_config *cfg, const cmp_result *res)
 int cmp_report_json(const char *path, const cmp_config *cfg, const cmp_result *res, tp_err *err);
 /* The same JSON to a stream (the HTML report embeds it). */
 void cmp_report_json_write(FILE *f, const cmp_config *cfg, const cmp_result *res);
+/* An input's fingerprint: SHA-256 (lower-case hex) of its files' bytes, the frames' files
+ * in frame order for PNGs, else the one file. TP_EIO/TP_EINPUT as cmp_source_open. */
+int cmp_input_sha256(const char *spec, char hex[65], tp_err *err);
 /* s as a JSON string; in_script: also safe inside an HTML <script> ('<' and every control
  * character as \uXXXX). */
 void cmp_json_string(FILE *f, const char *s, int in_script);

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <nettle/sha2.h>
+
 #include "compare/compare.h"
 #include "encode/encoder.h"
 #include "util/png.h"
@@ -85,6 +87,10 @@ void cmp_report_summary(FILE *out, const cmp_config *cfg, const cmp_result *res)
 			fprintf(out, ", ...");
 		fputc('\n', out);
 	}
+	if (res->accept)
+		fprintf(out, "compare: to accept B as the new reference: %s\n", res->accept);
+	else if (res->accept_note)
+		fprintf(out, "compare: %s\n", res->accept_note);
 	fprintf(out, "compare: %s\n", res->passed ? "PASS" : "FAIL");
 }
 
@@ -142,11 +148,65 @@ static void json_num(FILE *f, double v)
 		fputs("null", f);
 }
 
-static void json_side(FILE *f, const char *name, const char *path, const char *kind, int frames)
+static void json_str_or_null(FILE *f, const char *s)
+{
+	if (s && s[0])
+		json_str(f, s);
+	else
+		fputs("null", f);
+}
+
+static void json_side(FILE *f, const char *name, const char *path, const char *kind, int frames,
+		      const char *sha)
 {
 	fprintf(f, "  \"%s\": {\"path\": ", name);
 	json_str(f, path);
-	fprintf(f, ", \"kind\": \"%s\", \"frames\": %d},\n", kind, frames);
+	fprintf(f, ", \"kind\": \"%s\", \"frames\": %d, \"sha256\": ", kind, frames);
+	json_str_or_null(f, sha);
+	fputs("},\n", f);
+}
+
+static int hash_file(struct sha256_ctx *ctx, const char *path, tp_err *err)
+{
+	FILE *in = fopen(path, "rb");
+	if (!in)
+		return tp_errf(err, TP_EIO, "%s: %s", path, strerror(errno));
+	unsigned char buf[65536];
+	size_t k;
+	while ((k = fread(buf, 1, sizeof buf, in)) > 0)
+		sha256_update(ctx, k, buf);
+	int bad = ferror(in);
+	fclose(in);
+	return bad ? tp_errf(err, TP_EIO, "%s: read error", path) : 0;
+}
+
+int cmp_input_sha256(const char *spec, char hex[65], tp_err *err)
+{
+	cmp_source *s = NULL;
+	hex[0] = 0;
+	int rc = cmp_source_open(spec, &s, err);
+	if (rc < 0)
+		return rc;
+	struct sha256_ctx ctx;
+	sha256_init(&ctx);
+	cmp_kind k = cmp_source_kind(s);
+	if (k == CMP_SRC_PNG || k == CMP_SRC_PNGSEQ) {
+		char name[4096];
+		for (int i = 0; rc == 0 && i < cmp_source_frames(s); i++) {
+			cmp_source_frame_name(s, i, name, sizeof name);
+			rc = hash_file(&ctx, name, err);
+		}
+	} else {
+		rc = hash_file(&ctx, spec, err);
+	}
+	cmp_source_close(s);
+	if (rc < 0)
+		return rc;
+	uint8_t d[SHA256_DIGEST_SIZE];
+	sha256_digest(&ctx, sizeof d, d);
+	for (int i = 0; i < SHA256_DIGEST_SIZE; i++)
+		snprintf(hex + 2 * i, 3, "%02x", d[i]);
+	return 0;
 }
 
 int cmp_report_json(const char *path, const cmp_config *cfg, const cmp_result *res, tp_err *err)
@@ -164,8 +224,16 @@ void cmp_report_json_write(FILE *f, const cmp_config *cfg, const cmp_result *res
 	const cmp_tolerance *t = &cfg->tol;
 	unsigned checks = t->checks ? t->checks : CMP_CHECK_MAX_DIFF;
 	fprintf(f, "{\n  \"format\": \"%s\",\n", CMP_JSON_FORMAT);
-	json_side(f, "a", cfg->a, res->kind_a, res->frames_a);
-	json_side(f, "b", cfg->b, res->kind_b, res->frames_b);
+	/* What made the report: a report kept by CI says where it came from. */
+	fputs("  \"made\": {\"by\": \"tidepool compare\", \"version\": \"" TP_VERSION
+	      "\", \"date\": ",
+	      f);
+	json_str_or_null(f, res->date);
+	fputs(", \"command\": ", f);
+	json_str_or_null(f, res->command);
+	fputs("},\n", f);
+	json_side(f, "a", cfg->a, res->kind_a, res->frames_a, res->sha_a);
+	json_side(f, "b", cfg->b, res->kind_b, res->frames_b, res->sha_b);
 	fputs("  \"tolerance\": {\"max_diff\": ", f);
 	if (checks & CMP_CHECK_MAX_DIFF)
 		fprintf(f, "%d", t->checks ? t->max_diff : 0);
@@ -212,6 +280,10 @@ void cmp_report_json_write(FILE *f, const cmp_config *cfg, const cmp_result *res
 		fprintf(f, "%d", res->worst);
 	else
 		fputs("null", f);
+	fputs(",\n  \"accept\": ", f);
+	json_str_or_null(f, res->accept);
+	fputs(",\n  \"accept_note\": ", f);
+	json_str_or_null(f, res->accept_note);
 	fputs(",\n  \"frames\": [", f);
 	static const char *const check_names[] = { "max_diff", "max_pixels", "max_ratio", "min_psnr",
 						   "min_ssim", "max_flip" };

@@ -2,20 +2,31 @@
  *
  * The page (src/compare/report/report.{html,css,js}, embedded at build time by xxd)
  * is filled with two JSON blocks: the JSON report itself (cmp_report_json_write, so the
- * page shows exactly its numbers), and the pictures: for the worst `frames` failing
- * frames, reference, test, difference and FLIP map as PNG data: URIs, cropped around the
- * changed rectangle to at most CMP_HTML_MAX_W x CMP_HTML_MAX_H pixels (never scaled, so
- * zooming shows real pixels). Frames are read again from the inputs for this; every
- * other frame is in the chart and the table only.
+ * page shows exactly its numbers), and the pictures of the worst `frames` failing frames
+ * (frames of different sizes first), cropped around the changed rectangle to at most
+ * CMP_HTML_MAX_W x CMP_HTML_MAX_H pixels (never scaled, so zooming shows real pixels).
+ * Every picture is lossless WebP (libwebp), and the page rebuilds what it shows:
+ *
+ *   ref      A's crop, or with "ref_from": k, (A - A_k) mod 256 per channel against frame
+ *            k's ref (consecutive frames share most of their pixels: kept when smaller)
+ *   delta    (B - A) mod 256 per channel: the test picture is ref + delta, and the
+ *            difference map is the heat of max_c |delta| (zero where nothing changed, so
+ *            it costs almost nothing)
+ *   flip     the FLIP error map in magma, when measured
+ *
+ * A frame whose sizes differ has "mismatch" and both sides whole ("ref", "test"). Frames
+ * are read again from the inputs for this; every other frame is in the chart and the
+ * table only.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <webp/encode.h>
+
 #include "cmp_report_assets.h"
 #include "compare/compare.h"
-#include "util/png.h"
 #include "util/fsutil.h"
 
 /* ---- output helpers ---- */
@@ -54,32 +65,55 @@ static void base64(FILE *out, const unsigned char *p, size_t n)
 	}
 }
 
-/* "key": "data:image/png;base64,..." of img. */
-static int put_png(FILE *out, const char *key, const tp_image *img, tp_err *err)
+/* img as lossless WebP (libwebp) into wr (WebPMemoryWriterClear frees it). */
+static int webp_encode(const tp_image *img, WebPMemoryWriter *wr, tp_err *err)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	if (!m)
-		return tp_errf(err, TP_EIO, "out of memory for a report picture");
-	int rc = tp_png_write_stream(m, img, 6, err);
-	if (fclose(m) != 0 && rc == 0)
-		rc = tp_errf(err, TP_EIO, "out of memory for a report picture");
-	if (rc == 0) {
-		fprintf(out, ", \"%s\": \"data:image/png;base64,", key);
-		base64(out, (const unsigned char *)buf, len);
-		fputc('"', out);
-	}
-	free(buf);
+	WebPConfig cfg;
+	WebPPicture pic;
+	if (!WebPConfigInit(&cfg) || !WebPConfigLosslessPreset(&cfg, 6) || !WebPPictureInit(&pic))
+		return tp_errf(err, TP_EIO, "libwebp: version mismatch");
+	cfg.exact = 1;
+	pic.use_argb = 1;
+	pic.width = img->w;
+	pic.height = img->h;
+	pic.writer = WebPMemoryWrite;
+	pic.custom_ptr = wr;
+	int ok =
+		WebPPictureImportRGB(&pic, img->pixels, (int)img->stride) && WebPEncode(&cfg, &pic);
+	WebPPictureFree(&pic);
+	return ok ? 0 : tp_errf(err, TP_EIO, "out of memory for a report picture");
+}
+
+/* , "key": "data:image/webp;base64,..." */
+static void put_webp(FILE *out, const char *key, const WebPMemoryWriter *wr)
+{
+	fprintf(out, ", \"%s\": \"data:image/webp;base64,", key);
+	base64(out, wr->mem, wr->size);
+	fputc('"', out);
+}
+
+static int put_picture(FILE *out, const char *key, const tp_image *img, tp_err *err)
+{
+	WebPMemoryWriter wr;
+	WebPMemoryWriterInit(&wr);
+	int rc = webp_encode(img, &wr, err);
+	if (rc == 0)
+		put_webp(out, key, &wr);
+	WebPMemoryWriterClear(&wr);
 	return rc;
 }
 
 /* ---- choosing and cropping ---- */
 
-/* Worst first: FLIP when measured, then MSE, then SSIM, then the lower index. */
+/* Worst first: frames of different sizes, then FLIP when measured, then MSE, then SSIM,
+ * then the lower index. */
 static int worse_first(const void *pa, const void *pb)
 {
 	const cmp_frame *a = *(const cmp_frame *const *)pa, *b = *(const cmp_frame *const *)pb;
+	if ((a->status == CMP_SIZE) != (b->status == CMP_SIZE))
+		return a->status == CMP_SIZE ? -1 : 1;
+	if (a->status == CMP_SIZE)
+		return a->index - b->index;
 	if (!isnan(a->m.flip) && !isnan(b->m.flip) && a->m.flip != b->m.flip)
 		return a->m.flip > b->m.flip ? -1 : 1;
 	if (a->m.mse != b->m.mse)
@@ -119,38 +153,15 @@ static int crop_copy(const tp_image *src, const cmp_rect *c, tp_image *dst, tp_e
 	return 0;
 }
 
-/* Difference picture: max_c |A - B| as a heat map (black, violet, red, orange, white),
- * white at the frame's max-diff, so the smallest difference is still visible. */
-static void heat_picture(const tp_image *a, const tp_image *b, const cmp_rect *c, int max_diff,
-			 tp_image *dst)
+/* (b - a) mod 256 per channel over the crop c (the page adds it back to a). */
+static void delta_picture(const tp_image *a, const tp_image *b, const cmp_rect *c, tp_image *dst)
 {
-	static const uint8_t stops[5][3] = {
-		{ 0, 0, 0 }, { 90, 0, 130 }, { 210, 30, 30 }, { 255, 165, 0 }, { 255, 255, 255 },
-	};
-	uint8_t lut[256][3];
-	for (int d = 0; d < 256; d++) {
-		/* t = d / max_diff in [0, 1]; position 4 t between the stops, with any d > 0 at
-		 * least a little above black. */
-		double t = max_diff > 0 ? (double)d / max_diff : 0;
-		t = d > 0 && t < 0.08 ? 0.08 : t > 1 ? 1 : t;
-		double p = 4 * t;
-		int k = p >= 4 ? 3 : (int)p;
-		double fr = p - k;
-		for (int ch = 0; ch < 3; ch++)
-			lut[d][ch] = (uint8_t)lround(stops[k][ch] * (1 - fr) + stops[k + 1][ch] * fr);
-	}
 	for (int y = 0; y < c->h; y++) {
 		const uint8_t *pa = tp_image_row(a, c->y + y) + 3 * (size_t)c->x;
 		const uint8_t *pb = tp_image_row(b, c->y + y) + 3 * (size_t)c->x;
 		uint8_t *o = tp_image_row(dst, y);
-		for (int x = 0; x < c->w; x++) {
-			int d = 0;
-			for (int ch = 0; ch < 3; ch++) {
-				int v = abs(pa[3 * x + ch] - pb[3 * x + ch]);
-				d = v > d ? v : d;
-			}
-			memcpy(o + 3 * x, lut[d], 3);
-		}
+		for (int x = 0; x < 3 * c->w; x++)
+			o[x] = (uint8_t)(pb[x] - pa[x]);
 	}
 }
 
@@ -165,30 +176,95 @@ static void flip_picture(const float *map, int w, const cmp_rect *c, tp_image *d
 }
 
 typedef struct pics {
-	tp_image a, b, bm, crop;
+	tp_image a, b, bm, crop, prev, tmp;
+	int prev_index; /* the frame prev is the ref of (-1: none) */
 	cmp_flip *flip;
 	int fw, fh; /* the size flip was made for */
 } pics;
 
+static int ensure_rgb(tp_image *img, int w, int h, tp_err *err)
+{
+	if (img->pixels && img->w == w && img->h == h)
+		return 0;
+	tp_image_free(img);
+	return tp_image_alloc(img, w, h, TP_RGB8) < 0
+		       ? tp_errf(err, TP_EIO, "out of memory for a report picture")
+		       : 0;
+}
+
+/* The ref picture: the crop itself, or its difference from the previous pictured frame's
+ * when that encodes smaller. p->crop holds the crop and becomes p->prev. */
+static int put_ref(FILE *out, pics *p, int index, tp_err *err)
+{
+	WebPMemoryWriter whole, chained;
+	WebPMemoryWriterInit(&whole);
+	WebPMemoryWriterInit(&chained);
+	int rc = webp_encode(&p->crop, &whole, err), chain = 0;
+	if (rc == 0 && p->prev_index >= 0 && p->prev.w == p->crop.w && p->prev.h == p->crop.h) {
+		cmp_rect all = {0, 0, p->crop.w, p->crop.h};
+		rc = ensure_rgb(&p->tmp, p->crop.w, p->crop.h, err);
+		if (rc == 0) {
+			delta_picture(&p->prev, &p->crop, &all, &p->tmp);
+			rc = webp_encode(&p->tmp, &chained, err);
+		}
+		chain = rc == 0 && chained.size < whole.size;
+	}
+	if (rc == 0) {
+		if (chain)
+			fprintf(out, ", \"ref_from\": %d", p->prev_index);
+		put_webp(out, "ref", chain ? &chained : &whole);
+		tp_image t = p->prev;
+		p->prev = p->crop;
+		p->crop = t;
+		p->prev_index = index;
+	}
+	WebPMemoryWriterClear(&whole);
+	WebPMemoryWriterClear(&chained);
+	return rc;
+}
+
+/* A frame whose sizes differ: each side whole (or cropped about its centre). */
+static int mismatch_frame(FILE *out, const cmp_frame *fr, pics *p, tp_err *err)
+{
+	cmp_rect none = {0, 0, 0, 0};
+	cmp_rect ca = crop_for(p->a.w, p->a.h, &none), cb = crop_for(p->b.w, p->b.h, &none);
+	fprintf(out,
+		"{\"index\": %d, \"mismatch\": true, \"size\": [%d, %d], \"crop\": [%d, %d, %d, "
+		"%d], "
+		"\"test_size\": [%d, %d], \"test_crop\": [%d, %d, %d, %d]",
+		fr->index, p->a.w, p->a.h, ca.x, ca.y, ca.w, ca.h, p->b.w, p->b.h, cb.x, cb.y, cb.w,
+		cb.h);
+	int rc = crop_copy(&p->a, &ca, &p->crop, err);
+	if (rc == 0)
+		rc = put_picture(out, "ref", &p->crop, err);
+	if (rc == 0)
+		rc = crop_copy(&p->b, &cb, &p->crop, err);
+	if (rc == 0)
+		rc = put_picture(out, "test", &p->crop, err);
+	fputc('}', out);
+	return rc;
+}
+
 /* One pictured frame's JSON object. a, b: the frames as read; bm: b with A's pixels in
- * the ignored rectangles (what the metrics saw). */
+ * the ignored rectangles (what the metrics saw, and what FLIP measures). */
 static int picture_frame(FILE *out, const cmp_config *cfg, const cmp_frame *fr, pics *p, int first,
 			 tp_err *err)
 {
+	fputs(first ? "\n    " : ",\n    ", out);
+	if (fr->status == CMP_SIZE)
+		return mismatch_frame(out, fr, p, err);
 	int w = p->a.w, h = p->a.h;
 	cmp_rect c = crop_for(w, h, &fr->m.bbox);
-	fprintf(out, "%s\n    {\"index\": %d, \"size\": [%d, %d], \"crop\": [%d, %d, %d, %d]", first ? "" : ",",
-		fr->index, w, h, c.x, c.y, c.w, c.h);
+	fprintf(out, "{\"index\": %d, \"size\": [%d, %d], \"crop\": [%d, %d, %d, %d]", fr->index, w,
+		h, c.x, c.y, c.w, c.h);
 	int rc = crop_copy(&p->a, &c, &p->crop, err);
 	if (rc == 0)
-		rc = put_png(out, "ref", &p->crop, err);
+		rc = put_ref(out, p, fr->index, err);
 	if (rc == 0)
-		rc = crop_copy(&p->b, &c, &p->crop, err);
-	if (rc == 0)
-		rc = put_png(out, "test", &p->crop, err);
+		rc = ensure_rgb(&p->tmp, c.w, c.h, err);
 	if (rc == 0) {
-		heat_picture(&p->a, &p->bm, &c, fr->m.max_diff, &p->crop);
-		rc = put_png(out, "diff", &p->crop, err);
+		delta_picture(&p->a, &p->b, &c, &p->tmp);
+		rc = put_picture(out, "delta", &p->tmp, err);
 	}
 	if (rc == 0 && cfg->flip_ppd > 0) {
 		if (p->flip && (p->fw != w || p->fh != h)) {
@@ -204,8 +280,11 @@ static int picture_frame(FILE *out, const cmp_config *cfg, const cmp_frame *fr, 
 			int64_t n = cmp_unmasked_pixels(w, h, cfg->ignore, cfg->n_ignore);
 			cmp_flip_frame(p->flip, &p->a, &p->bm, &fr->m.bbox, cfg->ignore, cfg->n_ignore, n,
 				       cfg->threads > 0 ? cfg->threads : 1);
-			flip_picture(cmp_flip_map(p->flip), w, &c, &p->crop);
-			rc = put_png(out, "flip", &p->crop, err);
+			rc = ensure_rgb(&p->tmp, c.w, c.h, err);
+			if (rc == 0) {
+				flip_picture(cmp_flip_map(p->flip), w, &c, &p->tmp);
+				rc = put_picture(out, "flip", &p->tmp, err);
+			}
 		}
 	}
 	fputc('}', out);
@@ -231,6 +310,7 @@ static int pictures(FILE *out, const cmp_config *cfg, const cmp_frame **chosen, 
 	cmp_source *sa = NULL, *sb = NULL;
 	pics p;
 	memset(&p, 0, sizeof p);
+	p.prev_index = -1;
 	int rc = cmp_source_open(cfg->a, &sa, err);
 	if (rc == 0)
 		rc = cmp_source_open(cfg->b, &sb, err);
@@ -244,7 +324,7 @@ static int pictures(FILE *out, const cmp_config *cfg, const cmp_frame **chosen, 
 			rc = cmp_source_read(sb, i, TP_RGB8, &p.b, err);
 		if (rc < 0 || !want)
 			continue;
-		if (p.a.w != p.b.w || p.a.h != p.b.h) {
+		if ((p.a.w != p.b.w || p.a.h != p.b.h) != (chosen[next]->status == CMP_SIZE)) {
 			rc = tp_errf(err, TP_EINPUT, "frame %d changed size since the comparison", i);
 			break;
 		}
@@ -260,6 +340,8 @@ static int pictures(FILE *out, const cmp_config *cfg, const cmp_frame **chosen, 
 	tp_image_free(&p.b);
 	tp_image_free(&p.bm);
 	tp_image_free(&p.crop);
+	tp_image_free(&p.prev);
+	tp_image_free(&p.tmp);
 	cmp_flip_destroy(p.flip);
 	cmp_source_close(sa);
 	cmp_source_close(sb);
@@ -268,20 +350,26 @@ static int pictures(FILE *out, const cmp_config *cfg, const cmp_frame **chosen, 
 
 static void pictures_block(FILE *out, const cmp_config *cfg, const cmp_result *res, int max_frames)
 {
-	int failing = 0, measured = 0;
+	int failing = 0, measured = 0, mismatched = 0, k = 0;
 	const cmp_frame **chosen = calloc((size_t)(res->n > 0 ? res->n : 1), sizeof *chosen);
 	for (int i = 0; i < res->n; i++) {
-		failing += res->frames[i].status != CMP_IDENTICAL && res->frames[i].status != CMP_WITHIN;
-		if (chosen && res->frames[i].status == CMP_FAIL)
-			chosen[measured++] = &res->frames[i];
+		cmp_status st = res->frames[i].status;
+		failing += st != CMP_IDENTICAL && st != CMP_WITHIN;
+		measured += st == CMP_FAIL;
+		mismatched += st == CMP_SIZE;
+		if (chosen && (st == CMP_FAIL || st == CMP_SIZE))
+			chosen[k++] = &res->frames[i];
 	}
-	int n = measured < max_frames ? measured : max_frames;
+	int n = k < max_frames ? k : max_frames;
 	if (chosen) {
-		qsort(chosen, (size_t)measured, sizeof *chosen, worse_first);
+		qsort(chosen, (size_t)k, sizeof *chosen, worse_first);
 		qsort(chosen, (size_t)n, sizeof *chosen, by_index);
 	}
-	fprintf(out, "{\n  \"max_frames\": %d, \"max_size\": [%d, %d], \"failing\": %d, \"measured\": %d,\n",
-		max_frames, CMP_HTML_MAX_W, CMP_HTML_MAX_H, failing, measured);
+	fprintf(out,
+		"{\n  \"max_frames\": %d, \"max_size\": [%d, %d], \"failing\": %d, \"measured\": "
+		"%d, "
+		"\"mismatched\": %d,\n",
+		max_frames, CMP_HTML_MAX_W, CMP_HTML_MAX_H, failing, measured, mismatched);
 	/* Why some frames cannot have pictures. */
 	const char *why = NULL;
 	if (res->error[0])

@@ -309,6 +309,7 @@ static void pixel_frame(run *r, worker *w, cmp_frame *f, int threads)
 	int64_t n = cmp_unmasked_pixels(f->wa, f->ha, cfg->ignore, cfg->n_ignore);
 	cmp_metrics_basic(&w->a, &w->b, cfg->tol.fuzz, n, w->scratch, threads, &f->m);
 	f->m.ssim = cmp_ssim(&w->a, &w->b, &f->m.bbox, w->scratch, threads);
+	f->m.flip = NAN; /* no figure unless measured: 0 would read "perceptually identical" */
 	if (w->flip)
 		f->m.flip = cmp_flip_frame(w->flip, &w->a, &w->b, &f->m.bbox, cfg->ignore, cfg->n_ignore, n,
 					   threads);

@@ -41,9 +41,20 @@ def reports():
     tp("compare", f"{d}/a", f"{d}/b", "--metric", "flip", "--max-flip", "0.05", "--ignore", "0,0,20,12",
        "--html", f"{d}/r.html", "--json", f"{d}/r.json", "--html-frames", "4", "-q", ok=(1,))
     tp("compare", f"{d}/a", f"{d}/missing", "--html", f"{d}/err.html", "-q", ok=(3,))
+    # Frames 0-3 identical, 4-7 failing, two of them pictured; and B at another size.
+    os.makedirs(f"{d}/mix")
+    for k in range(8):
+        shutil.copy(f"{d}/{'a' if k < 4 else 'b'}/{k:02d}.png", f"{d}/mix/{k:02d}.png")
+    tp("compare", f"{d}/a", f"{d}/mix", "--html", f"{d}/mix.html", "--json", f"{d}/mix.json",
+       "--html-frames", "2", "-q", ok=(1,))
+    tp("render", "tests/data/tiny.json", "-q", "-o", f"{d}/c/%02d.png", "--frames", "8", "--size", "48x32")
+    tp("compare", f"{d}/a", f"{d}/c", "--html", f"{d}/size.html", "--html-frames", "1", "-q", ok=(1,))
     with open(f"{d}/r.json") as f:
         data = json.load(f)
-    yield {"dir": d, "html": f"{d}/r.html", "json": data, "err": f"{d}/err.html"}
+    with open(f"{d}/mix.json") as f:
+        mix = json.load(f)
+    yield {"dir": d, "html": f"{d}/r.html", "json": data, "err": f"{d}/err.html",
+           "mix": f"{d}/mix.html", "mix_json": mix, "size": f"{d}/size.html"}
     shutil.rmtree(d, ignore_errors=True)
 
 
@@ -194,6 +205,10 @@ def test_numbers_shown_are_the_json_reports(driver, reports):
     assert card("n-worst") == str(data["worst"])
     cols = [th.get_attribute("data-key") for th in driver.find_elements(By.CSS_SELECTOR, "#frames th")]
     assert "flip" in cols and "psnr" in cols
+    # Every frame, not only the failing ones (the view on by default when some fail).
+    only = driver.find_element(By.ID, "failing-only")
+    if only.is_selected():
+        only.click()
     rows = driver.find_elements(By.CSS_SELECTOR, "#frames tbody tr")
     assert len(rows) == len(data["frames"])
     checked = 0
@@ -235,3 +250,86 @@ def test_table_sorts_by_any_metric(driver, reports):
     nums = [float(r.find_elements(By.TAG_NAME, "td")[col].get_attribute("data-value"))
             for r in driver.find_elements(By.CSS_SELECTOR, "#frames tbody tr")]
     assert nums == sorted(nums, reverse=True)
+
+
+def test_says_what_made_it_and_how_to_accept_b(driver, reports):
+    load(driver, reports["mix"])
+    data = reports["mix_json"]
+    made = driver.find_element(By.ID, "made").text
+    assert data["made"]["version"] in made and data["made"]["date"] in made, made
+    assert driver.find_element(By.ID, "made-command").text == data["made"]["command"]
+    assert data["made"]["command"].startswith("tidepool compare ") and "--html-frames 2" in data["made"]["command"]
+    assert driver.find_element(By.CSS_SELECTOR, "#made .sha-a").text == data["a"]["sha256"]
+    assert driver.find_element(By.CSS_SELECTOR, "#made .sha-b").text == data["b"]["sha256"]
+    accept = driver.find_element(By.CSS_SELECTOR, "#accept code").text
+    assert accept == data["accept"] and accept.endswith(" --update") and "--html" not in accept, accept
+
+
+def test_failing_frames_only_by_default(driver, reports):
+    load(driver, reports["mix"])
+    only = driver.find_element(By.ID, "failing-only")
+    assert only.is_selected() and only.is_displayed()
+    rows = driver.find_elements(By.CSS_SELECTOR, "#frames tbody tr")
+    shown = [r.get_attribute("data-index") for r in rows if r.is_displayed()]
+    assert shown == ["4", "5", "6", "7"], shown
+    assert "(4 identical or within-tolerance frames hidden)" in driver.find_element(By.ID, "rows-hidden").text
+    only.click()
+    assert len([r for r in rows if r.is_displayed()]) == 8
+    # Nothing failing: every frame, and no such switch.
+    load(driver, reports["err"])
+    assert not driver.find_element(By.ID, "failing-only").is_displayed()
+
+
+def test_picker_names_the_failing_frames_without_pictures(driver, reports):
+    load(driver, reports["mix"])
+    opts = driver.find_elements(By.CSS_SELECTOR, "#pick option")
+    assert [o.get_attribute("value") for o in opts] == ["4", "5", "6", "7"]
+    off = [o.get_attribute("value") for o in opts if not o.is_enabled()]
+    assert len(off) == 2, off
+    for o in opts:
+        if not o.is_enabled():
+            assert "no picture" in o.text and "--html-frames" in o.text
+    note = driver.find_element(By.ID, "unpictured").text
+    assert "Failing frames without pictures: " + ", ".join(off) in note, note
+    assert "--html-frames 4" in note, note
+
+
+def test_pictures_are_the_frames_exactly(driver, reports):
+    """The test picture the page rebuilds (reference + delta) is B's frame, pixel for pixel,
+    and the difference map is black exactly where A and B agree."""
+    from PIL import Image
+    import base64
+    import io
+    load(driver, reports["html"])
+    d = reports["dir"]
+    for index in [int(o.get_attribute("value")) for o in driver.find_elements(By.CSS_SELECTOR, "#pick option")
+                  if o.is_enabled()]:
+        driver.execute_script(f"const s = document.getElementById('pick'); s.value = '{index}'; "
+                              "s.dispatchEvent(new Event('change'))")
+        got = {}
+        for pane in ("ref", "test", "diff"):
+            src = driver.find_element(By.CSS_SELECTOR, f".pane.{pane} img").get_attribute("src")
+            head, b64 = src.split(",", 1)
+            got[pane] = Image.open(io.BytesIO(base64.b64decode(b64))).convert("RGB")
+        a = Image.open(f"{d}/a/{index:02d}.png").convert("RGB")
+        b = Image.open(f"{d}/b/{index:02d}.png").convert("RGB")
+        assert got["ref"].tobytes() == a.tobytes(), index
+        assert got["test"].tobytes() == b.tobytes(), index
+        # Black where equal (and in the ignored rectangle 0,0,20,12), not black elsewhere.
+        pa, pb, pd = a.load(), b.load(), got["diff"].load()
+        for y in range(a.height):
+            for x in range(a.width):
+                same = pa[x, y] == pb[x, y] or (x < 20 and y < 12)
+                assert (pd[x, y] == (0, 0, 0)) == same, (index, x, y, pd[x, y])
+
+
+def test_frames_of_other_sizes_show_both_sides(driver, reports):
+    load(driver, reports["size"])
+    assert driver.find_element(By.ID, "verdict").text == "FAIL"
+    imgs = driver.find_elements(By.CSS_SELECTOR, ".pane img")
+    sizes = [driver.execute_script("return [arguments[0].naturalWidth, arguments[0].naturalHeight]", i) for i in imgs]
+    assert sizes == [[96, 64], [48, 32]], sizes
+    assert "A is 96×64, B is 48×32" in driver.find_element(By.ID, "frame-info").text
+    assert not driver.find_element(By.CSS_SELECTOR, "[data-mode=slider]").is_enabled()
+    note = driver.find_element(By.ID, "unpictured").text
+    assert "--html-frames 8" in note, note

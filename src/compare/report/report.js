@@ -2,7 +2,7 @@
 // (#tp-report: the JSON report itself; #tp-pictures: pictures of the worst failing frames).
 // Plain JavaScript, no libraries, no requests.
 "use strict";
-(() => {
+(async () => {
   const R = JSON.parse(document.getElementById("tp-report").textContent);
   const P = JSON.parse(document.getElementById("tp-pictures").textContent);
   const $ = (id) => document.getElementById(id);
@@ -44,6 +44,82 @@
   const frames = R.frames || [];
   const pics = new Map((P.frames || []).map((p) => [p.index, p]));
   const failing = (f) => f.status !== "identical" && f.status !== "within";
+  const byIndex = new Map(frames.map((f) => [f.index, f]));
+
+  // ---- the pictures as shown ----
+  // The report carries each picture once, losslessly (report_html.c): the reference (or
+  // its difference from frame ref_from's, mod 256), and delta = B - A mod 256. The page
+  // rebuilds the test picture (ref + delta) and the difference map: the heat of
+  // max over R, G, B of |delta|, black (none) through violet, red and orange to white at
+  // the frame's max-diff; any difference at least a little above black; none in the
+  // ignored rectangles.
+  const HEAT = [[0, 0, 0], [90, 0, 130], [210, 30, 30], [255, 165, 0], [255, 255, 255]];
+  const heatLut = (maxDiff) => {
+    const lut = new Uint8Array(768);
+    for (let d = 0; d < 256; d++) {
+      let t = maxDiff > 0 ? d / maxDiff : 0;
+      t = d > 0 && t < 0.08 ? 0.08 : t > 1 ? 1 : t;
+      const q = 4 * t, k = q >= 4 ? 3 : Math.floor(q), fr = q - k;
+      for (let c = 0; c < 3; c++) lut[3 * d + c] = Math.round(HEAT[k][c] * (1 - fr) + HEAT[k + 1][c] * fr);
+    }
+    return lut;
+  };
+  const canvas = document.createElement("canvas");
+  const ctx = canvas.getContext("2d", { willReadFrequently: true });
+  const decode = async (uri, w, h) => {
+    const img = new Image();
+    img.src = uri;
+    await img.decode();
+    canvas.width = w;
+    canvas.height = h;
+    ctx.drawImage(img, 0, 0);
+    return ctx.getImageData(0, 0, w, h);
+  };
+  const encode = (data) => {
+    canvas.width = data.width;
+    canvas.height = data.height;
+    ctx.putImageData(data, 0, 0);
+    return canvas.toDataURL("image/png");
+  };
+  let rebuildError = null;
+  try {
+    const refs = new Map();
+    for (const p of [...pics.values()].sort((a, b) => a.index - b.index)) {
+      if (p.mismatch) continue; // both sides are whole pictures
+      const [cx, cy, w, h] = p.crop;
+      const ref = await decode(p.ref, w, h), r = ref.data;
+      if (p.ref_from !== undefined) {
+        const base = refs.get(p.ref_from).data;
+        for (let i = 0; i < r.length; i++) if ((i & 3) !== 3) r[i] = (r[i] + base[i]) & 255;
+        p.ref = encode(ref);
+      }
+      refs.set(p.index, ref);
+      const dl = (await decode(p.delta, w, h)).data;
+      const test = new ImageData(w, h), diff = new ImageData(w, h), t = test.data, o = diff.data;
+      const lut = heatLut((byIndex.get(p.index) || {}).max_diff || 0);
+      const ign = (R.ignore || []).map(([x, y, iw, ih]) => [x - cx, y - cy, x - cx + iw, y - cy + ih]);
+      for (let y = 0, j = 0; y < h; y++) {
+        for (let x = 0; x < w; x++, j += 4) {
+          let d = 0;
+          for (let c = 0; c < 3; c++) {
+            t[j + c] = (r[j + c] + dl[j + c]) & 255;
+            const v = dl[j + c] > 127 ? 256 - dl[j + c] : dl[j + c];
+            if (v > d) d = v;
+          }
+          if (d && ign.some(([x0, y0, x1, y1]) => x >= x0 && x < x1 && y >= y0 && y < y1)) d = 0;
+          t[j + 3] = o[j + 3] = 255;
+          o[j] = lut[3 * d];
+          o[j + 1] = lut[3 * d + 1];
+          o[j + 2] = lut[3 * d + 2];
+        }
+      }
+      p.test = encode(test);
+      p.diff = encode(diff);
+    }
+  } catch (e) {
+    rebuildError = String(e && e.message || e);
+    pics.clear();
+  }
 
   // ---- header and summary ----
   const verdict = $("verdict");
@@ -53,6 +129,17 @@
   const side = (label, s) => el("span", {}, `${label} `, el("code", { text: s.path }),
     s.kind ? ` (${s.kind}, ${s.frames} frame${s.frames === 1 ? "" : "s"})` : "");
   $("sides").append(side("A reference", R.a), " · ", side("B test", R.b));
+  // Where the report came from: the command, when, which tidepool, and the inputs' SHA-256
+  // (a report downloaded from CI later can be matched to its frames).
+  const made = R.made || {};
+  const prov = el("div", { class: "made", id: "made" },
+    el("span", { text: `${made.by || "tidepool compare"} ${made.version || ""}` }),
+    made.date ? el("span", { text: ` · ${made.date}` }) : "");
+  if (made.command) prov.append(el("div", {}, "Command: ", el("code", { id: "made-command", text: made.command })));
+  for (const [label, s] of [["A", R.a], ["B", R.b]]) {
+    if (s && s.sha256) prov.append(el("div", { class: "sha" }, `${label} SHA-256 `,
+      el("code", { class: "sha-" + label.toLowerCase(), text: s.sha256 })));
+  }
 
   const summary = $("summary");
   if (R.error) summary.append(el("p", { class: "banner error", id: "error-banner" },
@@ -81,6 +168,14 @@
   if (R.flip_ppd !== null) chips.append(el("span", { class: "chip" }, `FLIP at ${fmt(R.flip_ppd)} px/°`));
   for (const r of R.ignore || []) chips.append(el("span", { class: "chip" }, `ignore ${r.join(",")}`));
   summary.append(chips);
+  summary.append(prov);
+  if (R.accept) {
+    summary.append(el("div", { class: "banner accept", id: "accept" },
+      el("b", { text: "To accept B as the new reference" }), " (rewrites the frames of A that fail):",
+      el("pre", {}, el("code", { text: R.accept }))));
+  } else if (R.accept_note) {
+    summary.append(el("p", { class: "banner warn", id: "accept" }, R.accept_note));
+  }
   $("footer").textContent = `${R.format} · written by tidepool compare --html`;
 
   // ---- viewer ----
@@ -91,16 +186,29 @@
   {
     const parts = [];
     if (P.error) parts.push(`Pictures could not be made: ${P.error}.`);
+    if (rebuildError) parts.push(`Pictures could not be shown: ${rebuildError}.`);
     if (P.no_pixels) parts.push(`No pictures: ${P.no_pixels}.`);
     else if (!R.error) {
-      if (P.measured === 0) parts.push(R.failed ? "No failing frame has pixels to show (see the table)." :
+      const withPixels = P.measured + (P.mismatched || 0);
+      if (withPixels === 0) parts.push(R.failed ? "No failing frame has pixels to show (see the table)." :
         "No failing frames.");
-      else parts.push(`Pictures of ${shown.length} of ${P.measured} failing frame${P.measured === 1 ? "" : "s"} ` +
+      else parts.push(`Pictures of ${shown.length} of ${withPixels} failing frame${withPixels === 1 ? "" : "s"} ` +
         `with pixels (the worst first by ${R.flip_ppd !== null ? "FLIP, then " : ""}MSE; at most ` +
         `${P.max_frames}, --html-frames). Frames over ${P.max_size[0]}×${P.max_size[1]} are cropped ` +
         `around the changed rectangle.`);
+      if (P.mismatched) parts.push(`Frames whose sizes differ show each side whole.`);
     }
     note.textContent = parts.join(" ");
+    // Failing frames the report has no picture of, and how to get them.
+    const missed = frames.filter((f) => (f.status === "fail" || f.status === "size-differs") && !pics.has(f.index))
+      .map((f) => f.index);
+    if (missed.length && !P.no_pixels && !R.error) {
+      const list = missed.length > 20 ? `${missed.slice(0, 20).join(", ")} and ${missed.length - 20} more` : missed.join(", ");
+      note.after(el("p", { class: "note unpictured", id: "unpictured" },
+        `Failing frame${missed.length === 1 ? "" : "s"} without pictures: ${list}. To picture ` +
+        `${missed.length === 1 ? "it" : "them"}, run the comparison again with --html-frames ` +
+        `${shown.length + missed.length} (the picker lists ${missed.length === 1 ? "it" : "them"}, greyed).`));
+    }
   }
 
   const ports = [];
@@ -145,11 +253,12 @@
   }
 
   // One picture pane: caption, viewport, stage with the picture(s) and the overlays.
-  function pane(cls, title, extra, imgs) {
+  function pane(cls, title, extra, imgs, crop) {
     const p = pics.get(state.frame);
+    crop = crop || p.crop;
     const stage = el("div", { class: "stage" });
     imgs.forEach((src, i) => {
-      const img = el("img", { src, alt: title, width: p.crop[2], height: p.crop[3], draggable: "false" });
+      const img = el("img", { src, alt: title, width: crop[2], height: crop[3], draggable: "false" });
       if (i) img.classList.add("over");
       stage.append(img);
     });
@@ -158,13 +267,13 @@
     const marks = [];
     const f = frames.find((x) => x.index === state.frame);
     if (f && f.bbox) marks.push(["rect", ...f.bbox]);
-    for (const r of R.ignore || []) marks.push(["ignore", ...r]);
+    if (!p.mismatch) for (const r of R.ignore || []) marks.push(["ignore", ...r]);
     // The viewport takes the picture's shape (up to a height limit in the CSS).
-    const port = el("div", { class: "port", style: `aspect-ratio: ${p.crop[2]} / ${p.crop[3]}` }, stage);
+    const port = el("div", { class: "port", style: `aspect-ratio: ${crop[2]} / ${crop[3]}` }, stage);
     for (const [cls, x, y, w, h] of marks) {
       const m = el("div", { class: cls });
       port.append(m);
-      overlays.push({ m, x: x - p.crop[0], y: y - p.crop[1], w, h });
+      overlays.push({ m, x: x - crop[0], y: y - crop[1], w, h });
     }
     ports.push(port);
     stages.push(stage);
@@ -183,10 +292,15 @@
     $("blink-auto").checked = false;
     if (!p) return;
     const f = frames.find((x) => x.index === state.frame);
-    const mode = state.mode;
+    // Frames of different sizes: each side whole, at the same zoom; no overlay view.
+    const mode = p.mismatch ? "side" : state.mode;
+    for (const b of document.querySelectorAll("[data-mode]")) b.disabled = !!p.mismatch && b.dataset.mode !== "side";
     panes.className = "panes" + (mode === "side" ? "" : " single") +
       ($("show-rect").checked ? "" : " hide-rect") + ($("show-ignore").checked ? "" : " hide-ignore");
-    if (mode === "side") {
+    if (p.mismatch) {
+      panes.append(pane("ref", "A reference", `${p.size[0]}×${p.size[1]}`, [p.ref]),
+        pane("test", "B test", `${p.test_size[0]}×${p.test_size[1]}`, [p.test], p.test_crop));
+    } else if (mode === "side") {
       panes.append(pane("ref", "A reference", "", [p.ref]), pane("test", "B test", "", [p.test]),
         pane("diff", "Difference", `max-diff ${f.max_diff}: white`, [p.diff]));
       if (p.flip) panes.append(pane("flip", "FLIP error", `mean ${fmt(f.flip)}; magma 0..1`, [p.flip]));
@@ -269,6 +383,11 @@
     info.replaceChildren();
     info.append(el("b", { text: `Frame ${f.index}` }), " — ",
       el("span", { class: "fail", text: f.status.toUpperCase() }));
+    if (p.mismatch) {
+      info.append(`: A is ${p.size[0]}×${p.size[1]}, B is ${p.test_size[0]}×${p.test_size[1]}; frames of ` +
+        "different sizes are not compared pixel by pixel.");
+      return;
+    }
     if (f.failed && f.failed.length) info.append(`: ${f.failed.map((k) => k.replace("_", "-")).join(", ")} beyond tolerance`);
     info.append(`. Changed rectangle ${f.bbox[2]}×${f.bbox[3]} at (${f.bbox[0]}, ${f.bbox[1]}); `);
     const [x, y, w, h] = p.crop;
@@ -291,9 +410,16 @@
 
   if (shown.length) {
     viewer.hidden = false;
-    for (const i of shown) {
-      const f = frames.find((x) => x.index === i);
-      const m = R.flip_ppd !== null ? `FLIP ${fmt(f.flip)}` : `PSNR ${fmt(f.psnr)} dB`;
+    // Every failing frame, in order; those without pictures greyed, saying so.
+    for (const f of frames.filter((x) => x.status === "fail" || x.status === "size-differs")) {
+      const i = f.index;
+      if (!pics.has(i)) {
+        pick.append(el("option", { value: String(i), disabled: "", class: "unpictured",
+          text: `${i} (no picture: --html-frames)` }));
+        continue;
+      }
+      const m = f.status === "size-differs" ? "sizes differ" :
+        R.flip_ppd !== null ? `FLIP ${fmt(f.flip)}` : `PSNR ${fmt(f.psnr)} dB`;
       pick.append(el("option", { value: String(i), text: `${i} (${m})` }));
     }
     pick.addEventListener("change", () => select(Number(pick.value)));
@@ -466,6 +592,18 @@
     const first = m ? (m.worse === "high" ? -1 : 1) : key === "mse" || key === "bbox" ? -1 : 1;
     sortBy(key, cur ? (cur === "ascending" ? -1 : 1) : first);
   });
+  // The failing frames only, by default when there are some: passing frames are counted.
+  const only = $("failing-only");
+  const passingRows = rows.filter((r) => !failing(r.f)).length;
+  only.checked = R.failed > 0;
+  only.parentElement.hidden = !R.failed || !passingRows;
+  const filter = () => {
+    for (const r of rows) r.tr.hidden = only.checked && !failing(r.f);
+    $("rows-hidden").textContent = only.checked && passingRows ?
+      `(${passingRows} identical or within-tolerance frame${passingRows === 1 ? "" : "s"} hidden)` : "";
+  };
+  only.addEventListener("change", filter);
+  filter();
   sortBy("index", 1);
   if (!frames.length) table.append(el("caption", { text: R.error ? "No frames: the comparison stopped before comparing." : "No frames." }));
 
