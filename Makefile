@@ -110,7 +110,8 @@ SRC_ENCODE = \
 	src/encode/flipbook.c \
 	src/encode/proof.c \
 	src/encode/exr.c \
-	src/encode/exr_pack.c
+	src/encode/exr_pack.c \
+	src/encode/record.c
 
 # The libav plugin, tidepool-av.so (src/encode/avplugin.h): MP4 writing, reading,
 # joining and checksums, with its own copies of the few core helpers they use.
@@ -209,6 +210,7 @@ TEST_SRCS = \
 	tests/test_reuse.c \
 	tests/test_sceneopts.c \
 	tests/test_ocean.c \
+	tests/test_record.c \
 	tests/test_exr.c \
 	tests/reference/seed_common.c \
 	tests/reference/seed_hooke.c \

@@ -165,6 +165,30 @@ int outputs_plan(out_plan *p, tp_scene *sc, const out_cli *cli, const enc_config
 	return rc;
 }
 
+void outputs_describe(out_plan *p, const tp_scene *sc)
+{
+	for (int i = 0; i < p->n; i++) {
+		out_item *it = &p->o[i];
+		enc_record *r = &it->rec;
+		*r = (enc_record){.mode = it->mode,
+				  .encoder = it->enc->name,
+				  .frames = it->cfg.total,
+				  .fps = it->cfg.fps,
+				  .width = it->cfg.w,
+				  .height = it->cfg.h,
+				  .float_samples = it->pixels == TP_PIXELS_FLOAT};
+		memcpy(r->fp, it->fp, sizeof r->fp);
+		tp_scene_map_info(sc, it->mode, &r->map);
+		if (it->cfg.flipbook) {
+			int aw, ah;
+			enc_flipbook_size(&it->fb, &aw, &ah, &r->cell_w, &r->cell_h);
+			r->cols = it->fb.cols;
+			r->rows = it->fb.rows;
+		}
+		it->cfg.record = r;
+	}
+}
+
 int outputs_render(out_plan *p, tp_scene *sc, int frame, tp_image *slot, void (*side)(void *),
 		   void *side_arg, tp_err *err)
 {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "encode/record.h"
 #include "util/png.h"
 #include "util/fsutil.h"
 
@@ -26,6 +27,7 @@ typedef struct flipbook {
 	taps tx, ty;
 	int same_size; /* cells are frame-sized: plain copies */
 	int done;      /* cells filled */
+	const enc_record *record; /* enc_config.record, or NULL */
 } flipbook;
 
 static int next_pot(int v)
@@ -136,6 +138,7 @@ static int flipbook_open(void *priv, const enc_config *cfg, tp_err *err)
 	snprintf(f->path, sizeof f->path, "%s", cfg->path);
 	f->fb = *cfg->flipbook;
 	f->threads = enc_threads(cfg);
+	f->record = cfg->record;
 	enc_flipbook_size(&f->fb, &f->aw, &f->ah, &f->cw, &f->ch);
 	f->frames = cfg->frames;
 	f->cells = f->fb.cols * f->fb.rows;
@@ -224,8 +227,15 @@ static int flipbook_close(void *priv, enc_close_mode mode, tp_err *err)
 		if (f->done < f->cells)
 			rc = tp_errf(err, TP_EIO, "%s: only %d of %d flipbook cells were rendered", f->path, f->done,
 				     f->cells);
-		else
-			rc = tp_png_write(f->path, &f->atlas, -1, err);
+		else {
+			char *json = f->record ? enc_record_text(f->record, 0, f->frames - 1) : NULL;
+			const tp_png_meta m = {.record = json,
+					       .srgb = f->record && (f->record->mode == TP_MODE_COLOR ||
+								     f->record->mode == TP_MODE_PARTICLES)};
+			rc = f->record && !json ? tp_errf(err, TP_EIO, "out of memory")
+						: tp_png_write_meta(f->path, &f->atlas, -1, &m, err);
+			free(json);
+		}
 	}
 	tp_image_free(&f->atlas);
 	free_taps(&f->tx);
