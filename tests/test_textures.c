@@ -286,7 +286,7 @@ Test(textures, batch_names_every_combination_and_makes_a_contact_sheet)
 /* ---- golden hashes of the texture scenes ---- */
 
 /* What scripts/golden-textures.sh renders with (the test checks it agrees). */
-#define GOLDEN_TEX_ARGS "-q --size 64x64 --frames 6"
+#define GOLDEN_TEX_ARGS "-q --size 64x64 --range 0-5"
 
 Test(textures, texture_scenes_match_their_golden_hashes, .timeout = 300)
 {
@@ -369,4 +369,37 @@ Test(textures, height_maps_say_when_they_clip, .timeout = 120)
 	cr_assert_null(strstr(strstr(st, "\"frame\":11,"), "\"height_clipped\":0,"),
 		       "the last frame clips: %s", st);
 	tp_tmpdir_remove(cdir);
+}
+
+/* --frames N on a loop made another, N-frame loop (issue 41): it is refused, naming
+ * --range and loop.duration; the loop's own length is no change and is taken. */
+Test(textures, frames_on_a_loop_is_refused_naming_range)
+{
+	cr_assert_eq(run_tp(NULL, errpath,
+			    "render scenes/textures/ocean_choppy.json --size 32x32 --frames 4 -q -y "
+			    "-o displacement=%s/d%%d.exr",
+			    dir),
+		     2);
+	const char *e = slurp(errpath);
+	cr_assert(strstr(e, "ocean_choppy.json: --frames 4: the scene is a 64-frame loop "
+			    "(\"loop\": 4 s at 16 fps)"),
+		  "%s", e);
+	cr_assert(strstr(e, "--range A-B (0-63)") && strstr(e, "--set loop.duration=SECONDS"), "%s",
+		  e);
+	cr_assert(strchr(e, '\n') == strrchr(e, '\n'), "one line: %s", e);
+	char none[160];
+	snprintf(none, sizeof none, "test ! -e %s/d0.exr", dir);
+	cr_assert_eq(system(none), 0, "nothing is written");
+	cr_assert_eq(run_tp(NULL, errpath, "validate scenes/textures/caustics_loop.json --frames 1"), 2);
+	cr_assert_eq(run_tp(NULL, errpath, "validate scenes/textures/ocean_choppy.json --frames 64"), 0,
+		     "%s", slurp(errpath));
+	/* the shorter loop, as the message says */
+	cr_assert_eq(run_tp(NULL, errpath,
+			    "render scenes/textures/ocean_choppy.json --size 32x32 -q -y "
+			    "--set loop.duration=0.25 -o displacement=%s/s%%d.exr",
+			    dir),
+		     0, "%s", slurp(errpath));
+	char p[160];
+	snprintf(p, sizeof p, "test -e %s/s3.exr && test ! -e %s/s4.exr", dir, dir);
+	cr_assert_eq(system(p), 0, "a 0.25 s loop at 16 fps is 4 frames");
 }

@@ -85,7 +85,7 @@ typedef struct cli_extra {
 #define CLI_SCENE_OPTS_HELP                                                                        \
 	"      --set KEY=VALUE  change a scene value (params.damping=4, maps.normal.bits=16,\n"    \
 	"                       loop.duration=2); repeatable\n"                                    \
-	"      --frames N       render N frames (overrides duration)\n"                            \
+	"      --frames N       render N frames (overrides duration; not of a loop: --range)\n"     \
 	"      --size WxH       render size in pixels; the scene is scaled to it (its \"size\"\n"  \
 	"                       is its frame of reference, so the picture stays the same)\n"      \
 	"      --scale F        render size as a factor of the scene's size: 0.25, 25%, 2\n"      \
