@@ -399,7 +399,88 @@ Test(textures, frames_on_a_loop_is_refused_naming_range)
 			    "--set loop.duration=0.25 -o displacement=%s/s%%d.exr",
 			    dir),
 		     0, "%s", slurp(errpath));
-	char p[160];
+	char p[320];
 	snprintf(p, sizeof p, "test -e %s/s3.exr && test ! -e %s/s4.exr", dir, dir);
 	cr_assert_eq(system(p), 0, "a 0.25 s loop at 16 fps is 4 frames");
+}
+
+/* Every padding pixel of the cell whose frame is at (x0, y0), w x h, repeats the frame's
+ * pixel at its offset wrapped (wrap) or clamped into the frame. */
+static void check_padding(const tp_image *a, int x0, int y0, int w, int h, int p, int wrap)
+{
+	for (int y = -p; y < h + p; y++)
+		for (int x = -p; x < w + p; x++) {
+			if (x >= 0 && x < w && y >= 0 && y < h)
+				continue;
+			const int sx = wrap ? (x + w) % w : x < 0 ? 0 : x >= w ? w - 1 : x;
+			const int sy = wrap ? (y + h) % h : y < 0 ? 0 : y >= h ? h - 1 : y;
+			for (int c = 0; c < 3; c++)
+				cr_assert_eq(px(a, x0 + x, y0 + y, c), px(a, x0 + sx, y0 + sy, c),
+					     "padding at %d,%d of the cell at %d,%d is not its pixel %d,%d",
+					     x, y, x0, y0, sx, sy);
+		}
+}
+
+/* --flipbook-padding P: each frame sits in a slot P pixels larger on every side, the
+ * border from the frame's own wrap (a tiling scene) or its edges (one that does not);
+ * with --pot the atlas is still a power of two. */
+Test(textures, flipbook_padding_wraps_tiling_maps_and_extends_the_others)
+{
+	for (int wrap = 1; wrap >= 0; wrap--) {
+		const char *sc = write_scene(wrap ? "pw" : "pc", "ripple",
+					     wrap ? NULL : "\"boundary\": \"reflect\"");
+		if (!wrap) { /* the scene's own boundary: write_scene puts wrap first */
+			char cmd[512];
+			snprintf(cmd, sizeof cmd, "sed -i 's/\"boundary\": \"wrap\",//' %s", sc);
+			cr_assert_eq(system(cmd), 0);
+		}
+		cr_assert_eq(run_tp(NULL, errpath,
+				    "render %s -q -y -o normal=%s/f%d_%%02d.png -o normal=%s/a%d.png "
+				    "--flipbook 3x2 --flipbook-padding 3",
+				    sc, dir, wrap, dir, wrap),
+			     0, "%s", slurp(errpath));
+		tp_image a = load("%s/a%d.png", dir, wrap);
+		cr_assert_eq(a.w, 3 * (48 + 6));
+		cr_assert_eq(a.h, 2 * (40 + 6));
+		for (int i = 0; i < 6; i++) {
+			const int x0 = (i % 3) * 54 + 3, y0 = (i / 3) * 46 + 3;
+			tp_image f = load("%s/f%d_%02d.png", dir, wrap, 2 * i);
+			for (int y = 0; y < 40; y++)
+				cr_assert_eq(memcmp(tp_image_row(&a, y0 + y) + 6 * x0, tp_image_row(&f, y),
+						    6 * 48),
+					     0, "cell %d row %d is not frame %d", i, y, 2 * i);
+			tp_image_free(&f);
+			check_padding(&a, x0, y0, 48, 40, 3, wrap);
+		}
+		tp_image_free(&a);
+		char rec[160];
+		snprintf(rec, sizeof rec, "info --json %s/a%d.png", dir, wrap);
+		cr_assert_eq(run_tp(errpath, NULL, "%s", rec), 0);
+		cr_assert(strstr(slurp(errpath), "\"grid\":[3,2],\"cell\":[48,40],\"padding\":3"),
+			  "%s", slurp(errpath));
+	}
+	/* --pot: 3 x 54 = 162 and 2 x 46 = 92 round up to 256 x 128; slots of 85 x 64 hold
+	 * cells of 79 x 58 (resampled), still padded from their own wrap */
+	const char *sc = write_scene("pp", "ripple", NULL);
+	cr_assert_eq(run_tp(NULL, errpath,
+			    "render %s -q -y -o height=%s/pot.png --flipbook 3x2 --flipbook-padding 3 "
+			    "--pot",
+			    sc, dir),
+		     0, "%s", slurp(errpath));
+	tp_image a;
+	tp_err err;
+	char path[256];
+	snprintf(path, sizeof path, "%s/pot.png", dir);
+	cr_assert_eq(tp_png_read(path, TP_RGB16, &a, &err), 0, "%s", err.msg);
+	cr_assert_eq(a.w, 256);
+	cr_assert_eq(a.h, 128);
+	for (int i = 0; i < 6; i++)
+		check_padding(&a, (i % 3) * 85 + 3, (i / 3) * 64 + 3, 79, 58, 3, 1);
+	tp_image_free(&a);
+	/* padding without a flipbook says so */
+	cr_assert_eq(run_tp(NULL, errpath, "render %s -q -y -o %s/x%%d.png --flipbook-padding 2",
+			    sc, dir),
+		     2);
+	cr_assert(strstr(slurp(errpath), "--flipbook-padding: no output is a flipbook"), "%s",
+		  slurp(errpath));
 }

@@ -25,6 +25,7 @@ typedef struct out_cli {
 	int cols, rows;       /* --flipbook CxR (0: the scene's) */
 	int frame_w, frame_h; /* --frame-size WxH (0: the scene's, or its size) */
 	int pot;              /* --pot */
+	int padding;          /* --flipbook-padding */
 } out_cli;
 
 typedef struct out_item {

@@ -94,7 +94,9 @@ typedef struct cli_extra {
 	"                       set); output is identical for every N\n"                          \
 	"      --flipbook CxR   write single-file .png outputs as atlases of C x R frames\n"       \
 	"      --frame-size WxH size of each flipbook frame (default: the render size)\n"          \
-	"      --pot            round flipbook atlases up to powers of two\n"
+	"      --pot            round flipbook atlases up to powers of two\n"                      \
+	"      --flipbook-padding N  N pixels around each flipbook cell, from the cell's own\n" \
+	"                       wrap (tiling maps) or its edges (default 0)\n"
 
 /* Parses argv (argv[0] is the command name) for the groups in flags. Returns 0 (o->first
  * set), 1 after printing `usage` for -h, or TP_EXIT_USAGE after printing the reason. A
