@@ -133,3 +133,29 @@ Test(info, files_tidepool_did_not_write)
 	cr_expect_eq(run_tp(NULL, errpath, "info"), 2);
 	has(slurp(errpath), "no file given");
 }
+
+/* The pictures tidepool makes about renders say what they are too: compare's difference
+ * images and batch's contact sheet (sRGB, with an sRGB chunk). */
+Test(info, difference_images_and_contact_sheets)
+{
+	cr_assert_eq(run_tp(NULL, errpath, "render " RAIN " -o %s/a%%d.png", dir), 0,
+		     "%s", slurp(errpath));
+	cr_assert_eq(run_tp(NULL, errpath, "render " RAIN " --set render.tint_strength=0.6 -o %s/b%%d.png", dir), 0,
+		     "%s", slurp(errpath));
+	cr_assert_eq(run_tp(NULL, errpath, "compare %s/a%%d.png %s/b%%d.png -q --diff %s/d", dir,
+			    dir, dir),
+		     1, "%s", slurp(errpath));
+	cr_assert_eq(run_tp(outpath, errpath, "info --json %s/d/diff-000003.png", dir), 0, "%s",
+		     slurp(errpath));
+	has(slurp(outpath), "\"kind\":\"PNG\",\"tidepool\":true,\"record\":{\"format\":"
+			    "\"tidepool-record/1\",\"software\":\"tidepool 0.1.0\",\"version\":"
+			    "\"0.1.0\",\"image\":\"difference image\",\"colorSpace\":\"sRGB\"");
+	has(slurp(outpath), "\"srgbChunk\":true");
+	cr_assert_eq(run_tp(NULL, errpath,
+			    "batch scenes/rain.json --size 32x18 --frames 2 --vary seed=1,2 -q -O %s/v",
+			    dir),
+		     0, "%s", slurp(errpath));
+	cr_assert_eq(run_tp(outpath, errpath, "info %s/v/contact.png", dir), 0, "%s",
+		     slurp(errpath));
+	has(slurp(outpath), "\n  image              contact sheet\n");
+}

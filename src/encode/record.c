@@ -136,6 +136,21 @@ char *enc_record_text(const enc_record *r, int first, int last)
 	return s;
 }
 
+char *enc_record_picture(const char *what)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		return NULL;
+	cJSON_AddStringToObject(o, "format", ENC_RECORD_FORMAT);
+	cJSON_AddStringToObject(o, "software", "tidepool " TP_VERSION);
+	cJSON_AddStringToObject(o, "version", TP_VERSION);
+	cJSON_AddStringToObject(o, "image", what);
+	cJSON_AddStringToObject(o, "colorSpace", "sRGB");
+	char *s = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	return s;
+}
+
 void enc_record_fps(double fps, int *num, unsigned *den)
 {
 	static const unsigned dens[] = {1, 1001, 1000, 100};

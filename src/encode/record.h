@@ -43,6 +43,10 @@ typedef struct enc_record {
 cJSON *enc_record_json(const enc_record *r, int first, int last);
 /* The same as one line of JSON (malloc'd), or NULL. */
 char *enc_record_text(const enc_record *r, int first, int last);
+/* The record of a picture tidepool makes about renders rather than of a render (`what`:
+ * "contact sheet", "difference image"): format, software, version, image, colorSpace
+ * sRGB; one line of JSON (malloc'd), or NULL. */
+char *enc_record_picture(const char *what);
 /* fps as a rational for OpenEXR's framesPerSecond: whole numbers n/1, NTSC's n*1000/1001. */
 void enc_record_fps(double fps, int *num, unsigned *den);
 
