@@ -32,13 +32,14 @@ static void has(const char *text, const char *what)
 
 Test(info, png_and_exr_maps)
 {
-	cr_assert_eq(run_tp(NULL, errpath,
-			    "render scenes/textures/ocean_choppy.json --size 64x64 --range 2-2 -q -y "
-			    "-o height=%s/h%%d.png -o displacement=%s/d%%d.exr",
-			    dir, dir),
-		     0, "%s", slurp(errpath));
-	cr_assert_eq(run_tp(outpath, errpath, "info --json %s/h2.png %s/d2.exr", dir, dir), 0,
-		     "%s", slurp(errpath));
+	cr_assert_eq(
+		run_tp(NULL, errpath,
+		       "render scenes/textures/ocean_choppy.json --size 64x64 --range 2-2 -q -y "
+		       "-o height=%s/h%%d.png -o displacement=%s/d%%d.exr",
+		       dir, dir),
+		0, "%s", slurp(errpath));
+	cr_assert_eq(run_tp(outpath, errpath, "info --json %s/h2.png %s/d2.exr", dir, dir), 0, "%s",
+		     slurp(errpath));
 	const char *t = slurp(outpath);
 	has(t, "\"kind\":\"PNG\",\"tidepool\":true");
 	has(t, "\"mode\":\"height\",\"frame\":2,\"frames\":64,\"fps\":16,\"loopFrames\":64");
@@ -65,11 +66,11 @@ Test(info, png_and_exr_maps)
 
 Test(info, mp4_segment_manifest_and_checkpoint)
 {
-	cr_assert_eq(run_tp(NULL, errpath, "render " RAIN " -o %s/m.mp4 --hash %s/m.manifest", dir,
-			    dir),
-		     0, "%s", slurp(errpath));
-	cr_assert_eq(run_tp(NULL, errpath, "render " RAIN " --range 2-3 -o %s/s.mp4", dir), 0,
-		     "%s", slurp(errpath));
+	cr_assert_eq(
+		run_tp(NULL, errpath, "render " RAIN " -o %s/m.mp4 --hash %s/m.manifest", dir, dir),
+		0, "%s", slurp(errpath));
+	cr_assert_eq(run_tp(NULL, errpath, "render " RAIN " --range 2-3 -o %s/s.mp4", dir), 0, "%s",
+		     slurp(errpath));
 	cr_assert_eq(run_tp(NULL, errpath, "cache " RAIN " --every 2 -O %s/ck", dir), 0, "%s",
 		     slurp(errpath));
 	cr_assert_eq(run_tp(outpath, errpath,
@@ -138,10 +139,11 @@ Test(info, files_tidepool_did_not_write)
  * images and batch's contact sheet (sRGB, with an sRGB chunk). */
 Test(info, difference_images_and_contact_sheets)
 {
-	cr_assert_eq(run_tp(NULL, errpath, "render " RAIN " -o %s/a%%d.png", dir), 0,
-		     "%s", slurp(errpath));
-	cr_assert_eq(run_tp(NULL, errpath, "render " RAIN " --set render.tint_strength=0.6 -o %s/b%%d.png", dir), 0,
-		     "%s", slurp(errpath));
+	cr_assert_eq(run_tp(NULL, errpath, "render " RAIN " -o %s/a%%d.png", dir), 0, "%s",
+		     slurp(errpath));
+	cr_assert_eq(run_tp(NULL, errpath,
+			    "render " RAIN " --set render.tint_strength=0.6 -o %s/b%%d.png", dir),
+		     0, "%s", slurp(errpath));
 	cr_assert_eq(run_tp(NULL, errpath, "compare %s/a%%d.png %s/b%%d.png -q --diff %s/d", dir,
 			    dir, dir),
 		     1, "%s", slurp(errpath));
@@ -151,10 +153,11 @@ Test(info, difference_images_and_contact_sheets)
 			    "\"tidepool-record/1\",\"software\":\"tidepool 0.1.0\",\"version\":"
 			    "\"0.1.0\",\"image\":\"difference image\",\"colorSpace\":\"sRGB\"");
 	has(slurp(outpath), "\"srgbChunk\":true");
-	cr_assert_eq(run_tp(NULL, errpath,
-			    "batch scenes/rain.json --size 32x18 --frames 2 --vary seed=1,2 -q -O %s/v",
-			    dir),
-		     0, "%s", slurp(errpath));
+	cr_assert_eq(
+		run_tp(NULL, errpath,
+		       "batch scenes/rain.json --size 32x18 --frames 2 --vary seed=1,2 -q -O %s/v",
+		       dir),
+		0, "%s", slurp(errpath));
 	cr_assert_eq(run_tp(outpath, errpath, "info %s/v/contact.png", dir), 0, "%s",
 		     slurp(errpath));
 	has(slurp(outpath), "\n  image              contact sheet\n");

@@ -44,10 +44,11 @@ Test(levels, bare_output_keeps_the_mode_of_the_scenes_output)
 	cr_assert_eq(tp_png_read(a, TP_GRAY8, &img, &err), 0, "%s", err.msg);
 	tp_image_free(&img);
 	/* Outputs of two modes: a bare -o must say which. */
-	cr_assert_eq(run_tp(NULL, errpath,
-			    "render scenes/textures/height_sequence.json -q --range 0-0 -o %s/h.png",
-			    dir),
-		     2);
+	cr_assert_eq(
+		run_tp(NULL, errpath,
+		       "render scenes/textures/height_sequence.json -q --range 0-0 -o %s/h.png",
+		       dir),
+		2);
 	cr_assert(strstr(slurp(errpath), "the scene has outputs of modes height, normal; say which "
 					 "this one is with -o MODE="),
 		  "%s", slurp(errpath));
@@ -85,9 +86,8 @@ static int spread(const char *name, int n)
 Test(levels, auto_height_scale_uses_the_full_range_with_one_scale)
 {
 	const char *sc = "scenes/textures/height_sequence.json";
-	cr_assert_eq(
-		run_tp(NULL, errpath, "render %s -q " L12 " -o height=%s/d%%02d.png", sc, dir),
-		0, "%s", slurp(errpath));
+	cr_assert_eq(run_tp(NULL, errpath, "render %s -q " L12 " -o height=%s/d%%02d.png", sc, dir),
+		     0, "%s", slurp(errpath));
 	cr_assert_eq(run_tp(NULL, errpath,
 			    "render %s " L12 " --threads 1 --set maps.height.scale=auto -o "
 			    "height=%s/a%%02d.png",

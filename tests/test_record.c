@@ -40,11 +40,11 @@ static int check(const char *fmt, ...)
 
 /* What every map of the ocean example at 64x64 records: a 64 m tile of 512 scene units
  * (1 m texels at this size), 64 frames at 16 fps that loop and tile. */
-#define OCEAN_COMMON                                                                       \
-	"\"format\":\"tidepool-record/1\",\"version\":\"0.1.0\",\"frame\":2,\"frames\":64,"  \
-	"\"fps\":16,\"loopFrames\":64,\"width\":64,\"height\":64,\"colorSpace\":\"data\","   \
-	"\"axes\":\"X right, Y up the image, Z up\",\"tiles\":true,\"texelSize\":[8,8],"     \
-	"\"tileSize\":[512,512],\"metresPerUnit\":0.125,\"texelMetres\":[1,1],"             \
+#define OCEAN_COMMON                                                                               \
+	"\"format\":\"tidepool-record/1\",\"version\":\"0.1.0\",\"frame\":2,\"frames\":64,"        \
+	"\"fps\":16,\"loopFrames\":64,\"width\":64,\"height\":64,\"colorSpace\":\"data\","         \
+	"\"axes\":\"X right, Y up the image, Z up\",\"tiles\":true,\"texelSize\":[8,8],"           \
+	"\"tileSize\":[512,512],\"metresPerUnit\":0.125,\"texelMetres\":[1,1],"                    \
 	"\"tileMetres\":[64,64],\"encoding\":\"float\""
 
 Test(record, exr_maps_carry_every_attribute)
@@ -57,7 +57,8 @@ Test(record, exr_maps_carry_every_attribute)
 			    dir, dir, dir, dir, dir),
 		     0, "%s", slurp(errpath));
 	static const char *const want[][2] = {
-		{"d", "\"mode\":\"displacement\",\"units\":\"m\",\"values\":\"displacement X, Y, Z\""},
+		{"d",
+		 "\"mode\":\"displacement\",\"units\":\"m\",\"values\":\"displacement X, Y, Z\""},
 		{"h", "\"mode\":\"height\",\"units\":\"m\",\"values\":\"height\""},
 		{"n", "\"mode\":\"normal\",\"units\":\"1\",\"normalConvention\":\"directx\","
 		      "\"normalStrength\":1"},
@@ -83,13 +84,14 @@ Test(record, png_maps_record_and_srgb_on_colour_only)
 	const char *common = "\"frame\":1,\"frames\":2,\"fps\":30,\"loopFrames\":null,"
 			     "\"tiles\":false,\"texelSize\":[10,10],\"tileSize\":[640,360],"
 			     "\"metresPerUnit\":\"__absent__\",\"texelMetres\":\"__absent__\"";
-	cr_expect_eq(check("png %s/c1.png '{%s,\"mode\":\"color\",\"colorSpace\":\"sRGB\"}' 1",
-			   dir, common),
+	cr_expect_eq(check("png %s/c1.png '{%s,\"mode\":\"color\",\"colorSpace\":\"sRGB\"}' 1", dir,
+			   common),
 		     0, "%s", slurp(outpath));
-	cr_expect_eq(check("png %s/h1.png '{%s,\"mode\":\"height\",\"colorSpace\":\"data\","
-			   "\"bits\":16,\"scale\":1024,\"offset\":32768,\"units\":\"height units\"}' 0",
-			   dir, common),
-		     0, "%s", slurp(outpath));
+	cr_expect_eq(
+		check("png %s/h1.png '{%s,\"mode\":\"height\",\"colorSpace\":\"data\","
+		      "\"bits\":16,\"scale\":1024,\"offset\":32768,\"units\":\"height units\"}' 0",
+		      dir, common),
+		0, "%s", slurp(outpath));
 	cr_expect_eq(check("png %s/n1.png '{%s,\"mode\":\"normal\",\"colorSpace\":\"data\","
 			   "\"bits\":8,\"normalConvention\":\"opengl\",\"normalStrength\":4,"
 			   "\"scale\":127.5,\"offset\":127.5}' 0",

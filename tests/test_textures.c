@@ -375,11 +375,12 @@ Test(textures, height_maps_say_when_they_clip, .timeout = 120)
  * --range and loop.duration; the loop's own length is no change and is taken. */
 Test(textures, frames_on_a_loop_is_refused_naming_range)
 {
-	cr_assert_eq(run_tp(NULL, errpath,
-			    "render scenes/textures/ocean_choppy.json --size 32x32 --frames 4 -q -y "
-			    "-o displacement=%s/d%%d.exr",
-			    dir),
-		     2);
+	cr_assert_eq(
+		run_tp(NULL, errpath,
+		       "render scenes/textures/ocean_choppy.json --size 32x32 --frames 4 -q -y "
+		       "-o displacement=%s/d%%d.exr",
+		       dir),
+		2);
 	const char *e = slurp(errpath);
 	cr_assert(strstr(e, "ocean_choppy.json: --frames 4: the scene is a 64-frame loop "
 			    "(\"loop\": 4 s at 16 fps)"),
@@ -390,9 +391,11 @@ Test(textures, frames_on_a_loop_is_refused_naming_range)
 	char none[160];
 	snprintf(none, sizeof none, "test ! -e %s/d0.exr", dir);
 	cr_assert_eq(system(none), 0, "nothing is written");
-	cr_assert_eq(run_tp(NULL, errpath, "validate scenes/textures/caustics_loop.json --frames 1"), 2);
-	cr_assert_eq(run_tp(NULL, errpath, "validate scenes/textures/ocean_choppy.json --frames 64"), 0,
-		     "%s", slurp(errpath));
+	cr_assert_eq(
+		run_tp(NULL, errpath, "validate scenes/textures/caustics_loop.json --frames 1"), 2);
+	cr_assert_eq(
+		run_tp(NULL, errpath, "validate scenes/textures/ocean_choppy.json --frames 64"), 0,
+		"%s", slurp(errpath));
 	/* the shorter loop, as the message says */
 	cr_assert_eq(run_tp(NULL, errpath,
 			    "render scenes/textures/ocean_choppy.json --size 32x32 -q -y "
@@ -416,7 +419,8 @@ static void check_padding(const tp_image *a, int x0, int y0, int w, int h, int p
 			const int sy = wrap ? (y + h) % h : y < 0 ? 0 : y >= h ? h - 1 : y;
 			for (int c = 0; c < 3; c++)
 				cr_assert_eq(px(a, x0 + x, y0 + y, c), px(a, x0 + sx, y0 + sy, c),
-					     "padding at %d,%d of the cell at %d,%d is not its pixel %d,%d",
+					     "padding at %d,%d of the cell at %d,%d is not its "
+					     "pixel %d,%d",
 					     x, y, x0, y0, sx, sy);
 		}
 }
@@ -434,11 +438,12 @@ Test(textures, flipbook_padding_wraps_tiling_maps_and_extends_the_others)
 			snprintf(cmd, sizeof cmd, "sed -i 's/\"boundary\": \"wrap\",//' %s", sc);
 			cr_assert_eq(system(cmd), 0);
 		}
-		cr_assert_eq(run_tp(NULL, errpath,
-				    "render %s -q -y -o normal=%s/f%d_%%02d.png -o normal=%s/a%d.png "
-				    "--flipbook 3x2 --flipbook-padding 3",
-				    sc, dir, wrap, dir, wrap),
-			     0, "%s", slurp(errpath));
+		cr_assert_eq(
+			run_tp(NULL, errpath,
+			       "render %s -q -y -o normal=%s/f%d_%%02d.png -o normal=%s/a%d.png "
+			       "--flipbook 3x2 --flipbook-padding 3",
+			       sc, dir, wrap, dir, wrap),
+			0, "%s", slurp(errpath));
 		tp_image a = load("%s/a%d.png", dir, wrap);
 		cr_assert_eq(a.w, 3 * (48 + 6));
 		cr_assert_eq(a.h, 2 * (40 + 6));
@@ -446,8 +451,8 @@ Test(textures, flipbook_padding_wraps_tiling_maps_and_extends_the_others)
 			const int x0 = (i % 3) * 54 + 3, y0 = (i / 3) * 46 + 3;
 			tp_image f = load("%s/f%d_%02d.png", dir, wrap, 2 * i);
 			for (int y = 0; y < 40; y++)
-				cr_assert_eq(memcmp(tp_image_row(&a, y0 + y) + 6 * x0, tp_image_row(&f, y),
-						    6 * 48),
+				cr_assert_eq(memcmp(tp_image_row(&a, y0 + y) + 6 * x0,
+						    tp_image_row(&f, y), 6 * 48),
 					     0, "cell %d row %d is not frame %d", i, y, 2 * i);
 			tp_image_free(&f);
 			check_padding(&a, x0, y0, 48, 40, 3, wrap);
@@ -462,11 +467,12 @@ Test(textures, flipbook_padding_wraps_tiling_maps_and_extends_the_others)
 	/* --pot: 3 x 54 = 162 and 2 x 46 = 92 round up to 256 x 128; slots of 85 x 64 hold
 	 * cells of 79 x 58 (resampled), still padded from their own wrap */
 	const char *sc = write_scene("pp", "ripple", NULL);
-	cr_assert_eq(run_tp(NULL, errpath,
-			    "render %s -q -y -o height=%s/pot.png --flipbook 3x2 --flipbook-padding 3 "
-			    "--pot",
-			    sc, dir),
-		     0, "%s", slurp(errpath));
+	cr_assert_eq(
+		run_tp(NULL, errpath,
+		       "render %s -q -y -o height=%s/pot.png --flipbook 3x2 --flipbook-padding 3 "
+		       "--pot",
+		       sc, dir),
+		0, "%s", slurp(errpath));
 	tp_image a;
 	tp_err err;
 	char path[256];

@@ -94,7 +94,11 @@ int cmd_info(int argc, char **argv)
 		int rc = enc_record_read(path, &rec, &kind, &err);
 		if (rc == TP_EINPUT) {
 			/* not tidepool's: the answer to the question, on stdout */
-			const char *why = strstr(err.msg, ": ") ? strstr(err.msg, ": ") + 2 : err.msg;
+			const size_t n = strlen(path);
+			const char *why =
+				!strncmp(err.msg, path, n) && !strncmp(err.msg + n, ": ", 2)
+					? err.msg + n + 2
+					: err.msg;
 			if (json)
 				print_json(path, kind, NULL, why);
 			else

@@ -166,9 +166,10 @@ int outputs_plan(out_plan *p, tp_scene *sc, const out_cli *cli, const enc_config
 	for (int i = 0; i < p->n; i++)
 		atlases += p->o[i].cfg.flipbook != NULL;
 	if (rc == 0 && cli->padding && !atlases)
-		rc = tp_errf(err, TP_EUSAGE,
-			     "--flipbook-padding: no output is a flipbook (a single .png of several "
-			     "frames, with --flipbook CxR or the scene's \"flipbook\")");
+		rc = tp_errf(
+			err, TP_EUSAGE,
+			"--flipbook-padding: no output is a flipbook (a single .png of several "
+			"frames, with --flipbook CxR or the scene's \"flipbook\")");
 	/* Two outputs writing the same files would destroy each other. */
 	for (int i = 0; i < p->n && rc == 0; i++)
 		for (int j = 0; j < i && rc == 0; j++)

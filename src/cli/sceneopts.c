@@ -167,7 +167,8 @@ static int parse_shared(const char *cmd, const char *usage, int c, const char *n
 	case OPT_POT: o->outs.pot = 1; return 0;
 	case OPT_PADDING:
 		if (tp_parse_int(optarg, 0, FLIPBOOK_MAX_PADDING, &v))
-			return tp_cli_usage(cmd, "--flipbook-padding: expected pixels 0..%d (got '%s')",
+			return tp_cli_usage(cmd,
+					    "--flipbook-padding: expected pixels 0..%d (got '%s')",
 					    FLIPBOOK_MAX_PADDING, optarg);
 		o->outs.padding = (int)v;
 		return 0;

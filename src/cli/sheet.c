@@ -9,8 +9,8 @@
 
 #include "encode/mp4_read.h"
 #include "encode/record.h"
-#include "util/png.h"
 #include "util/image.h"
+#include "util/png.h"
 
 #define GLYPH_W 7
 #define GLYPH_H 13
@@ -263,7 +263,8 @@ int sheet_write(const char *path, const sheet_item *items, int n, int thumb_w, t
 	}
 	char *rec = enc_record_picture("contact sheet");
 	const tp_png_meta m = {.record = rec, .srgb = 1};
-	rc = rec ? tp_png_write_meta(path, &sheet, -1, &m, err) : tp_errf(err, TP_EIO, "out of memory");
+	rc = rec ? tp_png_write_meta(path, &sheet, -1, &m, err)
+		 : tp_errf(err, TP_EIO, "out of memory");
 	free(rec);
 	tp_image_free(&sheet);
 	return rc;

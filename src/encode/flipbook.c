@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "encode/record.h"
-#include "util/png.h"
 #include "util/fsutil.h"
+#include "util/png.h"
 
 /* Area-resampling taps along one axis: output o reads src[i] for i in [off[o], off[o+1]). */
 typedef struct taps {
@@ -41,7 +41,8 @@ static int next_pot(int v)
 void enc_flipbook_size(const enc_flipbook *fb, int *atlas_w, int *atlas_h, int *cell_w, int *cell_h)
 {
 	const int p2 = 2 * fb->padding;
-	int64_t aw = (int64_t)fb->cols * (fb->cell_w + p2), ah = (int64_t)fb->rows * (fb->cell_h + p2);
+	int64_t aw = (int64_t)fb->cols * (fb->cell_w + p2),
+		ah = (int64_t)fb->rows * (fb->cell_h + p2);
 	int cw = fb->cell_w, ch = fb->cell_h;
 	if (fb->pot && aw <= FLIPBOOK_MAX_SIDE && ah <= FLIPBOOK_MAX_SIDE) {
 		aw = next_pot((int)aw);
@@ -72,8 +73,8 @@ static int flipbook_check(const enc_config *cfg, tp_err *err)
 	if (fb->cols < 1 || fb->rows < 1 || fb->cell_w < 1 || fb->cell_h < 1)
 		return tp_errf(err, TP_EUSAGE, "%s: flipbook grid and frame size must be positive", cfg->path);
 	if (fb->padding < 0 || fb->padding > FLIPBOOK_MAX_PADDING)
-		return tp_errf(err, TP_EUSAGE, "%s: flipbook padding must be 0..%d pixels", cfg->path,
-			       FLIPBOOK_MAX_PADDING);
+		return tp_errf(err, TP_EUSAGE, "%s: flipbook padding must be 0..%d pixels",
+			       cfg->path, FLIPBOOK_MAX_PADDING);
 	int aw, ah, cw, ch;
 	enc_flipbook_size(fb, &aw, &ah, &cw, &ch);
 	if (aw > FLIPBOOK_MAX_SIDE || ah > FLIPBOOK_MAX_SIDE)
@@ -225,7 +226,10 @@ static void pad_cell(flipbook *f, int x0, int y0)
 				x = w; /* the frame itself: already there */
 			if (x >= w + p)
 				break;
-			const int sx = f->fb.wrap ? ((x % w) + w) % w : x < 0 ? 0 : x >= w ? w - 1 : x;
+			const int sx = f->fb.wrap ? ((x % w) + w) % w
+				       : x < 0    ? 0
+				       : x >= w   ? w - 1
+						  : x;
 			memcpy(dst + (size_t)(x0 + x) * bpp, src + (size_t)(x0 + sx) * bpp, bpp);
 		}
 	}
@@ -259,12 +263,15 @@ static int flipbook_close(void *priv, enc_close_mode mode, tp_err *err)
 			rc = tp_errf(err, TP_EIO, "%s: only %d of %d flipbook cells were rendered", f->path, f->done,
 				     f->cells);
 		else {
-			char *json = f->record ? enc_record_text(f->record, 0, f->frames - 1) : NULL;
+			char *json =
+				f->record ? enc_record_text(f->record, 0, f->frames - 1) : NULL;
 			const tp_png_meta m = {.record = json,
-					       .srgb = f->record && (f->record->mode == TP_MODE_COLOR ||
-								     f->record->mode == TP_MODE_PARTICLES)};
-			rc = f->record && !json ? tp_errf(err, TP_EIO, "out of memory")
-						: tp_png_write_meta(f->path, &f->atlas, -1, &m, err);
+					       .srgb = f->record &&
+						       (f->record->mode == TP_MODE_COLOR ||
+							f->record->mode == TP_MODE_PARTICLES)};
+			rc = f->record && !json
+				     ? tp_errf(err, TP_EIO, "out of memory")
+				     : tp_png_write_meta(f->path, &f->atlas, -1, &m, err);
 			free(json);
 		}
 	}

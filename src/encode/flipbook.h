@@ -31,7 +31,7 @@
 
 #define FLIPBOOK_MAX_SIDE 16384                 /* pixels per atlas side */
 #define FLIPBOOK_MAX_BYTES (1024.0 * 1024 * 1024) /* atlas memory */
-#define FLIPBOOK_MAX_PADDING 256                  /* pixels around each cell */
+#define FLIPBOOK_MAX_PADDING 256                    /* pixels around each cell */
 
 typedef struct enc_flipbook {
 	int cols, rows;

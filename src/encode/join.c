@@ -20,9 +20,9 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
-#include <cjson/cJSON.h>
 #include <libavutil/dict.h>
 
 #include "encode/encoder.h"

@@ -19,10 +19,10 @@
 #include <unistd.h>
 
 #include "encode/encoder.h"
-#include "util/png.h"
 #include "encode/proof.h"
 #include "encode/record.h"
 #include "util/fsutil.h"
+#include "util/png.h"
 
 #define BATCH 4
 
@@ -225,11 +225,10 @@ static int flush_batch(pngseq *s, tp_err *err)
 		enc_proof_format(&p, rec, sizeof rec);
 		const int f = s->batch_index[i];
 		char *json = s->record ? enc_record_text(s->record, f, f) : NULL;
-		const tp_png_meta m = {
-			.proof = s->fp[0] ? rec : NULL,
-			.record = json,
-			.srgb = s->record && (s->record->mode == TP_MODE_COLOR ||
-					      s->record->mode == TP_MODE_PARTICLES)};
+		const tp_png_meta m = {.proof = s->fp[0] ? rec : NULL,
+				       .record = json,
+				       .srgb = s->record && (s->record->mode == TP_MODE_COLOR ||
+							     s->record->mode == TP_MODE_PARTICLES)};
 		if (s->record && !json)
 			rcs[i] = tp_errf(&errs[i], TP_EIO, "out of memory");
 		else

@@ -32,8 +32,8 @@ static values describe(const enc_record *r)
 	case TP_MODE_HEIGHT:
 		return flt ? (values){"height", len, "float", 0, 0}
 			   : (values){"height", "height units",
-				      "v = round(h * scale) + offset, clamped to 0..65535", m->levels,
-				      32768};
+				      "v = round(h * scale) + offset, clamped to 0..65535",
+				      m->levels, 32768};
 	case TP_MODE_DISPLACEMENT:
 		return flt ? (values){"displacement X, Y, Z", len, "float", 0, 0}
 			   : (values){"displacement X, Y, Z", "height units",
@@ -41,8 +41,9 @@ static values describe(const enc_record *r)
 				      32768};
 	case TP_MODE_NORMAL:
 		return flt ? (values){"unit normal x, y, z", "1", "float", 0, 0}
-			   : (values){"unit normal x, y, z", "1", "v = round((n * 0.5 + 0.5) * (2^bits - 1))",
-				      top / 2, top / 2};
+			   : (values){"unit normal x, y, z", "1",
+				      "v = round((n * 0.5 + 0.5) * (2^bits - 1))", top / 2,
+				      top / 2};
 	case TP_MODE_FOAM:
 		return flt ? (values){"foam coverage 0..1", "1", "float", 0, 0}
 			   : (values){"foam coverage 0..1", "1", "v = round(f * scale)", 65535, 0};
@@ -53,11 +54,11 @@ static values describe(const enc_record *r)
 			       ? (values){"light level I (1: flat water)", "1",
 					  "v = round(min(1, intensity * I) * (2^bits - 1))", 0, 0}
 			       : (values){"light level I (1: flat water)", "1",
-					  "v = round((1 - exp(-intensity * I)) * (2^bits - 1))", 0, 0};
+					  "v = round((1 - exp(-intensity * I)) * (2^bits - 1))", 0,
+					  0};
 	case TP_MODE_PARTICLES:
 	case TP_MODE_COLOR:
-	default:
-		return (values){"colour picture", "sRGB", "sRGB, 8 bits", 0, 0};
+	default: return (values){"colour picture", "sRGB", "sRGB, 8 bits", 0, 0};
 	}
 }
 
@@ -73,10 +74,10 @@ cJSON *enc_record_json(const enc_record *r, int first, int last)
 	cJSON_AddStringToObject(o, "version", TP_VERSION);
 	if (r->fp[0])
 		cJSON_AddStringToObject(o, "fingerprint", r->fp);
-	static const char *const modes[TP_MODE_COUNT] = {"color",     "height",       "normal",
-							 "caustics",  "particles",    "displacement",
-							 "foam"};
-	cJSON_AddStringToObject(o, "mode", r->mode >= 0 && r->mode < TP_MODE_COUNT ? modes[r->mode] : "?");
+	static const char *const modes[TP_MODE_COUNT] = {
+		"color", "height", "normal", "caustics", "particles", "displacement", "foam"};
+	cJSON_AddStringToObject(o, "mode",
+				r->mode >= 0 && r->mode < TP_MODE_COUNT ? modes[r->mode] : "?");
 	if (first >= 0 && first == last)
 		cJSON_AddNumberToObject(o, "frame", first);
 	else if (first >= 0) {
@@ -103,7 +104,8 @@ cJSON *enc_record_json(const enc_record *r, int first, int last)
 		cJSON_AddNumberToObject(o, "offset", v.offset);
 	}
 	if (r->mode == TP_MODE_NORMAL) {
-		cJSON_AddStringToObject(o, "normalConvention", m->normal_directx ? "directx" : "opengl");
+		cJSON_AddStringToObject(o, "normalConvention",
+					m->normal_directx ? "directx" : "opengl");
 		cJSON_AddNumberToObject(o, "normalStrength", m->normal_strength);
 	}
 	if (r->mode == TP_MODE_CAUSTICS) {

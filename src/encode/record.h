@@ -31,8 +31,8 @@ typedef struct enc_record {
 	char fp[65];         /* the output fingerprint (encode/proof.h) */
 	int frames;          /* frames of the whole render */
 	double fps;
-	int width, height;   /* of one frame */
-	int float_samples;   /* 1: physical values (OpenEXR), 0: the PNG encoding */
+	int width, height; /* of one frame */
+	int float_samples; /* 1: physical values (OpenEXR), 0: the PNG encoding */
 	tp_map_info map;
 	/* flipbook atlases: the layout (cols 0: not an atlas) */
 	int cols, rows, cell_w, cell_h, padding;

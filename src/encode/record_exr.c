@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* The keys whose values are whole numbers (OpenEXR int attributes). */
-static const char *const int_keys[] = {"frame", "first", "last", "frames", "loopFrames",
+static const char *const int_keys[] = {"frame", "first",  "last", "frames",  "loopFrames",
 				       "width", "height", "bits", "padding", NULL};
 
 int enc_record_is_int_key(const char *key)

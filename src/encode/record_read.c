@@ -51,7 +51,8 @@ static int read_png(const char *path, cJSON **out, tp_err *err)
 	free(json);
 	if (json && !cJSON_IsObject(o)) {
 		cJSON_Delete(o);
-		return tp_errf(err, TP_EINPUT, "%s: its tidepool record is not a JSON object", path);
+		return tp_errf(err, TP_EINPUT, "%s: its tidepool record is not a JSON object",
+			       path);
 	}
 	if (!o && !proof[0])
 		return foreign(path, "a PNG without a tidepool record", err);
@@ -192,7 +193,8 @@ static int read_checkpoint(const char *path, const unsigned char *h, size_t got,
 			   tp_err *err)
 {
 	if (got < 128)
-		return tp_errf(err, TP_EINPUT, "%s: damaged checkpoint (the header ends early)", path);
+		return tp_errf(err, TP_EINPUT, "%s: damaged checkpoint (the header ends early)",
+			       path);
 	char version[33] = "", solver[17] = "", fp[65];
 	memcpy(version, h + 16, 32);
 	memcpy(solver, h + 96, 16);

@@ -41,7 +41,8 @@ TP_API int tp_scene_get_outputs(const tp_scene *s, tp_scene_outputs *out)
  * solver without one (no length scale). */
 static double scene_metres(const scene *sc)
 {
-	const tp_option *o = sc->solver->options ? tp_opts_find(sc->solver->options, "metres") : NULL;
+	const tp_option *o =
+		sc->solver->options ? tp_opts_find(sc->solver->options, "metres") : NULL;
 	if (!o)
 		return 0;
 	for (int i = 0; i < sc->nparams; i++)
@@ -67,8 +68,8 @@ TP_API int tp_scene_map_info(const tp_scene *s, tp_mode mode, tp_map_info *out)
 		.tile_h = sc->ref_height,
 		.metres = scene_metres(sc),
 		.levels = s->levelled ? api_levels(s->top) : fixed,
-		.bits = mode == TP_MODE_NORMAL     ? m->normal_bits
-			: mode == TP_MODE_CAUSTICS ? m->caustics_bits
+		.bits = mode == TP_MODE_NORMAL                               ? m->normal_bits
+			: mode == TP_MODE_CAUSTICS                           ? m->caustics_bits
 			: mode == TP_MODE_COLOR || mode == TP_MODE_PARTICLES ? 8
 									     : 16,
 		.normal_directx = m->normal_directx,

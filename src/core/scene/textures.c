@@ -54,11 +54,11 @@ int ld_loop(ld *L, const scene_overrides *ov)
 	 * frames), not N frames of this one: what is meant is --range. */
 	if (ov && ov->frames && ov->frames != frames)
 		return tp_errf(L->err, TP_EUSAGE,
-			"%s: --frames %d: the scene is a %ld-frame loop (\"loop\": %g s at %g fps) and "
-			"--frames would make another loop, not frames of this one; render some of its "
-			"frames with --range A-B (0-%ld), or change the loop with --set "
-			"loop.duration=SECONDS",
-			s->path, ov->frames, frames, lp->duration, s->fps, frames - 1);
+			       "%s: --frames %d: the scene is a %ld-frame loop (\"loop\": %g s at "
+			       "%g fps) and --frames would make another loop, not frames of this "
+			       "one; render some of its frames with --range A-B (0-%ld), or change "
+			       "the loop with --set loop.duration=SECONDS",
+			       s->path, ov->frames, frames, lp->duration, s->fps, frames - 1);
 	if (fade > frames)
 		return ld_fail(L, ld_get(v, "crossfade"), 0,
 			"must not be longer than the loop (%g s > %g s)", lp->crossfade, lp->duration);

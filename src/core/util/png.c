@@ -340,8 +340,7 @@ int tp_png_check(const char *path, char *text, size_t n, tp_err *err)
 	return tp_png_check_meta(path, text, n, NULL, NULL, err);
 }
 
-int tp_png_check_meta(const char *path, char *text, size_t n, char **record, int *srgb,
-		      tp_err *err)
+int tp_png_check_meta(const char *path, char *text, size_t n, char **record, int *srgb, tp_err *err)
 {
 	png_io io = {"", ""};
 	png_structp png = NULL;
