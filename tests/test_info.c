@@ -130,6 +130,9 @@ Test(info, files_tidepool_did_not_write)
 	cr_expect_eq(run_tp(outpath, errpath, "info %s/none.png %s %s/c1.png", dir, txt, dir), 4);
 	has(slurp(errpath), "none.png");
 	has(slurp(outpath), "c1.png: PNG written by tidepool");
+	/* a directory is no file of tidepool's */
+	cr_expect_eq(run_tp(outpath, errpath, "info %s", dir), 3);
+	has(slurp(outpath), "is a directory");
 	/* usage */
 	cr_expect_eq(run_tp(NULL, errpath, "info"), 2);
 	has(slurp(errpath), "no file given");

@@ -22,9 +22,9 @@ static const char usage[] =
 	"  -h, --help           show this help\n"
 	"\n"
 	"A file tidepool did not write (or whose record is damaged) is said so on stdout.\n"
-	"Exit status: 0 every file is tidepool's, 2 usage error, 3 a file is not tidepool's\n"
-	"or is damaged, 4 a file cannot be read (missing, a directory, unreadable); every\n"
-	"file is still reported, and the highest status wins.\n";
+	"Exit status: 0 every file is tidepool's, 2 usage error, 3 a file is not tidepool's,\n"
+	"is damaged or is not a regular file (a directory), 4 a file cannot be read\n"
+	"(missing, unreadable); every file is still reported, and the highest status wins.\n";
 
 /* One value on a text line: strings as they are, anything else as JSON. */
 static void print_value(const cJSON *v)
