@@ -110,7 +110,10 @@ SRC_ENCODE = \
 	src/encode/flipbook.c \
 	src/encode/proof.c \
 	src/encode/exr.c \
-	src/encode/exr_pack.c
+	src/encode/exr_pack.c \
+	src/encode/record.c \
+	src/encode/record_exr.c \
+	src/encode/record_read.c
 
 # The libav plugin, tidepool-av.so (src/encode/avplugin.h): MP4 writing, reading,
 # joining and checksums, with its own copies of the few core helpers they use.
@@ -120,7 +123,7 @@ SRC_AV = \
 	src/encode/join.c \
 	src/encode/proof_mp4.c \
 	src/encode/avplugin.c
-AV_HELPERS = src/core/util/error.c src/core/util/fsutil.c src/core/util/image.c \
+AV_HELPERS = src/core/util/error.c src/core/util/fsutil.c src/core/util/image.c src/encode/record.c \
 	src/encode/hash.c src/encode/proof.c src/encode/outfile.c
 
 SRC_COMPARE = \
@@ -153,6 +156,7 @@ SRC_CLI = \
 	src/cli/chunkcheck.c \
 	src/cli/shline.c \
 	src/cli/join.c \
+	src/cli/info.c \
 	src/cli/preview.c
 
 # tidepool preview (docs/preview.md): the server, a client of include/tidepool.h, and its
@@ -210,6 +214,8 @@ TEST_SRCS = \
 	tests/test_reuse.c \
 	tests/test_sceneopts.c \
 	tests/test_ocean.c \
+	tests/test_record.c \
+	tests/test_info.c \
 	tests/test_exr.c \
 	tests/reference/seed_common.c \
 	tests/reference/seed_hooke.c \

@@ -78,6 +78,7 @@ _tidepool()
 				case $cmd in
 				solvers) replies=($(compgen -W "$("$prog" solvers 2>/dev/null | sed -n 's/^\([a-z_0-9]*\) - .*/\1/p')" -- "$cur")) ;;
 				help) replies=($(compgen -W "$("$prog" --help 2>/dev/null | sed -n '/^commands:/,/^$/s/^  \([a-z][a-z0-9-]*\) .*/\1/p')" -- "$cur")) ;;
+				info) replies=($(compgen -f -- "$cur")) ;;
 				render | validate | batch | preview)
 					replies=($(compgen -d -S / -- "$cur") $(compgen -f -X '!*.json' -- "$cur")) ;;
 				*) replies=($(compgen -f -- "$cur")) ;;

@@ -432,6 +432,27 @@ TP_API int tp_solver_count(void);
 TP_API int tp_solver_get(int i, tp_solver_info *out);
 TP_API int tp_solver_param(int i, int p, tp_param *out);
 
+/* What a map of `mode` says about itself: every file the tidepool command writes records
+ * it (docs/textures.md, "What each file records"). Call it after tp_scene_level_heights()
+ * for the levels an "auto" height scale chose. */
+typedef struct tp_map_info {
+	int loop_frames;         /* frames of the seamless loop ("loop"); 0: not a loop */
+	int tiles;               /* 1: "boundary": "wrap", every map tiles */
+	double texel_w, texel_h; /* one pixel in scene units */
+	double tile_w, tile_h;   /* the whole frame in scene units (the scene's "size") */
+	double metres;           /* metres per scene unit (and per height unit); 0: the
+				  * solver has no length scale */
+	double levels;           /* 16-bit PNG height and displacement: levels per height
+				  * unit, v = round(h * levels) + 32768 */
+	int bits;                /* bits per sample of the mode's PNG (8 or 16) */
+	int normal_directx;      /* normal maps: 1 green is -Y (DirectX), 0 +Y (OpenGL) */
+	double normal_strength;  /* normal maps: the slopes' multiplier (1: the true normal) */
+	int caustics_linear;     /* caustics PNG: 1 intensity * I clipped, 0 1 - exp(-intensity I) */
+	double caustics_intensity, caustics_depth; /* caustics: "maps.caustics" (depth in
+						    * scene units) */
+} tp_map_info;
+TP_API int tp_scene_map_info(const tp_scene *sc, tp_mode mode, tp_map_info *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -10,7 +10,7 @@
 set -eu
 
 BIN=${1:-build/tidepool}
-ARGS="-q --size 64x64 --frames 6"
+ARGS="-q --size 64x64 --range 0-5"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM

@@ -32,11 +32,11 @@ $CONVERT "$tmp/p-0099.png" -filter point -resize 640x360 "$OUT/boxes_320.png"
 $CONVERT "$tmp/f-0099.png" -filter box -resize 640x360 "$OUT/boxes_1920.png"
 
 # A tileable caustics frame, tiled 2x2 to show there is no seam.
-"$BIN" render scenes/textures/caustics_loop.json -q -y --frames 31 -o "caustics=$tmp/c-%04d.png"
+"$BIN" render scenes/textures/caustics_loop.json -q -y --range 30-30 -o "caustics=$tmp/c-%04d.png"
 $CONVERT \( "$tmp/c-0030.png" "$tmp/c-0030.png" +append \) \
 	\( "$tmp/c-0030.png" "$tmp/c-0030.png" +append \) -append "$OUT/caustics_2x2.png"
 # Wind-wave caustics (airy, exact loop), tiled 2x2 likewise.
-"$BIN" render scenes/textures/pool_caustics.json -q -y --frames 31 -o "caustics=$tmp/w-%04d.png"
+"$BIN" render scenes/textures/pool_caustics.json -q -y --range 30-30 -o "caustics=$tmp/w-%04d.png"
 $CONVERT \( "$tmp/w-0030.png" "$tmp/w-0030.png" +append \) \
 	\( "$tmp/w-0030.png" "$tmp/w-0030.png" +append \) -append "$OUT/pool_caustics_2x2.png"
 # The preview page (docs/preview.md) in headless Chromium, as its browser test takes it.

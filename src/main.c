@@ -23,6 +23,7 @@ static const command commands[] = {
 	{ "cache", cmd_cache, "simulate once and write checkpoints for chunked renders" },
 	{ "tasks", cmd_tasks, "print the commands (or a Slurm script) of a render in chunks" },
 	{ "join", cmd_join, "concatenate MP4 segments (or manifests) of a chunked render" },
+	{ "info", cmd_info, "print what a file tidepool wrote says about itself (PNG, EXR, MP4, ...)" },
 	{ "preview", cmd_preview, "serve a local page that plays a scene and re-renders it on every save" },
 };
 

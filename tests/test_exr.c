@@ -220,7 +220,7 @@ fail:
  * chunk is short. */
 Test(exr, zip_chunks_hold_openexrs_packing)
 {
-	const char *o = "scenes/textures/ocean_choppy.json --size 131x131 --frames 1 -q -y";
+	const char *o = "scenes/textures/ocean_choppy.json --size 131x131 --range 0-0 -q -y";
 	static const char *const types[] = {"half", "float"};
 	static const char *const comps[] = {"zip", "zips"};
 	for (int t = 0; t < 2; t++) {
@@ -264,7 +264,7 @@ Test(exr, zip_chunks_hold_openexrs_packing)
  * default of both). */
 Test(exr, files_do_not_depend_on_the_threads)
 {
-	const char *o = "scenes/textures/ocean_choppy.json --size 256x256 --frames 2 -q -y";
+	const char *o = "scenes/textures/ocean_choppy.json --size 256x256 --range 0-1 -q -y";
 	for (int t = 1; t <= 3; t++) {
 		char env[16];
 		snprintf(env, sizeof env, "%d", t);

@@ -195,7 +195,7 @@ Test(farm, checkpoints_are_refused_with_the_reason)
 	cr_assert(strstr(slurp(errpath), "made at 96x64, this render is 48x32") != NULL, "%s",
 		  slurp(errpath));
 	cr_assert_eq(run_tp(NULL, errpath,
-			    "render tests/data/farm_loop.json --frames 12 --range 5-6 --cache %s/c "
+			    "render tests/data/farm_loop.json --range 5-6 --cache %s/c "
 			    "-o null",
 			    dir),
 		     3);

@@ -27,11 +27,11 @@ Test(levels, bare_output_keeps_the_mode_of_the_scenes_output)
 {
 	cr_assert_eq(
 		run_tp(NULL, errpath,
-		       "render scenes/textures/caustics_loop.json -q --frames 1 -o %s/bare.png",
+		       "render scenes/textures/caustics_loop.json -q --range 0-0 -o %s/bare.png",
 		       dir),
 		0, "%s", slurp(errpath));
 	cr_assert_eq(run_tp(NULL, errpath,
-			    "render scenes/textures/caustics_loop.json -q --frames 1 -o "
+			    "render scenes/textures/caustics_loop.json -q --range 0-0 -o "
 			    "caustics=%s/k.png",
 			    dir),
 		     0, "%s", slurp(errpath));
@@ -44,10 +44,11 @@ Test(levels, bare_output_keeps_the_mode_of_the_scenes_output)
 	cr_assert_eq(tp_png_read(a, TP_GRAY8, &img, &err), 0, "%s", err.msg);
 	tp_image_free(&img);
 	/* Outputs of two modes: a bare -o must say which. */
-	cr_assert_eq(run_tp(NULL, errpath,
-			    "render scenes/textures/height_sequence.json -q --frames 1 -o %s/h.png",
-			    dir),
-		     2);
+	cr_assert_eq(
+		run_tp(NULL, errpath,
+		       "render scenes/textures/height_sequence.json -q --range 0-0 -o %s/h.png",
+		       dir),
+		2);
 	cr_assert(strstr(slurp(errpath), "the scene has outputs of modes height, normal; say which "
 					 "this one is with -o MODE="),
 		  "%s", slurp(errpath));
@@ -77,21 +78,25 @@ static int spread(const char *name, int n)
 	return top;
 }
 
+/* height_sequence.json's loop cut to 12 and 3 frames (what --frames made of it before
+ * --frames was refused on loops: the cross-fade as long as the loop) */
+#define L12 "--set loop.duration=0.4 --set loop.crossfade=0.4"
+#define L3  "--set loop.duration=0.1 --set loop.crossfade=0.1"
+
 Test(levels, auto_height_scale_uses_the_full_range_with_one_scale)
 {
 	const char *sc = "scenes/textures/height_sequence.json";
-	cr_assert_eq(
-		run_tp(NULL, errpath, "render %s -q --frames 12 -o height=%s/d%%02d.png", sc, dir),
-		0, "%s", slurp(errpath));
+	cr_assert_eq(run_tp(NULL, errpath, "render %s -q " L12 " -o height=%s/d%%02d.png", sc, dir),
+		     0, "%s", slurp(errpath));
 	cr_assert_eq(run_tp(NULL, errpath,
-			    "render %s --frames 12 --threads 1 --set maps.height.scale=auto -o "
+			    "render %s " L12 " --threads 1 --set maps.height.scale=auto -o "
 			    "height=%s/a%%02d.png",
 			    sc, dir),
 		     0, "%s", slurp(errpath));
 	cr_assert(strstr(slurp(errpath), "height maps levelled over 12 frames"), "%s",
 		  slurp(errpath));
 	cr_assert_eq(run_tp(NULL, errpath,
-			    "render %s -q --frames 12 --threads 2 --set maps.height.scale=auto -o "
+			    "render %s -q " L12 " --threads 2 --set maps.height.scale=auto -o "
 			    "height=%s/b%%02d.png",
 			    sc, dir),
 		     0, "%s", slurp(errpath));
@@ -107,7 +112,7 @@ Test(levels, auto_height_scale_uses_the_full_range_with_one_scale)
 	/* One scale for the whole render: a shorter render levels to its own, smaller peak,
 	 * so its first frame comes out brighter or darker than the longer one's. */
 	cr_assert_eq(run_tp(NULL, errpath,
-			    "render %s -q --frames 3 --set maps.height.scale=auto -o "
+			    "render %s -q " L3 " --set maps.height.scale=auto -o "
 			    "height=%s/s%%02d.png",
 			    sc, dir),
 		     0, "%s", slurp(errpath));

@@ -286,7 +286,7 @@ Test(textures, batch_names_every_combination_and_makes_a_contact_sheet)
 /* ---- golden hashes of the texture scenes ---- */
 
 /* What scripts/golden-textures.sh renders with (the test checks it agrees). */
-#define GOLDEN_TEX_ARGS "-q --size 64x64 --frames 6"
+#define GOLDEN_TEX_ARGS "-q --size 64x64 --range 0-5"
 
 Test(textures, texture_scenes_match_their_golden_hashes, .timeout = 300)
 {
@@ -369,4 +369,124 @@ Test(textures, height_maps_say_when_they_clip, .timeout = 120)
 	cr_assert_null(strstr(strstr(st, "\"frame\":11,"), "\"height_clipped\":0,"),
 		       "the last frame clips: %s", st);
 	tp_tmpdir_remove(cdir);
+}
+
+/* --frames N on a loop made another, N-frame loop (issue 41): it is refused, naming
+ * --range and loop.duration; the loop's own length is no change and is taken. */
+Test(textures, frames_on_a_loop_is_refused_naming_range)
+{
+	cr_assert_eq(
+		run_tp(NULL, errpath,
+		       "render scenes/textures/ocean_choppy.json --size 32x32 --frames 4 -q -y "
+		       "-o displacement=%s/d%%d.exr",
+		       dir),
+		2);
+	const char *e = slurp(errpath);
+	cr_assert(strstr(e, "ocean_choppy.json: --frames 4: the scene is a 64-frame loop "
+			    "(\"loop\": 4 s at 16 fps)"),
+		  "%s", e);
+	cr_assert(strstr(e, "--range A-B (0-63)") && strstr(e, "--set loop.duration=SECONDS"), "%s",
+		  e);
+	cr_assert(strchr(e, '\n') == strrchr(e, '\n'), "one line: %s", e);
+	char none[160];
+	snprintf(none, sizeof none, "test ! -e %s/d0.exr", dir);
+	cr_assert_eq(system(none), 0, "nothing is written");
+	cr_assert_eq(
+		run_tp(NULL, errpath, "validate scenes/textures/caustics_loop.json --frames 1"), 2);
+	cr_assert_eq(
+		run_tp(NULL, errpath, "validate scenes/textures/ocean_choppy.json --frames 64"), 0,
+		"%s", slurp(errpath));
+	/* the shorter loop, as the message says */
+	cr_assert_eq(run_tp(NULL, errpath,
+			    "render scenes/textures/ocean_choppy.json --size 32x32 -q -y "
+			    "--set loop.duration=0.25 -o displacement=%s/s%%d.exr",
+			    dir),
+		     0, "%s", slurp(errpath));
+	char p[320];
+	snprintf(p, sizeof p, "test -e %s/s3.exr && test ! -e %s/s4.exr", dir, dir);
+	cr_assert_eq(system(p), 0, "a 0.25 s loop at 16 fps is 4 frames");
+}
+
+/* Every padding pixel of the cell whose frame is at (x0, y0), w x h, repeats the frame's
+ * pixel at its offset wrapped (wrap) or clamped into the frame. */
+static void check_padding(const tp_image *a, int x0, int y0, int w, int h, int p, int wrap)
+{
+	for (int y = -p; y < h + p; y++)
+		for (int x = -p; x < w + p; x++) {
+			if (x >= 0 && x < w && y >= 0 && y < h)
+				continue;
+			const int sx = wrap ? (x + w) % w : x < 0 ? 0 : x >= w ? w - 1 : x;
+			const int sy = wrap ? (y + h) % h : y < 0 ? 0 : y >= h ? h - 1 : y;
+			for (int c = 0; c < 3; c++)
+				cr_assert_eq(px(a, x0 + x, y0 + y, c), px(a, x0 + sx, y0 + sy, c),
+					     "padding at %d,%d of the cell at %d,%d is not its "
+					     "pixel %d,%d",
+					     x, y, x0, y0, sx, sy);
+		}
+}
+
+/* --flipbook-padding P: each frame sits in a slot P pixels larger on every side, the
+ * border from the frame's own wrap (a tiling scene) or its edges (one that does not);
+ * with --pot the atlas is still a power of two. */
+Test(textures, flipbook_padding_wraps_tiling_maps_and_extends_the_others)
+{
+	for (int wrap = 1; wrap >= 0; wrap--) {
+		const char *sc = write_scene(wrap ? "pw" : "pc", "ripple",
+					     wrap ? NULL : "\"boundary\": \"reflect\"");
+		if (!wrap) { /* the scene's own boundary: write_scene puts wrap first */
+			char cmd[512];
+			snprintf(cmd, sizeof cmd, "sed -i 's/\"boundary\": \"wrap\",//' %s", sc);
+			cr_assert_eq(system(cmd), 0);
+		}
+		cr_assert_eq(
+			run_tp(NULL, errpath,
+			       "render %s -q -y -o normal=%s/f%d_%%02d.png -o normal=%s/a%d.png "
+			       "--flipbook 3x2 --flipbook-padding 3",
+			       sc, dir, wrap, dir, wrap),
+			0, "%s", slurp(errpath));
+		tp_image a = load("%s/a%d.png", dir, wrap);
+		cr_assert_eq(a.w, 3 * (48 + 6));
+		cr_assert_eq(a.h, 2 * (40 + 6));
+		for (int i = 0; i < 6; i++) {
+			const int x0 = (i % 3) * 54 + 3, y0 = (i / 3) * 46 + 3;
+			tp_image f = load("%s/f%d_%02d.png", dir, wrap, 2 * i);
+			for (int y = 0; y < 40; y++)
+				cr_assert_eq(memcmp(tp_image_row(&a, y0 + y) + 6 * x0,
+						    tp_image_row(&f, y), 6 * 48),
+					     0, "cell %d row %d is not frame %d", i, y, 2 * i);
+			tp_image_free(&f);
+			check_padding(&a, x0, y0, 48, 40, 3, wrap);
+		}
+		tp_image_free(&a);
+		char rec[160];
+		snprintf(rec, sizeof rec, "info --json %s/a%d.png", dir, wrap);
+		cr_assert_eq(run_tp(errpath, NULL, "%s", rec), 0);
+		cr_assert(strstr(slurp(errpath), "\"grid\":[3,2],\"cell\":[48,40],\"padding\":3"),
+			  "%s", slurp(errpath));
+	}
+	/* --pot: 3 x 54 = 162 and 2 x 46 = 92 round up to 256 x 128; slots of 85 x 64 hold
+	 * cells of 79 x 58 (resampled), still padded from their own wrap */
+	const char *sc = write_scene("pp", "ripple", NULL);
+	cr_assert_eq(
+		run_tp(NULL, errpath,
+		       "render %s -q -y -o height=%s/pot.png --flipbook 3x2 --flipbook-padding 3 "
+		       "--pot",
+		       sc, dir),
+		0, "%s", slurp(errpath));
+	tp_image a;
+	tp_err err;
+	char path[256];
+	snprintf(path, sizeof path, "%s/pot.png", dir);
+	cr_assert_eq(tp_png_read(path, TP_RGB16, &a, &err), 0, "%s", err.msg);
+	cr_assert_eq(a.w, 256);
+	cr_assert_eq(a.h, 128);
+	for (int i = 0; i < 6; i++)
+		check_padding(&a, (i % 3) * 85 + 3, (i / 3) * 64 + 3, 79, 58, 3, 1);
+	tp_image_free(&a);
+	/* padding without a flipbook says so */
+	cr_assert_eq(run_tp(NULL, errpath, "render %s -q -y -o %s/x%%d.png --flipbook-padding 2",
+			    sc, dir),
+		     2);
+	cr_assert(strstr(slurp(errpath), "--flipbook-padding: no output is a flipbook"), "%s",
+		  slurp(errpath));
 }

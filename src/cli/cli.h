@@ -19,6 +19,7 @@ int cmd_cache(int argc, char **argv);
 int cmd_tasks(int argc, char **argv);
 int cmd_join(int argc, char **argv);
 int cmd_preview(int argc, char **argv);
+int cmd_info(int argc, char **argv);
 
 /* Set by SIGINT, SIGTERM or SIGPIPE once tp_cli_catch_signals() ran; long loops poll it.
  * tp_cli_signal holds the signal (SIGPIPE once one arrived). An interrupted command

@@ -44,6 +44,7 @@ static int layout(const tp_scene_info *in, const tp_scene_outputs *so, const out
 	fb->cell_h = cli->frame_w ? cli->frame_h : so->flipbook ? so->flipbook_cell_h : in->height;
 	fb->pot = cli->pot || so->flipbook_pot;
 	fb->renormalize = mode == TP_MODE_NORMAL;
+	fb->padding = cli->padding;
 	return 1;
 }
 
@@ -96,6 +97,11 @@ static int add(out_plan *p, tp_scene *sc, const tp_scene_info *in, const tp_scen
 	if (tp_scene_format_as(sc, it->mode, it->pixels, &f, &e) < 0)
 		return cli_api_err(&e, err);
 	it->cfg.fmt = outputs_pixfmt(&f, it->pixels);
+	if (atlas) { /* padding from the cell's own wrap where the maps tile */
+		tp_map_info mi;
+		tp_scene_map_info(sc, it->mode, &mi);
+		it->fb.wrap = mi.tiles;
+	}
 	it->cfg.flipbook = atlas ? &it->fb : NULL;
 	it->cfg.total = in->frames;
 	outputs_fingerprint(sc, (int)it->mode, it->enc->name, base->crf, base->preset,
@@ -156,6 +162,14 @@ int outputs_plan(out_plan *p, tp_scene *sc, const out_cli *cli, const enc_config
 		rc = tp_errf(err, TP_EUSAGE,
 			     "%s: no output: give -o OUT or \"output\" in the scene", in.path);
 	}
+	int atlases = 0;
+	for (int i = 0; i < p->n; i++)
+		atlases += p->o[i].cfg.flipbook != NULL;
+	if (rc == 0 && cli->padding && !atlases)
+		rc = tp_errf(
+			err, TP_EUSAGE,
+			"--flipbook-padding: no output is a flipbook (a single .png of several "
+			"frames, with --flipbook CxR or the scene's \"flipbook\")");
 	/* Two outputs writing the same files would destroy each other. */
 	for (int i = 0; i < p->n && rc == 0; i++)
 		for (int j = 0; j < i && rc == 0; j++)
@@ -163,6 +177,31 @@ int outputs_plan(out_plan *p, tp_scene *sc, const out_cli *cli, const enc_config
 				rc = tp_errf(err, TP_EUSAGE, "%s: given as two outputs",
 					     p->o[i].path);
 	return rc;
+}
+
+void outputs_describe(out_plan *p, const tp_scene *sc)
+{
+	for (int i = 0; i < p->n; i++) {
+		out_item *it = &p->o[i];
+		enc_record *r = &it->rec;
+		*r = (enc_record){.mode = it->mode,
+				  .encoder = it->enc->name,
+				  .frames = it->cfg.total,
+				  .fps = it->cfg.fps,
+				  .width = it->cfg.w,
+				  .height = it->cfg.h,
+				  .float_samples = it->pixels == TP_PIXELS_FLOAT};
+		memcpy(r->fp, it->fp, sizeof r->fp);
+		tp_scene_map_info(sc, it->mode, &r->map);
+		if (it->cfg.flipbook) {
+			int aw, ah;
+			enc_flipbook_size(&it->fb, &aw, &ah, &r->cell_w, &r->cell_h);
+			r->cols = it->fb.cols;
+			r->rows = it->fb.rows;
+			r->padding = it->fb.padding;
+		}
+		it->cfg.record = r;
+	}
 }
 
 int outputs_render(out_plan *p, tp_scene *sc, int frame, tp_image *slot, void (*side)(void *),

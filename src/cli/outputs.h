@@ -13,6 +13,7 @@
 
 #include "encode/encoder.h"
 #include "encode/flipbook.h"
+#include "encode/record.h"
 #include "tidepool.h"
 
 #define OUTPUTS_MAX 8
@@ -24,6 +25,7 @@ typedef struct out_cli {
 	int cols, rows;       /* --flipbook CxR (0: the scene's) */
 	int frame_w, frame_h; /* --frame-size WxH (0: the scene's, or its size) */
 	int pot;              /* --pot */
+	int padding;          /* --flipbook-padding */
 } out_cli;
 
 typedef struct out_item {
@@ -34,6 +36,7 @@ typedef struct out_item {
 	enc_config cfg;
 	enc_flipbook fb;
 	char fp[65]; /* output fingerprint (outputs_fingerprint), cfg.fingerprint */
+	enc_record rec; /* cfg.record (outputs_describe) */
 } out_item;
 
 typedef struct out_plan {
@@ -49,6 +52,9 @@ void outputs_split(const char *spec, int *mode, const char **path);
  * shared encoder settings (overwrite, crf, ...). */
 int outputs_plan(out_plan *p, tp_scene *sc, const out_cli *cli, const enc_config *base,
 		 tp_err *err);
+/* Fills every output's record (encode/record.h) from the scene: after
+ * tp_scene_level_heights(), so an "auto" height scale records the levels it chose. */
+void outputs_describe(out_plan *p, const tp_scene *sc);
 /* Renders frame `frame` once per output into slot[0..n); side(side_arg), if not NULL,
  * runs once alongside the first output's rendering (tp_scene_render_targets). */
 int outputs_render(out_plan *p, tp_scene *sc, int frame, tp_image *slot, void (*side)(void *),

@@ -295,6 +295,7 @@ int cmd_render(int argc, char **argv)
 	rc = level_heights(sc, &plan, o.quiet, &err);
 	if (rc < 0)
 		goto fail;
+	outputs_describe(&plan, sc);
 	if (o.stats && (rc = tp_wopen(&stats, o.stats, &err)) < 0)
 		goto fail;
 	/* A pipe or device gets each line as it is made (and fails at once). */

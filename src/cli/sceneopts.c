@@ -80,6 +80,7 @@ enum {
 	OPT_FLIPBOOK,
 	OPT_FRAME_SIZE,
 	OPT_POT,
+	OPT_PADDING,
 	OPT_SCALE,
 	OPT_RANGE,
 	OPT_CACHE
@@ -104,6 +105,7 @@ static const shared_opt shared[] = {
 	{{"flipbook", required_argument, NULL, OPT_FLIPBOOK}, CLI_FLIPBOOK_OPTS},
 	{{"frame-size", required_argument, NULL, OPT_FRAME_SIZE}, CLI_FLIPBOOK_OPTS},
 	{{"pot", no_argument, NULL, OPT_POT}, CLI_FLIPBOOK_OPTS},
+	{{"flipbook-padding", required_argument, NULL, OPT_PADDING}, CLI_FLIPBOOK_OPTS},
 	{{"stats", required_argument, NULL, OPT_STATS}, CLI_ENCODE_OPTS},
 	{{"hash", required_argument, NULL, OPT_HASH}, CLI_ENCODE_OPTS},
 	{{"crf", required_argument, NULL, OPT_CRF}, CLI_ENCODE_OPTS},
@@ -173,6 +175,13 @@ static int parse_shared(const char *cmd, const char *usage, int c, const char *n
 					    optarg);
 		return 0;
 	case OPT_POT: o->outs.pot = 1; return 0;
+	case OPT_PADDING:
+		if (tp_parse_int(optarg, 0, FLIPBOOK_MAX_PADDING, &v))
+			return tp_cli_usage(cmd,
+					    "--flipbook-padding: expected pixels 0..%d (got '%s')",
+					    FLIPBOOK_MAX_PADDING, optarg);
+		o->outs.padding = (int)v;
+		return 0;
 	case 'y': o->overwrite = 1; return 0;
 	case 'q': o->quiet = 1; return 0;
 	case 'h': fputs(usage, stdout); return 1;

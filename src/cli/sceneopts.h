@@ -88,7 +88,7 @@ typedef struct cli_extra {
 #define CLI_SCENE_OPTS_HELP                                                                        \
 	"      --set KEY=VALUE  change a scene value (params.damping=4, maps.normal.bits=16,\n"    \
 	"                       loop.duration=2); repeatable\n"                                    \
-	"      --frames N       render N frames (overrides duration)\n"                            \
+	"      --frames N       render N frames (overrides duration; not of a loop: --range)\n"     \
 	"      --size WxH       render size in pixels; the scene is scaled to it (its \"size\"\n"  \
 	"                       is its frame of reference, so the picture stays the same)\n"      \
 	"      --scale F        render size as a factor of the scene's size: 0.25, 25%, 2\n"      \
@@ -97,7 +97,9 @@ typedef struct cli_extra {
 	"                       set); output is identical for every N\n"                          \
 	"      --flipbook CxR   write single-file .png outputs as atlases of C x R frames\n"       \
 	"      --frame-size WxH size of each flipbook frame (default: the render size)\n"          \
-	"      --pot            round flipbook atlases up to powers of two\n"
+	"      --pot            round flipbook atlases up to powers of two\n"                      \
+	"      --flipbook-padding N  N pixels around each flipbook cell, from the cell's own\n" \
+	"                       wrap (tiling maps) or its edges (default 0)\n"
 
 /* Parses argv (argv[0] is the command name) for the groups in flags. Returns 0 (o->first
  * set), 1 after printing `usage` for -h, or TP_EXIT_USAGE after printing the reason. A

@@ -8,8 +8,9 @@
 #include <strings.h>
 
 #include "encode/mp4_read.h"
-#include "util/png.h"
+#include "encode/record.h"
 #include "util/image.h"
+#include "util/png.h"
 
 #define GLYPH_W 7
 #define GLYPH_H 13
@@ -260,7 +261,11 @@ int sheet_write(const char *path, const sheet_item *items, int n, int thumb_w, t
 		}
 		label_lines(items[i].label ? items[i].label : "", thumb_w / GLYPH_W, &sheet, x0, y0 + bh + 3);
 	}
-	rc = tp_png_write(path, &sheet, -1, err);
+	char *rec = enc_record_picture("contact sheet");
+	const tp_png_meta m = {.record = rec, .srgb = 1};
+	rc = rec ? tp_png_write_meta(path, &sheet, -1, &m, err)
+		 : tp_errf(err, TP_EIO, "out of memory");
+	free(rec);
 	tp_image_free(&sheet);
 	return rc;
 }

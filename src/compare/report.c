@@ -11,8 +11,9 @@
 
 #include "compare/compare.h"
 #include "encode/encoder.h"
-#include "util/png.h"
+#include "encode/record.h"
 #include "util/fsutil.h"
+#include "util/png.h"
 
 /* Failing frames listed one per line in the summary; the rest are counted. */
 #define SUMMARY_FRAMES 20
@@ -459,5 +460,11 @@ int cmp_report_diff_image(const char *path, const tp_image *a, const tp_image *b
 	int rc = tp_mkdirs_for(path, err);
 	if (rc < 0)
 		return rc;
-	return tp_png_write(path, work, level, err);
+	/* what the file is (encode/record.h): a picture about frames, in sRGB */
+	char *rec = enc_record_picture("difference image");
+	const tp_png_meta m = {.record = rec, .srgb = 1};
+	rc = rec ? tp_png_write_meta(path, work, level, &m, err)
+		 : tp_errf(err, TP_EIO, "out of memory");
+	free(rec);
+	return rc;
 }

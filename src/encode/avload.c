@@ -145,6 +145,13 @@ int enc_mp4_verify(const char *path, enc_proof *pr, tp_err *err)
 	return p ? p->verify(path, pr, err) : TP_EIO;
 }
 
+int enc_mp4_meta(const char *path, char *comment, size_t n, char **description, tp_err *err)
+{
+	const tp_av_plugin *p = tp_av(err);
+	*description = NULL;
+	return p ? p->mp4_meta(path, comment, n, description, err) : TP_EIO;
+}
+
 /* The mp4 encoder: probed here (by the name alone, as the plugin's does), the rest in the
  * plugin, whose state lives behind the pointer this one's priv holds. */
 typedef struct mp4_proxy {

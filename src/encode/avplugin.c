@@ -29,6 +29,7 @@ __attribute__((visibility("default"))) const tp_av_plugin tp_av_plugin_v1 = {
 	.hash_update = av_hash_update,
 	.hash_final_hex = av_hash_final_hex,
 	.hash_freep = av_hash_freep,
+	.mp4_meta = enc_mp4_meta,
 };
 
 /* hash.c, linked into the plugin too, reaches av_hash through the table: here it is this

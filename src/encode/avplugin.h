@@ -32,7 +32,7 @@
 
 #define TP_AV_PLUGIN_NAME "tidepool-av.so"
 #define TP_AV_PLUGIN_SYMBOL "tp_av_plugin_v1"
-#define TP_AV_PLUGIN_ABI 2
+#define TP_AV_PLUGIN_ABI    3
 
 struct AVHashContext;
 
@@ -60,6 +60,7 @@ typedef struct tp_av_plugin {
 	void (*hash_update)(struct AVHashContext *ctx, const uint8_t *src, size_t len);
 	void (*hash_final_hex)(struct AVHashContext *ctx, uint8_t *dst, int size);
 	void (*hash_freep)(struct AVHashContext **ctx);
+	int (*mp4_meta)(const char *path, char *comment, size_t n, char **description, tp_err *err);
 } tp_av_plugin;
 
 /* The plugin, loaded once per process (thread-safe); NULL with err set if it cannot be.

@@ -47,6 +47,9 @@ typedef struct enc_config {
 	 * flipbook cells), the program's --threads: they run on the encoder's thread, which
 	 * does not inherit the main thread's omp_set_num_threads(). 0: OpenMP's default. */
 	int threads;
+	/* What the output says about itself (encode/record.h): every PNG, OpenEXR and MP4
+	 * writes it; NULL: nothing to say (tests' own encoders). */
+	const struct enc_record *record;
 } enc_config;
 
 typedef enum enc_close_mode {

@@ -27,6 +27,7 @@
 
 #include "encode/encoder.h"
 #include "encode/exr_pack.h"
+#include "encode/record.h"
 #include "util/fsutil.h"
 
 #define EXR_DEFLATE_LEVEL 1
@@ -44,6 +45,7 @@ typedef struct exrseq {
 	size_t *zsize, chunk_bytes, row_bytes, work_bytes;
 	int nchunks, nz;
 	struct libdeflate_compressor **z;
+	const enc_record *record; /* enc_config.record, or NULL */
 } exrseq;
 
 static void frame_path(const exrseq *s, int index, char *buf, size_t n)
@@ -110,6 +112,7 @@ static int exr_open(void *priv, const enc_config *cfg, tp_err *err)
 	s->first = s->written = cfg->first;
 	s->half = !cfg->exr_float;
 	s->threads = enc_threads(cfg);
+	s->record = cfg->record;
 	static const exr_compression_t comp[] = {EXR_COMPRESSION_ZIP, EXR_COMPRESSION_ZIPS,
 						 EXR_COMPRESSION_PIZ, EXR_COMPRESSION_RLE,
 						 EXR_COMPRESSION_NONE};
@@ -332,7 +335,7 @@ static exr_result_t write_chunks(exrseq *s, exr_context_t ctx, const tp_image *i
 }
 
 /* One frame to `path` (the temporary name). */
-static exr_result_t write_file(exrseq *s, const char *path, const tp_image *img)
+static exr_result_t write_file(exrseq *s, const char *path, int index, const tp_image *img)
 {
 	exr_context_t ctx = NULL;
 	exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
@@ -350,6 +353,8 @@ static exr_result_t write_file(exrseq *s, const char *path, const tp_image *img)
 	for (int c = 0; c < nch && rc == EXR_ERR_SUCCESS; c++)
 		rc = exr_add_channel(ctx, part, rgb ? names[c] : "Y", t, EXR_PERCEPTUALLY_LINEAR, 1,
 				     1);
+	if (rc == EXR_ERR_SUCCESS && s->record)
+		rc = enc_record_exr(ctx, part, s->record, index);
 	if (rc == EXR_ERR_SUCCESS)
 		rc = exr_write_header(ctx);
 	if (rc == EXR_ERR_SUCCESS)
@@ -364,7 +369,7 @@ static int exr_write(void *priv, int index, const tp_image *img, tp_err *err)
 	char path[4352], tmp[4480];
 	frame_path(s, index, path, sizeof path);
 	tp_temp_name(path, tmp, sizeof tmp);
-	exr_result_t rc = write_file(s, tmp, img);
+	exr_result_t rc = write_file(s, tmp, index, img);
 	if (rc != EXR_ERR_SUCCESS) {
 		unlink(tmp);
 		return tp_errf(err, TP_EIO, "%s: cannot write the OpenEXR file (%s)", path,

@@ -6,8 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/png.h"
+#include "encode/record.h"
 #include "util/fsutil.h"
+#include "util/png.h"
 
 /* Area-resampling taps along one axis: output o reads src[i] for i in [off[o], off[o+1]). */
 typedef struct taps {
@@ -26,6 +27,7 @@ typedef struct flipbook {
 	taps tx, ty;
 	int same_size; /* cells are frame-sized: plain copies */
 	int done;      /* cells filled */
+	const enc_record *record; /* enc_config.record, or NULL */
 } flipbook;
 
 static int next_pot(int v)
@@ -38,13 +40,15 @@ static int next_pot(int v)
 
 void enc_flipbook_size(const enc_flipbook *fb, int *atlas_w, int *atlas_h, int *cell_w, int *cell_h)
 {
-	int64_t aw = (int64_t)fb->cols * fb->cell_w, ah = (int64_t)fb->rows * fb->cell_h;
+	const int p2 = 2 * fb->padding;
+	int64_t aw = (int64_t)fb->cols * (fb->cell_w + p2),
+		ah = (int64_t)fb->rows * (fb->cell_h + p2);
 	int cw = fb->cell_w, ch = fb->cell_h;
 	if (fb->pot && aw <= FLIPBOOK_MAX_SIDE && ah <= FLIPBOOK_MAX_SIDE) {
 		aw = next_pot((int)aw);
 		ah = next_pot((int)ah);
-		cw = (int)(aw / fb->cols);
-		ch = (int)(ah / fb->rows);
+		cw = (int)(aw / fb->cols) - p2;
+		ch = (int)(ah / fb->rows) - p2;
 	}
 	*atlas_w = aw > FLIPBOOK_MAX_SIDE * 2 ? FLIPBOOK_MAX_SIDE * 2 : (int)aw;
 	*atlas_h = ah > FLIPBOOK_MAX_SIDE * 2 ? FLIPBOOK_MAX_SIDE * 2 : (int)ah;
@@ -68,6 +72,9 @@ static int flipbook_check(const enc_config *cfg, tp_err *err)
 		return tp_errf(err, TP_EUSAGE, "%s: a flipbook is one .png file (no %%d pattern)", cfg->path);
 	if (fb->cols < 1 || fb->rows < 1 || fb->cell_w < 1 || fb->cell_h < 1)
 		return tp_errf(err, TP_EUSAGE, "%s: flipbook grid and frame size must be positive", cfg->path);
+	if (fb->padding < 0 || fb->padding > FLIPBOOK_MAX_PADDING)
+		return tp_errf(err, TP_EUSAGE, "%s: flipbook padding must be 0..%d pixels",
+			       cfg->path, FLIPBOOK_MAX_PADDING);
 	int aw, ah, cw, ch;
 	enc_flipbook_size(fb, &aw, &ah, &cw, &ch);
 	if (aw > FLIPBOOK_MAX_SIDE || ah > FLIPBOOK_MAX_SIDE)
@@ -136,6 +143,7 @@ static int flipbook_open(void *priv, const enc_config *cfg, tp_err *err)
 	snprintf(f->path, sizeof f->path, "%s", cfg->path);
 	f->fb = *cfg->flipbook;
 	f->threads = enc_threads(cfg);
+	f->record = cfg->record;
 	enc_flipbook_size(&f->fb, &f->aw, &f->ah, &f->cw, &f->ch);
 	f->frames = cfg->frames;
 	f->cells = f->fb.cols * f->fb.rows;
@@ -200,6 +208,33 @@ static void fill_cell(flipbook *f, const tp_image *img, int cx, int cy)
 	}
 }
 
+/* The padding around the cell whose frame is at (x0, y0): each border pixel repeats the
+ * frame's pixel at its offset taken modulo the cell (wrap: the frame's own continuation
+ * across its edge) or clamped into it (the edge pixel extended). */
+static void pad_cell(flipbook *f, int x0, int y0)
+{
+	const int p = f->fb.padding, w = f->cw, h = f->ch;
+	if (p == 0)
+		return;
+	const size_t bpp = (size_t)tp_pixfmt_bytes(f->atlas.fmt);
+	for (int y = -p; y < h + p; y++) {
+		const int sy = f->fb.wrap ? ((y % h) + h) % h : y < 0 ? 0 : y >= h ? h - 1 : y;
+		uint8_t *dst = tp_image_row(&f->atlas, y0 + y);
+		const uint8_t *src = tp_image_row(&f->atlas, y0 + sy);
+		for (int x = -p; x < w + p; x++) {
+			if (y >= 0 && y < h && x == 0)
+				x = w; /* the frame itself: already there */
+			if (x >= w + p)
+				break;
+			const int sx = f->fb.wrap ? ((x % w) + w) % w
+				       : x < 0    ? 0
+				       : x >= w   ? w - 1
+						  : x;
+			memcpy(dst + (size_t)(x0 + x) * bpp, src + (size_t)(x0 + sx) * bpp, bpp);
+		}
+	}
+}
+
 static int flipbook_write(void *priv, int index, const tp_image *img, tp_err *err)
 {
 	flipbook *f = priv;
@@ -210,7 +245,10 @@ static int flipbook_write(void *priv, int index, const tp_image *img, tp_err *er
 	int64_t i = ((int64_t)index * N + F - 1) / F;
 	if (i >= N || i * F / N != index)
 		return 0;
-	fill_cell(f, img, (int)(i % f->fb.cols) * f->cw, (int)(i / f->fb.cols) * f->ch);
+	const int pad = f->fb.padding, sw = f->cw + 2 * pad, sh = f->ch + 2 * pad;
+	const int x0 = (int)(i % f->fb.cols) * sw + pad, y0 = (int)(i / f->fb.cols) * sh + pad;
+	fill_cell(f, img, x0, y0);
+	pad_cell(f, x0, y0);
 	f->done++;
 	return 0;
 }
@@ -224,8 +262,18 @@ static int flipbook_close(void *priv, enc_close_mode mode, tp_err *err)
 		if (f->done < f->cells)
 			rc = tp_errf(err, TP_EIO, "%s: only %d of %d flipbook cells were rendered", f->path, f->done,
 				     f->cells);
-		else
-			rc = tp_png_write(f->path, &f->atlas, -1, err);
+		else {
+			char *json =
+				f->record ? enc_record_text(f->record, 0, f->frames - 1) : NULL;
+			const tp_png_meta m = {.record = json,
+					       .srgb = f->record &&
+						       (f->record->mode == TP_MODE_COLOR ||
+							f->record->mode == TP_MODE_PARTICLES)};
+			rc = f->record && !json
+				     ? tp_errf(err, TP_EIO, "out of memory")
+				     : tp_png_write_meta(f->path, &f->atlas, -1, &m, err);
+			free(json);
+		}
 	}
 	tp_image_free(&f->atlas);
 	free_taps(&f->tx);

@@ -9,9 +9,15 @@
  * tileable; with `renormalize` (normal maps) each averaged pixel is decoded as
  * n * 0.5 + 0.5, normalised and encoded again.
  *
- * With `pot` the atlas is rounded up to powers of two and the cells grow to
- * floor(atlas / cols) x floor(atlas / rows) (exact for power-of-two grids; otherwise the
- * few leftover pixels at the right and bottom stay black).
+ * With `padding` P each cell's slot is P pixels larger on every side: the frame fills the
+ * middle and the border repeats it, from the frame's own wrap when the maps tile (`wrap`:
+ * the pixel P to the left of column 0 is column w - P) and by extending its edge pixels
+ * otherwise, so bilinear and mip sampling in an engine never reach a neighbouring frame.
+ *
+ * With `pot` the atlas is rounded up to powers of two and the slots grow to
+ * floor(atlas / cols) x floor(atlas / rows), the cells to that less 2P (exact for
+ * power-of-two grids; otherwise the few leftover pixels at the right and bottom stay
+ * black).
  *
  * The encoder is never picked by file name: the render command chooses it for
  * single-file .png outputs when a flipbook is asked for, and passes this layout in
@@ -25,15 +31,19 @@
 
 #define FLIPBOOK_MAX_SIDE 16384                 /* pixels per atlas side */
 #define FLIPBOOK_MAX_BYTES (1024.0 * 1024 * 1024) /* atlas memory */
+#define FLIPBOOK_MAX_PADDING 256                    /* pixels around each cell */
 
 typedef struct enc_flipbook {
 	int cols, rows;
 	int cell_w, cell_h; /* before pot rounding */
 	int pot;
 	int renormalize;
+	int padding; /* pixels around each cell (--flipbook-padding) */
+	int wrap;    /* 1: the frames tile: padding from their own wrap, else their edges */
 } enc_flipbook;
 
-/* The atlas size and final cell size for a layout (after pot rounding). */
+/* The atlas size and final cell size for a layout (after pot rounding; the cell without
+ * its padding: each slot is cell + 2 * padding). */
 void enc_flipbook_size(const enc_flipbook *fb, int *atlas_w, int *atlas_h, int *cell_w, int *cell_h);
 
 #endif

@@ -20,6 +20,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/dict.h>
@@ -337,6 +338,18 @@ static int join_mp4(seg *sg, int n, const char *out, tp_err *err)
 	char tag[ENC_PROOF_MAX];
 	enc_proof_format_unsealed(&pr, tag, sizeof tag);
 	av_dict_set(&ofc->metadata, "comment", tag, 0);
+	/* the record (encode/record.h) of the first segment, for the frames joined */
+	const AVDictionaryEntry *d = av_dict_get(sg[0].fc->metadata, "description", NULL, 0);
+	cJSON *rec = d ? cJSON_Parse(d->value) : NULL;
+	if (rec && cJSON_GetObjectItem(rec, "first") && cJSON_GetObjectItem(rec, "last")) {
+		cJSON_SetNumberValue(cJSON_GetObjectItem(rec, "first"), pr.first);
+		cJSON_SetNumberValue(cJSON_GetObjectItem(rec, "last"), pr.last);
+		char *json = cJSON_PrintUnformatted(rec);
+		if (json)
+			av_dict_set(&ofc->metadata, "description", json, 0);
+		free(json);
+	}
+	cJSON_Delete(rec);
 	if ((averr = avio_open(&ofc->pb, tmp, AVIO_FLAG_WRITE)) < 0) {
 		rc = tp_errf(err, TP_EIO, "%s: cannot create (%s)", tmp, strerror(AVUNERROR(averr)));
 		goto done;

@@ -40,6 +40,7 @@
 #include "encode/encoder.h"
 #include "encode/mp4_read.h"
 #include "encode/proof.h"
+#include "encode/record.h"
 #include "util/fsutil.h"
 
 #define DEFAULT_CRF    18
@@ -396,6 +397,15 @@ static int mp4_open(void *priv, const enc_config *cfg, tp_err *err)
 		enc_proof_format_unsealed(&p, tag, sizeof tag);
 		av_dict_set(&m->fc->metadata, "comment", tag, 0);
 		m->seal = 1;
+	}
+	if (cfg->record) {
+		/* what the file is (encode/record.h): the MP4 muxer keeps "description" */
+		const int a = cfg->range ? cfg->first : 0;
+		char *json = enc_record_text(cfg->record, a, a + cfg->frames - 1);
+		if (!json)
+			return tp_errf(err, TP_EIO, "out of memory");
+		av_dict_set(&m->fc->metadata, "description", json, 0);
+		free(json);
 	}
 	av_dict_set(&mopts, "movflags", "+faststart", 0);
 	rc = avformat_write_header(m->fc, &mopts);

@@ -19,9 +19,10 @@
 #include <unistd.h>
 
 #include "encode/encoder.h"
-#include "util/png.h"
 #include "encode/proof.h"
+#include "encode/record.h"
 #include "util/fsutil.h"
+#include "util/png.h"
 
 #define BATCH 4
 
@@ -41,6 +42,7 @@ typedef struct pngseq {
 	char lock_path[8320];
 	char fp[65]; /* output fingerprint for each frame's tEXt record ("" for none) */
 	int total;   /* frames of the whole render */
+	const enc_record *record; /* enc_config.record */
 } pngseq;
 
 static void frame_path(const pngseq *s, int index, char *buf, size_t n)
@@ -197,6 +199,7 @@ static int pngseq_open(void *priv, const enc_config *cfg, tp_err *err)
 		s->total = cfg->total;
 	}
 	s->overwrite = cfg->overwrite;
+	s->record = cfg->record;
 	if (s->is_pattern && (rc = lock_sequence(s, err)) < 0)
 		return rc;
 	for (int i = 0; i < BATCH; i++)
@@ -220,8 +223,17 @@ static int flush_batch(pngseq *s, tp_err *err)
 			       .total = s->total};
 		memcpy(p.fp, s->fp, sizeof p.fp);
 		enc_proof_format(&p, rec, sizeof rec);
-		rcs[i] = tp_png_write_text(path, &s->batch[i], -1, s->fp[0] ? rec : NULL,
-					   &errs[i]);
+		const int f = s->batch_index[i];
+		char *json = s->record ? enc_record_text(s->record, f, f) : NULL;
+		const tp_png_meta m = {.proof = s->fp[0] ? rec : NULL,
+				       .record = json,
+				       .srgb = s->record && (s->record->mode == TP_MODE_COLOR ||
+							     s->record->mode == TP_MODE_PARTICLES)};
+		if (s->record && !json)
+			rcs[i] = tp_errf(&errs[i], TP_EIO, "out of memory");
+		else
+			rcs[i] = tp_png_write_meta(path, &s->batch[i], -1, &m, &errs[i]);
+		free(json);
 	}
 	for (int i = 0; i < s->nbatch; i++) {
 		if (rcs[i] < 0 && rc == 0) {

@@ -54,5 +54,9 @@ int enc_mp4_seal(const char *path, const char *shown, tp_err *err);
 /* Reads path's record into *p and checks its packets against the checksum. Only a
  * regular file is opened. */
 int enc_mp4_verify(const char *path, enc_proof *p, tp_err *err);
+/* An MP4's container metadata as tidepool writes it: the comment (the provenance line of
+ * a segment, "" if none) and the description (the record of encode/record.h as JSON,
+ * *description malloc'd, NULL if none). TP_EINPUT for a file libavformat cannot read. */
+int enc_mp4_meta(const char *path, char *comment, size_t n, char **description, tp_err *err);
 
 #endif

@@ -15,6 +15,28 @@
 
 #define PLACEHOLDER "????????????????"
 
+int enc_mp4_meta(const char *path, char *comment, size_t n, char **description, tp_err *err)
+{
+	FILE *f = NULL;
+	*description = NULL;
+	comment[0] = 0;
+	int rc = tp_fopen_regular(path, "an MP4 file", &f, err);
+	if (rc < 0)
+		return rc;
+	fclose(f);
+	enc_av_log_install();
+	AVFormatContext *fc = NULL;
+	if (avformat_open_input(&fc, path, NULL, NULL) < 0)
+		return tp_errf(err, TP_EINPUT, "%s: not a readable MP4", path);
+	const AVDictionaryEntry *c = av_dict_get(fc->metadata, "comment", NULL, 0);
+	const AVDictionaryEntry *d = av_dict_get(fc->metadata, "description", NULL, 0);
+	snprintf(comment, n, "%s", c ? c->value : "");
+	if (d && !(*description = strdup(d->value)))
+		rc = tp_errf(err, TP_EIO, "out of memory");
+	avformat_close_input(&fc);
+	return rc;
+}
+
 /* XXH3-64 of every packet's bytes in file order; the record from the comment. */
 static int read_mp4(const char *path, char *comment, size_t n, uint64_t *sum, int *count,
 		    tp_err *err)

@@ -49,6 +49,50 @@ TP_API int tp_scene_get_outputs(const tp_scene *s, tp_scene_outputs *out)
 	return api_out(given, out, sizeof *out);
 }
 
+/* The solver's "metres" (per scene unit) as the scene sets it, or its default; 0 for a
+ * solver without one (no length scale). */
+static double scene_metres(const scene *sc)
+{
+	const tp_option *o =
+		sc->solver->options ? tp_opts_find(sc->solver->options, "metres") : NULL;
+	if (!o)
+		return 0;
+	for (int i = 0; i < sc->nparams; i++)
+		if (!strcmp(sc->params[i].name, "metres"))
+			return sc->params[i].value;
+	return o->def;
+}
+
+TP_API int tp_scene_map_info(const tp_scene *s, tp_mode mode, tp_map_info *out)
+{
+	if (!s || !out || mode < 0 || mode >= TP_MODE_COUNT)
+		return TP_ERROR_ARGUMENT;
+	const scene *sc = s->sc;
+	const scene_maps *m = &sc->maps;
+	/* as maps.c: a fixed scale, the levelled one, or 1024 levels per height unit */
+	const double fixed = m->height_scale > 0 ? m->height_scale : 1024.0;
+	*out = (tp_map_info){
+		.loop_frames = sc->loop.on ? sc->loop.frames : 0,
+		.tiles = sc->boundary == SCENE_BOUNDARY_WRAP,
+		.texel_w = (double)sc->ref_width / sc->width,
+		.texel_h = (double)sc->ref_height / sc->height,
+		.tile_w = sc->ref_width,
+		.tile_h = sc->ref_height,
+		.metres = scene_metres(sc),
+		.levels = s->levelled ? api_levels(s->top) : fixed,
+		.bits = mode == TP_MODE_NORMAL                               ? m->normal_bits
+			: mode == TP_MODE_CAUSTICS                           ? m->caustics_bits
+			: mode == TP_MODE_COLOR || mode == TP_MODE_PARTICLES ? 8
+									     : 16,
+		.normal_directx = m->normal_directx,
+		.normal_strength = m->normal_strength,
+		.caustics_linear = m->caustics_linear,
+		.caustics_intensity = m->caustics_intensity,
+		.caustics_depth = m->caustics_depth, /* scene units */
+	};
+	return 0;
+}
+
 TP_API int tp_scene_variants(const tp_scene *s, const char **name)
 {
 	if (!s)

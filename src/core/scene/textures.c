@@ -45,14 +45,20 @@ int ld_loop(ld *L, const scene_overrides *ov)
 	    (rc = ld_opt_num(L, v, "crossfade", &sr, &lp->crossfade)) < 0)
 		return rc;
 
-	long frames = ov && ov->frames ? ov->frames : lround(lp->duration * s->fps);
+	long frames = lround(lp->duration * s->fps);
 	long fade = lround(lp->crossfade * s->fps), start = lround(lp->start * s->fps);
-	/* --frames may ask for a single still of a looping scene; the scene itself may not. */
-	if (frames < 2 && !(ov && ov->frames))
+	if (frames < 2)
 		return ld_fail(L, d, 0, "a loop needs at least 2 frames (%g s at %g fps is %ld)",
 			lp->duration, s->fps, frames);
-	if (fade > frames && ov && ov->frames)
-		fade = frames; /* a shorter --frames run keeps what fade fits */
+	/* --frames N would cut another, N-frame loop (its waves and cross-fade fitted to N
+	 * frames), not N frames of this one: what is meant is --range. */
+	if (ov && ov->frames && ov->frames != frames)
+		return tp_errf(L->err, TP_EUSAGE,
+			       "%s: --frames %d: the scene is a %ld-frame loop (\"loop\": %g s at "
+			       "%g fps) and --frames would make another loop, not frames of this "
+			       "one; render some of its frames with --range A-B (0-%ld), or change "
+			       "the loop with --set loop.duration=SECONDS",
+			       s->path, ov->frames, frames, lp->duration, s->fps, frames - 1);
 	if (fade > frames)
 		return ld_fail(L, ld_get(v, "crossfade"), 0,
 			"must not be longer than the loop (%g s > %g s)", lp->crossfade, lp->duration);

@@ -225,7 +225,7 @@ fail:
 
 /* Writes to an open FILE; returns 0 or fills io->msg. Kept apart from tp_png_write so the
  * setjmp frame holds no locals that need to survive the longjmp. */
-static int write_stream(FILE *f, const tp_image *img, int level, const char *text, png_io *io)
+static int write_stream(FILE *f, const tp_image *img, int level, const tp_png_meta *m, png_io *io)
 {
 	png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, io, on_error, on_warning);
 	png_infop info = png ? png_create_info_struct(png) : NULL;
@@ -255,12 +255,22 @@ static int write_stream(FILE *f, const tp_image *img, int level, const char *tex
 	 * the output bytes independent of libpng's heuristics across versions. Level 0 stores
 	 * the rows uncompressed, where a filter would only cost time. */
 	png_set_filter(png, 0, level == 0 ? PNG_FILTER_NONE : PNG_FILTER_SUB | PNG_FILTER_PAETH);
-	if (text) {
-		png_text t = {.compression = PNG_TEXT_COMPRESSION_NONE,
-			      .key = (png_charp)TP_PNG_TEXT_KEY,
-			      .text = (png_charp)text};
-		png_set_text(png, info, &t, 1);
-	}
+	png_text t[2];
+	int nt = 0;
+	if (m && m->proof)
+		t[nt++] = (png_text){.compression = PNG_TEXT_COMPRESSION_NONE,
+				     .key = (png_charp)TP_PNG_TEXT_KEY,
+				     .text = (png_charp)m->proof};
+	if (m && m->record) /* iTXt: UTF-8, uncompressed so any tool shows it */
+		t[nt++] = (png_text){.compression = PNG_ITXT_COMPRESSION_NONE,
+				     .key = (png_charp)TP_PNG_RECORD_KEY,
+				     .text = (png_charp)m->record,
+				     .lang = (png_charp) "",
+				     .lang_key = (png_charp) ""};
+	if (nt)
+		png_set_text(png, info, t, nt);
+	if (m && m->srgb)
+		png_set_sRGB(png, info, PNG_sRGB_INTENT_PERCEPTUAL);
 	png_write_info(png, info);
 	if (depth == 16)
 		png_set_swap(png); /* our samples are host (little) endian, PNG is big endian */
@@ -287,13 +297,20 @@ int tp_png_write(const char *path, const tp_image *img, int level, tp_err *err)
 int tp_png_write_text(const char *path, const tp_image *img, int level, const char *text,
 		      tp_err *err)
 {
+	const tp_png_meta m = {.proof = text};
+	return tp_png_write_meta(path, img, level, &m, err);
+}
+
+int tp_png_write_meta(const char *path, const tp_image *img, int level, const tp_png_meta *m,
+		      tp_err *err)
+{
 	char tmp[4352];
 	tp_temp_name(path, tmp, sizeof tmp);
 	FILE *f = fopen(tmp, "wb");
 	if (!f)
 		return tp_errf(err, TP_EIO, "%s: cannot create (%s)", tmp, strerror(errno));
 	png_io io = { "", "" };
-	int bad = write_stream(f, img, level, text, &io);
+	int bad = write_stream(f, img, level, m, &io);
 	if (!bad && fflush(f) != 0) {
 		snprintf(io.msg, sizeof io.msg, "%s", strerror(errno));
 		bad = 1;
@@ -320,6 +337,11 @@ int tp_png_write_text(const char *path, const tp_image *img, int level, const ch
  * record under TP_PNG_TEXT_KEY. Rows are decoded into one row buffer and dropped. */
 int tp_png_check(const char *path, char *text, size_t n, tp_err *err)
 {
+	return tp_png_check_meta(path, text, n, NULL, NULL, err);
+}
+
+int tp_png_check_meta(const char *path, char *text, size_t n, char **record, int *srgb, tp_err *err)
+{
 	png_io io = {"", ""};
 	png_structp png = NULL;
 	png_infop info = NULL;
@@ -327,6 +349,10 @@ int tp_png_check(const char *path, char *text, size_t n, tp_err *err)
 	int rc = TP_EINPUT;
 	FILE *f;
 	text[0] = 0;
+	if (record)
+		*record = NULL;
+	if (srgb)
+		*srgb = 0;
 	int orc = read_open(path, &io, &f, &png, &info, err);
 	if (orc < 0)
 		return orc;
@@ -348,6 +374,11 @@ int tp_png_check(const char *path, char *text, size_t n, tp_err *err)
 	for (int i = 0; i < nt; i++)
 		if (!strcmp(t[i].key, TP_PNG_TEXT_KEY))
 			snprintf(text, n, "%s", t[i].text);
+		else if (record && !*record && !strcmp(t[i].key, TP_PNG_RECORD_KEY))
+			*record = strdup(t[i].text);
+	int intent;
+	if (srgb)
+		*srgb = png_get_sRGB(png, info, &intent) != 0;
 	png_uint_32 h = png_get_image_height(png, info);
 	int passes = png_set_interlace_handling(png);
 	png_read_update_info(png, info);
@@ -364,6 +395,10 @@ done:
 	png_destroy_read_struct(&png, &info, NULL);
 	free(row);
 	fclose(f);
+	if (rc < 0 && record) {
+		free(*record);
+		*record = NULL;
+	}
 	return rc;
 }
 

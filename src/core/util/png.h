@@ -44,11 +44,26 @@ int tp_png_write_stream(FILE *f, const tp_image *img, int level, tp_err *err);
 #define TP_PNG_TEXT_KEY "tidepool"
 int tp_png_write_text(const char *path, const tp_image *img, int level, const char *text,
 		      tp_err *err);
+/* What a PNG says about itself besides its pixels: the provenance line (tEXt
+ * TP_PNG_TEXT_KEY), the record of encode/record.h (iTXt TP_PNG_RECORD_KEY, JSON) and an
+ * sRGB chunk (on colour pictures only: maps are data). NULL: none. */
+#define TP_PNG_RECORD_KEY "tidepool-record"
+typedef struct tp_png_meta {
+	const char *proof;
+	const char *record;
+	int srgb;
+} tp_png_meta;
+int tp_png_write_meta(const char *path, const tp_image *img, int level, const tp_png_meta *m,
+		      tp_err *err);
 /* Reads the whole of path, so every chunk's CRC-32 and the pixel data's Adler-32 are
  * checked, and copies its TP_PNG_TEXT_KEY record into text ("" for none). TP_EINPUT for a
  * damaged file or not a PNG, TP_EIO when it cannot be read; only a regular file is
  * opened. */
 int tp_png_check(const char *path, char *text, size_t n, tp_err *err);
+/* tp_png_check() that also gives the record (*record malloc'd, NULL for none; the caller
+ * frees it) and whether the file has an sRGB chunk (*srgb); record and srgb may be NULL. */
+int tp_png_check_meta(const char *path, char *text, size_t n, char **record, int *srgb,
+		      tp_err *err);
 int tp_png_encode(const tp_image *img, int level, unsigned char **out, size_t *size, tp_err *err);
 
 #endif
