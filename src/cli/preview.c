@@ -206,7 +206,7 @@ int cmd_preview(int argc, char **argv)
 	}
 	printf("%s\n", pv_server_url(srv));
 	fflush(stdout);
-	if (listen)
+	if (listen && pv_server_reachable(srv))
 		fprintf(stderr,
 			"tidepool: preview: warning: listening on %s: anyone who can reach "
 			"this address can watch the scene and load this machine\n",

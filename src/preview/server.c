@@ -9,22 +9,193 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <pthread.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include "preview/json.h"
 
+/* A connection as the deadline sees it: when its current request began (its accept, or
+ * the end of the last answer on a kept-alive connection) and whether its headers are
+ * all in. Kept in a list under conns_mu from libmicrohttpd's start to its close notice
+ * (sent before the socket is closed, so a shutdown() under the lock never hits another
+ * socket's descriptor). */
+typedef struct pv_conn {
+	struct pv_conn *prev, *next;
+	int fd;
+	double start;
+	int headers_done, shut;
+} pv_conn;
+
 struct pv_server {
 	pv_state *st;
+	pthread_mutex_t conns_mu;
+	pthread_cond_t conns_cv;
+	pv_conn *conns_head, *conns_tail; /* oldest first */
+	int nconns, stopping, timer_started;
+	int frames_out; /* PNG answers queued or being sent (under conns_mu) */
+	pthread_t timer;
 	struct MHD_Daemon *d;
 	int port;
 	char listen[64]; /* the --listen address as given ("" for the default) */
 	int wildcard;    /* --listen 0.0.0.0 or :: */
+	int loopback;    /* listening on a loopback address only (127.0.0.0/8, ::1) */
 	char url[128];
 };
 
 static const char csp[] = "default-src 'none'; script-src 'self'; style-src 'self'; "
 			  "img-src 'self' blob: data:; connect-src 'self'; base-uri 'none'; "
 			  "form-action 'none'; frame-ancestors 'none'";
+
+/* con_cls of a request whose answer is a frame: its buffer counts until it is sent */
+static char frame_answer;
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Ends a connection from outside its thread: libmicrohttpd then reads the end of the
+ * stream and closes it (caller holds conns_mu). */
+static void cut(pv_conn *k)
+{
+	if (!k->shut)
+		shutdown(k->fd, SHUT_RDWR);
+	k->shut = 1;
+}
+
+static void unlink_conn(pv_server *s, pv_conn *k)
+{
+	if (k->prev)
+		k->prev->next = k->next;
+	else
+		s->conns_head = k->next;
+	if (k->next)
+		k->next->prev = k->prev;
+	else
+		s->conns_tail = k->prev;
+	s->nconns--;
+}
+
+static void append_conn(pv_server *s, pv_conn *k)
+{
+	k->next = NULL;
+	k->prev = s->conns_tail;
+	if (s->conns_tail)
+		s->conns_tail->next = k;
+	else
+		s->conns_head = k;
+	s->conns_tail = k;
+	s->nconns++;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	pv_server *s = cls;
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci =
+			MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		pv_conn *k = calloc(1, sizeof *k);
+		*socket_context = k;
+		if (!k || !ci) {
+			free(k);
+			*socket_context = NULL;
+			return;
+		}
+		k->fd = ci->connect_fd;
+		k->start = now_s();
+		pthread_mutex_lock(&s->conns_mu);
+		append_conn(s, k);
+		/* Near the limit, a new connection pushes out the oldest one still sending its
+		 * request: idle and slow clients cannot lock the page out. */
+		if (s->nconns > PV_EVICT_AT)
+			for (pv_conn *o = s->conns_head; o; o = o->next)
+				if (!o->headers_done && !o->shut && o != k) {
+					cut(o);
+					break;
+				}
+		pthread_mutex_unlock(&s->conns_mu);
+	} else if (code == MHD_CONNECTION_NOTIFY_CLOSED && *socket_context) {
+		pv_conn *k = *socket_context;
+		pthread_mutex_lock(&s->conns_mu);
+		unlink_conn(s, k);
+		pthread_mutex_unlock(&s->conns_mu);
+		free(k);
+		*socket_context = NULL;
+	}
+}
+
+static pv_conn *conn_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	return ci ? ci->socket_context : NULL;
+}
+
+/* The headers are in: the deadline no longer applies to this request. */
+static void headers_in(pv_server *s, struct MHD_Connection *c)
+{
+	pv_conn *k = conn_of(c);
+	if (!k)
+		return;
+	pthread_mutex_lock(&s->conns_mu);
+	k->headers_done = 1;
+	/* moved to the end: the eviction looks for the oldest unfinished first */
+	unlink_conn(s, k);
+	append_conn(s, k);
+	pthread_mutex_unlock(&s->conns_mu);
+}
+
+/* An answer sent: a kept-alive connection's next request has its own deadline. */
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	pv_server *s = cls;
+	(void)toe;
+	pv_conn *k = conn_of(c);
+	pthread_mutex_lock(&s->conns_mu);
+	if (*con_cls == &frame_answer)
+		s->frames_out--;
+	*con_cls = NULL;
+	if (!k) {
+		pthread_mutex_unlock(&s->conns_mu);
+		return;
+	}
+	k->headers_done = 0;
+	k->start = now_s();
+	unlink_conn(s, k);
+	append_conn(s, k);
+	pthread_mutex_unlock(&s->conns_mu);
+}
+
+/* Every PV_DEADLINE_TICK_MS: cuts the connections whose request headers took longer
+ * than PV_HEADER_DEADLINE_S in all (libmicrohttpd's timeout is idle time only, so one
+ * byte every few seconds would hold a connection for ever). */
+static void *deadline_timer(void *arg)
+{
+	pv_server *s = arg;
+	pthread_mutex_lock(&s->conns_mu);
+	while (!s->stopping) {
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += PV_DEADLINE_TICK_MS * 1000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&s->conns_cv, &s->conns_mu, &until);
+		double t = now_s();
+		for (pv_conn *k = s->conns_head; k; k = k->next)
+			if (!k->headers_done && t - k->start > PV_HEADER_DEADLINE_S)
+				cut(k);
+	}
+	pthread_mutex_unlock(&s->conns_mu);
+	return NULL;
+}
 
 static enum MHD_Result send_buf(struct MHD_Connection *c, unsigned status, const char *type,
 				void *data, size_t n, int owned, unsigned long gen)
@@ -139,7 +310,7 @@ static int frame_number(const char *url)
 	return n;
 }
 
-static enum MHD_Result frame(pv_server *s, struct MHD_Connection *c, int n)
+static enum MHD_Result frame(pv_server *s, struct MHD_Connection *c, int n, void **con_cls)
 {
 	const char *mode_name = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "mode");
 	int mode = TP_MODE_COLOR;
@@ -149,6 +320,16 @@ static enum MHD_Result frame(pv_server *s, struct MHD_Connection *c, int n)
 	if (st_arg && strcmp(st_arg, "0") != 0 && strcmp(st_arg, "1") != 0)
 		return send_error(c, MHD_HTTP_BAD_REQUEST, "stretch: 0 or 1");
 	const int stretch = st_arg && !strcmp(st_arg, "1");
+	/* a frame's PNG stays in memory until the client has read it: a bound on how many */
+	pthread_mutex_lock(&s->conns_mu);
+	int busy = s->frames_out >= PV_MAX_FRAMES_OUT;
+	if (!busy)
+		s->frames_out++;
+	pthread_mutex_unlock(&s->conns_mu);
+	if (busy)
+		return send_error(c, MHD_HTTP_SERVICE_UNAVAILABLE,
+				  "too many frames being sent; try again");
+	*con_cls = &frame_answer;
 	unsigned char *png = NULL;
 	size_t size = 0;
 	unsigned long gen = 0;
@@ -224,15 +405,66 @@ static int host_ok(const pv_server *s, const char *host)
 	return 0;
 }
 
+static enum MHD_Result count_bytes(void *cls, enum MHD_ValueKind kind, const char *key,
+				   const char *value)
+{
+	(void)kind;
+	*(size_t *)cls += strlen(key) + (value ? strlen(value) : 0) + 4;
+	return MHD_YES;
+}
+
+static enum MHD_Result count_hosts(void *cls, enum MHD_ValueKind kind, const char *key,
+				   const char *value)
+{
+	(void)kind;
+	(void)value;
+	*(int *)cls += !strcasecmp(key, MHD_HTTP_HEADER_HOST);
+	return MHD_YES;
+}
+
+/* The request's own limits, answered here (with the security headers) rather than by
+ * libmicrohttpd: NULL if it is within them, else the status and the message. */
+static const char *over_limits(struct MHD_Connection *c, const char *url, const char *version,
+			       unsigned *status)
+{
+	size_t query = 0, headers = 0;
+	int nargs = MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, count_bytes, &query);
+	int nheaders = MHD_get_connection_values(c, MHD_HEADER_KIND, count_bytes, &headers);
+	*status = MHD_HTTP_URI_TOO_LONG;
+	if (nargs > PV_MAX_ARGS)
+		return "too many query arguments (the limit is " PV_STR(PV_MAX_ARGS) ")";
+	if (strlen(url) + query > PV_MAX_URL)
+		return "the URL is too long (the limit is " PV_STR(PV_MAX_URL) " bytes)";
+	*status = MHD_HTTP_REQUEST_HEADER_FIELDS_TOO_LARGE;
+	if (nheaders > PV_MAX_HEADERS)
+		return "too many request headers (the limit is " PV_STR(PV_MAX_HEADERS) ")";
+	if (headers > PV_MAX_HEADER_BYTES)
+		return "the request headers are too large (the limit is " PV_STR(
+			PV_MAX_HEADER_BYTES) " bytes)";
+	*status = MHD_HTTP_BAD_REQUEST;
+	int hosts = 0;
+	MHD_get_connection_values(c, MHD_HEADER_KIND, count_hosts, &hosts);
+	if (hosts > 1)
+		return "more than one Host header";
+	if (!strcmp(version, MHD_HTTP_VERSION_1_1) &&
+	    !MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST))
+		return "an HTTP/1.1 request needs a Host header";
+	return NULL;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
 			      const char *method, const char *version, const char *upload_data,
 			      size_t *upload_data_size, void **con_cls)
 {
 	pv_server *s = cls;
-	(void)version;
 	(void)upload_data;
 	if (*con_cls == NULL) { /* headers only so far: answer now, never read a body */
 		*con_cls = s;
+		headers_in(s, c);
+		unsigned status;
+		const char *over = over_limits(c, url, version, &status);
+		if (over)
+			return send_error(c, status, over);
 		if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 			return send_error(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD");
 		const char *host =
@@ -262,7 +494,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		if (!strncmp(url, "/frame/", 7)) {
 			int n = frame_number(url);
 			if (n >= 0)
-				return frame(s, c, n);
+				return frame(s, c, n, con_cls);
 		}
 		const pv_asset *a = pv_page_asset(url);
 		if (a)
@@ -284,6 +516,7 @@ int pv_server_start(pv_state *st, const char *listen, int port, pv_server **out,
 		return -1;
 	}
 	s->st = st;
+	s->loopback = 1;
 	struct sockaddr_in a4;
 	struct sockaddr_in6 a6;
 	struct sockaddr *sa = (struct sockaddr *)&a4;
@@ -304,12 +537,16 @@ int pv_server_start(pv_state *st, const char *listen, int port, pv_server **out,
 		snprintf(s->listen, sizeof s->listen, "%s", listen);
 		if (inet_pton(AF_INET, listen, &a4.sin_addr) == 1) {
 			s->wildcard = a4.sin_addr.s_addr == htonl(INADDR_ANY);
+			s->loopback = (ntohl(a4.sin_addr.s_addr) >> 24) == 127;
 		} else if (inet_pton(AF_INET6, listen, &a6.sin6_addr) == 1) {
 			a6.sin6_family = AF_INET6;
 			a6.sin6_port = htons((uint16_t)port);
 			sa = (struct sockaddr *)&a6;
 			flags |= MHD_USE_IPv6;
 			s->wildcard = IN6_IS_ADDR_UNSPECIFIED(&a6.sin6_addr);
+			s->loopback = IN6_IS_ADDR_LOOPBACK(&a6.sin6_addr) ||
+				      (IN6_IS_ADDR_V4MAPPED(&a6.sin6_addr) &&
+				       a6.sin6_addr.s6_addr[12] == 127);
 		} else {
 			snprintf(why, n,
 				 "--listen: not a numeric IPv4 or IPv6 address (got %.100s)",
@@ -319,6 +556,14 @@ int pv_server_start(pv_state *st, const char *listen, int port, pv_server **out,
 		}
 	}
 	s->port = port;
+	/* room for PV_MAX_CONNECTIONS sockets under a default soft limit of 1024 */
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 4096 && rl.rlim_max > rl.rlim_cur) {
+		rl.rlim_cur = rl.rlim_max < 4096 ? rl.rlim_max : 4096;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	pthread_mutex_init(&s->conns_mu, NULL);
+	pthread_cond_init(&s->conns_cv, NULL);
 	errno = 0;
 	s->d = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, handle, s, MHD_OPTION_SOCK_ADDR,
 				sa, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)PV_THREADS,
@@ -326,13 +571,21 @@ int pv_server_start(pv_state *st, const char *listen, int port, pv_server **out,
 				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)PV_MAX_PER_IP,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)PV_CONN_TIMEOUT_S,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)PV_CONN_MEMORY,
-				MHD_OPTION_STRICT_FOR_CLIENT, (int)1, MHD_OPTION_END);
+				MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
+				MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+				/* not 1: libmicrohttpd's own answer to a missing Host is sent
+				 * twice and without the security headers; handle() answers */
+				MHD_OPTION_STRICT_FOR_CLIENT, (int)0, MHD_OPTION_END);
 	if (!s->d) {
+		pthread_mutex_destroy(&s->conns_mu);
+		pthread_cond_destroy(&s->conns_cv);
 		snprintf(why, n, "cannot listen on %s port %d (%s)", listen ? listen : "127.0.0.1",
 			 port, errno ? strerror(errno) : "libmicrohttpd refused");
 		free(s);
 		return -1;
 	}
+	if (pthread_create(&s->timer, NULL, deadline_timer, s) == 0)
+		s->timer_started = 1;
 	const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
 	if (info && info->port)
 		s->port = info->port;
@@ -343,6 +596,11 @@ int pv_server_start(pv_state *st, const char *listen, int port, pv_server **out,
 		snprintf(s->url, sizeof s->url, "http://%s:%d/", shown, s->port);
 	*out = s;
 	return 0;
+}
+
+int pv_server_reachable(const pv_server *s)
+{
+	return !s->loopback;
 }
 
 int pv_server_port(const pv_server *s)
@@ -359,6 +617,14 @@ void pv_server_stop(pv_server *s)
 {
 	if (!s)
 		return;
-	MHD_stop_daemon(s->d);
+	pthread_mutex_lock(&s->conns_mu);
+	s->stopping = 1;
+	pthread_cond_broadcast(&s->conns_cv);
+	pthread_mutex_unlock(&s->conns_mu);
+	if (s->timer_started)
+		pthread_join(s->timer, NULL);
+	MHD_stop_daemon(s->d); /* closes every connection: the list empties */
+	pthread_mutex_destroy(&s->conns_mu);
+	pthread_cond_destroy(&s->conns_cv);
 	free(s);
 }
