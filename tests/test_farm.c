@@ -248,7 +248,7 @@ Test(farm, checkpoint_format_is_little_endian_as_documented)
 	uint8_t h[128];
 	cr_assert_eq(fread(h, 1, 128, f), 128);
 	cr_assert(!memcmp(h, "TPCKPT01", 8));
-	cr_assert(h[8] == 2 && h[9] == 0 && h[10] == 0 && h[11] == 0); /* format 2, LE */
+	cr_assert(h[8] == 3 && h[9] == 0 && h[10] == 0 && h[11] == 0); /* format 3, LE */
 	cr_assert(h[12] == 128 && h[13] == 0);                         /* header size */
 	cr_assert_str_eq((const char *)h + 16, TP_VERSION);
 	cr_assert(h[80] == 96 && h[81] == 0 && h[84] == 64 && h[88] == 10 && h[92] == 12);
@@ -263,14 +263,15 @@ Test(farm, checkpoint_format_is_little_endian_as_documented)
 	fseek(f, -8, SEEK_END);
 	cr_assert_eq(fread(tr, 1, 8, f), 8);
 	cr_assert(!memcmp(tr, "TPCKEND\n", 8));
-	/* offset 120: XXH3-64 of the payload, little-endian */
+	/* offset 120: XXH3-64 of the header's first 120 bytes and then the payload */
 	uint64_t sum = 0;
 	for (int i = 0; i < 8; i++)
 		sum |= (uint64_t)h[120 + i] << (8 * i);
-	uint8_t *pl = malloc(payload);
+	uint8_t *pl = malloc(120 + payload);
+	memcpy(pl, h, 120);
 	fseek(f, 128, SEEK_SET);
-	cr_assert_eq(fread(pl, 1, payload, f), payload);
-	cr_assert_eq(sum, XXH3_64bits(pl, payload));
+	cr_assert_eq(fread(pl + 120, 1, payload, f), payload);
+	cr_assert_eq(sum, XXH3_64bits(pl, 120 + payload));
 	free(pl);
 	fclose(f);
 	/* no temporaries left */

@@ -83,7 +83,7 @@ Test(farm_proof, a_damaged_checkpoint_is_refused_with_the_reason)
 		cr_assert_eq(run_tp(NULL, errpath, "render %s --range 9-10 --cache %s/c -o null",
 				    sc, dir),
 			     3, "%s", slurp(errpath));
-		ERR_HAS("frame-00000008.tpck: damaged (the checksum of its state does not match");
+		ERR_HAS("frame-00000008.tpck: damaged (the checksum of its header and state does not match");
 		/* tasks --missing counts it as missing: the cache step comes back */
 		cr_assert_eq(run_tp(outpath, errpath,
 				    "tasks %s --chunk 4 --cache %s/c -o null --missing", sc, dir),
