@@ -617,3 +617,28 @@ Test(farm, usage_errors_and_help)
 	cr_assert_eq(run_tp(NULL, errpath, "tasks tests/data/tiny.json --chunk 2 --flipbook 2x2 -o null"), 2);
 	cr_assert(strstr(slurp(errpath), "cannot be rendered in chunks") != NULL, "%s", slurp(errpath));
 }
+
+/* tasks refuses up front what every chunk's render would refuse, with render's message
+ * (issue 46): an odd MP4 size, a mode the solver cannot render; nothing is
+ * printed or created. */
+Test(farm, tasks_refuses_what_render_would)
+{
+	static const char *const opts[] = {
+		"--size 97x64 -o %s/o/out.mp4",
+		"--size 96x63 -o %s/o/f%%04d.png -o %s/o/out.mp4",
+		"-o particles=%s/o/p%%04d.png -o %s/o/out.mp4",
+	};
+	for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
+		char o[256], rerr[4096];
+		snprintf(o, sizeof o, opts[i], dir, dir);
+		int rr = run_tp(NULL, errpath, "render tests/data/tiny.json --frames 12 %s", o);
+		snprintf(rerr, sizeof rerr, "%s", slurp(errpath));
+		cr_assert_neq(rr, 0, "%s", o);
+		int tr = run_tp(outpath, errpath, "tasks tests/data/tiny.json --frames 12 --chunk 4 %s",
+				o);
+		cr_assert_eq(tr, rr, "%s: tasks %d, render %d: %s", o, tr, rr, slurp(errpath));
+		cr_assert_str_eq(slurp(errpath), rerr);
+		cr_assert_str_eq(slurp(outpath), "");
+	}
+	cr_assert(!exists("%s/o", dir), "tasks created the output directory");
+}

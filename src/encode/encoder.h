@@ -47,6 +47,10 @@ typedef struct enc_config {
 	 * flipbook cells), the program's --threads: they run on the encoder's thread, which
 	 * does not inherit the main thread's omp_set_num_threads(). 0: OpenMP's default. */
 	int threads;
+	/* check() only: the settings alone (size, fps, format, encoder options), not the
+	 * path (nothing created or looked at): `tidepool tasks` refuses up front what every
+	 * chunk's render would, with the same message */
+	int settings_only;
 } enc_config;
 
 typedef enum enc_close_mode {

@@ -79,6 +79,8 @@ static int exr_check(const enc_config *cfg, tp_err *err)
 			       "%s: OpenEXR takes the height, displacement, normal, foam and "
 			       "caustics maps (got %s pixels)",
 			       cfg->path, tp_pixfmt_name(cfg->fmt));
+	if (cfg->settings_only)
+		return 0;
 	int rc = tp_mkdirs_for(cfg->path, err);
 	if (rc < 0)
 		return rc;

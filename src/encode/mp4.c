@@ -226,6 +226,8 @@ static int mp4_check(const enc_config *cfg, tp_err *err)
 		return tp_errf(err, TP_EIO,
 			       "%s: this libavcodec has neither libx264 nor an MPEG-4 encoder",
 			       cfg->path);
+	if (cfg->settings_only)
+		return 0;
 	struct stat st;
 	if (stat(cfg->path, &st) == 0 && S_ISDIR(st.st_mode))
 		return tp_errf(err, TP_EUSAGE,

@@ -115,6 +115,8 @@ static int pngseq_check(const enc_config *cfg, tp_err *err)
 		return tp_errf(err, TP_EUSAGE,
 			       "%s: %d frames need a pattern with %%d (like out/%%04d.png), or use --frames 1",
 			       cfg->path, cfg->frames);
+	if (cfg->settings_only)
+		return 0;
 	int rc = tp_mkdirs_for(cfg->path, err);
 	if (rc < 0)
 		return rc;
