@@ -71,7 +71,7 @@ static int wr_err(tp_err *err, int averr, const char *out)
 {
 	char e[128];
 	av_strerror(averr, e, sizeof e);
-	return tp_errf(err, TP_EIO, "%s: write failed (%s)", out, e);
+	return tp_errpath(err, TP_EIO, out, "write failed (%s)", e);
 }
 
 /* Insertion sort by first frame (stable: equal firsts stay in the given order). */
@@ -338,7 +338,7 @@ static int join_mp4(seg *sg, int n, const char *out, tp_err *err)
 	enc_proof_format_unsealed(&pr, tag, sizeof tag);
 	av_dict_set(&ofc->metadata, "comment", tag, 0);
 	if ((averr = avio_open(&ofc->pb, tmp, AVIO_FLAG_WRITE)) < 0) {
-		rc = tp_errf(err, TP_EIO, "%s: cannot create (%s)", tmp, strerror(AVUNERROR(averr)));
+		rc = tp_errpath(err, TP_EIO, tmp, "cannot create (%s)", strerror(AVUNERROR(averr)));
 		goto done;
 	}
 	opened = 1;

@@ -43,7 +43,7 @@ static int read_mp4(const char *path, char *comment, size_t n, uint64_t *sum, in
 			av_packet_unref(pkt);
 		}
 		if (averr != AVERROR_EOF)
-			rc = tp_errf(err, TP_EINPUT, "%s: damaged (a packet cannot be read)", path);
+			rc = tp_errpath(err, TP_EINPUT, path, "damaged (a packet cannot be read)");
 		*sum = XXH3_64bits_digest(x);
 	}
 	av_packet_free(&pkt);
@@ -65,7 +65,7 @@ int enc_mp4_seal(const char *path, const char *shown, tp_err *err)
 	/* faststart: the index (with the comment) is at the start of the file */
 	FILE *f = fopen(path, "r+b");
 	if (!f)
-		return tp_errf(err, TP_EIO, "%s: cannot reopen (%s)", path, strerror(errno));
+		return tp_errpath(err, TP_EIO, path, "cannot reopen (%s)", strerror(errno));
 	static const char key[] = "; xxh3 " PLACEHOLDER;
 	const size_t klen = sizeof key - 1;
 	char buf[65536 + 64];
@@ -84,9 +84,9 @@ int enc_mp4_seal(const char *path, const char *shown, tp_err *err)
 	}
 	rc = found < 0 ? tp_errf(err, TP_EIO, "%s: no checksum placeholder to fill in", shown) : 0;
 	if (rc == 0 && (fseek(f, found, SEEK_SET) || fwrite(hex, 1, 16, f) != 16 || fflush(f)))
-		rc = tp_errf(err, TP_EIO, "%s: write failed (%s)", path, strerror(errno));
+		rc = tp_errpath(err, TP_EIO, path, "write failed (%s)", strerror(errno));
 	if (fclose(f) != 0 && rc == 0)
-		rc = tp_errf(err, TP_EIO, "%s: write failed (%s)", path, strerror(errno));
+		rc = tp_errpath(err, TP_EIO, path, "write failed (%s)", strerror(errno));
 	return rc;
 }
 

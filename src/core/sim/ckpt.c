@@ -66,7 +66,7 @@ static int payload_sum(FILE *f, uint64_t n, uint64_t *sum)
 /* A write error: the file and the system's reason. */
 static int write_failed(tp_err *err, const char *path, int e)
 {
-	return tp_errf(err, TP_EIO, "%s: write failed (%s)", path,
+	return tp_errpath(err, TP_EIO, path, "write failed (%s)",
 		       strerror(e ? e : EIO));
 }
 
@@ -79,7 +79,7 @@ int ckpt_write(const char *dir, const ckpt_key *key, sim_loop *lp, int frame, ui
 	snprintf(tmp, sizeof tmp, "%s/.frame-%08d.tpck.tmp-%ld", dir, frame, (long)getpid());
 	FILE *f = fopen(tmp, "w+b");
 	if (!f)
-		return tp_errf(err, TP_EIO, "%s: cannot create (%s)", tmp, strerror(errno));
+		return tp_errpath(err, TP_EIO, tmp, "cannot create (%s)", strerror(errno));
 	errno = 0;
 	int rc = write_header(f, key, frame, 0, 0) ? write_failed(err, path, errno) : 0;
 	if (rc == 0 && (rc = loop_save(lp, f, err)) < 0 && (ferror(f) || errno))
@@ -151,7 +151,7 @@ static int check_open(FILE *f, const char *path, const ckpt_key *key, int frame,
 			       "(fingerprints differ)",
 			       path);
 	if (frame >= 0 && in->frame != frame)
-		return tp_errf(err, TP_EINPUT, "%s: holds frame %d, not %d (renamed?)", path,
+		return tp_errpath(err, TP_EINPUT, path, "holds frame %d, not %d (renamed?)",
 			       in->frame, frame);
 	if (in->frames != sc->frames || strncmp(in->solver, sc->solver->name, 15) != 0)
 		return tp_errf(err, TP_EINPUT,
@@ -172,7 +172,7 @@ static int check_open(FILE *f, const char *path, const ckpt_key *key, int frame,
 			       "%s: damaged (the checksum of its header and state does not match: "
 			       "remake the cache)",
 			       path);
-	return fseek(f, CKPT_HEADER, SEEK_SET) ? tp_errf(err, TP_EIO, "%s: cannot read", path) : 0;
+	return fseek(f, CKPT_HEADER, SEEK_SET) ? tp_errpath(err, TP_EIO, path, "cannot read") : 0;
 }
 
 int ckpt_check(const char *path, const ckpt_key *key, int frame, ckpt_info *info, tp_err *err)
@@ -209,7 +209,7 @@ int ckpt_find(const char *dir, int at_most, int *frame, tp_err *err)
 	*frame = 0;
 	DIR *d = opendir(dir);
 	if (!d)
-		return tp_errf(err, TP_EIO, "%s: cannot read the cache directory (%s)", dir,
+		return tp_errpath(err, TP_EIO, dir, "cannot read the cache directory (%s)",
 			       strerror(errno));
 	for (struct dirent *e; (e = readdir(d));) {
 		int k, len = 0;

@@ -114,3 +114,26 @@ void tp_escape_bytes(const void *bytes, size_t len, size_t max, char *out, size_
 	}
 	out[k] = '\0';
 }
+
+int tp_errpath(tp_err *e, int code, const char *path, const char *fmt, ...)
+{
+	if (!e)
+		return code;
+	char what[sizeof e->msg];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	size_t wl = strlen(what), room = sizeof e->msg - 3; /* ": " and the NUL */
+	if (wl + 64 > room) { /* a reason longer than the message: the path keeps 64 bytes */
+		wl = room - 64;
+		what[wl] = '\0';
+	}
+	char shown[sizeof e->msg];
+	tp_path_ellipsize(path, shown, room - wl + 1);
+	size_t sl = strlen(shown); /* sl + 2 + wl < sizeof e->msg by the sizes above */
+	memcpy(e->msg, shown, sl);
+	memcpy(e->msg + sl, ": ", 2);
+	memcpy(e->msg + sl + 2, what, wl + 1);
+	return code;
+}

@@ -50,6 +50,12 @@ int tp_errprefix(tp_err *e, int code, const char *fmt, ...)
  * so a long path no longer cuts the reason off. */
 void tp_path_ellipsize(const char *path, char *out, size_t n);
 
+/* "PATH: what" for an error about a file: what (formatted) is kept whole and the path
+ * shortened in its middle to fit the message (tp_path_ellipsize), so that neither the
+ * file name nor the system's reason is ever cut. Returns code. */
+int tp_errpath(tp_err *e, int code, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 /* Bytes from a damaged file, for a message: printable ASCII as is (a backslash as "\\"),
  * anything else as \xNN, at most max input bytes (then "..."); always valid UTF-8 and
  * NUL-terminated in n bytes. */

@@ -291,7 +291,7 @@ int tp_png_write_text(const char *path, const tp_image *img, int level, const ch
 	tp_temp_name(path, tmp, sizeof tmp);
 	FILE *f = fopen(tmp, "wb");
 	if (!f)
-		return tp_errf(err, TP_EIO, "%s: cannot create (%s)", tmp, strerror(errno));
+		return tp_errpath(err, TP_EIO, tmp, "cannot create (%s)", strerror(errno));
 	png_io io = { "", "" };
 	int bad = write_stream(f, img, level, text, &io);
 	if (!bad && fflush(f) != 0) {
@@ -311,7 +311,7 @@ int tp_png_write_text(const char *path, const tp_image *img, int level, const ch
 		/* libpng reports a failed fwrite as "Write Error"; errno says why (e.g. ENOSPC). */
 		if (errno == ENOSPC || errno == EDQUOT || errno == EIO)
 			snprintf(io.msg, sizeof io.msg, "%s", strerror(errno));
-		return tp_errf(err, TP_EIO, "%s: cannot write PNG (%s)", path, io.msg);
+		return tp_errpath(err, TP_EIO, path, "cannot write PNG (%s)", io.msg);
 	}
 	return tp_commit_file(tmp, path, err);
 }
