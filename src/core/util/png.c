@@ -119,6 +119,32 @@ static int read_open(const char *path, png_io *io, FILE **f, png_structp *png, p
 	return 0;
 }
 
+int tp_png_size(const char *path, int *w, int *h)
+{
+	png_io io = {"", ""};
+	png_structp png = NULL;
+	png_infop info = NULL;
+	FILE *f;
+	tp_err e;
+	*w = *h = 0;
+	if (read_open(path, &io, &f, &png, &info, &e) < 0)
+		return -1;
+	int rc = -1;
+	if (setjmp(png_jmpbuf(png)))
+		goto done;
+	png_init_io(png, f);
+	png_set_sig_bytes(png, 8);
+	set_limits(png);
+	png_read_info(png, info);
+	*w = (int)png_get_image_width(png, info);
+	*h = (int)png_get_image_height(png, info);
+	rc = 0;
+done:
+	png_destroy_read_struct(&png, &info, NULL);
+	fclose(f);
+	return rc;
+}
+
 int tp_png_read(const char *path, tp_pixfmt want, tp_image *out, tp_err *err)
 {
 	memset(out, 0, sizeof *out);
