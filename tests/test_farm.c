@@ -629,16 +629,58 @@ Test(farm, tasks_refuses_what_render_would)
 		"-o particles=%s/o/p%%04d.png -o %s/o/out.mp4",
 	};
 	for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
-		char o[256], rerr[4096];
+		char o[256];
 		snprintf(o, sizeof o, opts[i], dir, dir);
 		int rr = run_tp(NULL, errpath, "render tests/data/tiny.json --frames 12 %s", o);
-		snprintf(rerr, sizeof rerr, "%s", slurp(errpath));
+		char *rerr = strdup(slurp(errpath));
 		cr_assert_neq(rr, 0, "%s", o);
 		int tr = run_tp(outpath, errpath, "tasks tests/data/tiny.json --frames 12 --chunk 4 %s",
 				o);
 		cr_assert_eq(tr, rr, "%s: tasks %d, render %d: %s", o, tr, rr, slurp(errpath));
 		cr_assert_str_eq(slurp(errpath), rerr);
 		cr_assert_str_eq(slurp(outpath), "");
+		free(rerr);
 	}
 	cr_assert(!exists("%s/o", dir), "tasks created the output directory");
+}
+
+/* --cache DIR that holds no checkpoint of this render says so (issue 46): an empty DIR is
+ * refused unless --allow-empty-cache, and a DIR of another scene's checkpoints, none at or
+ * before A, is refused with the reason. */
+Test(farm, a_cache_without_checkpoints_is_refused)
+{
+	cr_assert_eq(sh("mkdir -p %s/empty", dir), 0);
+	cr_assert_eq(run_tp(NULL, errpath,
+			    "render tests/data/tiny.json --frames 12 --range 5-6 --cache %s/empty "
+			    "-o %s/e%%02d.png",
+			    dir, dir),
+		     3);
+	cr_assert(strstr(slurp(errpath), "/empty: holds no checkpoint (run 'tidepool cache' "
+					 "first, or give --allow-empty-cache"),
+		  "%s", slurp(errpath));
+	cr_assert(!exists("%s/e05.png", dir));
+	cr_assert_eq(run_tp(NULL, errpath,
+			    "render tests/data/tiny.json --frames 12 --range 5-6 --cache %s/empty "
+			    "--allow-empty-cache -o %s/e%%02d.png -q",
+			    dir, dir),
+		     0, "%s", slurp(errpath));
+	cr_assert(exists("%s/e05.png", dir) && exists("%s/e06.png", dir));
+	cr_assert_eq(run_tp(NULL, errpath,
+			    "render tests/data/tiny.json --frames 12 --range 5-6 "
+			    "--allow-empty-cache -o null"),
+		     2);
+	cr_assert(strstr(slurp(errpath), "--allow-empty-cache goes with --cache DIR"), "%s",
+		  slurp(errpath));
+	/* another scene's checkpoints (at 8 only): range 1-2 has none of its own to use */
+	cr_assert_eq(run_tp(NULL, errpath,
+			    "cache tests/data/tiny.json --frames 12 --seed 9 -O %s/other --every 8",
+			    dir),
+		     0, "%s", slurp(errpath));
+	cr_assert_eq(run_tp(NULL, errpath,
+			    "render tests/data/tiny.json --frames 12 --range 1-2 --cache %s/other "
+			    "-o null",
+			    dir),
+		     3);
+	cr_assert(strstr(slurp(errpath), "frame-00000008.tpck: made for another scene"), "%s",
+		  slurp(errpath));
 }
