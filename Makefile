@@ -162,6 +162,7 @@ SRC_PREVIEW = \
 	src/preview/watch.c \
 	src/preview/json.c \
 	src/preview/server.c \
+	src/preview/request.c \
 	src/preview/page.c
 PAGE_FILES = index.html style.css app.js overlays.js plot.js
 PAGE_H = $(BUILD)/gen/preview_page.h

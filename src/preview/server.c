@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "preview/json.h"
+#include "preview/request.h"
 
 /* A connection as the deadline sees it: when its current request began (its accept, or
  * the end of the last answer on a kept-alive connection) and whether its headers are
@@ -40,6 +41,7 @@ struct pv_server {
 	int port;
 	char listen[64]; /* the --listen address as given ("" for the default) */
 	int wildcard;    /* --listen 0.0.0.0 or :: */
+	pv_listen where; /* the three above, for pv_host_ok() */
 	int loopback;    /* listening on a loopback address only (127.0.0.0/8, ::1) */
 	char url[128];
 };
@@ -295,31 +297,10 @@ static char *status_json(pv_state *st, unsigned long *gen)
 	return pv_json_finish(&j);
 }
 
-/* "/frame/N.png": N, or -1 if the path is not that. Digits only, no sign, no padding
- * tricks beyond leading zeros, at most 9 digits. */
-static int frame_number(const char *url)
+static enum MHD_Result frame(pv_server *s, struct MHD_Connection *c, const pv_decision *d,
+			     void **con_cls)
 {
-	const char *p = url + strlen("/frame/");
-	int n = 0, digits = 0;
-	while (*p >= '0' && *p <= '9' && digits < 9) {
-		n = n * 10 + (*p++ - '0');
-		digits++;
-	}
-	if (!digits || strcmp(p, ".png") != 0)
-		return -1;
-	return n;
-}
-
-static enum MHD_Result frame(pv_server *s, struct MHD_Connection *c, int n, void **con_cls)
-{
-	const char *mode_name = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "mode");
-	int mode = TP_MODE_COLOR;
-	if (mode_name && (mode = tp_mode_from_name(mode_name)) < 0)
-		return send_error(c, MHD_HTTP_BAD_REQUEST, "mode: not a render mode");
-	const char *st_arg = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "stretch");
-	if (st_arg && strcmp(st_arg, "0") != 0 && strcmp(st_arg, "1") != 0)
-		return send_error(c, MHD_HTTP_BAD_REQUEST, "stretch: 0 or 1");
-	const int stretch = st_arg && !strcmp(st_arg, "1");
+	const int n = d->frame, mode = d->mode, stretch = d->stretch;
 	/* a frame's PNG stays in memory until the client has read it: a bound on how many */
 	pthread_mutex_lock(&s->conns_mu);
 	int busy = s->frames_out >= PV_MAX_FRAMES_OUT;
@@ -349,62 +330,6 @@ static enum MHD_Result frame(pv_server *s, struct MHD_Connection *c, int n, void
 	return send_buf(c, MHD_HTTP_OK, "image/png", png, size, 1, gen);
 }
 
-static int is_loopback_name(const char *h, size_t n)
-{
-	return (n == 9 && !strncasecmp(h, "localhost", 9)) ||
-	       (n == 9 && !strncmp(h, "127.0.0.1", 9)) || (n == 5 && !strncmp(h, "[::1]", 5));
-}
-
-/* An IP literal (1.2.3.4 or [v6]): DNS rebinding needs a name, so these are safe. */
-static int is_ip_literal(const char *h, size_t n)
-{
-	char buf[64];
-	unsigned char addr[16];
-	if (n == 0 || n >= sizeof buf)
-		return 0;
-	if (h[0] == '[' && h[n - 1] == ']') {
-		memcpy(buf, h + 1, n - 2);
-		buf[n - 2] = '\0';
-		return inet_pton(AF_INET6, buf, addr) == 1;
-	}
-	memcpy(buf, h, n);
-	buf[n] = '\0';
-	return inet_pton(AF_INET, buf, addr) == 1;
-}
-
-/* Host must be NAME:PORT with NAME the loopback (or the --listen address; any IP
- * literal when that is a wildcard); ":PORT" may be left out only for port 80. */
-static int host_ok(const pv_server *s, const char *host)
-{
-	if (!host)
-		return 0;
-	const char *colon = strrchr(host, ':');
-	if (colon && strchr(colon, ']')) /* "[::1]" without a port */
-		colon = NULL;
-	size_t n = colon ? (size_t)(colon - host) : strlen(host);
-	if (colon) {
-		char *end;
-		errno = 0;
-		long p = strtol(colon + 1, &end, 10);
-		if (colon[1] < '0' || colon[1] > '9' || *end || errno || p != s->port)
-			return 0;
-	} else if (s->port != 80) {
-		return 0;
-	}
-	if (is_loopback_name(host, n))
-		return 1;
-	if (s->wildcard)
-		return is_ip_literal(host, n);
-	if (s->listen[0]) {
-		size_t ln = strlen(s->listen);
-		if (strchr(s->listen, ':')) /* v6: [ADDR] */
-			return n == ln + 2 && host[0] == '[' &&
-			       !strncasecmp(host + 1, s->listen, ln);
-		return n == ln && !strncmp(host, s->listen, ln);
-	}
-	return 0;
-}
-
 static enum MHD_Result count_bytes(void *cls, enum MHD_ValueKind kind, const char *key,
 				   const char *value)
 {
@@ -422,34 +347,21 @@ static enum MHD_Result count_hosts(void *cls, enum MHD_ValueKind kind, const cha
 	return MHD_YES;
 }
 
-/* The request's own limits, answered here (with the security headers) rather than by
- * libmicrohttpd: NULL if it is within them, else the status and the message. */
-static const char *over_limits(struct MHD_Connection *c, const char *url, const char *version,
-			       unsigned *status)
+/* The parts of the request pv_request_decide() looks at. */
+static void gather(struct MHD_Connection *c, pv_request *rq)
 {
-	size_t query = 0, headers = 0;
-	int nargs = MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, count_bytes, &query);
-	int nheaders = MHD_get_connection_values(c, MHD_HEADER_KIND, count_bytes, &headers);
-	*status = MHD_HTTP_URI_TOO_LONG;
-	if (nargs > PV_MAX_ARGS)
-		return "too many query arguments (the limit is " PV_STR(PV_MAX_ARGS) ")";
-	if (strlen(url) + query > PV_MAX_URL)
-		return "the URL is too long (the limit is " PV_STR(PV_MAX_URL) " bytes)";
-	*status = MHD_HTTP_REQUEST_HEADER_FIELDS_TOO_LARGE;
-	if (nheaders > PV_MAX_HEADERS)
-		return "too many request headers (the limit is " PV_STR(PV_MAX_HEADERS) ")";
-	if (headers > PV_MAX_HEADER_BYTES)
-		return "the request headers are too large (the limit is " PV_STR(
-			PV_MAX_HEADER_BYTES) " bytes)";
-	*status = MHD_HTTP_BAD_REQUEST;
-	int hosts = 0;
-	MHD_get_connection_values(c, MHD_HEADER_KIND, count_hosts, &hosts);
-	if (hosts > 1)
-		return "more than one Host header";
-	if (!strcmp(version, MHD_HTTP_VERSION_1_1) &&
-	    !MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST))
-		return "an HTTP/1.1 request needs a Host header";
-	return NULL;
+	rq->nargs = MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, count_bytes,
+					      &rq->query_bytes);
+	rq->nheaders =
+		MHD_get_connection_values(c, MHD_HEADER_KIND, count_bytes, &rq->header_bytes);
+	MHD_get_connection_values(c, MHD_HEADER_KIND, count_hosts, &rq->nhosts);
+	rq->host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+	rq->content_length =
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	rq->transfer_encoding = MHD_lookup_connection_value(
+					c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING) != NULL;
+	rq->mode = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "mode");
+	rq->stretch = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "stretch");
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
@@ -461,45 +373,28 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	if (*con_cls == NULL) { /* headers only so far: answer now, never read a body */
 		*con_cls = s;
 		headers_in(s, c);
-		unsigned status;
-		const char *over = over_limits(c, url, version, &status);
-		if (over)
-			return send_error(c, status, over);
-		if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
-			return send_error(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD");
-		const char *host =
-			MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
-		if (!host_ok(s, host))
-			return send_error(
-				c, MHD_HTTP_MISDIRECTED_REQUEST,
-				"Host must be 127.0.0.1 or localhost with the server's port");
-		const char *clen = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-							       MHD_HTTP_HEADER_CONTENT_LENGTH);
-		if ((clen && strcmp(clen, "0")) ||
-		    MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-						MHD_HTTP_HEADER_TRANSFER_ENCODING))
-			return send_error(c, MHD_HTTP_CONTENT_TOO_LARGE, "no request body allowed");
+		pv_request rq = {.method = method, .url = url, .version = version};
+		gather(c, &rq);
+		pv_decision d;
+		pv_request_decide(&s->where, &rq, &d);
 		unsigned long gen = 0;
-		if (!strcmp(url, "/status.json"))
-			return send_json(c, status_json(s->st, &gen), gen);
-		if (!strcmp(url, "/stats.json"))
-			return send_json(c, pv_state_stats_json(s->st), 0);
-		if (!strcmp(url, "/scene.json")) {
+		switch (d.route) {
+		case PV_ROUTE_REFUSED: return send_error(c, d.status, d.message);
+		case PV_ROUTE_STATUS: return send_json(c, status_json(s->st, &gen), gen);
+		case PV_ROUTE_STATS: return send_json(c, pv_state_stats_json(s->st), 0);
+		case PV_ROUTE_SCENE: {
 			char *text = pv_state_scene_json(s->st, &gen);
 			if (!text)
 				return send_error(c, MHD_HTTP_SERVICE_UNAVAILABLE,
 						  "no scene loaded");
 			return send_json(c, text, gen);
 		}
-		if (!strncmp(url, "/frame/", 7)) {
-			int n = frame_number(url);
-			if (n >= 0)
-				return frame(s, c, n, con_cls);
+		case PV_ROUTE_FRAME: return frame(s, c, &d, con_cls);
+		case PV_ROUTE_ASSET:
+			return send_buf(c, MHD_HTTP_OK, d.asset->type, (void *)d.asset->data,
+					d.asset->size, 0, 0);
 		}
-		const pv_asset *a = pv_page_asset(url);
-		if (a)
-			return send_buf(c, MHD_HTTP_OK, a->type, (void *)a->data, a->size, 0, 0);
-		return send_error(c, MHD_HTTP_NOT_FOUND, "not found");
+		return send_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "no route");
 	}
 	/* A body arrived although Content-Length said none: drop it. */
 	*upload_data_size = 0;
@@ -589,6 +484,7 @@ int pv_server_start(pv_state *st, const char *listen, int port, pv_server **out,
 	const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
 	if (info && info->port)
 		s->port = info->port;
+	s->where = (pv_listen){.port = s->port, .listen = s->listen, .wildcard = s->wildcard};
 	const char *shown = !listen || s->wildcard ? "127.0.0.1" : listen;
 	if (strchr(shown, ':'))
 		snprintf(s->url, sizeof s->url, "http://[%s]:%d/", shown, s->port);
