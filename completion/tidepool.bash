@@ -63,7 +63,7 @@ _tidepool()
 		--stats | --hash | --json | --junit | --sheet | --html)
 			replies=($(compgen -f -- "$cur"))
 			;;
-		-O | --out-dir | --diff)
+		-O | --out-dir | --diff | --cache)
 			replies=($(compgen -d -- "$cur"))
 			;;
 		--frames | --size | --seed | --threads | --crf | --bitrate | --flipbook | --frame-size | \

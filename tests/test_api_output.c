@@ -176,6 +176,55 @@ Test(api_output, checkpoints_on_disk_continue_bit_for_bit)
 	tp_scene_free(a), tp_scene_free(b), tp_scene_free(c), tp_scene_free(d);
 }
 
+/* No single-bit flip anywhere in a checkpoint passes (issue 46): every bit of the header
+ * and of the trailer, and bits spread over the payload; each refusal names the file in
+ * printable ASCII (bytes of the damaged file escaped, never raw). */
+Test(api_output, no_single_bit_flip_in_a_checkpoint_is_accepted)
+{
+	tp_scene *a = load_opts("tests/data/tiny.json", 0, 0, NULL);
+	tp_error e;
+	for (int k = 0; k < 3; k++)
+		cr_assert_eq(tp_scene_pass(a, &e), 0, "%s", e.text);
+	uint64_t bytes = 0;
+	cr_assert_eq(tp_scene_save_checkpoint(a, dir, &bytes, &e), 0, "%s", e.text);
+	char path[256];
+	tp_checkpoint_path(dir, 3, path, sizeof path);
+	FILE *f = fopen(path, "rb");
+	cr_assert_not_null(f);
+	unsigned char *good = malloc(bytes);
+	cr_assert_eq(fread(good, 1, bytes, f), bytes);
+	fclose(f);
+	cr_assert_eq(tp_scene_check_checkpoint(a, dir, 3, &e), 0, "%s", e.text);
+	int tried = 0;
+	for (size_t bit = 0; bit < bytes * 8; bit++) {
+		size_t at = bit / 8;
+		/* all of the header (128 bytes) and trailer (8), one byte in 97 of the payload */
+		if (at >= 128 && at < bytes - 8 && at % 97)
+			continue;
+		good[at] ^= (unsigned char)(1u << (bit % 8));
+		f = fopen(path, "wb");
+		cr_assert_eq(fwrite(good, 1, bytes, f), bytes);
+		fclose(f);
+		good[at] ^= (unsigned char)(1u << (bit % 8));
+		cr_assert_eq(tp_scene_check_checkpoint(a, dir, 3, &e), TP_ERROR_INPUT,
+			     "a flip of bit %zu (byte %zu) was accepted", bit % 8, at);
+		cr_assert(strstr(e.text, "frame-00000003.tpck: "), "%s", e.text);
+		for (const char *c = e.text; *c; c++)
+			cr_assert(*c >= 0x20 && *c < 0x7f, "byte %zu: raw byte in %s", at, e.text);
+		tried++;
+	}
+	cr_assert_gt(tried, 136 * 8);
+	/* a version with bytes that are not text: shown escaped */
+	memcpy(good + 16, "0.1\xff\x01", 6);
+	f = fopen(path, "wb");
+	fwrite(good, 1, bytes, f);
+	fclose(f);
+	cr_assert_eq(tp_scene_check_checkpoint(a, dir, 3, &e), TP_ERROR_INPUT);
+	cr_assert(strstr(e.text, "written by tidepool 0.1\\xff\\x01"), "%s", e.text);
+	free(good);
+	tp_scene_free(a);
+}
+
 /* A passed frame has no picture: rendering it simulates it again, the same bits. A raised
  * cancel flag stops the next step; lowered, the scene starts over and gives frame 0. */
 Test(api_output, pass_and_cancel)

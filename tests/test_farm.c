@@ -248,7 +248,7 @@ Test(farm, checkpoint_format_is_little_endian_as_documented)
 	uint8_t h[128];
 	cr_assert_eq(fread(h, 1, 128, f), 128);
 	cr_assert(!memcmp(h, "TPCKPT01", 8));
-	cr_assert(h[8] == 2 && h[9] == 0 && h[10] == 0 && h[11] == 0); /* format 2, LE */
+	cr_assert(h[8] == 3 && h[9] == 0 && h[10] == 0 && h[11] == 0); /* format 3, LE */
 	cr_assert(h[12] == 128 && h[13] == 0);                         /* header size */
 	cr_assert_str_eq((const char *)h + 16, TP_VERSION);
 	cr_assert(h[80] == 96 && h[81] == 0 && h[84] == 64 && h[88] == 10 && h[92] == 12);
@@ -263,14 +263,15 @@ Test(farm, checkpoint_format_is_little_endian_as_documented)
 	fseek(f, -8, SEEK_END);
 	cr_assert_eq(fread(tr, 1, 8, f), 8);
 	cr_assert(!memcmp(tr, "TPCKEND\n", 8));
-	/* offset 120: XXH3-64 of the payload, little-endian */
+	/* offset 120: XXH3-64 of the header's first 120 bytes and then the payload */
 	uint64_t sum = 0;
 	for (int i = 0; i < 8; i++)
 		sum |= (uint64_t)h[120 + i] << (8 * i);
-	uint8_t *pl = malloc(payload);
+	uint8_t *pl = malloc(120 + payload);
+	memcpy(pl, h, 120);
 	fseek(f, 128, SEEK_SET);
-	cr_assert_eq(fread(pl, 1, payload, f), payload);
-	cr_assert_eq(sum, XXH3_64bits(pl, payload));
+	cr_assert_eq(fread(pl + 120, 1, payload, f), payload);
+	cr_assert_eq(sum, XXH3_64bits(pl, 120 + payload));
 	free(pl);
 	fclose(f);
 	/* no temporaries left */
@@ -615,4 +616,71 @@ Test(farm, usage_errors_and_help)
 		2);
 	cr_assert_eq(run_tp(NULL, errpath, "tasks tests/data/tiny.json --chunk 2 --flipbook 2x2 -o null"), 2);
 	cr_assert(strstr(slurp(errpath), "cannot be rendered in chunks") != NULL, "%s", slurp(errpath));
+}
+
+/* tasks refuses up front what every chunk's render would refuse, with render's message
+ * (issue 46): an odd MP4 size, a mode the solver cannot render; nothing is
+ * printed or created. */
+Test(farm, tasks_refuses_what_render_would)
+{
+	static const char *const opts[] = {
+		"--size 97x64 -o %s/o/out.mp4",
+		"--size 96x63 -o %s/o/f%%04d.png -o %s/o/out.mp4",
+		"-o particles=%s/o/p%%04d.png -o %s/o/out.mp4",
+	};
+	for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
+		char o[256];
+		snprintf(o, sizeof o, opts[i], dir, dir);
+		int rr = run_tp(NULL, errpath, "render tests/data/tiny.json --frames 12 %s", o);
+		char *rerr = strdup(slurp(errpath));
+		cr_assert_neq(rr, 0, "%s", o);
+		int tr = run_tp(outpath, errpath, "tasks tests/data/tiny.json --frames 12 --chunk 4 %s",
+				o);
+		cr_assert_eq(tr, rr, "%s: tasks %d, render %d: %s", o, tr, rr, slurp(errpath));
+		cr_assert_str_eq(slurp(errpath), rerr);
+		cr_assert_str_eq(slurp(outpath), "");
+		free(rerr);
+	}
+	cr_assert(!exists("%s/o", dir), "tasks created the output directory");
+}
+
+/* --cache DIR that holds no checkpoint of this render says so (issue 46): an empty DIR is
+ * refused unless --allow-empty-cache, and a DIR of another scene's checkpoints, none at or
+ * before A, is refused with the reason. */
+Test(farm, a_cache_without_checkpoints_is_refused)
+{
+	cr_assert_eq(sh("mkdir -p %s/empty", dir), 0);
+	cr_assert_eq(run_tp(NULL, errpath,
+			    "render tests/data/tiny.json --frames 12 --range 5-6 --cache %s/empty "
+			    "-o %s/e%%02d.png",
+			    dir, dir),
+		     3);
+	cr_assert(strstr(slurp(errpath), "/empty: holds no checkpoint (run 'tidepool cache' "
+					 "first, or give --allow-empty-cache"),
+		  "%s", slurp(errpath));
+	cr_assert(!exists("%s/e05.png", dir));
+	cr_assert_eq(run_tp(NULL, errpath,
+			    "render tests/data/tiny.json --frames 12 --range 5-6 --cache %s/empty "
+			    "--allow-empty-cache -o %s/e%%02d.png -q",
+			    dir, dir),
+		     0, "%s", slurp(errpath));
+	cr_assert(exists("%s/e05.png", dir) && exists("%s/e06.png", dir));
+	cr_assert_eq(run_tp(NULL, errpath,
+			    "render tests/data/tiny.json --frames 12 --range 5-6 "
+			    "--allow-empty-cache -o null"),
+		     2);
+	cr_assert(strstr(slurp(errpath), "--allow-empty-cache goes with --cache DIR"), "%s",
+		  slurp(errpath));
+	/* another scene's checkpoints (at 8 only): range 1-2 has none of its own to use */
+	cr_assert_eq(run_tp(NULL, errpath,
+			    "cache tests/data/tiny.json --frames 12 --seed 9 -O %s/other --every 8",
+			    dir),
+		     0, "%s", slurp(errpath));
+	cr_assert_eq(run_tp(NULL, errpath,
+			    "render tests/data/tiny.json --frames 12 --range 1-2 --cache %s/other "
+			    "-o null",
+			    dir),
+		     3);
+	cr_assert(strstr(slurp(errpath), "frame-00000008.tpck: made for another scene"), "%s",
+		  slurp(errpath));
 }

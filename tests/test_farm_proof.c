@@ -83,7 +83,7 @@ Test(farm_proof, a_damaged_checkpoint_is_refused_with_the_reason)
 		cr_assert_eq(run_tp(NULL, errpath, "render %s --range 9-10 --cache %s/c -o null",
 				    sc, dir),
 			     3, "%s", slurp(errpath));
-		ERR_HAS("frame-00000008.tpck: damaged (the checksum of its state does not match");
+		ERR_HAS("frame-00000008.tpck: damaged (the checksum of its header and state does not match");
 		/* tasks --missing counts it as missing: the cache step comes back */
 		cr_assert_eq(run_tp(outpath, errpath,
 				    "tasks %s --chunk 4 --cache %s/c -o null --missing", sc, dir),
@@ -341,6 +341,16 @@ Test(farm_proof, write_errors_name_the_file_and_the_reason)
 	ERR_HAS("/full/00");
 	ERR_HAS("No space left on device");
 	cr_assert_eq(sh("rm -rf %s/full/*", dir), 0);
+	/* OpenEXR too: the system's reason, not OpenEXR's code (issue 46) */
+	cr_assert_eq(run_tp(NULL, errpath,
+			    "render tests/data/tiny.json --frames 3 --size 960x640 "
+			    "-o height=%s/full/h%%03d.exr",
+			    dir),
+		     4);
+	ERR_HAS("/full/h00");
+	ERR_HAS(".exr: write failed (No space left on device)");
+	cr_assert(strstr(slurp(errpath), "EXR_ERR") == NULL, "%s", slurp(errpath));
+	cr_assert_eq(sh("rm -rf %s/full/*", dir), 0);
 	/* a join: the output named, not a segment */
 	const char *b = tp_bin();
 	cr_assert_eq(sh("%s render tests/data/tiny.json --frames 40 --size 360x240 --crf 0 "
@@ -355,6 +365,30 @@ Test(farm_proof, write_errors_name_the_file_and_the_reason)
 	ERR_HAS("/full/j.mp4: ");
 	ERR_HAS("No space left on device");
 	cr_assert(strstr(slurp(errpath), "a.mp4") == NULL, "%s", slurp(errpath));
+}
+
+/* A path too long for the message: its middle shortened, the file name and the system's
+ * reason whole (an EXR whose name is over NAME_MAX once made a temporary name). */
+Test(farm_proof, a_long_path_keeps_its_file_name_and_the_reason)
+{
+	char p[2048];
+	int k = snprintf(p, sizeof p, "%s", dir);
+	for (int i = 0; i < 6; i++) {
+		k += snprintf(p + k, sizeof p - (size_t)k, "/%c", 'a' + i);
+		for (int j = 0; j < 200; j++)
+			p[k++] = (char)('a' + i);
+		p[k] = '\0';
+	}
+	k += snprintf(p + k, sizeof p - (size_t)k, "/");
+	for (int j = 0; j < 250; j++)
+		p[k++] = 'n';
+	snprintf(p + k, sizeof p - (size_t)k, "%%03d.exr");
+	cr_assert_eq(run_tp(NULL, errpath, "render tests/data/tiny.json --frames 2 -o height=%s", p),
+		     4);
+	const char *m = slurp(errpath);
+	cr_assert(strstr(m, "...") != NULL, "%s", m);
+	ERR_HAS("nnnnnnnnnn000.exr: write failed (File name too long)\n");
+	cr_assert(!strncmp(m, "tidepool: /tmp/", 15), "%s", m);
 }
 
 Test(farm_proof, odd_mp4_sizes_are_refused_before_rendering)

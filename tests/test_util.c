@@ -1,5 +1,7 @@
 #include <criterion/criterion.h>
 
+#include <string.h>
+
 #include "util/error.h"
 #include "util/opts.h"
 #include "util/rng.h"
@@ -87,4 +89,44 @@ Test(util, opts_scale_converts_by_unit)
 	p.n = 0;
 	tp_opts_scale(&p, demo_opts, 4.0);
 	cr_assert_eq(p.n, 0, "0 (automatic) stays 0");
+}
+
+/* Messages about files (issue 46): a long path loses its middle, never the file name nor
+ * the reason; bytes of a damaged file are escaped. */
+Test(util, long_paths_are_shortened_in_the_middle)
+{
+	char path[3000], out[128];
+	int k = snprintf(path, sizeof path, "/data/");
+	for (int i = 0; i < 40; i++)
+		k += snprintf(path + k, sizeof path - (size_t)k, "dir%02d-\xc3\xa9t\xc3\xa9/", i);
+	snprintf(path + k, sizeof path - (size_t)k, "frame_0001.exr");
+	tp_path_ellipsize(path, out, sizeof out);
+	cr_assert_lt(strlen(out), sizeof out);
+	cr_assert(!strncmp(out, "/data/dir00", 11), "%s", out);
+	cr_assert(strstr(out, "...") != NULL, "%s", out);
+	cr_assert(strstr(out, "/frame_0001.exr") && !strcmp(strstr(out, "/frame_0001.exr"),
+							     "/frame_0001.exr"),
+		  "%s", out);
+	/* no UTF-8 character cut: every lead byte has its continuation bytes */
+	for (const unsigned char *p = (const unsigned char *)out; *p; p++)
+		if (*p == 0xc3)
+			cr_assert(p[1] >= 0x80 && p[1] < 0xc0, "%s", out);
+		else if (*p >= 0x80)
+			cr_assert(p[-1] == 0xc3, "%s", out);
+	tp_path_ellipsize("/short/x.png", out, sizeof out);
+	cr_assert_str_eq(out, "/short/x.png");
+
+	tp_err e;
+	cr_assert_eq(tp_errpath(&e, TP_EIO, path, "write failed (%s)", "No space left on device"),
+		     TP_EIO);
+	cr_assert_lt(strlen(e.msg), sizeof e.msg);
+	const char *tail = "/frame_0001.exr: write failed (No space left on device)";
+	cr_assert_str_eq(e.msg + strlen(e.msg) - strlen(tail), tail);
+	cr_assert(!strncmp(e.msg, "/data/dir00", 11), "%s", e.msg);
+
+	char esc[64];
+	tp_escape_bytes("0.1\xff\x01\\ok", 8, 32, esc, sizeof esc);
+	cr_assert_str_eq(esc, "0.1\\xff\\x01\\\\ok");
+	tp_escape_bytes("abcdef", 6, 3, esc, sizeof esc);
+	cr_assert_str_eq(esc, "abc...");
 }

@@ -525,12 +525,12 @@ int cmd_batch(int argc, char **argv)
 	for (int v = 0; v < nvariants; v++) {
 		snprintf(path, sizeof path, "%s/%s", o.dir, vars[v].name);
 		if (tp_path_exists(path) && !o.overwrite) {
-			rc = tp_errf(&err, TP_EIO, "%s: already exists (use -y to overwrite)", path);
+			rc = tp_errpath(&err, TP_EIO, path, "already exists (use -y to overwrite)");
 			goto fail;
 		}
 	}
 	if (!o.no_sheet && tp_path_exists(sheet_path) && !o.overwrite) {
-		rc = tp_errf(&err, TP_EIO, "%s: already exists (use -y to overwrite)", sheet_path);
+		rc = tp_errpath(&err, TP_EIO, sheet_path, "already exists (use -y to overwrite)");
 		goto fail;
 	}
 	snprintf(path, sizeof path, "%s/x", o.dir);
@@ -539,7 +539,7 @@ int cmd_batch(int argc, char **argv)
 	for (int v = 0; v < nvariants; v++) {
 		snprintf(path, sizeof path, "%s/%s", o.dir, vars[v].name);
 		if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-			rc = tp_errf(&err, TP_EIO, "%s: cannot create (%s)", path, strerror(errno));
+			rc = tp_errpath(&err, TP_EIO, path, "cannot create (%s)", strerror(errno));
 			while (--v >= 0) { /* the ones made just now, if still empty */
 				snprintf(path, sizeof path, "%s/%s", o.dir, vars[v].name);
 				rmdir(path);

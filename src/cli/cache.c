@@ -109,7 +109,7 @@ static int lock_cache(const char *dir, const char *mine, int quiet, tp_err *err)
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0666);
 	struct stat st;
 	if (fd < 0)
-		return tp_errf(err, TP_EIO, "%s: cannot create the lock file (%s)", path,
+		return tp_errpath(err, TP_EIO, path, "cannot create the lock file (%s)",
 			       strerror(errno));
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
@@ -130,7 +130,7 @@ static int lock_cache(const char *dir, const char *mine, int quiet, tp_err *err)
 						 "settings (%s holds %s); wait for it or use another "
 						 "directory",
 						 dir, path, theirs[0] ? theirs : "its lock")
-				       : tp_errf(err, TP_EIO, "%s: cannot lock (%s)", path, strerror(e));
+				       : tp_errpath(err, TP_EIO, path, "cannot lock (%s)", strerror(e));
 		}
 		if (!quiet)
 			fprintf(stderr, "tidepool: %s: another 'tidepool cache' of the same settings "
@@ -140,7 +140,7 @@ static int lock_cache(const char *dir, const char *mine, int quiet, tp_err *err)
 			int why = errno;
 			close(fd);
 			return why == EINTR ? TP_EINTR
-					    : tp_errf(err, TP_EIO, "%s: cannot lock (%s)", path,
+					    : tp_errpath(err, TP_EIO, path, "cannot lock (%s)",
 						      strerror(why));
 		}
 	}
@@ -149,7 +149,7 @@ static int lock_cache(const char *dir, const char *mine, int quiet, tp_err *err)
 	if (ftruncate(fd, 0) != 0 || pwrite(fd, rec, (size_t)len, 0) != len) {
 		int e = errno;
 		close(fd);
-		return tp_errf(err, TP_EIO, "%s: write failed (%s)", path, strerror(e));
+		return tp_errpath(err, TP_EIO, path, "write failed (%s)", strerror(e));
 	}
 	return fd;
 }

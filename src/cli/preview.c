@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -25,6 +27,10 @@ extern char **environ;
 
 #define PV_DEFAULT_PORT 8740
 #define PV_MAX_SETS     64
+
+/* Ctrl-C and SIGTERM stop the server within a second: this long after the signal at the
+ * latest (the main loop sees it within 100 ms). */
+#define PV_STOP_DEADLINE_MS 800
 
 static const char usage[] =
 	"usage: tidepool preview SCENE [options]\n"
@@ -58,6 +64,18 @@ enum { OPT_PORT = 256, OPT_SIZE, OPT_SCALE, OPT_SET, OPT_THREADS, OPT_OPEN, OPT_
 
 /* Runs xdg-open URL without waiting for it; -1 when there is no xdg-open on the PATH
  * (glibc's posix_spawnp reports the failed exec). */
+/* After Ctrl-C or SIGTERM: ends the process if the orderly stop takes too long (a scene
+ * load does not look at the cancel flag). */
+static void *stop_deadline(void *quiet)
+{
+	struct timespec ts = {0, PV_STOP_DEADLINE_MS * 1000000L};
+	nanosleep(&ts, NULL);
+	if (!quiet)
+		fprintf(stderr, "tidepool: preview: stopped (work in flight cut short)\n");
+	_exit(TP_EXIT_OK);
+	return NULL;
+}
+
 static int open_browser(const char *url)
 {
 	char *argv[] = {"xdg-open", (char *)url, NULL};
@@ -190,7 +208,7 @@ int cmd_preview(int argc, char **argv)
 	}
 	printf("%s\n", pv_server_url(srv));
 	fflush(stdout);
-	if (listen)
+	if (listen && pv_server_reachable(srv))
 		fprintf(stderr,
 			"tidepool: preview: warning: listening on %s: anyone who can reach "
 			"this address can watch the scene and load this machine\n",
@@ -228,6 +246,12 @@ int cmd_preview(int argc, char **argv)
 			fprintf(stderr, "tidepool: preview: reloaded %s (generation %lu)\n", s.path,
 				s.generation);
 	}
+	/* Within a second whatever runs: the simulations in flight stop within a step; a
+	 * load that still runs past the deadline (nothing is being written) is cut short. */
+	pthread_t dog;
+	if (pthread_create(&dog, NULL, stop_deadline, (void *)(intptr_t)quiet) == 0)
+		pthread_detach(dog);
+	pv_state_stop(st);
 	pv_watch_stop(w);
 	pv_server_stop(srv);
 	pv_state_destroy(st);

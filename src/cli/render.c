@@ -1,4 +1,5 @@
 /* tidepool render: scene -> stepper -> renderer -> encoder queue -> outputs. */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -58,7 +59,10 @@ static const char usage[] =
 	"                       MP4 is a segment for 'tidepool join'\n"
 	"      --cache DIR      start --range from the latest checkpoint at or before A in\n"
 	"                       DIR (written by 'tidepool cache'); without it the frames\n"
-	"                       before A are simulated without rendering\n"
+	"                       before A are simulated without rendering; a DIR that\n"
+	"                       holds no checkpoint of this render is refused\n"
+	"      --allow-empty-cache  with --cache: a DIR without checkpoints is fine (the\n"
+	"                       frames before A are then simulated)\n"
 	"      --crf N          MP4 quality, 0 (lossless) .. 51 (default 18)\n"
 	"      --preset NAME    x264 preset: ultrafast, superfast, veryfast, faster, fast,\n"
 	"                       medium (default), slow, slower, veryslow, placebo\n"
@@ -178,10 +182,46 @@ static int frame_stats(tp_scene *sc, int frame, tp_frame_stats *st, tp_pose **po
  * in --cache DIR, else from frame 0; the frames before it are only passed through
  * (without their surfaces where the solver allows it: airy's costs several times its
  * step). The frames are the same bits either way. */
+/* --cache DIR must hold a checkpoint of this render (any frame: the first chunk has none
+ * at or before its start), unless --allow-empty-cache: an empty or foreign DIR is a
+ * cache step that did not run, not a reason to simulate from frame 0 unannounced. */
+static int cache_holds_this_render(tp_scene *sc, const render_opts *o, int first, tp_err *err)
+{
+	DIR *d = opendir(o->cache);
+	if (!d)
+		return tp_errpath(err, TP_EIO, o->cache, "cannot read the cache directory (%s)",
+				  strerror(errno));
+	int latest = 0, usable = 0;
+	for (struct dirent *de; (de = readdir(d));) {
+		int k, len = 0;
+		if (sscanf(de->d_name, "frame-%8d.tpck%n", &k, &len) == 1 && len == 19 &&
+		    !de->d_name[len]) {
+			latest = k > latest ? k : latest;
+			usable |= k > 0 && k <= first;
+		}
+	}
+	closedir(d);
+	if (usable) /* the one loaded is checked as it loads */
+		return 0;
+	if (!latest) {
+		if (o->allow_empty_cache)
+			return 0;
+		return tp_errpath(err, TP_EINPUT, o->cache,
+				  "holds no checkpoint (run 'tidepool cache' first, or give "
+				  "--allow-empty-cache to simulate from frame 0)");
+	}
+	tp_error e;
+	if (tp_scene_check_checkpoint(sc, o->cache, latest, &e) < 0 && !o->allow_empty_cache)
+		return cli_api_err(&e, err); /* another scene's, size's or version's: says which */
+	return 0;
+}
+
 static int seek_to(tp_scene *sc, const render_opts *o, int first, tp_err *err)
 {
 	tp_error e = TP_ERROR_INIT;
 	int rc;
+	if (o->cache && (rc = cache_holds_this_render(sc, o, first, err)) < 0)
+		return rc;
 	if (o->cache && (rc = tp_scene_load_checkpoint(sc, o->cache, first, &e)) < 0)
 		return cli_api_err(&e, err);
 	while (tp_scene_position(sc) + 1 < first && !tp_cli_interrupted)

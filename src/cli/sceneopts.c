@@ -83,7 +83,8 @@ enum {
 	OPT_PADDING,
 	OPT_SCALE,
 	OPT_RANGE,
-	OPT_CACHE
+	OPT_CACHE,
+	OPT_ALLOW_EMPTY_CACHE
 };
 
 /* Every shared option with the group that brings it; the scene group always comes. */
@@ -113,6 +114,7 @@ static const shared_opt shared[] = {
 	{{"bitrate", required_argument, NULL, OPT_BITRATE}, CLI_ENCODE_OPTS},
 	{{"range", required_argument, NULL, OPT_RANGE}, CLI_RANGE_OPTS},
 	{{"cache", required_argument, NULL, OPT_CACHE}, CLI_RANGE_OPTS},
+	{{"allow-empty-cache", no_argument, NULL, OPT_ALLOW_EMPTY_CACHE}, CLI_RANGE_OPTS},
 	{{"overwrite", no_argument, NULL, 'y'}, CLI_OVERWRITE_OPT},
 };
 #define NSHARED (sizeof shared / sizeof shared[0])
@@ -212,6 +214,7 @@ static int parse_shared(const char *cmd, const char *usage, int c, const char *n
 		o->range = 1;
 		return 0;
 	case OPT_CACHE: o->cache = optarg; return 0;
+	case OPT_ALLOW_EMPTY_CACHE: o->allow_empty_cache = 1; return 0;
 	case OPT_SEED:
 		if (tp_parse_u64(optarg, &o->ov.seed))
 			return tp_cli_usage(cmd, "--seed: expected a whole number >= 0 (got '%s')",
@@ -293,6 +296,8 @@ int cli_opts_parse_with(const char *cmd, const char *usage, unsigned flags, cons
 		return tp_cli_usage(cmd, "--frame-size and --pot go with --flipbook CxR");
 	if (o->cache && !o->range)
 		return tp_cli_usage(cmd, "--cache goes with --range A-B");
+	if (o->allow_empty_cache && !o->cache)
+		return tp_cli_usage(cmd, "--allow-empty-cache goes with --cache DIR");
 	/* The scene's "output" is replaced by the first -o (its path, without MODE=). */
 	if (o->outs.n) {
 		int mode;

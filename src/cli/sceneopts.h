@@ -64,6 +64,7 @@ typedef struct cli_opts {
 	int first; /* index of the first positional argument */
 	int range, range_a, range_b; /* --range A-B (render) */
 	const char *cache;           /* --cache DIR (render, with --range) */
+	int allow_empty_cache;       /* --allow-empty-cache: DIR may hold no checkpoint */
 	/* The scene group's and the encoder options as given, in order: long name (no dashes)
 	 * and value, for commands that pass them on (tasks, batch). */
 	const char *scene_args[CLI_MAX_ARGS];

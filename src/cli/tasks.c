@@ -330,6 +330,24 @@ static int plan_outputs(plan *p, tp_err *err)
 	return fingerprints(p, err);
 }
 
+/* What every chunk's `render` would refuse for these options (an odd MP4 size, a bad
+ * --crf, a mode the solver cannot render...), refused here first with render's own
+ * message: the same outputs_plan() and encoder checks, on the settings only. */
+static int render_would_refuse(const plan *p, tp_err *err)
+{
+	const tasks_opts *o = p->o;
+	enc_config base = {.overwrite = 1,
+			   .crf = o->c.crf,
+			   .preset = o->c.preset,
+			   .bitrate = o->c.bitrate,
+			   .range = 1,
+			   .first = 0,
+			   .frames = o->chunk < p->frames ? o->chunk : p->frames,
+			   .settings_only = 1};
+	out_plan check;
+	return outputs_plan(&check, p->sc, &o->c.outs, &base, err);
+}
+
 /* The sbatch driver. Chunk commands go into the array job's script, keyed by index. */
 static void slurm_script(const plan *p, const int *todo, int ntodo, const tp_line *cache,
 			 const tp_line *joins, int njoins)
@@ -423,7 +441,7 @@ int cmd_tasks(int argc, char **argv)
 	p.use_cache = o.cache && in.frames - 1 >= o.every; /* else no checkpoint would be made */
 	for (int f = in.frames - 1; f >= 10000; f /= 10)
 		p.digits++;
-	if ((rc = plan_outputs(&p, &err)) < 0)
+	if ((rc = plan_outputs(&p, &err)) < 0 || (rc = render_would_refuse(&p, &err)) < 0)
 		goto done;
 	todo = calloc((size_t)p.nchunks, sizeof *todo);
 	if (!todo) {

@@ -3,6 +3,7 @@
  * images and (with --update) the new golden frames. */
 #include <math.h>
 #include <omp.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +35,16 @@ typedef struct run {
 	int fmt_mismatch;    /* hashes cannot match at all (pixel format or algorithm) */
 	tp_pixfmt hash_fmt;  /* pixel format frames are hashed in */
 	const char *algo;
+	/* frames compared in parallel share CMP_DECODE_BUDGET bytes of decoded pictures */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	size_t decoded;
 } run;
+
+/* Decoded pictures of frames compared in parallel, in all (docs/limits.md: 512 MB for
+ * any input under 1 MB at any --threads; a pair at the pixel limit is 402 MB and runs
+ * alone). */
+#define CMP_DECODE_BUDGET ((size_t)440 << 20)
 
 const char *cmp_status_name(cmp_status s)
 {
@@ -321,6 +331,38 @@ static void pixel_frame(run *r, worker *w, cmp_frame *f, int threads)
 		update_png(r, w, f);
 }
 
+/* RGB8 bytes of side s's frame i as its PNG header declares them (0 if not a PNG). */
+static size_t png_bytes(const cmp_source *s, int i)
+{
+	char path[8192];
+	int w, h;
+	if (cmp_source_frame_path(s, i, path, sizeof path) < 0 || tp_png_size(path, &w, &h) < 0)
+		return 0;
+	return (size_t)w * (size_t)h * 3;
+}
+
+static void do_frame(run *r, worker *w, int i, int threads);
+
+/* A frame compared in parallel with others: it waits until its pictures fit in the
+ * budget beside the frames in flight (or none is), and frees them when done. */
+static void do_frame_budgeted(run *r, worker *w, int i)
+{
+	size_t need = png_bytes(r->a, i) + png_bytes(r->b, i);
+	pthread_mutex_lock(&r->mu);
+	while (r->decoded > 0 && r->decoded + need > CMP_DECODE_BUDGET)
+		pthread_cond_wait(&r->cv, &r->mu);
+	r->decoded += need;
+	pthread_mutex_unlock(&r->mu);
+	do_frame(r, w, i, 1);
+	tp_image_free(&w->a);
+	tp_image_free(&w->b);
+	tp_image_free(&w->work);
+	pthread_mutex_lock(&r->mu);
+	r->decoded -= need;
+	pthread_cond_broadcast(&r->cv);
+	pthread_mutex_unlock(&r->mu);
+}
+
 static void do_frame(run *r, worker *w, int i, int threads)
 {
 	cmp_frame *f = &r->res->frames[i];
@@ -464,6 +506,8 @@ int cmp_run(const cmp_config *cfg, cmp_result *res, tp_err *err)
 	memset(res, 0, sizeof *res);
 	res->worst = -1;
 	run r = { .cfg = cfg, .res = res };
+	pthread_mutex_init(&r.mu, NULL);
+	pthread_cond_init(&r.cv, NULL);
 	worker *workers = NULL;
 	int nworkers = 0;
 	int threads = cfg->threads > 0 ? cfg->threads : 1;
@@ -513,7 +557,7 @@ int cmp_run(const cmp_config *cfg, cmp_result *res, tp_err *err)
 		for (int i = 0; i < last; i++) {
 			if (cfg->stop && *cfg->stop)
 				continue;
-			do_frame(&r, &workers[omp_get_thread_num()], i, 1);
+			do_frame_budgeted(&r, &workers[omp_get_thread_num()], i);
 		}
 	} else {
 		for (int i = 0; i < last && workers[0].err_index < 0; i++) {
@@ -561,6 +605,8 @@ done:
 	free(workers);
 	cmp_source_close(r.a);
 	cmp_source_close(r.b);
+	pthread_cond_destroy(&r.cv);
+	pthread_mutex_destroy(&r.mu);
 	return rc;
 }
 

@@ -402,14 +402,10 @@ int cmp_source_read(cmp_source *s, int i, tp_pixfmt fmt, tp_image *img, tp_err *
 	}
 	char path[8192];
 	cmp_source_frame_path(s, i, path, sizeof path);
-	/* png.h allocates the decoded image; keep the caller's until the new one is in hand. */
-	tp_image fresh;
-	int rc = tp_png_read(path, fmt, &fresh, err);
-	if (rc < 0)
-		return rc;
+	/* png.h allocates the decoded image: the caller's goes first, so that a worker never
+	 * holds three frames at once (docs/limits.md's budget) */
 	tp_image_free(img);
-	*img = fresh;
-	return 0;
+	return tp_png_read(path, fmt, img, err);
 }
 
 const char *cmp_source_hash(const cmp_source *s, int i)

@@ -50,6 +50,10 @@ typedef struct enc_config {
 	/* What the output says about itself (encode/record.h): every PNG, OpenEXR and MP4
 	 * writes it; NULL: nothing to say (tests' own encoders). */
 	const struct enc_record *record;
+	/* check() only: the settings alone (size, fps, format, encoder options), not the
+	 * path (nothing created or looked at): `tidepool tasks` refuses up front what every
+	 * chunk's render would, with the same message */
+	int settings_only;
 } enc_config;
 
 typedef enum enc_close_mode {

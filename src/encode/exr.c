@@ -15,6 +15,7 @@
  * are removed again. The library's messages are not printed: its error codes are turned
  * into tp_err messages.
  */
+#include <errno.h>
 #include <libdeflate.h>
 #include <omp.h>
 #include <openexr.h>
@@ -81,6 +82,8 @@ static int exr_check(const enc_config *cfg, tp_err *err)
 			       "%s: OpenEXR takes the height, displacement, normal, foam and "
 			       "caustics maps (got %s pixels)",
 			       cfg->path, tp_pixfmt_name(cfg->fmt));
+	if (cfg->settings_only)
+		return 0;
 	int rc = tp_mkdirs_for(cfg->path, err);
 	if (rc < 0)
 		return rc;
@@ -94,8 +97,7 @@ static int exr_check(const enc_config *cfg, tp_err *err)
 	for (int i = cfg->first; i < cfg->first + cfg->frames; i++) {
 		frame_path(&tmp, i, path, sizeof path);
 		if (tp_path_exists(path))
-			return tp_errf(err, TP_EIO, "%s: already exists (use -y to overwrite)",
-				       path);
+			return tp_errpath(err, TP_EIO, path, "already exists (use -y to overwrite)");
 	}
 	return 0;
 }
@@ -121,9 +123,18 @@ static int exr_open(void *priv, const enc_config *cfg, tp_err *err)
 	return 0;
 }
 
+/* OpenEXRCore reports a failed open or write with its own code and a message; the
+ * system's reason (errno, still set when the handler runs) is kept in the context's user
+ * data for ours. */
 static void quiet(exr_const_context_t ctxt, exr_result_t code, const char *msg)
 {
-	(void)ctxt, (void)code, (void)msg;
+	int e = errno;
+	void *ud = NULL;
+	(void)msg;
+	if ((code == EXR_ERR_FILE_ACCESS || code == EXR_ERR_WRITE_IO ||
+	     code == EXR_ERR_READ_IO) &&
+	    exr_get_user_data(ctxt, &ud) == EXR_ERR_SUCCESS && ud && e && !*(int *)ud)
+		*(int *)ud = e;
 }
 
 /* ZIP as OpenEXR defines it (its Technical Introduction; ImfZip): the predictor
@@ -334,12 +345,15 @@ static exr_result_t write_chunks(exrseq *s, exr_context_t ctx, const tp_image *i
 	return rc;
 }
 
-/* One frame to `path` (the temporary name). */
-static exr_result_t write_file(exrseq *s, const char *path, int index, const tp_image *img)
+/* One frame to `path` (the temporary name); *sys_errno: the system's reason of a failed
+ * open or write (0 if none). */
+static exr_result_t write_file(exrseq *s, const char *path, int index, const tp_image *img,
+				int *sys_errno)
 {
 	exr_context_t ctx = NULL;
 	exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
 	init.error_handler_fn = quiet;
+	init.user_data = sys_errno;
 	exr_result_t rc = exr_start_write(&ctx, path, EXR_WRITE_FILE_DIRECTLY, &init);
 	if (rc != EXR_ERR_SUCCESS)
 		return rc;
@@ -369,15 +383,20 @@ static int exr_write(void *priv, int index, const tp_image *img, tp_err *err)
 	char path[4352], tmp[4480];
 	frame_path(s, index, path, sizeof path);
 	tp_temp_name(path, tmp, sizeof tmp);
-	exr_result_t rc = write_file(s, tmp, index, img);
+	int sys = 0;
+	exr_result_t rc = write_file(s, tmp, index, img, &sys);
 	if (rc != EXR_ERR_SUCCESS) {
 		unlink(tmp);
-		return tp_errf(err, TP_EIO, "%s: cannot write the OpenEXR file (%s)", path,
-			       exr_get_error_code_as_string(rc));
+		if (sys) /* an I/O error: the system's reason, as for every other file */
+			return tp_errpath(err, TP_EIO, path, "write failed (%s)", strerror(sys));
+		return tp_errpath(err, TP_EIO, path, "cannot write the OpenEXR file (%s)",
+				  exr_get_error_code_as_string(rc));
 	}
 	if (rename(tmp, path) != 0) {
+		int e = errno;
 		unlink(tmp);
-		return tp_errf(err, TP_EIO, "%s: cannot rename the finished file into place", path);
+		return tp_errpath(err, TP_EIO, path, "cannot rename the finished file into place (%s)",
+				  strerror(e));
 	}
 	s->written = index + 1;
 	return 0;

@@ -93,6 +93,8 @@ static int flipbook_check(const enc_config *cfg, tp_err *err)
 			       "%s: the %dx%d flipbook has %d cells but the render has %d frame%s "
 			       "(render more frames or use a smaller grid)",
 			       cfg->path, fb->cols, fb->rows, cells, cfg->frames, cfg->frames == 1 ? "" : "s");
+	if (cfg->settings_only)
+		return 0;
 	int rc = tp_mkdirs_for(cfg->path, err);
 	if (rc < 0)
 		return rc;

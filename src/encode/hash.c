@@ -480,6 +480,8 @@ static int hash_check(const enc_config *cfg, tp_err *err)
 	if (enc_hash_pixfmt_name(cfg->fmt)[0] == 'u')
 		return tp_errf(err, TP_EUSAGE, "%s: cannot hash pixel format %d", cfg->path,
 			       (int)cfg->fmt);
+	if (cfg->settings_only)
+		return 0;
 	return tp_check_output(cfg->path, cfg->overwrite, 1, err); /* streams too */
 }
 

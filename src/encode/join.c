@@ -72,7 +72,7 @@ static int wr_err(tp_err *err, int averr, const char *out)
 {
 	char e[128];
 	av_strerror(averr, e, sizeof e);
-	return tp_errf(err, TP_EIO, "%s: write failed (%s)", out, e);
+	return tp_errpath(err, TP_EIO, out, "write failed (%s)", e);
 }
 
 /* Insertion sort by first frame (stable: equal firsts stay in the given order). */
@@ -351,7 +351,7 @@ static int join_mp4(seg *sg, int n, const char *out, tp_err *err)
 	}
 	cJSON_Delete(rec);
 	if ((averr = avio_open(&ofc->pb, tmp, AVIO_FLAG_WRITE)) < 0) {
-		rc = tp_errf(err, TP_EIO, "%s: cannot create (%s)", tmp, strerror(AVUNERROR(averr)));
+		rc = tp_errpath(err, TP_EIO, tmp, "cannot create (%s)", strerror(AVUNERROR(averr)));
 		goto done;
 	}
 	opened = 1;

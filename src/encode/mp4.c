@@ -141,7 +141,7 @@ static int av_fail(tp_err *err, int averr, const char *path, const char *what)
 {
 	char why[512];
 	av_why(averr, why, sizeof why);
-	return tp_errf(err, TP_EIO, "%s: %s: %s", path, what, why);
+	return tp_errpath(err, TP_EIO, path, "%s: %s", what, why);
 }
 
 /* ---- configuration ------------------------------------------------------------------- */
@@ -221,17 +221,18 @@ static int mp4_check(const enc_config *cfg, tp_err *err)
 				       cfg->preset);
 	}
 	if (src_pixfmt(cfg->fmt) == AV_PIX_FMT_NONE)
-		return tp_errf(err, TP_EUSAGE, "%s: MP4 cannot take %s frames", cfg->path,
+		return tp_errpath(err, TP_EUSAGE, cfg->path, "MP4 cannot take %s frames",
 			       tp_pixfmt_name(cfg->fmt));
 	if (!pick_codec(&x264))
 		return tp_errf(err, TP_EIO,
 			       "%s: this libavcodec has neither libx264 nor an MPEG-4 encoder",
 			       cfg->path);
+	if (cfg->settings_only)
+		return 0;
 	struct stat st;
 	if (stat(cfg->path, &st) == 0 && S_ISDIR(st.st_mode))
-		return tp_errf(err, TP_EUSAGE,
-			       "%s: is a directory (give a file name such as %s/out.mp4)",
-			       cfg->path, cfg->path);
+		return tp_errpath(err, TP_EUSAGE, cfg->path,
+			       "is a directory (give a file name such as %s/out.mp4)", cfg->path);
 	int rc = tp_mkdirs_for(cfg->path, err);
 	if (rc < 0)
 		return rc;
@@ -377,7 +378,7 @@ static int mp4_open(void *priv, const enc_config *cfg, tp_err *err)
 	m->sws = sws_getContext(m->cw, m->ch, m->src_fmt, m->cw, m->ch, AV_PIX_FMT_YUV420P,
 				SWS_BILINEAR | SWS_ACCURATE_RND | SWS_BITEXACT, NULL, NULL, NULL);
 	if (!m->sws)
-		return tp_errf(err, TP_EIO, "%s: cannot set up the colour conversion", m->path);
+		return tp_errpath(err, TP_EIO, m->path, "cannot set up the colour conversion");
 	/* Full-range RGB in, BT.709 limited-range YUV out (matching the stream's tags). */
 	sws_setColorspaceDetails(m->sws, sws_getCoefficients(SWS_CS_ITU709), 1,
 				 sws_getCoefficients(SWS_CS_ITU709), 0, 0, 1 << 16, 1 << 16);
@@ -422,7 +423,7 @@ static int write_error(mp4 *m, int averr, tp_err *err)
 {
 	char why[512];
 	av_why(averr, why, sizeof why);
-	return tp_errf(err, TP_EIO, "%s: write failed: %s", m->path, why);
+	return tp_errpath(err, TP_EIO, m->path, "write failed: %s", why);
 }
 
 static int mux(mp4 *m, AVPacket *pkt, tp_err *err)
@@ -570,9 +571,8 @@ static int commit(mp4 *m, tp_err *err)
 		}
 		if (errno == EEXIST) {
 			unlink(m->tmp);
-			return tp_errf(err, TP_EIO,
-				       "%s: already exists (created during the render; use -y)",
-				       m->path);
+			return tp_errpath(err, TP_EIO, m->path,
+				       "already exists (created during the render; use -y)");
 		}
 	}
 	return tp_commit_file(m->tmp, m->path, err);

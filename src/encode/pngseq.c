@@ -73,7 +73,7 @@ static int first_existing_frame(const pngseq *s, int first, int frames, tp_err *
 		for (int i = first; i < first + frames; i++) {
 			frame_path(s, i, path, sizeof path);
 			if (tp_path_exists(path))
-				return tp_errf(err, TP_EIO, "%s: already exists (use -y to overwrite)", path);
+				return tp_errpath(err, TP_EIO, path, "already exists (use -y to overwrite)");
 		}
 		return 0;
 	}
@@ -101,7 +101,7 @@ static int first_existing_frame(const pngseq *s, int first, int frames, tp_err *
 	closedir(d);
 	if (found >= 0) {
 		frame_path(s, found, path, sizeof path);
-		return tp_errf(err, TP_EIO, "%s: already exists (use -y to overwrite)", path);
+		return tp_errpath(err, TP_EIO, path, "already exists (use -y to overwrite)");
 	}
 	return 0;
 }
@@ -117,6 +117,8 @@ static int pngseq_check(const enc_config *cfg, tp_err *err)
 		return tp_errf(err, TP_EUSAGE,
 			       "%s: %d frames need a pattern with %%d (like out/%%04d.png), or use --frames 1",
 			       cfg->path, cfg->frames);
+	if (cfg->settings_only)
+		return 0;
 	int rc = tp_mkdirs_for(cfg->path, err);
 	if (rc < 0)
 		return rc;
@@ -152,7 +154,7 @@ static int lock_sequence(pngseq *s, tp_err *err)
 	for (int tries = 0; tries < 100; tries++) {
 		int fd = open(s->lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
 		if (fd < 0)
-			return tp_errf(err, TP_EIO, "%s: cannot create lock file (%s)", s->lock_path, strerror(errno));
+			return tp_errpath(err, TP_EIO, s->lock_path, "cannot create lock file (%s)", strerror(errno));
 		if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
 			int e = errno;
 			close(fd);
@@ -160,7 +162,7 @@ static int lock_sequence(pngseq *s, tp_err *err)
 				return tp_errf(err, TP_EIO, "%s: another render is writing this sequence "
 					       "(locked by %s); wait for it or choose another output",
 					       s->pattern, s->lock_path);
-			return tp_errf(err, TP_EIO, "%s: cannot lock (%s)", s->lock_path, strerror(e));
+			return tp_errpath(err, TP_EIO, s->lock_path, "cannot lock (%s)", strerror(e));
 		}
 		struct stat a, b;
 		if (fstat(fd, &a) == 0 && stat(s->lock_path, &b) == 0 && a.st_ino == b.st_ino &&
@@ -170,7 +172,7 @@ static int lock_sequence(pngseq *s, tp_err *err)
 		}
 		close(fd); /* removed under us by the previous holder: try the new file */
 	}
-	return tp_errf(err, TP_EIO, "%s: cannot lock", s->lock_path);
+	return tp_errpath(err, TP_EIO, s->lock_path, "cannot lock");
 }
 
 static void unlock_sequence(pngseq *s)

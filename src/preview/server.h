@@ -19,11 +19,29 @@
 
 #include "preview/state.h"
 
-#define PV_MAX_CONNECTIONS 128
-#define PV_MAX_PER_IP      120
+#define PV_MAX_CONNECTIONS 1000
+#define PV_MAX_PER_IP      1000
+/* With more connections open than this, each new one cuts the oldest connection still
+ * sending its request: idle and slow clients from anywhere cannot lock the page out. */
+#define PV_EVICT_AT 900
 #define PV_CONN_TIMEOUT_S  15
-#define PV_CONN_MEMORY     (16 * 1024)
-#define PV_THREADS         4
+/* A request's headers must be in within this long of its start, however slowly they
+ * trickle (checked every PV_DEADLINE_TICK_MS). */
+#define PV_HEADER_DEADLINE_S 8
+#define PV_DEADLINE_TICK_MS  250
+/* libmicrohttpd's memory per connection: room for the request within the limits below,
+ * so that those are answered here (414, 431) and not by libmicrohttpd */
+#define PV_CONN_MEMORY      (64 * 1024)
+#define PV_MAX_ARGS         32
+#define PV_MAX_URL          2048
+#define PV_MAX_HEADERS      100
+#define PV_MAX_HEADER_BYTES (16 * 1024)
+#define PV_THREADS          4
+/* Frames answered and not yet read by their clients (each a PNG in memory); more: 503 */
+#define PV_MAX_FRAMES_OUT 64
+
+#define PV_STR_(x) #x
+#define PV_STR(x)  PV_STR_(x)
 
 typedef struct pv_server pv_server;
 
@@ -35,6 +53,8 @@ int pv_server_start(pv_state *st, const char *listen, int port, pv_server **out,
 int pv_server_port(const pv_server *s);
 const char *pv_server_url(const pv_server *s);
 void pv_server_stop(pv_server *s); /* NULL is a no-op */
+/* 1 if other machines can reach the address listened on (not 127.0.0.0/8 nor ::1). */
+int pv_server_reachable(const pv_server *s);
 
 /* The embedded page: the file for a path ("/", "/app.js", ...), or NULL (page.c). */
 typedef struct pv_asset {

@@ -2,18 +2,21 @@
 #include "preview/state.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "util/png.h"
 #include "preview/json.h"
+#include "util/error.h"
 #include "util/image.h"
 
 /* zlib level of the frames served: 0 stores the rows (no filter, no compression). A
@@ -27,6 +30,8 @@
 struct pv_state {
 	pv_config cfg;
 	char path[1024];
+	char link[1024]; /* the scene's link target when the preview started ("": no link) */
+	volatile int cancel; /* raised by pv_state_stop(): simulations stop within a step */
 
 	pthread_mutex_t reload_mu; /* one reload at a time (the watcher's, the first) */
 	pthread_mutex_t scene_mu;  /* the scene and what is rendered from it */
@@ -44,6 +49,7 @@ struct pv_state {
 	tp_error error;
 	char error_line[512];
 	char *scene_text; /* tp_scene_text of the loaded scene */
+	char *bytes;      /* the file's bytes the loaded scene was parsed from */
 	/* stats of the loaded scene, filled by the worker */
 	int stats_n, stats_cap, stats_fields;
 	const char *stats_names[TP_FRAME_STATS_MAX];
@@ -55,28 +61,137 @@ struct pv_state {
 	int worker_started;
 };
 
-static void set_error_line(pv_state *st, const tp_error *e)
+/* The first line of the parse's own bytes that err points at: quoted only when the
+ * error is in the scene file whose bytes these are (never re-read by name: the path may
+ * name another file by now). */
+static void set_error_line(char *out, size_t n, const tp_error *e, const char *path,
+			   const char *text, size_t len)
 {
-	st->error_line[0] = '\0';
-	if (e->line <= 0 || !e->file[0])
+	out[0] = '\0';
+	if (e->line <= 0 || !text || strcmp(e->file, path) != 0)
 		return;
-	FILE *f = fopen(e->file, "rb");
-	if (!f)
-		return;
-	/* Scene files are small; read at most 16 MiB looking for the line. */
-	int line = 1, c;
-	size_t n = 0, seen = 0;
-	while ((c = getc(f)) != EOF && seen++ < ((size_t)16 << 20)) {
-		if (c == '\n') {
-			if (line++ == e->line)
-				break;
-			continue;
+	int line = 1;
+	size_t i = 0, k = 0;
+	for (; i < len && line < e->line; i++)
+		line += text[i] == '\n';
+	for (; i < len && text[i] != '\n' && k + 1 < n; i++)
+		if (text[i] != '\r')
+			out[k++] = text[i];
+	out[k] = '\0';
+}
+
+static int read_fail(tp_error *err, const char *path, const char *what)
+{
+	memset(err, 0, sizeof *err);
+	err->code = TP_ERROR_INPUT;
+	snprintf(err->file, sizeof err->file, "%s", path);
+	snprintf(err->message, sizeof err->message, "%s", what);
+	/* keeps the file name whole: a long path loses its middle */
+	char shown[256];
+	tp_path_ellipsize(path, shown, sizeof shown);
+	snprintf(err->text, sizeof err->text, "%s: %s", shown, what);
+	return err->code;
+}
+
+int pv_read_scene(const pv_state *st, char **text, size_t *len, tp_error *err)
+{
+	*text = NULL;
+	*len = 0;
+	const char *path = st->path;
+	if (st->link[0]) { /* the scene was a link when the preview started: only to there */
+		char now[sizeof st->link];
+		ssize_t k = readlink(path, now, sizeof now - 1);
+		if (k >= 0) {
+			now[k] = '\0';
+			if (strcmp(now, st->link) != 0)
+				return read_fail(err, path,
+						 "is a symbolic link to another file than when the "
+						 "preview started; not read");
 		}
-		if (line == e->line && c != '\r' && n + 1 < sizeof st->error_line)
-			st->error_line[n++] = (char)c;
 	}
-	st->error_line[n] = '\0';
-	fclose(f);
+	/* O_NONBLOCK: a FIFO cannot hang the open; O_NOFOLLOW: a link renamed over the scene
+	 * is not followed to a file the page should not quote */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY |
+				    (st->link[0] ? 0 : O_NOFOLLOW));
+	if (fd < 0) {
+		char why[300];
+		if (errno == ENOENT)
+			snprintf(why, sizeof why, "is gone (deleted or renamed away); the page "
+						  "shows the last scene until it is back");
+		else if (errno == ELOOP)
+			snprintf(why, sizeof why, "is a symbolic link put in the scene's place; "
+						  "not followed");
+		else
+			snprintf(why, sizeof why, "cannot open (%s)", strerror(errno));
+		return read_fail(err, path, why);
+	}
+	struct stat sb;
+	const char *kind = NULL;
+	if (fstat(fd, &sb) != 0)
+		kind = "cannot be examined";
+	else if (S_ISDIR(sb.st_mode))
+		kind = "is a directory, not a scene file";
+	else if (S_ISFIFO(sb.st_mode))
+		kind = "is a FIFO, not a scene file";
+	else if (S_ISSOCK(sb.st_mode))
+		kind = "is a socket, not a scene file";
+	else if (S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode))
+		kind = "is a device, not a scene file";
+	else if (!S_ISREG(sb.st_mode))
+		kind = "is not a regular file";
+	else if (sb.st_size > PV_SCENE_MAX_BYTES)
+		kind = "is too large for a scene file (over 16 MiB)";
+	if (kind) {
+		close(fd);
+		return read_fail(err, path, kind);
+	}
+	/* one byte more than the size, to see a file that grew meanwhile */
+	size_t cap = (size_t)sb.st_size + 2, n = 0;
+	char *buf = malloc(cap);
+	if (!buf) {
+		close(fd);
+		return read_fail(err, path, "out of memory");
+	}
+	for (;;) {
+		if (n + 1 == cap) {
+			if (cap > PV_SCENE_MAX_BYTES) {
+				free(buf);
+				close(fd);
+				return read_fail(err, path,
+						 "is too large for a scene file (over 16 MiB)");
+			}
+			char *nb = realloc(buf, cap * 2);
+			if (!nb) {
+				free(buf);
+				close(fd);
+				return read_fail(err, path, "out of memory");
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		ssize_t k = read(fd, buf + n, cap - 1 - n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			char why[300];
+			snprintf(why, sizeof why, "cannot read (%s)", strerror(errno));
+			free(buf);
+			close(fd);
+			return read_fail(err, path, why);
+		}
+		if (k == 0)
+			break;
+		n += (size_t)k;
+	}
+	close(fd);
+	buf[n] = '\0';
+	if (memchr(buf, '\0', n)) {
+		free(buf);
+		return read_fail(err, path, "holds a NUL byte: not a scene file");
+	}
+	*text = buf;
+	*len = n;
+	return 0;
 }
 
 static void fit_size(int rw, int rh, int *w, int *h)
@@ -104,10 +219,11 @@ static void load_options(const pv_state *st, int w, int h, tp_load_options *o)
 	o->checkpoint_bytes = PV_CHECKPOINT_BYTES;
 }
 
-/* Loads the scene at the configured size; with neither --size nor --scale, at the size
- * that fits the scene's own into PV_FIT_W x PV_FIT_H (its "size" may change between
- * saves, so a guess from the last load is checked and corrected). */
-static int load_scene(pv_state *st, tp_scene **out, tp_error *err)
+/* Loads the scene from text (the file's bytes) at the configured size; with neither
+ * --size nor --scale, at the size that fits the scene's own into PV_FIT_W x PV_FIT_H (its
+ * "size" may change between saves, so a guess from the last load is checked and
+ * corrected). */
+static int load_text(pv_state *st, const char *text, tp_scene **out, tp_error *err)
 {
 	tp_load_options o = TP_LOAD_OPTIONS_INIT;
 	tp_scene_info in = TP_SCENE_INFO_INIT;
@@ -116,12 +232,12 @@ static int load_scene(pv_state *st, tp_scene **out, tp_error *err)
 	if (fit && st->ref_w > 0)
 		fit_size(st->ref_w, st->ref_h, &w, &h);
 	load_options(st, w, h, &o);
-	int rc = tp_scene_load_file(st->path, &o, out, err);
+	int rc = tp_scene_load_string(text, st->path, &o, out, err);
 	if (!fit)
 		return rc;
 	if (rc < 0 && w) { /* maybe the guess: try the scene's own size */
 		load_options(st, 0, 0, &o);
-		rc = tp_scene_load_file(st->path, &o, out, err);
+		rc = tp_scene_load_string(text, st->path, &o, out, err);
 	}
 	if (rc < 0)
 		return rc;
@@ -135,30 +251,40 @@ static int load_scene(pv_state *st, tp_scene **out, tp_error *err)
 	tp_scene_free(*out);
 	*out = NULL;
 	load_options(st, fw, fh, &o);
-	return tp_scene_load_file(st->path, &o, out, err);
+	return tp_scene_load_string(text, st->path, &o, out, err);
 }
 
-/* Records err as the current error (caller holds st->mu). */
-static void record_error(pv_state *st, const tp_error *err, int frame)
+/* Records err as the current error with its line quoted from text (len bytes: what was
+ * parsed), the caller holding st->mu. */
+static void record_error(pv_state *st, const tp_error *err, int frame, const char *text,
+			 size_t len)
 {
 	st->has_error = 1;
 	st->error_frame = frame;
 	st->error = *err;
 	if (!st->error.text[0])
 		snprintf(st->error.text, sizeof st->error.text, "%s", st->error.message);
-	set_error_line(st, err);
+	set_error_line(st->error_line, sizeof st->error_line, err, st->path, text, len);
 }
 
 void pv_state_reload(pv_state *st)
 {
 	tp_scene *sc = NULL;
 	tp_error err = TP_ERROR_INIT;
+	char *bytes = NULL;
+	size_t len = 0;
+	/* reload_mu only orders the reloads: no request waits on it, and the file is read
+	 * without blocking (pv_read_scene) */
 	pthread_mutex_lock(&st->reload_mu);
 	/* the stats worker is still walking the last scene: it waits while this one loads */
 	pthread_mutex_lock(&st->mu);
 	st->rendering++;
 	pthread_mutex_unlock(&st->mu);
-	int rc = load_scene(st, &sc, &err);
+	int rc = pv_read_scene(st, &bytes, &len, &err);
+	if (rc == 0)
+		rc = load_text(st, bytes, &sc, &err);
+	if (rc == 0)
+		tp_scene_set_cancel(sc, &st->cancel);
 	tp_scene *old = NULL;
 	if (rc == 0) {
 		const char *text = tp_scene_text(sc);
@@ -181,6 +307,9 @@ void pv_state_reload(pv_state *st)
 		st->error_line[0] = '\0';
 		free(st->scene_text);
 		st->scene_text = copy;
+		free(st->bytes);
+		st->bytes = bytes;
+		bytes = NULL;
 		st->stats_n = 0;
 		st->stats_fields = 0;
 		st->generation++;
@@ -191,7 +320,7 @@ void pv_state_reload(pv_state *st)
 		pthread_mutex_unlock(&st->scene_mu);
 	} else {
 		pthread_mutex_lock(&st->mu);
-		record_error(st, &err, -1);
+		record_error(st, &err, -1, bytes, len);
 		st->generation++;
 		pthread_mutex_unlock(&st->mu);
 	}
@@ -201,6 +330,7 @@ void pv_state_reload(pv_state *st)
 	pthread_mutex_unlock(&st->mu);
 	pthread_mutex_unlock(&st->reload_mu);
 	tp_scene_free(old);
+	free(bytes);
 }
 
 void pv_state_status(pv_state *st, pv_status *out)
@@ -321,8 +451,8 @@ int pv_state_frame_png(pv_state *st, int frame, int mode, int stretch, unsigned 
 	pthread_mutex_unlock(&st->scene_mu);
 	if (rc == TP_ERROR_IO || rc == TP_ERROR_INPUT) { /* a runtime failure: shown in the page */
 		pthread_mutex_lock(&st->mu);
-		if (st->scene_gen == *gen_out && !st->has_error)
-			record_error(st, err, frame);
+		if (st->scene_gen == *gen_out && !st->has_error && rc != TP_ERROR_CANCELLED)
+			record_error(st, err, frame, st->bytes, st->bytes ? strlen(st->bytes) : 0);
 		pthread_mutex_unlock(&st->mu);
 	}
 	if (rc == 0 && stretch) {
@@ -424,11 +554,15 @@ static void *stats_worker(void *arg)
 		/* the size the page's scene has, whichever way it was chosen */
 		pthread_mutex_lock(&st->mu);
 		in = st->info;
+		/* the bytes the page's scene came from, not the file as it is now */
+		char *bytes = st->bytes ? strdup(st->bytes) : NULL;
 		pthread_mutex_unlock(&st->mu);
 		load_options(st, in.width, in.height, &o);
 		o.threads = 1;
 		o.checkpoint_bytes = (size_t)1 << 20;
-		int rc = tp_scene_load_file(st->path, &o, &sc, &err);
+		int rc = bytes ? tp_scene_load_string(bytes, st->path, &o, &sc, &err) : -1;
+		if (rc == 0)
+			tp_scene_set_cancel(sc, &st->cancel);
 		double *buf = NULL;
 		if (rc == 0 &&
 		    !(buf = malloc((size_t)frames * (1 + TP_FRAME_STATS_MAX) * sizeof *buf)))
@@ -455,7 +589,7 @@ static void *stats_worker(void *arg)
 			pthread_mutex_lock(&st->mu);
 			int wanted = !st->stop && st->stats_gen == gen;
 			if (wanted && rc < 0 && !st->has_error)
-				record_error(st, &err, i);
+				record_error(st, &err, i, bytes, strlen(bytes));
 			if (wanted && rc == 0 && i < st->stats_cap) {
 				double *row = st->stats + (size_t)i * (1 + TP_FRAME_STATS_MAX);
 				row[0] = fs.t;
@@ -472,6 +606,7 @@ static void *stats_worker(void *arg)
 				break;
 		}
 		tp_scene_free(sc);
+		free(bytes);
 		pthread_mutex_lock(&st->mu);
 		if (st->stats_gen == gen && st->stats_n < frames)
 			st->stats_gen = 0; /* failed: wait for the next reload */
@@ -490,6 +625,9 @@ int pv_state_create(const pv_config *cfg, pv_state **out, tp_error *err)
 	}
 	st->cfg = *cfg;
 	snprintf(st->path, sizeof st->path, "%s", cfg->scene_path);
+	/* a scene that is a link when the preview starts is read through that link only */
+	ssize_t k = readlink(st->path, st->link, sizeof st->link - 1);
+	st->link[k > 0 ? k : 0] = '\0';
 	pthread_mutex_init(&st->reload_mu, NULL);
 	pthread_mutex_init(&st->scene_mu, NULL);
 	pthread_mutex_init(&st->mu, NULL);
@@ -500,18 +638,27 @@ int pv_state_create(const pv_config *cfg, pv_state **out, tp_error *err)
 	return 0;
 }
 
-void pv_state_destroy(pv_state *st)
+void pv_state_stop(pv_state *st)
 {
 	if (!st)
 		return;
+	st->cancel = 1;
 	pthread_mutex_lock(&st->mu);
 	st->stop = 1;
 	pthread_cond_broadcast(&st->cv);
 	pthread_mutex_unlock(&st->mu);
+}
+
+void pv_state_destroy(pv_state *st)
+{
+	if (!st)
+		return;
+	pv_state_stop(st);
 	if (st->worker_started)
 		pthread_join(st->worker, NULL);
 	tp_scene_free(st->sc);
 	free(st->scene_text);
+	free(st->bytes);
 	free(st->stats);
 	pthread_cond_destroy(&st->cv);
 	pthread_mutex_destroy(&st->mu);

@@ -27,6 +27,8 @@
 /* In-memory checkpoints of each loaded scene (tp_load_options.checkpoint_bytes): the
  * API's default; a larger budget spaces them closer, so a seek simulates fewer frames. */
 #define PV_CHECKPOINT_BYTES ((size_t)256 << 20)
+/* The largest scene file read (the loader's own limit). */
+#define PV_SCENE_MAX_BYTES (16 << 20)
 
 typedef struct pv_state pv_state;
 
@@ -60,9 +62,21 @@ typedef struct pv_status {
 /* Creates the state, with no scene yet: pv_state_reload() loads it (the first time once
  * the watcher runs, so that no save is missed). Returns 0 or a negative TP_ERROR_*. */
 int pv_state_create(const pv_config *cfg, pv_state **out, tp_error *err);
+/* Stops the work in flight (simulations stop within a step, the stats worker ends) so
+ * that the server can stop at once; pv_state_destroy() does it too. */
+void pv_state_stop(pv_state *st);
 void pv_state_destroy(pv_state *st);
 
-/* Loads the scene file (again); on success the new scene replaces the old one, else the
+/* Reads the scene file's bytes (malloc'd, NUL-terminated) without ever blocking: opened
+ * with O_NONBLOCK and refused unless fstat() on the descriptor says a regular file of at
+ * most PV_SCENE_MAX_BYTES; a symbolic link put in the scene's place is not followed (a
+ * scene that was a link when the preview started is read through that same link only).
+ * The error says what the path is instead ("is gone", "is a FIFO", "is a directory").
+ * Returns 0 or TP_ERROR_INPUT. Touches no lock: any thread. */
+int pv_read_scene(const pv_state *st, char **text, size_t *len, tp_error *err);
+
+/* Loads the scene file (again) from its bytes read once (pv_read_scene; an error's
+ * line is quoted from those bytes, never re-read by name); on success the new scene replaces the old one, else the
  * error is recorded (a first load that fails is kept as the error, for the page). One
  * reload at a time; any thread. */
 void pv_state_reload(pv_state *st);

@@ -11,7 +11,10 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
-#define WATCH_MASK (IN_CLOSE_WRITE | IN_MOVED_TO | IN_ATTRIB)
+/* saves (by rename or in place), and the scene deleted, moved away or made again as
+ * something else (a FIFO, a directory), so the page says so and recovers */
+#define WATCH_MASK                                                                         \
+	(IN_CLOSE_WRITE | IN_MOVED_TO | IN_ATTRIB | IN_DELETE | IN_MOVED_FROM | IN_CREATE)
 
 typedef struct watched {
 	int wd;
@@ -183,15 +186,11 @@ static const char *find_member(const char *obj, const char *key)
  * JSON (a broken save) keeps the files of the last readable one. */
 static void named_files(pv_watch *w)
 {
-	FILE *f = fopen(w->scene, "rb");
-	if (!f)
+	char *text;
+	size_t n;
+	tp_error err = TP_ERROR_INIT;
+	if (pv_read_scene(w->st, &text, &n, &err) < 0) /* never blocks: gone, a FIFO... */
 		return;
-	char *text = malloc((size_t)4 << 20);
-	size_t n = text ? fread(text, 1, ((size_t)4 << 20) - 1, f) : 0;
-	fclose(f);
-	if (!text)
-		return;
-	text[n] = '\0';
 	const char *root = skip_ws(text), *end = skip_value(root, 0), *bg, *img;
 	char image[PATH_MAX] = "";
 	int readable = *root == '{' && end && !*skip_ws(end);

@@ -17,7 +17,7 @@
 
 static char fuzz_dir[256];
 
-static void fuzz_cleanup(void)
+__attribute__((unused)) static void fuzz_cleanup(void)
 {
 	char cmd[300];
 	if (fuzz_dir[0]) {
@@ -28,7 +28,7 @@ static void fuzz_cleanup(void)
 }
 
 /* One thread: the fuzzer runs one input at a time, and the machine is shared. */
-static void fuzz_init(void)
+__attribute__((unused)) static void fuzz_init(void)
 {
 	if (fuzz_dir[0])
 		return;
@@ -41,7 +41,7 @@ static void fuzz_init(void)
 }
 
 /* Writes data[0..n) to fuzz_dir/name; returns the path (static). */
-static const char *fuzz_file(const char *name, const uint8_t *data, size_t n)
+__attribute__((unused)) static const char *fuzz_file(const char *name, const uint8_t *data, size_t n)
 {
 	static char path[512];
 	snprintf(path, sizeof path, "%s/%s", fuzz_dir, name);
@@ -52,7 +52,7 @@ static const char *fuzz_file(const char *name, const uint8_t *data, size_t n)
 }
 
 /* Every failure must carry a one-line message (the CLI prints it as is) and a TP_E code. */
-static void fuzz_check_error(int rc, const tp_err *err)
+__attribute__((unused)) static void fuzz_check_error(int rc, const tp_err *err)
 {
 	if (rc != TP_EINPUT && rc != TP_EIO && rc != TP_EUSAGE) {
 		fprintf(stderr, "unexpected error code %d: %s\n", rc, err->msg);

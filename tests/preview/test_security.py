@@ -153,34 +153,7 @@ def test_100_idle_connections_and_the_page_still_answers(pv):
             s.close()
 
 
-def test_connections_beyond_the_limit_are_refused_and_the_server_survives(pv):
-    # docs/preview.md: at most 128 connections, 120 from one address
-    socks = []
-    try:
-        for _ in range(140):
-            s = socket.create_connection((pv.host, pv.port), timeout=5)
-            socks.append(s)
-        time.sleep(0.5)
-        closed = 0
-        for s in socks:
-            s.settimeout(0.2)
-            try:
-                s.sendall(b"GET /status.json HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % pv.port)
-                if s.recv(16) == b"":
-                    closed += 1
-            except (socket.timeout, BlockingIOError):
-                pass
-            except (ConnectionResetError, BrokenPipeError):
-                closed += 1
-        assert closed >= 140 - 120, closed
-    finally:
-        for s in socks:
-            s.close()
-    time.sleep(0.3)
-    assert pv.request("/status.json")[0] == 200
-
-
-def test_listen_elsewhere_warns_and_checks_the_host():
+def test_listen_elsewhere_checks_the_host():
     p = Preview("pond.json", args=["--listen", "127.0.0.2"])
     try:
         assert p.url.startswith("http://127.0.0.2:")
@@ -189,7 +162,7 @@ def test_listen_elsewhere_warns_and_checks_the_host():
     finally:
         code, err = p.stop()
     assert code == 0
-    assert "warning: listening on 127.0.0.2" in err
+    assert "warning" not in err  # 127.0.0.0/8 is loopback: test_limits.py
 
 
 @pytest.mark.parametrize("addr", ["example.com", "localhost", "127.0.0.1:80", "300.1.1.1", ""])

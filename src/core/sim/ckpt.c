@@ -13,6 +13,14 @@
 #include "util/fsutil.h"
 #include "util/wire.h"
 
+/* The fuzzing build reads past a wrong checksum, so that mutations reach the section
+ * readers (tests/fuzz/fuzz_ckpt.c); every other check runs. */
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#define CKPT_CHECK_SUM 0
+#else
+#define CKPT_CHECK_SUM 1
+#endif
+
 static const char MAGIC[8] = {'T', 'P', 'C', 'K', 'P', 'T', '0', '1'};
 static const char TRAILER[8] = {'T', 'P', 'C', 'K', 'E', 'N', 'D', '\n'};
 
@@ -35,17 +43,22 @@ static int write_header(FILE *f, const ckpt_key *key, int frame, uint64_t payloa
 	return rc;
 }
 
-/* XXH3-64 of the `n` bytes of f from offset CKPT_HEADER (the payload); f is left at its
- * end. -1 on a read error. */
+/* XXH3-64 of the header's bytes before the checksum (CKPT_SUMMED: every field, padding
+ * included) and then of the `n` bytes of f from offset CKPT_HEADER (the payload); f is left
+ * at its end. -1 on a read error. So no bit of the file can change unnoticed: a flip in
+ * the checksum itself mismatches, in the trailer fails the trailer check. */
+#define CKPT_SUMMED 120
 static int payload_sum(FILE *f, uint64_t n, uint64_t *sum)
 {
 	XXH3_state_t *x = XXH3_createState();
 	static __thread unsigned char buf[1 << 16];
-	if (!x || fseek(f, CKPT_HEADER, SEEK_SET)) {
+	if (!x || fseek(f, 0, SEEK_SET) || fread(buf, 1, CKPT_SUMMED, f) != CKPT_SUMMED ||
+	    fseek(f, CKPT_HEADER, SEEK_SET)) {
 		XXH3_freeState(x);
 		return -1;
 	}
 	XXH3_64bits_reset(x);
+	XXH3_64bits_update(x, buf, CKPT_SUMMED);
 	while (n > 0) {
 		size_t k = n < sizeof buf ? (size_t)n : sizeof buf;
 		if (fread(buf, 1, k, f) != k)
@@ -61,7 +74,7 @@ static int payload_sum(FILE *f, uint64_t n, uint64_t *sum)
 /* A write error: the file and the system's reason. */
 static int write_failed(tp_err *err, const char *path, int e)
 {
-	return tp_errf(err, TP_EIO, "%s: write failed (%s)", path,
+	return tp_errpath(err, TP_EIO, path, "write failed (%s)",
 		       strerror(e ? e : EIO));
 }
 
@@ -74,7 +87,7 @@ int ckpt_write(const char *dir, const ckpt_key *key, sim_loop *lp, int frame, ui
 	snprintf(tmp, sizeof tmp, "%s/.frame-%08d.tpck.tmp-%ld", dir, frame, (long)getpid());
 	FILE *f = fopen(tmp, "w+b");
 	if (!f)
-		return tp_errf(err, TP_EIO, "%s: cannot create (%s)", tmp, strerror(errno));
+		return tp_errpath(err, TP_EIO, tmp, "cannot create (%s)", strerror(errno));
 	errno = 0;
 	int rc = write_header(f, key, frame, 0, 0) ? write_failed(err, path, errno) : 0;
 	if (rc == 0 && (rc = loop_save(lp, f, err)) < 0 && (ferror(f) || errno))
@@ -83,10 +96,12 @@ int ckpt_write(const char *dir, const ckpt_key *key, sim_loop *lp, int frame, ui
 	if (rc == 0 && (end < CKPT_HEADER || fflush(f)))
 		rc = write_failed(err, path, errno);
 	if (rc == 0) {
-		/* the payload's length and checksum go into the header once known */
+		/* the payload's length, then the checksum of the header and payload, go into
+		 * the header once known */
 		uint64_t payload = (uint64_t)end - CKPT_HEADER, sum = 0;
-		if (payload_sum(f, payload, &sum) || fseek(f, 0, SEEK_END) ||
-		    tp_wr_bytes(f, TRAILER, 8) || fseek(f, 0, SEEK_SET) ||
+		if (tp_wr_bytes(f, TRAILER, 8) || fseek(f, 0, SEEK_SET) ||
+		    write_header(f, key, frame, payload, 0) || fflush(f) ||
+		    payload_sum(f, payload, &sum) || fseek(f, 0, SEEK_SET) ||
 		    write_header(f, key, frame, payload, sum) || fflush(f) || ferror(f) ||
 		    fsync(fileno(f)))
 			rc = write_failed(err, path, errno);
@@ -126,11 +141,14 @@ static int check_open(FILE *f, const char *path, const ckpt_key *key, int frame,
 		return tp_errf(err, TP_EINPUT,
 			       "%s: not a tidepool checkpoint (format %d), or truncated", path,
 			       CKPT_FORMAT);
-	if (strcmp(in->version, TP_VERSION))
+	if (strcmp(in->version, TP_VERSION)) {
+		char shown[4 * 32 + 4]; /* bytes of a damaged file: escaped, never raw */
+		tp_escape_bytes(in->version, strlen(in->version), 32, shown, sizeof shown);
 		return tp_errf(err, TP_EINPUT,
 			       "%s: written by tidepool %s, this is %s (remake the cache with this "
 			       "version)",
-			       path, in->version, TP_VERSION);
+			       path, shown, TP_VERSION);
+	}
 	if (in->w != sc->width || in->h != sc->height)
 		return tp_errf(err, TP_EINPUT,
 			       "%s: made at %dx%d, this render is %dx%d (same %s as the cache)",
@@ -144,8 +162,11 @@ static int check_open(FILE *f, const char *path, const ckpt_key *key, int frame,
 			       scene_ov_name(sc, SCENE_OV_SEED),
 			       scene_ov_name(sc, SCENE_OV_FRAMES));
 	if (frame >= 0 && in->frame != frame)
-		return tp_errf(err, TP_EINPUT, "%s: holds frame %d, not %d (renamed?)", path,
+		return tp_errpath(err, TP_EINPUT, path, "holds frame %d, not %d (renamed?)",
 			       in->frame, frame);
+	if (in->frames != sc->frames || strncmp(in->solver, sc->solver->name, 15) != 0)
+		return tp_errf(err, TP_EINPUT,
+			       "%s: damaged (its frame count or solver is not this render's)", path);
 	/* size: header + payload + trailer */
 	if (fseek(f, 0, SEEK_END) || ftell(f) < 0 ||
 	    (uint64_t)ftell(f) != CKPT_HEADER + in->payload + 8)
@@ -157,12 +178,12 @@ static int check_open(FILE *f, const char *path, const ckpt_key *key, int frame,
 	uint64_t sum = 0;
 	if (payload_sum(f, in->payload, &sum))
 		return tp_errf(err, TP_EIO, "%s: read error", path);
-	if (sum != in->sum)
+	if (sum != in->sum && CKPT_CHECK_SUM)
 		return tp_errf(err, TP_EINPUT,
-			       "%s: damaged (the checksum of its state does not match its header: "
+			       "%s: damaged (the checksum of its header and state does not match: "
 			       "remake the cache)",
 			       path);
-	return fseek(f, CKPT_HEADER, SEEK_SET) ? tp_errf(err, TP_EIO, "%s: cannot read", path) : 0;
+	return fseek(f, CKPT_HEADER, SEEK_SET) ? tp_errpath(err, TP_EIO, path, "cannot read") : 0;
 }
 
 int ckpt_check(const char *path, const ckpt_key *key, int frame, ckpt_info *info, tp_err *err)
@@ -199,7 +220,7 @@ int ckpt_find(const char *dir, int at_most, int *frame, tp_err *err)
 	*frame = 0;
 	DIR *d = opendir(dir);
 	if (!d)
-		return tp_errf(err, TP_EIO, "%s: cannot read the cache directory (%s)", dir,
+		return tp_errpath(err, TP_EIO, dir, "cannot read the cache directory (%s)",
 			       strerror(errno));
 	for (struct dirent *e; (e = readdir(d));) {
 		int k, len = 0;

@@ -15,15 +15,17 @@
  *     80  4  i32 width        84  4  i32 height
  *     88  4  i32 frame        92  4  i32 frames of the render
  *     96 16  solver name, NUL-padded
- *     112 8  u64 payload bytes      120 8  u64 XXH3-64 of the payload
+ *     112 8  u64 payload bytes
+ *     120 8  u64 XXH3-64 of bytes 0..119 (the header before it) and then the payload
  *     128 .. payload: loop section, stepper section, solver section (sim/loop.h,
  *            sim/stepper.h, the solver's save())
  *     end 8  trailer "TPCKEND\n"
  *
  * Writing is atomic (a temporary name in DIR, renamed when complete), so a checkpoint
  * exists whole or not at all. Loading verifies, in this order, the magic and format, the
- * program version, the size, the fingerprint, the frame, then the payload's length,
- * trailer and checksum; only a regular file is opened; any mismatch is refused with TP_EINPUT and a message giving the reason.
+ * program version, the size, the fingerprint, the frame, the frame count and solver, then
+ * the payload's length, trailer and checksum (of the header too, so that no single-bit
+ * flip anywhere passes); only a regular file is opened; any mismatch is refused with TP_EINPUT and a message giving the reason.
  */
 #ifndef TP_SIM_CKPT_H
 #define TP_SIM_CKPT_H
@@ -35,7 +37,7 @@
 #include "sim/loop.h"
 #include "util/error.h"
 
-#define CKPT_FORMAT 2
+#define CKPT_FORMAT 3
 #define CKPT_HEADER 128
 
 typedef struct ckpt_info {

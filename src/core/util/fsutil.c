@@ -75,11 +75,11 @@ int tp_check_output(const char *path, int overwrite, int allow_direct, tp_err *e
 	if (S_ISLNK(st.st_mode) && stat(path, &st) != 0)
 		return 0; /* a dangling link: replaced by the file */
 	if (S_ISDIR(st.st_mode))
-		return tp_errf(err, TP_EIO, "%s: is a directory", path);
+		return tp_errpath(err, TP_EIO, path, "is a directory");
 	if (!S_ISREG(st.st_mode))
 		return tp_errf(err, TP_EIO, "%s: not a regular file; refusing to replace it", path);
 	if (!overwrite)
-		return tp_errf(err, TP_EIO, "%s: already exists (use -y to overwrite)", path);
+		return tp_errpath(err, TP_EIO, path, "already exists (use -y to overwrite)");
 	return 0;
 }
 
@@ -93,11 +93,11 @@ int tp_dir_writable(const char *dir, tp_err *err)
 {
 	struct stat st;
 	if (stat(dir, &st) != 0)
-		return tp_errf(err, TP_EIO, "%s: directory does not exist", dir);
+		return tp_errpath(err, TP_EIO, dir, "directory does not exist");
 	if (!S_ISDIR(st.st_mode))
-		return tp_errf(err, TP_EIO, "%s: not a directory", dir);
+		return tp_errpath(err, TP_EIO, dir, "not a directory");
 	if (access(dir, W_OK | X_OK) != 0)
-		return tp_errf(err, TP_EIO, "%s: directory is not writable (%s)", dir, strerror(errno));
+		return tp_errpath(err, TP_EIO, dir, "directory is not writable (%s)", strerror(errno));
 	return 0;
 }
 
@@ -110,11 +110,11 @@ int tp_mkdirs_for(const char *path, tp_err *err)
 			continue;
 		*p = 0;
 		if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-			return tp_errf(err, TP_EIO, "%s: cannot create directory (%s)", dir, strerror(errno));
+			return tp_errpath(err, TP_EIO, dir, "cannot create directory (%s)", strerror(errno));
 		*p = '/';
 	}
 	if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-		return tp_errf(err, TP_EIO, "%s: cannot create directory (%s)", dir, strerror(errno));
+		return tp_errpath(err, TP_EIO, dir, "cannot create directory (%s)", strerror(errno));
 	return 0;
 }
 
@@ -137,7 +137,7 @@ int tp_commit_file(const char *tmp, const char *path, tp_err *err)
 	if (rename(tmp, dest) != 0) {
 		int e = errno;
 		unlink(tmp);
-		return tp_errf(err, TP_EIO, "%s: cannot rename into place (%s)", path, strerror(e));
+		return tp_errpath(err, TP_EIO, path, "cannot rename into place (%s)", strerror(e));
 	}
 	return 0;
 }
@@ -190,7 +190,7 @@ int tp_wopen(tp_wfile *w, const char *path, tp_err *err)
 	if (!w->f) {
 		int e = errno;
 		w->tmp[0] = 0;
-		return tp_errf(err, TP_EIO, "%s: cannot create (%s)", path, strerror(e));
+		return tp_errpath(err, TP_EIO, path, "cannot create (%s)", strerror(e));
 	}
 	return 0;
 }
@@ -208,7 +208,7 @@ int tp_wclose(tp_wfile *w, int ok, tp_err *err)
 	w->f = NULL;
 	int rc = 0;
 	if (bad && ok)
-		rc = tp_errf(err, TP_EIO, "%s: write error (%s)", w->path, strerror(e));
+		rc = tp_errpath(err, TP_EIO, w->path, "write error (%s)", strerror(e));
 	if (w->tmp[0]) {
 		if (ok && !bad)
 			rc = tp_commit_file(w->tmp, w->path, err);
@@ -230,18 +230,18 @@ int tp_fopen_regular(const char *path, const char *what, FILE **out, tp_err *err
 	*out = NULL;
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
-		return tp_errf(err, TP_EIO, "%s: cannot open (%s)", path, strerror(errno));
+		return tp_errpath(err, TP_EIO, path, "cannot open (%s)", strerror(errno));
 	struct stat st;
 	int rc = 0;
 	if (fstat(fd, &st) != 0)
-		rc = tp_errf(err, TP_EIO, "%s: cannot read (%s)", path, strerror(errno));
+		rc = tp_errpath(err, TP_EIO, path, "cannot read (%s)", strerror(errno));
 	else if (!S_ISREG(st.st_mode))
 		rc = tp_errf(err, TP_EINPUT, "%s: is %s, not %s (only regular files are read)", path,
 			     file_type(st.st_mode), what);
 	if (rc == 0) {
 		int fl = fcntl(fd, F_GETFL);
 		if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0 || !(*out = fdopen(fd, "rb")))
-			rc = tp_errf(err, TP_EIO, "%s: cannot open (%s)", path, strerror(errno));
+			rc = tp_errpath(err, TP_EIO, path, "cannot open (%s)", strerror(errno));
 	}
 	if (rc < 0)
 		close(fd);

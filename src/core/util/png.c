@@ -119,6 +119,32 @@ static int read_open(const char *path, png_io *io, FILE **f, png_structp *png, p
 	return 0;
 }
 
+int tp_png_size(const char *path, int *w, int *h)
+{
+	png_io io = {"", ""};
+	png_structp png = NULL;
+	png_infop info = NULL;
+	FILE *f;
+	tp_err e;
+	*w = *h = 0;
+	if (read_open(path, &io, &f, &png, &info, &e) < 0)
+		return -1;
+	int rc = -1;
+	if (setjmp(png_jmpbuf(png)))
+		goto done;
+	png_init_io(png, f);
+	png_set_sig_bytes(png, 8);
+	set_limits(png);
+	png_read_info(png, info);
+	*w = (int)png_get_image_width(png, info);
+	*h = (int)png_get_image_height(png, info);
+	rc = 0;
+done:
+	png_destroy_read_struct(&png, &info, NULL);
+	fclose(f);
+	return rc;
+}
+
 int tp_png_read(const char *path, tp_pixfmt want, tp_image *out, tp_err *err)
 {
 	memset(out, 0, sizeof *out);
@@ -308,7 +334,7 @@ int tp_png_write_meta(const char *path, const tp_image *img, int level, const tp
 	tp_temp_name(path, tmp, sizeof tmp);
 	FILE *f = fopen(tmp, "wb");
 	if (!f)
-		return tp_errf(err, TP_EIO, "%s: cannot create (%s)", tmp, strerror(errno));
+		return tp_errpath(err, TP_EIO, tmp, "cannot create (%s)", strerror(errno));
 	png_io io = { "", "" };
 	int bad = write_stream(f, img, level, m, &io);
 	if (!bad && fflush(f) != 0) {
@@ -328,7 +354,7 @@ int tp_png_write_meta(const char *path, const tp_image *img, int level, const tp
 		/* libpng reports a failed fwrite as "Write Error"; errno says why (e.g. ENOSPC). */
 		if (errno == ENOSPC || errno == EDQUOT || errno == EIO)
 			snprintf(io.msg, sizeof io.msg, "%s", strerror(errno));
-		return tp_errf(err, TP_EIO, "%s: cannot write PNG (%s)", path, io.msg);
+		return tp_errpath(err, TP_EIO, path, "cannot write PNG (%s)", io.msg);
 	}
 	return tp_commit_file(tmp, path, err);
 }

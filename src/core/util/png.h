@@ -36,6 +36,9 @@
 #define TP_PNG_MAX_CHUNK (1024 * 1024)        /* bytes in any one non-IDAT chunk */
 
 int tp_png_read(const char *path, tp_pixfmt want, tp_image *out, tp_err *err);
+/* The size a PNG's header declares, without decoding it (what tp_png_read would
+ * allocate: w x h pixels); -1 if it cannot be read as a PNG header. */
+int tp_png_size(const char *path, int *w, int *h);
 int tp_png_write(const char *path, const tp_image *img, int level, tp_err *err);
 /* The same PNG bytes to an open stream (e.g. open_memstream for a data: URI); TP_EIO. */
 int tp_png_write_stream(FILE *f, const tp_image *img, int level, tp_err *err);
