@@ -209,6 +209,7 @@ TEST_SRCS = \
 	tests/test_reuse.c \
 	tests/test_sceneopts.c \
 	tests/test_ocean.c \
+	tests/test_waves.c \
 	tests/test_exr.c \
 	tests/reference/seed_common.c \
 	tests/reference/seed_hooke.c \

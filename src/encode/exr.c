@@ -76,7 +76,7 @@ static int exr_check(const enc_config *cfg, tp_err *err)
 			cfg->path, cfg->frames);
 	if (cfg->fmt != TP_GRAYF32 && cfg->fmt != TP_RGBF32)
 		return tp_errf(err, TP_EUSAGE,
-			       "%s: OpenEXR takes the height, displacement, normal, foam and "
+			       "%s: OpenEXR takes the height, displacement, normal, foam, velocity and "
 			       "caustics maps (got %s pixels)",
 			       cfg->path, tp_pixfmt_name(cfg->fmt));
 	int rc = tp_mkdirs_for(cfg->path, err);
