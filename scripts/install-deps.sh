@@ -25,6 +25,8 @@ libmicrohttpd-dev curl nettle-dev
 libopenexr-dev libdeflate-dev openexr python3-openimageio
 libspng-dev"
 PKGS="$PKGS blender"
+# zip packs the Blender add-on (make blender-zip)
+PKGS="$PKGS zip"
 
 missing=""
 for p in $PKGS; do
