@@ -406,6 +406,7 @@ check-browser-compare: $(BIN)
 # checked against the ocean example's EXRs (scripts/check-blender.sh, tests/blender/);
 # then the add-on (blender/), installed from its zip, in headless Blender.
 .PHONY: check-blender blender-zip
+BLENDER_ZIP = $(BUILD)/tidepool_blender.zip
 check-blender: $(BIN) $(BLENDER_ZIP)
 	sh scripts/check-blender.sh $(BIN)
 	sh scripts/check-blender-addon.sh $(BIN) $(BLENDER_ZIP)
@@ -413,7 +414,6 @@ check-blender: $(BIN) $(BLENDER_ZIP)
 # The Blender add-on as a zip for Preferences > Add-ons > Install (docs/textures.md): the
 # add-on, the ocean example, and the program and library as built (bin/, lib/: the
 # program's runpath finds the library beside it).
-BLENDER_ZIP = $(BUILD)/tidepool_blender.zip
 BLENDER_SRCS = $(wildcard blender/tidepool_ocean/*.py)
 blender-zip: $(BLENDER_ZIP)
 $(BLENDER_ZIP): $(BIN) $(SHLIB) $(BLENDER_SRCS) scenes/textures/ocean_choppy.json
