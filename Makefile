@@ -81,6 +81,7 @@ SRC_SOLVERS = \
 	src/core/solvers/sph/sph_surf.c \
 	src/core/solvers/airy/spec2d.c \
 	src/core/solvers/airy/airy.c \
+	src/core/solvers/airy/waves.c \
 	src/core/solvers/airy/chop.c
 
 SRC_SIM = \
