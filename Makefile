@@ -11,6 +11,9 @@ DATADIR ?= $(PREFIX)/share
 MANDIR ?= $(DATADIR)/man
 DOCDIR ?= $(DATADIR)/doc/tidepool
 TPDATADIR ?= $(DATADIR)/tidepool
+# Blender's system add-ons (Debian's blender reads $(DATADIR)/blender/scripts with PREFIX
+# /usr; elsewhere point BLENDER_SYSTEM_SCRIPTS at $(DATADIR)/blender/scripts)
+BLENDERADDONDIR ?= $(DATADIR)/blender/scripts/addons
 BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 DESTDIR ?=
 BUILD ?= build
@@ -78,6 +81,7 @@ SRC_SOLVERS = \
 	src/core/solvers/sph/sph_surf.c \
 	src/core/solvers/airy/spec2d.c \
 	src/core/solvers/airy/airy.c \
+	src/core/solvers/airy/waves.c \
 	src/core/solvers/airy/chop.c
 
 SRC_SIM = \
@@ -217,6 +221,7 @@ TEST_SRCS = \
 	tests/test_ocean.c \
 	tests/test_record.c \
 	tests/test_info.c \
+	tests/test_waves.c \
 	tests/test_exr.c \
 	tests/reference/seed_common.c \
 	tests/reference/seed_hooke.c \
@@ -465,10 +470,27 @@ check-browser-compare: $(BIN)
 		tests/browser/test_compare_report.py
 
 # docs/textures.md's Blender recipe built in headless Blender (Debian's blender) and
-# checked against the ocean example's EXRs (scripts/check-blender.sh, tests/blender/).
-.PHONY: check-blender
-check-blender: $(BIN)
+# checked against the ocean example's EXRs (scripts/check-blender.sh, tests/blender/);
+# then the add-on (blender/), installed from its zip, in headless Blender.
+.PHONY: check-blender blender-zip
+BLENDER_ZIP = $(BUILD)/tidepool_blender.zip
+check-blender: $(BIN) $(BLENDER_ZIP)
 	sh scripts/check-blender.sh $(BIN)
+	sh scripts/check-blender-addon.sh $(BIN) $(BLENDER_ZIP)
+
+# The Blender add-on as a zip for Preferences > Add-ons > Install (docs/textures.md): the
+# add-on, the ocean example, and the program and library as built (bin/, lib/: the
+# program's runpath finds the library beside it).
+BLENDER_SRCS = $(wildcard blender/tidepool_ocean/*.py)
+blender-zip: $(BLENDER_ZIP)
+$(BLENDER_ZIP): $(BIN) $(SHLIB) $(BLENDER_SRCS) scenes/textures/ocean_choppy.json
+	rm -rf $(BUILD)/blender $@
+	mkdir -p $(BUILD)/blender/tidepool_ocean/bin $(BUILD)/blender/tidepool_ocean/lib
+	cp $(BLENDER_SRCS) $(BUILD)/blender/tidepool_ocean/
+	cp scenes/textures/ocean_choppy.json $(BUILD)/blender/tidepool_ocean/example_ocean.json
+	cp $(BIN) $(BUILD)/blender/tidepool_ocean/bin/tidepool
+	cp $(SHLIB) $(BUILD)/blender/tidepool_ocean/lib/$(SONAME)
+	cd $(BUILD)/blender && zip -qrX ../$(notdir $@) tidepool_ocean
 
 # Once per `make test-long` (not per build): a chunked render through GNU parallel and as a
 # Slurm job array on a single-node Slurm (scripts/slurm-local.sh), against one machine.
@@ -596,11 +618,18 @@ install: $(BIN) $(MAN) $(SHLIB) $(PCFILE) $(AV_PLUGIN)
 	install -m 644 scenes/schema/*.json $(DESTDIR)$(TPDATADIR)/scenes/schema/
 	install -m 644 scenes/schema/tidepool-scene-1.schema.json $(DESTDIR)$(TPDATADIR)/
 	install -m 644 completion/tidepool.bash $(DESTDIR)$(BASHCOMPDIR)/tidepool
+	install -d $(DESTDIR)$(BLENDERADDONDIR)/tidepool_ocean
+	install -m 644 $(BLENDER_SRCS) $(DESTDIR)$(BLENDERADDONDIR)/tidepool_ocean/
+	install -m 644 scenes/textures/ocean_choppy.json \
+		$(DESTDIR)$(BLENDERADDONDIR)/tidepool_ocean/example_ocean.json
+	printf 'PROGRAM = "%s"\n' '$(BINDIR)/tidepool' > \
+		$(DESTDIR)$(BLENDERADDONDIR)/tidepool_ocean/_installed.py
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libtidepool.so \
 		$(DESTDIR)$(INCLUDEDIR)/tidepool.h $(DESTDIR)$(PKGCONFIGDIR)/tidepool.pc
 	rm -rf $(DESTDIR)$(PYTHONDIR)/tidepool $(DESTDIR)$(LIBDIR)/tidepool
+	rm -rf $(DESTDIR)$(BLENDERADDONDIR)/tidepool_ocean
 	rm -f $(DESTDIR)$(BINDIR)/tidepool $(DESTDIR)$(MANDIR)/man1/tidepool.1 \
 		$(DESTDIR)$(BASHCOMPDIR)/tidepool
 	rm -rf $(DESTDIR)$(DOCDIR) $(DESTDIR)$(TPDATADIR)

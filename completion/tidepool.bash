@@ -23,7 +23,7 @@ _tidepool()
 	read -r -a words <<<"${line% "$cur"}"
 	((${#words[@]})) && prev=${words[${#words[@]} - 1]}
 	cmd=${words[1]}
-	local modes="color height normal caustics particles displacement foam"
+	local modes="color height normal caustics particles displacement foam velocity"
 	local replies=()
 
 	if ((${#words[@]} <= 1)); then

@@ -3,12 +3,14 @@
 # (`make check-blender`, run by `make test`):
 #   1. renders scenes/textures/ocean_choppy.json at SIZE x SIZE texels (default 128; the
 #      same 64 m tile and 64-frame loop) as displacement, normal, foam and height EXRs
-#      and 16-bit PNG normal maps;
+#      and 16-bit PNG normal maps, and the foam again without the example's
+#      ambient.foam.range (foamraw, for the check that must fail);
 #   2. builds the recipe in headless Blender (tests/blender/check_ocean.py) and checks the
 #      evaluated mesh, the frame mapping, the axes, the seams, the foam and the normal map
-#      against the EXRs read by OpenImageIO;
+#      against the EXRs read by OpenImageIO, and that foam covers at most a third of it;
 #   3. builds the recipe as first written (--mutate literal) and requires its vertex, seam,
-#      foam and normal checks to fail, so that a check that cannot fail does not pass.
+#      foam, foam cover and normal checks to fail, so that a check that cannot fail does
+#      not pass.
 # With STILL.png, also renders a still of the sea with Cycles (docs/stills/blender_ocean.png
 # is `scripts/check-blender.sh build/tidepool 512 docs/stills/blender_ocean.png`).
 # Needs Debian's blender and python3-openimageio (scripts/install-deps.sh installs them).
@@ -51,6 +53,9 @@ TILE=$1 FRAMES=$2 FPS=$3
 	-o "foam=$WORK/foam_%04d.exr" -o "height=$WORK/height_%04d.exr" \
 	-o "normal=$WORK/normalpng_%04d.png" --set maps.normal.bits=16 >"$WORK/render.log" 2>&1 ||
 	{ cat "$WORK/render.log" >&2; fail "tidepool render of $SCENE"; }
+"$BIN" render "$SCENE" -y --size "${SIZE}x$SIZE" --set 'ambient.foam.range=[0, 1]' \
+	-o "foam=$WORK/foamraw_%04d.exr" >"$WORK/render.log" 2>&1 ||
+	{ cat "$WORK/render.log" >&2; fail "tidepool render of $SCENE (foam without its range)"; }
 
 # blender ARGS... -- CHECK-ARGS...: the check's own lines on stdout, the rest in a log.
 run() {
@@ -82,12 +87,13 @@ if [ -n "$STILL" ]; then # 256 colours: a third of the size, no visible banding 
 fi
 
 # The recipe as first written must fail: Clamp and Interpolation left on, the Arrays by
-# relative offset, the EXR normal straight into the Normal Map node, the foam's UV as is.
+# relative offset, the EXR normal straight into the Normal Map node, the foam's UV as is,
+# the foam unshaped.
 rc=0
 run "$WORK/literal.log" --mutate literal || rc=$?
-n=$(grep -cE '^FAIL  (frame 1:|X seam|foam:|flat plane)' "$WORK/literal.log" || true)
-if [ $rc -ne 1 ] || [ "$n" -ne 4 ]; then
+n=$(grep -cE '^FAIL  (frame 1:|X seam|foam:|foam cover:|flat plane)' "$WORK/literal.log" || true)
+if [ $rc -ne 1 ] || [ "$n" -ne 5 ]; then
 	tail -30 "$WORK/literal.log" >&2
-	fail "the check does not catch the old recipe's mistakes (exit $rc; $n of the 4 checks failed)"
+	fail "the check does not catch the old recipe's mistakes (exit $rc; $n of the 5 checks failed)"
 fi
-echo "check-blender: ok (and the old recipe fails the vertex, seam, foam and normal checks)"
+echo "check-blender: ok (and the old recipe fails the vertex, seam, foam, foam cover and normal checks)"

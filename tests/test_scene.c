@@ -610,7 +610,7 @@ static const bad_case bad_cases[] = {
 	  ":1:58: background.pattern: must be one of tiles, checker, pebbles, gradient (got \"stripes\")" },
 	{ "{" FMT ", \"render\": {\"mode\": \"colour\"}}",
 	  ":1:51: render.mode: must be one of color, height, normal, caustics, particles, "
-	  "displacement, foam (got "
+	  "displacement, foam, velocity (got "
 	  "\"colour\"; did you mean \"color\"?)" },
 	{ "{" FMT ", \"render\": {\"tint_strength\": 2}}",
 	  ":1:60: render.tint_strength: must be in 0..1 (got 2)" },

@@ -90,7 +90,7 @@ typedef struct variant {
 } variant;
 
 static const char *const mode_names[] = { "color", "height", "normal", "caustics", "particles",
-					  "displacement", "foam" };
+					  "displacement", "foam", "velocity" };
 
 /* ---- options ---- */
 

@@ -7,7 +7,7 @@
 #include "cli/sceneopts.h"
 
 static const char *const mode_names[] = {"color",    "height",    "normal",
-					 "caustics", "particles", "displacement", "foam", NULL};
+					 "caustics", "particles", "displacement", "foam", "velocity", NULL};
 
 void outputs_split(const char *spec, int *mode, const char **path)
 {

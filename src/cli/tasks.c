@@ -34,7 +34,7 @@ typedef struct output {
 } output;
 
 static const char *const mode_names[] = {"color",     "height",       "normal", "caustics",
-					 "particles", "displacement", "foam"};
+					 "particles", "displacement", "foam", "velocity"};
 
 /* ---- shell words ---- */
 

@@ -35,6 +35,38 @@ static int check_output(const char *file, const char *path, tp_err *err)
 	return 0;
 }
 
+/* airy's ambient waves: the significant wave height their amplitudes ask for, and how much
+ * of it the spectra's own laws gave (systems whose "amplitude" is left out), from the
+ * solver's statistics of the first frame. */
+static int say_waves(tp_scene *sc, tp_err *err)
+{
+	tp_frame_stats st;
+	tp_error e;
+	double hs = -1, law = 0;
+	if (tp_scene_stats(sc, 0, &st, &e) < 0)
+		return cli_api_err(&e, err);
+	for (int i = 0; i < st.n; i++) {
+		if (!strcmp(st.name[i], "hs_m"))
+			hs = st.value[i];
+		else if (!strcmp(st.name[i], "hs_law_m"))
+			law = st.value[i];
+	}
+	if (hs < 0)
+		return 0;
+	if (law > 0 && law >= hs * (1 - 1e-9))
+		printf("  ambient: significant wave height %.3g m (RMS %.3g m), from the spectrum's "
+		       "own law for its wind and fetch (no \"amplitude\")\n",
+		       hs, hs / 4);
+	else if (law > 0)
+		printf("  ambient: significant wave height %.3g m (RMS %.3g m); %.3g m of it from "
+		       "the spectra's own laws (systems without \"amplitude\")\n",
+		       hs, hs / 4, law);
+	else
+		printf("  ambient: significant wave height %.3g m (RMS %.3g m, from \"amplitude\")\n",
+		       hs, hs / 4);
+	return 0;
+}
+
 /* Loading through the library checks what a render sets up before its first frame: the
  * scene, the renderers of its modes, the solver at init and the loop's cross-fade. */
 static int check_one(const char *path, const cli_opts *o, int threads)
@@ -68,6 +100,8 @@ static int check_one(const char *path, const cli_opts *o, int threads)
 		printf("%s: ok (%s, %dx%d, %d frames at %g fps%s%s)\n", path, in.solver, in.width,
 		       in.height, in.frames, in.fps, so.output ? ", output " : "",
 		       so.output ? so.output : "");
+	if (rc == 0 && !o->quiet && !strcmp(in.solver, "airy"))
+		rc = say_waves(sc, &err);
 	tp_scene_free(sc);
 	if (rc < 0)
 		return tp_cli_fail(rc, &err);

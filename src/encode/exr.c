@@ -79,7 +79,7 @@ static int exr_check(const enc_config *cfg, tp_err *err)
 			cfg->path, cfg->frames);
 	if (cfg->fmt != TP_GRAYF32 && cfg->fmt != TP_RGBF32)
 		return tp_errf(err, TP_EUSAGE,
-			       "%s: OpenEXR takes the height, displacement, normal, foam and "
+			       "%s: OpenEXR takes the height, displacement, normal, foam, velocity and "
 			       "caustics maps (got %s pixels)",
 			       cfg->path, tp_pixfmt_name(cfg->fmt));
 	if (cfg->settings_only)

@@ -20,7 +20,9 @@ flat plane), then checked against the EXRs read by OpenImageIO (not by Blender):
      fails), vertices crowd where Z is high (+Z is up), and each vertex lands where
      tidepool's own height map (seen from above) has its height;
   4. the two Array copies meet without a seam;
-  5. foam: the Image Texture at each vertex (a Cycles AOV seen straight down) is its texel;
+  5. foam: the Image Texture at each vertex (a Cycles AOV seen straight down) is its texel,
+     and foam (a Mix factor above 0) covers at most a third of the surface, in that render
+     and in every frame of the loop;
   6. the normal map on a flat plane gives Cycles' normal pass the EXR's normals (X right,
      Y up the image, Z up);
   7. Blender's own Ocean modifier bakes the height into G (R, G, B = X, height, Y), which
@@ -30,8 +32,10 @@ and optionally renders a still of the displaced, foamed sea with Cycles (--still
 --mutate NAME[,NAME...] builds the scene with known mistakes, to show that the check catches
 them: clamp (the texture's Clamp left on), interp (its Interpolation left on), relative
 (Arrays by relative offset after Displace), offset0 (image offset 0), normal01 (the EXR
-normal straight into the Normal Map node), foamuv (the foam's UV not shifted half a texel);
-literal is the recipe as first written (clamp, interp, relative, normal01, foamuv).
+normal straight into the Normal Map node), foamuv (the foam's UV not shifted half a texel),
+foamrange (the foam without the example's ambient.foam.range: foamraw_%04d.exr in DIR);
+literal is the recipe as first written (clamp, interp, relative, normal01, foamuv,
+foamrange).
 --still-only renders the still without checking. Exits 1 with one FAIL line per failed check.
 """
 import argparse
@@ -81,6 +85,12 @@ def set_user(iu, frames, offset):
     iu.frame_offset = offset
     iu.use_cyclic = True
     iu.use_auto_refresh = True
+
+
+def foam_kind(mutate):
+    """The foam maps the recipe reads: the example's (shaped by its ambient.foam.range), or
+    for --mutate foamrange the same foam unshaped."""
+    return 'foamraw' if 'foamrange' in mutate else 'foam'
 
 
 def build(a, mutate):
@@ -145,7 +155,7 @@ def build(a, mutate):
     d = 0 if 'foamuv' in mutate else 0.5 / a.size
     half.inputs[1].default_value = (d, d, 0)
     foam = nt.nodes.new('ShaderNodeTexImage')
-    foam.image = load_sequence(os.path.join(a.maps, 'foam_0000.exr'))
+    foam.image = load_sequence(os.path.join(a.maps, foam_kind(mutate) + '_0000.exr'))
     set_user(foam.image_user, a.frames, offset)
     foam.interpolation = 'Linear'
     foam.extension = 'REPEAT'
@@ -255,8 +265,9 @@ def main():
     a = p.parse_args(argv)
     mut = set(a.mutate.split(',')) - {''}
     if 'literal' in mut:  # the recipe as first written
-        mut |= {'clamp', 'interp', 'relative', 'normal01', 'foamuv'}
-    unknown = mut - {'literal', 'clamp', 'interp', 'relative', 'offset0', 'normal01', 'foamuv'}
+        mut |= {'clamp', 'interp', 'relative', 'normal01', 'foamuv', 'foamrange'}
+    unknown = mut - {'literal', 'clamp', 'interp', 'relative', 'offset0', 'normal01', 'foamuv',
+                     'foamrange'}
     if unknown:
         p.error('unknown --mutate %s' % ','.join(sorted(unknown)))
     a.mutate = mut
@@ -391,11 +402,19 @@ def main():
     got = top_down(a, -0.5 * a.tile / n, 0, 'foam', ['R'])
     for m in grid.modifiers:
         m.show_render = True
+    fk = foam_kind(a.mutate)
     if got is not None:
-        want = exr('foam', 0, ['Y'])
+        want = exr(fk, 0, ['Y'])
         e = np.abs(got - want).max()  # not 0: a ray's UV is a float barycentric sum
-        check(e < 5e-3, 'foam: the Image Texture at each vertex is its texel of foam_0000.exr '
-              '(largest difference %.3g)' % e)
+        check(e < 5e-3, 'foam: the Image Texture at each vertex is its texel of %s_0000.exr '
+              '(largest difference %.3g)' % (fk, e))
+        # covered: any foam at all (the foam the issue saw frost the sea was mostly faint);
+        # the render's factor is its texel to within 1e-3 (above)
+        seen = float((got > 2e-3).mean())
+        worst = max(float((exr(fk, k, ['Y']) > 0).mean()) for k in range(F))
+        check(seen <= 1 / 3 and worst <= 1 / 3,
+              'foam cover: foam covers at most a third of the surface (factor > 0: '
+              '%.1f%% in the render, at most %.1f%% in the %d frames)' % (100 * seen, 100 * worst, F))
 
     # 6. the normal map on a flat plane: Cycles' normal pass seen straight down; the EXR,
     # and the 16-bit PNG of the same frame (normalpng_0000.png, if the render wrote it)

@@ -41,7 +41,8 @@ _Static_assert((int)TP_MODE_COLOR == (int)SCENE_MODE_COLOR &&
 		       (int)TP_MODE_CAUSTICS == (int)SCENE_MODE_CAUSTICS &&
 		       (int)TP_MODE_PARTICLES == (int)SCENE_MODE_PARTICLES &&
 		       (int)TP_MODE_DISPLACEMENT == (int)SCENE_MODE_DISPLACEMENT &&
-		       (int)TP_MODE_FOAM == (int)SCENE_MODE_FOAM,
+		       (int)TP_MODE_FOAM == (int)SCENE_MODE_FOAM &&
+		       API_MODE_VELOCITY == (int)SCENE_MODE_VELOCITY && API_MODES >= TP_MODE_COUNT,
 	       "tp_mode and scene_mode differ");
 _Static_assert(TP_MAX_FRAMES == SCENE_MAX_FRAMES, "frame limits differ");
 _Static_assert((int)TP_ERROR_CANCELLED == (int)TP_EINTR, "cancel codes differ");
@@ -49,8 +50,8 @@ _Static_assert((int)TP_ERROR_INPUT == (int)TP_EINPUT && (int)TP_ERROR_IO == (int
 		       (int)TP_ERROR_ARGUMENT == (int)TP_EUSAGE,
 	       "public and internal error codes differ");
 
-static const char *const mode_names[TP_MODE_COUNT] = {
-	"color", "height", "normal", "caustics", "particles", "displacement", "foam"};
+static const char *const mode_names[API_MODES] = {
+	"color", "height", "normal", "caustics", "particles", "displacement", "foam", "velocity"};
 
 TP_API const char *tp_version(void)
 {
@@ -64,7 +65,7 @@ TP_API int tp_version_number(void)
 
 TP_API const char *tp_mode_name(tp_mode mode)
 {
-	return (int)mode >= 0 && (int)mode < TP_MODE_COUNT ? mode_names[mode] : NULL;
+	return (int)mode >= 0 && (int)mode < API_MODES ? mode_names[mode] : NULL;
 }
 
 /* The structs of tidepool.h by name, for bindings that check their own layouts. */
@@ -96,7 +97,7 @@ TP_API size_t tp_struct_size(const char *name)
 
 TP_API int tp_mode_from_name(const char *name)
 {
-	for (int m = 0; name && m < TP_MODE_COUNT; m++)
+	for (int m = 0; name && m < API_MODES; m++)
 		if (!strcmp(name, mode_names[m]))
 			return m;
 	return -1;
@@ -379,7 +380,7 @@ TP_API void tp_scene_free(tp_scene *s)
 {
 	if (!s)
 		return;
-	for (int m = 0; m < TP_MODE_COUNT; m++) {
+	for (int m = 0; m < API_MODES; m++) {
 		render_destroy(s->rd[m]);
 		render_destroy(s->rdf[m]);
 	}
@@ -405,6 +406,8 @@ static unsigned scene_modes(const scene *sc)
 	/* foam comes from choppy ambient waves (render_create says so otherwise) */
 	if (sc->ambient.on && sc->ambient.choppiness > 0 && (sc->solver->caps & TP_SOLVER_AMBIENT))
 		m |= 1u << TP_MODE_FOAM;
+	if (sc->ambient.on && (sc->solver->caps & TP_SOLVER_AMBIENT))
+		m |= 1u << API_MODE_VELOCITY;
 	return m;
 }
 
@@ -676,8 +679,8 @@ TP_API int tp_scene_step(tp_scene *s, tp_error *e)
 
 static int check_mode(const tp_scene *s, tp_mode mode, tp_error *e)
 {
-	if ((int)mode < 0 || (int)mode >= TP_MODE_COUNT)
-		return api_fail_arg(e, "mode %d is not a render mode (0..%d)", (int)mode, TP_MODE_COUNT - 1);
+	if ((int)mode < 0 || (int)mode >= API_MODES)
+		return api_fail_arg(e, "mode %d is not a render mode (0..%d)", (int)mode, API_MODES - 1);
 	if (!(scene_modes(s->sc) & 1u << mode)) {
 		tp_err err;
 		tp_errf(&err, TP_EUSAGE, "render mode \"%s\" is not available for the %s solver",
@@ -730,7 +733,7 @@ int api_level(tp_scene *s, void (*progress)(void *, int, int), void *arg, tp_err
 int api_renderer(tp_scene *s, tp_mode mode, render_ctx **out, tp_error *e)
 {
 	int rc;
-	if ((rc = check_mode(s, mode, e)) < 0 || (unsigned)mode >= TP_MODE_COUNT)
+	if ((rc = check_mode(s, mode, e)) < 0 || (unsigned)mode >= API_MODES)
 		return rc < 0 ? rc : TP_ERROR_ARGUMENT;
 	if (!s->rd[mode]) {
 		tp_err err = {{0}};

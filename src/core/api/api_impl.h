@@ -22,6 +22,11 @@ typedef struct mem_ckpt {
 	size_t len;
 } mem_ckpt;
 
+/* The core's render modes: tidepool.h's TP_MODE_COUNT, and velocity (7), which tidepool.h
+ * does not name yet (TP_MODE_VELOCITY = 7 and TP_MODE_COUNT 8 there make these go). */
+#define API_MODE_VELOCITY 7
+#define API_MODES 8
+
 struct tp_scene {
 	scene *sc;
 	scene_overrides ov;
@@ -30,10 +35,10 @@ struct tp_scene {
 	sim_loop *lp;
 	tp_surface surf; /* the surface of frame pos, valid while pos >= 0 */
 	int pos;         /* the frame lp last gave, -1 before the first */
-	render_ctx *rd[TP_MODE_COUNT];
+	render_ctx *rd[API_MODES];
 	/* the float-sample renderers (TP_PIXELS_FLOAT), made when asked for; 4:2:0 is drawn
 	 * by the mode's own renderer */
-	render_ctx *rdf[TP_MODE_COUNT];
+	render_ctx *rdf[API_MODES];
 	int surf_ok;     /* surf is frame pos's (not after tp_scene_pass or a disk checkpoint) */
 	int no_ck;       /* TP_CHECKPOINTS_NONE */
 	char *output;    /* tp_load_options.output, copied */

@@ -125,9 +125,9 @@ static int layout_renderer(tp_scene *s, tp_mode mode, tp_pixels px, render_ctx *
 {
 	int rc;
 	tp_err err = {{0}};
-	if ((int)mode < 0 || (int)mode >= TP_MODE_COUNT)
+	if ((int)mode < 0 || (int)mode >= API_MODES)
 		return api_fail_arg(e, "mode %d is not a render mode (0..%d)", (int)mode,
-				    TP_MODE_COUNT - 1);
+				    API_MODES - 1);
 	if ((int)px < 0 || (int)px > TP_PIXELS_YUV420)
 		return api_fail_arg(e, "pixel layout %d is not one of tp_pixels", (int)px);
 	render_ctx **slot = px == TP_PIXELS_FLOAT ? &s->rdf[mode] : &s->rd[mode];

@@ -13,6 +13,11 @@
  *     unit, so a PNG displacement and a PNG height map of one render share one scale.
  *     Without choppiness X = Y = 0 and Z is the height.
  * foam: float 0..1; 16-bit PNG grey round(foam x 65535).
+ * velocity: the horizontal velocity of the surface (airy's ambient waves), the time
+ *     derivative of the displacement at choppiness 1 (in deep water the orbital velocity
+ *     of linear theory at the surface): float X, Y in metres per second, B = 0; 16-bit
+ *     PNG RGB v = round(c * scale) + 32768, c in scene units per second, scale as for
+ *     the displacement (B = 32768).
  */
 #include <math.h>
 #include <stdint.h>
@@ -82,6 +87,40 @@ void render_foam_map(const render_in *in, tp_image *out)
 				((float *)(void *)o8)[x] = v;
 			else
 				((uint16_t *)(void *)o8)[x] = (uint16_t)(v * 65535.0f + 0.5f);
+		}
+	}
+}
+
+void render_velocity_map(const render_in *in, tp_image *out)
+{
+	const tp_surface *s = in->surf;
+	const int w = in->w, hgt = in->h;
+	const int flt = out->fmt == TP_RGBF32;
+	const double mp = s->metres_px > 0 ? s->metres_px : 1.0 / in->px;
+	const double chosen = in->height_scale > 0 ? in->height_scale : in->sc->maps.height_scale;
+	const double scale = chosen > 0 ? chosen : HEIGHT_FLOAT_LEVELS;
+	const double ipx = 1.0 / in->px;
+	const float *vx = NULL, *vy = NULL;
+	if (s->velocity)
+		s->velocity(s->vctx, &vx, &vy);
+#pragma omp parallel for schedule(static)
+	for (int y = 0; y < hgt; y++) {
+		uint8_t *o8 = tp_image_row(out, y);
+		for (int x = 0; x < w; x++) {
+			const size_t i = (size_t)y * w + x;
+			/* Y up the picture: rows grow downward */
+			const double X = vx ? vx[i] : 0, Y = vy ? -vy[i] : 0;
+			if (flt) {
+				float *of = (float *)(void *)o8 + 3 * x;
+				of[0] = (float)(X * mp);
+				of[1] = (float)(Y * mp);
+				of[2] = 0.0f;
+			} else {
+				uint16_t *o = (uint16_t *)(void *)o8 + 3 * x;
+				o[0] = level(X * ipx, scale);
+				o[1] = level(Y * ipx, scale);
+				o[2] = 32768;
+			}
 		}
 	}
 }

@@ -36,7 +36,7 @@ struct render_ctx {
 static const char *mode_name(scene_mode m)
 {
 	static const char *const names[] = {"color",     "height",       "normal", "caustics",
-					    "particles", "displacement", "foam"};
+					    "particles", "displacement", "foam", "velocity"};
 	return names[m];
 }
 
@@ -82,13 +82,19 @@ int render_create(const scene *sc, scene_mode mode, render_ctx **out, tp_err *er
 	int supported = fluid ? (mode == SCENE_MODE_COLOR || mode == SCENE_MODE_PARTICLES)
 			      : (mode == SCENE_MODE_COLOR || mode == SCENE_MODE_HEIGHT ||
 				 mode == SCENE_MODE_NORMAL || mode == SCENE_MODE_CAUSTICS ||
-				 mode == SCENE_MODE_DISPLACEMENT || mode == SCENE_MODE_FOAM);
+				 mode == SCENE_MODE_DISPLACEMENT || mode == SCENE_MODE_FOAM ||
+				 mode == SCENE_MODE_VELOCITY);
 	if (supported && mode == SCENE_MODE_FOAM &&
 	    !(sc->ambient.on && sc->ambient.choppiness > 0 &&
 	      (sc->solver->caps & TP_SOLVER_AMBIENT)))
 		return scene_errf(sc, err, TP_EINPUT, NULL,
 				  "render mode \"foam\" needs choppy ambient waves: the airy solver "
 				  "and an \"ambient\" with \"choppiness\" above 0");
+	if (supported && mode == SCENE_MODE_VELOCITY &&
+	    !(sc->ambient.on && (sc->solver->caps & TP_SOLVER_AMBIENT)))
+		return scene_errf(sc, err, TP_EINPUT, NULL,
+				  "render mode \"velocity\" needs ambient waves: the airy solver "
+				  "and an \"ambient\" member");
 	if (!supported) {
 		/* Point at the member that asked for it: an output's mode, or render.mode. */
 		char at[48] = "render.mode";
@@ -171,11 +177,13 @@ tp_pixfmt render_format(const render_ctx *r)
 {
 	const scene_maps *m = &r->sc->maps;
 	if (r->flt)
-		return r->mode == SCENE_MODE_NORMAL || r->mode == SCENE_MODE_DISPLACEMENT
+		return r->mode == SCENE_MODE_NORMAL || r->mode == SCENE_MODE_DISPLACEMENT ||
+				       r->mode == SCENE_MODE_VELOCITY
 			       ? TP_RGBF32
 			       : TP_GRAYF32;
 	switch (r->mode) {
 	case SCENE_MODE_DISPLACEMENT: return TP_RGB16;
+	case SCENE_MODE_VELOCITY: return TP_RGB16;
 	case SCENE_MODE_FOAM: return TP_GRAY16;
 	case SCENE_MODE_HEIGHT: return TP_GRAY16;
 	case SCENE_MODE_NORMAL: return m->normal_bits == 16 ? TP_RGB16 : TP_RGB8;
@@ -403,6 +411,7 @@ int render_frame_side(render_ctx *r, const tp_surface *s, tp_image *out, void (*
 	case SCENE_MODE_CAUSTICS: render_caustics(&in, out); break;
 	case SCENE_MODE_DISPLACEMENT: render_displacement_map(&in, out); break;
 	case SCENE_MODE_FOAM: render_foam_map(&in, out); break;
+	case SCENE_MODE_VELOCITY: render_velocity_map(&in, out); break;
 	default: break;
 	}
 	return 0;

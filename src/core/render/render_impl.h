@@ -101,6 +101,7 @@ void render_caustics(const render_in *in, tp_image *out);
 /* ocean.c: choppy-wave maps (and their float forms, TP_*F32, in physical units). */
 void render_displacement_map(const render_in *in, tp_image *out);
 void render_foam_map(const render_in *in, tp_image *out);
+void render_velocity_map(const render_in *in, tp_image *out);
 
 #ifdef __x86_64__
 #include <immintrin.h>

@@ -76,15 +76,25 @@ static int emitter_eq(const scene_emitter *a, const scene_emitter *b)
 	       a->cap == b->cap;
 }
 
+static int waves_eq(const scene_waves *a, const scene_waves *b)
+{
+	return a->spectrum == b->spectrum && a->wind == b->wind && a->direction == b->direction &&
+	       a->fetch == b->fetch && a->amplitude == b->amplitude && a->shortest == b->shortest &&
+	       a->spreading == b->spreading && a->against == b->against && a->seed == b->seed;
+}
+
 static int ambient_eq(const scene_ambient *a, const scene_ambient *b)
 {
 	if (!a->on && !b->on)
 		return 1;
-	return a->on == b->on && a->spectrum == b->spectrum && a->wind == b->wind &&
-	       a->direction == b->direction && a->fetch == b->fetch &&
-	       a->amplitude == b->amplitude && a->shortest == b->shortest && a->seed == b->seed &&
-	       a->choppiness == b->choppiness && a->foam_threshold == b->foam_threshold &&
-	       a->foam_fade == b->foam_fade;
+	if (a->on != b->on || a->nwaves != b->nwaves)
+		return 0;
+	for (int i = 0; i < a->nwaves; i++)
+		if (!waves_eq(&a->waves[i], &b->waves[i]))
+			return 0;
+	return a->choppiness == b->choppiness && a->foam_threshold == b->foam_threshold &&
+	       a->foam_fade == b->foam_fade && a->foam_range[0] == b->foam_range[0] &&
+	       a->foam_range[1] == b->foam_range[1];
 }
 
 /* Everything read when the solver starts. */

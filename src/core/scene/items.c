@@ -117,7 +117,7 @@ static const char *const render_keys[] = {
 	"mode", "refraction", "reflection", "tint", "tint_strength", "specular", "shadows", "antialias", NULL,
 };
 static const char *const mode_names[] = { "color", "height", "normal", "caustics", "particles",
-					  "displacement", "foam", NULL };
+					  "displacement", "foam", "velocity", NULL };
 
 int ld_render(ld *L, const cJSON *v)
 {

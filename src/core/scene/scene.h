@@ -116,6 +116,7 @@ typedef enum scene_mode {
 	SCENE_MODE_PARTICLES, /* sph debug view */
 	SCENE_MODE_DISPLACEMENT, /* vector displacement X, Y, Z of the undisplaced grid */
 	SCENE_MODE_FOAM,         /* foam coverage 0..1 (airy, choppy ambient waves) */
+	SCENE_MODE_VELOCITY,     /* horizontal velocity X, Y of the ambient waves (airy) */
 } scene_mode;
 
 typedef struct scene_render {
@@ -140,19 +141,29 @@ typedef enum scene_spectrum {
 	SCENE_SPECTRUM_JONSWAP,
 	SCENE_SPECTRUM_PHILLIPS,
 	SCENE_SPECTRUM_TMA, /* JONSWAP times the finite-depth factor (Bouws et al. 1985) */
+	SCENE_SPECTRUM_PM,  /* Pierson-Moskowitz (1964): the fully developed sea */
 } scene_spectrum;
-typedef struct scene_ambient {
-	int on;
+/* One wave system: the wind sea ("ambient" itself) or a swell ("ambient.swell[i]"). */
+typedef struct scene_waves {
 	scene_spectrum spectrum;
 	double wind;      /* m/s (10 m above the water) */
 	double direction; /* degrees the wind blows towards: 0 = +x, 90 = +y (down) */
-	double fetch;     /* metres of open water upwind (jonswap) */
-	double amplitude; /* RMS height, height units */
+	double fetch;     /* metres of open water upwind (jonswap, tma) */
+	double amplitude; /* RMS height, height units; 0: the spectrum's own law (Hs / 4) */
 	double shortest;  /* metres: shorter waves fade out, exp(-(shortest k / 2 pi)^2); 0: none */
+	double spreading; /* s of the directional spreading cos^(2s) (1: cos^2) */
+	double against;   /* fraction of the energy that travels against the wind, 0..1 */
 	uint64_t seed;    /* of the random phases and amplitudes (default: the scene's seed) */
+} scene_waves;
+#define SCENE_MAX_WAVES 8 /* the wind sea and up to 7 swells */
+typedef struct scene_ambient {
+	int on;
+	int nwaves;                          /* systems: [0] the wind sea, then the swells */
+	scene_waves waves[SCENE_MAX_WAVES];
 	double choppiness;     /* lambda of the horizontal displacement (Tessendorf); 0: none */
 	double foam_threshold; /* new foam where the Jacobian J < this */
 	double foam_fade;      /* seconds: foam fades as exp(-age / fade) */
+	double foam_range[2];  /* foam shown = clamp((F - lo) / (hi - lo), 0, 1); [0, 1]: F */
 } scene_ambient;
 
 /* One of "outputs": a render mode and where it goes. */

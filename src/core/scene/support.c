@@ -45,7 +45,7 @@ static int refuse(ld *L, const cJSON *node, unsigned caps, const char *what)
 }
 
 static const char *const mode_names[] = {"color",     "height",       "normal", "caustics",
-					 "particles", "displacement", "foam"};
+					 "particles", "displacement", "foam", "velocity"};
 
 static int check_mode(ld *L, const cJSON *m, int mode, unsigned caps)
 {
@@ -56,6 +56,10 @@ static int check_mode(ld *L, const cJSON *m, int mode, unsigned caps)
 		return ld_fail(L, m, 0,
 			       "foam comes from the folds of choppy ambient waves: give the scene an "
 			       "\"ambient\" with \"choppiness\" above 0 (airy; got \"foam\")");
+	if (ok && mode == SCENE_MODE_VELOCITY && m && !L->s->ambient.on)
+		return ld_fail(L, m, 0,
+			       "velocity is the horizontal velocity of ambient waves: give the scene "
+			       "an \"ambient\" (airy; got \"velocity\")");
 	if (ok || !m)
 		return 0;
 	char what[96];

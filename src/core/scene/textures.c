@@ -79,7 +79,7 @@ int ld_loop(ld *L, const scene_overrides *ov)
 
 static const char *const output_keys[] = { "mode", "path", NULL };
 static const char *const mode_names[] = { "color", "height", "normal", "caustics", "particles",
-					  "displacement", "foam", NULL };
+					  "displacement", "foam", "velocity", NULL };
 
 static int read_outputs(ld *L)
 {

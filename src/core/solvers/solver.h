@@ -95,6 +95,12 @@ typedef struct tp_surface {
 	 * per row): dx, dy the horizontal displacement D in pixels (+y down the rows), lag
 	 * the height there (height units), foam its foam coverage 0..1. */
 	const float *dx, *dy, *lag, *foam;
+	/* Ambient waves (airy; NULL otherwise): computes, when asked, the horizontal velocity
+	 * of the surface per point of the undisplaced grid, the time derivative of the choppy
+	 * displacement at choppiness 1 (pixels per second, +y down the rows), into buffers
+	 * of the solver's that stay valid until its next step or surface call. */
+	void (*velocity)(void *ctx, const float **vx, const float **vy);
+	void *vctx;
 	/* Physical scale, or 0 if the solver has none: metres per pixel across, and metres
 	 * per height unit (a height unit is a scene unit of length). */
 	double metres_px, metres_hu;

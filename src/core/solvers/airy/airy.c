@@ -27,13 +27,14 @@
  * the periodic grid: what leaves one side crosses both bands before it could come back.
  * Sources are cut at the edges (not wrapped) for both reflect and absorb.
  *
- * ambient (scene "ambient"): wind waves from a JONSWAP, TMA or Phillips spectrum on the FFT
- * grid of the picture, with random Gaussian amplitudes from the scene's seed; each mode
- * runs at omega(k). In a looping scene each omega is rounded to a whole number n of turns
+ * ambient (scene "ambient"): wind waves from a JONSWAP, TMA, Pierson-Moskowitz or Phillips
+ * spectrum (and swells) on the FFT grid of the picture, with random Gaussian amplitudes
+ * from the scene's seed; each mode runs at omega(k). In a looping scene each omega is rounded to a whole number n of turns
  * per loop and the phase at step c is 2 pi (n c mod P) / P with P the loop's steps, an
  * integer: the field at frame f + loop frames is bit for bit the one at f. With a
  * choppiness, chop.c moves the surface horizontally (Tessendorf), hands out the displaced
- * surface and adds foam where it folds (chop.h).
+ * surface and adds foam where it folds (chop.h). The spectra, their spreading, the wave
+ * systems and the velocity are in waves.c.
  *
  * Units: pixels (output) and seconds; `metres` says how long a scene unit is, so g, the
  * depth and the surface tension are converted to pixels at init, and a render at another
@@ -46,63 +47,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solvers/solver.h"
-#include "solvers/airy/chop.h"
-#include "solvers/airy/spec2d.h"
-#include "util/rng.h"
+#include "solvers/airy/airy_impl.h"
 #include "util/wire.h"
-
-#define AIRY_PI   3.14159265358979323846
-#define G_EARTH   9.81
-#define RHO_WATER 1000.0
-#define PAR_CELLS 65536
-/* Modes whose set-up (several transcendental functions each) is shared among the threads:
- * a loaded scene's first frame waits for it (wind_pool.json at 640x360: 230,000 modes). */
-#define PAR_SETUP_MODES 4096
-
-typedef struct airy {
-	/* options */
-	double metres, depth, tension, damping, viscosity, edge;
-	int sponge;
-
-	/* derived */
-	const scene *sc;
-	int w, h;
-	double dt;           /* the scene's step, s */
-	double g, dpx, tpx;  /* gravity px/s^2, depth px (0: deep), sigma/rho px^3/s^2 */
-	spec2d t;            /* the dynamic field's transform */
-	size_t nmodes;       /* t.cw * t.h */
-	float *eta, *psi;    /* state, t.ncoef floats */
-	float *co, *si, *om; /* per mode: cos and sin of omega dt times the decay, omega */
-	float *tap;          /* per mode: source low-pass (0 at k = 0) */
-	float *coef;         /* scratch coefficients */
-	float *force;        /* real: drops since the last step */
-	int pending;         /* force holds something */
-	float *press;        /* real: box pressure head */
-	float *surf;         /* real: the surface handed out */
-	float *sp_mul;       /* absorb: per cell exp(-s dt) (1 outside the band), or NULL */
-	long cur;            /* steps taken */
-
-	/* boxes */
-	int nbox;
-	tp_box_pose *pose, *prev;
-	double *draft;
-
-	/* ambient */
-	int amb;
-	spec2d at;            /* its FFT grid (== t when wrap) */
-	int own_at;           /* at is separate (reflect: the pool has cosine modes) */
-	float *acoef, *areal; /* its scratch (acoef == coef when shared) */
-	float *ap, *am;       /* per mode of at: complex amplitudes of +k and -k */
-	double *aom;          /* per mode: omega (no loop) */
-	int64_t *an;          /* per mode: turns per loop (loop) */
-	int64_t period;       /* steps per loop, 0 without a loop */
-	float *ptab;          /* loop: cos, sin of 2 pi j / period */
-	int chop_on;          /* choppiness > 0: displacement, displaced surface, foam */
-	airy_chop chop;
-
-	double rms, lo, hi; /* of the last surface */
-} airy;
 
 #define OFF(f) offsetof(airy, f)
 static const tp_option airy_options[] = {
@@ -123,32 +69,12 @@ static const tp_option airy_options[] = {
 	{NULL},
 };
 
-/* omega^2 = (g k + T k^3) tanh(k d), pixels and seconds. */
-static double omega_of(const airy *a, double k)
-{
-	double w2 = a->g * k + a->tpx * k * k * k;
-	if (a->dpx > 0)
-		w2 *= tanh(k * a->dpx);
-	return sqrt(w2);
-}
-
-/* 1 up to half the Nyquist wavenumber (pi per pixel), cos^2 down to 0 at it. */
-static double lowpass(double k)
-{
-	double q = k / AIRY_PI;
-	if (q <= 0.5)
-		return 1;
-	if (q >= 1)
-		return 0;
-	double c = cos(AIRY_PI * (q - 0.5));
-	return c * c;
-}
-
 static void airy_uninit(void *priv)
 {
 	airy *a = priv;
 	float *f[] = {a->eta,   a->psi,  a->co,     a->si,    a->om, a->tap, a->coef, a->force,
-		      a->press, a->surf, a->sp_mul, a->areal, a->ap, a->am,  a->ptab};
+		      a->press, a->surf, a->sp_mul, a->areal, a->ap, a->am,  a->ptab,
+		      a->vcoef, a->vx, a->vy};
 	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
 		spec_release(f[i]);
 	if (a->own_at) {
@@ -162,216 +88,6 @@ static void airy_uninit(void *priv)
 	free(a->prev);
 	free(a->draft);
 	chop_free(&a->chop);
-}
-
-/* ---- ambient wind waves ---- */
-
-/* The spectrum's density per unit area of wavenumbers at k (px^-1) in direction th
- * (radians), up to a constant (the amplitude is normalised afterwards). */
-static double ambient_density(const airy *a, const scene_ambient *am, double k, double th)
-{
-	if (k <= 0)
-		return 0;
-	double spread = cos(th - am->direction * AIRY_PI / 180);
-	if (spread <= 0)
-		return 0;
-	spread *= spread;
-	const double U = am->wind / a->metres; /* px/s */
-	if (am->spectrum == SCENE_SPECTRUM_PHILLIPS) {
-		double L = U * U / a->g, kl = k * L;
-		return exp(-1 / (kl * kl)) / (k * k * k * k) * spread;
-	}
-	/* JONSWAP: S(w) = g^2 w^-5 exp(-5/4 (wp/w)^4) gamma^r, wp = 22 (g^2 / (U F))^(1/3)
-	 * (Hasselmann et al. 1973), as a density over k: S(w) dw/dk / k. */
-	const double F = am->fetch / a->metres;
-	const double wp = 22 * cbrt(a->g * a->g / (U * F));
-	const double w = omega_of(a, k), dk = k * 1e-4;
-	const double dwdk = (omega_of(a, k + dk) - omega_of(a, k - dk)) / (2 * dk);
-	const double sg = w <= wp ? 0.07 : 0.09, x = (w - wp) / (sg * wp);
-	double S =
-		a->g * a->g / pow(w, 5) * exp(-1.25 * pow(wp / w, 4)) * pow(3.3, exp(-0.5 * x * x));
-	if (am->spectrum == SCENE_SPECTRUM_TMA) {
-		/* TMA (Bouws et al. 1985): JONSWAP times Kitaigorodskii's depth factor
-		 * phi(w_h), w_h = w sqrt(d / g): 0.5 w_h^2 up to 1, 1 - 0.5 (2 - w_h)^2 up to
-		 * 2, then 1 (deep water) */
-		const double wh = w * sqrt(a->dpx / a->g);
-		S *= wh <= 1 ? 0.5 * wh * wh : wh < 2 ? 1 - 0.5 * (2 - wh) * (2 - wh) : 1;
-	}
-	return S * dwdk / k * spread;
-}
-
-/* A standard normal pair from the mode's own generator (Box-Muller). */
-static void gauss2(tp_rng *r, double *u, double *v)
-{
-	double r1 = tp_rng_unit(r), r2 = tp_rng_unit(r);
-	double m = sqrt(-2 * log(1 - r1));
-	*u = m * cos(2 * AIRY_PI * r2);
-	*v = m * sin(2 * AIRY_PI * r2);
-}
-
-/* Complex amplitude of the full-spectrum mode (kx index i in 0..w-1, ky index j): from
- * a generator seeded by the signed mode numbers (whole waves across the pool) alone, so
- * +k and -k agree wherever they are stored, and a mode is the same wave at every render
- * size (seeded by the storage index j w + i instead, a scene's seas at two sizes were
- * unrelated: correlation 0.04). */
-static void ambient_amp(const airy *a, const scene_ambient *am, int i, int j, double out[2])
-{
-	const int w = a->w, h = a->h;
-	const int ki = i <= w / 2 ? i : i - w, kj = j <= h / 2 ? j : j - h;
-	const double kx = 2 * AIRY_PI * ki / w, ky = 2 * AIRY_PI * kj / h;
-	const double k = sqrt(kx * kx + ky * ky);
-	double s = ambient_density(a, am, k, atan2(ky, kx)) * lowpass(k);
-	if (am->shortest > 0) {
-		const double l = am->shortest / a->metres * k / (2 * AIRY_PI);
-		s *= exp(-l * l);
-	}
-	tp_rng r;
-	tp_rng_seed(&r, am->seed,
-		    (0x616d62ull << 40) | ((uint64_t)(kj + (1 << 19)) << 20) | (uint64_t)(ki + (1 << 19)));
-	double u, v;
-	gauss2(&r, &u, &v);
-	s = sqrt(s * 0.5);
-	out[0] = u * s;
-	out[1] = v * s;
-}
-
-static int ambient_init(airy *a, const scene *sc, tp_err *err)
-{
-	const scene_ambient *am = &sc->ambient;
-	if (am->spectrum == SCENE_SPECTRUM_TMA && a->dpx <= 0)
-		return scene_errf(sc, err, TP_EINPUT, "ambient.spectrum",
-				  "tma is the spectrum of finite depth; give the water a depth "
-				  "with params.depth in metres (got deep water, depth 0)");
-	if (a->t.kind == SPEC_FFT) { /* shared: the ambient field's modes are the pool's */
-		a->at = a->t;
-		a->acoef = a->coef;
-	} else {
-		int rc = spec_init(&a->at, SPEC_FFT, a->w, a->h, err);
-		if (rc < 0)
-			return rc;
-		a->own_at = 1;
-		if (!(a->acoef = spec_alloc(a->at.ncoef)))
-			return tp_errf(err, TP_EIO, "out of memory for the ambient waves");
-	}
-	const size_t nm = (size_t)a->at.cw * a->at.h;
-	a->ap = spec_alloc(2 * nm);
-	a->am = spec_alloc(2 * nm);
-	if (a->own_at)
-		a->areal = spec_alloc((size_t)a->w * a->h);
-	if (!a->ap || !a->am || (a->own_at && !a->areal))
-		return tp_errf(err, TP_EIO, "out of memory for the ambient waves");
-	if (sc->loop.on) {
-		a->period = (int64_t)sc->loop.frames * (sc->substeps > 0 ? sc->substeps : 1);
-		a->an = calloc(nm, sizeof *a->an);
-		a->ptab = spec_alloc(2 * (size_t)a->period);
-		if (!a->an || !a->ptab)
-			return tp_errf(err, TP_EIO, "out of memory for the ambient waves");
-		for (int64_t j = 0; j < a->period; j++) {
-			double ph = 2 * AIRY_PI * (double)j / (double)a->period;
-			a->ptab[2 * j] = (float)cos(ph);
-			a->ptab[2 * j + 1] = (float)sin(ph);
-		}
-	} else if (!(a->aom = calloc(nm, sizeof *a->aom))) {
-		return tp_errf(err, TP_EIO, "out of memory for the ambient waves");
-	}
-	/* Amplitudes, then one factor for the RMS height asked for: the mean of eta^2 is
-	 * sum over the full spectrum of |A|^2 / 2. (The RMS of the waves this render shows: a
-	 * render too small for the shortest waves shows the others a little higher, 0.2% for
-	 * wind_pool.json at 320x180; normalising at the scene's own size instead would cost
-	 * a pass over that size's spectrum at every load, 55 ms of a preview's reload.) */
-	const int cw = a->at.cw, w = a->w, h = a->h;
-	/* each mode's share of the variance, summed below in storage order (the same bits
-	 * on any number of threads) */
-	double *vm = malloc(nm * sizeof *vm);
-	if (!vm)
-		return tp_errf(err, TP_EIO, "out of memory for the ambient waves");
-#pragma omp parallel for schedule(static) if (nm >= PAR_SETUP_MODES)
-	for (int j = 0; j < h; j++)
-		for (int i = 0; i < cw; i++) {
-			size_t m = (size_t)j * cw + i;
-			double p[2], q[2];
-			ambient_amp(a, am, i, j, p);
-			ambient_amp(a, am, (w - i) % w, (h - j) % h, q);
-			a->ap[2 * m] = (float)p[0];
-			a->ap[2 * m + 1] = (float)p[1];
-			a->am[2 * m] = (float)q[0];
-			a->am[2 * m + 1] = (float)q[1];
-			/* columns 1..(w-1)/2 stand for themselves and their mirror */
-			double wt = (i == 0 || 2 * i == w) ? 0.5 : 1;
-			vm[m] = wt * (p[0] * p[0] + p[1] * p[1] + q[0] * q[0] + q[1] * q[1]);
-			const double kx = spec_kx(&a->at, i), ky = spec_ky(&a->at, j);
-			const double om = omega_of(a, sqrt(kx * kx + ky * ky));
-			if (a->period) {
-				/* whole turns per loop: period steps of dt */
-				double n =
-					floor(om * (double)a->period * a->dt / (2 * AIRY_PI) + 0.5);
-				n = n < 1 && om > 0 ? 1 : n;
-				a->an[m] = (int64_t)fmod(n, (double)a->period);
-			} else {
-				a->aom[m] = om;
-			}
-		}
-	double var = 0;
-	for (size_t m = 0; m < nm; m++)
-		var += vm[m];
-	free(vm);
-	var *= 0.5;
-	const double gain = var > 0 ? am->amplitude / sqrt(var) : 0;
-	for (size_t m = 0; m < 2 * nm; m++) {
-		a->ap[m] = (float)(a->ap[m] * gain);
-		a->am[m] = (float)(a->am[m] * gain);
-	}
-	a->amb = 1;
-	if (am->choppiness > 0) {
-		/* heights are in scene units: scene_scale pixels each */
-		int rc = chop_init(&a->chop, &a->at, sc->boundary == SCENE_BOUNDARY_WRAP,
-				   sc->substeps > 0 ? sc->substeps : 1, (long)a->period,
-				   am->choppiness * scene_scale(sc), am->foam_threshold,
-				   am->foam_fade, sc->fps, err);
-		if (rc < 0)
-			return rc;
-		a->chop_on = 1;
-	}
-	return 0;
-}
-
-/* Adds the ambient field's coefficients at step c to out (at's layout): the mode at k is
- * (A+ e^{-i w t} + conj(A-) e^{i w t}) / 2, so the field is real (FFTW's backward
- * transform is unnormalised: these are the field's own Fourier coefficients). */
-static void ambient_add(const airy *a, float *out, long c)
-{
-	const size_t nm = (size_t)a->at.cw * a->at.h;
-	const double t = (double)c * a->dt;
-#pragma omp parallel for schedule(static) if (nm >= PAR_CELLS)
-	for (size_t m = 0; m < nm; m++) {
-		double cs, sn;
-		if (a->period) {
-			/* an[m] < period <= 6.4e7 (10^6 frames of 64 substeps): no overflow */
-			/* c may be negative (foam looks back before frame 0) */
-			const int64_t cp = ((int64_t)c % a->period + a->period) % a->period;
-			int64_t j = (a->an[m] * cp) % a->period;
-			cs = a->ptab[2 * j];
-			sn = a->ptab[2 * j + 1];
-		} else {
-			cs = cos(a->aom[m] * t);
-			sn = sin(a->aom[m] * t);
-		}
-		const double pr = a->ap[2 * m], pi = a->ap[2 * m + 1];
-		const double qr = a->am[2 * m], qi = -a->am[2 * m + 1]; /* conj(A-) */
-		/* (p (cs - i sn) + q (cs + i sn)) / 2 */
-		const double re = 0.5 * (pr * cs + pi * sn + qr * cs - qi * sn);
-		const double im = 0.5 * (pi * cs - pr * sn + qi * cs + qr * sn);
-		out[2 * m] = (float)(out[2 * m] + re);
-		out[2 * m + 1] = (float)(out[2 * m + 1] + im);
-	}
-}
-
-/* chop_fill_fn: the ambient coefficients alone at step c (any c, negative too). */
-static void ambient_fill(const void *ctx, float *coef, long c)
-{
-	const airy *a = ctx;
-	memset(coef, 0, a->at.ncoef * sizeof(float));
-	ambient_add(a, coef, c);
 }
 
 /* ---- init ---- */
@@ -482,7 +198,7 @@ static int airy_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 						-a->tap[m] * a->coef[m * a->t.per + c];
 		}
 	}
-	if (sc->ambient.on && (rc = ambient_init(a, sc, err)) < 0)
+	if (sc->ambient.on && (rc = airy_ambient_init(a, sc, err)) < 0)
 		return rc;
 	return 0;
 }
@@ -726,11 +442,11 @@ static void airy_surface(void *priv, tp_surface *out)
 		for (int c = 0; c < per; c++)
 			a->coef[m * per + c] = a->eta[m * per + c] * inv;
 	if (a->amb && !a->own_at)
-		ambient_add(a, a->coef, a->cur);
+		airy_ambient_add(a, a->coef, a->cur);
 	spec_inverse(&a->t, a->coef, a->surf);
 	if (a->amb && a->own_at) {
 		memset(a->acoef, 0, a->at.ncoef * sizeof(float));
-		ambient_add(a, a->acoef, a->cur);
+		airy_ambient_add(a, a->acoef, a->cur);
 		spec_inverse(&a->at, a->acoef, a->areal);
 #pragma omp parallel for schedule(static) if (cells >= PAR_CELLS)
 		for (size_t i = 0; i < cells; i++)
@@ -738,7 +454,7 @@ static void airy_surface(void *priv, tp_surface *out)
 	}
 	const float *shown = a->surf;
 	if (a->chop_on) {
-		chop_frame(&a->chop, a->surf, a->cur, ambient_fill, a);
+		chop_frame(&a->chop, a->surf, a->cur, airy_ambient_fill, a);
 		shown = a->chop.disp;
 	}
 	/* statistics of what is shown, summed in row order */
@@ -765,6 +481,10 @@ static void airy_surface(void *priv, tp_surface *out)
 	out->boxes = a->pose;
 	out->metres_px = a->metres;
 	out->metres_hu = a->metres * scene_scale(a->sc);
+	if (a->amb) {
+		out->velocity = airy_ambient_velocity;
+		out->vctx = a;
+	}
 	if (a->chop_on) {
 		out->dx = a->chop.dx;
 		out->dy = a->chop.dy;
@@ -789,6 +509,12 @@ static void airy_stats(const void *priv, tp_stats *out)
 	tp_stats_add(out, "max", a->hi);
 	tp_stats_add(out, "rms", a->rms);
 	tp_stats_add(out, "steps", (double)a->cur);
+	if (a->amb) {
+		/* the significant wave height the amplitudes ask for, and the part of it from
+		 * the spectra's own laws (systems without an amplitude), metres */
+		tp_stats_add(out, "hs_m", a->hs);
+		tp_stats_add(out, "hs_law_m", a->hs_law);
+	}
 }
 
 /* No drops, rain or boxes: what moves is the ambient field, whose phases repeat every

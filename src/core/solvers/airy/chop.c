@@ -10,7 +10,7 @@
 #define RING_MAX  ((size_t)1 << 30) /* bytes of foam history */
 
 int chop_init(airy_chop *c, const spec2d *at, int wrap, int spf, long period, double lambda_px,
-	      double thr, double fade, double fps, tp_err *err)
+	      double thr, double fade, const double range[2], double fps, tp_err *err)
 {
 	const int w = at->w, h = at->h, cw = at->cw;
 	const size_t nm = (size_t)cw * h, cells = (size_t)w * h;
@@ -21,6 +21,8 @@ int chop_init(airy_chop *c, const spec2d *at, int wrap, int spf, long period, do
 	c->wrap = wrap;
 	c->spf = spf > 0 ? spf : 1;
 	c->thr = (float)thr;
+	c->flo = (float)range[0];
+	c->fhi = (float)range[1];
 	double n = ceil(4 * fade * fps);
 	c->nwin = n < 1 ? 1 : (int)n;
 	c->nring = c->nwin;
@@ -249,6 +251,16 @@ void chop_frame(airy_chop *c, const float *lag, long step, chop_fill_fn fill, co
 #pragma omp parallel for schedule(static) if (cells >= PAR_CELLS)
 	for (int y = 0; y < h; y++)
 		foam_row(c->foam + (size_t)y * w, rows, (size_t)y * w, c->wts, n, w);
+	if (c->flo != 0.0f || c->fhi != 1.0f) {
+		/* the range: clamp((F - lo) / (hi - lo), 0, 1) */
+		const float lo = c->flo, inv = 1.0f / (c->fhi - c->flo);
+		float *f = c->foam;
+#pragma omp parallel for schedule(static) if (cells >= PAR_CELLS)
+		for (size_t i = 0; i < cells; i++) {
+			const float v = (f[i] - lo) * inv;
+			f[i] = v < 0.0f ? 0.0f : v < 1.0f ? v : 1.0f;
+		}
+	}
 	/* the displaced surface: x0 <- x - D(x0), then the height at x0 */
 	const float *dx = c->dx, *dy = c->dy;
 	const int wrap = c->wrap;

@@ -32,6 +32,9 @@
  * seek) are computed from the field at their step, which the ambient waves give in closed
  * form for any step, before frame 0 too.
  *
+ * The foam handed out is shaped by a range [lo, hi] (ambient.foam.range): clamp((F - lo) /
+ * (hi - lo), 0, 1), so thin foam vanishes (lo) and thick foam saturates (hi); [0, 1] is F.
+ *
  * The displaced surface: the height at pixel x is the height at the point x0 that moves
  * there, x0 + D(x0) = x, found by CHOP_ITERS fixed-point iterations x0 <- x - D(x0)
  * (bilinear samples of D, periodic), then a bilinear sample of the heights at x0
@@ -56,6 +59,7 @@ typedef struct airy_chop {
 	const spec2d *at;
 	int w, h, wrap, spf;
 	float thr;
+	float flo, fhi; /* the foam range */
 	float *mul;     /* per mode: kx/|k|, ky/|k|, kx^2/|k|, ky^2/|k|, kx ky/|k| (x lambda) */
 	float *ca, *cw; /* coefficients: the field, a transform's input */
 	float *dx, *dy; /* displacement, pixels */
@@ -71,10 +75,10 @@ typedef struct airy_chop {
 	long *ring_step; /* the step (key_of) each ring frame holds */
 } airy_chop;
 
-/* lambda_px: choppiness x pixels per height unit; fps frames per second of spf steps;
+/* lambda_px: choppiness x pixels per height unit; range the foam's (chop.h); fps frames per second of spf steps;
  * period the steps of an exact loop (the field at c + period is the field at c), or 0. */
 int chop_init(airy_chop *c, const spec2d *at, int wrap, int spf, long period, double lambda_px,
-	      double thr, double fade, double fps, tp_err *err);
+	      double thr, double fade, const double range[2], double fps, tp_err *err);
 void chop_free(airy_chop *c);
 /* The fields at step `step` of heights `lag` (w x h, height units); fill gives the
  * ambient coefficients. Fills c->dx, dy, disp, foam. */
