@@ -93,6 +93,8 @@ SRC_RENDER = \
 	src/core/render/render.c \
 	src/core/render/refract.c \
 	src/core/render/refract_aa.c \
+	src/core/render/footprint.c \
+	src/core/render/highlight.c \
 	src/core/render/background.c \
 	src/core/render/maps.c \
 	src/core/render/fluid.c \

@@ -99,21 +99,27 @@ fi
 # anti-aliasing against the same with --set render.antialias=false, frames per second of
 # wall time (simulation included, as a user sees it); runs alternate, best of
 # TP_BENCH_AA_REPS (default 4) each. TP_BENCH_AA_FRAMES (default 120) frames.
-aa_scene() { # scene
+aa_scene() { # scene [method: render.antialias, default true]
 	name=$(basename "$1" .json) n=${TP_BENCH_AA_FRAMES:-120} on="" off="" i=0
+	m=${2:-true} label=${2:-on}
+	[ "$m" = true ] || m="\"$m\""
 	while [ "$i" -lt "${TP_BENCH_AA_REPS:-4}" ]; do
 		off=$(e2e_min "$(e2e_time "$TP" render "$1" -q -y --size 1920x1080 --frames "$n" -o null \
 			--threads 2 --set render.antialias=false)" "$off")
 		on=$(e2e_min "$(e2e_time "$TP" render "$1" -q -y --size 1920x1080 --frames "$n" -o null \
-			--threads 2)" "$on")
+			--threads 2 --set "render.antialias=$m")" "$on")
 		i=$((i + 1))
 	done
-	awk -v w="$name 1920x1080 antialias on" -v t="$on" -v s="$off" -v n="$n" 'BEGIN {
+	awk -v w="$name 1920x1080 antialias $label" -v t="$on" -v s="$off" -v n="$n" 'BEGIN {
 		printf "| %-34s | %-22s | %12.2f %-8s | %12.2f | %7.2fx |\n", w, "frames/s vs off", n / t, "fps", n / s, s / t }'
 }
 if want aa; then
 	aa_scene scenes/pond.json
 	aa_scene scenes/rain.json
+	# the footprint boxes (render.antialias "footprint", footprint.c) and a busy storm
+	aa_scene scenes/rain.json footprint
+	aa_scene tests/bench/storm_ripple.json
+	aa_scene tests/bench/storm_ripple.json footprint
 fi
 
 # --- textures: a 1024x1024 tileable caustics loop of 64 frames, end to end -------------------

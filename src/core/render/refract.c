@@ -669,6 +669,7 @@ typedef struct color_frame {
 	color_row_fn fused;
 	int aa;      /* supersample steep refraction (refract_aa.c) */
 	render_aa aap;
+	render_hl hl; /* and filter its highlight (highlight.c) */
 	int reach;   /* a pixel can differ from still water's within this many samples */
 } color_frame;
 
@@ -705,7 +706,9 @@ static void color_setup(const render_in *in, color_frame *cf)
 	/* with anti-aliasing a pixel also reads its neighbours' offsets, one sample further */
 	cf->aa = rs->antialias || render_aa_forced();
 	cf->aap = (render_aa){in->w, in->h, wrap, cf->par.bs, in->bgx, aa_vec(cf->level),
-			      wrap ? NULL : in->bgflat};
+			      wrap ? NULL : in->bgflat, in->bgsat, in->bgsat_stride};
+	cf->hl = (render_hl){cf->par.R, cf->par.spec, cf->par.g[0], cf->par.g[1], cf->par.g[2],
+			     cf->par.ng2};
 	cf->reach = cf->aa ? 3 : 2;
 #ifdef __x86_64__
 	if (cf->level == 3)
@@ -832,7 +835,7 @@ static void aa_ring_row(aa_ring *r, const color_frame *cf, const tp_surface *sf,
  * the offsets from `ring` (NULL: computed here, per run) and the lifts the colour pass
  * drew the row with, entry x (NULL: computed again for the steep pixels). */
 static void aa_row(const color_frame *cf, const tp_surface *sf, int y, uint8_t *o, int xa, int xb,
-		   aa_ring *ring, const int32_t *lift)
+		   aa_ring *ring, int32_t *lift)
 {
 	const void *r[5];
 	surface_rows(sf, y, r);
@@ -841,7 +844,7 @@ static void aa_row(const color_frame *cf, const tp_surface *sf, int y, uint8_t *
 	if (ring && ring->buf)
 		for (int k = 0; k < 3; k++)
 			aa_ring_row(ring, cf, sf, y - 1 + k, xa, xb, y - 1, &rows[k][0], &rows[k][1]);
-	uint8_t nsub[CHUNK];
+	uint8_t nsub[CHUNK], steep[CHUNK];
 	int32_t buf[3 * CHUNK] __attribute__((aligned(64)));
 	float fbuf[2 * CHUNK + 8] __attribute__((aligned(64)));
 	row_taps t = {buf, buf + CHUNK, buf + 2 * CHUNK, fbuf, fbuf + CHUNK + 4};
@@ -858,10 +861,14 @@ static void aa_row(const color_frame *cf, const tp_surface *sf, int y, uint8_t *
 				ofs.row[k][1] = ob[k][1];
 			}
 		}
-		if (!render_aa_plan(n, &ofs, nsub) || !render_aa_flat(&cf->aap, y, xs, n, &ofs, nsub))
+		if (!render_aa_plan(n, &ofs, nsub))
 			continue;
-		if (lift) { /* the lifts color_row_rgb1 just drew with */
-			render_aa_shade(&cf->aap, y, xs, n, &ofs, nsub, lift + xs, o);
+		memcpy(steep, nsub, (size_t)n);
+		int left = render_aa_flat(&cf->aap, y, xs, n, &ofs, nsub);
+		if (lift) { /* the lifts color_row_rgb1 just drew with, the highlight filtered */
+			left += render_aa_highlight(&cf->hl, n, &ofs, steep, nsub, lift + xs);
+			if (left)
+				render_aa_shade(&cf->aap, y, xs, n, &ofs, nsub, lift + xs, o);
 			continue;
 		}
 		/* Otherwise (no ring, so no lifts were kept) the lifts of each cluster of
@@ -870,13 +877,13 @@ static void aa_row(const color_frame *cf, const tp_surface *sf, int y, uint8_t *
 		 * redone for the steep pixels, not the whole chunk. */
 		enum { AA_GAP = 16 };
 		for (int a = 0; a < n;) {
-			while (a < n && !nsub[a])
+			while (a < n && !steep[a])
 				a++;
 			if (a == n)
 				break;
 			int b = a + 1, gap = 0;
 			for (int e = a + 1; e < n && gap < AA_GAP; e++) {
-				if (nsub[e]) {
+				if (steep[e]) {
 					b = e + 1;
 					gap = 0;
 				} else {
@@ -887,6 +894,7 @@ static void aa_row(const color_frame *cf, const tp_surface *sf, int y, uint8_t *
 			render_aa_offsets from = ofs;
 			for (int k = 0; k < 3; k++)
 				from.row[k][0] += a, from.row[k][1] += a;
+			render_aa_highlight(&cf->hl, b - a, &from, steep + a, nsub + a, t.lift);
 			render_aa_shade(&cf->aap, y, xs + a, b - a, &from, nsub + a, t.lift, o);
 			a = b;
 		}

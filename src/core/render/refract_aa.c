@@ -249,18 +249,6 @@ int render_aa_flat(const render_aa *a, int y, int xs, int n, const render_aa_off
 	return left;
 }
 
-/* The offset component k at (x + u, y + v), |u|, |v| <= 1/2, bilinear between the centre
- * entry c of the middle row and its neighbours on the side of u and of v. */
-static inline float offset_at(const render_aa_offsets *o, int k, int c, float u, float v)
-{
-	const int cx = u < 0 ? c - 1 : c + 1, ry = v < 0 ? 0 : 2;
-	const float wu = absf(u), wv = absf(v);
-	const float *m = o->row[1][k], *e = o->row[ry][k];
-	const float top = (1.0f - wu) * m[c] + wu * m[cx];
-	const float bot = (1.0f - wu) * e[c] + wu * e[cx];
-	return (1.0f - wv) * top + wv * bot;
-}
-
 /* The subsample positions (i + 1/2) / N - 1/2 for every N, computed once (the same
  * float operations as inline). */
 static float pos_tab[RENDER_AA_MAX_FORCE + 1][RENDER_AA_MAX_FORCE];
@@ -285,7 +273,8 @@ static void shade_pixel_c(const render_aa *a, int x, int y, int c, int N,
 		const float v = pos[j];
 		for (int ii = 0; ii < N; ii++) {
 			const float u = pos[ii];
-			const float ox = offset_at(o, 0, c, u, v), oy = offset_at(o, 1, c, u, v);
+			const float ox = render_aa_offset_at(o, 0, c, u, v),
+				    oy = render_aa_offset_at(o, 1, c, u, v);
 			float sx, sy;
 			/* refract.c's positions with the subsample's offset */
 			if (a->wrap) {
@@ -626,6 +615,10 @@ static inline void put_pixel(uint8_t *out, int x, const uint32_t c[3], int32_t l
 void render_aa_shade(const render_aa *a, int y, int xs, int n, const render_aa_offsets *o,
 		     const uint8_t *nsub, const int32_t *lift, uint8_t *out)
 {
+	if (a->sat && !aa_force) { /* render.antialias "footprint" (a forced count supersamples) */
+		render_aa_footprint(a, y, xs, n, o, nsub, lift, out);
+		return;
+	}
 	pthread_once(&pos_once, pos_init);
 #ifdef __x86_64__
 	if (a->vec) {

@@ -15,6 +15,8 @@ struct render_ctx {
 	tp_image bg;
 	uint8_t *bgx;        /* (w+1) x (h+1) RGBX, see render_in.bgx */
 	uint8_t *bgflat;     /* w x h, see render_in.bgflat (NULL: none) */
+	uint32_t *bgsat;     /* see render_in.bgsat (NULL: none) */
+	int bgsat_stride;
 	float *hpad;         /* (w+2) x (h+2) heights with ghost cells */
 	float *height;       /* w*h: the surface in height units (texture-map modes only) */
 	float *scratch;      /* w*h*4 */
@@ -147,6 +149,15 @@ int render_create(const scene *sc, scene_mode mode, render_ctx **out, tp_err *er
 		free(r->bgflat);
 		r->bgflat = NULL;
 	}
+	/* anti-aliasing by the footprint reads the background's summed-area table, built
+	 * here once (footprint.c) */
+	if (color && sc->render.antialias == SCENE_AA_FOOTPRINT &&
+	    !(r->bgsat = render_aa_sat(r->bgx, r->w, r->h, sc->boundary == SCENE_BOUNDARY_WRAP,
+				       &r->bgsat_stride))) {
+		render_destroy(r);
+		return tp_errf(err, TP_EIO, "out of memory for a %dx%d renderer", sc->width,
+			       sc->height);
+	}
 	*out = r;
 	return 0;
 }
@@ -162,6 +173,7 @@ void render_destroy(render_ctx *r)
 	free(r->rgb_rows);
 	free(r->bgx);
 	free(r->bgflat);
+	free(r->bgsat);
 	free(r->hpad);
 	free(r->height);
 	free(r->scratch);
@@ -365,6 +377,8 @@ int render_frame_side(render_ctx *r, const tp_surface *s, tp_image *out, void (*
 		.scratch = r->scratch,
 		.bgx = r->bgx,
 		.bgflat = r->bgflat,
+		.bgsat = r->bgsat,
+		.bgsat_stride = r->bgsat_stride,
 		.mode = r->mode,
 		.px = scene_scale(r->sc),
 		.height_scale = r->height_scale,

@@ -68,5 +68,8 @@ void render_set_antialias(int n);
 /* For tests: 0 supersamples every steep pixel, also where its lookups all land on one
  * colour of the background (render_aa_flat skips those: the same bytes); 1 (default). */
 void render_set_antialias_flat(int on);
+/* For tests: 0 leaves the highlight of steep pixels unfiltered (highlight.c), as before
+ * it was; 1 (default). */
+void render_set_antialias_highlight(int on);
 
 #endif

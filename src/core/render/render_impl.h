@@ -29,6 +29,10 @@ typedef struct render_in {
 	 * 255) to the nearest cell whose bilinear taps are not all one colour; NULL with wrap
 	 * (render_aa_plan). */
 	const uint8_t *bgflat;
+	/* For anti-aliasing by the footprint: the background's summed-area table
+	 * (render_aa_sat), row stride bgsat_stride entries; NULL: supersampling. */
+	const uint32_t *bgsat;
+	int bgsat_stride;
 	scene_mode mode; /* the mode of this output (a scene may have several outputs) */
 	/* Output pixels per scene unit (scene_scale): slopes per pixel are 1/px of the same
 	 * slopes per scene unit, and pixel-sized constants (edges, bevels, walls) grow by it,
@@ -68,7 +72,34 @@ typedef struct render_aa {
 	const uint8_t *bgx; /* render_in.bgx */
 	int vec;            /* lookups 16 pixels at a time (2, AVX-512), 8 (1, AVX2), or one (0) */
 	const uint8_t *flat; /* render_in.bgflat, or NULL */
+	const uint32_t *sat; /* render_in.bgsat: footprint boxes instead of N x N lookups */
+	int ss;              /* its row stride, entries */
 } render_aa;
+static inline float render_aa_absf(float v)
+{
+	return v < 0 ? -v : v;
+}
+/* The offset component k at (x + u, y + v), |u|, |v| <= 1/2, bilinear between the centre
+ * entry c of the middle row and its neighbours on the side of u and of v. */
+static inline float render_aa_offset_at(const render_aa_offsets *o, int k, int c, float u, float v)
+{
+	const int cx = u < 0 ? c - 1 : c + 1, ry = v < 0 ? 0 : 2;
+	const float wu = render_aa_absf(u), wv = render_aa_absf(v);
+	const float *m = o->row[1][k], *e = o->row[ry][k];
+	const float top = (1.0f - wu) * m[c] + wu * m[cx];
+	const float bot = (1.0f - wu) * e[c] + wu * e[cx];
+	return (1.0f - wv) * top + wv * bot;
+}
+/* highlight.c: the colour pass's highlight constants (refract.c's color_par, for the
+ * slopes in its stored units: the offset is R times the slope). */
+typedef struct render_hl {
+	float R, spec, g0, g1, h2, ng2;
+} render_hl;
+/* The lifts of the steep pixels (steep[i], their N before render_aa_flat) with the
+ * highlight averaged over their N x N subsamples; a pixel whose lift changes and whose
+ * nsub is 0 gets nsub 1 (drawn again). Returns how many got it. */
+int render_aa_highlight(const render_hl *p, int n, const render_aa_offsets *o,
+			const uint8_t *steep, uint8_t *nsub, int32_t *lift);
 /* The subsamples per axis of columns xs .. xs+n-1 (n <= 256) into nsub (0: refract.c's
  * one lookup stands); returns how many are not 0. */
 int render_aa_plan(int n, const render_aa_offsets *o, uint8_t *nsub);
@@ -85,6 +116,15 @@ size_t render_aa_flat_map(const uint8_t *bgx, int w, int h, uint8_t *out);
  * refract.c's lifts of columns xs .. xs+n-1. */
 void render_aa_shade(const render_aa *a, int y, int xs, int n, const render_aa_offsets *o,
 		     const uint8_t *nsub, const int32_t *lift, uint8_t *row);
+/* footprint.c: a box of the background's summed-area table instead of N x N lookups
+ * (the equations are at the top of footprint.c). FP_CAP: the widest box, pixels. */
+#define FP_CAP 16
+/* The table of the (w+1) x (h+1) RGBX background bgx, row stride *stride entries
+ * (malloc'd; NULL: out of memory). */
+uint32_t *render_aa_sat(const uint8_t *bgx, int w, int h, int wrap, int *stride);
+/* render_aa_shade's job by footprint boxes (a->sat). */
+void render_aa_footprint(const render_aa *a, int y, int xs, int n, const render_aa_offsets *o,
+			 const uint8_t *nsub, const int32_t *lift, uint8_t *out);
 /* render_set_antialias()'s forced count, 0 when the scene decides. */
 int render_aa_forced(void);
 /* background.c: the background at w x h as TP_RGB8 (pattern, or the scene's image

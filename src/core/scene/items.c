@@ -116,8 +116,30 @@ int ld_background(ld *L, const cJSON *v)
 static const char *const render_keys[] = {
 	"mode", "refraction", "reflection", "tint", "tint_strength", "specular", "shadows", "antialias", NULL,
 };
+static const char *const aa_names[] = { "supersample", "footprint", NULL };
 static const char *const mode_names[] = { "color", "height", "normal", "caustics", "particles",
 					  "displacement", "foam", "velocity", NULL };
+
+/* render.antialias: a boolean (true: the default method) or a method's name. */
+static int ld_antialias(ld *L, const cJSON *a, int *out)
+{
+	int rc, m = 0;
+	if (!a || cJSON_IsBool(a)) {
+		if (a)
+			*out = cJSON_IsTrue(a) ? SCENE_AA_DEFAULT : SCENE_AA_OFF;
+		return 0;
+	}
+	if (!cJSON_IsString(a)) {
+		char got[96];
+		return ld_fail(L, a, 0,
+			       "must be true, false, \"supersample\" or \"footprint\" (got %s)",
+			       ld_got(L, a, got, sizeof got));
+	}
+	if ((rc = ld_enum(L, a, aa_names, &m)) < 0)
+		return rc;
+	*out = m ? SCENE_AA_FOOTPRINT : SCENE_AA_SUPERSAMPLE;
+	return 0;
+}
 
 int ld_render(ld *L, const cJSON *v)
 {
@@ -129,7 +151,7 @@ int ld_render(ld *L, const cJSON *v)
 	r->tint_strength = 0.15;
 	r->specular = 0.5;
 	r->shadows = 1;
-	r->antialias = 1;
+	r->antialias = SCENE_AA_DEFAULT;
 	if (v) {
 		const ld_range r100 = { 0, 100, 0 }, r1 = { 0, 1, 0 }, r10 = { 0, 10, 0 };
 		const cJSON *m = ld_get(v, "mode"), *t = ld_get(v, "tint");
@@ -141,7 +163,7 @@ int ld_render(ld *L, const cJSON *v)
 		    (rc = ld_opt_num(L, v, "tint_strength", &r1, &r->tint_strength)) < 0 ||
 		    (rc = ld_opt_num(L, v, "specular", &r10, &r->specular)) < 0 ||
 		    (rc = ld_opt_bool(L, v, "shadows", &r->shadows)) < 0 ||
-		    (rc = ld_opt_bool(L, v, "antialias", &r->antialias)) < 0)
+		    (rc = ld_antialias(L, ld_get(v, "antialias"), &r->antialias)) < 0)
 			return rc;
 	}
 	r->mode = (scene_mode)mode;

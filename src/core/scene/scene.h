@@ -127,8 +127,12 @@ typedef struct scene_render {
 	double tint_strength;/* 0 = clear water, 1 = opaque tint */
 	double specular;     /* strength of the sun highlight, 0 = off */
 	int shadows;         /* boxes cast a shadow on the water */
-	int antialias;       /* colour: supersample the background where refraction is steep */
+	int antialias;       /* colour, where refraction is steep: SCENE_AA_* (0: one lookup) */
 } scene_render;
+/* render.antialias: false, "supersample" (N x N lookups, refract_aa.c) or "footprint" (one
+ * box of a summed-area table, footprint.c); true is SCENE_AA_DEFAULT. */
+enum { SCENE_AA_OFF, SCENE_AA_SUPERSAMPLE, SCENE_AA_FOOTPRINT };
+#define SCENE_AA_DEFAULT SCENE_AA_SUPERSAMPLE
 
 typedef struct scene_param { /* a validated solver parameter */
 	char *name;
