@@ -77,6 +77,7 @@ SRC_SOLVERS = \
 	src/core/solvers/sph/sph_scene.c \
 	src/core/solvers/sph/sph_grid.c \
 	src/core/solvers/sph/sph_kern.c \
+	src/core/solvers/sph/sph_iisph.c \
 	src/core/solvers/sph/sph_body.c \
 	src/core/solvers/sph/sph_surf.c \
 	src/core/solvers/airy/spec2d.c \
@@ -203,6 +204,7 @@ TEST_SRCS = \
 	tests/test_golden.c \
 	tests/test_shallow.c \
 	tests/test_sph.c \
+	tests/test_sph_implicit.c \
 	tests/test_scale.c \
 	tests/test_farm.c \
 	tests/test_farm_proof.c \

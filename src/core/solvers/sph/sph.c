@@ -44,14 +44,14 @@
 #define SQRT3_2 0.86602540378443864676
 #define PI 3.14159265358979323846
 
-static const char *const model_names[] = { "seed", "relaxed", NULL };
+static const char *const model_names[] = { "seed", "relaxed", "implicit", NULL };
 
 void (*sph_substep_hook)(const sph *s, void *ctx);
 void *sph_substep_ctx;
 
 static const tp_option sph_options[] = {
-	{ "model", "seed: seed 004 as written; relaxed: double density relaxation",
-	  offsetof(sph, model), TP_OPT_ENUM, SPH_MODEL_RELAXED, 0, 1, model_names, TP_UNIT_NONE },
+	{ "model", "relaxed: double density relaxation (Clavet et al.); implicit: incompressible, IISPH (Ihmsen et al.); seed: seed 004 as written",
+	  offsetof(sph, model), TP_OPT_ENUM, SPH_MODEL_RELAXED, 0, 2, model_names, TP_UNIT_NONE },
 	{ "spacing", "particle spacing of blocks, drops and streams, px",
 	  offsetof(sph, spacing), TP_OPT_DOUBLE, 4, 1, 64, NULL, TP_UNIT_LENGTH },
 	{ "radius", "kernel radius R, px (0: 2.25 x spacing)",
@@ -82,6 +82,10 @@ static const tp_option sph_options[] = {
 	  offsetof(sph, splat), TP_OPT_DOUBLE, 1.6, 0.5, 8, NULL, TP_UNIT_NONE },
 	{ "iso", "render field: surface level as a fraction of the interior's splat sum",
 	  offsetof(sph, iso), TP_OPT_DOUBLE, 0.35, 0.05, 1, NULL, TP_UNIT_NONE },
+	{ "tolerance", "implicit: the pressure solve stops at this mean density residual (0.0005: 0.05%)",
+	  offsetof(sph, tolerance), TP_OPT_DOUBLE, 0.0005, 0.0001, 0.001, NULL, TP_UNIT_NONE },
+	{ "max_iterations", "implicit: most Jacobi sweeps of the pressure solve per substep",
+	  offsetof(sph, max_iterations), TP_OPT_INT, 100, 2, 10000, NULL, TP_UNIT_NONE },
 	{ NULL },
 };
 
@@ -101,7 +105,9 @@ static void sph_uninit(void *priv)
 	sph *s = priv;
 	float **fa[] = { &s->x, &s->y, &s->vx, &s->vy, &s->x2, &s->y2, &s->vx2, &s->vy2,
 			 &s->rho, &s->rhon, &s->p, &s->pn, &s->irho, &s->field, &s->wx, &s->wy,
-			 &s->fax, &s->fay, &s->fsw, &s->fsvx, &s->fsvy };
+			 &s->fax, &s->fay, &s->fsw, &s->fsvx, &s->fsvy, &s->gfx, &s->gfy, &s->gbx,
+			 &s->gby, &s->gg, &s->vbg, &s->aii, &s->src, &s->apx, &s->apy, &s->vax,
+			 &s->vay, &s->perr, &s->ptmp };
 	for (size_t i = 0; i < sizeof fa / sizeof fa[0]; i++) {
 		free(*fa[i]);
 		*fa[i] = NULL;
@@ -336,6 +342,14 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	}
 
 	sph_wall_tables(s);
+	if (s->model == SPH_MODEL_IMPLICIT) {
+		s->rho0 += 1; /* its densities count the particle itself (sph_iisph.c) */
+		/* grad W = (2 q / (R r)) r_ij, scaled so that on the resting lattice
+		 * sum_j r_ij (x) grad W_ij = rho0 I (it is (1/R) sum_j q r I): a linear pressure's
+		 * gradient comes out exactly, and water at rest holds p = rho0 g d */
+		s->gk = (float)(2.0 / s->R * s->rho0 /
+				(sph_lattice_moment(s->spacing, s->R, 1, 1, 0) / s->R));
+	}
 
 	/* particle arrays and grid */
 	size_t n = (size_t)s->cap;
@@ -354,6 +368,13 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	s->cwork2 = calloc(n + 2, sizeof(int64_t));
 	if (!s->key || !s->perm || !s->skey || !s->clusters || !s->cwork || !s->clusters2 || !s->cwork2)
 		goto oom;
+	if (s->model == SPH_MODEL_IMPLICIT) {
+		float **ia[] = { &s->gfx, &s->gfy, &s->gbx, &s->gby, &s->gg, &s->vbg, &s->aii,
+				 &s->src, &s->apx, &s->apy, &s->vax, &s->vay, &s->perr, &s->ptmp };
+		for (size_t i = 0; i < sizeof ia / sizeof ia[0]; i++)
+			if (!(*ia[i] = alloc_floats(n + SPH_LANES)))
+				goto oom;
+	}
 	if (s->nfloat) {
 		float **ba[] = { &s->bfx, &s->bfy, &s->cdx, &s->cdy };
 		for (size_t i = 0; i < sizeof ba / sizeof ba[0]; i++)
@@ -394,7 +415,10 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	sph_emit_streams(s, 0, NULL);
 	/* densities of the initial state, so that frame 0's stats mean something */
 	sph_sort(s, NULL);
-	sph_density(s, NULL);
+	if (s->model == SPH_MODEL_IMPLICIT)
+		sph_iisph_density(s);
+	else
+		sph_density(s, NULL);
 	if (sph_reduce(s) < 0)
 		return tp_errf(err, TP_EIO, "sph: initial state is not finite");
 	return 0;
@@ -441,6 +465,9 @@ static int blown_up(sph *s, double h, double hmax, double dt)
 			 "params.max_substeps to at least %.0f, or lower params.viscosity or "
 			 "params.stiffness",
 			 what, h / hmax, s->max_substeps, ceil(dt / hmax));
+	else if (s->model == SPH_MODEL_IMPLICIT)
+		snprintf(s->why, sizeof s->why,
+			 "%s; lower params.cfl (or params.gravity) or raise params.max_substeps", what);
 	else if (s->cfl > 1)
 		snprintf(s->why, sizeof s->why,
 			 "%s with cfl %g; lower params.cfl to 1 or less", what, s->cfl);
@@ -520,7 +547,12 @@ static int sph_step(void *priv, const tp_step_in *in)
 		const sph_body *o = &s->bodies[k];
 		vmin = fmax(vmin, sqrt(o->vx * o->vx + o->vy * o->vy) + fabs(o->w) * hypot(o->hw, o->hh));
 	}
-	double hmax = SPH_KCFL * s->cfl / sqrt(s->omega2);
+	/* The implicit model has no stiffness to limit its step: a particle starting from rest
+	 * falls at most a quarter of cfl spacings in a substep, and moves at most cfl spacings. */
+	const int impl = s->model == SPH_MODEL_IMPLICIT;
+	const double reach = impl ? s->cfl * s->s : s->cfl * s->R;
+	double hmax = impl ? sqrt(0.5 * reach / fmax(fabs(s->gravity), 1))
+			   : SPH_KCFL * s->cfl / sqrt(s->omega2);
 	if (s->viscosity > 0)
 		hmax = fmin(hmax, 0.25 / s->viscosity);
 	sph_sub c = { .nobst = nb, .prev = s->obst_sub0, .cur = s->obst_sub1 };
@@ -528,12 +560,13 @@ static int sph_step(void *priv, const tp_step_in *in)
 	c.ay = (float)(s->gravity - dvy / dt);
 	double f0 = 0, vcur = s->vmax;
 	int nsub = 0;
+	s->iters_sum = 0;
 	while (f0 < 1) {
 		if (in->cancel && *in->cancel)
 			return TP_EINTR;
 		double rem = (1 - f0) * dt;
 		double vref = fmax(vcur + fabs(s->gravity) * hmax, vmin);
-		double h = fmin(hmax, s->cfl * s->R / fmax(vref, 1e-6));
+		double h = fmin(hmax, reach / fmax(vref, 1e-6));
 		double left = ceil(rem / h);
 		if (nsub + left > s->max_substeps)
 			left = s->max_substeps > nsub ? s->max_substeps - nsub : 1;
@@ -555,7 +588,9 @@ static int sph_step(void *priv, const tp_step_in *in)
 		sph_obst_lerp(s, ang0, ang1, f1, s->obst_sub1);
 		if (s->nfloat)
 			sph_bodies_move(s, &c, s->obst_sub0, s->obst_sub1);
-		if (s->model == SPH_MODEL_RELAXED) {
+		if (impl) {
+			vcur = sph_iisph_substep(s, &c);
+		} else if (s->model == SPH_MODEL_RELAXED) {
 			sph_sort(s, &c); /* predicts, then sorts */
 			sph_density(s, &c);
 			if (s->nfloat)
@@ -641,6 +676,8 @@ static void sph_stats(const void *priv, tp_stats *out)
 	tp_stats_add(out, "density_error", s->derr);
 	tp_stats_add(out, "mean_density", s->mean_rho);
 	tp_stats_add(out, "substeps", s->substeps_last);
+	if (s->model == SPH_MODEL_IMPLICIT) /* the pressure solve's sweeps a substep */
+		tp_stats_add(out, "iterations", s->substeps_last ? s->iters_sum / s->substeps_last : 0);
 }
 
 /* ---- checkpoints ---- */
@@ -649,7 +686,7 @@ static void sph_stats(const void *priv, tp_stats *out)
  * velocity, whether it is known), emitted/lost counters, vmax (the next step's first
  * substep length depends on it), the turning tank (angle, rate, the scene's angle and the
  * frame: 10 doubles), the particles (x, y, vx, vy in their current order: the order
- * feeds the sums), the obstacles at the last step (8 floats and the angle each), the
+ * feeds the sums; the implicit model's pressures after them), the obstacles at the last step (8 floats and the angle each), the
  * floating bodies (box index and 13 doubles each) and every stream's counter and random
  * generator. */
 static const char sph_magic[8] = "TPSPH03";
@@ -700,6 +737,8 @@ static int sph_save(const void *priv, FILE *f, tp_err *err)
 	rc |= frame_io(f, (sph_frame *)&s->fr, 1);
 	rc |= tp_wr_f32s(f, s->x, n) | tp_wr_f32s(f, s->y, n);
 	rc |= tp_wr_f32s(f, s->vx, n) | tp_wr_f32s(f, s->vy, n);
+	if (s->model == SPH_MODEL_IMPLICIT) /* the next solve starts from these pressures */
+		rc |= tp_wr_f32s(f, s->p, n);
 	rc |= tp_wr_i32(f, s->nobst);
 	for (int b = 0; b < s->nobst; b++)
 		rc |= obst_io(f, &s->obst_prev[b], 1) | tp_wr_f64(f, s->obst_angle[b]);
@@ -733,6 +772,8 @@ static int sph_load(void *priv, FILE *f, tp_err *err)
 	rc |= frame_io(f, &s->fr, 0);
 	rc |= tp_rd_f32s(f, s->x, nn) | tp_rd_f32s(f, s->y, nn);
 	rc |= tp_rd_f32s(f, s->vx, nn) | tp_rd_f32s(f, s->vy, nn);
+	if (s->model == SPH_MODEL_IMPLICIT)
+		rc |= tp_rd_f32s(f, s->p, nn);
 	rc |= tp_rd_int(f, &nobst);
 	if (rc || nobst != s->nobst)
 		return tp_errf(err, TP_EINPUT, "sph: truncated checkpoint, or one for another scene");

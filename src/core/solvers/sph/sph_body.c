@@ -49,13 +49,13 @@ int sph_bodies_init(sph *s, tp_err *err)
 	if (!s->nfloat)
 		return 0;
 	for (int b = 0; b < sc->nboxes; b++)
-		if (sc->boxes[b].floating && s->model != SPH_MODEL_RELAXED) {
+		if (sc->boxes[b].floating && s->model == SPH_MODEL_SEED) {
 			char at[48];
 			snprintf(at, sizeof at, "boxes[%d].float", b);
 			return scene_errf(
 				sc, err, TP_EINPUT, at,
 				"the sph solver's \"seed\" model has no floating boxes (use "
-				"params.model \"relaxed\", the default)");
+				"params.model \"implicit\", the default, or \"relaxed\")");
 		}
 	s->bodies = calloc((size_t)s->nfloat, sizeof *s->bodies);
 	if (!s->bodies)
@@ -424,5 +424,62 @@ void sph_bodies_poses(sph *s)
 		p->vy = vy;
 		p->tilt[0] = p->tilt[1] = 0;
 		p->z = 0;
+	}
+}
+
+/*
+ * The implicit model (sph_iisph.c). A body's ghosts are the fluid missing beyond each face
+ * from the box's own surface on (half a spacing inside the face the particles stop at, as
+ * the tank walls' ghosts start at the wall), with the particle's own pressure:
+ *     rho_i += rho_w(d),   G_b,i += -gk f_w(d) n,   vbg_i += v_b . G_b   (n outward)
+ * and the body receives the reverse of the ghosts' pressure push on each particle,
+ *     F = sum_i (2 p_i / rho0^2) G_b,i   (torque about its centre likewise),
+ * summed in particle order after the solve.
+ */
+void sph_bodies_ghosts(sph *s, const sph_sub *c, int i0, int i1)
+{
+	const float ws = (float)SPH_WALL_N * s->invR, R = s->R, gap = 0.5f * s->s, k2 = s->gk;
+	for (int b = 0; b < s->nfloat; b++) {
+		const sph_body *o = &s->bodies[b];
+		const sph_obst *ob = &c->cur[o->box];
+		const sph_rows r = o->rows;
+		for (int row = r.y0; row <= r.y1 && r.x0 <= r.x1; row++) {
+			const int a = s->cell_start[row * s->ncx + r.x0],
+				  e = s->cell_start[row * s->ncx + r.x1 + 1];
+			for (int i = a > i0 ? a : i0; i < e && i < i1; i++) {
+				float d, nx, ny;
+				if (!near_face(ob, R, gap, s->x[i], s->y[i], &d, &nx, &ny))
+					continue;
+				const float g = -k2 * wall_lookup(s->wall_f, d, ws);
+				const float rx = s->x[i] - (float)o->x, ry = s->y[i] - (float)o->y;
+				const float vbx = (float)o->vx - (float)o->w * ry, vby = (float)o->vy + (float)o->w * rx;
+				s->rho[i] += wall_lookup(s->wall_rho, d, ws);
+				s->gbx[i] += g * nx;
+				s->gby[i] += g * ny;
+				s->vbg[i] += g * (vbx * nx + vby * ny);
+			}
+		}
+	}
+}
+
+void sph_bodies_pressure(sph *s, const sph_sub *c)
+{
+	const float ws = (float)SPH_WALL_N * s->invR, R = s->R, gap = 0.5f * s->s, k2 = s->gk;
+	const double ir02 = 1.0 / ((double)s->rho0 * s->rho0);
+	for (int b = 0; b < s->nfloat; b++) {
+		sph_body *o = &s->bodies[b];
+		const sph_obst *ob = &c->cur[o->box];
+		const sph_rows r = o->rows;
+		FOR_CANDIDATES(s, r, i)
+		{
+			float d, nx, ny;
+			if (!near_face(ob, R, gap, s->x[i], s->y[i], &d, &nx, &ny) || s->p[i] <= 0)
+				continue;
+			const double g = -k2 * wall_lookup(s->wall_f, d, ws) * 2.0 * s->p[i] * ir02;
+			const double fx = g * nx, fy = g * ny, rx = s->x[i] - o->x, ry = s->y[i] - o->y;
+			o->fx += fx;
+			o->fy += fy;
+			o->tq += rx * fy - ry * fx;
+		}
 	}
 }

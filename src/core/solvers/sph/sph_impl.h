@@ -31,7 +31,7 @@
 #include "solvers/solver.h"
 #include "util/rng.h"
 
-enum { SPH_MODEL_SEED = 0, SPH_MODEL_RELAXED = 1 };
+enum { SPH_MODEL_SEED = 0, SPH_MODEL_RELAXED = 1, SPH_MODEL_IMPLICIT = 2 };
 
 /* Fewer particles than this run on one thread: waking threads for tiny passes costs
  * more than it saves (a lot more on a busy machine). Results are the same either way. */
@@ -139,6 +139,8 @@ typedef struct sph {
 	double viscosity, gravity, wall_stiffness, max_speed, cfl;
 	int max_substeps;
 	double splat, iso;
+	double tolerance;   /* implicit: mean density error the pressure solve stops at */
+	int max_iterations; /* implicit: most Jacobi sweeps of the pressure solve a substep */
 
 	const scene *sc;
 
@@ -215,6 +217,21 @@ typedef struct sph {
 	float *field;    /* fw * fh: 0 air, >= 1 fluid */
 	float *wx, *wy;  /* world positions for the debug view */
 	float splat_r, splat_scale;
+
+	/* implicit model (sph_iisph.c): per particle, in the sorted order of the substep;
+	 * only p (the pressure, kept for the next substep's first guess) lives longer */
+	float *gfx, *gfy;   /* sum_j grad W_ij over the fluid */
+	float *gbx, *gby;   /* ... and over the walls' and bodies' ghosts */
+	float *gg;          /* sum_j |grad W_ij|^2 */
+	float *vbg;         /* sum over the bodies' ghosts of v_b . grad W_ib */
+	float *aii, *src;   /* the diagonal and the right-hand side rho0 - rho_adv */
+	float *apx, *apy;   /* the pressure acceleration */
+	float *vax, *vay;   /* the velocity without pressure */
+	float *perr;        /* each particle's predicted compression */
+	float *ptmp;        /* p reordered with the particles */
+	float gk;           /* the gradient's constant: grad W_ij = gk q / r r_ij */
+	int iters_last;     /* sweeps of the last substep's solve */
+	double iters_sum;   /* ... summed over the last step, for the stats */
 } sph;
 
 /* Tests only: called after every substep of sph_step (NULL: nothing is called). */
@@ -279,6 +296,18 @@ double sph_forces_seed(sph *s, const sph_sub *c);
  * vx != NULL. */
 void sph_collide(const sph *s, const sph_sub *c, float xp, float yp, float *x, float *y,
 		 float *vx, float *vy);
+
+/* The implicit model's substep (sph_iisph.c): sorts, solves for the pressure and moves
+ * the particles; returns the largest speed afterwards (px/s). */
+double sph_iisph_substep(sph *s, const sph_sub *c);
+/* Its densities (self included) of the sorted particles, for the initial stats. */
+void sph_iisph_density(sph *s);
+/* Thread t's share of the clusters (sph_kern.c). */
+void sph_thread_clusters(const sph *s, int *k0, int *k1);
+/* The implicit model's body ghosts into rho, gbx, gby, vbg of particles [i0, i1), and
+ * their pressure forces onto the bodies (sph_body.c). */
+void sph_bodies_ghosts(sph *s, const sph_sub *c, int i0, int i1);
+void sph_bodies_pressure(sph *s, const sph_sub *c);
 
 /* sph_surf.c */
 void sph_splat(sph *s);

@@ -157,7 +157,7 @@ _Static_assert(SPH_LANES == 8, "the AVX2 kernels are written for 8 lanes");
 
 /* This thread's clusters [*k0, *k1): the first cluster at or past each thread's share of
  * the total work. */
-static void thread_clusters(const sph *s, int *k0, int *k1)
+void sph_thread_clusters(const sph *s, int *k0, int *k1)
 {
 	const int nt = omp_get_num_threads(), t = omp_get_thread_num(), nc = s->nclusters;
 	const int64_t *w = s->cwork, total = w[nc];
@@ -350,7 +350,7 @@ void sph_density(sph *s, const sph_sub *c)
 #pragma omp parallel if (s->n >= SPH_PAR_MIN)
 	{
 		int k0, k1;
-		thread_clusters(s, &k0, &k1);
+		sph_thread_clusters(s, &k0, &k1);
 		for (int k = k0; k < k1; k += SPH_CCHUNK)
 			density_chunk(s, c, avx2, k, imin(k + SPH_CCHUNK, k1));
 	}
@@ -730,7 +730,7 @@ static double final_pass(sph *s, const sph_sub *c, int seed)
 #pragma omp parallel reduction(max : vm2) if (s->n >= SPH_PAR_MIN)
 	{
 		int k0, k1;
-		thread_clusters(s, &k0, &k1);
+		sph_thread_clusters(s, &k0, &k1);
 		for (int k = k0; k < k1; k += SPH_CCHUNK) {
 			const int e = imin(k + SPH_CCHUNK, k1);
 			float v = seed ? seed_chunk(s, c, avx2, k, e) : relax_chunk(s, c, avx2, k, e);

@@ -1,0 +1,380 @@
+/*
+ * sph_iisph.c - the sph solver's implicit model (the default, "implicit"): implicit
+ * incompressible SPH, Ihmsen, Cornelis, Solenthaler, Horvath & Teschner 2014 ("Implicit
+ * incompressible SPH", IEEE TVCG 20(3)), its pressure Poisson equation solved by relaxed
+ * Jacobi until the mean predicted compression is under `tolerance` (docs/sph.md).
+ *
+ * Units and kernel: unit-mass particles, W(r) = q^2, q = 1 - r/R (seed 004's kernel, not
+ * normalised: densities are kernel sums, here with the particle itself, so the rest density
+ * rho0 is the lattice sum + 1 and the normalisation cancels out of every gradient below).
+ * With r_ij = x_j - x_i, r = |r_ij|:
+ *     grad_i W_ij = gk (q / r) r_ij                                       (points to j)
+ * with gk = 2 / R (the derivative of q^2) scaled so that the resting lattice gives a linear
+ * field's gradient exactly (sph.c: it is 3% more).
+ * Walls and floating boxes are Akinci et al. 2012's boundary in its continuum limit: the
+ * fluid missing beyond a face at distance d adds rho_w(d) to the density and the gradient
+ * (2 / R) f_w(d) n (n towards the face; sph_wall_tables' integrals), and holds the
+ * particle's own pressure (pressure mirroring).
+ *
+ * One substep of length dt (all sums over the fluid neighbours j, G_f = sum_j grad W_ij,
+ * G_b the ghosts' gradient, v_b a body's velocity at the particle):
+ *     rho_i    = sum_j W_ij + rho_w,i
+ *     v_adv,i  = v_i + dt (g + frame terms) + dt mu sum_j q (v_j - v_i) / rho0
+ *     rho_adv  = rho_i + dt [ sum_j (v_adv,i - v_adv,j) . grad W_ij + (v_adv,i - v_b) . G_b ]
+ *     a_p,i    = -1/rho0^2 [ p_i (G_f + 2 G_b) + sum_j p_j grad W_ij ]
+ *     (A p)_i  = dt^2 [ a_p,i . (G_f + G_b) - sum_j a_p,j . grad W_ij ]   (= rho_pred - rho_adv)
+ *     a_ii     = -dt^2 / rho0^2 [ (G_f + 2 G_b) . (G_f + G_b) + sum_j |grad W_ij|^2 ]
+ *     p_i     <- max(0, p_i + omega (rho0 - rho_adv,i - (A p)_i) / a_ii)   (omega = 0.3)
+ * until the mean residual |rho_adv + A p - rho0| / rho0 (only compression where p = 0) is
+ * under the tolerance (at least II_MIN_ITERS sweeps), then v = v_adv + dt a_p, x += dt v, and the hard containment of the relaxed
+ * model (obstacles and tank). p >= 0: the water never pulls (no tension at its surface).
+ * The solve starts from the last substep's pressure.
+ *
+ * Every neighbour pass gathers (particle i writes only its own outputs) over sph_sort's
+ * clusters, lane by lane, so the bits do not depend on the thread count; the sums over
+ * all particles (the solve's error) run over fixed chunks in index order.
+ */
+#include <math.h>
+#include <omp.h>
+#include <string.h>
+
+#include "solvers/sph/sph_impl.h"
+
+/* Pairs closer than this (px^2) have no direction. */
+#define II_EPS2 1e-12f
+/* Jacobi relaxation (Ihmsen et al.'s omega). */
+/* Jacobi relaxation: Ihmsen et al.'s 0.5 diverged beside the walls (the diagonal leaves out
+ * a particle's own mirror image); 0.3 converges. */
+#define II_OMEGA 0.3f
+/* Fewest sweeps a substep. */
+/* Fewest sweeps a substep: two left a resting column boiling (the residual is small long
+ * before the pressure deep in the water has settled); five keep it still. */
+#define II_MIN_ITERS 5
+/* How much of the density error left by earlier substeps one substep corrects (the
+ * rest of the source is the velocity divergence): correcting all of it at once turns
+ * every small error into a kick of error / dt, which kept a resting column bouncing
+ * (its kinetic energy grew); a tenth lets it settle. */
+#define II_DRIFT 0.1f
+
+/* What a neighbour pass sums (per lane, over j). */
+enum { P_DENSITY, P_DOT_VADV, P_GRAD_P, P_DOT_AP };
+
+/* One cluster's sums. P_DENSITY: o0 = sum W, o1,o2 = G_f, o3 = sum |grad W|^2,
+ * o4,o5 = sum q (v_j - v_i). P_DOT_VADV / P_DOT_AP: o0 = sum_j f_j . grad W_ij with f
+ * (vax, vay) or (apx, apy). P_GRAD_P: o1,o2 = sum_j p_j grad W_ij. */
+typedef float lanes6[6][SPH_LANES];
+
+/* The terms of one neighbour (or image) at (xj, yj) carrying (fxj, fyj), lane by lane. */
+#define LANE_TERMS(XJ, YJ, FXJ, FYJ)                                                               \
+	do {                                                                                       \
+		const float xj_ = (XJ), yj_ = (YJ), fxm_ = (FXJ), fym_ = (FYJ);                      \
+		_Pragma("omp simd") for (int l = 0; l < SPH_LANES; l++)                            \
+		{                                                                                  \
+			const float dx = xj_ - xi[l], dy = yj_ - yi[l], r2 = dx * dx + dy * dy;    \
+			const float r = sqrtf(r2 > II_EPS2 ? r2 : II_EPS2);                        \
+			float q = 1.0f - r * invR;                                                 \
+			q = q > 0.0f ? q : 0.0f;                                                   \
+			const float gw = k2 * q / r; /* grad W_ij = gw r_ij */                     \
+			if (mode == P_DENSITY) {                                                   \
+				a0[l] += q * q;                                                    \
+				a1[l] += gw * dx;                                                  \
+				a2[l] += gw * dy;                                                  \
+				a3[l] += gw * gw * r2;                                             \
+				a4[l] += q * (fxm_ - fxi[l]);                                       \
+				a5[l] += q * (fym_ - fyi[l]);                                       \
+			} else if (mode == P_GRAD_P) {                                             \
+				a1[l] += fxm_ * gw * dx;                                            \
+				a2[l] += fxm_ * gw * dy;                                            \
+			} else {                                                                   \
+				a0[l] += gw * (fxm_ * dx + fym_ * dy);                               \
+			}                                                                          \
+		}                                                                                  \
+	} while (0)
+
+/*
+ * The tank walls are mirrors: a particle within R of a wall also sees the images of its
+ * neighbours reflected in it (and in both walls at a corner), with their density, their
+ * pressure and their velocity and acceleration mirrored (free slip). The water beyond a
+ * wall is then exactly the water before it, so a wall holds any pressure the water has
+ * without pushing or pulling a particle along it, and no table is needed. An image is
+ * never nearer than its original, so a particle's candidates hold every image it sees.
+ */
+SPH_CLONES
+static void cluster_sums(const sph *s, const sph_cluster *c, int mode, lanes6 o)
+{
+	const float *restrict x = s->x, *restrict y = s->y;
+	const float invR = s->invR, k2 = s->gk, R = s->R, W = s->W, H = s->H;
+	const float *fx = s->vx, *fy = s->vy;
+	if (mode == P_DOT_VADV)
+		fx = s->vax, fy = s->vay;
+	else if (mode == P_DOT_AP)
+		fx = s->apx, fy = s->apy;
+	else if (mode == P_GRAD_P)
+		fx = s->p, fy = s->p;
+	const float flip = mode == P_GRAD_P ? 1.0f : -1.0f; /* a vector's normal part flips */
+	float xi[SPH_LANES], yi[SPH_LANES], fxi[SPH_LANES], fyi[SPH_LANES];
+	float a0[SPH_LANES] = { 0 }, a1[SPH_LANES] = { 0 }, a2[SPH_LANES] = { 0 };
+	float a3[SPH_LANES] = { 0 }, a4[SPH_LANES] = { 0 }, a5[SPH_LANES] = { 0 };
+	float x0 = W, x1 = 0, y0 = H, y1 = 0;
+	for (int l = 0; l < SPH_LANES; l++) {
+		xi[l] = x[c->i0 + l];
+		yi[l] = y[c->i0 + l];
+		fxi[l] = fx[c->i0 + l];
+		fyi[l] = fy[c->i0 + l];
+		if (l < c->m) {
+			x0 = fminf(x0, xi[l]);
+			x1 = fmaxf(x1, xi[l]);
+			y0 = fminf(y0, yi[l]);
+			y1 = fmaxf(y1, yi[l]);
+		}
+	}
+	/* the walls this cluster sees: 0 none, else the mirror's offset (x' = m - x) */
+	const int wl = x0 < R, wr = x1 > W - R, wt = y0 < R, wb = y1 > H - R;
+	for (int g = 0; g < c->n; g++)
+		for (int j = c->a[g]; j < c->b[g]; j++) {
+			const float xj = x[j], yj = y[j], fxj = fx[j], fyj = fy[j];
+			LANE_TERMS(xj, yj, fxj, fyj);
+			if (!(wl | wr | wt | wb))
+				continue;
+			const float fxm = flip * fxj, fym = flip * fyj;
+			if (wl)
+				LANE_TERMS(-xj, yj, fxm, fyj);
+			if (wr)
+				LANE_TERMS(2 * W - xj, yj, fxm, fyj);
+			if (wt)
+				LANE_TERMS(xj, -yj, fxj, fym);
+			if (wb)
+				LANE_TERMS(xj, 2 * H - yj, fxj, fym);
+			if (wl && wt)
+				LANE_TERMS(-xj, -yj, fxm, fym);
+			if (wl && wb)
+				LANE_TERMS(-xj, 2 * H - yj, fxm, fym);
+			if (wr && wt)
+				LANE_TERMS(2 * W - xj, -yj, fxm, fym);
+			if (wr && wb)
+				LANE_TERMS(2 * W - xj, 2 * H - yj, fxm, fym);
+		}
+	for (int l = 0; l < SPH_LANES; l++) {
+		o[0][l] = a0[l];
+		o[1][l] = a1[l];
+		o[2][l] = a2[l];
+		o[3][l] = a3[l];
+		o[4][l] = a4[l];
+		o[5][l] = a5[l];
+	}
+}
+
+typedef struct pass_ctx {
+	const sph_sub *c;
+	int mode;
+	float dt;
+} pass_ctx;
+
+/* After each pass, per particle [i0, i1): what the pass's sums give. */
+static void finish(sph *s, const pass_ctx *pc, int i0, int i1)
+{
+	const float dt = pc->dt, r0 = s->rho0, ir02 = 1.0f / (r0 * r0);
+	const sph_sub *c = pc->c;
+	switch (pc->mode) {
+	case P_DENSITY: {
+		/* ghosts, then v_adv (gravity, frame, viscosity) */
+		for (int i = i0; i < i1; i++) {
+			s->gbx[i] = 0;
+			s->gby[i] = 0;
+			s->vbg[i] = 0;
+		}
+		if (c && s->nfloat)
+			sph_bodies_ghosts(s, c, i0, i1);
+		const sph_k k = sph_consts(s);
+		const float mu = (float)s->viscosity / r0;
+		for (int i = i0; i < i1; i++) {
+			float ax = c ? c->ax : 0, ay = c ? c->ay : 0;
+			if (c && c->rot) {
+				const float rx = s->x[i] - c->hw, ry = s->y[i] - c->hh, om = c->om;
+				ax += om * om * rx + 2.0f * om * s->vy[i] + c->al * ry;
+				ay += om * om * ry - 2.0f * om * s->vx[i] - c->al * rx;
+			}
+			float ux = s->vx[i] + dt * (ax + mu * s->apx[i]);
+			float uy = s->vy[i] + dt * (ay + mu * s->apy[i]);
+			cap_speed(&k, &ux, &uy);
+			s->vax[i] = ux;
+			s->vay[i] = uy;
+		}
+		break;
+	}
+	case P_DOT_VADV:
+		/* rho_adv, the source and the diagonal */
+		for (int i = i0; i < i1; i++) {
+			const float fx = s->gfx[i], fy = s->gfy[i], bx = s->gbx[i], by = s->gby[i];
+			const float div = s->vax[i] * (fx + bx) + s->vay[i] * (fy + by) - s->perr[i] - s->vbg[i];
+			s->src[i] = II_DRIFT * (r0 - s->rho[i]) - dt * div;
+			const float d = (fx + bx) * (fx + bx) + (fy + by) * (fy + by) + s->gg[i];
+			s->aii[i] = -dt * dt * ir02 * d;
+		}
+		break;
+	case P_GRAD_P:
+		for (int i = i0; i < i1; i++) {
+			const float p = s->p[i];
+			s->apx[i] = -ir02 * (p * (s->gfx[i] + s->gbx[i]) + s->apx[i]);
+			s->apy[i] = -ir02 * (p * (s->gfy[i] + s->gby[i]) + s->apy[i]);
+		}
+		break;
+	case P_DOT_AP:
+		/* the Jacobi update, and the predicted compression of the pressure used */
+		for (int i = i0; i < i1; i++) {
+			const float Ap = dt * dt * (s->apx[i] * (s->gfx[i] + s->gbx[i]) +
+						    s->apy[i] * (s->gfy[i] + s->gby[i]) - s->perr[i]);
+			const float e = Ap - s->src[i];
+			const float a = s->aii[i];
+			float p = s->p[i];
+			/* the residual: where the water pushes (p > 0) either way, else compression */
+			s->perr[i] = (p > 0 ? fabsf(e) : e > 0 ? e : 0.0f) / r0;
+			if (a < 0)
+				p += II_OMEGA * (s->src[i] - Ap) / a;
+			else
+				p = 0; /* an isolated particle */
+			s->ptmp[i] = p > 0 ? p : 0.0f;
+		}
+		break;
+	}
+}
+
+/* One neighbour pass of the given mode over all clusters, each particle's sums stored
+ * where its finishing step reads them, then the finishing step. */
+static void pass(sph *s, const sph_sub *c, int mode, float dt)
+{
+	const pass_ctx pc = { c, mode, dt };
+#pragma omp parallel if (s->n >= SPH_PAR_MIN)
+	{
+		int k0, k1;
+		sph_thread_clusters(s, &k0, &k1);
+		lanes6 o;
+		for (int k = k0; k < k1; k++) {
+			const sph_cluster *cl = &s->clusters[k];
+			cluster_sums(s, cl, mode, o);
+			for (int l = 0; l < cl->m; l++) {
+				const int i = cl->i0 + l;
+				switch (mode) {
+				case P_DENSITY:
+					s->rho[i] = o[0][l];
+					s->gfx[i] = o[1][l];
+					s->gfy[i] = o[2][l];
+					s->gg[i] = o[3][l];
+					s->apx[i] = o[4][l]; /* viscosity sums, read by finish */
+					s->apy[i] = o[5][l];
+					break;
+				case P_GRAD_P:
+					s->apx[i] = o[1][l];
+					s->apy[i] = o[2][l];
+					break;
+				default:
+					s->perr[i] = o[0][l]; /* the dot sum, read by finish */
+					break;
+				}
+			}
+		}
+		if (k1 > k0) {
+			const int i0 = s->clusters[k0].i0;
+			const int i1 = s->clusters[k1 - 1].i0 + s->clusters[k1 - 1].m;
+			finish(s, &pc, i0, i1);
+		}
+	}
+}
+
+/* Mean of perr over the particles: fixed chunks, summed in index order. */
+static double mean_err(sph *s)
+{
+	const int n = s->n, nch = (n + SPH_CHUNK - 1) / SPH_CHUNK;
+#pragma omp parallel for schedule(static) if (n >= SPH_PAR_MIN)
+	for (int ch = 0; ch < nch; ch++) {
+		const int a = ch * SPH_CHUNK, b = imin(a + SPH_CHUNK, n);
+		double e = 0;
+		for (int i = a; i < b; i++)
+			e += s->perr[i];
+		s->part[4 * ch] = e;
+	}
+	double e = 0;
+	for (int ch = 0; ch < nch; ch++)
+		e += s->part[4 * ch];
+	return n ? e / n : 0;
+}
+
+void sph_iisph_density(sph *s)
+{
+	pass(s, NULL, P_DENSITY, 0);
+}
+
+/* The last step: velocities, positions, containment, and the push-outs kept for the
+ * floating boxes' contact impulses (as the relaxed model's, sph_bodies_contacts). */
+static float advance(sph *s, const sph_sub *c, int i0, int i1)
+{
+	const float dt = c->dt;
+	const sph_k k = sph_consts(s);
+	const int fl = s->nfloat != 0;
+	float vm2 = 0;
+	for (int i = i0; i < i1; i++) {
+		float ux = s->vax[i] + dt * s->apx[i], uy = s->vay[i] + dt * s->apy[i];
+		cap_speed(&k, &ux, &uy);
+		float nx = s->x[i] + dt * ux, ny = s->y[i] + dt * uy;
+		const float bx = ux, by = uy;
+		sph_collide(s, c, s->x[i], s->y[i], &nx, &ny, &ux, &uy);
+		if (fl && (ux != bx || uy != by)) {
+			/* the velocity the containment gave, as a displacement dv dt^2 / dt */
+			s->cdx[i] = (ux - bx) * dt;
+			s->cdy[i] = (uy - by) * dt;
+			__atomic_store_n(&s->cflag[i / SPH_CONTACT_BLOCK], (uint8_t)1, __ATOMIC_RELAXED);
+		}
+		s->x2[i] = nx;
+		s->y2[i] = ny;
+		s->vx2[i] = ux;
+		s->vy2[i] = uy;
+		const float v2 = ux * ux + uy * uy;
+		vm2 = v2 > vm2 ? v2 : vm2;
+	}
+	return vm2;
+}
+
+double sph_iisph_substep(sph *s, const sph_sub *c)
+{
+	const float dt = c->dt;
+	sph_sort(s, NULL);
+	/* the last pressures follow their particles into the new order (first guess) */
+	for (int k = 0; k < s->n; k++)
+		s->ptmp[k] = s->p[s->perm[k]];
+	float *t = s->p;
+	s->p = s->ptmp;
+	s->ptmp = t;
+
+	pass(s, c, P_DENSITY, dt);
+	pass(s, c, P_DOT_VADV, dt);
+	int it = 0;
+	double err = INFINITY;
+	for (;;) {
+		pass(s, c, P_GRAD_P, dt);
+		if ((it >= II_MIN_ITERS && err <= s->tolerance) || it >= s->max_iterations)
+			break;
+		/* perr holds the dot sums here; finish turns them into errors */
+		pass(s, c, P_DOT_AP, dt);
+		t = s->p;
+		s->p = s->ptmp;
+		s->ptmp = t;
+		err = mean_err(s);
+		it++;
+	}
+	s->iters_last = it;
+	s->iters_sum += it;
+	if (s->nfloat)
+		sph_bodies_pressure(s, c);
+	float vm2 = 0;
+#pragma omp parallel reduction(max : vm2) if (s->n >= SPH_PAR_MIN)
+	{
+		const int nt = omp_get_num_threads(), th = omp_get_thread_num();
+		const int i0 = (int)((long)s->n * th / nt), i1 = (int)((long)s->n * (th + 1) / nt);
+		const float v = advance(s, c, i0, i1);
+		vm2 = v > vm2 ? v : vm2;
+	}
+	swap_state(s);
+	if (s->nfloat)
+		sph_bodies_contacts(s, c);
+	return sqrt((double)vm2);
+}
