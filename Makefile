@@ -162,7 +162,12 @@ SRC_PREVIEW = \
 	src/preview/watch.c \
 	src/preview/json.c \
 	src/preview/server.c \
-	src/preview/page.c
+	src/preview/page.c \
+	src/preview/edit.c \
+	src/preview/jsonedit.c
+# The editor's writer walks JSON with the loader's own jsonpos.c, linked into the program
+# as well (the library keeps its copy hidden).
+PREVIEW_CORE_OBJS = $(BUILD)/obj/src/core/scene/jsonpos.o
 PAGE_FILES = index.html style.css app.js overlays.js plot.js
 PAGE_H = $(BUILD)/gen/preview_page.h
 
@@ -210,6 +215,7 @@ TEST_SRCS = \
 	tests/test_sceneopts.c \
 	tests/test_ocean.c \
 	tests/test_exr.c \
+	tests/test_jsonedit.c \
 	tests/reference/seed_common.c \
 	tests/reference/seed_hooke.c \
 	tests/reference/seed_ripple.c \
@@ -329,9 +335,9 @@ $(UTIL_AR): $(UTIL_OBJS)
 # The program finds the library beside it (the build tree) or in LIBDIR relative to
 # BINDIR (installed, also under DESTDIR).
 BIN_RPATH = $$ORIGIN/$(shell realpath -m --relative-to=$(BINDIR) $(LIBDIR)):$$ORIGIN
-$(BIN): $(MAIN_OBJ) $(PROGRAM_OBJS) $(UTIL_AR) $(SHLIB) | $(AV_PLUGIN)
+$(BIN): $(MAIN_OBJ) $(PROGRAM_OBJS) $(PREVIEW_CORE_OBJS) $(UTIL_AR) $(SHLIB) | $(AV_PLUGIN)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(TP_LDFLAGS) -o $@ $(MAIN_OBJ) $(PROGRAM_OBJS) $(UTIL_AR) \
+	$(Q)$(CC) $(TP_LDFLAGS) -o $@ $(MAIN_OBJ) $(PROGRAM_OBJS) $(PREVIEW_CORE_OBJS) $(UTIL_AR) \
 		-L$(BUILD) -ltidepool -Wl,-rpath,'$(BIN_RPATH)' -Wl,--no-undefined $(TP_LIBS)
 
 $(TEST_BIN): $(LIB_OBJS) $(TEST_OBJS) | $(AV_PLUGIN)
@@ -413,7 +419,7 @@ check-farm: $(BIN)
 # into build/fuzz. fuzz-regress runs every target once over each file of its corpus (no
 # fuzzing); fuzz-smoke fuzzes each target for FUZZ_TIME seconds, new inputs going to
 # build/fuzz/work/TARGET and crashes to build/fuzz/artifacts/.
-FUZZ_TARGETS = scene png manifest mp4 frame
+FUZZ_TARGETS = scene png manifest mp4 frame jsonedit
 FUZZ_BUILD = build/fuzz
 FUZZ_CC ?= clang
 FUZZ_TIME ?= 60

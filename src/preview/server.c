@@ -9,8 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 
+#include "preview/edit.h"
 #include "preview/json.h"
 
 struct pv_server {
@@ -19,12 +21,25 @@ struct pv_server {
 	int port;
 	char listen[64]; /* the --listen address as given ("" for the default) */
 	int wildcard;    /* --listen 0.0.0.0 or :: */
-	char url[128];
+	char url[256];
+	/* the per-run secret (hex) every request must carry, and the cookie that carries it */
+	char secret[2 * PV_SECRET_BYTES + 1];
+	char cookie[32];
+	pv_edit_config edit; /* where POST /edit writes, or that it is off */
 };
 
 static const char csp[] = "default-src 'none'; script-src 'self'; style-src 'self'; "
 			  "img-src 'self' blob: data:; connect-src 'self'; base-uri 'none'; "
 			  "form-action 'none'; frame-ancestors 'none'";
+
+static void common_headers(struct MHD_Response *r)
+{
+	MHD_add_response_header(r, "Cache-Control", "no-store");
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(r, "X-Frame-Options", "DENY");
+	MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+	MHD_add_response_header(r, "Content-Security-Policy", csp);
+}
 
 static enum MHD_Result send_buf(struct MHD_Connection *c, unsigned status, const char *type,
 				void *data, size_t n, int owned, unsigned long gen)
@@ -37,11 +52,7 @@ static enum MHD_Result send_buf(struct MHD_Connection *c, unsigned status, const
 		return MHD_NO;
 	}
 	MHD_add_response_header(r, "Content-Type", type);
-	MHD_add_response_header(r, "Cache-Control", "no-store");
-	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-	MHD_add_response_header(r, "X-Frame-Options", "DENY");
-	MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
-	MHD_add_response_header(r, "Content-Security-Policy", csp);
+	common_headers(r);
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(r, "Allow", "GET, HEAD");
 	if (gen) {
@@ -224,23 +235,211 @@ static int host_ok(const pv_server *s, const char *host)
 	return 0;
 }
 
+/* ---- the secret (docs/preview.md "The secret") ---- */
+
+static int same_secret(const char *a, const char *b)
+{
+	size_t n = strlen(b);
+	if (strlen(a) != n)
+		return 0;
+	unsigned char d = 0;
+	for (size_t i = 0; i < n; i++) /* every byte, whatever the first difference */
+		d |= (unsigned char)(a[i] ^ b[i]);
+	return d == 0;
+}
+
+/* The request carries the run's secret: in the X-Tidepool-Token header, in the cookie
+ * the page got with it (HttpOnly, SameSite=Strict: other sites' pages do not send it), or
+ * as ?token= (the printed URL, scripts). */
+static int secret_ok(const pv_server *s, struct MHD_Connection *c)
+{
+	const char *got[3] = {
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Tidepool-Token"),
+		MHD_lookup_connection_value(c, MHD_COOKIE_KIND, s->cookie),
+		MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "token"),
+	};
+	for (int i = 0; i < 3; i++)
+		if (got[i] && same_secret(got[i], s->secret))
+			return 1;
+	return 0;
+}
+
+/* The page itself, with the cookie that lets its own requests in. */
+static enum MHD_Result send_page(const pv_server *s, struct MHD_Connection *c,
+				 const pv_asset *a)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(a->size, (void *)a->data,
+								  MHD_RESPMEM_PERSISTENT);
+	if (!r)
+		return MHD_NO;
+	char cookie[2 * PV_SECRET_BYTES + 96];
+	snprintf(cookie, sizeof cookie, "%s=%s; Path=/; HttpOnly; SameSite=Strict", s->cookie,
+		 s->secret);
+	MHD_add_response_header(r, "Content-Type", a->type);
+	common_headers(r);
+	MHD_add_response_header(r, "Set-Cookie", cookie);
+	enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/* /scene.json, with the version of its text (what an edit must be made over) and whether
+ * the page may edit. */
+static enum MHD_Result send_scene(const pv_server *s, struct MHD_Connection *c, char *text,
+				  unsigned long gen)
+{
+	char ver[PV_VERSION_HEX], g[32];
+	size_t n = strlen(text);
+	pv_edit_version(text, n, ver);
+	struct MHD_Response *r =
+		MHD_create_response_from_buffer(n, text, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(text);
+		return MHD_NO;
+	}
+	snprintf(g, sizeof g, "%lu", gen);
+	MHD_add_response_header(r, "Content-Type", "application/json");
+	common_headers(r);
+	MHD_add_response_header(r, "X-Tidepool-Generation", g);
+	MHD_add_response_header(r, "X-Tidepool-Version", ver);
+	MHD_add_response_header(r, "X-Tidepool-Edit", s->edit.path[0] ? "on" : s->edit.off);
+	enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/* ---- POST /edit (edit.h) ---- */
+
+typedef struct edit_body {
+	char *buf;
+	size_t n, cap;
+} edit_body;
+
+static enum MHD_Result edit_answer(struct MHD_Connection *c, unsigned status, char *json)
+{
+	if (!json)
+		return MHD_NO;
+	struct MHD_Response *r =
+		MHD_create_response_from_buffer(strlen(json), json, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(json);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, "Content-Type", "application/json");
+	common_headers(r);
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(r, "Allow", "POST");
+	enum MHD_Result ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result edit_refuse(struct MHD_Connection *c, unsigned status, const char *msg)
+{
+	pv_json j;
+	pv_json_init(&j);
+	pv_json_puts(&j, "{\"error\":");
+	pv_json_string(&j, msg);
+	pv_json_puts(&j, "}\n");
+	return edit_answer(c, status, pv_json_finish(&j));
+}
+
+/* The headers of POST /edit: a write comes only from the page itself (its own Origin, a
+ * same-origin fetch), as JSON of a known, bounded length. */
+static enum MHD_Result edit_begin(pv_server *s, struct MHD_Connection *c, const char *method,
+				  const char *host, void **con_cls)
+{
+	if (strcmp(method, MHD_HTTP_METHOD_POST))
+		return edit_refuse(c, MHD_HTTP_METHOD_NOT_ALLOWED, "POST only");
+	if (!s->edit.path[0]) {
+		char msg[200];
+		snprintf(msg, sizeof msg, "editing is off: %s", s->edit.off);
+		return edit_refuse(c, MHD_HTTP_FORBIDDEN, msg);
+	}
+	const char *origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
+	const char *site = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Sec-Fetch-Site");
+	if (!origin || strncmp(origin, "http://", 7) || strcasecmp(origin + 7, host))
+		return edit_refuse(c, MHD_HTTP_FORBIDDEN,
+				   "a write needs the Origin of the page itself");
+	if (site && strcmp(site, "same-origin"))
+		return edit_refuse(c, MHD_HTTP_FORBIDDEN,
+				   "a write comes only from the page itself (Sec-Fetch-Site)");
+	const char *type = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						       MHD_HTTP_HEADER_CONTENT_TYPE);
+	if (!type || strncasecmp(type, "application/json", 16) ||
+	    (type[16] && type[16] != ';'))
+		return edit_refuse(c, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE,
+				   "Content-Type: application/json");
+	const char *clen = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						       MHD_HTTP_HEADER_CONTENT_LENGTH);
+	char *end = NULL;
+	unsigned long n = clen ? strtoul(clen, &end, 10) : 0;
+	if (!clen || !*clen || *end || clen[0] == '-')
+		return edit_refuse(c, MHD_HTTP_LENGTH_REQUIRED, "Content-Length needed");
+	if (n > PV_EDIT_MAX_BODY)
+		return edit_refuse(c, MHD_HTTP_CONTENT_TOO_LARGE, "an edit is at most 256 KiB");
+	edit_body *b = calloc(1, sizeof *b);
+	if (!b || !(b->buf = malloc(n + 1))) {
+		free(b);
+		return MHD_NO;
+	}
+	b->cap = n;
+	*con_cls = b;
+	return MHD_YES;
+}
+
+/* The body as it comes, then the edit once it is all there. */
+static enum MHD_Result edit_data(pv_server *s, struct MHD_Connection *c, edit_body *b,
+				 const char *data, size_t *size)
+{
+	if (*size) {
+		size_t take = *size < b->cap - b->n ? *size : b->cap - b->n;
+		memcpy(b->buf + b->n, data, take);
+		b->n += take;
+		*size = 0;
+		return MHD_YES;
+	}
+	char *answer = NULL;
+	unsigned status = pv_edit_request(&s->edit, b->buf, b->n, &answer);
+	return edit_answer(c, status, answer);
+}
+
+static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
+		      enum MHD_RequestTerminationCode toe)
+{
+	(void)c;
+	(void)toe;
+	if (*con_cls && *con_cls != cls) {
+		edit_body *b = *con_cls;
+		free(b->buf);
+		free(b);
+	}
+	*con_cls = NULL;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
 			      const char *method, const char *version, const char *upload_data,
 			      size_t *upload_data_size, void **con_cls)
 {
 	pv_server *s = cls;
 	(void)version;
-	(void)upload_data;
-	if (*con_cls == NULL) { /* headers only so far: answer now, never read a body */
+	if (*con_cls == NULL) { /* headers only so far */
 		*con_cls = s;
-		if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
-			return send_error(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD");
 		const char *host =
 			MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
 		if (!host_ok(s, host))
 			return send_error(
 				c, MHD_HTTP_MISDIRECTED_REQUEST,
 				"Host must be 127.0.0.1 or localhost with the server's port");
+		if (!secret_ok(s, c))
+			return send_error(c, MHD_HTTP_FORBIDDEN,
+					  "open the URL that `tidepool preview` printed (it carries "
+					  "this run's secret)");
+		if (!strcmp(url, "/edit"))
+			return edit_begin(s, c, method, host, con_cls);
+		if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+			return send_error(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD");
+		/* answer now, never read a body */
 		const char *clen = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 							       MHD_HTTP_HEADER_CONTENT_LENGTH);
 		if ((clen && strcmp(clen, "0")) ||
@@ -257,7 +456,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 			if (!text)
 				return send_error(c, MHD_HTTP_SERVICE_UNAVAILABLE,
 						  "no scene loaded");
-			return send_json(c, text, gen);
+			return send_scene(s, c, text, gen);
 		}
 		if (!strncmp(url, "/frame/", 7)) {
 			int n = frame_number(url);
@@ -265,11 +464,15 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 				return frame(s, c, n);
 		}
 		const pv_asset *a = pv_page_asset(url);
+		if (a && !strcmp(a->path, "/"))
+			return send_page(s, c, a);
 		if (a)
 			return send_buf(c, MHD_HTTP_OK, a->type, (void *)a->data, a->size, 0, 0);
 		return send_error(c, MHD_HTTP_NOT_FOUND, "not found");
 	}
-	/* A body arrived although Content-Length said none: drop it. */
+	if (*con_cls != s)
+		return edit_data(s, c, *con_cls, upload_data, upload_data_size);
+	/* A body arrived although the request was answered: drop it. */
 	*upload_data_size = 0;
 	return MHD_YES;
 }
@@ -284,6 +487,15 @@ int pv_server_start(pv_state *st, const char *listen, int port, pv_server **out,
 		return -1;
 	}
 	s->st = st;
+	snprintf(s->edit.off, sizeof s->edit.off, "not set up");
+	unsigned char rnd[PV_SECRET_BYTES];
+	if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) {
+		snprintf(why, n, "no random numbers for the secret: %s", strerror(errno));
+		free(s);
+		return -1;
+	}
+	for (int i = 0; i < PV_SECRET_BYTES; i++)
+		snprintf(s->secret + 2 * i, 3, "%02x", rnd[i]);
 	struct sockaddr_in a4;
 	struct sockaddr_in6 a6;
 	struct sockaddr *sa = (struct sockaddr *)&a4;
@@ -326,7 +538,8 @@ int pv_server_start(pv_state *st, const char *listen, int port, pv_server **out,
 				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)PV_MAX_PER_IP,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)PV_CONN_TIMEOUT_S,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)PV_CONN_MEMORY,
-				MHD_OPTION_STRICT_FOR_CLIENT, (int)1, MHD_OPTION_END);
+				MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
+				MHD_OPTION_NOTIFY_COMPLETED, completed, s, MHD_OPTION_END);
 	if (!s->d) {
 		snprintf(why, n, "cannot listen on %s port %d (%s)", listen ? listen : "127.0.0.1",
 			 port, errno ? strerror(errno) : "libmicrohttpd refused");
@@ -338,9 +551,13 @@ int pv_server_start(pv_state *st, const char *listen, int port, pv_server **out,
 		s->port = info->port;
 	const char *shown = !listen || s->wildcard ? "127.0.0.1" : listen;
 	if (strchr(shown, ':'))
-		snprintf(s->url, sizeof s->url, "http://[%s]:%d/", shown, s->port);
+		snprintf(s->url, sizeof s->url, "http://[%s]:%d/?token=%s", shown, s->port,
+			 s->secret);
 	else
-		snprintf(s->url, sizeof s->url, "http://%s:%d/", shown, s->port);
+		snprintf(s->url, sizeof s->url, "http://%s:%d/?token=%s", shown, s->port,
+			 s->secret);
+	/* cookies are shared by every port of a host: one per server */
+	snprintf(s->cookie, sizeof s->cookie, "tidepool-%d", s->port);
 	*out = s;
 	return 0;
 }
@@ -353,6 +570,12 @@ int pv_server_port(const pv_server *s)
 const char *pv_server_url(const pv_server *s)
 {
 	return s->url;
+}
+
+void pv_server_set_edit(pv_server *s, const char *scene_path, const char *off)
+{
+	snprintf(s->edit.path, sizeof s->edit.path, "%s", off ? "" : scene_path);
+	snprintf(s->edit.off, sizeof s->edit.off, "%s", off ? off : "");
 }
 
 void pv_server_stop(pv_server *s)

@@ -50,13 +50,13 @@ class Server:
                                       "640x360", "-q"], stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, text=True)
         url = self.proc.stdout.readline().strip()
-        hostport = url.split("//", 1)[1].rstrip("/")
+        hostport, self.token = url.split("//", 1)[1].split("/?token=")
         self.host, port = hostport.rsplit(":", 1)
         self.port = int(port)
         self.conn = http.client.HTTPConnection(self.host, self.port, timeout=120)
 
     def get(self, path):
-        self.conn.request("GET", path)
+        self.conn.request("GET", path, headers={"X-Tidepool-Token": self.token})
         r = self.conn.getresponse()
         body = r.read()
         if r.status != 200:

@@ -82,7 +82,7 @@ def test_page_loads_without_console_errors_or_foreign_requests(browser, preview)
     open_page(browser, preview)
     time.sleep(1.5)  # some frames, status polls and the stats plot
     assert severe_logs(browser) == []
-    origin = preview.url.rstrip("/")
+    origin = preview.origin
     names = browser.execute_script(
         "return performance.getEntriesByType('resource').map(e => e.name)"
         ".concat([location.href])")

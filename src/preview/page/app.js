@@ -289,6 +289,9 @@
   });
   window.addEventListener('resize', () => { fitPicture(); drawOverlay(); drawPlot(); });
 
+  // The secret came in the URL and is now in the page's cookie: off the address bar (and
+  // out of screenshots and shared screens).
+  if (new URLSearchParams(location.search).has('token')) history.replaceState(null, '', '/');
   document.body.dataset.playing = '1';
   fitPicture();
   (async () => {
