@@ -168,7 +168,7 @@ SRC_PREVIEW = \
 # The editor's writer walks JSON with the loader's own jsonpos.c, linked into the program
 # as well (the library keeps its copy hidden).
 PREVIEW_CORE_OBJS = $(BUILD)/obj/src/core/scene/jsonpos.o
-PAGE_FILES = index.html style.css app.js overlays.js plot.js
+PAGE_FILES = index.html style.css app.js overlays.js plot.js edit.js
 PAGE_H = $(BUILD)/gen/preview_page.h
 
 # libtidepool: the core. PROGRAM_SRCS: the command's own. Tests, benchmarks and fuzzers
@@ -392,7 +392,8 @@ test: deps
 check-preview: $(BIN)
 	@sh tests/preview/smoke.sh $(BIN)
 	TP_BIN=$(BIN) $(PYTHON) -m pytest -q -p no:cacheprovider tests/preview \
-		tests/browser/test_page.py $(PYTESTFLAGS)
+		tests/browser/test_page.py tests/browser/test_page_edit.py \
+		tests/browser/test_page_secret.py $(PYTESTFLAGS)
 
 # The Python module over libtidepool (python/tidepool), with Debian's pytest and numpy.
 check-python: $(BIN) $(SHLIB) $(PCFILE)

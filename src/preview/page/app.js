@@ -12,7 +12,7 @@
     error: $('error'), errorKind: $('error-kind'), errorWhere: $('error-where'),
     errorSource: $('error-source'), errorText: $('error-text'), toast: $('toast'), busy: $('busy'),
     sceneName: $('scene-name'), sceneMeta: $('scene-meta'), gen: $('gen'), live: $('live'),
-    plot: $('plot'), legend: $('plot-legend'),
+    plot: $('plot'), legend: $('plot-legend'), marks: $('marks'),
   };
   const POLL_MS = 100;       // /status.json: a save shows within this plus a render
   const STATS_POLL_MS = 500; // /stats.json while the worker is still simulating
@@ -31,6 +31,13 @@
     wanted: null,        // a frame asked for by a seek, not yet shown
     shownKey: '',        // generation/mode/stretch/frame of the picture on screen
     errorKey: '',
+  };
+  // Editing (edit.js): the version of the file the page last loaded (an edit is made only
+  // over it), the undo and redo stacks of splices, the handle under the mouse, the
+  // selected one and the drag under way.
+  const ed = {
+    on: false, off: '', version: '', minGen: 0, undo: [], redo: [], handles: [], times: [],
+    hover: null, selected: null, drag: null, busy: false, edits: 0, noClick: false,
   };
   let wake = null;
   const poke = () => { if (wake) { const w = wake; wake = null; w(); } };
@@ -75,7 +82,55 @@
     const w = Math.max(1, Math.round(c.clientWidth * dpr)), h = Math.max(1, Math.round(c.clientHeight * dpr));
     if (c.width !== w || c.height !== h) { c.width = w; c.height = h; }
     const end = frames() / fps();
-    Overlays.draw(c, st.scene, timeOf(st.frame), end, onMap());
+    const on = onMap();
+    Overlays.draw(c, st.scene, timeOf(st.frame), end, on);
+    const { out, times } = Editor.handles(st.scene, timeOf(st.frame), scenePerPx() / dpr);
+    ed.handles = out;
+    ed.times = times;
+    if (ed.on) Editor.draw(c, st.scene, out, on, ed.hover, ed.selected);
+    drawMarks();
+  }
+
+  // Scene units per CSS pixel of the picture.
+  function scenePerPx() {
+    const r = el.overlay.getBoundingClientRect();
+    const rw = (st.status && st.status.ref_width) || el.picture.width;
+    return r.width ? rw / r.width : 1;
+  }
+
+  // The timeline's marks: a tick at each drop's and keyframe's time, above the slider
+  // (where its thumb travels: MARK_PAD CSS pixels in from each end).
+  const MARK_PAD = 8;
+  const COLORS = { drop: '#ffd666', box: '#ff8c5a', tank: '#d2a0ff' };
+  function markX(t, w) {
+    const n = Math.max(1, frames() - 1);
+    return MARK_PAD + (t * fps() / n) * (w - 2 * MARK_PAD);
+  }
+  function markT(x, w) {
+    const n = Math.max(1, frames() - 1);
+    const f = Math.round(((x - MARK_PAD) / (w - 2 * MARK_PAD)) * n);
+    return Math.max(0, Math.min(n, f)) / fps();
+  }
+  function drawMarks() {
+    const c = el.marks;
+    const dpr = window.devicePixelRatio || 1;
+    const w = Math.max(1, Math.round(c.clientWidth * dpr)), h = Math.max(1, Math.round(c.clientHeight * dpr));
+    if (c.width !== w || c.height !== h) { c.width = w; c.height = h; }
+    const ctx = c.getContext('2d');
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, w, h);
+    const on = onMap();
+    for (const m of ed.times) {
+      if (!on[m.overlay]) continue;
+      const x = Math.round(markX(m.t, c.clientWidth)) + 0.5;
+      const sel = ed.selected && ed.selected.label === m.label;
+      ctx.strokeStyle = COLORS[m.kind] || '#fff';
+      ctx.lineWidth = sel ? 3 : 1.5;
+      ctx.beginPath();
+      ctx.moveTo(x, m.kind === 'drop' ? 2 : 6);
+      ctx.lineTo(x, c.clientHeight - 1);
+      ctx.stroke();
+    }
   }
 
   function drawPlot() {
@@ -176,10 +231,74 @@
     document.body.dataset.error = err.line > 0 ? `${err.line}:${err.col}` : 'yes';
   }
 
+  // /scene.json, with the version of its text and whether the page may edit it. A version
+  // older than the page's own last edit (a reload that began before it) is not taken.
+  async function loadScene() {
+    try {
+      const r = await fetch('/scene.json', { cache: 'no-store' });
+      if (!r.ok) throw new Error(`/scene.json: HTTP ${r.status}`);
+      const gen = Number(r.headers.get('X-Tidepool-Generation')) || 0;
+      st.scene = await r.json();
+      if (gen >= ed.minGen) ed.version = r.headers.get('X-Tidepool-Version') || '';
+      const edit = r.headers.get('X-Tidepool-Edit') || '';
+      ed.on = edit === 'on';
+      ed.off = ed.on ? '' : edit;
+      document.body.dataset.editable = ed.on ? '1' : '0';
+      document.body.dataset.version = ed.version;
+    } catch (e) { st.scene = null; }
+    drawOverlay();
+  }
+
   async function loadSceneAndStats() {
-    try { st.scene = await getJSON('/scene.json'); } catch (e) { st.scene = null; }
+    await loadScene();
     st.stats = null;
     pollStats();
+  }
+
+  // POST /edit: ops over the version the page loaded. Returns the answer, or null after
+  // saying why not (a file changed on disk: the page loads it as it is now).
+  async function sendEdit(ops, label) {
+    if (!ed.on) { toast(`editing is off: ${ed.off}`); return null; }
+    let r, a;
+    try {
+      r = await fetch('/edit', { method: 'POST', cache: 'no-store', headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ version: ed.version, ops }) });
+      a = await r.json();
+    } catch (e) { toast(`${label}: not saved (${e.message})`); return null; }
+    if (!r.ok) {
+      document.body.dataset.editError = a.error || `HTTP ${r.status}`;
+      toast(`${label}: not saved: ${a.error || r.status}`, 4000);
+      if (r.status === 409) { ed.undo = []; ed.redo = []; ed.minGen = 0; loadScene(); }
+      return null;
+    }
+    ed.version = a.version;
+    ed.minGen = ((st.status && st.status.generation) || 0) + 1;
+    ed.edits++;
+    document.body.dataset.version = ed.version;
+    document.body.dataset.edits = ed.edits;
+    document.body.dataset.editError = '';
+    return a;
+  }
+
+  async function edit(ops, label) {
+    if (ed.busy) return;
+    ed.busy = true;
+    try {
+      const a = await sendEdit(ops, label);
+      if (a) { ed.undo.push({ back: a.undo, fwd: a.redo, label }); ed.redo = []; toast(label); }
+    } finally { ed.busy = false; }
+  }
+
+  // Undo and redo send the splices the server answered with: byte for byte back.
+  async function undoRedo(redo) {
+    const from = redo ? ed.redo : ed.undo, to = redo ? ed.undo : ed.redo;
+    if (ed.busy || !from.length) { toast(redo ? 'nothing to redo' : 'nothing to undo'); return; }
+    ed.busy = true;
+    try {
+      const e = from.pop();
+      const a = await sendEdit(redo ? e.fwd : e.back, `${redo ? 'redo' : 'undo'} ${e.label}`);
+      if (a) { to.push({ back: redo ? a.undo : a.redo, fwd: redo ? a.redo : a.undo, label: e.label }); toast(`${redo ? 'redo' : 'undo'} ${e.label}`); } else if (ed.undo.length || ed.redo.length) from.push(e);
+    } finally { ed.busy = false; }
   }
 
   let statsTimer = null;
@@ -247,11 +366,11 @@
   }
 
   let toastTimer = null;
-  function toast(text) {
+  function toast(text, ms) {
     el.toast.textContent = text;
     el.toast.hidden = false;
     clearTimeout(toastTimer);
-    toastTimer = setTimeout(() => { el.toast.hidden = true; }, 1500);
+    toastTimer = setTimeout(() => { el.toast.hidden = true; }, ms || 1500);
   }
 
   async function copy(text) {
@@ -279,10 +398,109 @@
     el.cursor.textContent = `x ${x}  y ${y}`;
   });
   el.overlay.addEventListener('mouseleave', () => { el.cursor.textContent = 'x –  y –'; });
-  el.overlay.addEventListener('click', (ev) => { const [x, y] = sceneXY(ev); copy(`[${x}, ${y}]`); });
+  el.overlay.addEventListener('click', (ev) => {
+    if (ed.noClick) { ed.noClick = false; return; } // the end of a drag, or a handle picked
+    const [x, y] = sceneXY(ev);
+    copy(`[${x}, ${y}]`);
+  });
+
+  // Dragging a handle: the page's copy of the scene follows the mouse, the file is
+  // written once, when the button is released.
+  const sceneXYf = (ev) => {
+    const r = el.overlay.getBoundingClientRect(), k = scenePerPx();
+    return [(ev.clientX - r.left) * k, (ev.clientY - r.top) * k];
+  };
+  const HIT_PX = 9;
+  const select = (h) => { ed.selected = h; document.body.dataset.selected = h ? h.label : ''; drawOverlay(); };
+  function dragTo(ops) {
+    for (const o of ops) Editor.setLocal(st.scene, o.path, o.value);
+    ed.drag.ops = ops;
+    ed.drag.moved = true;
+    document.body.dataset.dragValue = JSON.stringify(ops.map((o) => o.value));
+    drawOverlay();
+  }
+  async function dragEnd() {
+    const d = ed.drag;
+    ed.drag = null;
+    if (!d || !d.moved) return;
+    await edit(d.ops.map((o) => ({ op: 'replace', path: o.path, value: o.value })), `moved ${d.h.label}`);
+  }
+  el.overlay.addEventListener('pointerdown', (ev) => {
+    if (!ed.on || ev.button !== 0) return;
+    const [x, y] = sceneXYf(ev);
+    const h = Editor.hit(ed.handles, x, y, HIT_PX * scenePerPx(), onMap());
+    if (!h) { select(null); return; }
+    ev.preventDefault();
+    el.overlay.setPointerCapture(ev.pointerId);
+    ed.drag = { h, moved: false, ops: [] };
+    ed.noClick = true;
+    select(h);
+  });
+  el.overlay.addEventListener('pointermove', (ev) => {
+    if (!ed.on) return;
+    const [x, y] = sceneXYf(ev);
+    if (ed.drag) { dragTo(ed.drag.h.drag(x, y)); return; }
+    const h = Editor.hit(ed.handles, x, y, HIT_PX * scenePerPx(), onMap());
+    el.overlay.style.cursor = h ? 'grab' : '';
+    if (h !== ed.hover) { ed.hover = h; drawOverlay(); }
+  });
+  el.overlay.addEventListener('pointerup', dragEnd);
+  el.overlay.addEventListener('pointercancel', dragEnd);
+  // A double click adds a drop there at the current time, like its neighbour in time.
+  el.overlay.addEventListener('dblclick', (ev) => {
+    if (!ed.on || !st.scene) return;
+    const [x, y] = sceneXY(ev);
+    const t = Editor.roundT(timeOf(st.frame));
+    const drops = Array.isArray(st.scene.drops) ? st.scene.drops : null;
+    let i = drops ? drops.findIndex((d) => typeof d.t === 'number' && d.t > t) : -1;
+    if (drops && i < 0) i = drops.length;
+    const like = drops && drops.length ? drops[Math.min(i, drops.length - 1)] : { radius: 8, strength: 4 };
+    const drop = Object.assign({}, like, { t, at: [x, y] });
+    edit(drops ? [{ op: 'add', path: `/drops/${i}`, value: drop }] : [{ op: 'add', path: '/drops', value: [drop] }],
+      `added a drop at [${x}, ${y}], t ${t}`);
+  });
+
+  // The timeline's marks: drag one to change its time.
+  el.marks.addEventListener('pointerdown', (ev) => {
+    if (ev.button !== 0) return;
+    const r = el.marks.getBoundingClientRect(), x = ev.clientX - r.left, on = onMap();
+    let best = null, bd = 7;
+    for (const m of ed.times) {
+      const d = Math.abs(markX(m.t, r.width) - x);
+      if (on[m.overlay] && d <= bd) { best = m; bd = d; }
+    }
+    if (!best) return;
+    select(best);
+    if (!ed.on) return;
+    ev.preventDefault();
+    el.marks.setPointerCapture(ev.pointerId);
+    ed.drag = { h: best, moved: false, ops: [], marks: true };
+  });
+  el.marks.addEventListener('pointermove', (ev) => {
+    if (!ed.drag || !ed.drag.marks) return;
+    const r = el.marks.getBoundingClientRect();
+    const t = markT(ev.clientX - r.left, r.width);
+    dragTo(ed.drag.h.drag(t));
+    togglePlay(false);
+    seek(Math.round(t * fps()));
+  });
+  el.marks.addEventListener('pointerup', dragEnd);
+  el.marks.addEventListener('pointercancel', dragEnd);
   el.plot.addEventListener('click', (ev) => { togglePlay(false); seek(Plot.frameAt(el.plot, ev.clientX, frames())); });
   document.addEventListener('keydown', (ev) => {
     if (ev.target === el.mode || ev.target === el.stretch) return;
+    const ctrl = ev.ctrlKey || ev.metaKey;
+    if (ctrl && (ev.key === 'z' || ev.key === 'Z')) { ev.preventDefault(); undoRedo(ev.shiftKey); return; }
+    if (ctrl && ev.key === 'y') { ev.preventDefault(); undoRedo(true); return; }
+    if ((ev.key === 'Delete' || ev.key === 'Backspace') && ed.selected) {
+      ev.preventDefault();
+      const h = ed.selected.handle || ed.selected;
+      if (h.del) { select(null); edit(h.del, `deleted ${h.label}`); } else toast(`${h.label} cannot be deleted`);
+      return;
+    }
+    if (ev.key === 'Escape') { select(null); return; }
+    // the slider steps on its own too: the page's step only (one frame per key)
+    if (ev.target === el.timeline && ev.key.startsWith('Arrow')) ev.preventDefault();
     if (ev.key === ' ') { ev.preventDefault(); togglePlay(); }
     else if (ev.key === 'ArrowRight') { togglePlay(false); seek(st.frame + 1); }
     else if (ev.key === 'ArrowLeft') { togglePlay(false); seek(st.frame - 1); }
