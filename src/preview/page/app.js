@@ -12,7 +12,7 @@
     error: $('error'), errorKind: $('error-kind'), errorWhere: $('error-where'),
     errorSource: $('error-source'), errorText: $('error-text'), toast: $('toast'), busy: $('busy'),
     sceneName: $('scene-name'), sceneMeta: $('scene-meta'), gen: $('gen'), live: $('live'),
-    plot: $('plot'), legend: $('plot-legend'), marks: $('marks'),
+    plot: $('plot'), legend: $('plot-legend'), marks: $('marks'), rate: $('rate'),
   };
   const POLL_MS = 100;       // /status.json: a save shows within this plus a render
   const STATS_POLL_MS = 500; // /stats.json while the worker is still simulating
@@ -140,16 +140,59 @@
   // A frame that takes a while (a reload simulating from far back, a seek past the
   // checkpoints) says so in a corner, so a slow answer is not mistaken for a stuck page.
   const BUSY_MS = 250;
+  // Frames asked for ahead of the one shown while playing: the server renders the next
+  // while the page decodes (createImageBitmap, off the main thread) and shows this one.
+  const AHEAD = 4;
+
+  // Frames asked for, by key (mode/stretch/frame): a promise of {bmp, gen} or null.
+  const inflight = new Map();
+  const frameKey = (n) => {
+    const stretch = st.stretch && GRAY_MODES.includes(st.mode);
+    return `${st.mode}/${stretch ? 1 : 0}/${n}`;
+  };
+  function requestFrame(n) {
+    const key = frameKey(n);
+    if (inflight.has(key)) return inflight.get(key);
+    const [mode, stretch] = key.split('/');
+    const p = fetch(`/frame/${n}.png?mode=${encodeURIComponent(mode)}${stretch === '1' ? '&stretch=1' : ''}`,
+      { cache: 'no-store' })
+      .then(async (r) => {
+        if (!r.ok) return null;
+        const gen = Number(r.headers.get('X-Tidepool-Generation')) || 0;
+        return { bmp: await createImageBitmap(await r.blob()), gen, key };
+      })
+      .catch(() => null);
+    inflight.set(key, p);
+    return p;
+  }
+  // Forgets every frame asked for (a seek, a reload, another mode); those still coming
+  // are closed when they come.
+  function dropFrames(keep) {
+    for (const [k, p] of inflight) {
+      if (k === keep) continue;
+      inflight.delete(k);
+      p.then((f) => { if (f) f.bmp.close(); });
+    }
+  }
 
   async function showFrame(n) {
-    const gen = st.generation;
     const busy = setTimeout(() => {
       el.busy.textContent = `simulating to frame ${n}…`;
       el.busy.hidden = false;
       document.body.dataset.busy = 'yes';
     }, BUSY_MS);
     try {
-      return await fetchFrame(n, gen);
+      const key = frameKey(n);
+      const f = await requestFrame(n);
+      inflight.delete(key);
+      if (!f) { await pollStatus(); return false; } // a runtime failure, or a stale number
+      if (f.gen < st.generation) { // from before a reload: ask again
+        f.bmp.close();
+        if (st.wanted === null) st.wanted = n;
+        return false;
+      }
+      draw(f, n);
+      return true;
     } finally {
       clearTimeout(busy);
       el.busy.hidden = true;
@@ -157,16 +200,8 @@
     }
   }
 
-  async function fetchFrame(n, gen) {
-    const stretch = st.stretch && GRAY_MODES.includes(st.mode);
-    const r = await fetch(`/frame/${n}.png?mode=${encodeURIComponent(st.mode)}${stretch ? '&stretch=1' : ''}`,
-      { cache: 'no-store' });
-    if (!r.ok) { // a runtime failure (shown from /status.json) or a stale frame number
-      await pollStatus();
-      return false;
-    }
-    const bmp = await createImageBitmap(await r.blob());
-    if (gen !== st.generation && st.wanted === null) st.wanted = n; // reloaded meanwhile
+  function draw(f, n) {
+    const bmp = f.bmp;
     if (el.picture.width !== bmp.width || el.picture.height !== bmp.height) {
       el.picture.width = bmp.width;
       el.picture.height = bmp.height;
@@ -175,31 +210,73 @@
     el.picture.getContext('2d').drawImage(bmp, 0, 0);
     bmp.close();
     st.frame = n;
-    st.shownKey = `${r.headers.get('X-Tidepool-Generation')}/${st.mode}/${stretch}/${n}`;
-    document.body.dataset.shownGeneration = r.headers.get('X-Tidepool-Generation') || '';
+    st.shownKey = `${f.gen}/${f.key}`;
+    document.body.dataset.shownGeneration = String(f.gen);
     readout();
     drawOverlay();
     drawPlot();
-    return true;
   }
 
-  // The frame pump: one request at a time; a seek wins over playing on.
+  // The rate the page achieves while playing: frames shown over the last second or so.
+  const shown = [];
+  function countShown(now) {
+    shown.push(now);
+    while (shown.length > 2 && now - shown[0] > 1500) shown.shift();
+    if (shown.length < 8 || now - shown[0] < 900) return;
+    const rate = (shown.length - 1) * 1000 / (now - shown[0]);
+    const slow = rate < fps() * 0.95;
+    el.rate.textContent = `${rate.toFixed(1)} fps${slow ? ` · slower than real time (${fps()} fps)` : ''}`;
+    el.rate.classList.toggle('slow', slow);
+    document.body.dataset.rate = rate.toFixed(2);
+    document.body.dataset.slow = slow ? '1' : '0';
+  }
+  function stopCounting() {
+    shown.length = 0;
+    el.rate.textContent = '';
+    el.rate.classList.remove('slow');
+    document.body.dataset.slow = '';
+  }
+
+  const failedNext = () => st.status.error && st.status.error.kind === 'runtime'
+    && st.status.error.frame === (st.frame + 1) % frames();
+
+  // The frame pump: a seek wins over playing on; playing keeps AHEAD frames asked for
+  // and shows each at its time (the scene's rate), or as soon as it comes when late.
   async function pump() {
+    let due = 0;
     for (;;) {
       let n = null;
-      if (st.wanted !== null) { n = st.wanted; st.wanted = null; }
-      else if (st.playing && frames() > 0 && !(st.status.error && st.status.error.kind === 'runtime'
-        && st.status.error.frame === (st.frame + 1) % frames())) n = (st.frame + 1) % frames();
-      if (n === null) { await sleep(1000); continue; }
-      const t0 = performance.now();
+      if (st.wanted !== null) {
+        n = st.wanted; st.wanted = null;
+        dropFrames(frameKey(n));
+        due = 0;
+        stopCounting();
+      } else if (st.playing && frames() > 0 && !failedNext()) {
+        n = (st.frame + 1) % frames();
+        for (let k = 1; k < AHEAD; k++) requestFrame((n + k) % frames());
+      }
+      if (n === null) { stopCounting(); await sleep(1000); continue; }
       let ok = false;
-      try { ok = await showFrame(n); } catch (e) { ok = false; }
-      if (!ok) { await sleep(250); continue; }
+      try { ok = await showFrameAt(n, due); } catch (e) { ok = false; }
+      if (!ok) { due = 0; await sleep(250); continue; }
+      const now = performance.now();
       if (st.playing && st.wanted === null) {
-        const left = 1000 / fps() - (performance.now() - t0);
-        if (left > 1) await sleep(left);
+        countShown(now);
+        due = Math.max(due + 1000 / fps(), now); // late frames do not pile up
       }
     }
+  }
+
+  // Waits for frame n, then for its time (due, performance.now() units; 0: now).
+  async function showFrameAt(n, due) {
+    const f = requestFrame(n);
+    if (due) {
+      await f;
+      const left = due - performance.now();
+      if (left > 1 && st.wanted === null) await sleep(left);
+      if (st.wanted !== null) return true; // a seek came meanwhile: it goes first
+    }
+    return showFrame(n);
   }
 
   function setModes(modes) {
