@@ -76,3 +76,106 @@ def test_arrow_keys_step_one_frame_with_the_timeline_focused(browser, preview):
     tl.send_keys(Keys.ARROW_LEFT)
     wait(browser, lambda: readout_frame(browser) == 49, what="two steps left")
     assert severe_logs(browser) == []
+
+
+def visible_toggles(d):
+    return d.execute_script("""
+        return Array.from(document.querySelectorAll('#toggles label'))
+            .filter(l => !l.hidden && l.offsetParent !== null).map(l => l.textContent.trim());""")
+
+
+def test_toggles_only_for_what_the_scene_has(browser):
+    p = Preview("pond.json", args=("--size", "320x180"))
+    try:
+        open_page(browser, p)
+        wait(browser, lambda: body(browser, "toggles") == "drops", what="pond's toggles")
+        assert visible_toggles(browser) == ["drops"]
+    finally:
+        p.stop()
+    p = Preview("sph_nozzle.json", args=("--size", "320x180"))
+    try:
+        open_page(browser, p)
+        wait(browser, lambda: body(browser, "toggles") == "emitters tank", what="sph toggles")
+        assert visible_toggles(browser) == ["emitters", "tank"]
+    finally:
+        p.stop()
+
+
+def test_keys_home_end_j_k_l_and_the_list(browser, preview):
+    d = browser
+    open_page(d, preview)
+    keys = d.find_element(By.ID, "keys")
+    assert not keys.is_displayed()
+    ActionChains(d).send_keys("?").perform()
+    wait(d, keys.is_displayed, what="the list")
+    for k in ("Space", "J", "K", "L", "Home", "End", "Ctrl", "Delete", "?"):
+        assert k in keys.text, k
+    ActionChains(d).send_keys("?").perform()
+    wait(d, lambda: not keys.is_displayed(), what="the list closed")
+    ActionChains(d).send_keys("k").perform()
+    assert body(d, "playing") == "0"
+    ActionChains(d).send_keys(Keys.END).perform()
+    wait(d, lambda: readout_frame(d) == 239, what="End")
+    ActionChains(d).send_keys(Keys.HOME).perform()
+    wait(d, lambda: readout_frame(d) == 0, what="Home")
+    pause_at(d, 120)
+    ActionChains(d).send_keys("j").perform()
+    assert body(d, "playing") == "1" and body(d, "dir") == "-1"
+    wait(d, lambda: 100 < readout_frame(d) < 117, what="playing backwards")
+    ActionChains(d).send_keys("l").perform()
+    a = readout_frame(d)
+    wait(d, lambda: readout_frame(d) > a + 3, what="playing forwards")
+    ActionChains(d).send_keys("k").perform()
+    assert body(d, "playing") == "0"
+    assert severe_logs(d) == []
+
+
+def test_copy_render_command(browser, preview):
+    open_page(browser, preview)
+    browser.find_element(By.ID, "copy-cmd").click()
+    wait(browser, lambda: body(browser, "copied").startswith("tidepool render"), what="copied")
+    assert body(browser, "copied") == "tidepool render " + preview.scene
+
+
+def test_the_error_panel_folds_and_its_caret_points_at_the_column_on_a_long_line(browser):
+    # a long line (wider than the panel) with tabs before the fault: column 70 is the "x"
+    bad = '{\n\t"format": "tidepool-scene/1", "size": [640, 360], "fps": 30, "duration": x, "solver": "ripple", "seed": 1, "drops": [] }\n'
+    col = bad.split("\n")[1].index("x") + 1
+    p = Preview("pond.json", args=("--size", "320x180"))
+    try:
+        open_page(browser, p)
+        from pvserver import save_atomic
+        save_atomic(p.scene, bad)
+        wait(browser, lambda: body(browser, "error") == "2:%d" % col, what="the error")
+        # the caret's left edge is the faulty character's
+        xs = browser.execute_script("""
+            const pre = document.getElementById('error-source');
+            const t = pre.firstChild, text = t.textContent, nl = text.indexOf('\\n');
+            const at = (i) => { const r = document.createRange(); r.setStart(t, i); r.setEnd(t, i + 1);
+                                return r.getBoundingClientRect().left; };
+            const num = text.indexOf('| ') + 2;
+            return [at(num + arguments[0] - 1), at(text.length - 1), text.slice(num + arguments[0] - 1, num + arguments[0])];""",
+            col)
+        assert xs[2] == "x" and abs(xs[0] - xs[1]) < 0.5, xs
+        assert browser.find_element(By.ID, "error-source").value_of_css_property("white-space") == "pre"
+        assert "last good picture" in browser.find_element(By.ID, "error-note").text
+        err = browser.find_element(By.ID, "error")
+        h = err.size["height"]
+        browser.find_element(By.ID, "error-fold").click()
+        assert err.size["height"] < h / 2 and not browser.find_element(By.ID, "error-source").is_displayed()
+        assert "Scene error" in err.text
+        browser.find_element(By.ID, "error-fold").click()
+        assert browser.find_element(By.ID, "error-source").is_displayed()
+    finally:
+        p.stop()
+
+
+def test_a_scene_broken_from_the_start_says_there_is_no_picture_yet(browser):
+    p = Preview("pond.json", args=("--size", "320x180"), text='{"format": "tidepool-scene/1", "fps": -3}')
+    try:
+        browser.get(p.url)
+        wait(browser, lambda: body(browser, "error"), what="the error")
+        note = browser.find_element(By.ID, "error-note").text
+        assert "no picture yet" in note and "last good" not in note
+    finally:
+        p.stop()

@@ -13,6 +13,7 @@
     errorSource: $('error-source'), errorText: $('error-text'), toast: $('toast'), busy: $('busy'),
     sceneName: $('scene-name'), sceneMeta: $('scene-meta'), gen: $('gen'), live: $('live'),
     plot: $('plot'), legend: $('plot-legend'), marks: $('marks'), rate: $('rate'),
+    errorNote: $('error-note'), errorFold: $('error-fold'), keys: $('keys'), copyCmd: $('copy-cmd'),
   };
   const POLL_MS = 100;       // /status.json: a save shows within this plus a render
   const STATS_POLL_MS = 500; // /stats.json while the worker is still simulating
@@ -24,6 +25,7 @@
     generation: 0,       // the scene generation the picture and overlays come from
     frame: 0,            // the frame shown
     playing: true,
+    dir: 1,              // 1 forwards, -1 backwards (J)
     mode: 'color',
     stretch: false,      // single-channel modes shown from black to white (display only)
     scene: null,         // /scene.json of that generation
@@ -252,8 +254,9 @@
         due = 0;
         stopCounting();
       } else if (st.playing && frames() > 0 && !failedNext()) {
-        n = (st.frame + 1) % frames();
-        for (let k = 1; k < AHEAD; k++) requestFrame((n + k) % frames());
+        const N = frames();
+        n = (st.frame + st.dir + N) % N;
+        for (let k = 1; k < AHEAD; k++) requestFrame((n + k * st.dir + k * N) % N);
       }
       if (n === null) { stopCounting(); await sleep(1000); continue; }
       let ok = false;
@@ -295,12 +298,19 @@
     el.live.classList.toggle('bad', !!err);
     if (!err) { el.error.hidden = true; document.body.dataset.error = ''; return; }
     el.errorKind.textContent = err.kind === 'runtime' ? `Frame ${err.frame} failed` : 'Scene error';
+    el.errorNote.textContent = st.status && st.status.loaded ? 'showing the last good picture'
+      : 'no picture yet: the scene has not loaded since the preview started';
     el.errorWhere.textContent = err.line > 0 ? `${err.file}:${err.line}:${err.col}` : err.file || '';
     let src = '';
     if (err.source_line !== null && err.source_line !== undefined) {
       const num = `${err.line} | `;
       src = num + err.source_line;
-      if (err.col > 0) src += '\n' + ' '.repeat(num.length + err.col - 1) + '^';
+      // the caret under column col (characters, a tab one): the line's own tabs are kept
+      // so that it lines up however wide they show; the block does not wrap
+      if (err.col > 0) {
+        const before = Array.from(err.source_line).slice(0, err.col - 1);
+        src += '\n' + ' '.repeat(num.length) + before.map((c) => (c === '\t' ? '\t' : ' ')).join('') + '^';
+      }
     }
     el.errorSource.textContent = src;
     el.errorText.textContent = `tidepool: ${err.text}`;
@@ -310,12 +320,28 @@
 
   // /scene.json, with the version of its text and whether the page may edit it. A version
   // older than the page's own last edit (a reload that began before it) is not taken.
+  // The overlay toggles the scene has something for (a pond has no tank).
+  function showToggles(sc) {
+    const a = (v) => (Array.isArray(v) ? v : []);
+    const em = a(sc && sc.emitters);
+    const has = {
+      drops: a(sc && sc.drops).length > 0,
+      rain: em.some((e) => e && e.type === 'rain'),
+      boxes: a(sc && sc.boxes).length > 0,
+      emitters: em.some((e) => e && e.type === 'stream'),
+      tank: !!(sc && ((sc.tank && typeof sc.tank === 'object') || a(sc.blocks).length)),
+    };
+    for (const k of Object.keys(has)) $(`ov-${k}`).parentElement.hidden = !has[k];
+    document.body.dataset.toggles = Object.keys(has).filter((k) => has[k]).join(' ');
+  }
+
   async function loadScene() {
     try {
       const r = await fetch('/scene.json', { cache: 'no-store' });
       if (!r.ok) throw new Error(`/scene.json: HTTP ${r.status}`);
       const gen = Number(r.headers.get('X-Tidepool-Generation')) || 0;
       st.scene = await r.json();
+      showToggles(st.scene);
       if (gen >= ed.minGen) ed.version = r.headers.get('X-Tidepool-Version') || '';
       const edit = r.headers.get('X-Tidepool-Edit') || '';
       ed.on = edit === 'on';
@@ -418,8 +444,10 @@
     if (st.stats && s.stats_done > st.stats.done && !statsTimer) pollStats();
   }
 
-  function togglePlay(on) {
+  function togglePlay(on, dir) {
     st.playing = on === undefined ? !st.playing : on;
+    if (dir) st.dir = dir;
+    document.body.dataset.dir = st.dir;
     el.play.textContent = st.playing ? 'Pause' : 'Play';
     document.body.dataset.playing = st.playing ? '1' : '0';
     poke();
@@ -578,9 +606,27 @@
     if (ev.key === 'Escape') { select(null); return; }
     // the slider steps on its own too: the page's step only (one frame per key)
     if (ev.target === el.timeline && ev.key.startsWith('Arrow')) ev.preventDefault();
-    if (ev.key === ' ') { ev.preventDefault(); togglePlay(); }
+    if (ev.key === ' ') { ev.preventDefault(); togglePlay(undefined, 1); }
     else if (ev.key === 'ArrowRight') { togglePlay(false); seek(st.frame + 1); }
     else if (ev.key === 'ArrowLeft') { togglePlay(false); seek(st.frame - 1); }
+    else if (ev.key === 'Home') { ev.preventDefault(); togglePlay(false); seek(0); }
+    else if (ev.key === 'End') { ev.preventDefault(); togglePlay(false); seek(frames() - 1); }
+    else if (ev.key === 'j' || ev.key === 'J') togglePlay(true, -1);
+    else if (ev.key === 'k' || ev.key === 'K') togglePlay(false);
+    else if (ev.key === 'l' || ev.key === 'L') togglePlay(true, 1);
+    else if (ev.key === '?') el.keys.hidden = !el.keys.hidden;
+  });
+  el.errorFold.addEventListener('click', () => {
+    const folded = el.error.classList.toggle('folded');
+    el.errorFold.textContent = folded ? 'show' : 'hide';
+    el.errorFold.setAttribute('aria-expanded', String(!folded));
+  });
+  $('keys-close').addEventListener('click', () => { el.keys.hidden = true; });
+  $('keys-open').addEventListener('click', () => { el.keys.hidden = !el.keys.hidden; });
+  // The command that renders the file as it is now (with the page's edits in it).
+  const quote = (a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, "'\\''")}'`);
+  el.copyCmd.addEventListener('click', () => {
+    if (st.status) copy(`tidepool render ${quote(st.status.scene)}`);
   });
   window.addEventListener('resize', () => { fitPicture(); drawOverlay(); drawPlot(); });
 
