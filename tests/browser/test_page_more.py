@@ -179,3 +179,47 @@ def test_a_scene_broken_from_the_start_says_there_is_no_picture_yet(browser):
         assert "no picture yet" in note and "last good" not in note
     finally:
         p.stop()
+
+
+def cursor_xy(d):
+    m = re.match(r"x (\d+)\s+y (\d+)", d.find_element(By.ID, "cursor").text)
+    return int(m.group(1)), int(m.group(2))
+
+
+def test_zoom_about_the_mouse_sharp_pixels_pan_and_back(browser):
+    from selenium.webdriver.common.actions.wheel_input import ScrollOrigin
+    p = Preview("pond.json", args=("--size", "320x180"))
+    try:
+        d = browser
+        open_page(d, p)
+        pause_at(d, 30)
+        ov = d.find_element(By.ID, "overlay")
+        ActionChains(d).move_to_element_with_offset(ov, 60, 30).perform()
+        before = cursor_xy(d)
+        assert d.find_element(By.ID, "picture").value_of_css_property("image-rendering") != "pixelated"
+        ActionChains(d).scroll_from_origin(ScrollOrigin.from_element(ov, 60, 30), 0, -600).perform()
+        wait(d, lambda: float(body(d, "zoom") or 1) >= 2, what="zoomed in")
+        # the same scene point is still under the mouse (within a preview pixel)
+        after = cursor_xy_at(d)
+        assert abs(after[0] - before[0]) <= 3 and abs(after[1] - before[1]) <= 3, (before, after)
+        assert d.find_element(By.ID, "picture").value_of_css_property("image-rendering") == "pixelated"
+        # a drag pans: the view moves by the drag
+        t0 = d.find_element(By.ID, "zoom").value_of_css_property("transform")
+        ActionChains(d).move_to_element_with_offset(ov, -100, -40).click_and_hold() \
+            .move_by_offset(30, 20).move_by_offset(30, 20).release().perform()
+        t1 = d.find_element(By.ID, "zoom").value_of_css_property("transform")
+        assert t0 != t1 and not body(d, "copied")  # panned, and no copy on release
+        ActionChains(d).send_keys("0").perform()
+        wait(d, lambda: body(d, "zoom") == "1", what="back to fit")
+        assert d.find_element(By.ID, "zoom").value_of_css_property("transform") == "none"
+        assert severe_logs(d) == []
+    finally:
+        p.stop()
+
+
+def cursor_xy_at(d):
+    """The cursor readout with the mouse where the wheel was turned, (60, 30) from the
+    centre of the stage (which is not zoomed: the overlay inside it is)."""
+    ov = d.find_element(By.ID, "stage")
+    ActionChains(d).move_to_element_with_offset(ov, 60, 30).perform()
+    return cursor_xy(d)

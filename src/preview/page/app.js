@@ -13,7 +13,7 @@
     errorSource: $('error-source'), errorText: $('error-text'), toast: $('toast'), busy: $('busy'),
     sceneName: $('scene-name'), sceneMeta: $('scene-meta'), gen: $('gen'), live: $('live'),
     plot: $('plot'), legend: $('plot-legend'), marks: $('marks'), rate: $('rate'),
-    errorNote: $('error-note'), errorFold: $('error-fold'), keys: $('keys'), copyCmd: $('copy-cmd'),
+    zoom: $('zoom'), errorNote: $('error-note'), errorFold: $('error-fold'), keys: $('keys'), copyCmd: $('copy-cmd'),
   };
   const POLL_MS = 100;       // /status.json: a save shows within this plus a render
   const STATS_POLL_MS = 500; // /stats.json while the worker is still simulating
@@ -81,7 +81,11 @@
   function drawOverlay() {
     const c = el.overlay;
     const dpr = window.devicePixelRatio || 1;
-    const w = Math.max(1, Math.round(c.clientWidth * dpr)), h = Math.max(1, Math.round(c.clientHeight * dpr));
+    // drawn at the zoomed size, so that its lines stay one pixel wide and sharp
+    // (at most 16 M pixels: beyond that, lines widen a little instead)
+    const k = Math.min(view.z, Math.sqrt(16e6 / Math.max(1, c.clientWidth * c.clientHeight * dpr * dpr)));
+    const w = Math.max(1, Math.round(c.clientWidth * dpr * k));
+    const h = Math.max(1, Math.round(c.clientHeight * dpr * k));
     if (c.width !== w || c.height !== h) { c.width = w; c.height = h; }
     const end = frames() / fps();
     const on = onMap();
@@ -92,6 +96,30 @@
     if (ed.on) Editor.draw(c, st.scene, out, on, ed.hover, ed.selected);
     drawMarks();
   }
+
+  // Zoom and pan: the picture and overlay scaled by z about the stage's top left, moved by
+  // (x, y) CSS pixels; never smaller than the stage, never leaving it uncovered.
+  const view = { z: 1, x: 0, y: 0, pan: null };
+  function setView(z, x, y) {
+    const W = el.stage.clientWidth, H = el.stage.clientHeight;
+    view.z = Math.max(1, Math.min(16, z));
+    view.x = Math.min(0, Math.max(W - W * view.z, x));
+    view.y = Math.min(0, Math.max(H - H * view.z, y));
+    el.zoom.style.transform = view.z === 1 ? '' : `translate(${view.x}px, ${view.y}px) scale(${view.z})`;
+    // whole pixels, not a blur, once each is two screen pixels or more
+    const k = (el.picture.getBoundingClientRect().width / el.picture.width) * (window.devicePixelRatio || 1);
+    el.picture.classList.toggle('sharp', k >= 2);
+    document.body.dataset.zoom = String(Math.round(view.z * 100) / 100);
+    drawOverlay();
+  }
+  // The wheel zooms about the mouse: the scene point under it stays under it.
+  el.stage.addEventListener('wheel', (ev) => {
+    ev.preventDefault();
+    const r = el.stage.getBoundingClientRect();
+    const mx = ev.clientX - r.left, my = ev.clientY - r.top;
+    const z = Math.max(1, Math.min(16, view.z * Math.exp(-ev.deltaY * 0.002)));
+    setView(z, mx - (mx - view.x) * z / view.z, my - (my - view.y) * z / view.z);
+  }, { passive: false });
 
   // Scene units per CSS pixel of the picture.
   function scenePerPx() {
@@ -531,10 +559,17 @@
     await edit(d.ops.map((o) => ({ op: 'replace', path: o.path, value: o.value })), `moved ${d.h.label}`);
   }
   el.overlay.addEventListener('pointerdown', (ev) => {
-    if (!ed.on || ev.button !== 0) return;
+    if (ev.button !== 0) return;
     const [x, y] = sceneXYf(ev);
-    const h = Editor.hit(ed.handles, x, y, HIT_PX * scenePerPx(), onMap());
-    if (!h) { select(null); return; }
+    const h = ed.on ? Editor.hit(ed.handles, x, y, HIT_PX * scenePerPx(), onMap()) : null;
+    if (!h) {
+      if (ed.on) select(null);
+      if (view.z > 1) { // a drag on the picture pans it
+        view.pan = { x0: ev.clientX, y0: ev.clientY, vx: view.x, vy: view.y, moved: false };
+        el.overlay.setPointerCapture(ev.pointerId);
+      }
+      return;
+    }
     ev.preventDefault();
     el.overlay.setPointerCapture(ev.pointerId);
     ed.drag = { h, moved: false, ops: [] };
@@ -542,6 +577,12 @@
     select(h);
   });
   el.overlay.addEventListener('pointermove', (ev) => {
+    if (view.pan) {
+      const p = view.pan, dx = ev.clientX - p.x0, dy = ev.clientY - p.y0;
+      if (Math.abs(dx) + Math.abs(dy) > 3) { p.moved = true; ed.noClick = true; }
+      if (p.moved) setView(view.z, p.vx + dx, p.vy + dy);
+      return;
+    }
     if (!ed.on) return;
     const [x, y] = sceneXYf(ev);
     if (ed.drag) { dragTo(ed.drag.h.drag(x, y)); return; }
@@ -549,7 +590,7 @@
     el.overlay.style.cursor = h ? 'grab' : '';
     if (h !== ed.hover) { ed.hover = h; drawOverlay(); }
   });
-  el.overlay.addEventListener('pointerup', dragEnd);
+  el.overlay.addEventListener('pointerup', () => { view.pan = null; dragEnd(); });
   el.overlay.addEventListener('pointercancel', dragEnd);
   // A double click adds a drop there at the current time, like its neighbour in time.
   el.overlay.addEventListener('dblclick', (ev) => {
@@ -615,6 +656,7 @@
     else if (ev.key === 'k' || ev.key === 'K') togglePlay(false);
     else if (ev.key === 'l' || ev.key === 'L') togglePlay(true, 1);
     else if (ev.key === '?') el.keys.hidden = !el.keys.hidden;
+    else if (ev.key === '0') setView(1, 0, 0);
   });
   el.errorFold.addEventListener('click', () => {
     const folded = el.error.classList.toggle('folded');
