@@ -533,6 +533,10 @@ int pv_jedit_apply(const char *text, size_t len, const cJSON *ops, pv_jedit *out
 	}
 	free(e.sp);
 	if (rc < 0) {
+		/* one line, whatever the request's paths and names held */
+		for (char *c = why; n && *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = ' ';
 		free(e.t);
 		pv_jedit_free(out);
 		return rc;

@@ -223,3 +223,52 @@ def cursor_xy_at(d):
     ov = d.find_element(By.ID, "stage")
     ActionChains(d).move_to_element_with_offset(ov, 60, 30).perform()
     return cursor_xy(d)
+
+
+def color_pixels(d, rgb, y0=0, y1=None):
+    """Pixels of the plot canvas within 40 of rgb (sum of channel differences), in rows
+    [y0, y1) of device pixels."""
+    return d.execute_script("""
+        const c = document.getElementById('plot'), [r, g, b] = arguments[0];
+        const y0 = arguments[1], y1 = arguments[2] === null ? c.height : arguments[2];
+        const px = c.getContext('2d').getImageData(0, y0, c.width, y1 - y0).data;
+        let n = 0;
+        for (let i = 0; i < px.length; i += 4)
+            if (px[i + 3] > 200 && Math.abs(px[i] - r) + Math.abs(px[i + 1] - g) + Math.abs(px[i + 2] - b) < 40) n++;
+        return n;""", rgb, y0, y1)
+
+
+def test_the_plot_has_a_time_axis_values_under_the_mouse_hideable_lines_and_marks(browser):
+    p = Preview("pond.json", args=("--size", "320x180"))
+    try:
+        d = browser
+        open_page(d, p)
+        wait(d, lambda: "simulating" not in d.find_element(By.ID, "plot-legend").text, timeout=60,
+             what="the stats")
+        pause_at(d, 10)
+        plot = d.find_element(By.ID, "plot")
+        # drop marks (yellow) along the top, the axis labels (grey) along the bottom
+        assert color_pixels(d, [255, 214, 102], 0, 12) > 6 * 3  # six drops
+        h = d.execute_script("return document.getElementById('plot').height")
+        assert color_pixels(d, [125, 139, 151], h - 14, h) > 50
+        legend = d.find_element(By.ID, "plot-legend")
+        assert legend.text.startswith("frame 0.333 s")
+        w = plot.size["width"]
+        ActionChains(d).move_to_element_with_offset(plot, w // 4, 0).perform()
+        wait(d, lambda: "under the mouse" in legend.text, what="hover values")
+        f = int(body(d, "plotHover"))
+        assert abs(f - 239 * 0.75) <= 4, f  # three quarters along (offsets are from the centre)
+        assert "%.3f s" % (f / 30) in legend.text
+        # hide the first field (blue): its pixels go, its entry is struck through
+        blue = color_pixels(d, [79, 179, 217])
+        first = d.find_elements(By.CSS_SELECTOR, "#plot-legend .field")[0]
+        name = first.get_attribute("data-field")
+        first.click()
+        wait(d, lambda: color_pixels(d, [79, 179, 217]) < blue / 10, what="line hidden")
+        off = d.find_elements(By.CSS_SELECTOR, "#plot-legend .field.off")
+        assert [e.get_attribute("data-field") for e in off] == [name]
+        d.find_elements(By.CSS_SELECTOR, "#plot-legend .field")[0].click()
+        wait(d, lambda: color_pixels(d, [79, 179, 217]) > blue / 2, what="line back")
+        assert severe_logs(d) == []
+    finally:
+        p.stop()

@@ -26,6 +26,7 @@
     frame: 0,            // the frame shown
     playing: true,
     dir: 1,              // 1 forwards, -1 backwards (J)
+    plotHover: null,     // the frame under the mouse on the plot
     mode: 'color',
     stretch: false,      // single-channel modes shown from black to white (display only)
     scene: null,         // /scene.json of that generation
@@ -164,7 +165,11 @@
   }
 
   function drawPlot() {
-    Plot.draw(el.plot, el.legend, st.stats, st.frame);
+    const em = st.scene && Array.isArray(st.scene.emitters) ? st.scene.emitters : [];
+    const end = frames() / fps();
+    const spans = em.filter((e) => e && e.type === 'rain').map((e) => [
+      typeof e.from === 'number' ? e.from : 0, typeof e.to === 'number' ? e.to : end]);
+    Plot.draw(el.plot, el.legend, st.stats, st.frame, { hover: st.plotHover, fps: fps(), marks: ed.times, spans });
   }
 
   // A frame that takes a while (a reload simulating from far back, a seek past the
@@ -633,6 +638,12 @@
   el.marks.addEventListener('pointerup', dragEnd);
   el.marks.addEventListener('pointercancel', dragEnd);
   el.plot.addEventListener('click', (ev) => { togglePlay(false); seek(Plot.frameAt(el.plot, ev.clientX, frames())); });
+  el.plot.addEventListener('mousemove', (ev) => {
+    st.plotHover = frames() ? Plot.frameAt(el.plot, ev.clientX, frames()) : null;
+    document.body.dataset.plotHover = st.plotHover;
+    drawPlot();
+  });
+  el.plot.addEventListener('mouseleave', () => { st.plotHover = null; drawPlot(); });
   document.addEventListener('keydown', (ev) => {
     if (ev.target === el.mode || ev.target === el.stretch) return;
     const ctrl = ev.ctrlKey || ev.metaKey;
