@@ -165,11 +165,17 @@ void pv_state_reload(pv_state *st)
 		pthread_mutex_lock(&st->scene_mu);
 		old = st->sc;
 		st->sc = sc;
-		/* the saved states from before the edit's first effect are still this scene's */
+		/* the saved states from before the edit's first effect are still this scene's;
+		 * when that is all of them (a colour, the background), so are the stats */
+		tp_scene_info was = st->info;
+		double until = old ? tp_scene_same_until(sc, old) : -INFINITY;
 		if (old)
 			tp_scene_reuse_checkpoints(sc, old);
 		pthread_mutex_lock(&st->mu);
 		tp_scene_get_info(sc, &st->info);
+		int same_sim = until >= st->info.frames / st->info.fps &&
+			       st->info.frames == was.frames && st->info.fps == was.fps &&
+			       st->info.width == was.width && st->info.height == was.height;
 		snprintf(st->info_path, sizeof st->info_path, "%s",
 			 st->info.path ? st->info.path : "");
 		snprintf(st->info_solver, sizeof st->info_solver, "%s",
@@ -179,11 +185,13 @@ void pv_state_reload(pv_state *st)
 		st->error_line[0] = '\0';
 		free(st->scene_text);
 		st->scene_text = copy;
-		st->stats_n = 0;
-		st->stats_fields = 0;
 		st->generation++;
 		st->scene_gen = st->generation;
-		st->stats_gen = st->generation;
+		if (!same_sim) { /* else the walk under way (or done) goes on: the same numbers */
+			st->stats_n = 0;
+			st->stats_fields = 0;
+			st->stats_gen = st->generation;
+		}
 		pthread_cond_broadcast(&st->cv);
 		pthread_mutex_unlock(&st->mu);
 		pthread_mutex_unlock(&st->scene_mu);

@@ -272,3 +272,28 @@ def test_the_plot_has_a_time_axis_values_under_the_mouse_hideable_lines_and_mark
         assert severe_logs(d) == []
     finally:
         p.stop()
+
+
+def test_a_colour_edit_keeps_the_stats_and_a_drop_edit_recomputes_them(browser):
+    from pvserver import save_atomic
+    p = Preview("pond.json", args=("--size", "320x180"))
+    try:
+        d = browser
+        open_page(d, p)
+        p.wait(lambda s: s["stats_done"] == s["frames"], timeout=60, what="the stats")
+        before = json.loads(p.get("/stats.json"))
+        g = p.status()["scene_generation"]
+        save_atomic(p.scene, p.text().replace('"tint": "#1f6f7f"', '"tint": "#7f1f1f"'))
+        s = p.wait(lambda s: s["scene_generation"] > g, what="the colour's reload")
+        after = json.loads(p.get("/stats.json"))
+        assert after["generation"] == s["scene_generation"] and after["done"] == after["frames"]
+        assert after["values"] == before["values"]  # kept, not computed again
+        wait(d, lambda: body(d, "statsDone") == "%d/%d" % (s["scene_generation"], after["frames"]),
+             what="the page's plot of the new generation, complete")
+        assert "simulating" not in d.find_element(By.ID, "plot-legend").text
+        g = s["scene_generation"]
+        save_atomic(p.scene, p.text().replace('"at": [520, 90]', '"at": [500, 90]'))
+        s = p.wait(lambda s: s["scene_generation"] > g, what="the drop's reload")
+        assert json.loads(p.get("/stats.json"))["done"] < s["frames"]  # walked again
+    finally:
+        p.stop()

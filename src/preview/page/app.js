@@ -385,9 +385,10 @@
     drawOverlay();
   }
 
+  // The stats of the last scene stay on the plot until the new ones come: after an edit
+  // that changes nothing the simulation reads (a colour), they are the same and complete.
   async function loadSceneAndStats() {
     await loadScene();
-    st.stats = null;
     pollStats();
   }
 
@@ -444,6 +445,7 @@
     try {
       const s = await getJSON('/stats.json');
       if (s.generation === st.generation) st.stats = s;
+      document.body.dataset.statsDone = st.stats ? `${st.stats.generation}/${st.stats.done}` : '';
       drawPlot();
       if (s.done < s.frames) statsTimer = setTimeout(pollStats, STATS_POLL_MS);
     } catch (e) {
