@@ -48,6 +48,8 @@ struct pv_state {
 	int stats_n, stats_cap, stats_fields;
 	const char *stats_names[TP_FRAME_STATS_MAX];
 	double *stats;           /* stats_cap x (1 + TP_FRAME_STATS_MAX): t, values */
+	tp_pose *poses;          /* stats_cap x PV_POSES: the boxes where they are */
+	int nposes;              /* boxes per frame in poses (at most PV_POSES) */
 	unsigned long stats_gen; /* the generation the worker should walk */
 	int rendering; /* frames the page asked for, and reloads, being made now */
 	int stop;
@@ -380,6 +382,21 @@ char *pv_state_stats_json(pv_state *st)
 		}
 		pv_json_puts(&j, "]");
 	}
+	pv_json_puts(&j, "],\"boxes\":[");
+	for (int i = 0; st->nposes && i < st->stats_n; i++) {
+		pv_json_puts(&j, i ? ",[" : "[");
+		for (int b = 0; b < st->nposes; b++) {
+			const tp_pose *q = &st->poses[(size_t)i * PV_POSES + b];
+			pv_json_puts(&j, b ? ",[" : "[");
+			pv_json_number(&j, q->x);
+			pv_json_puts(&j, ",");
+			pv_json_number(&j, q->y);
+			pv_json_puts(&j, ",");
+			pv_json_number(&j, q->angle);
+			pv_json_puts(&j, "]");
+		}
+		pv_json_puts(&j, "]");
+	}
 	pv_json_puts(&j, "]}");
 	pthread_mutex_unlock(&st->mu);
 	return pv_json_finish(&j);
@@ -441,14 +458,25 @@ static void *stats_worker(void *arg)
 		    !(buf = malloc((size_t)frames * (1 + TP_FRAME_STATS_MAX) * sizeof *buf)))
 			rc = -1;
 		pthread_mutex_lock(&st->mu);
+		tp_pose *poses = rc == 0 ? calloc((size_t)frames * PV_POSES, sizeof *poses) : NULL;
+		if (rc == 0 && !poses) {
+			free(buf);
+			buf = NULL;
+			rc = -1;
+		}
 		if (rc == 0 && st->stats_gen == gen) {
 			free(st->stats);
+			free(st->poses);
+			st->poses = poses;
+			poses = NULL;
+			st->nposes = 0;
 			st->stats = buf;
 			st->stats_cap = frames;
 			buf = NULL;
 		}
 		pthread_mutex_unlock(&st->mu);
 		free(buf);
+		free(poses);
 		for (int i = 0; rc == 0 && i < frames; i++) {
 			/* Not beside a frame the page waits for (a reload simulating from the start,
 			 * a seek) nor a scene being loaded: even at the lowest priority this thread
@@ -460,6 +488,12 @@ static void *stats_worker(void *arg)
 			tp_frame_stats fs;
 			memset(&fs, 0, sizeof fs);
 			rc = tp_scene_stats(sc, i, &fs, &err);
+			/* where the boxes are (floating ones move by themselves), at no cost: the
+			 * scene is at frame i */
+			tp_pose pose[PV_POSES];
+			int nb = rc == 0 ? tp_scene_boxes(sc, i, pose, PV_POSES, &err) : 0;
+			if (nb < 0)
+				rc = nb;
 			pthread_mutex_lock(&st->mu);
 			int wanted = !st->stop && st->stats_gen == gen;
 			if (wanted && rc < 0 && !st->has_error)
@@ -473,6 +507,9 @@ static void *stats_worker(void *arg)
 					st->stats_names[k] = fs.name[k];
 					row[1 + k] = fs.value[k];
 				}
+				nb = nb < PV_POSES ? nb : PV_POSES;
+				memcpy(st->poses + (size_t)i * PV_POSES, pose, (size_t)nb * sizeof *pose);
+				st->nposes = nb;
 				st->stats_n = i + 1;
 			}
 			pthread_mutex_unlock(&st->mu);
@@ -521,6 +558,7 @@ void pv_state_destroy(pv_state *st)
 	tp_scene_free(st->sc);
 	free(st->scene_text);
 	free(st->stats);
+	free(st->poses);
 	pthread_cond_destroy(&st->cv);
 	pthread_mutex_destroy(&st->mu);
 	pthread_mutex_destroy(&st->scene_mu);

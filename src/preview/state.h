@@ -27,6 +27,8 @@
 /* In-memory checkpoints of each loaded scene (tp_load_options.checkpoint_bytes): the
  * API's default; a larger budget spaces them closer, so a seek simulates fewer frames. */
 #define PV_CHECKPOINT_BYTES ((size_t)256 << 20)
+/* Boxes whose pose /stats.json gives for every frame (the page draws floating ones there). */
+#define PV_POSES 16
 
 typedef struct pv_state pv_state;
 

@@ -297,3 +297,39 @@ def test_a_colour_edit_keeps_the_stats_and_a_drop_edit_recomputes_them(browser):
         assert json.loads(p.get("/stats.json"))["done"] < s["frames"]  # walked again
     finally:
         p.stop()
+
+
+def test_floating_boxes_are_drawn_where_they_are_in_each_frame(browser):
+    import math
+    p = Preview("shallow_float.json", args=("--size", "320x180"))
+    try:
+        d = browser
+        open_page(d, p)
+        p.wait(lambda s: s["stats_done"] == s["frames"], timeout=120, what="the stats walk")
+        stats = json.loads(p.get("/stats.json"))
+        sc = json.loads(p.get("/scene.json"))
+        floats = [i for i, b in enumerate(sc["boxes"]) if b.get("float")]
+        assert floats and len(stats["boxes"]) == stats["frames"]
+        # played on (a seek there would simulate as long) until the boxes have drifted
+        wait(d, lambda: readout_frame(d) >= 190, timeout=90, what="frame 190 played")
+        ActionChains(d).send_keys("k").perform()
+        time.sleep(0.3)
+        f = readout_frame(d)
+        drift = lambda i: math.dist(stats["boxes"][f][i][:2], stats["boxes"][0][i][:2])
+        i = max(floats, key=drift)
+        assert drift(i) > 2, "no floating box drifts in shallow_float.json"
+        wait(d, lambda: body(d, "posed") == "1", what="the poses used")
+
+        def left(pose):  # where the box's label starts: its bounding box's left side
+            x, _, a = pose
+            w, h = sc["boxes"][i]["size"]
+            r = math.radians(a)
+            return x - (w * abs(math.cos(r)) + h * abs(math.sin(r))) / 2
+
+        labels = d.execute_script("return Overlays.labels()")
+        px = 640 / d.execute_script("return document.getElementById('overlay').width")
+        xs = [lb[0] + 2 * px for lb in labels]  # a label's box starts 2 pixels left of it
+        assert any(abs(x - left(stats["boxes"][f][i])) < 0.5 for x in xs), (left(stats["boxes"][f][i]), xs)
+        assert not any(abs(x - left(stats["boxes"][0][i])) < 0.5 for x in xs), xs
+    finally:
+        p.stop()

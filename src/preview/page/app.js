@@ -90,8 +90,12 @@
     if (c.width !== w || c.height !== h) { c.width = w; c.height = h; }
     const end = frames() / fps();
     const on = onMap();
-    Overlays.draw(c, st.scene, timeOf(st.frame), end, on);
-    const { out, times } = Editor.handles(st.scene, timeOf(st.frame), scenePerPx() / dpr);
+    // floating boxes where the stats walk found them in this frame
+    const poses = st.stats && st.stats.generation === st.generation && Array.isArray(st.stats.boxes)
+      ? st.stats.boxes[st.frame] || null : null;
+    document.body.dataset.posed = poses ? '1' : '0';
+    Overlays.draw(c, st.scene, timeOf(st.frame), end, on, poses);
+    const { out, times } = Editor.handles(st.scene, timeOf(st.frame), scenePerPx() / dpr, poses);
     ed.handles = out;
     ed.times = times;
     if (ed.on) Editor.draw(c, st.scene, out, on, ed.hover, ed.selected);

@@ -76,7 +76,7 @@ const Editor = (() => {
   // belongs to), drag(x, y) -> [{path, value}], del: ops or null}, and the timeline's
   // marks {kind, label, t, overlay, drag(t) -> [{path, value}]}. px: a device pixel in
   // scene units (the direction handle's length).
-  function handles(sc, t, px) {
+  function handles(sc, t, px, poses) {
     const out = [], times = [];
     if (!sc || typeof sc !== 'object') return { out, times };
     arr(sc.drops).forEach((d, i) => {
@@ -95,7 +95,7 @@ const Editor = (() => {
     });
     arr(sc.boxes).forEach((b, i) => {
       keyframes(b, `/boxes/${i}`, 'box', `box ${i}`, 'boxes', out, times);
-      out.push(...boxCorners(b, i, Overlays.poseAt(b, t, [0, 0]), 'boxes'));
+      out.push(...boxCorners(b, i, Overlays.boxPose(b, i, t, poses, [0, 0]), 'boxes'));
     });
     if (sc.tank && typeof sc.tank === 'object') keyframes(sc.tank, '/tank', 'tank', 'tank', 'tank', out, times);
     arr(sc.blocks).forEach((bl, i) => {
