@@ -165,7 +165,12 @@ static enum MHD_Result frame(pv_server *s, struct MHD_Connection *c, int n)
 	unsigned long gen = 0;
 	tp_error err;
 	memset(&err, 0, sizeof err);
-	int rc = pv_state_frame_png(s->st, n, mode, stretch, &png, &size, &gen, &err);
+	const char *draft = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "draft");
+	if (draft && strcmp(draft, "0") != 0 && strcmp(draft, "1") != 0)
+		return send_error(c, MHD_HTTP_BAD_REQUEST, "draft: 0 or 1");
+	int rc = draft && !strcmp(draft, "1")
+			 ? pv_state_draft_png(s->st, n, mode, stretch, &png, &size, &gen, &err)
+			 : pv_state_frame_png(s->st, n, mode, stretch, &png, &size, &gen, &err);
 	if (rc == TP_ERROR_ARGUMENT)
 		return send_error(c,
 				  n >= 0 && strstr(err.text, "out of range") ? MHD_HTTP_NOT_FOUND

@@ -32,6 +32,8 @@ struct pv_state {
 	pthread_mutex_t scene_mu;  /* the scene and what is rendered from it */
 	tp_scene *sc;
 	int ref_w, ref_h; /* the last loaded scene's "size", for the fit */
+	pthread_mutex_t draft_mu; /* the draft: the same scene, smaller (NULL: none) */
+	tp_scene *draft;
 
 	pthread_mutex_t mu; /* everything below */
 	pthread_cond_t cv;
@@ -138,6 +140,36 @@ static int load_scene(pv_state *st, tp_scene **out, tp_error *err)
 	return tp_scene_load_file(st->path, &o, out, err);
 }
 
+/* The draft of a loaded scene: the same text at a quarter of the preview's width and
+ * height (fitted into PV_DRAFT_W x PV_DRAFT_H), which simulates ten or more times faster
+ * (scenes are resolution-independent), so that the page has a picture soon after a save
+ * that simulates again from far back. NULL when the preview is that small already, or the
+ * draft does not load (the page then waits for the full frame, as before). */
+static tp_scene *load_draft(const pv_state *st, tp_scene *sc)
+{
+	tp_scene_info in;
+	tp_scene_get_info(sc, &in);
+	int w = in.width / 4, h = in.height / 4;
+	if (w > PV_DRAFT_W || h > PV_DRAFT_H) {
+		double k = fmin((double)PV_DRAFT_W / w, (double)PV_DRAFT_H / h);
+		w = (int)lround(w * k);
+		h = (int)lround(h * k);
+	}
+	if (w < 16 || h < 16)
+		return NULL;
+	tp_load_options o;
+	load_options(st, w, h, &o);
+	o.sets = NULL; /* the text is the scene after them */
+	o.nsets = 0;
+	o.checkpoint_bytes = PV_CHECKPOINT_BYTES / 8;
+	tp_scene *d = NULL;
+	tp_error err;
+	const char *text = tp_scene_text(sc);
+	if (!text || tp_scene_load_string(text, st->path, &o, &d, &err) < 0)
+		return NULL;
+	return d;
+}
+
 /* Records err as the current error (caller holds st->mu). */
 static void record_error(pv_state *st, const tp_error *err, int frame)
 {
@@ -161,6 +193,16 @@ void pv_state_reload(pv_state *st)
 	pthread_mutex_unlock(&st->mu);
 	int rc = load_scene(st, &sc, &err);
 	tp_scene *old = NULL;
+	if (rc == 0) { /* the draft first: ready when the page learns of the new scene */
+		tp_scene *d = load_draft(st, sc);
+		pthread_mutex_lock(&st->draft_mu);
+		tp_scene *od = st->draft;
+		st->draft = d;
+		if (d && od)
+			tp_scene_reuse_checkpoints(d, od);
+		pthread_mutex_unlock(&st->draft_mu);
+		tp_scene_free(od);
+	}
 	if (rc == 0) {
 		const char *text = tp_scene_text(sc);
 		char *copy = text ? strdup(text) : NULL;
@@ -271,19 +313,23 @@ static int stretch_gray(const tp_image *in, tp_image *out)
 	return 0;
 }
 
-int pv_state_frame_png(pv_state *st, int frame, int mode, int stretch, unsigned char **png,
-		       size_t *size, unsigned long *gen_out, tp_error *err)
+static int render_png(pv_state *st, int draft, int frame, int mode, int stretch,
+		      unsigned char **png, size_t *size, unsigned long *gen_out, tp_error *err)
 {
 	tp_format f;
 	tp_image img;
 	memset(&img, 0, sizeof img);
 	*png = NULL;
 	*size = 0;
-	pthread_mutex_lock(&st->scene_mu);
-	if (!st->sc) {
-		pthread_mutex_unlock(&st->scene_mu);
-		snprintf(err->text, sizeof err->text, "no scene loaded");
-		return err->code = TP_ERROR_INPUT;
+	pthread_mutex_t *mu = draft ? &st->draft_mu : &st->scene_mu;
+	pthread_mutex_lock(mu);
+	tp_scene *sc = draft ? st->draft : st->sc;
+	if (!sc) {
+		pthread_mutex_unlock(mu);
+		snprintf(err->text, sizeof err->text,
+			 draft ? "no draft (the preview is small, or no scene loaded)"
+			       : "no scene loaded");
+		return err->code = draft ? TP_ERROR_ARGUMENT : TP_ERROR_INPUT;
 	}
 	pthread_mutex_lock(&st->mu);
 	*gen_out = st->scene_gen;
@@ -297,7 +343,7 @@ int pv_state_frame_png(pv_state *st, int frame, int mode, int stretch, unsigned 
 		rc = err->code = TP_ERROR_ARGUMENT;
 	}
 	if (rc == 0)
-		rc = tp_scene_format(st->sc, (tp_mode)mode, &f, err);
+		rc = tp_scene_format(sc, (tp_mode)mode, &f, err);
 	tp_pixfmt pf = TP_RGB8;
 	if (rc == 0) {
 		if (f.channels == 3)
@@ -320,14 +366,14 @@ int pv_state_frame_png(pv_state *st, int frame, int mode, int stretch, unsigned 
 		}
 	}
 	if (rc == 0)
-		rc = tp_scene_render(st->sc, frame, (tp_mode)mode, img.pixels, (size_t)img.stride,
-				     err);
+		rc = tp_scene_render(sc, frame, (tp_mode)mode, img.pixels, (size_t)img.stride, err);
 	pthread_mutex_lock(&st->mu);
 	st->rendering--;
 	pthread_cond_broadcast(&st->cv);
 	pthread_mutex_unlock(&st->mu);
-	pthread_mutex_unlock(&st->scene_mu);
-	if (rc == TP_ERROR_IO || rc == TP_ERROR_INPUT) { /* a runtime failure: shown in the page */
+	pthread_mutex_unlock(mu);
+	/* a runtime failure: shown in the page (the full scene's; the draft's is its too) */
+	if (!draft && (rc == TP_ERROR_IO || rc == TP_ERROR_INPUT)) {
 		pthread_mutex_lock(&st->mu);
 		if (st->scene_gen == *gen_out && !st->has_error)
 			record_error(st, err, frame);
@@ -353,6 +399,18 @@ int pv_state_frame_png(pv_state *st, int frame, int mode, int stretch, unsigned 
 	}
 	tp_image_free(&img);
 	return rc;
+}
+
+int pv_state_frame_png(pv_state *st, int frame, int mode, int stretch, unsigned char **png,
+		       size_t *size, unsigned long *gen_out, tp_error *err)
+{
+	return render_png(st, 0, frame, mode, stretch, png, size, gen_out, err);
+}
+
+int pv_state_draft_png(pv_state *st, int frame, int mode, int stretch, unsigned char **png,
+		       size_t *size, unsigned long *gen_out, tp_error *err)
+{
+	return render_png(st, 1, frame, mode, stretch, png, size, gen_out, err);
 }
 
 char *pv_state_stats_json(pv_state *st)
@@ -537,6 +595,7 @@ int pv_state_create(const pv_config *cfg, pv_state **out, tp_error *err)
 	snprintf(st->path, sizeof st->path, "%s", cfg->scene_path);
 	pthread_mutex_init(&st->reload_mu, NULL);
 	pthread_mutex_init(&st->scene_mu, NULL);
+	pthread_mutex_init(&st->draft_mu, NULL);
 	pthread_mutex_init(&st->mu, NULL);
 	pthread_cond_init(&st->cv, NULL);
 	if (pthread_create(&st->worker, NULL, stats_worker, st) == 0)
@@ -556,12 +615,14 @@ void pv_state_destroy(pv_state *st)
 	if (st->worker_started)
 		pthread_join(st->worker, NULL);
 	tp_scene_free(st->sc);
+	tp_scene_free(st->draft);
 	free(st->scene_text);
 	free(st->stats);
 	free(st->poses);
 	pthread_cond_destroy(&st->cv);
 	pthread_mutex_destroy(&st->mu);
 	pthread_mutex_destroy(&st->scene_mu);
+	pthread_mutex_destroy(&st->draft_mu);
 	pthread_mutex_destroy(&st->reload_mu);
 	free(st);
 }

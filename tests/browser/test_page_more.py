@@ -1,6 +1,7 @@
 """The preview page's playback and smaller tools in headless Chromium (issue 42): several
 frames in flight, the achieved rate, keys, the error panel, toggles, zoom, the plot."""
 import json
+import os
 import re
 import time
 
@@ -331,5 +332,43 @@ def test_floating_boxes_are_drawn_where_they_are_in_each_frame(browser):
         xs = [lb[0] + 2 * px for lb in labels]  # a label's box starts 2 pixels left of it
         assert any(abs(x - left(stats["boxes"][f][i])) < 0.5 for x in xs), (left(stats["boxes"][f][i]), xs)
         assert not any(abs(x - left(stats["boxes"][0][i])) < 0.5 for x in xs), xs
+    finally:
+        p.stop()
+
+
+def test_a_slow_save_shows_a_draft_first_then_the_full_picture(browser):
+    """An edit from t = 0 of a shallow scene simulates again up to the page's frame, which
+    takes its time: the page shows the draft (the scene at a quarter of the size) marked
+    as such, then the full frame, the same as the server renders."""
+    from pvserver import save_atomic
+    p = Preview("shallow_drag.json")
+    try:
+        d = browser
+        open_page(d, p)
+        pause_at(d, 150)
+        g = p.status()["scene_generation"]
+        sc = json.loads(p.text())
+        sc.setdefault("drops", []).append({"t": 0, "at": [200, 150], "radius": 6, "strength": 1.5})
+        save_atomic(p.scene, json.dumps(sc, indent=2))
+        wait(d, lambda: body(d, "draftGeneration") == str(g + 1), timeout=20, what="the draft")
+        shot = os.environ.get("TP_SCREENSHOT_DIR")
+        if shot:
+            d.save_screenshot(os.path.join(shot, "preview-draft.png"))
+        wait(d, lambda: body(d, "shownGeneration") == str(g + 1), timeout=30, what="the full frame")
+        assert not d.find_element(By.ID, "draft").is_displayed()
+        assert readout_frame(d) == 150
+        same = d.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            fetch('/frame/150.png').then(r => r.blob()).then(createImageBitmap).then(b => {
+                const c = document.createElement('canvas');
+                c.width = b.width; c.height = b.height;
+                const x = c.getContext('2d'); x.drawImage(b, 0, 0);
+                const a = x.getImageData(0, 0, c.width, c.height).data;
+                const p = document.getElementById('picture');
+                const q = p.getContext('2d').getImageData(0, 0, p.width, p.height).data;
+                done(a.length === q.length && a.every((v, i) => v === q[i]));
+            });""")
+        assert same is True
+        assert severe_logs(d) == []
     finally:
         p.stop()

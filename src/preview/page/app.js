@@ -13,7 +13,7 @@
     errorSource: $('error-source'), errorText: $('error-text'), toast: $('toast'), busy: $('busy'),
     sceneName: $('scene-name'), sceneMeta: $('scene-meta'), gen: $('gen'), live: $('live'),
     plot: $('plot'), legend: $('plot-legend'), marks: $('marks'), rate: $('rate'),
-    zoom: $('zoom'), errorNote: $('error-note'), errorFold: $('error-fold'), keys: $('keys'), copyCmd: $('copy-cmd'),
+    zoom: $('zoom'), draft: $('draft'), errorNote: $('error-note'), errorFold: $('error-fold'), keys: $('keys'), copyCmd: $('copy-cmd'),
   };
   const POLL_MS = 100;       // /status.json: a save shows within this plus a render
   const STATS_POLL_MS = 500; // /stats.json while the worker is still simulating
@@ -249,11 +249,36 @@
     el.picture.getContext('2d').drawImage(bmp, 0, 0);
     bmp.close();
     st.frame = n;
+    st.shownGen = Math.max(st.shownGen || 0, f.gen);
+    el.draft.hidden = true;
     st.shownKey = `${f.gen}/${f.key}`;
     document.body.dataset.shownGeneration = String(f.gen);
     readout();
     drawOverlay();
     drawPlot();
+  }
+
+  // After a save, the full frame may take a while (simulating again from far back): if it
+  // has not come within DRAFT_MS, the draft (the same scene simulated at a quarter of the
+  // size, GET /frame/N.png?draft=1) is shown scaled up and marked, until it comes.
+  const DRAFT_MS = 50;
+  function draftAfterReload(n, gen) {
+    setTimeout(async () => {
+      if ((st.shownGen || 0) >= gen || (st.stretch && GRAY_MODES.includes(st.mode))) return;
+      try {
+        const r = await fetch(`/frame/${n}.png?draft=1&mode=${encodeURIComponent(st.mode)}`, { cache: 'no-store' });
+        if (!r.ok) return;
+        const g = Number(r.headers.get('X-Tidepool-Generation')) || 0;
+        const bmp = await createImageBitmap(await r.blob());
+        if (g !== gen || (st.shownGen || 0) >= gen || st.frame !== n) { bmp.close(); return; }
+        const ctx = el.picture.getContext('2d');
+        ctx.imageSmoothingEnabled = true;
+        ctx.drawImage(bmp, 0, 0, el.picture.width, el.picture.height);
+        bmp.close();
+        el.draft.hidden = false;
+        document.body.dataset.draftGeneration = String(gen);
+      } catch (e) { /* the full frame comes anyway */ }
+    }, DRAFT_MS);
   }
 
   // The rate the page achieves while playing: frames shown over the last second or so.
@@ -476,6 +501,7 @@
       setModes(s.modes);
       st.frame = Math.min(Math.round(t * s.fps), s.frames - 1);
       st.wanted = st.frame;
+      if (prev && prev.loaded) draftAfterReload(st.frame, s.scene_generation);
       readout();
       loadSceneAndStats();
       poke();
