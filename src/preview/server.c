@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <cjson/cJSON.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -318,6 +319,7 @@ static enum MHD_Result send_scene(const pv_server *s, struct MHD_Connection *c, 
 typedef struct edit_body {
 	char *buf;
 	size_t n, cap;
+	int size; /* POST /size, not /edit */
 } edit_body;
 
 static enum MHD_Result edit_answer(struct MHD_Connection *c, unsigned status, char *json)
@@ -352,11 +354,11 @@ static enum MHD_Result edit_refuse(struct MHD_Connection *c, unsigned status, co
 /* The headers of POST /edit: a write comes only from the page itself (its own Origin, a
  * same-origin fetch), as JSON of a known, bounded length. */
 static enum MHD_Result edit_begin(pv_server *s, struct MHD_Connection *c, const char *method,
-				  const char *host, void **con_cls)
+				  const char *host, int size, void **con_cls)
 {
 	if (strcmp(method, MHD_HTTP_METHOD_POST))
 		return edit_refuse(c, MHD_HTTP_METHOD_NOT_ALLOWED, "POST only");
-	if (!s->edit.path[0]) {
+	if (!size && !s->edit.path[0]) {
 		char msg[200];
 		snprintf(msg, sizeof msg, "editing is off: %s", s->edit.off);
 		return edit_refuse(c, MHD_HTTP_FORBIDDEN, msg);
@@ -389,8 +391,48 @@ static enum MHD_Result edit_begin(pv_server *s, struct MHD_Connection *c, const 
 		return MHD_NO;
 	}
 	b->cap = n;
+	b->size = size;
 	*con_cls = b;
 	return MHD_YES;
+}
+
+/* POST /size {"width": W, "height": H} or {"scale": F} or {"fit": true}: the preview size
+ * chosen on the page (as --size, --scale or neither); the scene reloads at it. */
+static enum MHD_Result size_request(pv_server *s, struct MHD_Connection *c, const edit_body *b)
+{
+	cJSON *j = cJSON_ParseWithLength(b->buf, b->n);
+	const cJSON *w = cJSON_GetObjectItemCaseSensitive(j, "width");
+	const cJSON *h = cJSON_GetObjectItemCaseSensitive(j, "height");
+	const cJSON *k = cJSON_GetObjectItemCaseSensitive(j, "scale");
+	int width = 0, height = 0;
+	double scale = 0;
+	int ok = cJSON_IsObject(j);
+	if (ok && cJSON_IsNumber(w) && cJSON_IsNumber(h)) {
+		ok = w->valuedouble >= 1 && w->valuedouble <= PV_MAX_SIDE &&
+		     h->valuedouble >= 1 && h->valuedouble <= PV_MAX_SIDE;
+		width = ok ? (int)w->valuedouble : 0;
+		height = ok ? (int)h->valuedouble : 0;
+	} else if (ok && cJSON_IsNumber(k)) {
+		ok = k->valuedouble > 0 && k->valuedouble <= 4;
+		scale = k->valuedouble;
+	} else {
+		ok = ok && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "fit"));
+	}
+	cJSON_Delete(j);
+	if (!ok)
+		return edit_refuse(c, MHD_HTTP_BAD_REQUEST,
+				   "a size is {\"width\": W, \"height\": H} (1..4096), "
+				   "{\"scale\": F} (0..4) or {\"fit\": true}");
+	tp_error err;
+	memset(&err, 0, sizeof err);
+	if (pv_state_set_size(s->st, width, height, scale, &err) < 0)
+		return edit_refuse(c, (unsigned)422, err.text);
+	pv_json o;
+	pv_json_init(&o);
+	pv_json_printf(&o, "{\"width\":%d,\"height\":%d,\"scale\":", width, height);
+	pv_json_number(&o, scale);
+	pv_json_puts(&o, "}\n");
+	return edit_answer(c, MHD_HTTP_OK, pv_json_finish(&o));
 }
 
 /* The body as it comes, then the edit once it is all there. */
@@ -404,6 +446,8 @@ static enum MHD_Result edit_data(pv_server *s, struct MHD_Connection *c, edit_bo
 		*size = 0;
 		return MHD_YES;
 	}
+	if (b->size)
+		return size_request(s, c, b);
 	char *answer = NULL;
 	unsigned status = pv_edit_request(&s->edit, b->buf, b->n, &answer);
 	return edit_answer(c, status, answer);
@@ -440,8 +484,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 			return send_error(c, MHD_HTTP_FORBIDDEN,
 					  "open the URL that `tidepool preview` printed (it carries "
 					  "this run's secret)");
-		if (!strcmp(url, "/edit"))
-			return edit_begin(s, c, method, host, con_cls);
+		if (!strcmp(url, "/edit") || !strcmp(url, "/size"))
+			return edit_begin(s, c, method, host, url[1] == 's', con_cls);
 		if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 			return send_error(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD");
 		/* answer now, never read a body */

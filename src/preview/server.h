@@ -9,9 +9,9 @@
  * - every request carries the run's secret (the ?token= of the printed URL, the cookie
  *   the page gets with it, or an X-Tidepool-Token header): anything else gets 403;
  * - GET and HEAD only (405 otherwise), no request body, no file system path: a URL is
- *   one of the fixed routes or 404; the one exception is POST /edit (edit.h), which
- *   writes the scene file named on the command line and nothing else, only from the
- *   page's own origin;
+ *   one of the fixed routes or 404; the exceptions are POST /edit (edit.h), which
+ *   writes the scene file named on the command line and nothing else, and POST /size
+ *   (the preview size chosen on the page), only from the page's own origin;
  * - bounded: PV_MAX_CONNECTIONS in all, PV_MAX_PER_IP from one address, idle ones closed
  *   after PV_CONN_TIMEOUT_S, PV_CONN_MEMORY bytes per connection for the request (a
  *   larger header gets 431), PV_THREADS worker threads whatever the load.

@@ -253,6 +253,26 @@ void pv_state_reload(pv_state *st)
 	tp_scene_free(old);
 }
 
+int pv_state_set_size(pv_state *st, int width, int height, double scale, tp_error *err)
+{
+	pthread_mutex_lock(&st->reload_mu);
+	pv_config was = st->cfg;
+	st->cfg.width = width;
+	st->cfg.height = height;
+	st->cfg.scale = width ? 0 : scale;
+	/* the size must load (a scene of another shape refuses a WxH): tried first */
+	tp_scene *sc = NULL;
+	int rc = load_scene(st, &sc, err);
+	tp_scene_free(sc);
+	if (rc < 0)
+		st->cfg = was;
+	pthread_mutex_unlock(&st->reload_mu);
+	if (rc < 0)
+		return err->code = TP_ERROR_INPUT;
+	pv_state_reload(st);
+	return 0;
+}
+
 void pv_state_status(pv_state *st, pv_status *out)
 {
 	pthread_mutex_lock(&st->mu);

@@ -90,6 +90,13 @@ int pv_state_frame_png(pv_state *st, int frame, int mode, int stretch, unsigned 
 int pv_state_draft_png(pv_state *st, int frame, int mode, int stretch, unsigned char **png,
 		       size_t *size, unsigned long *gen_out, tp_error *err);
 
+/* The largest preview side POST /size accepts. */
+#define PV_MAX_SIDE 4096
+/* The preview size chosen on the page: width x height, or a scale of the scene's size, or
+ * (all 0) fitted into PV_FIT_W x PV_FIT_H; the scene is loaded again at it (a failure
+ * keeps the old size and scene: TP_ERROR_INPUT with the reason). */
+int pv_state_set_size(pv_state *st, int width, int height, double scale, tp_error *err);
+
 /* Stats of frames [0, *n) as JSON (malloc'd). */
 char *pv_state_stats_json(pv_state *st);
 

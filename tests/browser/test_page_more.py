@@ -372,3 +372,33 @@ def test_a_slow_save_shows_a_draft_first_then_the_full_picture(browser):
         assert severe_logs(d) == []
     finally:
         p.stop()
+
+
+def test_the_preview_size_is_chosen_on_the_page(browser):
+    from selenium.webdriver.support.ui import Select
+    p = Preview("pond.json")
+    try:
+        d = browser
+        open_page(d, p)
+        g = p.status()["scene_generation"]
+        Select(d.find_element(By.ID, "size")).select_by_value("0.5")
+        s = p.wait(lambda s: s["scene_generation"] > g, what="the reload at the new size")
+        assert (s["width"], s["height"]) == (320, 180) and s["error"] is None
+        wait(d, lambda: d.execute_script(
+            "const c = document.getElementById('picture'); return c.width === 320 && c.height === 180"),
+            what="a 320x180 picture")
+        g = s["scene_generation"]
+        Select(d.find_element(By.ID, "size")).select_by_value("fit")
+        s = p.wait(lambda s: s["scene_generation"] > g, what="back to fit")
+        assert (s["width"], s["height"]) == (640, 360)
+        # from elsewhere: refused like an edit
+        status, _, _ = p.request("/size", method="POST", body='{"scale": 2}', headers={
+            "Origin": "http://evil.example", "Content-Type": "application/json"})
+        assert status == 403
+        status, _, _ = p.request("/size", method="POST", body='{"scale": 99}', headers={
+            "Origin": p.origin, "Content-Type": "application/json"})
+        assert status == 400
+        assert p.status()["width"] == 640
+        assert severe_logs(d) == []
+    finally:
+        p.stop()

@@ -13,7 +13,7 @@
     errorSource: $('error-source'), errorText: $('error-text'), toast: $('toast'), busy: $('busy'),
     sceneName: $('scene-name'), sceneMeta: $('scene-meta'), gen: $('gen'), live: $('live'),
     plot: $('plot'), legend: $('plot-legend'), marks: $('marks'), rate: $('rate'),
-    zoom: $('zoom'), draft: $('draft'), errorNote: $('error-note'), errorFold: $('error-fold'), keys: $('keys'), copyCmd: $('copy-cmd'),
+    zoom: $('zoom'), draft: $('draft'), size: $('size'), errorNote: $('error-note'), errorFold: $('error-fold'), keys: $('keys'), copyCmd: $('copy-cmd'),
   };
   const POLL_MS = 100;       // /status.json: a save shows within this plus a render
   const STATS_POLL_MS = 500; // /stats.json while the worker is still simulating
@@ -561,6 +561,18 @@
   el.play.addEventListener('click', () => togglePlay());
   el.timeline.addEventListener('input', () => { togglePlay(false); seek(Number(el.timeline.value)); });
   el.mode.addEventListener('change', () => { st.mode = el.mode.value; stretchable(); seek(st.frame); });
+  // The preview size chosen on the page: the server loads the scene again at it.
+  el.size.addEventListener('change', async () => {
+    const v = el.size.value;
+    try {
+      const r = await fetch('/size', { method: 'POST', cache: 'no-store', headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(v === 'fit' ? { fit: true } : { scale: Number(v) }) });
+      const a = await r.json();
+      if (!r.ok) toast(`size: ${a.error}`, 4000);
+      else toast(v === 'fit' ? 'size: fitted into 640×360' : `size: ${v}× the scene's`);
+    } catch (e) { toast(`size: ${e.message}`); }
+    el.size.blur();
+  });
   el.stretch.addEventListener('change', () => { st.stretch = el.stretch.checked; seek(st.frame); });
   for (const k of ['drops', 'rain', 'boxes', 'emitters', 'tank']) $(`ov-${k}`).addEventListener('change', drawOverlay);
   el.overlay.addEventListener('mousemove', (ev) => {
