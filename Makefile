@@ -393,7 +393,7 @@ check-preview: $(BIN)
 	@sh tests/preview/smoke.sh $(BIN)
 	TP_BIN=$(BIN) $(PYTHON) -m pytest -q -p no:cacheprovider tests/preview \
 		tests/browser/test_page.py tests/browser/test_page_edit.py \
-		tests/browser/test_page_secret.py $(PYTESTFLAGS)
+		tests/browser/test_page_secret.py tests/browser/test_page_more.py $(PYTESTFLAGS)
 
 # The Python module over libtidepool (python/tidepool), with Debian's pytest and numpy.
 check-python: $(BIN) $(SHLIB) $(PCFILE)

@@ -43,20 +43,22 @@ static void refuse(const char *text, const char *ops, int code, const char *word
 	cr_assert_null(e.text);
 }
 
-static const char pond[] = "{\n"
-			   "  \"fps\": 30,\t\"seed\" :1,\n"
-			   "  \"drops\": [\n"
-			   "    { \"t\": 0.2, \"at\": [320, 180], \"radius\": 10, \"strength\": 8.0 },\n"
-			   "    { \"t\": 1.4, \"at\": [180,110], \"radius\": 7, \"strength\": 6.0 }\n"
-			   "  ]\n"
-			   "}\n";
+static const char pond[] =
+	"{\n"
+	"  \"fps\": 30,\t\"seed\" :1,\n"
+	"  \"drops\": [\n"
+	"    { \"t\": 0.2, \"at\": [320, 180], \"radius\": 10, \"strength\": 8.0 },\n"
+	"    { \"t\": 1.4, \"at\": [180,110], \"radius\": 7, \"strength\": 6.0 }\n"
+	"  ]\n"
+	"}\n";
 
 Test(jsonedit, a_number_in_an_array_is_the_only_bytes_rewritten)
 {
 	expect(pond, "[{\"op\":\"replace\",\"path\":\"/drops/1/at\",\"value\":[185.5,110]}]",
 	       "{\n  \"fps\": 30,\t\"seed\" :1,\n  \"drops\": [\n"
 	       "    { \"t\": 0.2, \"at\": [320, 180], \"radius\": 10, \"strength\": 8.0 },\n"
-	       "    { \"t\": 1.4, \"at\": [185.5,110], \"radius\": 7, \"strength\": 6.0 }\n  ]\n}\n");
+	       "    { \"t\": 1.4, \"at\": [185.5,110], \"radius\": 7, \"strength\": 6.0 }\n  "
+	       "]\n}\n");
 }
 
 Test(jsonedit, equal_values_keep_their_spelling)
@@ -87,7 +89,9 @@ Test(jsonedit, a_new_shape_is_written_whole)
 {
 	expect("{\"a\": [1, 2]}", "[{\"op\":\"replace\",\"path\":\"/a\",\"value\":[1,2,3]}]",
 	       "{\"a\": [1, 2, 3]}");
-	expect("{\"a\": 1}", "[{\"op\":\"replace\",\"path\":\"/a\",\"value\":{\"b\":\"x\\\"y\",\"c\":[true,null]}}]",
+	expect("{\"a\": 1}",
+	       "[{\"op\":\"replace\",\"path\":\"/"
+	       "a\",\"value\":{\"b\":\"x\\\"y\",\"c\":[true,null]}}]",
 	       "{\"a\": {\"b\": \"x\\\"y\", \"c\": [true, null]}}");
 }
 
@@ -137,31 +141,42 @@ Test(jsonedit, remove_takes_one_separator_with_the_member)
 
 Test(jsonedit, pointers_follow_rfc_6901)
 {
-	expect("{\"a~b\": {\"\": [0, 1]}}", "[{\"op\":\"replace\",\"path\":\"/a~0b//1\",\"value\":5}]",
+	expect("{\"a~b\": {\"\": [0, 1]}}",
+	       "[{\"op\":\"replace\",\"path\":\"/a~0b//1\",\"value\":5}]",
 	       "{\"a~b\": {\"\": [0, 5]}}");
 	expect("7", "[{\"op\":\"replace\",\"path\":\"\",\"value\":8}]", "8");
-	refuse("[1]", "[{\"op\":\"replace\",\"path\":\"/01\",\"value\":8}]", PV_JEDIT_NOPATH, "no member");
-	refuse("[1]", "[{\"op\":\"replace\",\"path\":\"/1\",\"value\":8}]", PV_JEDIT_NOPATH, "no member");
-	refuse("[1]", "[{\"op\":\"replace\",\"path\":\"/-\",\"value\":8}]", PV_JEDIT_NOPATH, "no member");
+	refuse("[1]", "[{\"op\":\"replace\",\"path\":\"/01\",\"value\":8}]", PV_JEDIT_NOPATH,
+	       "no member");
+	refuse("[1]", "[{\"op\":\"replace\",\"path\":\"/1\",\"value\":8}]", PV_JEDIT_NOPATH,
+	       "no member");
+	refuse("[1]", "[{\"op\":\"replace\",\"path\":\"/-\",\"value\":8}]", PV_JEDIT_NOPATH,
+	       "no member");
 	refuse("{\"a\":1}", "[{\"op\":\"replace\",\"path\":\"/a/b\",\"value\":8}]", PV_JEDIT_NOPATH,
 	       "not an object or array");
-	refuse("{\"a\":1}", "[{\"op\":\"replace\",\"path\":\"/a~2\",\"value\":8}]", PV_JEDIT_BAD, "~");
-	refuse("{\"a\":1}", "[{\"op\":\"add\",\"path\":\"/a\",\"value\":8}]", PV_JEDIT_NOPATH, "already");
-	refuse("[1]", "[{\"op\":\"add\",\"path\":\"/2\",\"value\":8}]", PV_JEDIT_NOPATH, "no place");
+	refuse("{\"a\":1}", "[{\"op\":\"replace\",\"path\":\"/a~2\",\"value\":8}]", PV_JEDIT_BAD,
+	       "~");
+	refuse("{\"a\":1}", "[{\"op\":\"add\",\"path\":\"/a\",\"value\":8}]", PV_JEDIT_NOPATH,
+	       "already");
+	refuse("[1]", "[{\"op\":\"add\",\"path\":\"/2\",\"value\":8}]", PV_JEDIT_NOPATH,
+	       "no place");
 }
 
 Test(jsonedit, splices_are_bounded_and_must_leave_json)
 {
 	expect("[1, 2]", "[{\"op\":\"splice\",\"at\":1,\"delete\":1,\"text\":\"10\"}]", "[10, 2]");
-	refuse("[1]", "[{\"op\":\"splice\",\"at\":2,\"delete\":5,\"text\":\"\"}]", PV_JEDIT_BAD, "outside");
-	refuse("[1]", "[{\"op\":\"splice\",\"at\":-1,\"delete\":0,\"text\":\"\"}]", PV_JEDIT_BAD, "offset");
-	refuse("[1]", "[{\"op\":\"splice\",\"at\":1,\"delete\":1,\"text\":\"x\"}]", PV_JEDIT_INVALID,
-	       "invalid JSON");
+	refuse("[1]", "[{\"op\":\"splice\",\"at\":2,\"delete\":5,\"text\":\"\"}]", PV_JEDIT_BAD,
+	       "outside");
+	refuse("[1]", "[{\"op\":\"splice\",\"at\":-1,\"delete\":0,\"text\":\"\"}]", PV_JEDIT_BAD,
+	       "offset");
+	refuse("[1]", "[{\"op\":\"splice\",\"at\":1,\"delete\":1,\"text\":\"x\"}]",
+	       PV_JEDIT_INVALID, "invalid JSON");
 	refuse("[1]", "[{\"op\":\"splice\",\"at\":0,\"delete\":0}]", PV_JEDIT_BAD, "text");
 	refuse("[1]", "{}", PV_JEDIT_BAD, "ops");
 	refuse("[1]", "[{\"op\":\"copy\",\"path\":\"/0\"}]", PV_JEDIT_BAD, "op:");
 	refuse("[1", "[]", PV_JEDIT_INVALID, "not JSON");
 	/* the second operation is named when it fails */
-	refuse("[1]", "[{\"op\":\"replace\",\"path\":\"/0\",\"value\":2},{\"op\":\"remove\",\"path\":\"/5\"}]",
+	refuse("[1]",
+	       "[{\"op\":\"replace\",\"path\":\"/0\",\"value\":2},{\"op\":\"remove\",\"path\":\"/"
+	       "5\"}]",
 	       PV_JEDIT_NOPATH, "ops[1]");
 }

@@ -57,8 +57,7 @@ static unsigned fail(unsigned status, char **answer, const char *fmt, ...)
 }
 
 /* The whole file into *text (malloc'd, NUL-terminated), its mode into *mode. */
-static int read_scene(const char *path, char **text, size_t *len, mode_t *mode, char *why,
-		      size_t n)
+static int read_scene(const char *path, char **text, size_t *len, mode_t *mode, char *why, size_t n)
 {
 	struct stat sb;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
@@ -66,8 +65,8 @@ static int read_scene(const char *path, char **text, size_t *len, mode_t *mode, 
 	    (uint64_t)sb.st_size > PV_JEDIT_MAX_TEXT + 3) {
 		snprintf(why, n, "%.400s: %s", path,
 			 fd < 0 && errno == ELOOP ? "a symbolic link (edit the file it names)"
-			 : fd < 0		  ? strerror(errno)
-			 : !S_ISREG(sb.st_mode)	  ? "not a regular file"
+			 : fd < 0                 ? strerror(errno)
+			 : !S_ISREG(sb.st_mode)   ? "not a regular file"
 						  : "too large to edit");
 		if (fd >= 0)
 			close(fd);
@@ -76,7 +75,8 @@ static int read_scene(const char *path, char **text, size_t *len, mode_t *mode, 
 	char *s = malloc((size_t)sb.st_size + 1);
 	size_t got = 0;
 	ssize_t r = 1;
-	while (s && got < (size_t)sb.st_size && (r = read(fd, s + got, (size_t)sb.st_size - got)) > 0)
+	while (s && got < (size_t)sb.st_size &&
+	       (r = read(fd, s + got, (size_t)sb.st_size - got)) > 0)
 		got += (size_t)r;
 	close(fd);
 	if (!s || r < 0) {

@@ -16,9 +16,9 @@
 
 #include <stddef.h>
 
-#define PV_SECRET_BYTES   32          /* the per-run secret: 256 random bits */
-#define PV_EDIT_MAX_BODY  (256 * 1024) /* bytes of one POST /edit */
-#define PV_VERSION_HEX    33           /* 32 hex digits and a NUL */
+#define PV_SECRET_BYTES  32           /* the per-run secret: 256 random bits */
+#define PV_EDIT_MAX_BODY (256 * 1024) /* bytes of one POST /edit */
+#define PV_VERSION_HEX   33           /* 32 hex digits and a NUL */
 
 typedef struct pv_edit_config {
 	char path[1024]; /* the scene file; "" when editing is off */

@@ -52,8 +52,8 @@ static char *dup_bytes(const char *s, size_t n)
 static int do_splice(ed *e, size_t at, size_t del, const char *ins, size_t insn)
 {
 	if (at > e->n || del > e->n - at)
-		return failf(e, PV_JEDIT_BAD, "splice %zu+%zu: outside the text (%zu bytes)", at, del,
-			     e->n);
+		return failf(e, PV_JEDIT_BAD, "splice %zu+%zu: outside the text (%zu bytes)", at,
+			     del, e->n);
 	size_t n = e->n - del + insn;
 	if (n > PV_JEDIT_MAX_TEXT)
 		return failf(e, PV_JEDIT_TOOBIG, "the edited text would exceed %u MiB",
@@ -156,7 +156,8 @@ static int segment(ed *e, const char **p, char *seg, size_t segn, size_t *len)
 		char c = *s;
 		if (c == '~') {
 			if (s[1] != '0' && s[1] != '1')
-				return failf(e, PV_JEDIT_BAD, "path: '~' must be followed by 0 or 1");
+				return failf(e, PV_JEDIT_BAD,
+					     "path: '~' must be followed by 0 or 1");
 			c = *++s == '0' ? '~' : '/';
 		}
 		if (n + 1 >= segn)
@@ -215,7 +216,10 @@ static int walk(ed *e, const char *p, int parent, size_t *at, char *last, size_t
 			return 0;
 		}
 		if (e->t[i] != '{' && e->t[i] != '[')
-			return failf(e, PV_JEDIT_NOPATH, "path %.200s: \"%.100s\" is inside a value that is not an object or array", whole, seg);
+			return failf(e, PV_JEDIT_NOPATH,
+				     "path %.200s: \"%.100s\" is inside a value that is not an "
+				     "object or array",
+				     whole, seg);
 		size_t *key, *val, c;
 		if ((rc = members(e, i, &key, &val, &c)) < 0)
 			return rc;
@@ -224,10 +228,12 @@ static int walk(ed *e, const char *p, int parent, size_t *at, char *last, size_t
 			i = val[m];
 		free(key);
 		if (m < 0)
-			return failf(e, PV_JEDIT_NOPATH, "path %.200s: no member \"%.100s\"", whole, seg);
+			return failf(e, PV_JEDIT_NOPATH, "path %.200s: no member \"%.100s\"", whole,
+				     seg);
 	}
 	if (parent)
-		return failf(e, PV_JEDIT_BAD, "path: \"\" (the whole file) cannot be added or removed");
+		return failf(e, PV_JEDIT_BAD,
+			     "path: \"\" (the whole file) cannot be added or removed");
 	*at = i;
 	return 0;
 }
@@ -308,7 +314,8 @@ static int add(ed *e, const char *path, const cJSON *v)
 	if (rc < 0)
 		return rc;
 	if (e->t[at] != '{' && e->t[at] != '[')
-		return failf(e, PV_JEDIT_NOPATH, "path %.200s: not inside an object or array", path);
+		return failf(e, PV_JEDIT_NOPATH, "path %.200s: not inside an object or array",
+			     path);
 	if ((rc = members(e, at, &key, &val, &c)) < 0)
 		return rc;
 	gap(e, at, key, val, c, &gf, &gt);
@@ -320,12 +327,13 @@ static int add(ed *e, const char *path, const cJSON *v)
 	if (e->t[at] == '[') {
 		if (strcmp(last, "-")) {
 			long m = find_member(e, at, key, val, c, last, strlen(last));
-			if (m < 0 && !(strspn(last, "0123456789") == strlen(last) && *last &&
-				       strtoul(last, NULL, 10) == c && (c == 0 || last[0] != '0'))) {
+			if (m < 0 &&
+			    !(strspn(last, "0123456789") == strlen(last) && *last &&
+			      strtoul(last, NULL, 10) == c && (c == 0 || last[0] != '0'))) {
 				free(key);
 				return failf(e, PV_JEDIT_NOPATH,
-					     "path %.200s: no place %.100s in an array of %zu", path,
-					     last, c);
+					     "path %.200s: no place %.100s in an array of %zu",
+					     path, last, c);
 			}
 			idx = m < 0 ? c : (size_t)m;
 		}
@@ -392,7 +400,8 @@ static int remove_at(ed *e, const char *path)
 	if (rc < 0)
 		return rc;
 	if (e->t[at] != '{' && e->t[at] != '[')
-		return failf(e, PV_JEDIT_NOPATH, "path %.200s: not inside an object or array", path);
+		return failf(e, PV_JEDIT_NOPATH, "path %.200s: not inside an object or array",
+			     path);
 	if ((rc = members(e, at, &key, &val, &c)) < 0)
 		return rc;
 	long m = find_member(e, at, key, val, c, last, strlen(last));
@@ -450,7 +459,8 @@ static int apply_op(ed *e, const cJSON *op)
 			rc = get_offset(e, op, "delete", &del);
 		if (rc == 0 && !cJSON_IsString(text))
 			rc = failf(e, PV_JEDIT_BAD, "splice: \"text\" must be a string");
-		return rc ? rc : do_splice(e, at, del, text->valuestring, strlen(text->valuestring));
+		return rc ? rc
+			  : do_splice(e, at, del, text->valuestring, strlen(text->valuestring));
 	}
 	if (!p)
 		return failf(e, PV_JEDIT_BAD, "op \"%.20s\": \"path\" must be a string", k);
@@ -458,7 +468,8 @@ static int apply_op(ed *e, const cJSON *op)
 		return remove_at(e, p);
 	if (strcmp(k, "replace") && strcmp(k, "add"))
 		return failf(e, PV_JEDIT_BAD,
-			     "op: \"replace\", \"add\", \"remove\" or \"splice\" (got \"%.20s\")", k);
+			     "op: \"replace\", \"add\", \"remove\" or \"splice\" (got \"%.20s\")",
+			     k);
 	if (!value)
 		return failf(e, PV_JEDIT_BAD, "op \"%s\": no \"value\"", k);
 	if (!all_finite(value))
@@ -495,9 +506,12 @@ int pv_jedit_apply(const char *text, size_t len, const cJSON *ops, pv_jedit *out
 	const char *bad;
 	int rc = 0;
 	if (len > PV_JEDIT_MAX_TEXT)
-		return failf(&e, PV_JEDIT_TOOBIG, "the text exceeds %u MiB", PV_JEDIT_MAX_TEXT >> 20);
-	if (jsonpos_check_text(text, len, &off, &bad) < 0 || jsonpos_check(text, len, &off, &bad) < 0)
-		return failf(&e, PV_JEDIT_INVALID, "the file is not JSON at byte %zu: %s", off, bad);
+		return failf(&e, PV_JEDIT_TOOBIG, "the text exceeds %u MiB",
+			     PV_JEDIT_MAX_TEXT >> 20);
+	if (jsonpos_check_text(text, len, &off, &bad) < 0 ||
+	    jsonpos_check(text, len, &off, &bad) < 0)
+		return failf(&e, PV_JEDIT_INVALID, "the file is not JSON at byte %zu: %s", off,
+			     bad);
 	if (!cJSON_IsArray(ops) || cJSON_GetArraySize(ops) > PV_JEDIT_MAX_OPS)
 		return failf(&e, PV_JEDIT_BAD, "ops: an array of at most %d operations",
 			     PV_JEDIT_MAX_OPS);
@@ -513,8 +527,8 @@ int pv_jedit_apply(const char *text, size_t len, const cJSON *ops, pv_jedit *out
 			 (jsonpos_check_text(e.t, e.n, &off, &bad) < 0 ||
 			  jsonpos_check(e.t, e.n, &off, &bad) < 0))
 			rc = failf(&e, PV_JEDIT_INVALID,
-				   "ops[%d] would leave the file invalid JSON at byte %zu: %s", i, off,
-				   bad);
+				   "ops[%d] would leave the file invalid JSON at byte %zu: %s", i,
+				   off, bad);
 		if (rc < 0 && rc != PV_JEDIT_INVALID && i > 0) { /* say which operation */
 			char inner[512];
 			snprintf(inner, sizeof inner, "%s", why);

@@ -27,7 +27,7 @@
 
 #include <cjson/cJSON.h>
 
-#define PV_JEDIT_MAX_OPS   256        /* operations in one edit */
+#define PV_JEDIT_MAX_OPS   256         /* operations in one edit */
 #define PV_JEDIT_MAX_TEXT  (16u << 20) /* the text before and after, as the loader's bound */
 #define PV_JEDIT_MAX_DEPTH 64          /* path segments (the loader nests as deep) */
 

@@ -51,7 +51,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *text = (const char *)data;
 	size_t off;
 	const char *bad;
-	if (jsonpos_check_text(text, len, &off, &bad) < 0 || jsonpos_check(text, len, &off, &bad) < 0)
+	if (jsonpos_check_text(text, len, &off, &bad) < 0 ||
+	    jsonpos_check(text, len, &off, &bad) < 0)
 		return 0;
 	cJSON *ops = cJSON_ParseWithLength((const char *)nul + 1, size - len - 1);
 	if (!ops)
