@@ -174,8 +174,13 @@ SRC_PREVIEW = \
 	src/preview/json.c \
 	src/preview/server.c \
 	src/preview/request.c \
-	src/preview/page.c
-PAGE_FILES = index.html style.css app.js overlays.js plot.js
+	src/preview/page.c \
+	src/preview/edit.c \
+	src/preview/jsonedit.c
+# The editor's writer walks JSON with the loader's own jsonpos.c, linked into the program
+# as well (the library keeps its copy hidden).
+PREVIEW_CORE_OBJS = $(BUILD)/obj/src/core/scene/jsonpos.o
+PAGE_FILES = index.html style.css app.js overlays.js plot.js edit.js
 PAGE_H = $(BUILD)/gen/preview_page.h
 
 # libtidepool: the core. PROGRAM_SRCS: the command's own. Tests, benchmarks and fuzzers
@@ -227,6 +232,7 @@ TEST_SRCS = \
 	tests/test_info.c \
 	tests/test_waves.c \
 	tests/test_exr.c \
+	tests/test_jsonedit.c \
 	tests/reference/seed_common.c \
 	tests/reference/seed_hooke.c \
 	tests/reference/seed_ripple.c \
@@ -350,9 +356,9 @@ $(UTIL_AR): $(UTIL_OBJS)
 # The program finds the library beside it (the build tree) or in LIBDIR relative to
 # BINDIR (installed, also under DESTDIR).
 BIN_RPATH = $$ORIGIN/$(shell realpath -m --relative-to=$(BINDIR) $(LIBDIR)):$$ORIGIN
-$(BIN): $(MAIN_OBJ) $(PROGRAM_OBJS) $(UTIL_AR) $(SHLIB) | $(AV_PLUGIN)
+$(BIN): $(MAIN_OBJ) $(PROGRAM_OBJS) $(PREVIEW_CORE_OBJS) $(UTIL_AR) $(SHLIB) | $(AV_PLUGIN)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(TP_LDFLAGS) -o $@ $(MAIN_OBJ) $(PROGRAM_OBJS) $(UTIL_AR) \
+	$(Q)$(CC) $(TP_LDFLAGS) -o $@ $(MAIN_OBJ) $(PROGRAM_OBJS) $(PREVIEW_CORE_OBJS) $(UTIL_AR) \
 		-L$(BUILD) -ltidepool -Wl,-rpath,'$(BIN_RPATH)' -Wl,--no-undefined $(TP_LIBS)
 
 $(TEST_BIN): $(LIB_OBJS) $(TEST_OBJS) | $(AV_PLUGIN)
@@ -454,7 +460,8 @@ check-deps:
 check-preview: $(BIN)
 	@sh tests/preview/smoke.sh $(BIN)
 	TP_BIN=$(BIN) $(PYTHON) -m pytest -q -p no:cacheprovider tests/preview \
-		tests/browser/test_page.py $(PYTESTFLAGS)
+		tests/browser/test_page.py tests/browser/test_page_edit.py \
+		tests/browser/test_page_secret.py tests/browser/test_page_more.py $(PYTESTFLAGS)
 
 # The Python module over libtidepool (python/tidepool), with Debian's pytest and numpy;
 # its type hints checked by Debian's mypy (pyproject.toml: strict).
@@ -505,7 +512,7 @@ check-farm: $(BIN)
 # into build/fuzz. fuzz-regress runs every target once over each file of its corpus (no
 # fuzzing); fuzz-smoke fuzzes each target for FUZZ_TIME seconds, new inputs going to
 # build/fuzz/work/TARGET and crashes to build/fuzz/artifacts/.
-FUZZ_TARGETS = scene png manifest mp4 frame ckpt segment request
+FUZZ_TARGETS = scene png manifest mp4 frame ckpt segment request jsonedit
 FUZZ_BUILD = build/fuzz
 FUZZ_CC ?= clang
 FUZZ_TIME ?= 60

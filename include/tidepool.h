@@ -244,6 +244,11 @@ TP_API int tp_scene_step(tp_scene *sc, tp_error *err);
  * checkpoints (its frames are unchanged). Returns how many were moved (0 or more), or
  * TP_ERROR_ARGUMENT. No call on either scene may be running. */
 TP_API int tp_scene_reuse_checkpoints(tp_scene *sc, tp_scene *from);
+/* The first moment (seconds) at which `sc` and `from` (an earlier version of the same
+ * scene) can simulate differently: what tp_scene_reuse_checkpoints() goes by. A value at or
+ * past the scene's end (INFINITY when nothing the simulation reads differs: a new colour)
+ * means every frame's simulation, and so its stats, is the same; -INFINITY none is. */
+TP_API double tp_scene_same_until(const tp_scene *sc, const tp_scene *from);
 
 /* Seeks to `frame` (tp_scene_seek()) and renders it in `mode` into buf, in
  * tp_scene_format()'s layout, rows `stride` bytes apart (0: packed). TP_ERROR_ARGUMENT

@@ -424,9 +424,16 @@ fi
 # scenes: playback (every GET /frame/N.png in order, one keep-alive connection) against the
 # 30 fps target, the slowest of 20 seeks to random frames against 200 ms (the in-memory
 # checkpoints made by a first pass), and the time from a save (temporary file renamed over
-# the scene) to the new scene's frame at the page's position against 300 ms. Details and
+# the scene) to the new scene's frame at the page's position against 300 ms, and to the
+# draft's frame (the first picture the page shows) for every example scene. Details and
 # knobs (TP_BENCH_PREVIEW_*): tests/bench/preview_bench.py.
 if want preview; then
 	/usr/bin/python3 tests/bench/preview_bench.py "$TP" scenes/pond.json scenes/rain.json \
 		scenes/shallow_drag.json scenes/wind_pool.json
+	# the first picture after a save (the draft) for the other example scenes too
+	TP_BENCH_PREVIEW_FRAMES=${TP_BENCH_PREVIEW_FRAMES:-30} TP_BENCH_PREVIEW_SEEKS=${TP_BENCH_PREVIEW_SEEKS:-5} \
+		/usr/bin/python3 tests/bench/preview_bench.py "$TP" scenes/boxes.json \
+		scenes/rowing.json scenes/shallow_float.json scenes/shallow_rain.json \
+		scenes/sph_box.json scenes/sph_dambreak.json scenes/sph_float.json \
+		scenes/sph_nozzle.json scenes/sph_slosh.json scenes/sph_tip.json
 fi

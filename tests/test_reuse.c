@@ -167,3 +167,22 @@ Test(reuse, arguments)
 	cr_assert_eq(tp_scene_reuse_checkpoints(s, NULL), TP_ERROR_ARGUMENT);
 	tp_scene_free(s);
 }
+
+/* tp_scene_same_until: what tp_scene_reuse_checkpoints() goes by, for a caller (the
+ * preview) that keeps what it computed from the simulation (its stats) when it is the same. */
+Test(reuse, same_until_says_how_long_two_versions_simulate_alike)
+{
+	tp_scene *a = load("scenes/pond.json", NULL, 0);
+	tp_scene *colour = load("scenes/pond.json", "render.tint=#ff0000", 0);
+	tp_scene *drop = load("scenes/pond.json", "drops.3.at=[100,100]", 0);
+	tp_scene *damp = load("scenes/pond.json", "params.damping=3", 0);
+	cr_expect(isinf(tp_scene_same_until(colour, a)) && tp_scene_same_until(colour, a) > 0);
+	double t = tp_scene_same_until(drop, a);
+	cr_expect(t > 3 && t <= 3.5 + 1e-9, "drop 3 is at 3.5 s: %g", t);
+	cr_expect(tp_scene_same_until(damp, a) <= 0);
+	cr_expect(isinf(tp_scene_same_until(NULL, a)) && tp_scene_same_until(NULL, a) < 0);
+	tp_scene_free(a);
+	tp_scene_free(colour);
+	tp_scene_free(drop);
+	tp_scene_free(damp);
+}

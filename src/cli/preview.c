@@ -39,7 +39,8 @@ static const char usage[] =
 	"(or a background image it names) is saved: play, pause, scrub, every render mode,\n"
 	"overlays of drops, rain, boxes, emitters and the tank, a plot of the solver's stats,\n"
 	"and the error with its line and column when a save is broken. The first line on\n"
-	"standard output is the page's URL. Ctrl-C stops the server.\n"
+	"standard output is the page's URL, with this run's secret: every request needs\n"
+	"it. Ctrl-C stops the server.\n"
 	"\n"
 	"      --port N         TCP port (default 8740; 0: any free port)\n"
 	"      --size WxH       preview size in pixels (default: the scene scaled to fit\n"
@@ -48,6 +49,8 @@ static const char usage[] =
 	"      --set KEY=VALUE  change a scene value, as for render; repeatable\n"
 	"      --threads N      worker threads (default: all cores)\n"
 	"      --open           open the page in the desktop's browser (xdg-open)\n"
+	"      --read-only      the page does not edit the scene file (it does by default:\n"
+	"                       drag drops, keyframes, areas; docs/preview.md)\n"
 	"      --listen ADDR    listen on this numeric address instead of 127.0.0.1;\n"
 	"                       WARNING: anyone who can reach ADDR sees the scene and can\n"
 	"                       load your CPU (docs/preview.md)\n"
@@ -55,12 +58,13 @@ static const char usage[] =
 	"  -h, --help           show this help\n"
 	"\n"
 	"HTTP API (docs/preview.md): GET /status.json, /frame/N.png?mode=MODE, /stats.json,\n"
-	"/scene.json.\n"
+	"/scene.json; POST /edit (from the page only).\n"
 	"\n"
 	"Exit status: 0 stopped by Ctrl-C or SIGTERM, 2 usage error, 3 bad scene path,\n"
 	"4 cannot listen.\n";
 
-enum { OPT_PORT = 256, OPT_SIZE, OPT_SCALE, OPT_SET, OPT_THREADS, OPT_OPEN, OPT_LISTEN };
+enum { OPT_PORT = 256, OPT_SIZE, OPT_SCALE, OPT_SET, OPT_THREADS, OPT_OPEN, OPT_LISTEN,
+       OPT_READ_ONLY };
 
 /* Runs xdg-open URL without waiting for it; -1 when there is no xdg-open on the PATH
  * (glibc's posix_spawnp reports the failed exec). */
@@ -98,6 +102,7 @@ int cmd_preview(int argc, char **argv)
 		{"threads", required_argument, NULL, OPT_THREADS},
 		{"open", no_argument, NULL, OPT_OPEN},
 		{"listen", required_argument, NULL, OPT_LISTEN},
+		{"read-only", no_argument, NULL, OPT_READ_ONLY},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -105,7 +110,7 @@ int cmd_preview(int argc, char **argv)
 	pv_config cfg = {0};
 	const char *sets[PV_MAX_SETS];
 	long port = PV_DEFAULT_PORT, threads = 0;
-	int open = 0, quiet = 0;
+	int open = 0, quiet = 0, read_only = 0;
 	const char *listen = NULL;
 	int c;
 	optind = 1;
@@ -143,6 +148,7 @@ int cmd_preview(int argc, char **argv)
 						    "--threads: expected 0..1024 (got %s)", optarg);
 			break;
 		case OPT_OPEN: open = 1; break;
+		case OPT_READ_ONLY: read_only = 1; break;
 		case OPT_LISTEN: {
 			unsigned char a[16];
 			if (inet_pton(AF_INET, optarg, a) != 1 &&
@@ -206,6 +212,10 @@ int cmd_preview(int argc, char **argv)
 			port ? "; --port 0 picks a free port" : "");
 		return tp_cli_fail(TP_EIO, &e);
 	}
+	pv_server_set_edit(srv, cfg.scene_path,
+			   read_only    ? "the preview runs with --read-only"
+			   : cfg.nsets ? "--set changes the scene the page shows, not the file"
+				       : NULL);
 	printf("%s\n", pv_server_url(srv));
 	fflush(stdout);
 	if (listen && pv_server_reachable(srv))

@@ -11,6 +11,7 @@ static const pv_asset assets[] = {
 	{"/app.js", "text/javascript; charset=utf-8", app_js, sizeof app_js},
 	{"/overlays.js", "text/javascript; charset=utf-8", overlays_js, sizeof overlays_js},
 	{"/plot.js", "text/javascript; charset=utf-8", plot_js, sizeof plot_js},
+	{"/edit.js", "text/javascript; charset=utf-8", edit_js, sizeof edit_js},
 };
 
 const pv_asset *pv_page_asset(const char *path)

@@ -79,6 +79,18 @@ int pv_host_ok(const pv_listen *l, const char *host)
 	return 0;
 }
 
+/* a == b, comparing every byte whatever the first difference (no timing to learn from) */
+static int same_secret(const char *a, const char *b)
+{
+	size_t n = strlen(b);
+	if (strlen(a) != n)
+		return 0;
+	unsigned char diff = 0;
+	for (size_t i = 0; i < n; i++)
+		diff |= (unsigned char)(a[i] ^ b[i]);
+	return diff == 0;
+}
+
 static pv_route refuse(pv_decision *d, unsigned status, const char *why)
 {
 	d->status = status;
@@ -108,11 +120,22 @@ pv_route pv_request_decide(const pv_listen *l, const pv_request *rq, pv_decision
 		return refuse(d, MHD_HTTP_BAD_REQUEST, "more than one Host header");
 	if (!strcmp(rq->version, MHD_HTTP_VERSION_1_1) && !rq->host)
 		return refuse(d, MHD_HTTP_BAD_REQUEST, "an HTTP/1.1 request needs a Host header");
-	if (strcmp(rq->method, MHD_HTTP_METHOD_GET) && strcmp(rq->method, MHD_HTTP_METHOD_HEAD))
-		return refuse(d, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD");
 	if (!pv_host_ok(l, rq->host))
 		return refuse(d, MHD_HTTP_MISDIRECTED_REQUEST,
 			      "Host must be 127.0.0.1 or localhost with the server's port");
+	int secret = 0;
+	for (int i = 0; i < 3; i++)
+		secret |= l->secret && rq->token[i] && same_secret(rq->token[i], l->secret);
+	if (!secret)
+		return refuse(d, MHD_HTTP_FORBIDDEN,
+			      "open the URL that `tidepool preview` printed (it carries this run's "
+			      "secret)");
+	if (!strcmp(rq->url, "/edit"))
+		return d->route = PV_ROUTE_EDIT;
+	if (!strcmp(rq->url, "/size"))
+		return d->route = PV_ROUTE_SIZE;
+	if (strcmp(rq->method, MHD_HTTP_METHOD_GET) && strcmp(rq->method, MHD_HTTP_METHOD_HEAD))
+		return refuse(d, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD");
 	if ((rq->content_length && strcmp(rq->content_length, "0")) || rq->transfer_encoding)
 		return refuse(d, MHD_HTTP_CONTENT_TOO_LARGE, "no request body allowed");
 	if (!strcmp(rq->url, "/status.json"))
@@ -128,6 +151,9 @@ pv_route pv_request_decide(const pv_listen *l, const pv_request *rq, pv_decision
 		if (rq->stretch && strcmp(rq->stretch, "0") != 0 && strcmp(rq->stretch, "1") != 0)
 			return refuse(d, MHD_HTTP_BAD_REQUEST, "stretch: 0 or 1");
 		d->stretch = rq->stretch && !strcmp(rq->stretch, "1");
+		if (rq->draft && strcmp(rq->draft, "0") != 0 && strcmp(rq->draft, "1") != 0)
+			return refuse(d, MHD_HTTP_BAD_REQUEST, "draft: 0 or 1");
+		d->draft = rq->draft && !strcmp(rq->draft, "1");
 		return d->route = PV_ROUTE_FRAME;
 	}
 	if ((d->asset = pv_page_asset(rq->url)))

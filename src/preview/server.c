@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <cjson/cJSON.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -10,10 +11,12 @@
 #include <string.h>
 #include <strings.h>
 #include <pthread.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 
+#include "preview/edit.h"
 #include "preview/json.h"
 #include "preview/request.h"
 
@@ -43,7 +46,11 @@ struct pv_server {
 	int wildcard;    /* --listen 0.0.0.0 or :: */
 	pv_listen where; /* the three above, for pv_host_ok() */
 	int loopback;    /* listening on a loopback address only (127.0.0.0/8, ::1) */
-	char url[128];
+	char url[256];
+	/* the per-run secret (hex) every request must carry, and the cookie that carries it */
+	char secret[2 * PV_SECRET_BYTES + 1];
+	char cookie[32];
+	pv_edit_config edit; /* where POST /edit writes, or that it is off */
 };
 
 static const char csp[] = "default-src 'none'; script-src 'self'; style-src 'self'; "
@@ -152,6 +159,13 @@ static void headers_in(pv_server *s, struct MHD_Connection *c)
 	pthread_mutex_unlock(&s->conns_mu);
 }
 
+/* The body of a POST /edit or /size as it comes (con_cls until the answer is sent). */
+typedef struct edit_body {
+	char *buf;
+	size_t n, cap;
+	int size; /* POST /size, not /edit */
+} edit_body;
+
 /* An answer sent: a kept-alive connection's next request has its own deadline. */
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 			 enum MHD_RequestTerminationCode toe)
@@ -160,8 +174,13 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	(void)toe;
 	pv_conn *k = conn_of(c);
 	pthread_mutex_lock(&s->conns_mu);
-	if (*con_cls == &frame_answer)
+	if (*con_cls == &frame_answer) {
 		s->frames_out--;
+	} else if (*con_cls && *con_cls != s) { /* a POST's body (edit_begin) */
+		edit_body *b = *con_cls;
+		free(b->buf);
+		free(b);
+	}
 	*con_cls = NULL;
 	if (!k) {
 		pthread_mutex_unlock(&s->conns_mu);
@@ -199,6 +218,15 @@ static void *deadline_timer(void *arg)
 	return NULL;
 }
 
+static void common_headers(struct MHD_Response *r)
+{
+	MHD_add_response_header(r, "Cache-Control", "no-store");
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(r, "X-Frame-Options", "DENY");
+	MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+	MHD_add_response_header(r, "Content-Security-Policy", csp);
+}
+
 static enum MHD_Result send_buf(struct MHD_Connection *c, unsigned status, const char *type,
 				void *data, size_t n, int owned, unsigned long gen)
 {
@@ -210,11 +238,7 @@ static enum MHD_Result send_buf(struct MHD_Connection *c, unsigned status, const
 		return MHD_NO;
 	}
 	MHD_add_response_header(r, "Content-Type", type);
-	MHD_add_response_header(r, "Cache-Control", "no-store");
-	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-	MHD_add_response_header(r, "X-Frame-Options", "DENY");
-	MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
-	MHD_add_response_header(r, "Content-Security-Policy", csp);
+	common_headers(r);
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(r, "Allow", "GET, HEAD");
 	if (gen) {
@@ -315,7 +339,8 @@ static enum MHD_Result frame(pv_server *s, struct MHD_Connection *c, const pv_de
 	size_t size = 0;
 	unsigned long gen = 0;
 	tp_error err = TP_ERROR_INIT;
-	int rc = pv_state_frame_png(s->st, n, mode, stretch, &png, &size, &gen, &err);
+	int rc = d->draft ? pv_state_draft_png(s->st, n, mode, stretch, &png, &size, &gen, &err)
+			  : pv_state_frame_png(s->st, n, mode, stretch, &png, &size, &gen, &err);
 	if (rc == TP_ERROR_ARGUMENT)
 		return send_error(c,
 				  n >= 0 && strstr(err.text, "out of range") ? MHD_HTTP_NOT_FOUND
@@ -327,6 +352,182 @@ static enum MHD_Result frame(pv_server *s, struct MHD_Connection *c, const pv_de
 						       : MHD_HTTP_INTERNAL_SERVER_ERROR,
 				  err.text);
 	return send_buf(c, MHD_HTTP_OK, "image/png", png, size, 1, gen);
+}
+
+/* The page itself, with the cookie that lets its own requests in. */
+static enum MHD_Result send_page(const pv_server *s, struct MHD_Connection *c,
+				 const pv_asset *a)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(a->size, (void *)a->data,
+								  MHD_RESPMEM_PERSISTENT);
+	if (!r)
+		return MHD_NO;
+	char cookie[2 * PV_SECRET_BYTES + 96];
+	snprintf(cookie, sizeof cookie, "%s=%s; Path=/; HttpOnly; SameSite=Strict", s->cookie,
+		 s->secret);
+	MHD_add_response_header(r, "Content-Type", a->type);
+	common_headers(r);
+	MHD_add_response_header(r, "Set-Cookie", cookie);
+	enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/* /scene.json, with the version of its text (what an edit must be made over) and whether
+ * the page may edit. */
+static enum MHD_Result send_scene(const pv_server *s, struct MHD_Connection *c, char *text,
+				  unsigned long gen)
+{
+	char ver[PV_VERSION_HEX], g[32];
+	size_t n = strlen(text);
+	pv_edit_version(text, n, ver);
+	struct MHD_Response *r =
+		MHD_create_response_from_buffer(n, text, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(text);
+		return MHD_NO;
+	}
+	snprintf(g, sizeof g, "%lu", gen);
+	MHD_add_response_header(r, "Content-Type", "application/json");
+	common_headers(r);
+	MHD_add_response_header(r, "X-Tidepool-Generation", g);
+	MHD_add_response_header(r, "X-Tidepool-Version", ver);
+	MHD_add_response_header(r, "X-Tidepool-Edit", s->edit.path[0] ? "on" : s->edit.off);
+	enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/* ---- POST /edit (edit.h) ---- */
+
+static enum MHD_Result edit_answer(struct MHD_Connection *c, unsigned status, char *json)
+{
+	if (!json)
+		return MHD_NO;
+	struct MHD_Response *r =
+		MHD_create_response_from_buffer(strlen(json), json, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(json);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, "Content-Type", "application/json");
+	common_headers(r);
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(r, "Allow", "POST");
+	enum MHD_Result ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result edit_refuse(struct MHD_Connection *c, unsigned status, const char *msg)
+{
+	pv_json j;
+	pv_json_init(&j);
+	pv_json_puts(&j, "{\"error\":");
+	pv_json_string(&j, msg);
+	pv_json_puts(&j, "}\n");
+	return edit_answer(c, status, pv_json_finish(&j));
+}
+
+/* The headers of POST /edit: a write comes only from the page itself (its own Origin, a
+ * same-origin fetch), as JSON of a known, bounded length. */
+static enum MHD_Result edit_begin(pv_server *s, struct MHD_Connection *c, const char *method,
+				  const char *host, int size, void **con_cls)
+{
+	if (strcmp(method, MHD_HTTP_METHOD_POST))
+		return edit_refuse(c, MHD_HTTP_METHOD_NOT_ALLOWED, "POST only");
+	if (!size && !s->edit.path[0]) {
+		char msg[200];
+		snprintf(msg, sizeof msg, "editing is off: %s", s->edit.off);
+		return edit_refuse(c, MHD_HTTP_FORBIDDEN, msg);
+	}
+	const char *origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
+	const char *site = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Sec-Fetch-Site");
+	if (!origin || strncmp(origin, "http://", 7) || strcasecmp(origin + 7, host))
+		return edit_refuse(c, MHD_HTTP_FORBIDDEN,
+				   "a write needs the Origin of the page itself");
+	if (site && strcmp(site, "same-origin"))
+		return edit_refuse(c, MHD_HTTP_FORBIDDEN,
+				   "a write comes only from the page itself (Sec-Fetch-Site)");
+	const char *type = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						       MHD_HTTP_HEADER_CONTENT_TYPE);
+	if (!type || strncasecmp(type, "application/json", 16) ||
+	    (type[16] && type[16] != ';'))
+		return edit_refuse(c, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE,
+				   "Content-Type: application/json");
+	const char *clen = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						       MHD_HTTP_HEADER_CONTENT_LENGTH);
+	char *end = NULL;
+	unsigned long n = clen ? strtoul(clen, &end, 10) : 0;
+	if (!clen || !*clen || *end || clen[0] == '-')
+		return edit_refuse(c, MHD_HTTP_LENGTH_REQUIRED, "Content-Length needed");
+	if (n > PV_EDIT_MAX_BODY)
+		return edit_refuse(c, MHD_HTTP_CONTENT_TOO_LARGE, "an edit is at most 256 KiB");
+	edit_body *b = calloc(1, sizeof *b);
+	if (!b || !(b->buf = malloc(n + 1))) {
+		free(b);
+		return MHD_NO;
+	}
+	b->cap = n;
+	b->size = size;
+	*con_cls = b;
+	return MHD_YES;
+}
+
+/* POST /size {"width": W, "height": H} or {"scale": F} or {"fit": true}: the preview size
+ * chosen on the page (as --size, --scale or neither); the scene reloads at it. */
+static enum MHD_Result size_request(pv_server *s, struct MHD_Connection *c, const edit_body *b)
+{
+	cJSON *j = cJSON_ParseWithLength(b->buf, b->n);
+	const cJSON *w = cJSON_GetObjectItemCaseSensitive(j, "width");
+	const cJSON *h = cJSON_GetObjectItemCaseSensitive(j, "height");
+	const cJSON *k = cJSON_GetObjectItemCaseSensitive(j, "scale");
+	int width = 0, height = 0;
+	double scale = 0;
+	int ok = cJSON_IsObject(j);
+	if (ok && cJSON_IsNumber(w) && cJSON_IsNumber(h)) {
+		ok = w->valuedouble >= 1 && w->valuedouble <= PV_MAX_SIDE &&
+		     h->valuedouble >= 1 && h->valuedouble <= PV_MAX_SIDE;
+		width = ok ? (int)w->valuedouble : 0;
+		height = ok ? (int)h->valuedouble : 0;
+	} else if (ok && cJSON_IsNumber(k)) {
+		ok = k->valuedouble > 0 && k->valuedouble <= 4;
+		scale = k->valuedouble;
+	} else {
+		ok = ok && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "fit"));
+	}
+	cJSON_Delete(j);
+	if (!ok)
+		return edit_refuse(c, MHD_HTTP_BAD_REQUEST,
+				   "a size is {\"width\": W, \"height\": H} (1..4096), "
+				   "{\"scale\": F} (0..4) or {\"fit\": true}");
+	tp_error err = TP_ERROR_INIT;
+	if (pv_state_set_size(s->st, width, height, scale, &err) < 0)
+		return edit_refuse(c, (unsigned)422, err.text);
+	pv_json o;
+	pv_json_init(&o);
+	pv_json_printf(&o, "{\"width\":%d,\"height\":%d,\"scale\":", width, height);
+	pv_json_number(&o, scale);
+	pv_json_puts(&o, "}\n");
+	return edit_answer(c, MHD_HTTP_OK, pv_json_finish(&o));
+}
+
+/* The body as it comes, then the edit once it is all there. */
+static enum MHD_Result edit_data(pv_server *s, struct MHD_Connection *c, edit_body *b,
+				 const char *data, size_t *size)
+{
+	if (*size) {
+		size_t take = *size < b->cap - b->n ? *size : b->cap - b->n;
+		memcpy(b->buf + b->n, data, take);
+		b->n += take;
+		*size = 0;
+		return MHD_YES;
+	}
+	if (b->size)
+		return size_request(s, c, b);
+	char *answer = NULL;
+	unsigned status = pv_edit_request(&s->edit, b->buf, b->n, &answer);
+	return edit_answer(c, status, answer);
 }
 
 static enum MHD_Result count_bytes(void *cls, enum MHD_ValueKind kind, const char *key,
@@ -347,7 +548,7 @@ static enum MHD_Result count_hosts(void *cls, enum MHD_ValueKind kind, const cha
 }
 
 /* The parts of the request pv_request_decide() looks at. */
-static void gather(struct MHD_Connection *c, pv_request *rq)
+static void gather(const pv_server *s, struct MHD_Connection *c, pv_request *rq)
 {
 	rq->nargs = MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, count_bytes,
 					      &rq->query_bytes);
@@ -361,6 +562,10 @@ static void gather(struct MHD_Connection *c, pv_request *rq)
 					c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING) != NULL;
 	rq->mode = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "mode");
 	rq->stretch = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "stretch");
+	rq->draft = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "draft");
+	rq->token[0] = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Tidepool-Token");
+	rq->token[1] = MHD_lookup_connection_value(c, MHD_COOKIE_KIND, s->cookie);
+	rq->token[2] = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "token");
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
@@ -368,12 +573,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 			      size_t *upload_data_size, void **con_cls)
 {
 	pv_server *s = cls;
-	(void)upload_data;
-	if (*con_cls == NULL) { /* headers only so far: answer now, never read a body */
+	if (*con_cls == NULL) { /* headers only so far: answer now (but for a POST's body) */
 		*con_cls = s;
 		headers_in(s, c);
 		pv_request rq = {.method = method, .url = url, .version = version};
-		gather(c, &rq);
+		gather(s, c, &rq);
 		pv_decision d;
 		pv_request_decide(&s->where, &rq, &d);
 		unsigned long gen = 0;
@@ -386,16 +590,23 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 			if (!text)
 				return send_error(c, MHD_HTTP_SERVICE_UNAVAILABLE,
 						  "no scene loaded");
-			return send_json(c, text, gen);
+			return send_scene(s, c, text, gen);
 		}
 		case PV_ROUTE_FRAME: return frame(s, c, &d, con_cls);
 		case PV_ROUTE_ASSET:
+			if (!strcmp(d.asset->path, "/"))
+				return send_page(s, c, d.asset);
 			return send_buf(c, MHD_HTTP_OK, d.asset->type, (void *)d.asset->data,
 					d.asset->size, 0, 0);
+		case PV_ROUTE_EDIT:
+		case PV_ROUTE_SIZE:
+			return edit_begin(s, c, method, rq.host, d.route == PV_ROUTE_SIZE, con_cls);
 		}
 		return send_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "no route");
 	}
-	/* A body arrived although Content-Length said none: drop it. */
+	if (*con_cls != s && *con_cls != &frame_answer)
+		return edit_data(s, c, *con_cls, upload_data, upload_data_size);
+	/* A body arrived although the request was answered: drop it. */
 	*upload_data_size = 0;
 	return MHD_YES;
 }
@@ -411,6 +622,15 @@ int pv_server_start(pv_state *st, const char *listen, int port, pv_server **out,
 	}
 	s->st = st;
 	s->loopback = 1;
+	snprintf(s->edit.off, sizeof s->edit.off, "not set up");
+	unsigned char rnd[PV_SECRET_BYTES];
+	if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) {
+		snprintf(why, n, "no random numbers for the secret: %s", strerror(errno));
+		free(s);
+		return -1;
+	}
+	for (int i = 0; i < PV_SECRET_BYTES; i++)
+		snprintf(s->secret + 2 * i, 3, "%02x", rnd[i]);
 	struct sockaddr_in a4;
 	struct sockaddr_in6 a6;
 	struct sockaddr *sa = (struct sockaddr *)&a4;
@@ -483,12 +703,19 @@ int pv_server_start(pv_state *st, const char *listen, int port, pv_server **out,
 	const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
 	if (info && info->port)
 		s->port = info->port;
-	s->where = (pv_listen){.port = s->port, .listen = s->listen, .wildcard = s->wildcard};
+	s->where = (pv_listen){.port = s->port,
+			       .listen = s->listen,
+			       .wildcard = s->wildcard,
+			       .secret = s->secret};
 	const char *shown = !listen || s->wildcard ? "127.0.0.1" : listen;
 	if (strchr(shown, ':'))
-		snprintf(s->url, sizeof s->url, "http://[%s]:%d/", shown, s->port);
+		snprintf(s->url, sizeof s->url, "http://[%s]:%d/?token=%s", shown, s->port,
+			 s->secret);
 	else
-		snprintf(s->url, sizeof s->url, "http://%s:%d/", shown, s->port);
+		snprintf(s->url, sizeof s->url, "http://%s:%d/?token=%s", shown, s->port,
+			 s->secret);
+	/* cookies are shared by every port of a host: one per server */
+	snprintf(s->cookie, sizeof s->cookie, "tidepool-%d", s->port);
 	*out = s;
 	return 0;
 }
@@ -506,6 +733,12 @@ int pv_server_port(const pv_server *s)
 const char *pv_server_url(const pv_server *s)
 {
 	return s->url;
+}
+
+void pv_server_set_edit(pv_server *s, const char *scene_path, const char *off)
+{
+	snprintf(s->edit.path, sizeof s->edit.path, "%s", off ? "" : scene_path);
+	snprintf(s->edit.off, sizeof s->edit.off, "%s", off ? off : "");
 }
 
 void pv_server_stop(pv_server *s)

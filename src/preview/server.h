@@ -6,8 +6,12 @@
  * - binds 127.0.0.1 unless told another address (--listen);
  * - answers only requests whose Host header is the loopback name or address (or the
  *   --listen address) with the server's port: anything else gets 421 (DNS rebinding);
+ * - every request carries the run's secret (the ?token= of the printed URL, the cookie
+ *   the page gets with it, or an X-Tidepool-Token header): anything else gets 403;
  * - GET and HEAD only (405 otherwise), no request body, no file system path: a URL is
- *   one of the fixed routes or 404;
+ *   one of the fixed routes or 404; the exceptions are POST /edit (edit.h), which
+ *   writes the scene file named on the command line and nothing else, and POST /size
+ *   (the preview size chosen on the page), only from the page's own origin;
  * - bounded: PV_MAX_CONNECTIONS in all, PV_MAX_PER_IP from one address, idle ones closed
  *   after PV_CONN_TIMEOUT_S, PV_CONN_MEMORY bytes per connection for the request (a
  *   larger header gets 431), PV_THREADS worker threads whatever the load.
@@ -49,9 +53,11 @@ typedef struct pv_server pv_server;
  * Returns 0, or -1 with the reason in why. */
 int pv_server_start(pv_state *st, const char *listen, int port, pv_server **out, char *why,
 		    size_t n);
-/* The port listened on and the page's URL ("http://127.0.0.1:PORT/"). */
+/* The port listened on and the page's URL ("http://127.0.0.1:PORT/?token=SECRET"). */
 int pv_server_port(const pv_server *s);
 const char *pv_server_url(const pv_server *s);
+/* POST /edit writes scene_path; off (NULL: editing on) says why it may not. */
+void pv_server_set_edit(pv_server *s, const char *scene_path, const char *off);
 void pv_server_stop(pv_server *s); /* NULL is a no-op */
 /* 1 if other machines can reach the address listened on (not 127.0.0.0/8 nor ::1). */
 int pv_server_reachable(const pv_server *s);

@@ -37,6 +37,8 @@ struct pv_state {
 	pthread_mutex_t scene_mu;  /* the scene and what is rendered from it */
 	tp_scene *sc;
 	int ref_w, ref_h; /* the last loaded scene's "size", for the fit */
+	pthread_mutex_t draft_mu; /* the draft: the same scene, smaller (NULL: none) */
+	tp_scene *draft;
 
 	pthread_mutex_t mu; /* everything below */
 	pthread_cond_t cv;
@@ -54,6 +56,8 @@ struct pv_state {
 	int stats_n, stats_cap, stats_fields;
 	const char *stats_names[TP_FRAME_STATS_MAX];
 	double *stats;           /* stats_cap x (1 + TP_FRAME_STATS_MAX): t, values */
+	tp_pose *poses;          /* stats_cap x PV_POSES: the boxes where they are */
+	int nposes;              /* boxes per frame in poses (at most PV_POSES) */
 	unsigned long stats_gen; /* the generation the worker should walk */
 	int rendering; /* frames the page asked for, and reloads, being made now */
 	int stop;
@@ -254,6 +258,36 @@ static int load_text(pv_state *st, const char *text, tp_scene **out, tp_error *e
 	return tp_scene_load_string(text, st->path, &o, out, err);
 }
 
+/* The draft of a loaded scene: the same text at a quarter of the preview's width and
+ * height (fitted into PV_DRAFT_W x PV_DRAFT_H), which simulates ten or more times faster
+ * (scenes are resolution-independent), so that the page has a picture soon after a save
+ * that simulates again from far back. NULL when the preview is that small already, or the
+ * draft does not load (the page then waits for the full frame, as before). */
+static tp_scene *load_draft(const pv_state *st, tp_scene *sc)
+{
+	tp_scene_info in = TP_SCENE_INFO_INIT;
+	tp_scene_get_info(sc, &in);
+	int w = in.width / 4, h = in.height / 4;
+	if (w > PV_DRAFT_W || h > PV_DRAFT_H) {
+		double k = fmin((double)PV_DRAFT_W / w, (double)PV_DRAFT_H / h);
+		w = (int)lround(w * k);
+		h = (int)lround(h * k);
+	}
+	if (w < 16 || h < 16)
+		return NULL;
+	tp_load_options o;
+	load_options(st, w, h, &o);
+	o.sets = NULL; /* the text is the scene after them */
+	o.nsets = 0;
+	o.checkpoint_bytes = PV_CHECKPOINT_BYTES / 8;
+	tp_scene *d = NULL;
+	tp_error err = TP_ERROR_INIT;
+	const char *text = tp_scene_text(sc);
+	if (!text || tp_scene_load_string(text, st->path, &o, &d, &err) < 0)
+		return NULL;
+	return d;
+}
+
 /* Records err as the current error with its line quoted from text (len bytes: what was
  * parsed), the caller holding st->mu. */
 static void record_error(pv_state *st, const tp_error *err, int frame, const char *text,
@@ -286,18 +320,34 @@ void pv_state_reload(pv_state *st)
 	if (rc == 0)
 		tp_scene_set_cancel(sc, &st->cancel);
 	tp_scene *old = NULL;
+	if (rc == 0) { /* the draft first: ready when the page learns of the new scene */
+		tp_scene *d = load_draft(st, sc);
+		pthread_mutex_lock(&st->draft_mu);
+		tp_scene *od = st->draft;
+		st->draft = d;
+		if (d && od)
+			tp_scene_reuse_checkpoints(d, od);
+		pthread_mutex_unlock(&st->draft_mu);
+		tp_scene_free(od);
+	}
 	if (rc == 0) {
 		const char *text = tp_scene_text(sc);
 		char *copy = text ? strdup(text) : NULL;
 		pthread_mutex_lock(&st->scene_mu);
 		old = st->sc;
 		st->sc = sc;
-		/* the saved states from before the edit's first effect are still this scene's */
+		/* the saved states from before the edit's first effect are still this scene's;
+		 * when that is all of them (a colour, the background), so are the stats */
+		tp_scene_info was = st->info;
+		double until = old ? tp_scene_same_until(sc, old) : -INFINITY;
 		if (old)
 			tp_scene_reuse_checkpoints(sc, old);
 		pthread_mutex_lock(&st->mu);
 		st->info = (tp_scene_info)TP_SCENE_INFO_INIT;
 		tp_scene_get_info(sc, &st->info);
+		int same_sim = until >= st->info.frames / st->info.fps &&
+			       st->info.frames == was.frames && st->info.fps == was.fps &&
+			       st->info.width == was.width && st->info.height == was.height;
 		snprintf(st->info_path, sizeof st->info_path, "%s",
 			 st->info.path ? st->info.path : "");
 		snprintf(st->info_solver, sizeof st->info_solver, "%s",
@@ -310,11 +360,13 @@ void pv_state_reload(pv_state *st)
 		free(st->bytes);
 		st->bytes = bytes;
 		bytes = NULL;
-		st->stats_n = 0;
-		st->stats_fields = 0;
 		st->generation++;
 		st->scene_gen = st->generation;
-		st->stats_gen = st->generation;
+		if (!same_sim) { /* else the walk under way (or done) goes on: the same numbers */
+			st->stats_n = 0;
+			st->stats_fields = 0;
+			st->stats_gen = st->generation;
+		}
 		pthread_cond_broadcast(&st->cv);
 		pthread_mutex_unlock(&st->mu);
 		pthread_mutex_unlock(&st->scene_mu);
@@ -331,6 +383,31 @@ void pv_state_reload(pv_state *st)
 	pthread_mutex_unlock(&st->reload_mu);
 	tp_scene_free(old);
 	free(bytes);
+}
+
+int pv_state_set_size(pv_state *st, int width, int height, double scale, tp_error *err)
+{
+	pthread_mutex_lock(&st->reload_mu);
+	pv_config was = st->cfg;
+	st->cfg.width = width;
+	st->cfg.height = height;
+	st->cfg.scale = width ? 0 : scale;
+	/* the size must load (a scene of another shape refuses a WxH): tried first */
+	tp_scene *sc = NULL;
+	char *bytes = NULL;
+	size_t len = 0;
+	int rc = pv_read_scene(st, &bytes, &len, err);
+	if (rc == 0)
+		rc = load_text(st, bytes, &sc, err);
+	free(bytes);
+	tp_scene_free(sc);
+	if (rc < 0)
+		st->cfg = was;
+	pthread_mutex_unlock(&st->reload_mu);
+	if (rc < 0)
+		return err->code = TP_ERROR_INPUT;
+	pv_state_reload(st);
+	return 0;
 }
 
 void pv_state_status(pv_state *st, pv_status *out)
@@ -393,19 +470,23 @@ static int stretch_gray(const tp_image *in, tp_image *out)
 	return 0;
 }
 
-int pv_state_frame_png(pv_state *st, int frame, int mode, int stretch, unsigned char **png,
-		       size_t *size, unsigned long *gen_out, tp_error *err)
+static int render_png(pv_state *st, int draft, int frame, int mode, int stretch,
+		      unsigned char **png, size_t *size, unsigned long *gen_out, tp_error *err)
 {
 	tp_format f = TP_FORMAT_INIT;
 	tp_image img;
 	memset(&img, 0, sizeof img);
 	*png = NULL;
 	*size = 0;
-	pthread_mutex_lock(&st->scene_mu);
-	if (!st->sc) {
-		pthread_mutex_unlock(&st->scene_mu);
-		snprintf(err->text, sizeof err->text, "no scene loaded");
-		return err->code = TP_ERROR_INPUT;
+	pthread_mutex_t *mu = draft ? &st->draft_mu : &st->scene_mu;
+	pthread_mutex_lock(mu);
+	tp_scene *sc = draft ? st->draft : st->sc;
+	if (!sc) {
+		pthread_mutex_unlock(mu);
+		snprintf(err->text, sizeof err->text,
+			 draft ? "no draft (the preview is small, or no scene loaded)"
+			       : "no scene loaded");
+		return err->code = draft ? TP_ERROR_ARGUMENT : TP_ERROR_INPUT;
 	}
 	pthread_mutex_lock(&st->mu);
 	*gen_out = st->scene_gen;
@@ -419,7 +500,7 @@ int pv_state_frame_png(pv_state *st, int frame, int mode, int stretch, unsigned 
 		rc = err->code = TP_ERROR_ARGUMENT;
 	}
 	if (rc == 0)
-		rc = tp_scene_format(st->sc, (tp_mode)mode, &f, err);
+		rc = tp_scene_format(sc, (tp_mode)mode, &f, err);
 	tp_pixfmt pf = TP_RGB8;
 	if (rc == 0) {
 		if (f.channels == 3)
@@ -442,14 +523,14 @@ int pv_state_frame_png(pv_state *st, int frame, int mode, int stretch, unsigned 
 		}
 	}
 	if (rc == 0)
-		rc = tp_scene_render(st->sc, frame, (tp_mode)mode, img.pixels, (size_t)img.stride,
-				     err);
+		rc = tp_scene_render(sc, frame, (tp_mode)mode, img.pixels, (size_t)img.stride, err);
 	pthread_mutex_lock(&st->mu);
 	st->rendering--;
 	pthread_cond_broadcast(&st->cv);
 	pthread_mutex_unlock(&st->mu);
-	pthread_mutex_unlock(&st->scene_mu);
-	if (rc == TP_ERROR_IO || rc == TP_ERROR_INPUT) { /* a runtime failure: shown in the page */
+	pthread_mutex_unlock(mu);
+	/* a runtime failure: shown in the page (the full scene's; the draft's is its too) */
+	if (!draft && (rc == TP_ERROR_IO || rc == TP_ERROR_INPUT)) {
 		pthread_mutex_lock(&st->mu);
 		if (st->scene_gen == *gen_out && !st->has_error && rc != TP_ERROR_CANCELLED)
 			record_error(st, err, frame, st->bytes, st->bytes ? strlen(st->bytes) : 0);
@@ -477,6 +558,18 @@ int pv_state_frame_png(pv_state *st, int frame, int mode, int stretch, unsigned 
 	return rc;
 }
 
+int pv_state_frame_png(pv_state *st, int frame, int mode, int stretch, unsigned char **png,
+		       size_t *size, unsigned long *gen_out, tp_error *err)
+{
+	return render_png(st, 0, frame, mode, stretch, png, size, gen_out, err);
+}
+
+int pv_state_draft_png(pv_state *st, int frame, int mode, int stretch, unsigned char **png,
+		       size_t *size, unsigned long *gen_out, tp_error *err)
+{
+	return render_png(st, 1, frame, mode, stretch, png, size, gen_out, err);
+}
+
 char *pv_state_stats_json(pv_state *st)
 {
 	pv_json j;
@@ -501,6 +594,21 @@ char *pv_state_stats_json(pv_state *st)
 		for (int i = 0; i < st->stats_n; i++) {
 			pv_json_puts(&j, i ? "," : "");
 			pv_json_number(&j, st->stats[(size_t)i * (1 + TP_FRAME_STATS_MAX) + 1 + k]);
+		}
+		pv_json_puts(&j, "]");
+	}
+	pv_json_puts(&j, "],\"boxes\":[");
+	for (int i = 0; st->nposes && i < st->stats_n; i++) {
+		pv_json_puts(&j, i ? ",[" : "[");
+		for (int b = 0; b < st->nposes; b++) {
+			const tp_pose *q = &st->poses[(size_t)i * PV_POSES + b];
+			pv_json_puts(&j, b ? ",[" : "[");
+			pv_json_number(&j, q->x);
+			pv_json_puts(&j, ",");
+			pv_json_number(&j, q->y);
+			pv_json_puts(&j, ",");
+			pv_json_number(&j, q->angle);
+			pv_json_puts(&j, "]");
 		}
 		pv_json_puts(&j, "]");
 	}
@@ -568,14 +676,25 @@ static void *stats_worker(void *arg)
 		    !(buf = malloc((size_t)frames * (1 + TP_FRAME_STATS_MAX) * sizeof *buf)))
 			rc = -1;
 		pthread_mutex_lock(&st->mu);
+		tp_pose *poses = rc == 0 ? calloc((size_t)frames * PV_POSES, sizeof *poses) : NULL;
+		if (rc == 0 && !poses) {
+			free(buf);
+			buf = NULL;
+			rc = -1;
+		}
 		if (rc == 0 && st->stats_gen == gen) {
 			free(st->stats);
+			free(st->poses);
+			st->poses = poses;
+			poses = NULL;
+			st->nposes = 0;
 			st->stats = buf;
 			st->stats_cap = frames;
 			buf = NULL;
 		}
 		pthread_mutex_unlock(&st->mu);
 		free(buf);
+		free(poses);
 		for (int i = 0; rc == 0 && i < frames; i++) {
 			/* Not beside a frame the page waits for (a reload simulating from the start,
 			 * a seek) nor a scene being loaded: even at the lowest priority this thread
@@ -586,6 +705,12 @@ static void *stats_worker(void *arg)
 			pthread_mutex_unlock(&st->mu);
 			tp_frame_stats fs = TP_FRAME_STATS_INIT;
 			rc = tp_scene_stats(sc, i, &fs, &err);
+			/* where the boxes are (floating ones move by themselves), at no cost: the
+			 * scene is at frame i */
+			tp_pose pose[PV_POSES];
+			int nb = rc == 0 ? tp_scene_boxes(sc, i, pose, PV_POSES, &err) : 0;
+			if (nb < 0)
+				rc = nb;
 			pthread_mutex_lock(&st->mu);
 			int wanted = !st->stop && st->stats_gen == gen;
 			if (wanted && rc < 0 && !st->has_error)
@@ -599,6 +724,9 @@ static void *stats_worker(void *arg)
 					st->stats_names[k] = fs.name[k];
 					row[1 + k] = fs.value[k];
 				}
+				nb = nb < PV_POSES ? nb : PV_POSES;
+				memcpy(st->poses + (size_t)i * PV_POSES, pose, (size_t)nb * sizeof *pose);
+				st->nposes = nb;
 				st->stats_n = i + 1;
 			}
 			pthread_mutex_unlock(&st->mu);
@@ -630,6 +758,7 @@ int pv_state_create(const pv_config *cfg, pv_state **out, tp_error *err)
 	st->link[k > 0 ? k : 0] = '\0';
 	pthread_mutex_init(&st->reload_mu, NULL);
 	pthread_mutex_init(&st->scene_mu, NULL);
+	pthread_mutex_init(&st->draft_mu, NULL);
 	pthread_mutex_init(&st->mu, NULL);
 	pthread_cond_init(&st->cv, NULL);
 	if (pthread_create(&st->worker, NULL, stats_worker, st) == 0)
@@ -657,12 +786,15 @@ void pv_state_destroy(pv_state *st)
 	if (st->worker_started)
 		pthread_join(st->worker, NULL);
 	tp_scene_free(st->sc);
+	tp_scene_free(st->draft);
 	free(st->scene_text);
 	free(st->bytes);
 	free(st->stats);
+	free(st->poses);
 	pthread_cond_destroy(&st->cv);
 	pthread_mutex_destroy(&st->mu);
 	pthread_mutex_destroy(&st->scene_mu);
+	pthread_mutex_destroy(&st->draft_mu);
 	pthread_mutex_destroy(&st->reload_mu);
 	free(st);
 }

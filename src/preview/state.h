@@ -29,6 +29,11 @@
 #define PV_CHECKPOINT_BYTES ((size_t)256 << 20)
 /* The largest scene file read (the loader's own limit). */
 #define PV_SCENE_MAX_BYTES (16 << 20)
+/* Boxes whose pose /stats.json gives for every frame (the page draws floating ones there). */
+#define PV_POSES 16
+/* The draft's largest size (state.c's load_draft). */
+#define PV_DRAFT_W 160
+#define PV_DRAFT_H 90
 
 typedef struct pv_state pv_state;
 
@@ -94,6 +99,20 @@ char *pv_state_scene_json(pv_state *st, unsigned long *generation);
  * gen_out: the scene generation the frame comes from. */
 int pv_state_frame_png(pv_state *st, int frame, int mode, int stretch, unsigned char **png,
 		       size_t *size, unsigned long *gen_out, tp_error *err);
+
+/* The same from the draft: the scene at a quarter of the preview's size (fitted into
+ * PV_DRAFT_W x PV_DRAFT_H), loaded with each good reload, which simulates many times
+ * faster: the page shows it first when a frame is slow to come. TP_ERROR_ARGUMENT when
+ * there is no draft (the preview is that small already). */
+int pv_state_draft_png(pv_state *st, int frame, int mode, int stretch, unsigned char **png,
+		       size_t *size, unsigned long *gen_out, tp_error *err);
+
+/* The largest preview side POST /size accepts. */
+#define PV_MAX_SIDE 4096
+/* The preview size chosen on the page: width x height, or a scale of the scene's size, or
+ * (all 0) fitted into PV_FIT_W x PV_FIT_H; the scene is loaded again at it (a failure
+ * keeps the old size and scene: TP_ERROR_INPUT with the reason). */
+int pv_state_set_size(pv_state *st, int width, int height, double scale, tp_error *err);
 
 /* Stats of frames [0, *n) as JSON (malloc'd). */
 char *pv_state_stats_json(pv_state *st);

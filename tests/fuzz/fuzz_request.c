@@ -41,9 +41,9 @@ static void unescape(char *s)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const pv_listen where[] = {
-		{.port = 8123, .listen = "", .wildcard = 0},
-		{.port = 80, .listen = "::1", .wildcard = 0},
-		{.port = 8123, .listen = "0.0.0.0", .wildcard = 1},
+		{.port = 8123, .listen = "", .wildcard = 0, .secret = "5ec1"},
+		{.port = 80, .listen = "::1", .wildcard = 0, .secret = "5ec1"},
+		{.port = 8123, .listen = "0.0.0.0", .wildcard = 1, .secret = "5ec1"},
 	};
 	if (size < 1 || size > 64 * 1024)
 		return 0;
@@ -77,6 +77,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			rq.mode = eq ? eq : "";
 		if (!strcmp(q, "stretch") && !rq.stretch)
 			rq.stretch = eq ? eq : "";
+		if (!strcmp(q, "draft") && !rq.draft)
+			rq.draft = eq ? eq : "";
+		if (!strcmp(q, "token") && !rq.token[2])
+			rq.token[2] = eq ? eq : "";
 	}
 	/* header fields */
 	for (char *h; (h = strtok_r(NULL, "\r\n", &save));) {
@@ -95,21 +99,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			rq.content_length = v;
 		if (!strcasecmp(h, "Transfer-Encoding"))
 			rq.transfer_encoding = 1;
+		if (!strcasecmp(h, "X-Tidepool-Token") && !rq.token[0])
+			rq.token[0] = v;
 	}
 	pv_decision d;
 	pv_route r = pv_request_decide(l, &rq, &d);
 	if (r != d.route)
 		abort();
 	if (r == PV_ROUTE_REFUSED) {
-		static const unsigned ok[] = {400, 404, 405, 413, 414, 421, 431};
+		static const unsigned ok[] = {400, 403, 404, 405, 413, 414, 421, 431};
 		int known = 0;
 		for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
 			known |= d.status == ok[i];
 		if (!known || !d.message || !d.message[0] || strchr(d.message, '\n'))
 			abort();
 	} else {
-		/* served: a GET or HEAD naming this server, within the limits, without a body */
-		if ((strcmp(method, "GET") && strcmp(method, "HEAD")) || !pv_host_ok(l, rq.host) ||
+		/* served: a request naming this server and carrying the secret, within the
+		 * limits; a GET or HEAD without a body but for the page's two writes */
+		int token = 0;
+		for (int i = 0; i < 3; i++)
+			token |= rq.token[i] && !strcmp(rq.token[i], l->secret);
+		int write = r == PV_ROUTE_EDIT || r == PV_ROUTE_SIZE;
+		if (!token || (write && strcmp(rq.url, r == PV_ROUTE_EDIT ? "/edit" : "/size")))
+			abort();
+		if ((!write && strcmp(method, "GET") && strcmp(method, "HEAD")) ||
+		    !pv_host_ok(l, rq.host) ||
 		    rq.nhosts != 1 || rq.nargs > PV_MAX_ARGS || rq.header_bytes > PV_MAX_HEADER_BYTES)
 			abort();
 		if (r == PV_ROUTE_FRAME &&

@@ -56,12 +56,19 @@ class Preview:
             raise RuntimeError("preview did not print its URL: %r %s" % (self.url, err))
         u = urllib.parse.urlparse(self.url)
         self.host, self.port = u.hostname, u.port
+        # the run's secret, which every request must carry (docs/preview.md)
+        self.token = urllib.parse.parse_qs(u.query)["token"][0]
+        self.origin = "http://%s:%d" % (self.host, self.port)
 
-    def request(self, path, method="GET", headers=None, timeout=30):
-        """(status, headers dict, body bytes) of one request on a fresh connection."""
+    def request(self, path, method="GET", headers=None, timeout=30, secret=True, body=None):
+        """(status, headers dict, body bytes) of one request on a fresh connection; with
+        the secret in an X-Tidepool-Token header unless secret=False."""
+        h = dict(headers or {})
+        if secret:
+            h.setdefault("X-Tidepool-Token", self.token)
         c = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
         try:
-            c.request(method, path, headers=headers or {})
+            c.request(method, path, headers=h, body=body)
             r = c.getresponse()
             return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
         finally:
@@ -89,6 +96,22 @@ class Preview:
     def text(self):
         with open(self.scene) as f:
             return f.read()
+
+    def scene_version(self):
+        """The X-Tidepool-Version of /scene.json: what an edit must be made over."""
+        status, headers, _ = self.request("/scene.json")
+        assert status == 200
+        return headers["x-tidepool-version"]
+
+    def edit(self, ops, version=None, headers=None, secret=True):
+        """POST /edit as the page does; (status, answer JSON)."""
+        h = {"Origin": self.origin, "Content-Type": "application/json",
+             "Sec-Fetch-Site": "same-origin"}
+        h.update(headers or {})
+        body = json.dumps({"version": version or self.scene_version(), "ops": ops})
+        status, _, out = self.request("/edit", method="POST", headers=h, body=body,
+                                      secret=secret)
+        return status, json.loads(out) if out.startswith(b"{") else out
 
     def stop(self):
         """SIGTERM; returns (exit status, stderr)."""

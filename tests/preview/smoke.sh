@@ -17,11 +17,14 @@ until [ -s "$work/out" ]; do
 	sleep 0.1
 done
 url=$(head -n 1 "$work/out")
-case "$url" in http://127.0.0.1:*/) ;; *) echo "preview smoke: not a URL: $url"; exit 1 ;; esac
+case "$url" in http://127.0.0.1:*/\?token=*) ;; *) echo "preview smoke: not a URL: $url"; exit 1 ;; esac
+base=${url%%\?*}
+token=${url#*token=}
 curl -sf "$url" | grep -q '<title>tidepool preview</title>'
-curl -sf "${url}status.json" | grep -q '"error":null'
-curl -sf -o "$work/f.png" "${url}frame/10.png"
+[ "$(curl -s -o /dev/null -w '%{http_code}' "${base}status.json")" = 403 ] # no secret
+curl -sf -H "X-Tidepool-Token: $token" "${base}status.json" | grep -q '"error":null'
+curl -sf -o "$work/f.png" "${base}frame/10.png?token=$token"
 [ "$(head -c 4 "$work/f.png" | od -An -c | tr -d ' ')" = "211PNG" ]
 kill -TERM "$pid"
 wait "$pid"
-echo "  PREVIEW $url: page, status and a frame served; stopped cleanly"
+echo "  PREVIEW $base: page, status and a frame served; stopped cleanly"

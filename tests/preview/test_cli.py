@@ -46,7 +46,8 @@ def test_a_missing_scene_exits_3():
 
 def test_the_first_stdout_line_is_the_url_and_sigint_stops_cleanly():
     p = Preview("pond.json")
-    assert p.url == "http://127.0.0.1:%d/" % p.port and p.port > 0
+    assert p.url == "http://127.0.0.1:%d/?token=%s" % (p.port, p.token) and p.port > 0
+    assert len(p.token) == 64 and int(p.token, 16) >= 0
     assert p.request("/")[0] == 200
     p.proc.send_signal(signal.SIGINT)
     code, err = p.stop()

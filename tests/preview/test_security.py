@@ -102,8 +102,8 @@ def test_only_get_and_head(pv, method):
     "/frame/1.png/..", "/proc/self/environ",
 ])
 def test_no_path_reaches_the_file_system(pv, path):
-    answer = raw(pv, ("GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: close\r\n\r\n"
-                      % (path, pv.port)).encode())
+    answer = raw(pv, ("GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nX-Tidepool-Token: %s\r\n"
+                      "Connection: close\r\n\r\n" % (path, pv.port, pv.token)).encode())
     assert status_of(answer) in (404, 400), (path, answer[:200])
     assert b"root:" not in answer and b"[core]" not in answer and b"tidepool-scene" not in answer
 
@@ -121,7 +121,8 @@ def test_only_the_page_and_the_api_are_served(pv):
 
 def test_a_request_body_is_refused(pv):
     answer = raw(pv, b"GET /status.json HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Length: 5\r\n"
-                     b"Connection: close\r\n\r\nhello" % pv.port)
+                     b"X-Tidepool-Token: %s\r\nConnection: close\r\n\r\nhello"
+                 % (pv.port, pv.token.encode()))
     assert status_of(answer) == 413
 
 

@@ -9,6 +9,7 @@
  * loading it into a fresh loop and stepping once gives frame k bit for bit.
  */
 #define _GNU_SOURCE /* open_memstream, fmemopen */
+#include <math.h>
 #include <errno.h>
 #include <omp.h>
 #include <stdarg.h>
@@ -639,6 +640,13 @@ TP_API int tp_scene_reuse_checkpoints(tp_scene *s, tp_scene *from)
 	}
 	drop_checkpoints(from);
 	return moved;
+}
+
+TP_API double tp_scene_same_until(const tp_scene *s, const tp_scene *from)
+{
+	if (!s || !from)
+		return -INFINITY;
+	return scene_diverge(s->sc, from->sc);
 }
 
 TP_API int tp_scene_seek(tp_scene *s, int frame, tp_error *e)

@@ -474,3 +474,35 @@ void jsonpos_linecol(const char *text, size_t len, size_t off, int *line, int *c
 	*line = l;
 	*col = c;
 }
+
+size_t jsonpos_end(const char *text, size_t len, size_t at)
+{
+	return skip_value(text, len, at);
+}
+
+size_t jsonpos_members(const char *text, size_t len, size_t at, size_t *key, size_t *val,
+		       size_t max)
+{
+	size_t count = 0, i = at;
+	if (i >= len || (text[i] != '{' && text[i] != '['))
+		return 0;
+	int obj = text[i] == '{';
+	i = skip_ws(text, len, i + 1);
+	while (i < len && text[i] != '}' && text[i] != ']') {
+		size_t k = i;
+		if (obj) {
+			i = skip_ws(text, len, skip_string(text, len, i));
+			i = skip_ws(text, len, i + 1); /* past ':' */
+		}
+		if (count < max) {
+			if (key)
+				key[count] = k;
+			val[count] = i;
+		}
+		count++;
+		i = skip_ws(text, len, skip_value(text, len, i));
+		if (i < len && text[i] == ',')
+			i = skip_ws(text, len, i + 1);
+	}
+	return count;
+}

@@ -40,6 +40,16 @@ long jsonpos_find(const char *text, size_t len, const int *steps, int n, int wan
  * many values there are. */
 size_t jsonpos_values(const char *text, size_t len, size_t *off, size_t max);
 
+/* The offset just past the value that starts at `at` (text accepted by jsonpos_check()). */
+size_t jsonpos_end(const char *text, size_t len, size_t at);
+
+/* The direct members of the object or array that starts at `at` (text accepted by
+ * jsonpos_check()), in source order: val[i] the offset of each value and, for an object,
+ * key[i] that of its key's opening quote (key may be NULL; for an array key[i] = val[i]).
+ * Writes at most max of each and returns how many members there are (0 for a scalar). */
+size_t jsonpos_members(const char *text, size_t len, size_t at, size_t *key, size_t *val,
+		       size_t max);
+
 /* 1-based line and column of offset off. Columns count characters (UTF-8 sequences),
  * a tab counts as one, and a leading byte-order mark is not counted. */
 void jsonpos_linecol(const char *text, size_t len, size_t off, int *line, int *col);

@@ -48,6 +48,15 @@ const Overlays = (() => {
     return { x: at[0], y: at[1], angle: num(obj.angle, 0) };
   }
 
+  // Box i at time t: a floating box where the simulation has it in this frame (poses:
+  // /stats.json's boxes of the frame, [x, y, angle] each, once known), else from its
+  // keyframes.
+  function boxPose(b, i, t, poses, defAt) {
+    const q = b && b.float && Array.isArray(poses) ? poses[i] : null;
+    if (Array.isArray(q) && q.length === 3) return { x: q[0], y: q[1], angle: q[2] };
+    return poseAt(b, t, defAt);
+  }
+
   function rotatedRect(ctx, pose, w, h) {
     ctx.save();
     ctx.translate(pose.x, pose.y);
@@ -153,7 +162,7 @@ const Overlays = (() => {
     }
   }
 
-  function boxes(ctx, sc, t, px) {
+  function boxes(ctx, sc, t, px, poses) {
     (Array.isArray(sc.boxes) ? sc.boxes : []).forEach((b, i) => {
       const size = pair(b.size, [10, 10]);
       if (Array.isArray(b.path) && b.path.length > 1) {
@@ -178,7 +187,7 @@ const Overlays = (() => {
           label(ctx, `t ${num(k.t, 0)}`, at[0] + 6 * px, at[1] + 14 * px, COL.box, px);
         }
       }
-      const pose = poseAt(b, t, [sc.size[0] / 2, sc.size[1] / 2]);
+      const pose = boxPose(b, i, t, poses, [sc.size[0] / 2, sc.size[1] / 2]);
       rotatedRect(ctx, pose, size[0], size[1]);
       ctx.lineWidth = 2 * px;
       ctx.strokeStyle = rgba(COL.box, b.float ? 0.55 : 0.95);
@@ -216,8 +225,9 @@ const Overlays = (() => {
   }
 
   // Draws every overlay that `on` enables onto canvas (sized in device pixels) for
-  // scene sc at time t (seconds); end is the scene's duration.
-  function draw(canvas, sc, t, end, on) {
+  // scene sc at time t (seconds); end is the scene's duration; poses: the boxes' poses in
+  // this frame ([x, y, angle] each, from /stats.json) or null.
+  function draw(canvas, sc, t, end, on, poses) {
     const ctx = canvas.getContext('2d');
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.clearRect(0, 0, canvas.width, canvas.height);
@@ -228,12 +238,12 @@ const Overlays = (() => {
     const px = 1 / Math.min(sx, sy); // one device pixel in scene units
     if (on.tank) tank(ctx, sc, t, px);
     if (on.rain || on.emitters) emitters(ctx, sc, t, px, end, on.rain, on.emitters);
-    if (on.boxes) boxes(ctx, sc, t, px);
+    if (on.boxes) boxes(ctx, sc, t, px, poses);
     if (on.drops) drops(ctx, sc, t, px);
   }
 
   // The labels of the last draw, [x, y, w, h] in scene units (for the tests).
   const labels = () => placed.map((b) => b.slice());
 
-  return { draw, poseAt, nearness, labels };
+  return { draw, poseAt, boxPose, nearness, labels };
 })();
