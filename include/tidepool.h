@@ -441,6 +441,7 @@ TP_API int tp_solver_param(int i, int p, tp_param *out);
  * it (docs/textures.md, "What each file records"). Call it after tp_scene_level_heights()
  * for the levels an "auto" height scale chose. */
 typedef struct tp_map_info {
+	size_t size;             /* sizeof(tp_map_info): TP_MAP_INFO_INIT */
 	int loop_frames;         /* frames of the seamless loop ("loop"); 0: not a loop */
 	int tiles;               /* 1: "boundary": "wrap", every map tiles */
 	double texel_w, texel_h; /* one pixel in scene units */
@@ -456,6 +457,7 @@ typedef struct tp_map_info {
 	double caustics_intensity, caustics_depth; /* caustics: "maps.caustics" (depth in
 						    * scene units) */
 } tp_map_info;
+#define TP_MAP_INFO_INIT {.size = sizeof(tp_map_info)}
 TP_API int tp_scene_map_info(const tp_scene *sc, tp_mode mode, tp_map_info *out);
 
 #ifdef __cplusplus

@@ -143,6 +143,7 @@ Test(api_abi, the_library_reports_its_struct_sizes)
 	cr_assert_eq(tp_struct_size("tp_scene_info"), sizeof(tp_scene_info));
 	cr_assert_eq(tp_struct_size("tp_frame_stats"), sizeof(tp_frame_stats));
 	cr_assert_eq(tp_struct_size("tp_target"), sizeof(tp_target));
+	cr_assert_eq(tp_struct_size("tp_map_info"), sizeof(tp_map_info));
 	cr_assert_eq(tp_struct_size("tp_nothing"), 0);
 	cr_assert_eq(tp_struct_size(NULL), 0);
 }

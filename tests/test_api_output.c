@@ -182,7 +182,7 @@ Test(api_output, checkpoints_on_disk_continue_bit_for_bit)
 Test(api_output, no_single_bit_flip_in_a_checkpoint_is_accepted)
 {
 	tp_scene *a = load_opts("tests/data/tiny.json", 0, 0, NULL);
-	tp_error e;
+	tp_error e = TP_ERROR_INIT;
 	for (int k = 0; k < 3; k++)
 		cr_assert_eq(tp_scene_pass(a, &e), 0, "%s", e.text);
 	uint64_t bytes = 0;

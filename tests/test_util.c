@@ -1,5 +1,6 @@
 #include <criterion/criterion.h>
 
+#include <stdio.h>
 #include <string.h>
 
 #include "util/error.h"

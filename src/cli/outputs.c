@@ -98,7 +98,7 @@ static int add(out_plan *p, tp_scene *sc, const tp_scene_info *in, const tp_scen
 		return cli_api_err(&e, err);
 	it->cfg.fmt = outputs_pixfmt(&f, it->pixels);
 	if (atlas) { /* padding from the cell's own wrap where the maps tile */
-		tp_map_info mi;
+		tp_map_info mi = TP_MAP_INFO_INIT;
 		tp_scene_map_info(sc, it->mode, &mi);
 		it->fb.wrap = mi.tiles;
 	}
@@ -192,6 +192,7 @@ void outputs_describe(out_plan *p, const tp_scene *sc)
 				  .height = it->cfg.h,
 				  .float_samples = it->pixels == TP_PIXELS_FLOAT};
 		memcpy(r->fp, it->fp, sizeof r->fp);
+		r->map = (tp_map_info)TP_MAP_INFO_INIT;
 		tp_scene_map_info(sc, it->mode, &r->map);
 		if (it->cfg.flipbook) {
 			int aw, ah;

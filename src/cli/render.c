@@ -211,7 +211,7 @@ static int cache_holds_this_render(tp_scene *sc, const render_opts *o, int first
 				  "holds no checkpoint (run 'tidepool cache' first, or give "
 				  "--allow-empty-cache to simulate from frame 0)");
 	}
-	tp_error e;
+	tp_error e = TP_ERROR_INIT;
 	if (tp_scene_check_checkpoint(sc, o->cache, latest, &e) < 0 && !o->allow_empty_cache)
 		return cli_api_err(&e, err); /* another scene's, size's or version's: says which */
 	return 0;

@@ -40,8 +40,8 @@ static int check_output(const char *file, const char *path, tp_err *err)
  * solver's statistics of the first frame. */
 static int say_waves(tp_scene *sc, tp_err *err)
 {
-	tp_frame_stats st;
-	tp_error e;
+	tp_frame_stats st = TP_FRAME_STATS_INIT;
+	tp_error e = TP_ERROR_INIT;
 	double hs = -1, law = 0;
 	if (tp_scene_stats(sc, 0, &st, &e) < 0)
 		return cli_api_err(&e, err);

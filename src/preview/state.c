@@ -708,6 +708,8 @@ static void *stats_worker(void *arg)
 			/* where the boxes are (floating ones move by themselves), at no cost: the
 			 * scene is at frame i */
 			tp_pose pose[PV_POSES];
+			for (int b = 0; b < PV_POSES; b++)
+				pose[b] = (tp_pose)TP_POSE_INIT;
 			int nb = rc == 0 ? tp_scene_boxes(sc, i, pose, PV_POSES, &err) : 0;
 			if (nb < 0)
 				rc = nb;

@@ -60,6 +60,7 @@ def parse(answer):
 
 def request(pv, path="/status.json", extra=b"", host=True, version=b"HTTP/1.1"):
     h = b"Host: 127.0.0.1:%d\r\n" % pv.port if host else b""
+    h += b"X-Tidepool-Token: %s\r\n" % pv.token.encode()  # the run's secret (test_secret.py)
     return b"GET %s %s\r\n%s%sConnection: close\r\n\r\n" % (path.encode(), version, h, extra)
 
 

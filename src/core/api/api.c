@@ -86,6 +86,7 @@ static const struct {
 	{"tp_pose", sizeof(tp_pose)},
 	{"tp_param", sizeof(tp_param)},
 	{"tp_solver_info", sizeof(tp_solver_info)},
+	{"tp_map_info", sizeof(tp_map_info)},
 };
 
 TP_API size_t tp_struct_size(const char *name)

@@ -71,7 +71,8 @@ TP_API int tp_scene_map_info(const tp_scene *s, tp_mode mode, tp_map_info *out)
 	const scene_maps *m = &sc->maps;
 	/* as maps.c: a fixed scale, the levelled one, or 1024 levels per height unit */
 	const double fixed = m->height_scale > 0 ? m->height_scale : 1024.0;
-	*out = (tp_map_info){
+	tp_map_info info = {
+		.size = sizeof info,
 		.loop_frames = sc->loop.on ? sc->loop.frames : 0,
 		.tiles = sc->boundary == SCENE_BOUNDARY_WRAP,
 		.texel_w = (double)sc->ref_width / sc->width,
@@ -90,7 +91,7 @@ TP_API int tp_scene_map_info(const tp_scene *s, tp_mode mode, tp_map_info *out)
 		.caustics_intensity = m->caustics_intensity,
 		.caustics_depth = m->caustics_depth, /* scene units */
 	};
-	return 0;
+	return api_out(out, &info, sizeof info);
 }
 
 TP_API int tp_scene_variants(const tp_scene *s, const char **name)
