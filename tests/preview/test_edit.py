@@ -16,7 +16,8 @@ POND = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
 @pytest.fixture
 def pv():
     p = Preview("pond.json")
-    os.chmod(p.scene, 0o640)
+    os.chmod(p.scene, 0o640)  # a change the watcher sees too: its reload comes first
+    p.wait(lambda s: s["generation"] >= 2, what="the chmod's reload")
     yield p
     code, err = p.stop()
     assert code == 0, err

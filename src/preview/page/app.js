@@ -40,7 +40,7 @@
   // selected one and the drag under way.
   const ed = {
     on: false, off: '', version: '', minGen: 0, undo: [], redo: [], handles: [], times: [],
-    hover: null, selected: null, drag: null, busy: false, edits: 0, noClick: false,
+    hover: null, selected: null, drag: null, edits: 0, noClick: false,
   };
   let wake = null;
   const poke = () => { if (wake) { const w = wake; wake = null; w(); } };
@@ -446,25 +446,32 @@
     return a;
   }
 
-  async function edit(ops, label) {
-    if (ed.busy) return;
-    ed.busy = true;
-    try {
+  // Edits, undos and redos go one after the other, each over the version the one before
+  // left (a key pressed while an edit is on its way waits for it).
+  let queue = Promise.resolve();
+  const enqueue = (fn) => { queue = queue.then(fn, fn); return queue; };
+
+  function edit(ops, label) {
+    return enqueue(async () => {
       const a = await sendEdit(ops, label);
       if (a) { ed.undo.push({ back: a.undo, fwd: a.redo, label }); ed.redo = []; toast(label); }
-    } finally { ed.busy = false; }
+    });
   }
 
   // Undo and redo send the splices the server answered with: byte for byte back.
-  async function undoRedo(redo) {
-    const from = redo ? ed.redo : ed.undo, to = redo ? ed.undo : ed.redo;
-    if (ed.busy || !from.length) { toast(redo ? 'nothing to redo' : 'nothing to undo'); return; }
-    ed.busy = true;
-    try {
+  function undoRedo(redo) {
+    return enqueue(async () => {
+      const from = redo ? ed.redo : ed.undo, to = redo ? ed.undo : ed.redo;
+      if (!from.length) { toast(redo ? 'nothing to redo' : 'nothing to undo'); return; }
       const e = from.pop();
       const a = await sendEdit(redo ? e.fwd : e.back, `${redo ? 'redo' : 'undo'} ${e.label}`);
-      if (a) { to.push({ back: redo ? a.undo : a.redo, fwd: redo ? a.redo : a.undo, label: e.label }); toast(`${redo ? 'redo' : 'undo'} ${e.label}`); } else if (ed.undo.length || ed.redo.length) from.push(e);
-    } finally { ed.busy = false; }
+      if (a) {
+        to.push({ back: redo ? a.undo : a.redo, fwd: redo ? a.redo : a.undo, label: e.label });
+        toast(`${redo ? 'redo' : 'undo'} ${e.label}`);
+      } else if (ed.undo.length || ed.redo.length) {
+        from.push(e); // not a 409 (which empties both): it may be tried again
+      }
+    });
   }
 
   let statsTimer = null;
