@@ -323,4 +323,19 @@ Test(compare_html, reports_say_what_made_them_and_how_to_accept_b)
 	cr_assert_not_null(strstr(j, "\"date\": \"1970-01-02T00:00:00Z\""), "%s", j);
 	cr_assert_not_null(strstr(j, "\"accept\": null"), "%s", j);
 	free(j);
+	/* After "--" the inputs are not options: --update goes before it. */
+	tp_image other = noise(40, 30, 99);
+	put("h.png", &other);
+	tp_image_free(&other);
+	cr_assert_eq(run_tp(NULL, errpath,
+			    "compare --max-diff 1 --json %s/r.json -- %s/g/0000.png %s/h.png", dir,
+			    dir, dir),
+		     1);
+	snprintf(cmd, sizeof cmd, "%s/r.json", dir);
+	j = read_all(cmd);
+	snprintf(want, sizeof want,
+		 "\"accept\": \"tidepool compare --max-diff 1 --update -- %s/g/0000.png %s/h.png\"",
+		 dir, dir);
+	cr_assert_not_null(strstr(j, want), "%s", j);
+	free(j);
 }

@@ -351,16 +351,18 @@ static void command_lines(int argc, char **argv, tp_line *run, tp_line *accept)
 	for (int i = 0; i < argc; i++) {
 		tp_line_word(run, argv[i]);
 		int next = 0;
-		if (i > 0 && opts && !strcmp(argv[i], "--"))
+		if (i > 0 && opts && !strcmp(argv[i], "--")) {
 			opts = 0;
-		else if (i > 0 && opts && report_option(argv[i], &next)) {
+			tp_line_word(accept, "--update"); /* an option: before the "--" */
+		} else if (i > 0 && opts && report_option(argv[i], &next)) {
 			if (next && i + 1 < argc)
 				tp_line_word(run, argv[++i]);
 			continue;
 		}
 		tp_line_word(accept, argv[i]);
 	}
-	tp_line_word(accept, "--update");
+	if (opts)
+		tp_line_word(accept, "--update");
 }
 
 int cmd_compare(int argc, char **argv)
