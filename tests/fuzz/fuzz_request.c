@@ -18,8 +18,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static int hexval(char c)
 {
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-				      : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+	return c >= '0' && c <= '9'   ? c - '0'
+	       : c >= 'a' && c <= 'f' ? c - 'a' + 10
+	       : c >= 'A' && c <= 'F' ? c - 'A' + 10
+				      : -1;
 }
 
 /* libmicrohttpd's unescaping of the path, %XX to the byte (a NUL ends it). */
@@ -110,7 +112,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		/* served: a GET or HEAD naming this server, within the limits, without a body */
 		if ((strcmp(method, "GET") && strcmp(method, "HEAD")) || !pv_host_ok(l, rq.host) ||
-		    rq.nhosts != 1 || rq.nargs > PV_MAX_ARGS || rq.header_bytes > PV_MAX_HEADER_BYTES)
+		    rq.nhosts != 1 || rq.nargs > PV_MAX_ARGS ||
+		    rq.header_bytes > PV_MAX_HEADER_BYTES)
 			abort();
 		if (r == PV_ROUTE_FRAME &&
 		    (d.frame < 0 || d.frame > 999999999 || !tp_mode_name((tp_mode)d.mode) ||
