@@ -47,6 +47,9 @@ static int read_mp4(const char *path, char *comment, size_t n, uint64_t *sum, in
 		return rc;
 	fclose(f);
 	enc_av_log_install();
+	/* as for every video read (mp4_read.c): a 2 kB segment made the demuxer ask for 1 GB
+	 * (found by tests/fuzz/fuzz_segment) */
+	av_max_alloc(ENC_AV_MAX_ALLOC);
 	AVFormatContext *fc = NULL;
 	int averr = avformat_open_input(&fc, path, NULL, NULL);
 	if (averr < 0)

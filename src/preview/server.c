@@ -6,11 +6,11 @@
 #include <cjson/cJSON.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <pthread.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -550,16 +550,17 @@ static enum MHD_Result count_hosts(void *cls, enum MHD_ValueKind kind, const cha
 /* The parts of the request pv_request_decide() looks at. */
 static void gather(const pv_server *s, struct MHD_Connection *c, pv_request *rq)
 {
-	rq->nargs = MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, count_bytes,
-					      &rq->query_bytes);
+	rq->nargs =
+		MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, count_bytes, &rq->query_bytes);
 	rq->nheaders =
 		MHD_get_connection_values(c, MHD_HEADER_KIND, count_bytes, &rq->header_bytes);
 	MHD_get_connection_values(c, MHD_HEADER_KIND, count_hosts, &rq->nhosts);
 	rq->host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
 	rq->content_length =
 		MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-	rq->transfer_encoding = MHD_lookup_connection_value(
-					c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING) != NULL;
+	rq->transfer_encoding =
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+					    MHD_HTTP_HEADER_TRANSFER_ENCODING) != NULL;
 	rq->mode = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "mode");
 	rq->stretch = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "stretch");
 	rq->draft = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "draft");

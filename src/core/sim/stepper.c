@@ -243,6 +243,10 @@ int stepper_save(const stepper *st, FILE *f, tp_err *err)
 	return rc ? tp_errf(err, TP_EIO, "checkpoint: write failed") : st->desc->save(st->priv, f, err);
 }
 
+/* No box pose value (scene units, radians, their rates) of a real render comes near this:
+ * scenes are at most 8192 units across. */
+#define STEPPER_MAX_POSE 1e9
+
 int stepper_load(stepper *st, FILE *f, tp_err *err)
 {
 	const scene *sc = st->sc;
@@ -265,6 +269,11 @@ int stepper_load(stepper *st, FILE *f, tp_err *err)
 	for (int i = 0; i < sc->nboxes; i++) {
 		double v[8];
 		rc |= tp_rd_f64s(f, v, 8);
+		for (int j = 0; j < 8 && !rc; j++)
+			/* a damaged checkpoint (found by fuzzing): a pose of 1e300 made NaNs */
+			if (!(fabs(v[j]) <= STEPPER_MAX_POSE))
+				return tp_errf(err, TP_EINPUT,
+					       "checkpoint: box %d's pose is out of range (damaged)", i);
 		st->poses[i] = (tp_box_pose){ v[0], v[1], v[2], v[3], v[4], v[5], { v[6], v[7] } };
 	}
 	size_t k = 0;
@@ -274,9 +283,12 @@ int stepper_load(stepper *st, FILE *f, tp_err *err)
 	if (rc || c != 0)
 		return tp_errf(err, TP_EIO, "checkpoint: truncated");
 	name[k] = 0;
-	if (strcmp(name, st->desc->name))
+	if (strcmp(name, st->desc->name)) {
+		char shown[4 * sizeof name]; /* bytes of a damaged file: escaped, never raw */
+		tp_escape_bytes(name, k, sizeof name, shown, sizeof shown);
 		return tp_errf(err, TP_EINPUT, "checkpoint: made by the %s solver (this scene uses %s)",
-			       name, st->desc->name);
+			       shown, st->desc->name);
+	}
 	if (!st->desc->load)
 		return tp_errf(err, TP_EINPUT, "the %s solver has no checkpoints", st->desc->name);
 	if ((rc = st->desc->load(st->priv, f, err)) < 0)

@@ -691,6 +691,9 @@ static void sph_stats(const void *priv, tp_stats *out)
  * generator. */
 static const char sph_magic[8] = "TPSPH03";
 
+/* No position (px), velocity (px/s), angle or time of a real checkpoint comes near this. */
+#define SPH_CKPT_MAX 1e9
+
 static int obst_io(FILE *f, sph_obst *o, int wr)
 {
 	float v[8] = { o->cx, o->cy, o->c, o->s, o->hx, o->hy, o->vx, o->vy };
@@ -698,6 +701,9 @@ static int obst_io(FILE *f, sph_obst *o, int wr)
 		return tp_wr_f32s(f, v, 8);
 	if (tp_rd_f32s(f, v, 8))
 		return -1;
+	for (int i = 0; i < 8; i++)
+		if (!(fabsf(v[i]) <= SPH_CKPT_MAX)) /* a damaged checkpoint (found by fuzzing) */
+			return -1;
 	*o = (sph_obst){ v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7] };
 	return 0;
 }
@@ -706,8 +712,12 @@ static int obst_io(FILE *f, sph_obst *o, int wr)
 static int f64s_io(FILE *f, double *const *v, int n, int wr)
 {
 	int rc = 0;
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		rc |= wr ? tp_wr_f64(f, *v[i]) : tp_rd_f64(f, v[i]);
+		/* a damaged checkpoint (found by fuzzing); masses and inertias may be large */
+		if (!wr && !(fabs(*v[i]) <= 1e30))
+			rc = -1;
+	}
 	return rc;
 }
 
@@ -721,7 +731,11 @@ static int body_io(FILE *f, sph_body *b, int wr)
 {
 	double *v[] = { &b->x, &b->y, &b->th, &b->vx, &b->vy, &b->w, &b->m, &b->I,
 			&b->hw, &b->hh, &b->fx, &b->fy, &b->tq };
-	int rc = wr ? tp_wr_i32(f, b->box) : tp_rd_int(f, &b->box);
+	/* the body's box is the scene's, set by init: a checkpoint may not move it (an index) */
+	int box = b->box;
+	int rc = wr ? tp_wr_i32(f, b->box) : tp_rd_int(f, &box);
+	if (box != b->box)
+		return -1;
 	return rc | f64s_io(f, v, 13, wr);
 }
 
@@ -802,6 +816,16 @@ static int sph_load(void *priv, FILE *f, tp_err *err)
 	for (int i = 0; i < n; i++)
 		if (!(s->x[i] >= 0 && s->x[i] <= s->W && s->y[i] >= 0 && s->y[i] <= s->H))
 			return tp_errf(err, TP_EINPUT, "sph: checkpoint particle %d is outside the tank", i);
+	/* every velocity, position and time in range (fuzzing: a tank velocity of 1e293
+	 * made NaNs that reached the grid's int conversions) */
+	for (int i = 0; i < n; i++)
+		if (!(fabsf(s->vx[i]) <= SPH_CKPT_MAX) || !(fabsf(s->vy[i]) <= SPH_CKPT_MAX))
+			return tp_errf(err, TP_EINPUT, "sph: checkpoint particle %d's velocity is out of range", i);
+	const double scal[] = {s->t, s->org_x, s->org_y, s->tank_vx, s->tank_vy, s->vmax, s->tth,
+			       s->tom, s->tang};
+	for (size_t i = 0; i < sizeof scal / sizeof scal[0]; i++)
+		if (!(fabs(scal[i]) <= SPH_CKPT_MAX))
+			return tp_errf(err, TP_EINPUT, "sph: checkpoint is damaged (a value out of range)");
 	return sph_reduce(s) < 0 ? tp_errf(err, TP_EINPUT, "sph: checkpoint is not finite") : 0;
 }
 

@@ -374,9 +374,11 @@ static inline sph_k sph_consts(const sph *s)
 /* The grid cell (row-major key) of a position. */
 static inline int cell_key(const sph_k *k, float x, float y)
 {
-	int cx = (int)(x * k->fx), cy = (int)(y * k->fy);
-	cx = cx < 0 ? 0 : cx > k->ncx - 1 ? k->ncx - 1 : cx;
-	cy = cy < 0 ? 0 : cy > k->ncy - 1 ? k->ncy - 1 : cy;
+	/* clamped as floats, the same cells as clamping the ints: a position that is not
+	 * finite (found by fuzzing a damaged checkpoint) never reaches an int conversion */
+	const float gx = x * k->fx, gy = y * k->fy;
+	int cx = gx > 0 ? (gx < (float)(k->ncx - 1) ? (int)gx : k->ncx - 1) : 0;
+	int cy = gy > 0 ? (gy < (float)(k->ncy - 1) ? (int)gy : k->ncy - 1) : 0;
 	return cy * k->ncx + cx;
 }
 
