@@ -25,8 +25,9 @@ libmicrohttpd-dev curl nettle-dev
 libopenexr-dev libdeflate-dev openexr python3-openimageio
 libspng-dev"
 PKGS="$PKGS blender"
-# zip packs the Blender add-on (make blender-zip)
-PKGS="$PKGS zip"
+# zip packs the Blender add-on (make blender-zip); xvfb runs Blender's interface on a
+# virtual display for the add-on's modal bake (make check-blender)
+PKGS="$PKGS zip xvfb xauth"
 
 missing=""
 for p in $PKGS; do
