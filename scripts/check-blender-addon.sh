@@ -4,6 +4,8 @@
 # Blender and checked by tests/blender/check_addon.py (run by `make check-blender`): the
 # operator, each vertex against its texel, the seams, the loop, the panel's settings and
 # Bake, Save and Load Scene, a cancelled bake, and maps byte-identical to `tidepool render`.
+# Then, under xvfb-run, the modal bake with Blender's interface running
+# (tests/blender/check_addon_ui.py: the event loop runs while it bakes, Esc cancels).
 # With STILL.png, also renders a still of the add-on's sea.
 set -eu
 
@@ -38,6 +40,21 @@ grep -E '^(ok|FAIL) ' "$WORK/check.log" | sed 's/^/  /'
 if [ $rc -ne 0 ]; then
 	grep -q '^check_addon: .*FAILED' "$WORK/check.log" || tail -30 "$WORK/check.log" >&2
 	fail "the add-on does not hold (exit $rc; lines FAIL above)"
+fi
+# The modal bake with Blender's interface running, on a virtual display (xvfb-run).
+if command -v xvfb-run >/dev/null 2>&1; then
+	rm -rf "$WORK/blend" && mkdir -p "$WORK/blend"
+	BLENDER_USER_SCRIPTS=$WORK/scripts xvfb-run -a -s "-screen 0 1280x800x24" \
+		blender --factory-startup --enable-event-simulate \
+		--python "$ROOT/tests/blender/check_addon_ui.py" -- --zip "$ZIP" \
+		--work "$WORK/blend" >"$WORK/ui.log" 2>&1 || true
+	grep -E '^(ok|FAIL) ' "$WORK/ui.log" | sed 's/^/  /'
+	if ! grep -q '^check_addon_ui: done, 0 failed' "$WORK/ui.log"; then
+		grep -q '^check_addon_ui: done' "$WORK/ui.log" || tail -30 "$WORK/ui.log" >&2
+		fail "the add-on's modal bake does not hold (lines FAIL above)"
+	fi
+else
+	fail "xvfb-run is not installed (make deps): the modal bake needs Blender's interface"
 fi
 if [ -n "$STILL" ]; then
 	convert "$WORK/still.png" -strip -colors 256 -dither None "$STILL.tmp.png"

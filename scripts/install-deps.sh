@@ -44,8 +44,9 @@ PKGS="$PKGS blender"
 PKGS="$PKGS python3-setuptools python3-wheel python3-pip python3-venv python3-mypy"
 # man-db (man -l, col) shows the manual page as a reader sees it (tests/man_underscores.py).
 PKGS="$PKGS man-db"
-# zip packs the Blender add-on (make blender-zip)
-PKGS="$PKGS zip"
+# zip packs the Blender add-on (make blender-zip); xvfb runs Blender's interface on a
+# virtual display for the add-on's modal bake (make check-blender)
+PKGS="$PKGS zip xvfb xauth"
 
 case $tier in
 build) PKGS=$BUILD_PKGS ;;
