@@ -131,8 +131,9 @@ typedef enum tp_mode {
 	TP_MODE_PARTICLES = 4, /* particle view (sph): RGB8 */
 	TP_MODE_DISPLACEMENT = 5, /* vector displacement X, Y, Z: RGB16 (as its 16-bit PNG) */
 	TP_MODE_FOAM = 6,         /* foam coverage (airy, choppy waves): GRAY16 */
+	TP_MODE_VELOCITY = 7,     /* horizontal surface velocity X, Y (airy), m/s: RGB16 */
 } tp_mode;
-#define TP_MODE_COUNT 7
+#define TP_MODE_COUNT 8
 
 /* A frame's layout: width x height pixels of `channels` interleaved samples of
  * `bytes_per_sample` bytes (1: uint8, 2: host-endian uint16, 4: float). */

@@ -74,10 +74,8 @@ cJSON *enc_record_json(const enc_record *r, int first, int last)
 	cJSON_AddStringToObject(o, "version", TP_VERSION);
 	if (r->fp[0])
 		cJSON_AddStringToObject(o, "fingerprint", r->fp);
-	static const char *const modes[TP_MODE_COUNT] = {
-		"color", "height", "normal", "caustics", "particles", "displacement", "foam"};
-	cJSON_AddStringToObject(o, "mode",
-				r->mode >= 0 && r->mode < TP_MODE_COUNT ? modes[r->mode] : "?");
+	const char *mode = tp_mode_name((tp_mode)r->mode);
+	cJSON_AddStringToObject(o, "mode", mode ? mode : "?");
 	if (first >= 0 && first == last)
 		cJSON_AddNumberToObject(o, "frame", first);
 	else if (first >= 0) {

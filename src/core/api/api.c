@@ -43,7 +43,7 @@ _Static_assert((int)TP_MODE_COLOR == (int)SCENE_MODE_COLOR &&
 		       (int)TP_MODE_PARTICLES == (int)SCENE_MODE_PARTICLES &&
 		       (int)TP_MODE_DISPLACEMENT == (int)SCENE_MODE_DISPLACEMENT &&
 		       (int)TP_MODE_FOAM == (int)SCENE_MODE_FOAM &&
-		       API_MODE_VELOCITY == (int)SCENE_MODE_VELOCITY && API_MODES >= TP_MODE_COUNT,
+		       (int)TP_MODE_VELOCITY == (int)SCENE_MODE_VELOCITY,
 	       "tp_mode and scene_mode differ");
 _Static_assert(TP_MAX_FRAMES == SCENE_MAX_FRAMES, "frame limits differ");
 _Static_assert((int)TP_ERROR_CANCELLED == (int)TP_EINTR, "cancel codes differ");

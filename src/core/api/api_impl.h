@@ -22,10 +22,8 @@ typedef struct mem_ckpt {
 	size_t len;
 } mem_ckpt;
 
-/* The core's render modes: tidepool.h's TP_MODE_COUNT, and velocity (7), which tidepool.h
- * does not name yet (TP_MODE_VELOCITY = 7 and TP_MODE_COUNT 8 there make these go). */
-#define API_MODE_VELOCITY 7
-#define API_MODES 8
+/* The core's render modes: tidepool.h's (api.c asserts they are the scene's). */
+#define API_MODES TP_MODE_COUNT
 
 struct tp_scene {
 	scene *sc;
