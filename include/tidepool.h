@@ -22,7 +22,9 @@
  *   struct as the caller was compiled with it; set it with the struct's TP_*_INIT macro
  *   (which also zeroes the rest). The library reads and writes only the first `size` bytes
  *   of a struct it is given: members past them read as zero (their defaults) and are not
- *   written. Members are only ever added at the end, and zero always means "the default".
+ *   written. Members are only ever added at the end, and zero always means "the default";
+ *   a newer caller's struct that sets a member this library does not know is refused
+ *   (TP_ERROR_ARGUMENT), never half-read.
  *   An array of structs (tp_target, tp_pose) is read with element i at i * [0].size bytes.
  *   A size smaller than the `size` member is refused (TP_ERROR_ARGUMENT); a tp_error of
  *   size 0 is not written.

@@ -136,6 +136,27 @@ Test(api_abi, a_newer_callers_longer_struct_gets_zeros_past_the_librarys)
 	tp_scene_free(s);
 }
 
+/* A newer caller's longer options: zeros past the library's members are their defaults;
+ * a member the library does not know, set, is refused rather than ignored. */
+Test(api_abi, a_newer_callers_unknown_members_must_be_zero)
+{
+	size_t longer = sizeof(tp_load_options) + 16;
+	unsigned char *o = calloc(1, longer);
+	memcpy(o, &longer, sizeof longer);
+	((tp_load_options *)o)->scale = 0.1;
+	tp_error e = TP_ERROR_INIT;
+	tp_scene *s = NULL;
+	cr_assert_eq(tp_scene_load_file("scenes/pond.json", (tp_load_options *)o, &s, &e), 0, "%s",
+		     e.text);
+	tp_scene_free(s);
+	o[sizeof(tp_load_options) + 5] = 1;
+	cr_assert_eq(tp_scene_load_file("scenes/pond.json", (tp_load_options *)o, &s, &e),
+		     TP_ERROR_ARGUMENT);
+	cr_assert(strstr(e.message, "members past the"), "%s", e.message);
+	cr_assert_null(s);
+	free(o);
+}
+
 Test(api_abi, the_library_reports_its_struct_sizes)
 {
 	cr_assert_eq(tp_struct_size("tp_error"), sizeof(tp_error));

@@ -141,6 +141,11 @@ int api_in(void *mine, size_t n, const void *theirs)
 	size_t have = api_size_of(theirs);
 	if (have < sizeof have)
 		return TP_ERROR_ARGUMENT;
+	/* A newer caller's members this library does not know must be zero (their default):
+	 * anything else would be ignored silently (Linux's copy_struct_from_user rule). */
+	for (size_t i = n; i < have; i++)
+		if (((const unsigned char *)theirs)[i])
+			return TP_ERROR_ARGUMENT;
 	memset(mine, 0, n);
 	memcpy(mine, theirs, have < n ? have : n);
 	memcpy(mine, &n, sizeof n); /* mine is whole now */
@@ -273,10 +278,15 @@ static int load_common(const char *path, const char *text, const tp_load_options
 	if (!out)
 		return api_fail_arg(e, "no place for the scene given");
 	*out = NULL;
-	if (given && api_in(&whole, sizeof whole, given) < 0)
+	if (given && api_size_of(given) < sizeof(size_t))
 		return api_fail_arg(e,
 				    "tp_load_options.size is %zu: set it with TP_LOAD_OPTIONS_INIT",
 				    api_size_of(given));
+	if (given && api_in(&whole, sizeof whole, given) < 0)
+		return api_fail_arg(e,
+				    "tp_load_options: members past the %zu bytes this library (%s) "
+				    "knows are set",
+				    sizeof whole, TP_VERSION);
 	if ((rc = check_options(opt, e)) < 0)
 		return rc;
 	tp_scene *s = calloc(1, sizeof *s);

@@ -86,7 +86,9 @@ int api_level(tp_scene *s, void (*progress)(void *, int, int), void *arg, tp_err
 /* The ABI (tidepool.h): a caller's struct is its first `size` bytes. api_in copies the
  * caller's struct `theirs` into mine (n bytes: the rest zero), api_out mine into theirs
  * (at most its size; its size member kept). Both return TP_ERROR_ARGUMENT (without
- * copying) for a size smaller than the size member. api_error_clear empties an error. */
+ * copying) for a size smaller than the size member, api_in also for a non-zero byte of
+ * theirs past n (a member this library does not know, set). api_error_clear empties an
+ * error. */
 int api_in(void *mine, size_t n, const void *theirs);
 int api_out(void *theirs, const void *mine, size_t n);
 void api_error_clear(tp_error *e);
