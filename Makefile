@@ -365,6 +365,11 @@ check: $(BIN) $(MAN) $(TEST_BIN) $(SHLIB)
 	OMP_WAIT_POLICY=$${OMP_WAIT_POLICY:-passive} TP_BIN=$(BIN) TP_BUILD=$(BUILD) \
 		TP_CLIENT_FLAGS="$(CFLAGS) $(LDFLAGS)" $(TEST_BIN) $(TESTFLAGS)
 
+.PHONY: check-sph-grid
+# The sph implicit model's Archimedes grid (54 floating boxes; about an hour on one core).
+check-sph-grid: $(TEST_BIN)
+	TP_SPH_GRID=1 $(TEST_BIN) --filter 'sph_implicit_grid/*' --verbose
+
 check-asan:
 	$(MAKE) BUILD=build/asan OPT=-O1 \
 		CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined $(CFLAGS)" \

@@ -275,6 +275,119 @@ Test(sph_implicit, a_resting_column_is_incompressible_and_hydrostatic, .init = o
 	solver_destroy(t.s);
 }
 
+static void float_pool(tank *t, double tw, double th, double depth)
+{
+	tank_scene(t, (int)tw + 20, (int)th + 20, tw, th);
+	implicit(t);
+	tank_block(t, 10, 10 + th - depth, tw, depth);
+	t->sc.boxes = t->boxes;
+}
+
+static void float_box(tank *t, double w, double h, double density, double x, double y, double angle)
+{
+	int b = t->sc.nboxes++;
+	t->bkeys[b][0] = (scene_key){ 0, x, y, angle };
+	t->boxes[b] = (scene_box){ .size = { w, h }, .height = 1, .density = density, .floating = 1,
+				   .path = { 1, t->bkeys[b] } };
+}
+
+/* The free surface away from the boxes: the top particle of each 8 px column more than
+ * `keep` px from every box, averaged, raised by half a spacing (a particle is a blob). */
+static double surface_level(const tp_surface *s, double keep, double spacing)
+{
+	double sum = 0;
+	int cols = 0;
+	for (double x0 = s->tank[0] + 8; x0 + 8 < s->tank[0] + s->tank[2] - 8; x0 += 8) {
+		int skip = 0;
+		for (int b = 0; b < s->nboxes; b++)
+			skip |= fabs(x0 + 4 - s->boxes[b].x) < keep;
+		if (skip)
+			continue;
+		double top = 1e9;
+		for (int i = 0; i < s->nparticles; i++)
+			if (s->px[i] >= x0 && s->px[i] < x0 + 8 && s->py[i] < top)
+				top = s->py[i];
+		if (top < 1e9) {
+			sum += top;
+			cols++;
+		}
+	}
+	cr_assert_gt(cols, 4);
+	return sum / cols - 0.5 * spacing;
+}
+
+/* The draft of a bw x bh box of density `dens` dropped from `above` px over `depth` px of
+ * water in a tw x th tank, averaged over the fifth and sixth seconds (it still bobs a little), from
+ * the free surface away from the box; *tilt gets the largest tilt over that second. */
+static double settled_draft_in(double tw, double th, double depth, double above, double bw,
+			       double bh, double dens, double *tilt)
+{
+	tank t;
+	float_pool(&t, tw, th, depth);
+	float_box(&t, bw, bh, dens, 10 + 0.5 * tw, 10 + th - depth - 0.5 * bh - above, 0);
+	tank_open(&t);
+	tp_surface s;
+	for (int f = 0; f < 120; f++)
+		cr_assert_eq(tank_step(&t, DT), 0);
+	double draft = 0;
+	*tilt = 0;
+	for (int f = 0; f < 60; f++) {
+		cr_assert_eq(tank_step(&t, DT), 0);
+		t.d->surface(t.p, &s);
+		draft += (s.boxes[0].y + 0.5 * bh - surface_level(&s, bw, 4)) / 60;
+		*tilt = fmax(*tilt, fabs(s.boxes[0].angle));
+	}
+	solver_destroy(t.s);
+	return draft;
+}
+
+/* One cell of the Archimedes grid: the draft against Archimedes' density x height, logged. */
+static double archimedes(double tw, double depth, double bw, double bh, double dens)
+{
+	double tilt;
+	const double th = depth + 2 * bh + 20;
+	const double draft = settled_draft_in(tw, th, depth, 4, bw, bh, dens, &tilt);
+	const double want = dens * bh, e = draft / want - 1;
+	cr_log_info("tank %g wide, %g px of water, %gx%g box of density %g: draft %.2f px, "
+		    "Archimedes %.2f px (%+.1f%%), tilt %.2f", tw, depth, bw, bh, dens, draft, want,
+		    100 * e, tilt);
+	return e;
+}
+
+/* Archimedes within 5%: a representative part of the grid here (the lightest and the
+ * heaviest box, shallow and deep water); the whole grid (densities 0.25, 0.5, 0.75, depths
+ * 70, 140, 280 px, tanks 300 and 600 wide, boxes 40x20, 60x30, 120x60) is the disabled test
+ * below, skipped unless TP_SPH_GRID is set: make check-sph-grid. */
+Test(sph_implicit, floating_boxes_settle_at_the_draft_archimedes_gives, .init = one_thread, .timeout = 600)
+{
+	static const double cells[][5] = { { 300, 70, 60, 30, 0.25 }, { 300, 140, 60, 30, 0.75 } };
+	for (size_t k = 0; k < sizeof cells / sizeof cells[0]; k++) {
+		const double *c = cells[k];
+		const double e = archimedes(c[0], c[1], c[2], c[3], c[4]);
+		cr_expect_lt(fabs(e), 0.05, "tank %g, depth %g, %gx%g box of density %g: %+.1f%%",
+			     c[0], c[1], c[2], c[3], c[4], 100 * e);
+	}
+}
+
+Test(sph_implicit_grid, archimedes_over_the_whole_grid, .init = one_thread, .timeout = 7200)
+{
+	if (!getenv("TP_SPH_GRID"))
+		cr_skip_test("the whole grid takes an hour: make check-sph-grid");
+	static const double dens[] = { 0.25, 0.5, 0.75 }, depth[] = { 70, 140, 280 }, tw[] = { 300, 600 };
+	static const double box[][2] = { { 40, 20 }, { 60, 30 }, { 120, 60 } };
+	const char *only = getenv("TP_SPH_GRID_TANK"); /* e.g. 300: only that width */
+	for (int a = 0; a < 2; a++)
+		for (int b = 0; b < 3; b++)
+			for (int c = 0; c < 3; c++)
+				for (int d = 0; d < 3; d++) {
+					if (only && atof(only) != tw[a])
+						continue;
+					const double e = archimedes(tw[a], depth[b], box[c][0], box[c][1], dens[d]);
+					cr_expect_lt(fabs(e), 0.05, "tank %g, depth %g, %gx%g box of density %g: %+.1f%%",
+						     tw[a], depth[b], box[c][0], box[c][1], dens[d], 100 * e);
+				}
+}
+
 Test(sph_implicit, its_options_are_checked, .init = one_thread)
 {
 	const char *names[] = { "tolerance", "tolerance", "max_iterations" };
