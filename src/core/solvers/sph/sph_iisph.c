@@ -353,6 +353,8 @@ double sph_iisph_substep(sph *s, const sph_sub *c)
 		pass(s, c, P_GRAD_P, dt);
 		if ((it >= II_MIN_ITERS && err <= s->tolerance) || it >= s->max_iterations)
 			break;
+		if (s->cancel && *s->cancel)
+			return 0; /* the step is abandoned (sph_step checks the flag) */
 		/* perr holds the dot sums here; finish turns them into errors */
 		pass(s, c, P_DOT_AP, dt);
 		t = s->p;
