@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "cli_util.h"
 #include "scene/scene.h"
 #include "solvers/solver.h"
 #include "solvers/sph/sph_impl.h"
@@ -406,4 +408,37 @@ Test(sph_implicit, its_options_are_checked, .init = one_thread)
 		cr_assert_lt(solver_create(&t.sc, 1, &s, &err), 0, "%s %g is refused", names[k], vals[k]);
 		cr_assert(strstr(err.msg, names[k]) != NULL, "%s", err.msg);
 	}
+}
+
+/* A chunk of a render (--range) on one thread gives the same frames as the whole render on
+ * two: the implicit model with floating boxes (scenes/sph_float.json asking for it). */
+Test(sph_implicit, a_chunk_of_a_render_has_the_frames_of_the_whole, .timeout = 300)
+{
+	const char *path = "/tmp/tp_sph_implicit_float.json", *err = "/tmp/tp_sph_implicit.err";
+	const char *full = "/tmp/tp_sph_implicit_full.man", *part = "/tmp/tp_sph_implicit_part.man";
+	const char *src = slurp("scenes/sph_float.json");
+	const char *at = strstr(src, "\"solver\": \"sph\",");
+	cr_assert_not_null(at);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "%.*s\"solver\": \"sph\", \"params\": { \"model\": \"implicit\" },%s",
+		(int)(at - src), src, at + strlen("\"solver\": \"sph\","));
+	fclose(f);
+	cr_assert_eq(run_tp(NULL, err, "render %s -q -y -o null --frames 10 --threads 2 --hash %s",
+			    path, full), 0, "%s", slurp(err));
+	cr_assert_eq(run_tp(NULL, err, "render %s -q -y -o null --frames 10 --threads 1 --range 5-9 --hash %s",
+			    path, part), 0, "%s", slurp(err));
+	char a[2048] = "", b[2048] = "";
+	const char *fa = slurp(full), *fb = slurp(part);
+	/* the frame lines 5..9 (the manifests' last line sums their own frames) */
+	const char *pa = strstr(fa, "\n5 "), *pb = strstr(fb, "5 ") == fb ? fb - 1 : strstr(fb, "\n5 ");
+	cr_assert(pa && pb, "%s / %s", fa, fb);
+	snprintf(a, sizeof a, "%.*s", (int)(strstr(pa, "\nxxh3") - pa), pa);
+	snprintf(b, sizeof b, "%.*s", (int)(strstr(pb + 1, "\nxxh3") - pb), pb);
+	cr_assert_gt(strlen(a), 40, "%s", a);
+	cr_assert_str_eq(a + 1, b + 1);
+	unlink(path);
+	unlink(err);
+	unlink(full);
+	unlink(part);
 }
