@@ -20,7 +20,10 @@
 
 /* Tests run in parallel processes on a 2-core machine: OpenMP threads would mostly wait
  * at barriers for each other. Only the thread test below uses two. */
-static void one_thread(void) { omp_set_num_threads(1); }
+static void one_thread(void)
+{
+	omp_set_num_threads(1);
+}
 
 /* A tank: a minimal scene set field by field, and a solver made from it. */
 typedef struct tank {
@@ -55,19 +58,19 @@ static void tank_scene(tank *t, int w, int h, double tw, double th)
 		t->sc.has_tank = 1;
 		t->sc.tank.size[0] = tw;
 		t->sc.tank.size[1] = th;
-		t->tkeys[0] = (scene_key){ 0, 0.5 * w, 0.5 * h, 0 };
-		t->sc.tank.path = (scene_path){ 1, t->tkeys };
+		t->tkeys[0] = (scene_key){0, 0.5 * w, 0.5 * h, 0};
+		t->sc.tank.path = (scene_path){1, t->tkeys};
 	}
 }
 
 static void tank_param(tank *t, const char *name, double v)
 {
-	t->params[t->sc.nparams++] = (scene_param){ (char *)name, v };
+	t->params[t->sc.nparams++] = (scene_param){(char *)name, v};
 }
 
 static void tank_block(tank *t, double x, double y, double w, double h)
 {
-	t->blocks[t->sc.nblocks++] = (scene_block){ x, y, w, h };
+	t->blocks[t->sc.nblocks++] = (scene_block){x, y, w, h};
 	t->sc.blocks = t->blocks;
 }
 
@@ -93,7 +96,7 @@ static void pose_at(const scene_path *p, double t, double dt, tp_box_pose *out)
 static int tank_step(tank *t, double dt)
 {
 	t->t += dt;
-	tp_step_in in = { .t = t->t, .dt = dt, .boxes = t->poses };
+	tp_step_in in = {.t = t->t, .dt = dt, .boxes = t->poses};
 	for (int b = 0; b < t->sc.nboxes; b++)
 		pose_at(&t->boxes[b].path, t->t, dt, &t->poses[b]);
 	if (t->sc.has_tank) {
@@ -108,10 +111,9 @@ static int tank_step(tank *t, double dt)
 	return t->d->step(t->p, &in);
 }
 
-
 static double stat(const tp_solver *d, const void *p, const char *name)
 {
-	tp_stats st = { 0 };
+	tp_stats st = {0};
 	d->stats(p, &st);
 	for (int i = 0; i < st.n; i++)
 		if (!strcmp(st.name[i], name))
@@ -123,13 +125,16 @@ static double stat(const tp_solver *d, const void *p, const char *name)
 /* Checks every particle of the surface: inside the tank, outside every box (the box's
  * exact rectangle), finite. Returns the number of particles. */
 
-static void implicit(tank *t) { tank_param(t, "model", SPH_MODEL_IMPLICIT); }
+static void implicit(tank *t)
+{
+	tank_param(t, "model", SPH_MODEL_IMPLICIT);
+}
 
 /* State of the particles and bodies, FNV-1a. */
 static unsigned long long state_hash(const sph *s)
 {
 	unsigned long long h = 1469598103934665603ULL;
-	const float *a[4] = { s->x, s->y, s->vx, s->vy };
+	const float *a[4] = {s->x, s->y, s->vx, s->vy};
 	for (int k = 0; k < 4; k++) {
 		const unsigned char *b = (const unsigned char *)a[k];
 		for (size_t i = 0; i < sizeof(float) * (size_t)s->n; i++)
@@ -150,15 +155,22 @@ static void busy_tank(tank *t)
 	tank_scene(t, 320, 160, 300, 140);
 	implicit(t);
 	tank_block(t, 10, 40, 300, 110);
-	t->bkeys[0][0] = (scene_key){ 0, 280, 110, 0 };
-	t->bkeys[0][1] = (scene_key){ 0.3, 220, 105, 30 };
-	t->boxes[0] = (scene_box){ .size = { 20, 30 }, .height = 1, .path = { 2, t->bkeys[0] } };
-	t->bkeys[1][0] = (scene_key){ 0, 100, 60, 10 };
-	t->boxes[1] = (scene_box){ .size = { 60, 30 }, .density = 0.5, .floating = 1, .path = { 1, t->bkeys[1] } };
+	t->bkeys[0][0] = (scene_key){0, 280, 110, 0};
+	t->bkeys[0][1] = (scene_key){0.3, 220, 105, 30};
+	t->boxes[0] = (scene_box){.size = {20, 30}, .height = 1, .path = {2, t->bkeys[0]}};
+	t->bkeys[1][0] = (scene_key){0, 100, 60, 10};
+	t->boxes[1] = (scene_box){
+		.size = {60, 30}, .density = 0.5, .floating = 1, .path = {1, t->bkeys[1]}};
 	t->sc.boxes = t->boxes;
 	t->sc.nboxes = 2;
-	t->em[0] = (scene_emitter){ .type = SCENE_EMIT_STREAM, .from = 0, .to = 1, .rate = 300,
-				    .at = { 200, 30 }, .direction = 100, .speed = 150, .spread = 20 };
+	t->em[0] = (scene_emitter){.type = SCENE_EMIT_STREAM,
+				   .from = 0,
+				   .to = 1,
+				   .rate = 300,
+				   .at = {200, 30},
+				   .direction = 100,
+				   .speed = 150,
+				   .spread = 20};
 	t->sc.emitters = t->em;
 	t->sc.nemitters = 1;
 }
@@ -213,7 +225,8 @@ Test(sph_implicit, a_checkpoint_resumes_bit_exactly, .init = one_thread)
  * pressure 0 (the free surface), and the pressure of the particles whose kernel lies in the
  * water grows with depth d below the free surface as rho0 g d (a line fitted to p against d:
  * its slope within 5% of rho0 g, zero within 5% of the bottom's pressure of the surface). */
-Test(sph_implicit, a_resting_column_is_incompressible_and_hydrostatic, .init = one_thread, .timeout = 240)
+Test(sph_implicit, a_resting_column_is_incompressible_and_hydrostatic, .init = one_thread,
+     .timeout = 240)
 {
 	tank t;
 	tank_scene(&t, 220, 150, 200, 130);
@@ -254,7 +267,8 @@ Test(sph_implicit, a_resting_column_is_incompressible_and_hydrostatic, .init = o
 				top_p += p;
 				top_n++;
 			}
-			if (d < s->R || s->x[i] < s->R || s->x[i] > s->W - s->R || s->y[i] > s->H - s->R)
+			if (d < s->R || s->x[i] < s->R || s->x[i] > s->W - s->R ||
+			    s->y[i] > s->H - s->R)
 				continue;
 			n++;
 			sd += d;
@@ -265,9 +279,12 @@ Test(sph_implicit, a_resting_column_is_incompressible_and_hydrostatic, .init = o
 	}
 	const double b = (n * sdp - sd * sp) / (n * sdd - sd * sd), a = (sp - b * sd) / n;
 	const double want = s->rho0 * fabs(s->gravity), pbot = want * depth;
-	cr_log_info("mean compression %.4f, densest %+.4f, kinetic energy %.2f px^2/s^2 a particle; "
-		    "p = %.0f + %.1f d (rho0 g = %.1f: %+.1f%%), zero at %+.2f%% of the bottom's; top p %.3g, min p %.3g",
-		    derr, rmax, ke, a, b, want, 100 * (b / want - 1), 100 * a / pbot, top_p / top_n, pmin);
+	cr_log_info(
+		"mean compression %.4f, densest %+.4f, kinetic energy %.2f px^2/s^2 a particle; "
+		"p = %.0f + %.1f d (rho0 g = %.1f: %+.1f%%), zero at %+.2f%% of the bottom's; top "
+		"p %.3g, min p %.3g",
+		derr, rmax, ke, a, b, want, 100 * (b / want - 1), 100 * a / pbot, top_p / top_n,
+		pmin);
 	cr_expect_leq(derr, 0.01, "mean compression %.4f", derr);
 	cr_expect_leq(rmax, 0.03, "densest particle %+.4f", rmax);
 	cr_expect_geq(pmin, 0, "negative pressure %g", pmin);
@@ -288,9 +305,12 @@ static void float_pool(tank *t, double tw, double th, double depth)
 static void float_box(tank *t, double w, double h, double density, double x, double y, double angle)
 {
 	int b = t->sc.nboxes++;
-	t->bkeys[b][0] = (scene_key){ 0, x, y, angle };
-	t->boxes[b] = (scene_box){ .size = { w, h }, .height = 1, .density = density, .floating = 1,
-				   .path = { 1, t->bkeys[b] } };
+	t->bkeys[b][0] = (scene_key){0, x, y, angle};
+	t->boxes[b] = (scene_box){.size = {w, h},
+				  .height = 1,
+				  .density = density,
+				  .floating = 1,
+				  .path = {1, t->bkeys[b]}};
 }
 
 /* The free surface away from the boxes: the top particle of each 8 px column more than
@@ -351,8 +371,8 @@ static double archimedes(double tw, double depth, double bw, double bh, double d
 	const double draft = settled_draft_in(tw, th, depth, 4, bw, bh, dens, &tilt);
 	const double want = dens * bh, e = draft / want - 1;
 	cr_log_info("tank %g wide, %g px of water, %gx%g box of density %g: draft %.2f px, "
-		    "Archimedes %.2f px (%+.1f%%), tilt %.2f", tw, depth, bw, bh, dens, draft, want,
-		    100 * e, tilt);
+		    "Archimedes %.2f px (%+.1f%%), tilt %.2f",
+		    tw, depth, bw, bh, dens, draft, want, 100 * e, tilt);
 	return e;
 }
 
@@ -362,10 +382,11 @@ static double archimedes(double tw, double depth, double bw, double bh, double d
  * 1.5 px high (-12 to -29%): docs/sph.md. The whole grid (densities 0.25, 0.5, 0.75, depths
  * 70, 140, 280 px, tanks 300 and 600 wide, boxes 40x20, 60x30, 120x60) is the disabled test
  * below, skipped unless TP_SPH_GRID is set: make check-sph-grid. */
-Test(sph_implicit, floating_boxes_settle_at_the_draft_archimedes_gives, .init = one_thread, .timeout = 600)
+Test(sph_implicit, floating_boxes_settle_at_the_draft_archimedes_gives, .init = one_thread,
+     .timeout = 600)
 {
-	static const double cells[][5] = { { 300, 70, 60, 30, 0.5 }, { 300, 140, 60, 30, 0.5 },
-					   { 300, 70, 120, 60, 0.75 } };
+	static const double cells[][5] = {
+		{300, 70, 60, 30, 0.5}, {300, 140, 60, 30, 0.5}, {300, 70, 120, 60, 0.75}};
 	for (size_t k = 0; k < sizeof cells / sizeof cells[0]; k++) {
 		const double *c = cells[k];
 		const double e = archimedes(c[0], c[1], c[2], c[3], c[4]);
@@ -378,8 +399,8 @@ Test(sph_implicit_grid, archimedes_over_the_whole_grid, .init = one_thread, .tim
 {
 	if (!getenv("TP_SPH_GRID"))
 		cr_skip_test("the whole grid takes an hour: make check-sph-grid");
-	static const double dens[] = { 0.25, 0.5, 0.75 }, depth[] = { 70, 140, 280 }, tw[] = { 300, 600 };
-	static const double box[][2] = { { 40, 20 }, { 60, 30 }, { 120, 60 } };
+	static const double dens[] = {0.25, 0.5, 0.75}, depth[] = {70, 140, 280}, tw[] = {300, 600};
+	static const double box[][2] = {{40, 20}, {60, 30}, {120, 60}};
 	const char *only = getenv("TP_SPH_GRID_TANK"); /* e.g. 300: only that width */
 	for (int a = 0; a < 2; a++)
 		for (int b = 0; b < 3; b++)
@@ -387,16 +408,20 @@ Test(sph_implicit_grid, archimedes_over_the_whole_grid, .init = one_thread, .tim
 				for (int d = 0; d < 3; d++) {
 					if (only && atof(only) != tw[a])
 						continue;
-					const double e = archimedes(tw[a], depth[b], box[c][0], box[c][1], dens[d]);
-					cr_expect_lt(fabs(e), 0.05, "tank %g, depth %g, %gx%g box of density %g: %+.1f%%",
-						     tw[a], depth[b], box[c][0], box[c][1], dens[d], 100 * e);
+					const double e = archimedes(tw[a], depth[b], box[c][0],
+								    box[c][1], dens[d]);
+					cr_expect_lt(fabs(e), 0.05,
+						     "tank %g, depth %g, %gx%g box of density %g: "
+						     "%+.1f%%",
+						     tw[a], depth[b], box[c][0], box[c][1], dens[d],
+						     100 * e);
 				}
 }
 
 Test(sph_implicit, its_options_are_checked, .init = one_thread)
 {
-	const char *names[] = { "tolerance", "tolerance", "max_iterations" };
-	const double vals[] = { 0.5, 0, 1 };
+	const char *names[] = {"tolerance", "tolerance", "max_iterations"};
+	const double vals[] = {0.5, 0, 1};
 	for (int k = 0; k < 3; k++) {
 		tank t;
 		tank_scene(&t, 220, 140, 200, 120);
@@ -405,7 +430,8 @@ Test(sph_implicit, its_options_are_checked, .init = one_thread)
 		tank_param(&t, names[k], vals[k]);
 		tp_err err;
 		solver *s = NULL;
-		cr_assert_lt(solver_create(&t.sc, 1, &s, &err), 0, "%s %g is refused", names[k], vals[k]);
+		cr_assert_lt(solver_create(&t.sc, 1, &s, &err), 0, "%s %g is refused", names[k],
+			     vals[k]);
 		cr_assert(strstr(err.msg, names[k]) != NULL, "%s", err.msg);
 	}
 }
@@ -425,13 +451,17 @@ Test(sph_implicit, a_chunk_of_a_render_has_the_frames_of_the_whole, .timeout = 3
 		(int)(at - src), src, at + strlen("\"solver\": \"sph\","));
 	fclose(f);
 	cr_assert_eq(run_tp(NULL, err, "render %s -q -y -o null --frames 10 --threads 2 --hash %s",
-			    path, full), 0, "%s", slurp(err));
-	cr_assert_eq(run_tp(NULL, err, "render %s -q -y -o null --frames 10 --threads 1 --range 5-9 --hash %s",
-			    path, part), 0, "%s", slurp(err));
+			    path, full),
+		     0, "%s", slurp(err));
+	cr_assert_eq(run_tp(NULL, err,
+			    "render %s -q -y -o null --frames 10 --threads 1 --range 5-9 --hash %s",
+			    path, part),
+		     0, "%s", slurp(err));
 	char a[2048] = "", b[2048] = "";
 	const char *fa = slurp(full), *fb = slurp(part);
 	/* the frame lines 5..9 (the manifests' last line sums their own frames) */
-	const char *pa = strstr(fa, "\n5 "), *pb = strstr(fb, "5 ") == fb ? fb - 1 : strstr(fb, "\n5 ");
+	const char *pa = strstr(fa, "\n5 "),
+		   *pb = strstr(fb, "5 ") == fb ? fb - 1 : strstr(fb, "\n5 ");
 	cr_assert(pa && pb, "%s / %s", fa, fb);
 	snprintf(a, sizeof a, "%.*s", (int)(strstr(pa, "\nxxh3") - pa), pa);
 	snprintf(b, sizeof b, "%.*s", (int)(strstr(pb + 1, "\nxxh3") - pb), pb);
@@ -454,8 +484,8 @@ static void out_of_bodies_hook(const sph *s, void *ctx)
 			double dx = s->x[i] - o->x, dy = s->y[i] - o->y;
 			double u = c * dx + sn * dy, v = -sn * dx + c * dy;
 			cr_assert(!(fabs(u) < o->hw && fabs(v) < o->hh),
-				  "substep %d: particle %d at (%g, %g) is inside floating box %d", *subs, i,
-				  s->x[i], s->y[i], o->box);
+				  "substep %d: particle %d at (%g, %g) is inside floating box %d",
+				  *subs, i, s->x[i], s->y[i], o->box);
 		}
 	}
 	for (int i = 0; i < s->n; i++)
@@ -484,9 +514,10 @@ Test(sph_implicit, dense_boxes_sink_bodies_do_not_overlap_and_rest_stays_rest, .
 			cr_assert_eq(tank_step(&t, DT), 0);
 		const sph *sp = t.p;
 		const sph_body *a = &sp->bodies[0], *b = &sp->bodies[1];
-		cr_log_info("sunk: (%.1f %.1f) %.1f deg, (%.1f %.1f) %.1f deg; speeds %.2f %.2f px/s", a->x,
-			    a->y, a->th * 180 / M_PI, b->x, b->y, b->th * 180 / M_PI, hypot(a->vx, a->vy),
-			    hypot(b->vx, b->vy));
+		cr_log_info(
+			"sunk: (%.1f %.1f) %.1f deg, (%.1f %.1f) %.1f deg; speeds %.2f %.2f px/s",
+			a->x, a->y, a->th * 180 / M_PI, b->x, b->y, b->th * 180 / M_PI,
+			hypot(a->vx, a->vy), hypot(b->vx, b->vy));
 		/* the lower one on the floor (its centre 15 + a spacing above it), both at rest */
 		const sph_body *lo = a->y > b->y ? a : b, *hi = a->y > b->y ? b : a;
 		cr_expect_lt(fabs(lo->y - (150 - 4 - 15)), 2, "lower box's centre at %g", lo->y);
