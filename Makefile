@@ -394,6 +394,11 @@ check: $(BIN) $(MAN) $(TEST_BIN) $(SHLIB)
 	OMP_WAIT_POLICY=$${OMP_WAIT_POLICY:-passive} TP_BIN=$(BIN) TP_BUILD=$(BUILD) \
 		TP_CLIENT_FLAGS="$(CFLAGS) $(LDFLAGS)" $(TEST_BIN) $(TESTFLAGS)
 
+.PHONY: check-sph-grid
+# The sph implicit model's Archimedes grid (54 floating boxes; about an hour on one core).
+check-sph-grid: $(TEST_BIN)
+	TP_SPH_GRID=1 $(TEST_BIN) --filter 'sph_implicit_grid/*' --verbose
+
 ASAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp
 check-asan:

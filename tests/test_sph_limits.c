@@ -38,6 +38,14 @@ Test(sph_limits, blow_ups_are_reported_with_the_parameter_to_change, .timeout = 
 		cr_assert_not_null(strstr(e, cases[i].want), "%s", e);
 		cr_assert_eq(strchr(e, '\n'), e + strlen(e) - 1, "one line: %s", e);
 	}
+	/* the implicit model (issue 44): the same report, without the stiffness it has not */
+	int rc = run_tp(NULL, err, "render scenes/sph_box.json -q -y --frames 30 -o null --set "
+			"params.model=implicit --set params.viscosity=1000 --set params.max_substeps=1");
+	const char *e = slurp(err);
+	cr_assert_eq(rc, 4, "implicit: exit %d: %s", rc, e);
+	cr_assert_not_null(strstr(e, "raise params.max_substeps to at least"), "%s", e);
+	cr_assert_null(strstr(e, "stiffness"), "%s", e);
+	cr_assert_eq(strchr(e, '\n'), e + strlen(e) - 1, "one line: %s", e);
 	/* and the example at its own settings does not */
 	cr_assert_eq(run_tp(NULL, err, "render scenes/sph_box.json -q -y --frames 30 -o null"), 0,
 		     "%s", slurp(err));
@@ -49,15 +57,16 @@ Test(sph_limits, blow_ups_are_reported_with_the_parameter_to_change, .timeout = 
  * within a second. */
 Test(sph_limits, signals_stop_a_long_frame_within_a_second, .timeout = 120)
 {
-	const int sigs[] = {SIGTERM, SIGINT};
-	for (int i = 0; i < 2; i++) {
+	const int sigs[] = {SIGTERM, SIGINT, SIGINT};
+	for (int i = 0; i < 3; i++) { /* the third: the implicit model */
 		pid_t pid = fork();
 		if (pid == 0) {
 			FILE *e = freopen("/dev/null", "w", stderr);
 			(void)e;
 			execl(tp_bin(), "tidepool", "render", "scenes/sph_box.json", "-q", "--frames",
 			      "200", "--threads", "1", "-o", "null", "--set", "params.cfl=0.02", "--set",
-			      "params.max_substeps=100000", "--set", "params.spacing=1.5", (char *)NULL);
+			      "params.max_substeps=100000", "--set", "params.spacing=1.5", "--set",
+			      i == 2 ? "params.model=implicit" : "params.model=relaxed", (char *)NULL);
 			_exit(127);
 		}
 		usleep(2500 * 1000);

@@ -462,9 +462,9 @@ static int blown_up(sph *s, double h, double hmax, double dt)
 	if (h > 1.01 * hmax)
 		snprintf(s->why, sizeof s->why,
 			 "%s after a substep %.3g times longer than stable (max_substeps %d); raise "
-			 "params.max_substeps to at least %.0f, or lower params.viscosity or "
-			 "params.stiffness",
-			 what, h / hmax, s->max_substeps, ceil(dt / hmax));
+			 "params.max_substeps to at least %.0f, or lower params.viscosity%s",
+			 what, h / hmax, s->max_substeps, ceil(dt / hmax),
+			 s->model == SPH_MODEL_IMPLICIT ? "" : " or params.stiffness");
 	else if (s->model == SPH_MODEL_IMPLICIT)
 		snprintf(s->why, sizeof s->why,
 			 "%s; lower params.cfl (or params.gravity) or raise params.max_substeps", what);
@@ -589,7 +589,10 @@ static int sph_step(void *priv, const tp_step_in *in)
 		if (s->nfloat)
 			sph_bodies_move(s, &c, s->obst_sub0, s->obst_sub1);
 		if (impl) {
+			s->cancel = in->cancel;
 			vcur = sph_iisph_substep(s, &c);
+			if (in->cancel && *in->cancel)
+				return TP_EINTR;
 		} else if (s->model == SPH_MODEL_RELAXED) {
 			sph_sort(s, &c); /* predicts, then sorts */
 			sph_density(s, &c);

@@ -1,8 +1,8 @@
 /*
- * sph_iisph.c - the sph solver's implicit model (the default, "implicit"): implicit
+ * sph_iisph.c - the sph solver's implicit model (params.model "implicit", opt-in): implicit
  * incompressible SPH, Ihmsen, Cornelis, Solenthaler, Horvath & Teschner 2014 ("Implicit
  * incompressible SPH", IEEE TVCG 20(3)), its pressure Poisson equation solved by relaxed
- * Jacobi until the mean predicted compression is under `tolerance` (docs/sph.md).
+ * Jacobi until the mean density residual is under `tolerance` (docs/sph.md).
  *
  * Units and kernel: unit-mass particles, W(r) = q^2, q = 1 - r/R (seed 004's kernel, not
  * normalised: densities are kernel sums, here with the particle itself, so the rest density
@@ -11,24 +11,25 @@
  *     grad_i W_ij = gk (q / r) r_ij                                       (points to j)
  * with gk = 2 / R (the derivative of q^2) scaled so that the resting lattice gives a linear
  * field's gradient exactly (sph.c: it is 3% more).
- * Walls and floating boxes are Akinci et al. 2012's boundary in its continuum limit: the
- * fluid missing beyond a face at distance d adds rho_w(d) to the density and the gradient
- * (2 / R) f_w(d) n (n towards the face; sph_wall_tables' integrals), and holds the
- * particle's own pressure (pressure mirroring).
+ * Tank walls are mirrors (cluster_sums): the neighbours' images count as neighbours.
+ * Floating boxes are Akinci et al. 2012's boundary in its continuum limit (sph_body.c): the
+ * fluid missing beyond a face at distance d adds rho_w(d) to the density and its gradient
+ * G_b, and pushes with the particle's own pressure.
  *
- * One substep of length dt (all sums over the fluid neighbours j, G_f = sum_j grad W_ij,
- * G_b the ghosts' gradient, v_b a body's velocity at the particle):
- *     rho_i    = sum_j W_ij + rho_w,i
+ * One substep of length dt (sums over the fluid neighbours j and their images,
+ * G_f = sum_j grad W_ij, v_b a body's velocity at the particle):
+ *     rho_i    = sum_j W_ij + rho_b,i
  *     v_adv,i  = v_i + dt (g + frame terms) + dt mu sum_j q (v_j - v_i) / rho0
- *     rho_adv  = rho_i + dt [ sum_j (v_adv,i - v_adv,j) . grad W_ij + (v_adv,i - v_b) . G_b ]
- *     a_p,i    = -1/rho0^2 [ p_i (G_f + 2 G_b) + sum_j p_j grad W_ij ]
+ *     div_i    = sum_j (v_adv,i - v_adv,j) . grad W_ij + (v_adv,i - v_b) . G_b
+ *     s_i      = 0.1 (rho0 - rho_i) - dt div_i                              (II_DRIFT)
+ *     a_p,i    = -1/rho0^2 [ p_i (G_f + G_b) + sum_j p_j grad W_ij ]
  *     (A p)_i  = dt^2 [ a_p,i . (G_f + G_b) - sum_j a_p,j . grad W_ij ]   (= rho_pred - rho_adv)
- *     a_ii     = -dt^2 / rho0^2 [ (G_f + 2 G_b) . (G_f + G_b) + sum_j |grad W_ij|^2 ]
- *     p_i     <- max(0, p_i + omega (rho0 - rho_adv,i - (A p)_i) / a_ii)   (omega = 0.3)
- * until the mean residual |rho_adv + A p - rho0| / rho0 (only compression where p = 0) is
- * under the tolerance (at least II_MIN_ITERS sweeps), then v = v_adv + dt a_p, x += dt v, and the hard containment of the relaxed
- * model (obstacles and tank). p >= 0: the water never pulls (no tension at its surface).
- * The solve starts from the last substep's pressure.
+ *     a_ii     = -dt^2 / rho0^2 [ |G_f + G_b|^2 + sum_j |grad W_ij|^2 ]
+ *     p_i     <- max(0, p_i + omega (s_i - (A p)_i) / a_ii)                (omega = 0.3)
+ * until the mean residual |(A p)_i - s_i| / rho0 (only compression where p = 0) is under
+ * the tolerance (at least II_MIN_ITERS sweeps), then v = v_adv + dt a_p, x += dt v, and the
+ * hard containment of the relaxed model (obstacles and tank). p >= 0: the water never
+ * pulls (no tension at its surface). The solve starts from the last substep's pressure.
  *
  * Every neighbour pass gathers (particle i writes only its own outputs) over sph_sort's
  * clusters, lane by lane, so the bits do not depend on the thread count; the sums over
@@ -42,11 +43,9 @@
 
 /* Pairs closer than this (px^2) have no direction. */
 #define II_EPS2 1e-12f
-/* Jacobi relaxation (Ihmsen et al.'s omega). */
 /* Jacobi relaxation: Ihmsen et al.'s 0.5 diverged beside the walls (the diagonal leaves out
  * a particle's own mirror image); 0.3 converges. */
 #define II_OMEGA 0.3f
-/* Fewest sweeps a substep. */
 /* Fewest sweeps a substep: two left a resting column boiling (the residual is small long
  * before the pressure deep in the water has settled); five keep it still. */
 #define II_MIN_ITERS 5
@@ -67,7 +66,7 @@ typedef float lanes6[6][SPH_LANES];
 /* The terms of one neighbour (or image) at (xj, yj) carrying (fxj, fyj), lane by lane. */
 #define LANE_TERMS(XJ, YJ, FXJ, FYJ)                                                               \
 	do {                                                                                       \
-		const float xj_ = (XJ), yj_ = (YJ), fxm_ = (FXJ), fym_ = (FYJ);                      \
+		const float xj_ = (XJ), yj_ = (YJ), fxm_ = (FXJ), fym_ = (FYJ);                    \
 		_Pragma("omp simd") for (int l = 0; l < SPH_LANES; l++)                            \
 		{                                                                                  \
 			const float dx = xj_ - xi[l], dy = yj_ - yi[l], r2 = dx * dx + dy * dy;    \
@@ -80,13 +79,13 @@ typedef float lanes6[6][SPH_LANES];
 				a1[l] += gw * dx;                                                  \
 				a2[l] += gw * dy;                                                  \
 				a3[l] += gw * gw * r2;                                             \
-				a4[l] += q * (fxm_ - fxi[l]);                                       \
-				a5[l] += q * (fym_ - fyi[l]);                                       \
+				a4[l] += q * (fxm_ - fxi[l]);                                      \
+				a5[l] += q * (fym_ - fyi[l]);                                      \
 			} else if (mode == P_GRAD_P) {                                             \
-				a1[l] += fxm_ * gw * dx;                                            \
-				a2[l] += fxm_ * gw * dy;                                            \
+				a1[l] += fxm_ * gw * dx;                                           \
+				a2[l] += fxm_ * gw * dy;                                           \
 			} else {                                                                   \
-				a0[l] += gw * (fxm_ * dx + fym_ * dy);                               \
+				a0[l] += gw * (fxm_ * dx + fym_ * dy);                             \
 			}                                                                          \
 		}                                                                                  \
 	} while (0)
@@ -113,8 +112,8 @@ static void cluster_sums(const sph *s, const sph_cluster *c, int mode, lanes6 o)
 		fx = s->p, fy = s->p;
 	const float flip = mode == P_GRAD_P ? 1.0f : -1.0f; /* a vector's normal part flips */
 	float xi[SPH_LANES], yi[SPH_LANES], fxi[SPH_LANES], fyi[SPH_LANES];
-	float a0[SPH_LANES] = { 0 }, a1[SPH_LANES] = { 0 }, a2[SPH_LANES] = { 0 };
-	float a3[SPH_LANES] = { 0 }, a4[SPH_LANES] = { 0 }, a5[SPH_LANES] = { 0 };
+	float a0[SPH_LANES] = {0}, a1[SPH_LANES] = {0}, a2[SPH_LANES] = {0};
+	float a3[SPH_LANES] = {0}, a4[SPH_LANES] = {0}, a5[SPH_LANES] = {0};
 	float x0 = W, x1 = 0, y0 = H, y1 = 0;
 	for (int l = 0; l < SPH_LANES; l++) {
 		xi[l] = x[c->i0 + l];
@@ -129,7 +128,7 @@ static void cluster_sums(const sph *s, const sph_cluster *c, int mode, lanes6 o)
 		}
 	}
 	/* the walls this cluster sees: 0 none, else the mirror's offset (x' = m - x) */
-	const int wl = x0 < R, wr = x1 > W - R, wt = y0 < R, wb = y1 > H - R;
+	const int wl = x0<R, wr = x1> W - R, wt = y0<R, wb = y1> H - R;
 	for (int g = 0; g < c->n; g++)
 		for (int j = c->a[g]; j < c->b[g]; j++) {
 			const float xj = x[j], yj = y[j], fxj = fx[j], fyj = fy[j];
@@ -206,7 +205,8 @@ static void finish(sph *s, const pass_ctx *pc, int i0, int i1)
 		/* rho_adv, the source and the diagonal */
 		for (int i = i0; i < i1; i++) {
 			const float fx = s->gfx[i], fy = s->gfy[i], bx = s->gbx[i], by = s->gby[i];
-			const float div = s->vax[i] * (fx + bx) + s->vay[i] * (fy + by) - s->perr[i] - s->vbg[i];
+			const float div = s->vax[i] * (fx + bx) + s->vay[i] * (fy + by) -
+					  s->perr[i] - s->vbg[i];
 			s->src[i] = II_DRIFT * (r0 - s->rho[i]) - dt * div;
 			const float d = (fx + bx) * (fx + bx) + (fy + by) * (fy + by) + s->gg[i];
 			s->aii[i] = -dt * dt * ir02 * d;
@@ -222,12 +222,14 @@ static void finish(sph *s, const pass_ctx *pc, int i0, int i1)
 	case P_DOT_AP:
 		/* the Jacobi update, and the predicted compression of the pressure used */
 		for (int i = i0; i < i1; i++) {
-			const float Ap = dt * dt * (s->apx[i] * (s->gfx[i] + s->gbx[i]) +
-						    s->apy[i] * (s->gfy[i] + s->gby[i]) - s->perr[i]);
+			const float Ap = dt * dt *
+					 (s->apx[i] * (s->gfx[i] + s->gbx[i]) +
+					  s->apy[i] * (s->gfy[i] + s->gby[i]) - s->perr[i]);
 			const float e = Ap - s->src[i];
 			const float a = s->aii[i];
 			float p = s->p[i];
-			/* the residual: where the water pushes (p > 0) either way, else compression */
+			/* the residual: where the water pushes (p > 0) either way, else compression
+			 */
 			s->perr[i] = (p > 0 ? fabsf(e) : e > 0 ? e : 0.0f) / r0;
 			if (a < 0)
 				p += II_OMEGA * (s->src[i] - Ap) / a;
@@ -243,7 +245,7 @@ static void finish(sph *s, const pass_ctx *pc, int i0, int i1)
  * where its finishing step reads them, then the finishing step. */
 static void pass(sph *s, const sph_sub *c, int mode, float dt)
 {
-	const pass_ctx pc = { c, mode, dt };
+	const pass_ctx pc = {c, mode, dt};
 #pragma omp parallel if (s->n >= SPH_PAR_MIN)
 	{
 		int k0, k1;
@@ -322,7 +324,8 @@ static float advance(sph *s, const sph_sub *c, int i0, int i1)
 			/* the velocity the containment gave, as a displacement dv dt^2 / dt */
 			s->cdx[i] = (ux - bx) * dt;
 			s->cdy[i] = (uy - by) * dt;
-			__atomic_store_n(&s->cflag[i / SPH_CONTACT_BLOCK], (uint8_t)1, __ATOMIC_RELAXED);
+			__atomic_store_n(&s->cflag[i / SPH_CONTACT_BLOCK], (uint8_t)1,
+					 __ATOMIC_RELAXED);
 		}
 		s->x2[i] = nx;
 		s->y2[i] = ny;
@@ -353,6 +356,8 @@ double sph_iisph_substep(sph *s, const sph_sub *c)
 		pass(s, c, P_GRAD_P, dt);
 		if ((it >= II_MIN_ITERS && err <= s->tolerance) || it >= s->max_iterations)
 			break;
+		if (s->cancel && *s->cancel)
+			return 0; /* the step is abandoned (sph_step checks the flag) */
 		/* perr holds the dot sums here; finish turns them into errors */
 		pass(s, c, P_DOT_AP, dt);
 		t = s->p;

@@ -26,6 +26,7 @@
 #define TP_SOLVERS_SPH_IMPL_H
 
 #include <math.h>
+#include <signal.h>
 #include <stdint.h>
 
 #include "solvers/solver.h"
@@ -230,6 +231,7 @@ typedef struct sph {
 	float *perr;        /* each particle's predicted compression */
 	float *ptmp;        /* p reordered with the particles */
 	float gk;           /* the gradient's constant: grad W_ij = gk q / r r_ij */
+	const volatile sig_atomic_t *cancel; /* the step's cancel flag (NULL: none) */
 	int iters_last;     /* sweeps of the last substep's solve */
 	double iters_sum;   /* ... summed over the last step, for the stats */
 } sph;
