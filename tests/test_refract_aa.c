@@ -321,14 +321,20 @@ Test(refract_aa, skipping_flat_background_changes_no_byte, .timeout = 180)
 /* The background's nearest-pixel reconstruction integrated over [x0, x1) x [y0, y1) (in
  * pixels, inside the table's extent), channel k, divided by the area: what footprint.c's
  * box reads, in double precision. */
-static double box_mean(const uint8_t *bgx, int w, int h, int wrap, double x0, double x1,
-		       double y0, double y1, int k)
+static double box_mean(const uint8_t *bgx, int w, int h, int wrap, double x0, double x1, double y0,
+		       double y1, int k)
 {
 	double s = 0;
 	for (int j = (int)floor(y0); j < y1; j++)
 		for (int i = (int)floor(x0); i < x1; i++) {
-			const double cx = fmin(x1, i + 1) - fmax(x0, i), cy = fmin(y1, j + 1) - fmax(y0, j);
-			const int ii = wrap ? i % w : i < w ? i : w - 1, jj = wrap ? j % h : j < h ? j : h - 1;
+			const double cx = fmin(x1, i + 1) - fmax(x0, i),
+				     cy = fmin(y1, j + 1) - fmax(y0, j);
+			const int ii = wrap    ? i % w
+				       : i < w ? i
+					       : w - 1,
+				  jj = wrap    ? j % h
+				       : j < h ? j
+					       : h - 1;
 			s += cx * cy * bgx[(size_t)jj * 4 * (w + 1) + 4 * ii + k];
 		}
 	return s / ((x1 - x0) * (y1 - y0));
@@ -350,8 +356,12 @@ Test(refract_aa, footprint_boxes_are_their_equations)
 		for (int y = 0; y <= H; y++) /* the extra column and row, as render.c pads */
 			for (int x = 0; x <= W; x++)
 				if (x == W || y == H) {
-					const int sx = x < W ? x : wrap ? 0 : W - 1,
-						  sy = y < H ? y : wrap ? 0 : H - 1;
+					const int sx = x < W  ? x
+						       : wrap ? 0
+							      : W - 1,
+						  sy = y < H  ? y
+						       : wrap ? 0
+							      : H - 1;
 					memcpy(bgx + 4 * ((size_t)y * (W + 1) + x),
 					       bgx + 4 * ((size_t)sy * (W + 1) + sx), 4);
 				}
@@ -369,7 +379,8 @@ Test(refract_aa, footprint_boxes_are_their_equations)
 				static float r[3][2][W + 2]; /* entry c: column c - 1 */
 				for (int rr = 0; rr < 3; rr++)
 					for (int c = 0; c < W + 2; c++)
-						r[rr][0][c] = ox + g * (float)(c - (x + 1)), r[rr][1][c] = oy;
+						r[rr][0][c] = ox + g * (float)(c - (x + 1)),
+						r[rr][1][c] = oy;
 				render_aa_offsets o;
 				for (int rr = 0; rr < 3; rr++)
 					for (int k = 0; k < 2; k++)
@@ -380,39 +391,55 @@ Test(refract_aa, footprint_boxes_are_their_equations)
 				render_aa_footprint(&a, y, 0, W, &o, nsub, lift, row);
 				for (int k = 0; k < 3; k++) {
 					/* the quarters' boxes in pixels of the table: left ones
-					 * [x + ox - g/2, x + ox + 1), right ones [x + ox, x + ox + g/2 + 1),
-					 * rows [y + oy, y + oy + 1) (refract.c's positions) */
-					double px = wrap ? x + ox + W : fmin(fmax(x + ox, 0), W - 1);
-					double pl = wrap ? px - g / 2.0 : fmin(fmax(x + ox - g / 2.0, 0), W - 1);
-					double pr = wrap ? px + g / 2.0 : fmin(fmax(x + ox + g / 2.0, 0), W - 1);
-					double py = wrap ? y + oy + H : fmin(fmax(y + oy, 0), H - 1);
+					 * [x + ox - g/2, x + ox + 1), right ones [x + ox, x + ox +
+					 * g/2 + 1), rows [y + oy, y + oy + 1) (refract.c's
+					 * positions) */
+					double px =
+						wrap ? x + ox + W : fmin(fmax(x + ox, 0), W - 1);
+					double pl = wrap ? px - g / 2.0
+							 : fmin(fmax(x + ox - g / 2.0, 0), W - 1);
+					double pr = wrap ? px + g / 2.0
+							 : fmin(fmax(x + ox + g / 2.0, 0), W - 1);
+					double py =
+						wrap ? y + oy + H : fmin(fmax(y + oy, 0), H - 1);
 					/* positions in 1/8 pixel, as footprint.c rounds them */
-					const double ql = floor(pl * 8 + 0.5) / 8, qc = floor(px * 8 + 0.5) / 8,
-						     qr = floor(pr * 8 + 0.5) / 8, qy = floor(py * 8 + 0.5) / 8;
+					const double ql = floor(pl * 8 + 0.5) / 8,
+						     qc = floor(px * 8 + 0.5) / 8,
+						     qr = floor(pr * 8 + 0.5) / 8,
+						     qy = floor(py * 8 + 0.5) / 8;
 					const double fold = wrap ? W * floor(ql / W) : 0,
 						     foldc = wrap ? W * floor(qc / W) : 0,
 						     foldy = wrap ? H * floor(qy / H) : 0;
-					const double ml = box_mean(bgx, W, H, wrap, ql - fold, qc - fold + 1,
-								   qy - foldy, qy - foldy + 1, k);
-					const double mr = box_mean(bgx, W, H, wrap, qc - foldc, qr - foldc + 1,
-								   qy - foldy, qy - foldy + 1, k);
+					const double ml =
+						box_mean(bgx, W, H, wrap, ql - fold, qc - fold + 1,
+							 qy - foldy, qy - foldy + 1, k);
+					const double mr = box_mean(bgx, W, H, wrap, qc - foldc,
+								   qr - foldc + 1, qy - foldy,
+								   qy - foldy + 1, k);
 					const double want = 0.5 * (ml + mr);
 					if (g == 0) { /* bilinear, refract.c's integers */
-						const int qx8 = (int)(px * 8 + 0.5), qy8 = (int)(py * 8 + 0.5);
+						const int qx8 = (int)(px * 8 + 0.5),
+							  qy8 = (int)(py * 8 + 0.5);
 						const int ax = qx8 & 7, ay = qy8 & 7;
 						const int x0 = wrap ? (qx8 >> 3) % W : qx8 >> 3,
 							  y0 = wrap ? (qy8 >> 3) % H : qy8 >> 3;
-						const uint8_t *p = bgx + (size_t)y0 * (W + 1) * 4 + 4 * x0;
+						const uint8_t *p =
+							bgx + (size_t)y0 * (W + 1) * 4 + 4 * x0;
 						const int bs = (W + 1) * 4;
-						const int c = (p[k] * (8 - ax) * (8 - ay) + p[4 + k] * ax * (8 - ay) +
-							       p[bs + k] * (8 - ax) * ay + p[bs + 4 + k] * ax * ay +
-							       32) >> 6;
-						cr_assert_eq(row[3 * x + k], c, "wrap %d (%d, %d) k %d: %d, bilinear %d",
-							     wrap, x, y, k, row[3 * x + k], c);
+						const int c = (p[k] * (8 - ax) * (8 - ay) +
+							       p[4 + k] * ax * (8 - ay) +
+							       p[bs + k] * (8 - ax) * ay +
+							       p[bs + 4 + k] * ax * ay + 32) >>
+							      6;
+						cr_assert_eq(
+							row[3 * x + k], c,
+							"wrap %d (%d, %d) k %d: %d, bilinear %d",
+							wrap, x, y, k, row[3 * x + k], c);
 					}
 					cr_assert(fabs(row[3 * x + k] - want) <= 1.0,
-						  "wrap %d (%d, %d) g %.1f k %d: %d, boxes' mean %.2f", wrap, x, y,
-						  (double)g, k, row[3 * x + k], want);
+						  "wrap %d (%d, %d) g %.1f k %d: %d, boxes' mean "
+						  "%.2f",
+						  wrap, x, y, (double)g, k, row[3 * x + k], want);
 					checked++;
 				}
 			}

@@ -353,23 +353,26 @@ static void drops_are_round(const char *name, const double bound[3], int *gone)
 			for (int ri = 0; ri < 3; ri++)
 				for (int k = 0; k < 2; k++) {
 					round_steps = m * NSTEPS;
-					const double sh = drop_share_still(name, NULL, 0, scales[si],
-									   radii[ri], k ? 256.3 : 256,
-									   k ? 255.6 : 256, NULL);
+					const double sh = drop_share_still(
+						name, NULL, 0, scales[si], radii[ri],
+						k ? 256.3 : 256, k ? 255.6 : 256, NULL);
 					const int still = drop_top < STILL_SLOPE / scales[si];
-					cr_log_info("%s x%g, radius %g%s, after %d steps: %.4f%s", name,
-						    scales[si], radii[ri], k ? " off a cell centre" : "",
-						    m * NSTEPS, sh, still ? " (still water)" : "");
+					cr_log_info("%s x%g, radius %g%s, after %d steps: %.4f%s",
+						    name, scales[si], radii[ri],
+						    k ? " off a cell centre" : "", m * NSTEPS, sh,
+						    still ? " (still water)" : "");
 					if (still) {
-						cr_assert_gt(m, 1, "%s x%g, radius %g: still at 2 s", name,
-							     scales[si], radii[ri]);
+						cr_assert_gt(m, 1,
+							     "%s x%g, radius %g: still at 2 s",
+							     name, scales[si], radii[ri]);
 						++*gone;
 						continue;
 					}
 					cr_assert_leq(sh, bound[m - 1],
-						      "%s x%g, radius %g%s, after %d steps: %.4f", name,
-						      scales[si], radii[ri], k ? " off a cell centre" : "",
-						      m * NSTEPS, sh);
+						      "%s x%g, radius %g%s, after %d steps: %.4f",
+						      name, scales[si], radii[ri],
+						      k ? " off a cell centre" : "", m * NSTEPS,
+						      sh);
 				}
 	round_steps = NSTEPS;
 }
@@ -414,9 +417,9 @@ Test(round, the_seed_schemes_are_not_round, .timeout = 120)
 		double worst[2] = {0, 0};
 		for (int sd = 0; sd < 2; sd++)
 			for (int ri = 0; ri < 3; ri++)
-				worst[sd] = fmax(worst[sd], drop_share_still(names[i], sd ? seed : NULL,
-									     sd, 1, radii[ri], 256,
-									     256, NULL));
+				worst[sd] = fmax(worst[sd],
+						 drop_share_still(names[i], sd ? seed : NULL, sd, 1,
+								  radii[ri], 256, 256, NULL));
 		cr_assert_gt(worst[1], SEED_APART * worst[0],
 			     "%s's seed scheme: at most %.4f, the default %.4f", names[i], worst[1],
 			     worst[0]);
@@ -483,9 +486,10 @@ Test(round, pond_drops_are_round_at_the_issues_frames, .timeout = 300)
 			if (v == 0)
 				iso_worst = worst;
 			if (v == 1)
-				cr_assert_gt(worst, SEED_APART * iso_worst,
-					     "pond %dx%d, ripple's seed: at most %.4f, the default %.4f",
-					     sizes[si][0], sizes[si][1], worst, iso_worst);
+				cr_assert_gt(
+					worst, SEED_APART * iso_worst,
+					"pond %dx%d, ripple's seed: at most %.4f, the default %.4f",
+					sizes[si][0], sizes[si][1], worst, iso_worst);
 		}
 }
 
@@ -584,7 +588,9 @@ Test(round, table_over_sizes_radii_and_times, .timeout = 600)
 					cr_assert_eq(stepper_next(st, &err), 0, "%s", err.msg);
 				tp_surface surf;
 				stepper_surface(st, &surf);
-				double R, kept, sh = nonaxi_share_still(&surf, 320 * k, 180 * k, 0, &R, NULL);
+				double R, kept,
+					sh = nonaxi_share_still(&surf, 320 * k, 180 * k, 0, &R,
+								NULL);
 				double st_sh = nonaxi_share_still(&surf, 320 * k, 180 * k,
 								  STILL_SLOPE / k, &R, &kept);
 				printf(" %.4f (%.4f %.2f)", sh, st_sh, kept);

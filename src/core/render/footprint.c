@@ -76,15 +76,18 @@ uint32_t *render_aa_sat(const uint8_t *bgx, int w, int h, int wrap, int *stride)
 	memset(s, 0, sw * 4 * sizeof *s); /* row 0: nothing above */
 	for (size_t j = 1; j < sh; j++) {
 		/* background row j - 1: clamped (only rows up to h are read) or periodic */
-		const size_t y = j - 1, yy = wrap ? y % (size_t)h : y < (size_t)h ? y : (size_t)h - 1;
+		const size_t y = j - 1, yy = wrap            ? y % (size_t)h
+					     : y < (size_t)h ? y
+							     : (size_t)h - 1;
 		const uint8_t *src = bgx + yy * bs;
 		const uint32_t *up = s + (j - 1) * sw * 4;
 		uint32_t *d = s + j * sw * 4;
 		uint32_t run[4] = {0, 0, 0, 0};
 		d[0] = d[1] = d[2] = d[3] = 0;
 		for (size_t i = 1; i < sw; i++) {
-			const size_t x = i - 1,
-				     xx = wrap ? x % (size_t)w : x < (size_t)w ? x : (size_t)w - 1;
+			const size_t x = i - 1, xx = wrap            ? x % (size_t)w
+						     : x < (size_t)w ? x
+								     : (size_t)w - 1;
 			for (int k = 0; k < 4; k++) {
 				run[k] += src[4 * xx + k];
 				d[4 * i + k] = up[4 * i + k] + run[k];
@@ -130,9 +133,9 @@ static inline void fp_box(const render_aa *a, int32_t qx0, int32_t qx1, int32_t 
 	/* the four table columns and rows around the box's edges and their weights */
 	const int32_t cx[4] = {qx0 >> 3, (qx0 >> 3) + 1, qx1 >> 3, (qx1 >> 3) + 1};
 	const int32_t cy[4] = {qy0 >> 3, (qy0 >> 3) + 1, qy1 >> 3, (qy1 >> 3) + 1};
-	const uint32_t wx[4] = {(uint32_t)-(8 - (qx0 & 7)), (uint32_t)-(qx0 & 7),
+	const uint32_t wx[4] = {(uint32_t) - (8 - (qx0 & 7)), (uint32_t) - (qx0 & 7),
 				(uint32_t)(8 - (qx1 & 7)), (uint32_t)(qx1 & 7)};
-	const uint32_t wy[4] = {(uint32_t)-(8 - (qy0 & 7)), (uint32_t)-(qy0 & 7),
+	const uint32_t wy[4] = {(uint32_t) - (8 - (qy0 & 7)), (uint32_t) - (qy0 & 7),
 				(uint32_t)(8 - (qy1 & 7)), (uint32_t)(qy1 & 7)};
 	uint32_t v[3] = {0, 0, 0};
 	for (int j = 0; j < 4; j++) {
@@ -179,8 +182,8 @@ static void fp_pixel(const render_aa *a, int x, int y, int c, const render_aa_of
 				lo = minf(lo, p[k][quad[q][e]]);
 				hi = maxf(hi, p[k][quad[q][e]]);
 			}
-			fp_axis(k ? (float)y : (float)x, lo, hi, k ? a->hgt : a->w, a->wrap, &qb[k][0],
-				&qb[k][1]);
+			fp_axis(k ? (float)y : (float)x, lo, hi, k ? a->hgt : a->w, a->wrap,
+				&qb[k][0], &qb[k][1]);
 		}
 		fp_box(a, qb[0][0], qb[0][1], qb[1][0], qb[1][1], acc);
 	}

@@ -63,18 +63,22 @@ static inline __attribute__((always_inline)) float maxf(float a, float b)
 	return a > b ? a : b;
 }
 
-static inline __attribute__((always_inline)) float near_peak(const float *const r[3], int c, float pk, float ir)
+static inline __attribute__((always_inline)) float near_peak(const float *const r[3], int c,
+							     float pk, float ir)
 {
 	const float *t = r[0] + c, *m = r[1] + c, *b = r[2] + c;
 	const float lo = minf(minf(minf(minf(m[0], m[-1]), minf(m[1], t[0])),
-				   minf(minf(b[0], t[-1]), minf(t[1], b[-1]))), b[1]);
+				   minf(minf(b[0], t[-1]), minf(t[1], b[-1]))),
+			      b[1]);
 	const float hi = maxf(maxf(maxf(maxf(m[0], m[-1]), maxf(m[1], t[0])),
-				   maxf(maxf(b[0], t[-1]), maxf(t[1], b[-1]))), b[1]);
+				   maxf(maxf(b[0], t[-1]), maxf(t[1], b[-1]))),
+			      b[1]);
 	return minf(maxf(pk, lo), hi) * ir;
 }
 
 /* render_aa_offset_at for u = du / 4, v = dv / 4 (du, dv = -1 or 1): the same operations */
-static inline __attribute__((always_inline)) float off_q(const float *const r[3], int c, int du, int dv)
+static inline __attribute__((always_inline)) float off_q(const float *const r[3], int c, int du,
+							 int dv)
 {
 	const float *m = r[1], *e = dv < 0 ? r[0] : r[2];
 	const float top = 0.75f * m[c] + 0.25f * m[c + du];
@@ -94,8 +98,8 @@ hl_deltas(const render_hl *p, int n, const render_aa_offsets *o, float *restrict
 	const float *const ry[3] = {o->row[0][1], o->row[1][1], o->row[2][1]};
 	for (int i = 0; i < n; i++) {
 		const int c = i + 1;
-		const float sn = p->spec * highlight(p, near_peak(rx, c, pk0, ir),
-						     near_peak(ry, c, pk1, ir));
+		const float sn = p->spec *
+				 highlight(p, near_peak(rx, c, pk0, ir), near_peak(ry, c, pk1, ir));
 		const float s0 = highlight(p, rx[1][c] * ir, ry[1][c] * ir);
 		float sum = 0.0f; /* v outer, u inner, as the N x N loop below */
 		sum += highlight(p, off_q(rx, c, -1, -1) * ir, off_q(ry, c, -1, -1) * ir);
@@ -107,8 +111,8 @@ hl_deltas(const render_hl *p, int n, const render_aa_offsets *o, float *restrict
 	}
 }
 
-int render_aa_highlight(const render_hl *p, int n, const render_aa_offsets *o,
-			const uint8_t *steep, uint8_t *nsub, int32_t *lift)
+int render_aa_highlight(const render_hl *p, int n, const render_aa_offsets *o, const uint8_t *steep,
+			uint8_t *nsub, int32_t *lift)
 {
 	int added = 0;
 	if (!hl_on || p->spec == 0.0f || p->R == 0.0f)
@@ -138,7 +142,7 @@ int render_aa_highlight(const render_hl *p, int n, const render_aa_offsets *o,
 		if (!steep[i])
 			continue;
 		const float dl = (delta[i] + 0x1.8p23f) - 0x1.8p23f; /* to nearest, |d| < 2^22 */
-		if (!(dl >= 1.0f || dl <= -1.0f)) /* (0, or a NaN: no change) */
+		if (!(dl >= 1.0f || dl <= -1.0f))                    /* (0, or a NaN: no change) */
 			continue;
 		int l = (int16_t)(lift[i] & 0xffff) + (int)dl;
 		l = l < -1024 ? -1024 : l > 1024 ? 1024 : l;

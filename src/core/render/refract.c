@@ -705,10 +705,17 @@ static void color_setup(const render_in *in, color_frame *cf)
 	cf->fused = NULL;
 	/* with anti-aliasing a pixel also reads its neighbours' offsets, one sample further */
 	cf->aa = rs->antialias || render_aa_forced();
-	cf->aap = (render_aa){in->w, in->h, wrap, cf->par.bs, in->bgx, aa_vec(cf->level),
-			      wrap ? NULL : in->bgflat, in->bgsat, in->bgsat_stride};
-	cf->hl = (render_hl){cf->par.R, cf->par.spec, cf->par.g[0], cf->par.g[1], cf->par.g[2],
-			     cf->par.ng2};
+	cf->aap = (render_aa){in->w,
+			      in->h,
+			      wrap,
+			      cf->par.bs,
+			      in->bgx,
+			      aa_vec(cf->level),
+			      wrap ? NULL : in->bgflat,
+			      in->bgsat,
+			      in->bgsat_stride};
+	cf->hl = (render_hl){cf->par.R,    cf->par.spec, cf->par.g[0],
+			     cf->par.g[1], cf->par.g[2], cf->par.ng2};
 	cf->reach = cf->aa ? 3 : 2;
 #ifdef __x86_64__
 	if (cf->level == 3)

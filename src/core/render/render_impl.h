@@ -96,10 +96,11 @@ typedef struct render_hl {
 	float R, spec, g0, g1, h2, ng2;
 } render_hl;
 /* The lifts of the steep pixels (steep[i], their N before render_aa_flat) with the
- * highlight averaged over their N x N subsamples; a pixel whose lift changes and whose
+ * highlight averaged over 2 x 2 subsamples (N x N with a forced count, render_aa_forced);
+ * a pixel whose lift changes and whose
  * nsub is 0 gets nsub 1 (drawn again). Returns how many got it. */
-int render_aa_highlight(const render_hl *p, int n, const render_aa_offsets *o,
-			const uint8_t *steep, uint8_t *nsub, int32_t *lift);
+int render_aa_highlight(const render_hl *p, int n, const render_aa_offsets *o, const uint8_t *steep,
+			uint8_t *nsub, int32_t *lift);
 /* The subsamples per axis of columns xs .. xs+n-1 (n <= 256) into nsub (0: refract.c's
  * one lookup stands); returns how many are not 0. */
 int render_aa_plan(int n, const render_aa_offsets *o, uint8_t *nsub);
