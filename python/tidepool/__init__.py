@@ -45,7 +45,8 @@ __all__ = ["load", "loads", "Scene", "SceneError", "FrameIndexError", "version",
            "program_path", "library_path", "MODES", "MAX_THREADS", "MAX_FRAMES",
            "CHECKPOINTS_NONE", "__version__"]
 
-MODES = ("color", "height", "normal", "caustics", "particles", "displacement", "foam")
+MODES = ("color", "height", "normal", "caustics", "particles", "displacement", "foam",
+         "velocity")
 MAX_THREADS = _lib.MAX_THREADS
 MAX_FRAMES = _lib.MAX_FRAMES
 CHECKPOINTS_NONE = _lib.CHECKPOINTS_NONE

@@ -419,7 +419,7 @@ static unsigned scene_modes(const scene *sc)
 	if (sc->ambient.on && sc->ambient.choppiness > 0 && (sc->solver->caps & TP_SOLVER_AMBIENT))
 		m |= 1u << TP_MODE_FOAM;
 	if (sc->ambient.on && (sc->solver->caps & TP_SOLVER_AMBIENT))
-		m |= 1u << API_MODE_VELOCITY;
+		m |= 1u << TP_MODE_VELOCITY;
 	return m;
 }
 
