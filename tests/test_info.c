@@ -80,7 +80,7 @@ Test(info, mp4_segment_manifest_and_checkpoint)
 	const char *t = slurp(outpath);
 	/* the whole MP4: the record in the container's metadata */
 	has(t, "\"kind\":\"MP4\",\"tidepool\":true,\"record\":{\"format\":\"tidepool-record/1\","
-	       "\"software\":\"tidepool 0.1.0\",\"version\":\"0.1.0\",\"fingerprint\":\"");
+	       "\"software\":\"tidepool 0.2.0\",\"version\":\"0.2.0\",\"fingerprint\":\"");
 	has(t, "\"mode\":\"color\",\"first\":0,\"last\":3,\"frames\":4,\"fps\":30,"
 	       "\"loopFrames\":null");
 	has(t, "\"colorSpace\":\"sRGB\"");
@@ -153,8 +153,8 @@ Test(info, difference_images_and_contact_sheets)
 	cr_assert_eq(run_tp(outpath, errpath, "info --json %s/d/diff-000003.png", dir), 0, "%s",
 		     slurp(errpath));
 	has(slurp(outpath), "\"kind\":\"PNG\",\"tidepool\":true,\"record\":{\"format\":"
-			    "\"tidepool-record/1\",\"software\":\"tidepool 0.1.0\",\"version\":"
-			    "\"0.1.0\",\"image\":\"difference image\",\"colorSpace\":\"sRGB\"");
+			    "\"tidepool-record/1\",\"software\":\"tidepool 0.2.0\",\"version\":"
+			    "\"0.2.0\",\"image\":\"difference image\",\"colorSpace\":\"sRGB\"");
 	has(slurp(outpath), "\"srgbChunk\":true");
 	cr_assert_eq(
 		run_tp(NULL, errpath,

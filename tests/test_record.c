@@ -41,7 +41,7 @@ static int check(const char *fmt, ...)
 /* What every map of the ocean example at 64x64 records: a 64 m tile of 512 scene units
  * (1 m texels at this size), 64 frames at 16 fps that loop and tile. */
 #define OCEAN_COMMON                                                                               \
-	"\"format\":\"tidepool-record/1\",\"version\":\"0.1.0\",\"frame\":2,\"frames\":64,"        \
+	"\"format\":\"tidepool-record/1\",\"version\":\"0.2.0\",\"frame\":2,\"frames\":64,"        \
 	"\"fps\":16,\"loopFrames\":64,\"width\":64,\"height\":64,\"colorSpace\":\"data\","         \
 	"\"axes\":\"X right, Y up the image, Z up\",\"tiles\":true,\"texelSize\":[8,8],"           \
 	"\"tileSize\":[512,512],\"metresPerUnit\":0.125,\"texelMetres\":[1,1],"                    \

@@ -65,7 +65,10 @@ Test(sph_limits, signals_stop_a_long_frame_within_a_second, .timeout = 120)
 			(void)e;
 			execl(tp_bin(), "tidepool", "render", "scenes/sph_box.json", "-q", "--frames",
 			      "200", "--threads", "1", "-o", "null", "--set", "params.cfl=0.02", "--set",
-			      "params.max_substeps=100000", "--set", "params.spacing=1.5", "--set",
+			      "params.max_substeps=100000", "--set",
+			      /* the implicit model blows up at spacing 1.5 on this scene (issue 44
+			       * is open): its long frames at spacing 2 */
+			      i == 2 ? "params.spacing=2" : "params.spacing=1.5", "--set",
 			      i == 2 ? "params.model=implicit" : "params.model=relaxed", (char *)NULL);
 			_exit(127);
 		}

@@ -93,10 +93,10 @@ Test(where, sph_seed_model_floating_box_points_at_the_box)
 			    "  \"boxes\": [ { \"size\": [40, 20], \"float\": true, \"at\": [320, 100] } ] }\n");
 	validate_fails(p, "", 3,
 		       "4:43: boxes[0].float: the sph solver's \"seed\" model has no floating boxes "
-		       "(use params.model \"relaxed\", the default)");
+		       "(use params.model \"relaxed\", the default, or \"implicit\")");
 	validate_fails(p, "--set params.model=relaxed --set params.model=seed", 3,
 		       "4:43: boxes[0].float: the sph solver's \"seed\" model has no floating boxes "
-		       "(use params.model \"relaxed\", the default)");
+		       "(use params.model \"relaxed\", the default, or \"implicit\")");
 }
 
 Test(where, size_from_the_command_line_is_named)

@@ -55,7 +55,7 @@ int sph_bodies_init(sph *s, tp_err *err)
 			return scene_errf(
 				sc, err, TP_EINPUT, at,
 				"the sph solver's \"seed\" model has no floating boxes (use "
-				"params.model \"implicit\", the default, or \"relaxed\")");
+				"params.model \"relaxed\", the default, or \"implicit\")");
 		}
 	s->bodies = calloc((size_t)s->nfloat, sizeof *s->bodies);
 	if (!s->bodies)
