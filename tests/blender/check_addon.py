@@ -48,9 +48,14 @@ def check(ok, what):
 
 
 def exr(path):
-    buf = oiio.ImageBuf(path)
-    px = buf.get_pixels(oiio.FLOAT)
-    return px.reshape(buf.spec().height, buf.spec().width, -1)
+    # ImageInput, not ImageBuf: ImageBuf reads through OpenImageIO's shared cache, which
+    # keeps a file's first contents by name, so a re-bake's maps read as the old ones
+    inp = oiio.ImageInput.open(path)
+    assert inp, oiio.geterror()
+    spec = inp.spec()
+    px = inp.read_image(oiio.FLOAT)
+    inp.close()
+    return px.reshape(spec.height, spec.width, -1)
 
 
 def vertex_check(ob, folder, frames, what):

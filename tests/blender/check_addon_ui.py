@@ -54,8 +54,10 @@ def steps(a):
     bpy.ops.wm.save_as_mainfile(filepath=os.path.join(work, "ui.blend"))
     where = os.path.dirname(sys.modules["tidepool_ocean"].__file__)
     sc = json.load(open(os.path.join(where, "example_ocean.json")))
-    sc["size"] = [256, 256]
-    sc["params"]["metres"] = 0.25
+    # 512 texels (the example's own 64 m tile): a bake long enough, even on a quiet
+    # machine, for the event loop to see it at several stages (256 took about 1.5 s)
+    sc["size"] = [512, 512]
+    sc["params"]["metres"] = 0.125
     sc.pop("$schema", None)
     path = os.path.join(work, "sea256.json")
     json.dump(sc, open(path, "w"))
