@@ -449,7 +449,7 @@ test-long: deps
 
 # The edit-build-test loop: the build, then the Criterion suite without its long suites
 # (QUICK_SKIP; `make check` runs them all). A minute or two.
-QUICK_SKIP = docs round reuse airy sph ocean refract_aa farm scale golden
+QUICK_SKIP = docs round reuse airy sph sph_implicit sph_limits ocean waves refract_aa farm scale golden
 quick: $(BIN) $(MAN) $(TEST_BIN) $(SHLIB)
 	$(MAKE) check TESTFLAGS='--filter "!($(call alts,$(QUICK_SKIP)))/*" $(TESTFLAGS)'
 
