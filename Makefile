@@ -201,6 +201,7 @@ TEST_SRCS = \
 	tests/test_scene.c \
 	tests/test_solvers_int.c \
 	tests/test_round.c \
+	tests/test_wake.c \
 	tests/test_sph_limits.c \
 	tests/test_compare.c \
 	tests/test_compare_cli.c \

@@ -113,7 +113,38 @@ void ref_sponge(const ref_pool *p, int32_t *buf, const int32_t *base)
 		}
 }
 
-/* pass 0: push the 8-pixel band around each footprint; pass 1: zero the footprints. */
+/* Pass 1 for one cell at (u, v) in the box's frame: the share of it the box holds is 1
+ * deeper than e = min(IG_BOX_EDGE, min(a, b)) / 2 inside the footprint, 0 farther than e
+ * outside, and the smoothstep of the signed distance sd to the edge between; each buffer
+ * keeps x - round(x share). */
+static void hold_cell(const ref_pool *p, int32_t **bufs, int n, int at, double u, double v,
+		      double a, double b)
+{
+	(void)p;
+	const double e = fmin(0.5 * IG_BOX_EDGE, 0.5 * fmin(a, b));
+	double du = fabs(u) - a, dv = fabs(v) - b, sd;
+	if (du > 0 && dv > 0)
+		sd = sqrt(du * du + dv * dv);
+	else if (du > 0)
+		sd = du;
+	else if (dv > 0)
+		sd = dv;
+	else
+		sd = du > dv ? du : dv;
+	double share;
+	if (sd <= -e)
+		share = 1;
+	else if (sd >= e)
+		share = 0;
+	else {
+		double t = (e - sd) / (2 * e);
+		share = t * t * (3 - 2 * t);
+	}
+	for (int q = 0; q < n; q++)
+		bufs[q][at] = share == 1 ? 0 : bufs[q][at] - rounded(bufs[q][at] * share);
+}
+
+/* pass 0: push the 8-pixel band around each footprint; pass 1: hold the footprints. */
 static void box_pass(const ref_pool *p, const scene_box *bx, const tp_box_pose *ps, int pass,
 		     double dt, int32_t **bufs, int n)
 {
@@ -141,9 +172,7 @@ static void box_pass(const ref_pool *p, const scene_box *bx, const tp_box_pose *
 					double u = c * dx - s * dy, v = s * dx + c * dy;
 					int inside = fabs(u) < a && fabs(v) < b;
 					if (pass == 1) {
-						if (inside)
-							for (int q = 0; q < n; q++)
-								bufs[q][cy * p->w + cx] = 0;
+						hold_cell(p, bufs, n, cy * p->w + cx, u, v, a, b);
 						continue;
 					}
 					if (inside || !(fabs(u) < a + m && fabs(v) < b + m))

@@ -324,7 +324,25 @@ void ig_drop(const ig_grid *g, int32_t *const *org, int n, double x, double y, d
 	}
 }
 
-/* One box's cells. pass 0 pushes the band around the footprint, pass 1 zeroes it. */
+/* The share of a cell at (u, v) in a box's frame that the box a x b (half extents) holds:
+ * 1 deeper than e inside, 0 farther than e outside, and between them the smoothstep
+ * t^2 (3 - 2 t), t = (e - sd) / (2 e), of the signed distance sd to the footprint's edge
+ * (negative inside). A hard footprint switches whole cells in and out as the box moves,
+ * which these integer schemes carry away as grid-scale waves. */
+static double box_cover(double u, double v, double a, double b, double e)
+{
+	double du = fabs(u) - a, dv = fabs(v) - b;
+	double sd = du > 0 || dv > 0 ? sqrt((du > 0 ? du * du : 0) + (dv > 0 ? dv * dv : 0))
+				     : du > dv ? du : dv;
+	if (sd <= -e)
+		return 1;
+	if (sd >= e)
+		return 0;
+	double t = (e - sd) / (2 * e);
+	return t * t * (3 - 2 * t);
+}
+
+/* One box's cells. pass 0 pushes the band around the footprint, pass 1 holds it. */
 static void box_cells(const ig_grid *g, const scene_box *bx, const tp_box_pose *p, int pass,
 		      double dt, double wake, int32_t *const *buf, int n)
 {
@@ -340,7 +358,9 @@ static void box_cells(const ig_grid *g, const scene_box *bx, const tp_box_pose *
 	double s, c;
 	ig_sincos_deg(p->angle, &s, &c);
 	const double a = 0.5 * bx->size[0], b = 0.5 * bx->size[1];
-	const double m = pass == 0 ? g->wake_band : 0;
+	/* pass 1's soft edge: IG_BOX_EDGE wide, narrower on a box under twice that wide */
+	const double e = fmin(0.5 * IG_BOX_EDGE, 0.5 * fmin(a, b));
+	const double m = pass == 0 ? g->wake_band : e;
 	const double ea = a + m, eb = b + m;
 	/* Half extents of the bounding box of the (band-grown) rotated rectangle. */
 	const double ex = fabs(c) * ea + fabs(s) * eb, ey = fabs(s) * ea + fabs(c) * eb;
@@ -358,9 +378,15 @@ static void box_cells(const ig_grid *g, const scene_box *bx, const tp_box_pose *
 			double u = c * dx - s * dy, v = s * dx + c * dy;
 			int inside = fabs(u) < a && fabs(v) < b;
 			if (pass == 1) {
-				if (inside)
+				double cov = box_cover(u, v, a, b, m);
+				if (cov >= 1)
 					for (int k = 0; k < n; k++)
 						buf[k][row + wrapi(i, w)] = 0;
+				else if (cov > 0)
+					for (int k = 0; k < n; k++) {
+						int32_t *cell = &buf[k][row + wrapi(i, w)];
+						*cell -= round_sat(*cell * cov);
+					}
 				continue;
 			}
 			if (inside || !(fabs(u) < ea && fabs(v) < eb))

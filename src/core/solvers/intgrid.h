@@ -37,6 +37,7 @@
 #define IG_Q16         65536 /* fixed-point one of the sponge factors */
 #define IG_SPONGE_EDGE 9830  /* sponge damping per step at the outermost cell, Q16 (0.15) */
 #define IG_WAKE_BAND   8.0   /* scene units around a box footprint that its motion pushes */
+#define IG_BOX_EDGE    4.0   /* width in cells of a box footprint's soft edge (ig_boxes) */
 #define IG_PAR_CELLS   32768 /* smaller pools step on one thread: forking costs more */
 
 typedef struct ig_rowstat {
@@ -126,8 +127,13 @@ void ig_drop(const ig_grid *g, int32_t *const *org, int n, double x, double y, d
  * at distance d with outward normal n, by
  *     wake * (box velocity . n) * dt * 16 q^2 (1 - q)^2  height units,  q = d / m
  * (added like a drop to the `npush` buffers): a bow wave ahead, a trough behind, about
- * 4.3 * wake height units in all as the box sweeps past a cell. Then every cell whose
- * centre lies under a footprint is set to 0 in the `nhold` buffers. Footprints are
+ * 4.3 * wake height units in all as the box sweeps past a cell. Then each box holds the
+ * water under it: in the `nhold` buffers a cell x becomes x - round(x c), c the share the
+ * box holds, a smoothstep of the signed distance sd of the cell's centre to the
+ * footprint's edge (negative inside): c = 1 (x = 0) for sd <= -e, c = 0 for sd >= e, and
+ * t^2 (3 - 2 t), t = (e - sd) / (2 e), between, e = min(IG_BOX_EDGE, a, b) / 2 with a, b
+ * the footprint's half extents. (A hard footprint switched whole cells in and out as the
+ * box moved: grid-scale waves, tests/test_wake.c.) Footprints are
  * rectangles size[0] x size[1] centred on the pose, turned `angle` degrees
  * counter-clockwise as seen on screen; for wrap they repeat like drops. Remembers the poses
  * for ig_surface(). */
