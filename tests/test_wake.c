@@ -15,7 +15,7 @@
  * Today's values (cases[], before the fix) were computed once with the old box coupling
  * (src/core/solvers/intgrid.c of commit 8a4b288, hard footprints: every cell whose centre
  * was under a box zeroed each step) by this very file:
- *     make check TESTFLAGS='--filter "wake/*" --verbose'
+ *     make check TESTFLAGS='--filter wake/boxes_leave_no_grid_scale_waves --verbose'
  * ripple's `short` must now be at most a quarter of today's (hooke's: see cases[]) and
  * `long` within LONG_TOL of today's, for every box and both solvers. */
 #include <criterion/criterion.h>
@@ -69,12 +69,15 @@ static wake_measure measure_window(const tp_surface *s, int x0, int y0)
 	wake_measure m = {0, 0};
 	for (int j = 0; j < WIN; j++)
 		for (int i = 0; i < wc; i++) {
-			double fy = (j <= WIN / 2 ? j : j - WIN) / (double)WIN, fx = i / (double)WIN;
+			double fy = (j <= WIN / 2 ? j : j - WIN) / (double)WIN,
+			       fx = i / (double)WIN;
 			double f = sqrt(fx * fx + fy * fy);
-			/* the half spectrum: columns 1..WIN/2-1 stand for their mirror images too */
+			/* the half spectrum: columns 1..WIN/2-1 stand for their mirror images too
+			 */
 			double mult = (i == 0 || i == WIN / 2) ? 1 : 2;
-			double pw = mult * (out[j * wc + i][0] * out[j * wc + i][0] +
-					    out[j * wc + i][1] * out[j * wc + i][1]) /
+			double pw = mult *
+				    (out[j * wc + i][0] * out[j * wc + i][0] +
+				     out[j * wc + i][1] * out[j * wc + i][1]) /
 				    (WIN * WIN);
 			if (f > 0.25)
 				m.shrt += pw;
@@ -88,13 +91,13 @@ static wake_measure measure_window(const tp_surface *s, int x0, int y0)
 	return m;
 }
 
-/* Both moving boxes' windows of boxes.json at 1920x1080, frame FRAME, solver `solver`. */
-static void measure(const char *solver, wake_measure out[2])
+/* Both moving boxes' windows of boxes.json at 1920x1080, frame FRAME, solver `name`. */
+static void measure(const char *name, wake_measure out[2])
 {
 	char set[64];
-	snprintf(set, sizeof set, "solver=\"%s\"", solver);
+	snprintf(set, sizeof set, "solver=\"%s\"", name);
 	/* ripple keeps the scene's params; hooke takes its defaults */
-	const char *sets[] = {set, strcmp(solver, "hooke") ? "params={\"damping\": 6}" : "params={}"};
+	const char *sets[] = {set, strcmp(name, "hooke") ? "params={\"damping\": 6}" : "params={}"};
 	scene_overrides ov = {.width = 1920, .height = 1080, .sets = sets, .nsets = 2};
 	scene *sc;
 	stepper *st;
@@ -123,9 +126,10 @@ static void measure(const char *solver, wake_measure out[2])
 		cr_assert(x0 >= 0 && y0 >= 0 && x0 + WIN <= s.w && y0 + WIN <= s.h,
 			  "box %d's window (%d, %d) lies in the pool", b, x0, y0);
 		out[b] = measure_window(&s, x0, y0);
-		cr_log_info("wake: %s box %d at (%.1f, %.1f) %.1f deg, window (%d, %d): short %.6g, "
-			    "long %.6g",
-			    solver, b, p->x, p->y, p->angle, x0, y0, out[b].shrt, out[b].lng);
+		cr_log_info(
+			"wake: %s box %d at (%.1f, %.1f) %.1f deg, window (%d, %d): short %.6g, "
+			"long %.6g",
+			name, b, p->x, p->y, p->angle, x0, y0, out[b].shrt, out[b].lng);
 	}
 	stepper_destroy(st);
 	scene_destroy(sc);
@@ -154,9 +158,10 @@ Test(wake, boxes_leave_no_grid_scale_waves, .timeout = 300)
 		measure(cases[c].solver, now);
 		for (int b = 0; b < 2; b++) {
 			const wake_measure *t = &cases[c].today[b];
-			cr_expect_leq(now[b].shrt, cases[c].short_max * t->shrt,
-				      "%s box %d: short-wave energy %.6g, today %.6g (at most %g times)",
-				      cases[c].solver, b, now[b].shrt, t->shrt, cases[c].short_max);
+			cr_expect_leq(
+				now[b].shrt, cases[c].short_max * t->shrt,
+				"%s box %d: short-wave energy %.6g, today %.6g (at most %g times)",
+				cases[c].solver, b, now[b].shrt, t->shrt, cases[c].short_max);
 			cr_expect(fabs(now[b].lng - t->lng) <= LONG_TOL * t->lng,
 				  "%s box %d: long-wave height %.6g, today %.6g (within %.0f%%)",
 				  cases[c].solver, b, now[b].lng, t->lng, 100 * LONG_TOL);
