@@ -92,6 +92,7 @@ SRC_SIM = \
 
 SRC_RENDER = \
 	src/core/render/render.c \
+	src/core/render/modes.c \
 	src/core/render/refract.c \
 	src/core/render/refract_aa.c \
 	src/core/render/footprint.c \
@@ -233,6 +234,7 @@ TEST_SRCS = \
 	tests/test_waves.c \
 	tests/test_exr.c \
 	tests/test_jsonedit.c \
+	tests/test_modes.c \
 	tests/reference/seed_common.c \
 	tests/reference/seed_hooke.c \
 	tests/reference/seed_ripple.c \

@@ -89,9 +89,6 @@ typedef struct variant {
 	int status;                /* exit status, -1 until done */
 } variant;
 
-static const char *const mode_names[] = { "color", "height", "normal", "caustics", "particles",
-					  "displacement", "foam", "velocity" };
-
 /* ---- options ---- */
 
 enum { OPT_VARY = 1024, OPT_NAME, OPT_SHEET, OPT_NO_SHEET, OPT_THUMB, OPT_TASKS, OPT_SHEET_ONLY,
@@ -230,13 +227,13 @@ static int plan_variant(const batch_opts *o, const cli_overrides *base, variant 
 		snprintf(file, sizeof file, "%s", base_name);
 		for (int j = 0; j < i; j++) /* two outputs with one file name: keep them apart */
 			if (!strcmp(strchr(va->outs[j], '/') ? strrchr(va->outs[j], '/') + 1 : "", file))
-				snprintf(file, sizeof file, "%s-%s", mode_names[modes[i]], base_name);
+				snprintf(file, sizeof file, "%s-%s", tp_mode_name((tp_mode)modes[i]), base_name);
 		size_t len = strlen(dir) + strlen(va->name) + strlen(file) + 32;
 		if (!(va->outs[i] = malloc(len))) {
 			rc = tp_errf(err, TP_EIO, "out of memory");
 			goto done;
 		}
-		snprintf(va->outs[i], len, "%s=%s/%s/%s", mode_names[modes[i]], dir, va->name, file);
+		snprintf(va->outs[i], len, "%s=%s/%s/%s", tp_mode_name((tp_mode)modes[i]), dir, va->name, file);
 		va->nouts = i + 1;
 		/* Preview: the first PNG output, preferring anything over a (flat-looking)
 		 * height map. */

@@ -28,15 +28,15 @@
  * wall time of a 300-frame 1080p MP4 render. */
 static int queue_depth(const out_plan *plan, const tp_pixfmt *fmts, int nsinks, int w, int h)
 {
-	int mp4 = 0;
+	int lookahead = 0;
 	for (int i = 0; i < plan->n; i++)
-		mp4 |= !strcmp(plan->o[i].enc->name, "mp4");
+		lookahead |= (plan->o[i].enc->caps & ENC_CAP_LOOKAHEAD) != 0;
 	size_t bytes = 1;
 	for (int s = 0; s < nsinks; s++)
 		bytes += fmts[s] == TP_YUV420 ? (size_t)w * (size_t)h * 3 / 2
 					      : (size_t)w * (size_t)h * (size_t)tp_pixfmt_bytes(fmts[s]);
 	const size_t fit = QUEUE_BYTES / bytes;
-	return !mp4 || fit <= QUEUE_DEPTH ? QUEUE_DEPTH : fit >= QUEUE_MAX ? QUEUE_MAX : (int)fit;
+	return !lookahead || fit <= QUEUE_DEPTH ? QUEUE_DEPTH : fit >= QUEUE_MAX ? QUEUE_MAX : (int)fit;
 }
 
 static const char usage[] =
@@ -311,7 +311,7 @@ int cmd_render(int argc, char **argv)
 	enc_config hash_cfg = cfg;
 	hash_cfg.path = o.hash;
 	char hash_fp[65];
-	outputs_fingerprint(sc, (int)plan.o[0].mode, "hash", -1, NULL, 0, hash_fp);
+	outputs_fingerprint(sc, (int)plan.o[0].mode, &tp_encoder_hash, -1, NULL, 0, hash_fp);
 	hash_cfg.fingerprint = hash_fp;
 	if (o.hash) {
 		rc = hash_enc->check(&hash_cfg, &err);
@@ -322,7 +322,7 @@ int cmd_render(int argc, char **argv)
 	 * between; the same bytes as converting one), unless --hash reads its RGB pixels. */
 	for (int i = 0; i < plan.n; i++) {
 		tp_format yuv = TP_FORMAT_INIT;
-		if (!strcmp(plan.o[i].enc->name, "mp4") && plan.o[i].cfg.fmt == TP_RGB8 &&
+		if ((plan.o[i].enc->caps & ENC_CAP_YUV420) && plan.o[i].cfg.fmt == TP_RGB8 &&
 		    tp_scene_format_as(sc, plan.o[i].mode, TP_PIXELS_YUV420, &yuv, NULL) == 0 &&
 		    !(o.hash && i == 0))
 			plan.o[i].cfg.fmt = TP_YUV420;

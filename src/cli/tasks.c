@@ -30,11 +30,11 @@ typedef struct output {
 	int mode; /* -1: the scene's */
 	char *path;
 	int kind;    /* 'p' PNG pattern, 'v' video, 'n' null */
+	/* whose fingerprint its files record: the encoder that claims a video or null, and
+	 * for a pattern the PNG encoder's (tasks checks chunks of PNG frames) */
+	const tp_encoder *enc;
 	char fp[65]; /* the fingerprint its files record (outputs_fingerprint) */
 } output;
-
-static const char *const mode_names[] = {"color",     "height",       "normal", "caustics",
-					 "particles", "displacement", "foam", "velocity"};
 
 /* ---- shell words ---- */
 
@@ -192,7 +192,7 @@ static void chunk_cmd(const plan *p, int c, tp_line *l)
 		if (!spec) {
 			l->oom = 1;
 		} else {
-			snprintf(spec, n, "%s%s%s", out->mode >= 0 ? mode_names[out->mode] : "",
+			snprintf(spec, n, "%s%s%s", out->mode >= 0 ? tp_mode_name((tp_mode)out->mode) : "",
 				 out->mode >= 0 ? "=" : "", use);
 			tp_line_word(l, "-o");
 			tp_line_word(l, spec);
@@ -278,10 +278,9 @@ static int fingerprints(plan *p, tp_err *err)
 		int mode = out->mode >= 0 ? out->mode
 			   : so.n ? (int)so.o[0].mode
 				  : (int)so.mode;
-		const char *enc = out->kind == 'v' ? "mp4" : out->kind == 'p' ? "png" : "null";
-		outputs_fingerprint(sc, mode, enc, crf, preset, bitrate, out->fp);
+		outputs_fingerprint(sc, mode, out->enc, crf, preset, bitrate, out->fp);
 		if (i == 0)
-			outputs_fingerprint(sc, mode, "hash", -1, NULL, 0, p->hash_fp);
+			outputs_fingerprint(sc, mode, &tp_encoder_hash, -1, NULL, 0, p->hash_fp);
 	}
 	return 0;
 }
@@ -326,6 +325,7 @@ static int plan_outputs(plan *p, tp_err *err)
 				       "out/%%04d.png, "
 				       "an .mp4, or null)",
 				       paths[i]);
+		out->enc = out->kind == 'p' ? &tp_encoder_pngseq : enc_find_for_path(paths[i]);
 	}
 	return fingerprints(p, err);
 }

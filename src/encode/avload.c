@@ -219,4 +219,5 @@ const tp_encoder tp_encoder_mp4 = {
 	.write_frame = proxy_write,
 	.close = proxy_close,
 	.note = proxy_note,
+	.caps = ENC_CAP_YUV420 | ENC_CAP_LOOKAHEAD | ENC_CAP_RATE,
 };

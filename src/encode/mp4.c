@@ -626,4 +626,5 @@ const tp_encoder tp_encoder_mp4 = {
 	.write_frame = mp4_write,
 	.close = mp4_close,
 	.note = mp4_note,
+	.caps = ENC_CAP_YUV420 | ENC_CAP_LOOKAHEAD | ENC_CAP_RATE,
 };

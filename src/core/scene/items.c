@@ -117,8 +117,6 @@ static const char *const render_keys[] = {
 	"mode", "refraction", "reflection", "tint", "tint_strength", "specular", "shadows", "antialias", NULL,
 };
 static const char *const aa_names[] = { "supersample", "footprint", NULL };
-static const char *const mode_names[] = { "color", "height", "normal", "caustics", "particles",
-					  "displacement", "foam", "velocity", NULL };
 
 /* render.antialias: a boolean (true: the default method) or a method's name. */
 static int ld_antialias(ld *L, const cJSON *a, int *out)
@@ -156,7 +154,7 @@ int ld_render(ld *L, const cJSON *v)
 		const ld_range r100 = { 0, 100, 0 }, r1 = { 0, 1, 0 }, r10 = { 0, 10, 0 };
 		const cJSON *m = ld_get(v, "mode"), *t = ld_get(v, "tint");
 		if ((rc = ld_object(L, v, render_keys)) < 0 ||
-		    (m && (rc = ld_enum(L, m, mode_names, &mode)) < 0) ||
+		    (m && (rc = ld_mode(L, m, &mode)) < 0) ||
 		    (rc = ld_opt_num(L, v, "refraction", &r100, &r->refraction)) < 0 ||
 		    (rc = ld_opt_num(L, v, "reflection", &r100, &r->reflection)) < 0 ||
 		    (t && (rc = ld_color(L, t, tint)) < 0) ||
