@@ -149,6 +149,7 @@ SRC_API = \
 
 SRC_CLI = \
 	src/cli/common.c \
+	src/cli/optrows.c \
 	src/cli/sceneopts.c \
 	src/cli/render.c \
 	src/cli/outputs.c \
@@ -235,6 +236,7 @@ TEST_SRCS = \
 	tests/test_exr.c \
 	tests/test_jsonedit.c \
 	tests/test_modes.c \
+	tests/test_optrows.c \
 	tests/reference/seed_common.c \
 	tests/reference/seed_hooke.c \
 	tests/reference/seed_ripple.c \
