@@ -131,3 +131,65 @@ Test(optrows, the_parser_gives_each_row_its_id)
 			cr_assert_str_eq(argv[first], r->value ? "POS" : "V");
 		}
 }
+
+/* x264's presets: the MP4 encoder's list (its refusal of a bad one names them) is the one
+ * render --help, the man page and the bash completion give, in the same order. */
+Test(optrows, the_x264_presets_are_the_encoders_everywhere)
+{
+	char line[512];
+	const char *bin = getenv("TP_BIN");
+	snprintf(line, sizeof line,
+		 "%s render scenes/pond.json --frames 1 --preset bogus -o /tmp/tp-optrows.mp4 2>&1",
+		 bin ? bin : "build/tidepool");
+	FILE *p = popen(line, "r");
+	cr_assert_not_null(p);
+	char *msg = slurp_stream(p);
+	pclose(p);
+	const char *from = strstr(msg, "must be one of ");
+	cr_assert_not_null(from, "%s", msg);
+	from += strlen("must be one of ");
+	const char *to = strstr(from, " (got");
+	cr_assert_not_null(to);
+	char names[16][32];
+	int n = 0;
+	for (const char *s = from; s < to && n < 16; n++) {
+		const char *e = strstr(s, ", ");
+		if (!e || e > to)
+			e = to;
+		snprintf(names[n], sizeof names[n], "%.*s", (int)(e - s), s);
+		s = e == to ? to : e + 2;
+	}
+	cr_assert_geq(n, 5, "%s", msg);
+
+	FILE *f = fopen("completion/tidepool.bash", "r");
+	char *bash = slurp_stream(f);
+	fclose(f);
+	char words[512] = "";
+	for (int i = 0; i < n; i++)
+		snprintf(words + strlen(words), sizeof words - strlen(words), "%s%s", i ? " " : "",
+			 names[i]);
+	char want[600];
+	snprintf(want, sizeof want, "compgen -W \"%s\"", words);
+	cr_assert_not_null(strstr(bash, want), "the completion lacks %s", want);
+
+	f = fopen("docs/tidepool.1.scd", "r");
+	char *man = slurp_stream(f);
+	fclose(f);
+	char *help = help_of("render");
+	const char *m = strstr(man, "*--preset* _NAME_"), *h = strstr(help, "--preset NAME");
+	cr_assert(m && h);
+	for (int i = 0; i < n; i++) {
+		char word[48];
+		snprintf(word, sizeof word, "_%.31s_", names[i]);
+		const char *at = strstr(m, word);
+		cr_assert_not_null(at, "the man page's --preset lacks %s", word);
+		m = at + strlen(word);
+		at = strstr(h, names[i]);
+		cr_assert_not_null(at, "render --help's --preset lacks %s", names[i]);
+		h = at + strlen(names[i]);
+	}
+	free(help);
+	free(man);
+	free(bash);
+	free(msg);
+}

@@ -68,12 +68,6 @@ static char *part_name(const char *path, int a, int b, int digits)
 	return s;
 }
 
-static int is_video(const char *p)
-{
-	size_t n = strlen(p);
-	return (n > 4 && (!strcasecmp(p + n - 4, ".mp4") || !strcasecmp(p + n - 4, ".m4v") ||
-			  !strcasecmp(p + n - 4, ".mov")));
-}
 
 
 /* ---- the plan ---- */
@@ -315,7 +309,7 @@ static int plan_outputs(plan *p, tp_err *err)
 			return tp_errf(err, TP_EIO, "out of memory");
 		if (!strcmp(paths[i], "null"))
 			out->kind = 'n';
-		else if (is_video(paths[i]))
+		else if (tp_is_mp4_path(paths[i]))
 			out->kind = 'v';
 		else if (tp_pattern_kind(paths[i]) == 1)
 			out->kind = 'p';
