@@ -33,9 +33,9 @@ static void print_solver(int i)
 		tp_param o = TP_PARAM_INIT;
 		char def[64];
 		tp_solver_param(i, k, &o);
-		if (o.type == 2)
+		if (o.type == TP_PARAM_BOOLEAN)
 			snprintf(def, sizeof def, "%s", o.def != 0 ? "true" : "false");
-		else if (o.type == 3)
+		else if (o.type == TP_PARAM_CHOICE)
 			snprintf(def, sizeof def, "\"%s\"", o.choices[(int)o.def]);
 		else
 			snprintf(def, sizeof def, "%g", o.def);

@@ -422,6 +422,11 @@ static void cluster_setup(shallow *s, int ci, int settle)
 		c->pc_ready = 0;
 }
 
+/* The resting state (settle) is solved to round-off: a relative residual of SETTLE_CG_TOL,
+ * under an iteration cap meant only to stop a solve that cannot converge. */
+#define SETTLE_CG_TOL   1e-10
+#define SETTLE_CG_ITERS 100000
+
 /* Phase 2 of a cluster: CG, then the water takes rate * gamma * sum_j (vh_j - vh).
  * Returns the cluster's CG statistics in c->cg. */
 static void cluster_solve(shallow *s, int ci, int settle, int parallel)
@@ -430,10 +435,12 @@ static void cluster_solve(shallow *s, int ci, int settle, int parallel)
 	const int W = c->w, H = c->h;
 	const uint8_t *mask = s->a_mask + c->off, *deg = s->a_deg + c->off;
 	double *x = s->a_x + c->off;
-	cg_problem pb = { W, H, mask, deg, 1.0, 0.0, s->a_diag + c->off, NULL };
-	cg_work wk = { s->a_r + c->off, s->a_p + c->off, s->a_q + c->off, s->a_z + c->off,
-		       s->a_pc + c->off, s->a_part + c->part_off, &c->pc_ready,
-		       s->a_span + c->span_off, s->a_apc + c->off };
+	cg_problem pb = { .w = W, .h = H, .mask = mask, .deg = deg, .scale = 1.0, .shift = 0.0,
+			  .diag = s->a_diag + c->off };
+	cg_work wk = { .r = s->a_r + c->off, .p = s->a_p + c->off, .q = s->a_q + c->off,
+		       .z = s->a_z + c->off, .pc = s->a_pc + c->off,
+		       .part = s->a_part + c->part_off, .pc_ready = &c->pc_ready,
+		       .span = s->a_span + c->span_off, .apc = s->a_apc + c->off };
 	if (settle) {
 		/* The resting state: effective level eta + gamma vh = 0 everywhere and a step that
 		 * changes nothing. With eta = -gamma vh, L eta = gamma L vh on the mask, and the
@@ -447,10 +454,10 @@ static void cluster_solve(shallow *s, int ci, int settle, int parallel)
 	 * solved to round-off. */
 	const double abs_tol = s->cg_tol / (s->rate * s->gamma) * sqrt((double)c->masked);
 	if (c->masked)
-		c->cg = cg_solve(&pb, s->a_b + c->off, x, &wk, settle ? 1e-10 : 0, settle ? 0 : abs_tol,
-				 settle ? 100000 : s->cg_iters, parallel);
+		c->cg = cg_solve(&pb, s->a_b + c->off, x, &wk, settle ? SETTLE_CG_TOL : 0,
+				 settle ? 0 : abs_tol, settle ? SETTLE_CG_ITERS : s->cg_iters, parallel);
 	else
-		c->cg = (cg_stats){ 0, 0, 0, 1 };
+		c->cg = (cg_stats){ .ok = 1 }; /* nothing to solve */
 	const double k = s->rate * s->gamma;
 	/* Rows whose cells are one run in the pool (no edge, no seam) skip pool_index() and
 	 * the region's edge tests between their first and last cell. */
