@@ -363,200 +363,194 @@ static void print_tasks(const batch_opts *o, const variant *vars, int nvariants,
 	print_line(&l);
 }
 
-int cmd_batch(int argc, char **argv)
-{
-	batch_opts o = { .thumb = 192 };
-	int prc = parse_args(argc, argv, &o);
-	if (prc)
-		return prc == 1 ? TP_EXIT_OK : prc;
-
-	tp_err err = { "" };
-	tp_scene *sc = NULL;
+/* One batch's state, from the scene to the contact sheet. */
+typedef struct batch_run {
+	const batch_opts *o;
+	tp_scene *sc;
+	cli_overrides base; /* --frames, --size, --scale, --seed; each variant's sets on top */
+	const char *scene_pattern; /* the scene's "variants" name pattern, or NULL */
 	vary vs[MAX_VARY];
-	int nv = 0, nvariants = 0, rc = 0;
-	variant *vars = NULL;
-	char why[256], sheet_path[4352];
-	memset(vs, 0, sizeof vs);
+	int nv;
+	variant *vars;
+	int nvariants;
+	char sheet_path[4352];
+	int done, failed, first_fail; /* renders finished, failed, and the first's status */
+	double start;
+	tp_err err;
+} batch_run;
 
-	tp_cli_catch_signals();
-	cli_overrides base = o.c.ov; /* --frames, --size, --scale, --seed; the sets below */
-	base.sets = NULL;
-	base.nsets = 0;
-	base.output = NULL;
-	cli_overrides first = o.c.ov;
-	first.output = NULL;
-	if ((rc = cli_load(o.scene, &first, tp_cli_threads(o.c.threads), &sc, &err)) < 0)
-		goto fail;
-	const char *scene_pattern = NULL;
-	const int nscene_vary = tp_scene_variants(sc, &scene_pattern);
-
-	/* What varies: the command line, else the scene's "variants". */
-	if (o.nvary_spec) {
-		for (int i = 0; i < o.nvary_spec; i++) {
-			const char *eq = strchr(o.vary_spec[i], '=');
-			char *key = strndup(o.vary_spec[i], (size_t)(eq - o.vary_spec[i]));
-			vs[nv].key = key;
+/* What varies: the command line's --vary, else the scene's "variants"; and how many
+ * variants that makes. */
+static int read_varies(batch_run *r)
+{
+	const batch_opts *o = r->o;
+	char why[256];
+	const int nscene_vary = tp_scene_variants(r->sc, &r->scene_pattern);
+	if (o->nvary_spec) {
+		for (int i = 0; i < o->nvary_spec; i++) {
+			vary *va = &r->vs[r->nv++];
+			const char *eq = strchr(o->vary_spec[i], '=');
+			char *key = strndup(o->vary_spec[i], (size_t)(eq - o->vary_spec[i]));
+			va->key = key;
 			char **vals = NULL;
-			vs[nv].n = key ? vary_parse_values(eq + 1, &vals, why, sizeof why) : -1;
-			vs[nv].values = (const char *const *)vals;
-			if (vs[nv].n < 0) {
+			va->n = key ? vary_parse_values(eq + 1, &vals, why, sizeof why) : -1;
+			va->values = (const char *const *)vals;
+			if (va->n < 0) {
 				if (key)
-					rc = tp_errf(&err, TP_EUSAGE, "batch: --vary %s: %s", o.vary_spec[i], why);
-				else
-					rc = tp_errf(&err, TP_EIO, "out of memory");
-				nv++;
-				goto fail;
+					return tp_errf(&r->err, TP_EUSAGE, "batch: --vary %s: %s",
+						       o->vary_spec[i], why);
+				return tp_errf(&r->err, TP_EIO, "out of memory");
 			}
-			nv++;
 		}
 	} else {
-		for (int i = 0; i < nscene_vary && i < MAX_VARY; i++, nv++) {
+		for (int i = 0; i < nscene_vary && i < MAX_VARY; i++, r->nv++) {
 			tp_vary v = TP_VARY_INIT;
-			tp_scene_vary(sc, i, &v);
-			vs[nv].key = v.key;
-			vs[nv].n = v.n;
-			vs[nv].values = v.values;
+			tp_scene_vary(r->sc, i, &v);
+			r->vs[r->nv].key = v.key;
+			r->vs[r->nv].n = v.n;
+			r->vs[r->nv].values = v.values;
 		}
 	}
-	if (!nv) {
-		rc = tp_errf(&err, TP_EUSAGE, "batch: nothing varies: give --vary KEY=VALUES or \"variants\" in %s",
-			     o.scene);
-		goto fail;
-	}
+	if (!r->nv)
+		return tp_errf(&r->err, TP_EUSAGE,
+			       "batch: nothing varies: give --vary KEY=VALUES or \"variants\" in %s",
+			       o->scene);
 	/* --seed overrides the scene's seed after every --set: a varied seed would be lost. */
-	for (int i = 0; i < nv && o.c.ov.has_seed; i++)
-		if (!strcmp(vs[i].key, "seed")) {
-			rc = tp_errf(&err, TP_EUSAGE,
-				     "batch: --seed would replace every variant's varied seed: give one "
-				     "of them");
-			goto fail;
-		}
+	for (int i = 0; i < r->nv && o->c.ov.has_seed; i++)
+		if (!strcmp(r->vs[i].key, "seed"))
+			return tp_errf(&r->err, TP_EUSAGE,
+				       "batch: --seed would replace every variant's varied seed: give "
+				       "one of them");
 	double count = 1;
-	for (int i = 0; i < nv; i++)
-		count *= vs[i].n;
-	if (count > MAX_VARIANTS) {
-		rc = tp_errf(&err, TP_EUSAGE, "batch: %.0f variants, more than %d", count, MAX_VARIANTS);
-		goto fail;
-	}
-	nvariants = (int)count;
+	for (int i = 0; i < r->nv; i++)
+		count *= r->vs[i].n;
+	if (count > MAX_VARIANTS)
+		return tp_errf(&r->err, TP_EUSAGE, "batch: %.0f variants, more than %d", count,
+			       MAX_VARIANTS);
+	r->nvariants = (int)count;
+	return 0;
+}
 
+/* Every variant's name, --set words and outputs; two variants of one name are refused. */
+static int name_variants(batch_run *r)
+{
+	const batch_opts *o = r->o;
+	const vary *vs = r->vs;
+	const int nv = r->nv, nvariants = r->nvariants;
+	char why[256];
 	/* Names: the pattern, or {scene}_KEY{KEY}... */
 	char pattern[1024];
 	/* The scene's name pattern belongs to the scene's own "variants": keys varied on
 	 * the command line may not be the ones it names. */
-	const char *pat = o.name ? o.name : o.nvary_spec ? NULL : scene_pattern;
+	const char *pat = o->name ? o->name : o->nvary_spec ? NULL : r->scene_pattern;
 	if (!pat) {
 		vary_default_pattern(vs, nv, pattern, sizeof pattern);
 		pat = pattern;
 	}
 	char scene_base[256];
-	const char *b = strrchr(o.scene, '/');
-	snprintf(scene_base, sizeof scene_base, "%s", b ? b + 1 : o.scene);
+	const char *b = strrchr(o->scene, '/');
+	snprintf(scene_base, sizeof scene_base, "%s", b ? b + 1 : o->scene);
 	if (ends_with(scene_base, ".json"))
 		scene_base[strlen(scene_base) - 5] = 0;
 
-	vars = calloc((size_t)nvariants, sizeof *vars);
-	if (!vars) {
-		rc = tp_errf(&err, TP_EIO, "out of memory");
-		goto fail;
-	}
+	variant *vars = r->vars = calloc((size_t)nvariants, sizeof *vars);
+	if (!vars)
+		return tp_errf(&r->err, TP_EIO, "out of memory");
 	int pick[MAX_VARY] = { 0 };
 	for (int v = 0; v < nvariants; v++) {
 		/* Odometer: the last key varies fastest. */
-		int r = v;
+		int left = v;
 		for (int i = nv - 1; i >= 0; i--) {
-			pick[i] = r % vs[i].n;
-			r /= vs[i].n;
+			pick[i] = left % vs[i].n;
+			left /= vs[i].n;
 		}
 		variant *va = &vars[v];
 		va->status = -1;
-		if (vary_name(pat, scene_base, v, nvariants, vs, nv, pick, va->name, why, sizeof why) < 0) {
-			rc = tp_errf(&err, TP_EUSAGE, "batch: %s", why);
-			goto fail;
-		}
+		if (vary_name(pat, scene_base, v, nvariants, vs, nv, pick, va->name, why, sizeof why) < 0)
+			return tp_errf(&r->err, TP_EUSAGE, "batch: %s", why);
 		for (int i = 0; i < nv; i++) {
 			size_t len = strlen(vs[i].key) + strlen(vs[i].values[pick[i]]) + 2;
-			if (!(va->sets[i] = malloc(len))) {
-				rc = tp_errf(&err, TP_EIO, "out of memory");
-				goto fail;
-			}
+			if (!(va->sets[i] = malloc(len)))
+				return tp_errf(&r->err, TP_EIO, "out of memory");
 			snprintf(va->sets[i], len, "%s=%s", vs[i].key, vs[i].values[pick[i]]);
 		}
 		for (int u = 0; u < v; u++)
-			if (!strcmp(vars[u].name, va->name)) {
-				rc = tp_errf(&err, TP_EUSAGE,
-					     "batch: variants %d and %d are both named '%s' (put every varied key in --name)",
-					     u + 1, v + 1, va->name);
-				goto fail;
-			}
-		if ((rc = plan_variant(&o, &base, va, nv, o.dir, &err)) < 0)
-			goto fail;
+			if (!strcmp(vars[u].name, va->name))
+				return tp_errf(&r->err, TP_EUSAGE,
+					       "batch: variants %d and %d are both named '%s' (put every varied key in --name)",
+					       u + 1, v + 1, va->name);
+		int rc = plan_variant(o, &r->base, va, nv, o->dir, &r->err);
+		if (rc < 0)
+			return rc;
 	}
+	return 0;
+}
 
-	int done = 0, failed = 0, first_fail = 0;
-	double start = tp_now();
-	snprintf(sheet_path, sizeof sheet_path, "%s", o.sheet ? o.sheet : "");
-	if (!o.sheet)
-		snprintf(sheet_path, sizeof sheet_path, "%s/contact.png", o.dir);
-	if (o.tasks) {
-		print_tasks(&o, vars, nvariants, nv);
-		goto fail; /* rc == 0: only the clean-up */
+/* --sheet-only: the renders ran elsewhere (--tasks), so every variant counts as done if
+ * its picture is there. */
+static int take_rendered(batch_run *r)
+{
+	r->done = r->nvariants;
+	for (int v = 0; v < r->nvariants; v++) {
+		variant *va = &r->vars[v];
+		va->status = 0;
+		if (va->preview[0] && !tp_path_exists(va->preview))
+			return tp_errf(&r->err, TP_EINPUT, "batch: %s: not rendered yet (no %s)",
+				       va->name, va->preview);
 	}
-	if (o.sheet_only) {
-		/* The renders ran elsewhere (--tasks): every variant counts as done. */
-		done = nvariants;
-		for (int v = 0; v < nvariants; v++) {
-			vars[v].status = 0;
-			if (vars[v].preview[0] && !tp_path_exists(vars[v].preview)) {
-				rc = tp_errf(&err, TP_EINPUT, "batch: %s: not rendered yet (no %s)", vars[v].name,
-					     vars[v].preview);
-				goto fail;
-			}
-		}
-		goto sheet;
-	}
+	return 0;
+}
 
-	/* Directories, up front: an existing variant is only replaced with -y. Everything is
-	 * checked before anything is created, so a refusal leaves no empty directory. */
+/* Directories, up front: an existing variant is only replaced with -y. Everything is
+ * checked before anything is created, so a refusal leaves no empty directory. */
+static int make_dirs(batch_run *r)
+{
+	const batch_opts *o = r->o;
 	char path[4352];
-	for (int v = 0; v < nvariants; v++) {
-		snprintf(path, sizeof path, "%s/%s", o.dir, vars[v].name);
-		if (tp_path_exists(path) && !o.overwrite) {
-			rc = tp_errpath(&err, TP_EIO, path, "already exists (use -y to overwrite)");
-			goto fail;
-		}
+	int rc;
+	for (int v = 0; v < r->nvariants; v++) {
+		snprintf(path, sizeof path, "%s/%s", o->dir, r->vars[v].name);
+		if (tp_path_exists(path) && !o->overwrite)
+			return tp_errpath(&r->err, TP_EIO, path, "already exists (use -y to overwrite)");
 	}
-	if (!o.no_sheet && tp_path_exists(sheet_path) && !o.overwrite) {
-		rc = tp_errpath(&err, TP_EIO, sheet_path, "already exists (use -y to overwrite)");
-		goto fail;
-	}
-	snprintf(path, sizeof path, "%s/x", o.dir);
-	if ((rc = tp_mkdirs_for(path, &err)) < 0)
-		goto fail;
-	for (int v = 0; v < nvariants; v++) {
-		snprintf(path, sizeof path, "%s/%s", o.dir, vars[v].name);
+	if (!o->no_sheet && tp_path_exists(r->sheet_path) && !o->overwrite)
+		return tp_errpath(&r->err, TP_EIO, r->sheet_path,
+				  "already exists (use -y to overwrite)");
+	snprintf(path, sizeof path, "%s/x", o->dir);
+	if ((rc = tp_mkdirs_for(path, &r->err)) < 0)
+		return rc;
+	for (int v = 0; v < r->nvariants; v++) {
+		snprintf(path, sizeof path, "%s/%s", o->dir, r->vars[v].name);
 		if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-			rc = tp_errpath(&err, TP_EIO, path, "cannot create (%s)", strerror(errno));
+			rc = tp_errpath(&r->err, TP_EIO, path, "cannot create (%s)", strerror(errno));
 			while (--v >= 0) { /* the ones made just now, if still empty */
-				snprintf(path, sizeof path, "%s/%s", o.dir, vars[v].name);
+				snprintf(path, sizeof path, "%s/%s", o->dir, r->vars[v].name);
 				rmdir(path);
 			}
-			goto fail;
+			return rc;
 		}
 	}
+	return 0;
+}
 
-	/* Run: `jobs` renders at a time, the cores shared among them. */
+/* Runs the variants: `jobs` renders at a time, the cores shared among them. */
+static int run_variants(batch_run *r)
+{
+	const batch_opts *o = r->o;
+	variant *vars = r->vars;
+	const int nvariants = r->nvariants;
+	int rc = 0;
 	int cores = tp_cli_threads(0);
-	int jobs = o.jobs ? o.jobs : cores;
+	int jobs = o->jobs ? o->jobs : cores;
 	jobs = jobs > nvariants ? nvariants : jobs;
 	/* --threads N: each render's threads; else the cores shared among the jobs */
-	int threads = o.c.threads ? o.c.threads : cores / jobs > 0 ? cores / jobs : 1;
+	int threads = o->c.threads ? o->c.threads : cores / jobs > 0 ? cores / jobs : 1;
 	int next = 0, running = 0;
 	while ((next < nvariants && !tp_cli_interrupted) || running > 0) {
 		while (running < jobs && next < nvariants && !tp_cli_interrupted) {
-			int e = spawn(&o, &vars[next], nv, threads);
+			int e = spawn(o, &vars[next], r->nv, threads);
 			if (e) {
-				rc = tp_errf(&err, TP_EIO, "cannot start a render (%s)", strerror(e));
+				rc = tp_errf(&r->err, TP_EIO, "cannot start a render (%s)", strerror(e));
 				tp_cli_interrupted = 1; /* stop starting more; wait for the rest */
 				break;
 			}
@@ -583,69 +577,113 @@ int cmd_batch(int argc, char **argv)
 				continue;
 			vars[v].status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 			running--;
-			done++;
+			r->done++;
 			if (vars[v].status != 0 && vars[v].status != TP_EXIT_INTR) {
-				failed++;
-				if (!first_fail)
-					first_fail = vars[v].status;
+				r->failed++;
+				if (!r->first_fail)
+					r->first_fail = vars[v].status;
 				fprintf(stderr, "tidepool: batch: variant %s failed (exit status %d)\n", vars[v].name,
 					vars[v].status);
 			}
-			if (!o.quiet && vars[v].status == 0)
-				fprintf(stderr, "batch: %d/%d %s (%.1f s)\n", done, nvariants, vars[v].name,
-					tp_now() - start);
+			if (!o->quiet && vars[v].status == 0)
+				fprintf(stderr, "batch: %d/%d %s (%.1f s)\n", r->done, nvariants, vars[v].name,
+					tp_now() - r->start);
 		}
 	}
+	return rc;
+}
 
-	int interrupted;
-sheet:
-	interrupted = tp_cli_interrupted && rc == 0;
-	if (rc == 0 && !interrupted && !o.no_sheet) {
-		sheet_item *items = calloc((size_t)nvariants, sizeof *items);
-		char(*labels)[512] = calloc((size_t)nvariants, sizeof *labels);
+/* The contact sheet of the variants that rendered, the summary, and the status: a failed
+ * variant fails the batch (TP_EINPUT when the first failed on its input). */
+static int finish(batch_run *r, int rc)
+{
+	const batch_opts *o = r->o;
+	const int nvariants = r->nvariants;
+	const int interrupted = tp_cli_interrupted && rc == 0;
+	if (rc == 0 && !interrupted && !o->no_sheet) {
+		const size_t cap = nvariants > 0 ? (size_t)nvariants : 1;
+		sheet_item *items = calloc(cap, sizeof *items);
+		char(*labels)[512] = calloc(cap, sizeof *labels);
 		int n = 0;
 		for (int v = 0; items && labels && v < nvariants; v++) {
-			if (vars[v].status != 0)
+			const variant *va = &r->vars[v];
+			if (va->status != 0)
 				continue;
-			vary_label(vs, nv, vars[v].sets, labels[n], sizeof labels[n]);
-			items[n].label = labels[n][0] ? labels[n] : vars[v].name;
-			items[n].frame = vars[v].preview_frame;
-			items[n++].image = vars[v].preview[0] ? vars[v].preview : NULL;
+			vary_label(r->vs, r->nv, va->sets, labels[n], sizeof labels[n]);
+			items[n].label = labels[n][0] ? labels[n] : va->name;
+			items[n].frame = va->preview_frame;
+			items[n++].image = va->preview[0] ? va->preview : NULL;
 		}
 		if (!items || !labels)
-			rc = tp_errf(&err, TP_EIO, "out of memory");
+			rc = tp_errf(&r->err, TP_EIO, "out of memory");
 		else if (n)
-			rc = sheet_write(sheet_path, items, n, o.thumb, &err);
+			rc = sheet_write(r->sheet_path, items, n, o->thumb, &r->err);
 		free(items);
 		free(labels);
 	}
 	if (rc == 0) {
 		char summary[4608];
-		double el = tp_now() - start;
+		double el = tp_now() - r->start;
 		snprintf(summary, sizeof summary, "%s %d of %d variants to %s in %.1f s%s%s%s",
-			 interrupted ? "interrupted after" : "rendered", done - failed, nvariants, o.dir, el,
-			 o.no_sheet || interrupted ? "" : " (contact sheet ", o.no_sheet || interrupted ? "" : sheet_path,
-			 o.no_sheet || interrupted ? "" : ")");
-		if (!o.quiet)
+			 interrupted ? "interrupted after" : "rendered", r->done - r->failed, nvariants, o->dir, el,
+			 o->no_sheet || interrupted ? "" : " (contact sheet ", o->no_sheet || interrupted ? "" : r->sheet_path,
+			 o->no_sheet || interrupted ? "" : ")");
+		if (!o->quiet)
 			fprintf(stderr, "%s\n", summary);
 	}
-	if (rc == 0 && failed)
-		rc = tp_errf(&err, first_fail == TP_EXIT_INPUT ? TP_EINPUT : TP_EIO, "batch: %d of %d variants failed",
-			     failed, nvariants);
+	if (rc == 0 && r->failed)
+		rc = tp_errf(&r->err, r->first_fail == TP_EXIT_INPUT ? TP_EINPUT : TP_EIO,
+			     "batch: %d of %d variants failed", r->failed, nvariants);
 	if (rc == 0 && interrupted)
 		rc = TP_EINTR;
+	return rc;
+}
+
+int cmd_batch(int argc, char **argv)
+{
+	batch_opts o = { .thumb = 192 };
+	int prc = parse_args(argc, argv, &o);
+	if (prc)
+		return prc == 1 ? TP_EXIT_OK : prc;
+
+	batch_run run = { .o = &o, .err = { "" } }, *r = &run;
+	int rc;
+	tp_cli_catch_signals();
+	r->base = o.c.ov; /* --frames, --size, --scale, --seed; the sets below */
+	r->base.sets = NULL;
+	r->base.nsets = 0;
+	r->base.output = NULL;
+	cli_overrides first = o.c.ov;
+	first.output = NULL;
+	if ((rc = cli_load(o.scene, &first, tp_cli_threads(o.c.threads), &r->sc, &r->err)) < 0 ||
+	    (rc = read_varies(r)) < 0 || (rc = name_variants(r)) < 0)
+		goto fail;
+
+	r->start = tp_now();
+	snprintf(r->sheet_path, sizeof r->sheet_path, "%s", o.sheet ? o.sheet : "");
+	if (!o.sheet)
+		snprintf(r->sheet_path, sizeof r->sheet_path, "%s/contact.png", o.dir);
+	if (o.tasks) {
+		print_tasks(&o, r->vars, r->nvariants, r->nv);
+		goto fail; /* rc == 0: only the clean-up */
+	}
+	if (o.sheet_only)
+		rc = take_rendered(r);
+	else if ((rc = make_dirs(r)) == 0)
+		rc = run_variants(r);
+	rc = finish(r, rc);
 
 fail:
 	if (o.nvary_spec)
-		for (int i = 0; i < nv; i++) {
-			for (int k = 0; vs[i].values && k < vs[i].n; k++)
-				free((char *)vs[i].values[k]);
-			free((char **)vs[i].values);
-			free((char *)vs[i].key);
+		for (int i = 0; i < r->nv; i++) {
+			for (int k = 0; r->vs[i].values && k < r->vs[i].n; k++)
+				free((char *)r->vs[i].values[k]);
+			free((char **)r->vs[i].values);
+			free((char *)r->vs[i].key);
 		}
-	free_variants(vars, nvariants);
-	tp_scene_free(sc);
+	free_variants(r->vars, r->nvariants);
+	tp_scene_free(r->sc);
 	if (rc < 0 && rc != TP_EINTR)
-		return tp_cli_fail(rc, &err);
+		return tp_cli_fail(rc, &r->err);
 	return tp_exit_code(rc);
 }
