@@ -155,6 +155,7 @@ SRC_CLI = \
 	src/cli/outputs.c \
 	src/cli/sheet.c \
 	src/cli/batch.c \
+	src/cli/batch_run.c \
 	src/cli/variants.c \
 	src/cli/validate.c \
 	src/cli/solvers.c \

@@ -1,16 +1,11 @@
 /* tidepool batch: every combination of varied scene values, rendered several at once,
  * plus a contact sheet for choosing among them. */
-#include <errno.h>
-#include <math.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli/batch.h"
 #include "cli/cli.h"
 #include "cli/sceneopts.h"
 #include "cli/shline.h"
@@ -19,13 +14,6 @@
 #include "tidepool.h"
 #include "util/fsutil.h"
 #include "util/progress.h"
-
-#define MAX_VARY 16
-#define MAX_VARIANTS 100000
-#define MAX_SETS 64
-#define MAX_OUT 8
-
-extern char **environ;
 
 static const char usage[] =
 	"usage: tidepool batch SCENE --vary KEY=VALUES... -O DIR [options]\n"
@@ -66,29 +54,6 @@ static const char usage[] =
 	"Exit status: 0 done, 2 usage error, 3 bad scene or variant (nothing is rendered),\n"
 	"4 a variant failed to render (the others still are), 130 interrupted.\n";
 
-typedef struct batch_opts {
-	cli_opts c; /* the shared options (sceneopts.h): the scene group and -y */
-	const char *scene, *dir, *name, *sheet;
-	int no_sheet, jobs, thumb, overwrite, quiet;
-	const char *vary_spec[MAX_VARY];
-	int nvary_spec;
-	const char *const *sets; /* --set, in c */
-	int nsets;
-	int tasks, sheet_only;
-	const char *bin;
-} batch_opts;
-
-typedef struct variant {
-	char name[VARIANT_NAME_MAX + 1];
-	char *sets[MAX_VARY];      /* "key=value" */
-	char *outs[MAX_OUT];       /* "MODE=DIR/NAME/file" */
-	int nouts;
-	char preview[4608];        /* picture for the contact sheet (PNG or MP4), "" if none */
-	int preview_frame;         /* its frame, for an MP4 */
-	pid_t pid;
-	int status;                /* exit status, -1 until done */
-} variant;
-
 /* ---- options ---- */
 
 enum { OPT_VARY = 1024, OPT_NAME, OPT_SHEET, OPT_NO_SHEET, OPT_THUMB, OPT_TASKS, OPT_SHEET_ONLY,
@@ -102,8 +67,8 @@ static int own_option(void *ctx, int c, const char *name, const char *arg)
 	(void)name;
 	switch (c) {
 	case OPT_VARY:
-		if (o->nvary_spec == MAX_VARY)
-			return tp_cli_usage("batch", "at most %d --vary options", MAX_VARY);
+		if (o->nvary_spec == BATCH_MAX_VARY)
+			return tp_cli_usage("batch", "at most %d --vary options", BATCH_MAX_VARY);
 		if (!strchr(arg, '=') || arg[0] == '=')
 			return tp_cli_usage("batch",
 					    "--vary: expected KEY=VALUES such as seed=1..16 (got '%s')",
@@ -186,7 +151,7 @@ static int ends_with(const char *s, const char *suffix)
 static int plan_variant(const batch_opts *o, const cli_overrides *base, variant *va, int nv,
 			const char *dir, tp_err *err)
 {
-	const char *sets[MAX_SETS + MAX_VARY];
+	const char *sets[BATCH_MAX_SETS + BATCH_MAX_VARY];
 	int ns = 0;
 	for (int i = 0; i < o->nsets; i++)
 		sets[ns++] = o->sets[i];
@@ -203,10 +168,10 @@ static int plan_variant(const batch_opts *o, const cli_overrides *base, variant 
 	tp_scene_info in = TP_SCENE_INFO_INIT;
 	tp_scene_get_outputs(sc, &so);
 	tp_scene_get_info(sc, &in);
-	const char *paths[MAX_OUT];
-	int modes[MAX_OUT], n = 0;
+	const char *paths[BATCH_MAX_OUT];
+	int modes[BATCH_MAX_OUT], n = 0;
 	if (so.n) {
-		for (int i = 0; i < so.n && n < MAX_OUT; i++, n++) {
+		for (int i = 0; i < so.n && n < BATCH_MAX_OUT; i++, n++) {
 			paths[n] = so.o[i].path;
 			modes[n] = (int)so.o[i].mode;
 		}
@@ -257,40 +222,10 @@ done:
 
 /* ---- running ---- */
 
-static int spawn(const batch_opts *o, variant *va, int nv, int threads)
-{
-	char *args[16 + CLI_MAX_ARGS + 2 * (MAX_VARY + MAX_OUT)];
-	char th[16];
-	int n = 0;
-	snprintf(th, sizeof th, "%d", threads);
-	args[n++] = "tidepool";
-	args[n++] = "render";
-	args[n++] = (char *)o->scene;
-	args[n++] = "-q";
-	args[n++] = "--threads";
-	args[n++] = th;
-	if (o->overwrite)
-		args[n++] = "-y";
-	/* The scene options as given (--set among them, in order); --threads is batch's. */
-	char flags[CLI_MAX_ARGS / 2][24];
-	for (int i = 0; i + 1 < o->c.nscene_args; i += 2) {
-		if (!strcmp(o->c.scene_args[i], "threads"))
-			continue;
-		snprintf(flags[i / 2], sizeof flags[0], "--%s", o->c.scene_args[i]);
-		args[n++] = flags[i / 2], args[n++] = (char *)o->c.scene_args[i + 1];
-	}
-	for (int i = 0; i < nv; i++)
-		args[n++] = "--set", args[n++] = va->sets[i];
-	for (int i = 0; i < va->nouts; i++)
-		args[n++] = "-o", args[n++] = va->outs[i];
-	args[n] = NULL;
-	return posix_spawn(&va->pid, "/proc/self/exe", NULL, NULL, args, environ);
-}
-
 static void free_variants(variant *vs, int n)
 {
 	for (int i = 0; vs && i < n; i++) {
-		for (int k = 0; k < MAX_VARY; k++)
+		for (int k = 0; k < BATCH_MAX_VARY; k++)
 			free(vs[i].sets[k]);
 		for (int k = 0; k < vs[i].nouts; k++)
 			free(vs[i].outs[k]);
@@ -363,22 +298,6 @@ static void print_tasks(const batch_opts *o, const variant *vars, int nvariants,
 	print_line(&l);
 }
 
-/* One batch's state, from the scene to the contact sheet. */
-typedef struct batch_run {
-	const batch_opts *o;
-	tp_scene *sc;
-	cli_overrides base; /* --frames, --size, --scale, --seed; each variant's sets on top */
-	const char *scene_pattern; /* the scene's "variants" name pattern, or NULL */
-	vary vs[MAX_VARY];
-	int nv;
-	variant *vars;
-	int nvariants;
-	char sheet_path[4352];
-	int done, failed, first_fail; /* renders finished, failed, and the first's status */
-	double start;
-	tp_err err;
-} batch_run;
-
 /* What varies: the command line's --vary, else the scene's "variants"; and how many
  * variants that makes. */
 static int read_varies(batch_run *r)
@@ -403,7 +322,7 @@ static int read_varies(batch_run *r)
 			}
 		}
 	} else {
-		for (int i = 0; i < nscene_vary && i < MAX_VARY; i++, r->nv++) {
+		for (int i = 0; i < nscene_vary && i < BATCH_MAX_VARY; i++, r->nv++) {
 			tp_vary v = TP_VARY_INIT;
 			tp_scene_vary(r->sc, i, &v);
 			r->vs[r->nv].key = v.key;
@@ -424,9 +343,9 @@ static int read_varies(batch_run *r)
 	double count = 1;
 	for (int i = 0; i < r->nv; i++)
 		count *= r->vs[i].n;
-	if (count > MAX_VARIANTS)
+	if (count > BATCH_MAX_VARIANTS)
 		return tp_errf(&r->err, TP_EUSAGE, "batch: %.0f variants, more than %d", count,
-			       MAX_VARIANTS);
+			       BATCH_MAX_VARIANTS);
 	r->nvariants = (int)count;
 	return 0;
 }
@@ -456,7 +375,7 @@ static int name_variants(batch_run *r)
 	variant *vars = r->vars = calloc((size_t)nvariants, sizeof *vars);
 	if (!vars)
 		return tp_errf(&r->err, TP_EIO, "out of memory");
-	int pick[MAX_VARY] = { 0 };
+	int pick[BATCH_MAX_VARY] = { 0 };
 	for (int v = 0; v < nvariants; v++) {
 		/* Odometer: the last key varies fastest. */
 		int left = v;
@@ -501,144 +420,6 @@ static int take_rendered(batch_run *r)
 	return 0;
 }
 
-/* Directories, up front: an existing variant is only replaced with -y. Everything is
- * checked before anything is created, so a refusal leaves no empty directory. */
-static int make_dirs(batch_run *r)
-{
-	const batch_opts *o = r->o;
-	char path[4352];
-	int rc;
-	for (int v = 0; v < r->nvariants; v++) {
-		snprintf(path, sizeof path, "%s/%s", o->dir, r->vars[v].name);
-		if (tp_path_exists(path) && !o->overwrite)
-			return tp_errpath(&r->err, TP_EIO, path, "already exists (use -y to overwrite)");
-	}
-	if (!o->no_sheet && tp_path_exists(r->sheet_path) && !o->overwrite)
-		return tp_errpath(&r->err, TP_EIO, r->sheet_path,
-				  "already exists (use -y to overwrite)");
-	snprintf(path, sizeof path, "%s/x", o->dir);
-	if ((rc = tp_mkdirs_for(path, &r->err)) < 0)
-		return rc;
-	for (int v = 0; v < r->nvariants; v++) {
-		snprintf(path, sizeof path, "%s/%s", o->dir, r->vars[v].name);
-		if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-			rc = tp_errpath(&r->err, TP_EIO, path, "cannot create (%s)", strerror(errno));
-			while (--v >= 0) { /* the ones made just now, if still empty */
-				snprintf(path, sizeof path, "%s/%s", o->dir, r->vars[v].name);
-				rmdir(path);
-			}
-			return rc;
-		}
-	}
-	return 0;
-}
-
-/* Runs the variants: `jobs` renders at a time, the cores shared among them. */
-static int run_variants(batch_run *r)
-{
-	const batch_opts *o = r->o;
-	variant *vars = r->vars;
-	const int nvariants = r->nvariants;
-	int rc = 0;
-	int cores = tp_cli_threads(0);
-	int jobs = o->jobs ? o->jobs : cores;
-	jobs = jobs > nvariants ? nvariants : jobs;
-	/* --threads N: each render's threads; else the cores shared among the jobs */
-	int threads = o->c.threads ? o->c.threads : cores / jobs > 0 ? cores / jobs : 1;
-	int next = 0, running = 0;
-	while ((next < nvariants && !tp_cli_interrupted) || running > 0) {
-		while (running < jobs && next < nvariants && !tp_cli_interrupted) {
-			int e = spawn(o, &vars[next], r->nv, threads);
-			if (e) {
-				rc = tp_errf(&r->err, TP_EIO, "cannot start a render (%s)", strerror(e));
-				tp_cli_interrupted = 1; /* stop starting more; wait for the rest */
-				break;
-			}
-			running++;
-			next++;
-		}
-		if (!running)
-			break;
-		int st;
-		pid_t pid = waitpid(-1, &st, 0);
-		if (pid < 0) {
-			if (errno == EINTR && tp_cli_interrupted) {
-				/* Ctrl-C reaches the renders too; SIGTERM may only have reached us. */
-				for (int v = 0; v < next; v++)
-					if (vars[v].status < 0 && vars[v].pid > 0)
-						kill(vars[v].pid, SIGTERM);
-			}
-			if (errno == ECHILD)
-				break;
-			continue;
-		}
-		for (int v = 0; v < next; v++) {
-			if (vars[v].pid != pid || vars[v].status >= 0)
-				continue;
-			vars[v].status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
-			running--;
-			r->done++;
-			if (vars[v].status != 0 && vars[v].status != TP_EXIT_INTR) {
-				r->failed++;
-				if (!r->first_fail)
-					r->first_fail = vars[v].status;
-				fprintf(stderr, "tidepool: batch: variant %s failed (exit status %d)\n", vars[v].name,
-					vars[v].status);
-			}
-			if (!o->quiet && vars[v].status == 0)
-				fprintf(stderr, "batch: %d/%d %s (%.1f s)\n", r->done, nvariants, vars[v].name,
-					tp_now() - r->start);
-		}
-	}
-	return rc;
-}
-
-/* The contact sheet of the variants that rendered, the summary, and the status: a failed
- * variant fails the batch (TP_EINPUT when the first failed on its input). */
-static int finish(batch_run *r, int rc)
-{
-	const batch_opts *o = r->o;
-	const int nvariants = r->nvariants;
-	const int interrupted = tp_cli_interrupted && rc == 0;
-	if (rc == 0 && !interrupted && !o->no_sheet) {
-		const size_t cap = nvariants > 0 ? (size_t)nvariants : 1;
-		sheet_item *items = calloc(cap, sizeof *items);
-		char(*labels)[512] = calloc(cap, sizeof *labels);
-		int n = 0;
-		for (int v = 0; items && labels && v < nvariants; v++) {
-			const variant *va = &r->vars[v];
-			if (va->status != 0)
-				continue;
-			vary_label(r->vs, r->nv, va->sets, labels[n], sizeof labels[n]);
-			items[n].label = labels[n][0] ? labels[n] : va->name;
-			items[n].frame = va->preview_frame;
-			items[n++].image = va->preview[0] ? va->preview : NULL;
-		}
-		if (!items || !labels)
-			rc = tp_errf(&r->err, TP_EIO, "out of memory");
-		else if (n)
-			rc = sheet_write(r->sheet_path, items, n, o->thumb, &r->err);
-		free(items);
-		free(labels);
-	}
-	if (rc == 0) {
-		char summary[4608];
-		double el = tp_now() - r->start;
-		snprintf(summary, sizeof summary, "%s %d of %d variants to %s in %.1f s%s%s%s",
-			 interrupted ? "interrupted after" : "rendered", r->done - r->failed, nvariants, o->dir, el,
-			 o->no_sheet || interrupted ? "" : " (contact sheet ", o->no_sheet || interrupted ? "" : r->sheet_path,
-			 o->no_sheet || interrupted ? "" : ")");
-		if (!o->quiet)
-			fprintf(stderr, "%s\n", summary);
-	}
-	if (rc == 0 && r->failed)
-		rc = tp_errf(&r->err, r->first_fail == TP_EXIT_INPUT ? TP_EINPUT : TP_EIO,
-			     "batch: %d of %d variants failed", r->failed, nvariants);
-	if (rc == 0 && interrupted)
-		rc = TP_EINTR;
-	return rc;
-}
-
 int cmd_batch(int argc, char **argv)
 {
 	batch_opts o = { .thumb = 192 };
@@ -669,9 +450,9 @@ int cmd_batch(int argc, char **argv)
 	}
 	if (o.sheet_only)
 		rc = take_rendered(r);
-	else if ((rc = make_dirs(r)) == 0)
-		rc = run_variants(r);
-	rc = finish(r, rc);
+	else if ((rc = batch_make_dirs(r)) == 0)
+		rc = batch_run_variants(r);
+	rc = batch_finish(r, rc);
 
 fail:
 	if (o.nvary_spec)
