@@ -171,10 +171,11 @@ int batch_finish(batch_run *r, int rc)
 	if (rc == 0) {
 		char summary[4608];
 		double el = tp_now() - r->start;
+		const int sheet = !o->no_sheet && !interrupted;
 		snprintf(summary, sizeof summary, "%s %d of %d variants to %s in %.1f s%s%s%s",
-			 interrupted ? "interrupted after" : "rendered", r->done - r->failed, nvariants, o->dir, el,
-			 o->no_sheet || interrupted ? "" : " (contact sheet ", o->no_sheet || interrupted ? "" : r->sheet_path,
-			 o->no_sheet || interrupted ? "" : ")");
+			 interrupted ? "interrupted after" : "rendered", r->done - r->failed, nvariants,
+			 o->dir, el, sheet ? " (contact sheet " : "", sheet ? r->sheet_path : "",
+			 sheet ? ")" : "");
 		if (!o->quiet)
 			fprintf(stderr, "%s\n", summary);
 	}

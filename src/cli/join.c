@@ -11,7 +11,8 @@ typedef struct join_opts {
 } join_opts;
 
 const cli_row cli_join_rows[] = {
-	{"output", 'o', 1, 'o', "  -o, --output OUT     the joined file (.mp4, .mov, or a .manifest)\n", 0},
+	{"output", 'o', 1, 'o',
+	 "  -o, --output OUT     the joined file (.mp4, .mov, or a .manifest)\n", 0},
 	{"partial", 0, 0, 'P',
 	 "      --partial        join a contiguous part of a render (frames missing at\n"
 	 "                       its start or end are allowed)\n", 0},

@@ -24,7 +24,11 @@ struct render_in;
 /* What a height-field kernel reads: the solver's own samples (the colour pass, which then
  * also draws 4:2:0 and still water directly), the surface as float height units, or those
  * heights smoothed by the 3x3 binomial as the colour pass sees its slopes. */
-typedef enum render_reads { RENDER_READS_SAMPLES, RENDER_READS_HEIGHTS, RENDER_READS_SLOPES } render_reads;
+typedef enum render_reads {
+	RENDER_READS_SAMPLES,
+	RENDER_READS_HEIGHTS,
+	RENDER_READS_SLOPES,
+} render_reads;
 
 /* What a mode needs of the scene beyond a kernel for its solver's surface. */
 enum {
