@@ -92,6 +92,7 @@ SRC_SIM = \
 
 SRC_RENDER = \
 	src/core/render/render.c \
+	src/core/render/modes.c \
 	src/core/render/refract.c \
 	src/core/render/refract_aa.c \
 	src/core/render/footprint.c \
@@ -148,11 +149,13 @@ SRC_API = \
 
 SRC_CLI = \
 	src/cli/common.c \
+	src/cli/optrows.c \
 	src/cli/sceneopts.c \
 	src/cli/render.c \
 	src/cli/outputs.c \
 	src/cli/sheet.c \
 	src/cli/batch.c \
+	src/cli/batch_run.c \
 	src/cli/variants.c \
 	src/cli/validate.c \
 	src/cli/solvers.c \
@@ -234,6 +237,8 @@ TEST_SRCS = \
 	tests/test_waves.c \
 	tests/test_exr.c \
 	tests/test_jsonedit.c \
+	tests/test_modes.c \
+	tests/test_optrows.c \
 	tests/reference/seed_common.c \
 	tests/reference/seed_hooke.c \
 	tests/reference/seed_ripple.c \

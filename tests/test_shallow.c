@@ -245,8 +245,10 @@ Test(shallow, cg_matches_a_dense_solve_on_small_masks)
 		/* every other pair of trials works on the rows' masked spans only (the solver's
 		 * way), over the stale scratch outside them */
 		int span[2 * 16];
-		cg_problem pb = { w, h, mask, deg, scale, shift, trial % 3 == 2 ? diag : NULL, NULL };
-		cg_work wk = { r, p, q, z, pc, part, NULL, (trial / 2) % 2 ? span : NULL, apc };
+		cg_problem pb = { .w = w, .h = h, .mask = mask, .deg = deg, .scale = scale,
+				  .shift = shift, .diag = trial % 3 == 2 ? diag : NULL };
+		cg_work wk = { .r = r, .p = p, .q = q, .z = z, .pc = pc, .part = part,
+			       .span = (trial / 2) % 2 ? span : NULL, .apc = apc };
 		cg_stats st = cg_solve(&pb, b, x, &wk, 1e-13, 0, 1000, 0);
 		cr_assert(st.ok, "trial %d did not converge (resid %g)", trial, st.resid);
 
@@ -296,8 +298,9 @@ Test(shallow, cg_bits_do_not_depend_on_the_parallel_path)
 		x1[k] = x2[k] = 0;
 	}
 	static int span[2 * H];
-	cg_problem pb = { W, H, mask, deg, 1, 0, NULL, NULL };
-	cg_work wk = { r, p, q, z, pc, part, NULL, span, apc };
+	cg_problem pb = { .w = W, .h = H, .mask = mask, .deg = deg, .scale = 1, .shift = 0 };
+	cg_work wk = { .r = r, .p = p, .q = q, .z = z, .pc = pc, .part = part, .span = span,
+		       .apc = apc };
 	cg_stats a = cg_solve(&pb, b, x1, &wk, 1e-10, 0, 500, 0);
 	omp_set_num_threads(2);
 	cg_stats c = cg_solve(&pb, b, x2, &wk, 1e-10, 0, 500, 1);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/fsutil.h"
 #include "util/error.h"
 #include "util/opts.h"
 #include "util/rng.h"
@@ -130,4 +131,18 @@ Test(util, long_paths_are_shortened_in_the_middle)
 	cr_assert_str_eq(esc, "0.1\\xff\\x01\\\\ok");
 	tp_escape_bytes("abcdef", 6, 3, esc, sizeof esc);
 	cr_assert_str_eq(esc, "abc...");
+}
+
+/* The one suffix check of every path decision (encoders' probes, compare's sources,
+ * tasks, the contact sheet): any case, and never the whole name. */
+Test(util, has_suffix_ignores_case_and_needs_a_name)
+{
+	cr_assert(tp_has_suffix("out/a.png", ".png"));
+	cr_assert(tp_has_suffix("OUT/A.PNG", ".png"));
+	cr_assert_not(tp_has_suffix(".png", ".png"));
+	cr_assert_not(tp_has_suffix("a.png.txt", ".png"));
+	cr_assert_not(tp_has_suffix("", ".png"));
+	cr_assert(tp_is_mp4_path("x.MOV") && tp_is_mp4_path("x.m4v") && tp_is_mp4_path("x.mp4"));
+	cr_assert_not(tp_is_mp4_path("x.mkv"));
+	cr_assert_not(tp_is_mp4_path(".mp4"));
 }

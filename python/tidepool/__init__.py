@@ -45,8 +45,7 @@ __all__ = ["load", "loads", "Scene", "SceneError", "FrameIndexError", "version",
            "program_path", "library_path", "MODES", "MAX_THREADS", "MAX_FRAMES",
            "CHECKPOINTS_NONE", "__version__"]
 
-MODES = ("color", "height", "normal", "caustics", "particles", "displacement", "foam",
-         "velocity")
+MODES = _lib.MODES  # the library's names, by tp_mode_name
 MAX_THREADS = _lib.MAX_THREADS
 MAX_FRAMES = _lib.MAX_FRAMES
 CHECKPOINTS_NONE = _lib.CHECKPOINTS_NONE
@@ -381,20 +380,21 @@ class Scene(Sequence[Array]):
         H x W."""
         if not isinstance(mode, str):
             raise TypeError("mode must be a str, not %s" % type(mode).__name__)
-        if mode not in MODES:
+        number = _lib.mode_number(mode)
+        if number < 0:
             raise ValueError("mode must be one of %s (got %r)" % (", ".join(MODES), mode))
         k = self._index(n)
         with self._lock:
             h = self._handle()
             fmt, err = _lib.Format(), _lib.Error()
-            rc = _lib.lib.tp_scene_format(h, MODES.index(mode), ctypes.byref(fmt),
+            rc = _lib.lib.tp_scene_format(h, number, ctypes.byref(fmt),
                                           ctypes.byref(err))
             if rc < 0:
                 _raise(rc, err)
             dtype = np.uint8 if fmt.bytes_per_sample == 1 else np.uint16
             shape = (fmt.height, fmt.width) + ((fmt.channels,) if fmt.channels > 1 else ())
             out = np.empty(shape, dtype=dtype)
-            rc = _lib.lib.tp_scene_render(h, k, MODES.index(mode), out.ctypes.data,
+            rc = _lib.lib.tp_scene_render(h, k, number, out.ctypes.data,
                                           out.strides[0], ctypes.byref(err))
             if rc < 0:
                 _raise(rc, err)

@@ -170,6 +170,8 @@ def _bind(lib: ctypes.CDLL) -> ctypes.CDLL:
         "tp_version": (ctypes.c_char_p, []),
         "tp_version_number": (I, []),
         "tp_struct_size": (S, [ctypes.c_char_p]),
+        "tp_mode_name": (ctypes.c_char_p, [I]),
+        "tp_mode_from_name": (I, [ctypes.c_char_p]),
         "tp_scene_load_file": (I, [ctypes.c_char_p, ctypes.POINTER(LoadOptions),
                                    ctypes.POINTER(P), E]),
         "tp_scene_load_string": (I, [ctypes.c_char_p, ctypes.c_char_p,
@@ -213,6 +215,29 @@ def _open() -> ctypes.CDLL:
 
 
 lib = _open()
+
+
+def _mode_names() -> Tuple[str, ...]:
+    """The library's render modes in their numbers: tp_mode_name(0), (1), ... up to NULL
+    (the package keeps no list of its own)."""
+    names: List[str] = []
+    while True:
+        name = lib.tp_mode_name(len(names))
+        if name is None:
+            return tuple(names)
+        names.append(name.decode())
+
+
+MODES = _mode_names()
+
+
+def mode_number(name: str) -> int:
+    """tp_mode_from_name(name): the mode's number, or -1 (also for a name C cannot hold)."""
+    try:
+        raw = name.encode()
+    except UnicodeEncodeError:
+        return -1
+    return -1 if b"\0" in raw else int(lib.tp_mode_from_name(raw))
 
 # The names messages give the load options, as the library takes them.
 _NAMES = (ctypes.c_char_p * len(OVERRIDE_NAMES))(*(n.encode() for n in OVERRIDE_NAMES))

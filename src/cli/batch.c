@@ -1,16 +1,11 @@
 /* tidepool batch: every combination of varied scene values, rendered several at once,
  * plus a contact sheet for choosing among them. */
-#include <errno.h>
-#include <math.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli/batch.h"
 #include "cli/cli.h"
 #include "cli/sceneopts.h"
 #include "cli/shline.h"
@@ -19,13 +14,6 @@
 #include "tidepool.h"
 #include "util/fsutil.h"
 #include "util/progress.h"
-
-#define MAX_VARY 16
-#define MAX_VARIANTS 100000
-#define MAX_SETS 64
-#define MAX_OUT 8
-
-extern char **environ;
 
 static const char usage[] =
 	"usage: tidepool batch SCENE --vary KEY=VALUES... -O DIR [options]\n"
@@ -66,32 +54,6 @@ static const char usage[] =
 	"Exit status: 0 done, 2 usage error, 3 bad scene or variant (nothing is rendered),\n"
 	"4 a variant failed to render (the others still are), 130 interrupted.\n";
 
-typedef struct batch_opts {
-	cli_opts c; /* the shared options (sceneopts.h): the scene group and -y */
-	const char *scene, *dir, *name, *sheet;
-	int no_sheet, jobs, thumb, overwrite, quiet;
-	const char *vary_spec[MAX_VARY];
-	int nvary_spec;
-	const char *const *sets; /* --set, in c */
-	int nsets;
-	int tasks, sheet_only;
-	const char *bin;
-} batch_opts;
-
-typedef struct variant {
-	char name[VARIANT_NAME_MAX + 1];
-	char *sets[MAX_VARY];      /* "key=value" */
-	char *outs[MAX_OUT];       /* "MODE=DIR/NAME/file" */
-	int nouts;
-	char preview[4608];        /* picture for the contact sheet (PNG or MP4), "" if none */
-	int preview_frame;         /* its frame, for an MP4 */
-	pid_t pid;
-	int status;                /* exit status, -1 until done */
-} variant;
-
-static const char *const mode_names[] = { "color", "height", "normal", "caustics", "particles",
-					  "displacement", "foam", "velocity" };
-
 /* ---- options ---- */
 
 enum { OPT_VARY = 1024, OPT_NAME, OPT_SHEET, OPT_NO_SHEET, OPT_THUMB, OPT_TASKS, OPT_SHEET_ONLY,
@@ -105,8 +67,8 @@ static int own_option(void *ctx, int c, const char *name, const char *arg)
 	(void)name;
 	switch (c) {
 	case OPT_VARY:
-		if (o->nvary_spec == MAX_VARY)
-			return tp_cli_usage("batch", "at most %d --vary options", MAX_VARY);
+		if (o->nvary_spec == BATCH_MAX_VARY)
+			return tp_cli_usage("batch", "at most %d --vary options", BATCH_MAX_VARY);
 		if (!strchr(arg, '=') || arg[0] == '=')
 			return tp_cli_usage("batch",
 					    "--vary: expected KEY=VALUES such as seed=1..16 (got '%s')",
@@ -189,7 +151,7 @@ static int ends_with(const char *s, const char *suffix)
 static int plan_variant(const batch_opts *o, const cli_overrides *base, variant *va, int nv,
 			const char *dir, tp_err *err)
 {
-	const char *sets[MAX_SETS + MAX_VARY];
+	const char *sets[BATCH_MAX_SETS + BATCH_MAX_VARY];
 	int ns = 0;
 	for (int i = 0; i < o->nsets; i++)
 		sets[ns++] = o->sets[i];
@@ -206,10 +168,10 @@ static int plan_variant(const batch_opts *o, const cli_overrides *base, variant 
 	tp_scene_info in = TP_SCENE_INFO_INIT;
 	tp_scene_get_outputs(sc, &so);
 	tp_scene_get_info(sc, &in);
-	const char *paths[MAX_OUT];
-	int modes[MAX_OUT], n = 0;
+	const char *paths[BATCH_MAX_OUT];
+	int modes[BATCH_MAX_OUT], n = 0;
 	if (so.n) {
-		for (int i = 0; i < so.n && n < MAX_OUT; i++, n++) {
+		for (int i = 0; i < so.n && n < BATCH_MAX_OUT; i++, n++) {
 			paths[n] = so.o[i].path;
 			modes[n] = (int)so.o[i].mode;
 		}
@@ -230,13 +192,13 @@ static int plan_variant(const batch_opts *o, const cli_overrides *base, variant 
 		snprintf(file, sizeof file, "%s", base_name);
 		for (int j = 0; j < i; j++) /* two outputs with one file name: keep them apart */
 			if (!strcmp(strchr(va->outs[j], '/') ? strrchr(va->outs[j], '/') + 1 : "", file))
-				snprintf(file, sizeof file, "%s-%s", mode_names[modes[i]], base_name);
+				snprintf(file, sizeof file, "%s-%s", tp_mode_name((tp_mode)modes[i]), base_name);
 		size_t len = strlen(dir) + strlen(va->name) + strlen(file) + 32;
 		if (!(va->outs[i] = malloc(len))) {
 			rc = tp_errf(err, TP_EIO, "out of memory");
 			goto done;
 		}
-		snprintf(va->outs[i], len, "%s=%s/%s/%s", mode_names[modes[i]], dir, va->name, file);
+		snprintf(va->outs[i], len, "%s=%s/%s/%s", tp_mode_name((tp_mode)modes[i]), dir, va->name, file);
 		va->nouts = i + 1;
 		/* Preview: the first PNG output, preferring anything over a (flat-looking)
 		 * height map. */
@@ -260,40 +222,10 @@ done:
 
 /* ---- running ---- */
 
-static int spawn(const batch_opts *o, variant *va, int nv, int threads)
-{
-	char *args[16 + CLI_MAX_ARGS + 2 * (MAX_VARY + MAX_OUT)];
-	char th[16];
-	int n = 0;
-	snprintf(th, sizeof th, "%d", threads);
-	args[n++] = "tidepool";
-	args[n++] = "render";
-	args[n++] = (char *)o->scene;
-	args[n++] = "-q";
-	args[n++] = "--threads";
-	args[n++] = th;
-	if (o->overwrite)
-		args[n++] = "-y";
-	/* The scene options as given (--set among them, in order); --threads is batch's. */
-	char flags[CLI_MAX_ARGS / 2][24];
-	for (int i = 0; i + 1 < o->c.nscene_args; i += 2) {
-		if (!strcmp(o->c.scene_args[i], "threads"))
-			continue;
-		snprintf(flags[i / 2], sizeof flags[0], "--%s", o->c.scene_args[i]);
-		args[n++] = flags[i / 2], args[n++] = (char *)o->c.scene_args[i + 1];
-	}
-	for (int i = 0; i < nv; i++)
-		args[n++] = "--set", args[n++] = va->sets[i];
-	for (int i = 0; i < va->nouts; i++)
-		args[n++] = "-o", args[n++] = va->outs[i];
-	args[n] = NULL;
-	return posix_spawn(&va->pid, "/proc/self/exe", NULL, NULL, args, environ);
-}
-
 static void free_variants(variant *vs, int n)
 {
 	for (int i = 0; vs && i < n; i++) {
-		for (int k = 0; k < MAX_VARY; k++)
+		for (int k = 0; k < BATCH_MAX_VARY; k++)
 			free(vs[i].sets[k]);
 		for (int k = 0; k < vs[i].nouts; k++)
 			free(vs[i].outs[k]);
@@ -366,6 +298,128 @@ static void print_tasks(const batch_opts *o, const variant *vars, int nvariants,
 	print_line(&l);
 }
 
+/* What varies: the command line's --vary, else the scene's "variants"; and how many
+ * variants that makes. */
+static int read_varies(batch_run *r)
+{
+	const batch_opts *o = r->o;
+	char why[256];
+	const int nscene_vary = tp_scene_variants(r->sc, &r->scene_pattern);
+	if (o->nvary_spec) {
+		for (int i = 0; i < o->nvary_spec; i++) {
+			vary *va = &r->vs[r->nv++];
+			const char *eq = strchr(o->vary_spec[i], '=');
+			char *key = strndup(o->vary_spec[i], (size_t)(eq - o->vary_spec[i]));
+			va->key = key;
+			char **vals = NULL;
+			va->n = key ? vary_parse_values(eq + 1, &vals, why, sizeof why) : -1;
+			va->values = (const char *const *)vals;
+			if (va->n < 0) {
+				if (key)
+					return tp_errf(&r->err, TP_EUSAGE, "batch: --vary %s: %s",
+						       o->vary_spec[i], why);
+				return tp_errf(&r->err, TP_EIO, "out of memory");
+			}
+		}
+	} else {
+		for (int i = 0; i < nscene_vary && i < BATCH_MAX_VARY; i++, r->nv++) {
+			tp_vary v = TP_VARY_INIT;
+			tp_scene_vary(r->sc, i, &v);
+			r->vs[r->nv].key = v.key;
+			r->vs[r->nv].n = v.n;
+			r->vs[r->nv].values = v.values;
+		}
+	}
+	if (!r->nv)
+		return tp_errf(&r->err, TP_EUSAGE,
+			       "batch: nothing varies: give --vary KEY=VALUES or \"variants\" in %s",
+			       o->scene);
+	/* --seed overrides the scene's seed after every --set: a varied seed would be lost. */
+	for (int i = 0; i < r->nv && o->c.ov.has_seed; i++)
+		if (!strcmp(r->vs[i].key, "seed"))
+			return tp_errf(&r->err, TP_EUSAGE,
+				       "batch: --seed would replace every variant's varied seed: give "
+				       "one of them");
+	double count = 1;
+	for (int i = 0; i < r->nv; i++)
+		count *= r->vs[i].n;
+	if (count > BATCH_MAX_VARIANTS)
+		return tp_errf(&r->err, TP_EUSAGE, "batch: %.0f variants, more than %d", count,
+			       BATCH_MAX_VARIANTS);
+	r->nvariants = (int)count;
+	return 0;
+}
+
+/* Every variant's name, --set words and outputs; two variants of one name are refused. */
+static int name_variants(batch_run *r)
+{
+	const batch_opts *o = r->o;
+	const vary *vs = r->vs;
+	const int nv = r->nv, nvariants = r->nvariants;
+	char why[256];
+	/* Names: the pattern, or {scene}_KEY{KEY}... */
+	char pattern[1024];
+	/* The scene's name pattern belongs to the scene's own "variants": keys varied on
+	 * the command line may not be the ones it names. */
+	const char *pat = o->name ? o->name : o->nvary_spec ? NULL : r->scene_pattern;
+	if (!pat) {
+		vary_default_pattern(vs, nv, pattern, sizeof pattern);
+		pat = pattern;
+	}
+	char scene_base[256];
+	const char *b = strrchr(o->scene, '/');
+	snprintf(scene_base, sizeof scene_base, "%s", b ? b + 1 : o->scene);
+	if (ends_with(scene_base, ".json"))
+		scene_base[strlen(scene_base) - 5] = 0;
+
+	variant *vars = r->vars = calloc((size_t)nvariants, sizeof *vars);
+	if (!vars)
+		return tp_errf(&r->err, TP_EIO, "out of memory");
+	int pick[BATCH_MAX_VARY] = { 0 };
+	for (int v = 0; v < nvariants; v++) {
+		/* Odometer: the last key varies fastest. */
+		int left = v;
+		for (int i = nv - 1; i >= 0; i--) {
+			pick[i] = left % vs[i].n;
+			left /= vs[i].n;
+		}
+		variant *va = &vars[v];
+		va->status = -1;
+		if (vary_name(pat, scene_base, v, nvariants, vs, nv, pick, va->name, why, sizeof why) < 0)
+			return tp_errf(&r->err, TP_EUSAGE, "batch: %s", why);
+		for (int i = 0; i < nv; i++) {
+			size_t len = strlen(vs[i].key) + strlen(vs[i].values[pick[i]]) + 2;
+			if (!(va->sets[i] = malloc(len)))
+				return tp_errf(&r->err, TP_EIO, "out of memory");
+			snprintf(va->sets[i], len, "%s=%s", vs[i].key, vs[i].values[pick[i]]);
+		}
+		for (int u = 0; u < v; u++)
+			if (!strcmp(vars[u].name, va->name))
+				return tp_errf(&r->err, TP_EUSAGE,
+					       "batch: variants %d and %d are both named '%s' (put every varied key in --name)",
+					       u + 1, v + 1, va->name);
+		int rc = plan_variant(o, &r->base, va, nv, o->dir, &r->err);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* --sheet-only: the renders ran elsewhere (--tasks), so every variant counts as done if
+ * its picture is there. */
+static int take_rendered(batch_run *r)
+{
+	r->done = r->nvariants;
+	for (int v = 0; v < r->nvariants; v++) {
+		variant *va = &r->vars[v];
+		va->status = 0;
+		if (va->preview[0] && !tp_path_exists(va->preview))
+			return tp_errf(&r->err, TP_EINPUT, "batch: %s: not rendered yet (no %s)",
+				       va->name, va->preview);
+	}
+	return 0;
+}
+
 int cmd_batch(int argc, char **argv)
 {
 	batch_opts o = { .thumb = 192 };
@@ -373,282 +427,44 @@ int cmd_batch(int argc, char **argv)
 	if (prc)
 		return prc == 1 ? TP_EXIT_OK : prc;
 
-	tp_err err = { "" };
-	tp_scene *sc = NULL;
-	vary vs[MAX_VARY];
-	int nv = 0, nvariants = 0, rc = 0;
-	variant *vars = NULL;
-	char why[256], sheet_path[4352];
-	memset(vs, 0, sizeof vs);
-
+	batch_run run = { .o = &o, .err = { "" } }, *r = &run;
+	int rc;
 	tp_cli_catch_signals();
-	cli_overrides base = o.c.ov; /* --frames, --size, --scale, --seed; the sets below */
-	base.sets = NULL;
-	base.nsets = 0;
-	base.output = NULL;
+	r->base = o.c.ov; /* --frames, --size, --scale, --seed; the sets below */
+	r->base.sets = NULL;
+	r->base.nsets = 0;
+	r->base.output = NULL;
 	cli_overrides first = o.c.ov;
 	first.output = NULL;
-	if ((rc = cli_load(o.scene, &first, tp_cli_threads(o.c.threads), &sc, &err)) < 0)
+	if ((rc = cli_load(o.scene, &first, tp_cli_threads(o.c.threads), &r->sc, &r->err)) < 0 ||
+	    (rc = read_varies(r)) < 0 || (rc = name_variants(r)) < 0)
 		goto fail;
-	const char *scene_pattern = NULL;
-	const int nscene_vary = tp_scene_variants(sc, &scene_pattern);
 
-	/* What varies: the command line, else the scene's "variants". */
-	if (o.nvary_spec) {
-		for (int i = 0; i < o.nvary_spec; i++) {
-			const char *eq = strchr(o.vary_spec[i], '=');
-			char *key = strndup(o.vary_spec[i], (size_t)(eq - o.vary_spec[i]));
-			vs[nv].key = key;
-			char **vals = NULL;
-			vs[nv].n = key ? vary_parse_values(eq + 1, &vals, why, sizeof why) : -1;
-			vs[nv].values = (const char *const *)vals;
-			if (vs[nv].n < 0) {
-				if (key)
-					rc = tp_errf(&err, TP_EUSAGE, "batch: --vary %s: %s", o.vary_spec[i], why);
-				else
-					rc = tp_errf(&err, TP_EIO, "out of memory");
-				nv++;
-				goto fail;
-			}
-			nv++;
-		}
-	} else {
-		for (int i = 0; i < nscene_vary && i < MAX_VARY; i++, nv++) {
-			tp_vary v = TP_VARY_INIT;
-			tp_scene_vary(sc, i, &v);
-			vs[nv].key = v.key;
-			vs[nv].n = v.n;
-			vs[nv].values = v.values;
-		}
-	}
-	if (!nv) {
-		rc = tp_errf(&err, TP_EUSAGE, "batch: nothing varies: give --vary KEY=VALUES or \"variants\" in %s",
-			     o.scene);
-		goto fail;
-	}
-	/* --seed overrides the scene's seed after every --set: a varied seed would be lost. */
-	for (int i = 0; i < nv && o.c.ov.has_seed; i++)
-		if (!strcmp(vs[i].key, "seed")) {
-			rc = tp_errf(&err, TP_EUSAGE,
-				     "batch: --seed would replace every variant's varied seed: give one "
-				     "of them");
-			goto fail;
-		}
-	double count = 1;
-	for (int i = 0; i < nv; i++)
-		count *= vs[i].n;
-	if (count > MAX_VARIANTS) {
-		rc = tp_errf(&err, TP_EUSAGE, "batch: %.0f variants, more than %d", count, MAX_VARIANTS);
-		goto fail;
-	}
-	nvariants = (int)count;
-
-	/* Names: the pattern, or {scene}_KEY{KEY}... */
-	char pattern[1024];
-	/* The scene's name pattern belongs to the scene's own "variants": keys varied on
-	 * the command line may not be the ones it names. */
-	const char *pat = o.name ? o.name : o.nvary_spec ? NULL : scene_pattern;
-	if (!pat) {
-		vary_default_pattern(vs, nv, pattern, sizeof pattern);
-		pat = pattern;
-	}
-	char scene_base[256];
-	const char *b = strrchr(o.scene, '/');
-	snprintf(scene_base, sizeof scene_base, "%s", b ? b + 1 : o.scene);
-	if (ends_with(scene_base, ".json"))
-		scene_base[strlen(scene_base) - 5] = 0;
-
-	vars = calloc((size_t)nvariants, sizeof *vars);
-	if (!vars) {
-		rc = tp_errf(&err, TP_EIO, "out of memory");
-		goto fail;
-	}
-	int pick[MAX_VARY] = { 0 };
-	for (int v = 0; v < nvariants; v++) {
-		/* Odometer: the last key varies fastest. */
-		int r = v;
-		for (int i = nv - 1; i >= 0; i--) {
-			pick[i] = r % vs[i].n;
-			r /= vs[i].n;
-		}
-		variant *va = &vars[v];
-		va->status = -1;
-		if (vary_name(pat, scene_base, v, nvariants, vs, nv, pick, va->name, why, sizeof why) < 0) {
-			rc = tp_errf(&err, TP_EUSAGE, "batch: %s", why);
-			goto fail;
-		}
-		for (int i = 0; i < nv; i++) {
-			size_t len = strlen(vs[i].key) + strlen(vs[i].values[pick[i]]) + 2;
-			if (!(va->sets[i] = malloc(len))) {
-				rc = tp_errf(&err, TP_EIO, "out of memory");
-				goto fail;
-			}
-			snprintf(va->sets[i], len, "%s=%s", vs[i].key, vs[i].values[pick[i]]);
-		}
-		for (int u = 0; u < v; u++)
-			if (!strcmp(vars[u].name, va->name)) {
-				rc = tp_errf(&err, TP_EUSAGE,
-					     "batch: variants %d and %d are both named '%s' (put every varied key in --name)",
-					     u + 1, v + 1, va->name);
-				goto fail;
-			}
-		if ((rc = plan_variant(&o, &base, va, nv, o.dir, &err)) < 0)
-			goto fail;
-	}
-
-	int done = 0, failed = 0, first_fail = 0;
-	double start = tp_now();
-	snprintf(sheet_path, sizeof sheet_path, "%s", o.sheet ? o.sheet : "");
+	r->start = tp_now();
+	snprintf(r->sheet_path, sizeof r->sheet_path, "%s", o.sheet ? o.sheet : "");
 	if (!o.sheet)
-		snprintf(sheet_path, sizeof sheet_path, "%s/contact.png", o.dir);
+		snprintf(r->sheet_path, sizeof r->sheet_path, "%s/contact.png", o.dir);
 	if (o.tasks) {
-		print_tasks(&o, vars, nvariants, nv);
+		print_tasks(&o, r->vars, r->nvariants, r->nv);
 		goto fail; /* rc == 0: only the clean-up */
 	}
-	if (o.sheet_only) {
-		/* The renders ran elsewhere (--tasks): every variant counts as done. */
-		done = nvariants;
-		for (int v = 0; v < nvariants; v++) {
-			vars[v].status = 0;
-			if (vars[v].preview[0] && !tp_path_exists(vars[v].preview)) {
-				rc = tp_errf(&err, TP_EINPUT, "batch: %s: not rendered yet (no %s)", vars[v].name,
-					     vars[v].preview);
-				goto fail;
-			}
-		}
-		goto sheet;
-	}
-
-	/* Directories, up front: an existing variant is only replaced with -y. Everything is
-	 * checked before anything is created, so a refusal leaves no empty directory. */
-	char path[4352];
-	for (int v = 0; v < nvariants; v++) {
-		snprintf(path, sizeof path, "%s/%s", o.dir, vars[v].name);
-		if (tp_path_exists(path) && !o.overwrite) {
-			rc = tp_errpath(&err, TP_EIO, path, "already exists (use -y to overwrite)");
-			goto fail;
-		}
-	}
-	if (!o.no_sheet && tp_path_exists(sheet_path) && !o.overwrite) {
-		rc = tp_errpath(&err, TP_EIO, sheet_path, "already exists (use -y to overwrite)");
-		goto fail;
-	}
-	snprintf(path, sizeof path, "%s/x", o.dir);
-	if ((rc = tp_mkdirs_for(path, &err)) < 0)
-		goto fail;
-	for (int v = 0; v < nvariants; v++) {
-		snprintf(path, sizeof path, "%s/%s", o.dir, vars[v].name);
-		if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-			rc = tp_errpath(&err, TP_EIO, path, "cannot create (%s)", strerror(errno));
-			while (--v >= 0) { /* the ones made just now, if still empty */
-				snprintf(path, sizeof path, "%s/%s", o.dir, vars[v].name);
-				rmdir(path);
-			}
-			goto fail;
-		}
-	}
-
-	/* Run: `jobs` renders at a time, the cores shared among them. */
-	int cores = tp_cli_threads(0);
-	int jobs = o.jobs ? o.jobs : cores;
-	jobs = jobs > nvariants ? nvariants : jobs;
-	/* --threads N: each render's threads; else the cores shared among the jobs */
-	int threads = o.c.threads ? o.c.threads : cores / jobs > 0 ? cores / jobs : 1;
-	int next = 0, running = 0;
-	while ((next < nvariants && !tp_cli_interrupted) || running > 0) {
-		while (running < jobs && next < nvariants && !tp_cli_interrupted) {
-			int e = spawn(&o, &vars[next], nv, threads);
-			if (e) {
-				rc = tp_errf(&err, TP_EIO, "cannot start a render (%s)", strerror(e));
-				tp_cli_interrupted = 1; /* stop starting more; wait for the rest */
-				break;
-			}
-			running++;
-			next++;
-		}
-		if (!running)
-			break;
-		int st;
-		pid_t pid = waitpid(-1, &st, 0);
-		if (pid < 0) {
-			if (errno == EINTR && tp_cli_interrupted) {
-				/* Ctrl-C reaches the renders too; SIGTERM may only have reached us. */
-				for (int v = 0; v < next; v++)
-					if (vars[v].status < 0 && vars[v].pid > 0)
-						kill(vars[v].pid, SIGTERM);
-			}
-			if (errno == ECHILD)
-				break;
-			continue;
-		}
-		for (int v = 0; v < next; v++) {
-			if (vars[v].pid != pid || vars[v].status >= 0)
-				continue;
-			vars[v].status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
-			running--;
-			done++;
-			if (vars[v].status != 0 && vars[v].status != TP_EXIT_INTR) {
-				failed++;
-				if (!first_fail)
-					first_fail = vars[v].status;
-				fprintf(stderr, "tidepool: batch: variant %s failed (exit status %d)\n", vars[v].name,
-					vars[v].status);
-			}
-			if (!o.quiet && vars[v].status == 0)
-				fprintf(stderr, "batch: %d/%d %s (%.1f s)\n", done, nvariants, vars[v].name,
-					tp_now() - start);
-		}
-	}
-
-	int interrupted;
-sheet:
-	interrupted = tp_cli_interrupted && rc == 0;
-	if (rc == 0 && !interrupted && !o.no_sheet) {
-		sheet_item *items = calloc((size_t)nvariants, sizeof *items);
-		char(*labels)[512] = calloc((size_t)nvariants, sizeof *labels);
-		int n = 0;
-		for (int v = 0; items && labels && v < nvariants; v++) {
-			if (vars[v].status != 0)
-				continue;
-			vary_label(vs, nv, vars[v].sets, labels[n], sizeof labels[n]);
-			items[n].label = labels[n][0] ? labels[n] : vars[v].name;
-			items[n].frame = vars[v].preview_frame;
-			items[n++].image = vars[v].preview[0] ? vars[v].preview : NULL;
-		}
-		if (!items || !labels)
-			rc = tp_errf(&err, TP_EIO, "out of memory");
-		else if (n)
-			rc = sheet_write(sheet_path, items, n, o.thumb, &err);
-		free(items);
-		free(labels);
-	}
-	if (rc == 0) {
-		char summary[4608];
-		double el = tp_now() - start;
-		snprintf(summary, sizeof summary, "%s %d of %d variants to %s in %.1f s%s%s%s",
-			 interrupted ? "interrupted after" : "rendered", done - failed, nvariants, o.dir, el,
-			 o.no_sheet || interrupted ? "" : " (contact sheet ", o.no_sheet || interrupted ? "" : sheet_path,
-			 o.no_sheet || interrupted ? "" : ")");
-		if (!o.quiet)
-			fprintf(stderr, "%s\n", summary);
-	}
-	if (rc == 0 && failed)
-		rc = tp_errf(&err, first_fail == TP_EXIT_INPUT ? TP_EINPUT : TP_EIO, "batch: %d of %d variants failed",
-			     failed, nvariants);
-	if (rc == 0 && interrupted)
-		rc = TP_EINTR;
+	if (o.sheet_only)
+		rc = take_rendered(r);
+	else if ((rc = batch_make_dirs(r)) == 0)
+		rc = batch_run_variants(r);
+	rc = batch_finish(r, rc);
 
 fail:
 	if (o.nvary_spec)
-		for (int i = 0; i < nv; i++) {
-			for (int k = 0; vs[i].values && k < vs[i].n; k++)
-				free((char *)vs[i].values[k]);
-			free((char **)vs[i].values);
-			free((char *)vs[i].key);
+		for (int i = 0; i < r->nv; i++) {
+			for (int k = 0; r->vs[i].values && k < r->vs[i].n; k++)
+				free((char *)r->vs[i].values[k]);
+			free((char **)r->vs[i].values);
+			free((char *)r->vs[i].key);
 		}
-	free_variants(vars, nvariants);
-	tp_scene_free(sc);
+	free_variants(r->vars, r->nvariants);
+	tp_scene_free(r->sc);
 	if (rc < 0 && rc != TP_EINTR)
-		return tp_cli_fail(rc, &err);
+		return tp_cli_fail(rc, &r->err);
 	return tp_exit_code(rc);
 }

@@ -1,5 +1,4 @@
 /* tidepool compare: regression comparison of frames (src/compare/ does the work). */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,13 +6,14 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "cli/optrows.h"
 #include "cli/shline.h"
 #include "compare/compare.h"
 #include "util/progress.h"
 
 #define MAX_IGNORE 64
 
-static const char usage[] =
+static const char head[] =
 	"usage: tidepool compare A B [options]\n"
 	"\n"
 	"Compares frames: A is the reference (golden), B the frames under test. Each side is\n"
@@ -25,53 +25,104 @@ static const char usage[] =
 	"Frames are matched by index. A different frame count or frame size is a difference\n"
 	"(exit 1) and is reported as such; such frames are never compared.\n"
 	"\n"
-	"Tolerances (all given ones must hold; default: exact equality):\n"
-	"      --max-diff N     largest channel difference allowed, 0..255\n"
-	"      --max-pixels N   number of differing pixels allowed (see --fuzz)\n"
-	"      --max-ratio R    fraction of differing pixels allowed, 0..1 or a percentage (0.5%)\n"
-	"      --min-psnr DB    lowest PSNR allowed, in dB\n"
-	"      --min-ssim S     lowest SSIM allowed, -1..1\n"
-	"      --max-flip X     highest mean FLIP allowed, 0..1 (measures FLIP)\n"
-	"      --fuzz N         a pixel differs when some channel differs by more than N,\n"
-	"                       0..255 or a percentage of 255 (default 0)\n"
-	"      --ignore X,Y,W,H leave out a rectangle (repeatable); needs pixels on both sides\n"
-	"\n"
-	"      --metric flip    also measure LDR-FLIP (NVIDIA, Andersson et al. 2020), the mean\n"
-	"                       perceptual error in 0..1 (max-diff, pixels, ratio, PSNR and SSIM\n"
-	"                       are always measured)\n"
-	"      --ppd N          FLIP's pixels per degree of visual angle (default 67.02: 0.7 m\n"
-	"                       from a 0.7 m wide display 3840 pixels across)\n"
-	"      --viewing-conditions D,W,PX\n"
-	"                       FLIP's pixels per degree from the viewing distance D and display\n"
-	"                       width W in metres and its width PX in pixels, as NVIDIA's tool\n"
-	"\n"
-	"Reports:\n"
-	"      --diff DIR       for each failing frame, DIR/diff-NNNNNN.png: left, A faded to\n"
-	"                       grey with pixels over --fuzz in red and smaller differences in\n"
-	"                       orange; right, a heat map of the difference (white = the frame's\n"
-	"                       max-diff)\n"
-	"      --json FILE      per-frame metrics and the changed rectangle (\"format\":\n"
-	"                       \"tidepool-compare/1\"; psnr null means identical)\n"
-	"      --junit FILE     JUnit XML, one test case per frame\n"
-	"      --html FILE      one self-contained HTML page to look at the differences: verdict,\n"
-	"                       charts, a sortable frame table, and reference, test, difference\n"
-	"                       (and FLIP map) of the worst failing frames side by side, as a\n"
-	"                       slider or blinking, zoomable to the pixel (docs/compare.md)\n"
-	"      --html-frames N  failing frames with pictures in the HTML report (default 12;\n"
-	"                       the worst first); frames over 960x540 are cropped around the\n"
-	"                       changed rectangle\n"
-	"  -q, --quiet          no summary on standard error\n"
-	"\n"
-	"      --update         make A match B: rewrite the frames of A (PNGs or manifest) that\n"
-	"                       differ beyond tolerance, and only those, then list them; creates A\n"
-	"                       (a .manifest, a .png or a %d pattern) when it does not exist\n"
-	"      --threads N      worker threads; 0 or absent: all cores; results are identical\n"
-	"                       for every N\n"
-	"  -h, --help           show this help\n"
-	"\n";
+	"Tolerances (all given ones must hold; default: exact equality):\n";
 
-/* Apart from usage[]: C11 promises string literals of 4095 characters only. */
-static const char usage_metrics[] =
+enum { OPT_MAX_DIFF = 256, OPT_MAX_PIXELS, OPT_MAX_RATIO, OPT_MIN_PSNR, OPT_MIN_SSIM, OPT_FUZZ,
+       OPT_IGNORE, OPT_DIFF, OPT_JSON, OPT_JUNIT, OPT_UPDATE, OPT_THREADS, OPT_MAX_FLIP,
+       OPT_METRIC, OPT_PPD, OPT_VIEWING, OPT_HTML, OPT_HTML_FRAMES };
+
+/* The options that do not change what --update does (command_lines). */
+#define ROW_REPORT 1u
+
+const cli_row cli_compare_rows[] = {
+	{"max-diff", 0, 1, OPT_MAX_DIFF,
+	 "      --max-diff N     largest channel difference allowed, 0..255\n",
+	 0},
+	{"max-pixels", 0, 1, OPT_MAX_PIXELS,
+	 "      --max-pixels N   number of differing pixels allowed (see --fuzz)\n",
+	 0},
+	{"max-ratio", 0, 1, OPT_MAX_RATIO,
+	 "      --max-ratio R    fraction of differing pixels allowed, 0..1 or a percentage (0.5%)\n",
+	 0},
+	{"min-psnr", 0, 1, OPT_MIN_PSNR,
+	 "      --min-psnr DB    lowest PSNR allowed, in dB\n",
+	 0},
+	{"min-ssim", 0, 1, OPT_MIN_SSIM,
+	 "      --min-ssim S     lowest SSIM allowed, -1..1\n",
+	 0},
+	{"max-flip", 0, 1, OPT_MAX_FLIP,
+	 "      --max-flip X     highest mean FLIP allowed, 0..1 (measures FLIP)\n",
+	 0},
+	{"fuzz", 0, 1, OPT_FUZZ,
+	 "      --fuzz N         a pixel differs when some channel differs by more than N,\n"
+	 "                       0..255 or a percentage of 255 (default 0)\n",
+	 0},
+	{"ignore", 0, 1, OPT_IGNORE,
+	 "      --ignore X,Y,W,H leave out a rectangle (repeatable); needs pixels on both sides\n",
+	 0},
+	{"metric", 0, 1, OPT_METRIC,
+	 "\n"
+	 "      --metric flip    also measure LDR-FLIP (NVIDIA, Andersson et al. 2020), the mean\n"
+	 "                       perceptual error in 0..1 (max-diff, pixels, ratio, PSNR and SSIM\n"
+	 "                       are always measured)\n",
+	 0},
+	{"ppd", 0, 1, OPT_PPD,
+	 "      --ppd N          FLIP's pixels per degree of visual angle (default 67.02: 0.7 m\n"
+	 "                       from a 0.7 m wide display 3840 pixels across)\n",
+	 0},
+	{"viewing-conditions", 0, 1, OPT_VIEWING,
+	 "      --viewing-conditions D,W,PX\n"
+	 "                       FLIP's pixels per degree from the viewing distance D and display\n"
+	 "                       width W in metres and its width PX in pixels, as NVIDIA's tool\n",
+	 0},
+	{"diff", 0, 1, OPT_DIFF,
+	 "\n"
+	 "Reports:\n"
+	 "      --diff DIR       for each failing frame, DIR/diff-NNNNNN.png: left, A faded to\n"
+	 "                       grey with pixels over --fuzz in red and smaller differences in\n"
+	 "                       orange; right, a heat map of the difference (white = the frame's\n"
+	 "                       max-diff)\n",
+	 ROW_REPORT},
+	{"json", 0, 1, OPT_JSON,
+	 "      --json FILE      per-frame metrics and the changed rectangle (\"format\":\n"
+	 "                       \"tidepool-compare/1\"; psnr null means identical)\n",
+	 ROW_REPORT},
+	{"junit", 0, 1, OPT_JUNIT,
+	 "      --junit FILE     JUnit XML, one test case per frame\n",
+	 ROW_REPORT},
+	{"html", 0, 1, OPT_HTML,
+	 "      --html FILE      one self-contained HTML page to look at the differences: verdict,\n"
+	 "                       charts, a sortable frame table, and reference, test, difference\n"
+	 "                       (and FLIP map) of the worst failing frames side by side, as a\n"
+	 "                       slider or blinking, zoomable to the pixel (docs/compare.md)\n",
+	 ROW_REPORT},
+	{"html-frames", 0, 1, OPT_HTML_FRAMES,
+	 "      --html-frames N  failing frames with pictures in the HTML report (default 12;\n"
+	 "                       the worst first); frames over 960x540 are cropped around the\n"
+	 "                       changed rectangle\n",
+	 ROW_REPORT},
+	{"quiet", 'q', 0, 'q',
+	 "  -q, --quiet          no summary on standard error\n",
+	 ROW_REPORT},
+	{"update", 0, 0, OPT_UPDATE,
+	 "\n"
+	 "      --update         make A match B: rewrite the frames of A (PNGs or manifest) that\n"
+	 "                       differ beyond tolerance, and only those, then list them; creates A\n"
+	 "                       (a .manifest, a .png or a %d pattern) when it does not exist\n",
+	 ROW_REPORT},
+	{"threads", 0, 1, OPT_THREADS,
+	 "      --threads N      worker threads; 0 or absent: all cores; results are identical\n"
+	 "                       for every N\n",
+	 ROW_REPORT},
+	{"help", 'h', 0, 'h',
+	 "  -h, --help           show this help\n",
+	 0},
+	{0},
+};
+
+/* After the options (C11 promises string literals of 4095 characters only). */
+static const char tail[] =
+	"\n"
 	"Metrics, over the N pixels compared (outside --ignore), with d(p,c) = |A(p,c) - B(p,c)|\n"
 	"the difference of channel c (R, G, B; 8 bits) at pixel p:\n"
 	"  max-diff = max over p, c of d(p,c)\n"
@@ -166,152 +217,130 @@ static int parse_triple(const char *s, double v[3])
 	return tok ? -1 : 0;
 }
 
-static int parse_args(int argc, char **argv, compare_opts *o)
+/* One option's value into o (cli_rows.handle). */
+static int handle(void *ctx, int c, const char *arg)
 {
-	enum { OPT_MAX_DIFF = 256, OPT_MAX_PIXELS, OPT_MAX_RATIO, OPT_MIN_PSNR, OPT_MIN_SSIM,
-	       OPT_FUZZ, OPT_IGNORE, OPT_DIFF, OPT_JSON, OPT_JUNIT, OPT_UPDATE, OPT_THREADS,
-	       OPT_MAX_FLIP, OPT_METRIC, OPT_PPD, OPT_VIEWING, OPT_HTML, OPT_HTML_FRAMES };
-	static const struct option longopts[] = {
-		{ "max-diff", required_argument, NULL, OPT_MAX_DIFF },
-		{ "max-pixels", required_argument, NULL, OPT_MAX_PIXELS },
-		{ "max-ratio", required_argument, NULL, OPT_MAX_RATIO },
-		{ "min-psnr", required_argument, NULL, OPT_MIN_PSNR },
-		{ "min-ssim", required_argument, NULL, OPT_MIN_SSIM },
-		{ "fuzz", required_argument, NULL, OPT_FUZZ },
-		{ "ignore", required_argument, NULL, OPT_IGNORE },
-		{ "diff", required_argument, NULL, OPT_DIFF },
-		{ "json", required_argument, NULL, OPT_JSON },
-		{ "junit", required_argument, NULL, OPT_JUNIT },
-		{ "update", no_argument, NULL, OPT_UPDATE },
-		{ "threads", required_argument, NULL, OPT_THREADS },
-		{ "max-flip", required_argument, NULL, OPT_MAX_FLIP },
-		{ "metric", required_argument, NULL, OPT_METRIC },
-		{ "ppd", required_argument, NULL, OPT_PPD },
-		{ "viewing-conditions", required_argument, NULL, OPT_VIEWING },
-		{ "html", required_argument, NULL, OPT_HTML },
-		{ "html-frames", required_argument, NULL, OPT_HTML_FRAMES },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	compare_opts *o = ctx;
 	cmp_tolerance *t = &o->cfg.tol;
 	long v;
 	double d;
-	int c;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'q': o->quiet = 1; break;
-		case 'h': fputs(usage, stdout); fputs(usage_metrics, stdout); return 1;
-		case OPT_MAX_DIFF:
-			if (tp_parse_int(optarg, 0, 255, &v))
-				return tp_cli_usage("compare", "--max-diff: expected 0..255 (got '%s')", optarg);
-			t->max_diff = (int)v;
-			t->checks |= CMP_CHECK_MAX_DIFF;
-			break;
-		case OPT_MAX_PIXELS:
-			if (tp_parse_int(optarg, 0, (long)1 << 40, &v))
-				return tp_cli_usage("compare", "--max-pixels: expected a whole number >= 0 (got '%s')",
-						    optarg);
-			t->max_pixels = v;
-			t->checks |= CMP_CHECK_MAX_PIXELS;
-			break;
-		case OPT_MAX_RATIO:
-			if (parse_amount(optarg, 0.01, &d) || d < 0 || d > 1)
-				return tp_cli_usage("compare", "--max-ratio: expected 0..1 or 0%%..100%% (got '%s')",
-						    optarg);
-			t->max_ratio = d;
-			t->checks |= CMP_CHECK_MAX_RATIO;
-			break;
-		case OPT_MIN_PSNR:
-			if (tp_parse_double(optarg, &d) || d < 0)
-				return tp_cli_usage("compare", "--min-psnr: expected decibels >= 0 (got '%s')", optarg);
-			t->min_psnr = d;
-			t->checks |= CMP_CHECK_MIN_PSNR;
-			break;
-		case OPT_MIN_SSIM:
-			if (tp_parse_double(optarg, &d) || d < -1 || d > 1)
-				return tp_cli_usage("compare", "--min-ssim: expected -1..1 (got '%s')", optarg);
-			t->min_ssim = d;
-			t->checks |= CMP_CHECK_MIN_SSIM;
-			break;
-		case OPT_MAX_FLIP:
-			if (tp_parse_double(optarg, &d) || d < 0 || d > 1)
-				return tp_cli_usage("compare", "--max-flip: expected 0..1 (got '%s')", optarg);
-			t->max_flip = d;
-			t->checks |= CMP_CHECK_MAX_FLIP;
-			o->flip = 1;
-			break;
-		case OPT_METRIC:
-			if (strcmp(optarg, "flip"))
-				return tp_cli_usage("compare", "--metric: expected flip (max-diff, pixels, ratio, psnr "
-						    "and ssim are always measured) (got '%s')", optarg);
-			o->flip = 1;
-			break;
-		case OPT_PPD:
-			if (tp_parse_double(optarg, &d) || !(d > 0) || d > CMP_FLIP_PPD_MAX)
-				return tp_cli_usage("compare", "--ppd: expected pixels per degree, 0 < N <= %g (got '%s')",
-						    CMP_FLIP_PPD_MAX, optarg);
-			o->cfg.flip_ppd = d;
-			o->ppd_set = 1;
-			break;
-		case OPT_VIEWING: {
-			double vc[3];
-			if (parse_triple(optarg, vc) || !(vc[0] > 0) || !(vc[1] > 0) || !(vc[2] >= 1) ||
-			    !(cmp_flip_ppd(vc[0], vc[1], vc[2]) <= CMP_FLIP_PPD_MAX))
-				return tp_cli_usage("compare", "--viewing-conditions: expected DISTANCE,WIDTH,PIXELS (metres, "
-						    "metres, pixels; all > 0, at most %g pixels per degree) (got '%s')",
-						    CMP_FLIP_PPD_MAX, optarg);
-			o->cfg.flip_ppd = cmp_flip_ppd(vc[0], vc[1], vc[2]);
-			o->ppd_set = 1;
-			break;
-		}
-		case OPT_HTML: o->html = optarg; break;
-		case OPT_HTML_FRAMES:
-			if (tp_parse_int(optarg, 0, 1000, &v))
-				return tp_cli_usage("compare", "--html-frames: expected 0..1000 (got '%s')", optarg);
-			o->html_frames = (int)v;
-			break;
-		case OPT_FUZZ:
-			/* A percentage is of 255, as ImageMagick's -fuzz is of the quantum range. */
-			if (parse_amount(optarg, 2.55, &d) || d < 0 || d > 255)
-				return tp_cli_usage("compare", "--fuzz: expected 0..255 or 0%%..100%% (got '%s')", optarg);
-			/* Counting is "d > fuzz" on whole numbers: d > 12.75 is d > 12. */
-			t->fuzz = (int)floor(d);
-			break;
-		case OPT_IGNORE:
-			if (o->cfg.n_ignore == MAX_IGNORE)
-				return tp_cli_usage("compare", "--ignore: at most %d rectangles", MAX_IGNORE);
-			if (parse_rect(optarg, &o->ignore[o->cfg.n_ignore]))
-				return tp_cli_usage("compare", "--ignore: expected X,Y,W,H with W, H >= 1 (got '%s')",
-						    optarg);
-			o->cfg.n_ignore++;
-			break;
-		case OPT_DIFF: o->cfg.diff_dir = optarg; break;
-		case OPT_JSON: o->json = optarg; break;
-		case OPT_JUNIT: o->junit = optarg; break;
-		case OPT_UPDATE: o->cfg.update = 1; break;
-		case OPT_THREADS:
-			if (tp_parse_int(optarg, 0, 1024, &o->threads))
-				return tp_cli_usage("compare", "--threads: expected 0..1024 (got '%s')", optarg);
-			break;
-		case ':': return tp_cli_usage("compare", "%s needs a value", argv[optind - 1]);
-		default: return tp_cli_usage("compare", "unknown option '%s'", argv[optind - 1]);
-		}
+	switch (c) {
+	case 'q': o->quiet = 1; break;
+	case OPT_MAX_DIFF:
+		if (tp_parse_int(arg, 0, 255, &v))
+			return tp_cli_usage("compare", "--max-diff: expected 0..255 (got '%s')", arg);
+		t->max_diff = (int)v;
+		t->checks |= CMP_CHECK_MAX_DIFF;
+		break;
+	case OPT_MAX_PIXELS:
+		if (tp_parse_int(arg, 0, (long)1 << 40, &v))
+			return tp_cli_usage("compare", "--max-pixels: expected a whole number >= 0 (got '%s')",
+					    arg);
+		t->max_pixels = v;
+		t->checks |= CMP_CHECK_MAX_PIXELS;
+		break;
+	case OPT_MAX_RATIO:
+		if (parse_amount(arg, 0.01, &d) || d < 0 || d > 1)
+			return tp_cli_usage("compare", "--max-ratio: expected 0..1 or 0%%..100%% (got '%s')",
+					    arg);
+		t->max_ratio = d;
+		t->checks |= CMP_CHECK_MAX_RATIO;
+		break;
+	case OPT_MIN_PSNR:
+		if (tp_parse_double(arg, &d) || d < 0)
+			return tp_cli_usage("compare", "--min-psnr: expected decibels >= 0 (got '%s')", arg);
+		t->min_psnr = d;
+		t->checks |= CMP_CHECK_MIN_PSNR;
+		break;
+	case OPT_MIN_SSIM:
+		if (tp_parse_double(arg, &d) || d < -1 || d > 1)
+			return tp_cli_usage("compare", "--min-ssim: expected -1..1 (got '%s')", arg);
+		t->min_ssim = d;
+		t->checks |= CMP_CHECK_MIN_SSIM;
+		break;
+	case OPT_MAX_FLIP:
+		if (tp_parse_double(arg, &d) || d < 0 || d > 1)
+			return tp_cli_usage("compare", "--max-flip: expected 0..1 (got '%s')", arg);
+		t->max_flip = d;
+		t->checks |= CMP_CHECK_MAX_FLIP;
+		o->flip = 1;
+		break;
+	case OPT_METRIC:
+		if (strcmp(arg, "flip"))
+			return tp_cli_usage("compare", "--metric: expected flip (max-diff, pixels, ratio, psnr "
+					    "and ssim are always measured) (got '%s')", arg);
+		o->flip = 1;
+		break;
+	case OPT_PPD:
+		if (tp_parse_double(arg, &d) || !(d > 0) || d > CMP_FLIP_PPD_MAX)
+			return tp_cli_usage("compare", "--ppd: expected pixels per degree, 0 < N <= %g (got '%s')",
+					    CMP_FLIP_PPD_MAX, arg);
+		o->cfg.flip_ppd = d;
+		o->ppd_set = 1;
+		break;
+	case OPT_VIEWING: {
+		double vc[3];
+		if (parse_triple(arg, vc) || !(vc[0] > 0) || !(vc[1] > 0) || !(vc[2] >= 1) ||
+		    !(cmp_flip_ppd(vc[0], vc[1], vc[2]) <= CMP_FLIP_PPD_MAX))
+			return tp_cli_usage("compare", "--viewing-conditions: expected DISTANCE,WIDTH,PIXELS (metres, "
+					    "metres, pixels; all > 0, at most %g pixels per degree) (got '%s')",
+					    CMP_FLIP_PPD_MAX, arg);
+		o->cfg.flip_ppd = cmp_flip_ppd(vc[0], vc[1], vc[2]);
+		o->ppd_set = 1;
+		break;
 	}
+	case OPT_HTML: o->html = arg; break;
+	case OPT_HTML_FRAMES:
+		if (tp_parse_int(arg, 0, 1000, &v))
+			return tp_cli_usage("compare", "--html-frames: expected 0..1000 (got '%s')", arg);
+		o->html_frames = (int)v;
+		break;
+	case OPT_FUZZ:
+		/* A percentage is of 255, as ImageMagick's -fuzz is of the quantum range. */
+		if (parse_amount(arg, 2.55, &d) || d < 0 || d > 255)
+			return tp_cli_usage("compare", "--fuzz: expected 0..255 or 0%%..100%% (got '%s')", arg);
+		/* Counting is "d > fuzz" on whole numbers: d > 12.75 is d > 12. */
+		t->fuzz = (int)floor(d);
+		break;
+	case OPT_IGNORE:
+		if (o->cfg.n_ignore == MAX_IGNORE)
+			return tp_cli_usage("compare", "--ignore: at most %d rectangles", MAX_IGNORE);
+		if (parse_rect(arg, &o->ignore[o->cfg.n_ignore]))
+			return tp_cli_usage("compare", "--ignore: expected X,Y,W,H with W, H >= 1 (got '%s')",
+					    arg);
+		o->cfg.n_ignore++;
+		break;
+	case OPT_DIFF: o->cfg.diff_dir = arg; break;
+	case OPT_JSON: o->json = arg; break;
+	case OPT_JUNIT: o->junit = arg; break;
+	case OPT_UPDATE: o->cfg.update = 1; break;
+	case OPT_THREADS:
+		if (tp_parse_int(arg, 0, 1024, &o->threads))
+			return tp_cli_usage("compare", "--threads: expected 0..1024 (got '%s')", arg);
+		break;
+	}
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, compare_opts *o)
+{
+	const cli_rows opts = {.cmd = "compare", .head = head, .rows = cli_compare_rows, .tail = tail,
+			       .handle = handle, .ctx = o};
+	int at, rc = cli_rows_parse(&opts, argc, argv, &at);
+	if (rc)
+		return rc;
 	if (o->ppd_set && !o->flip)
 		return tp_cli_usage("compare", "--ppd and --viewing-conditions need --metric flip or --max-flip");
 	if (o->flip && !o->ppd_set)
 		o->cfg.flip_ppd = CMP_FLIP_PPD_DEFAULT;
 	if (!o->flip)
 		o->cfg.flip_ppd = 0;
-	if (argc - optind < 2)
+	if (argc - at < 2)
 		return tp_cli_usage("compare", "expected two inputs, A and B");
-	if (argc - optind > 2)
-		return tp_cli_usage("compare", "expected two inputs, A and B (got '%s' too)", argv[optind + 2]);
-	o->cfg.a = argv[optind];
-	o->cfg.b = argv[optind + 1];
+	if (argc - at > 2)
+		return tp_cli_usage("compare", "expected two inputs, A and B (got '%s' too)", argv[at + 2]);
+	o->cfg.a = argv[at];
+	o->cfg.b = argv[at + 1];
 	return 0;
 }
 
@@ -320,8 +349,6 @@ static int parse_args(int argc, char **argv, compare_opts *o)
  * prefix of one of these names is one of them. *takes_next: its value is the next word. */
 static int report_option(const char *w, int *takes_next)
 {
-	static const char *const names[] = {"json", "junit",   "html", "html-frames",
-					    "diff", "threads", NULL};
 	*takes_next = 0;
 	if (!strcmp(w, "-q"))
 		return 1;
@@ -329,11 +356,9 @@ static int report_option(const char *w, int *takes_next)
 		return 0;
 	const char *eq = strchr(w + 2, '=');
 	size_t n = eq ? (size_t)(eq - w - 2) : strlen(w + 2);
-	if (n && (!strncmp(w + 2, "quiet", n) || !strncmp(w + 2, "update", n)))
-		return 1;
-	for (int i = 0; n && names[i]; i++) {
-		if (!strncmp(w + 2, names[i], n)) {
-			*takes_next = !eq;
+	for (const cli_row *r = cli_compare_rows; n && r->name; r++) {
+		if ((r->tags & ROW_REPORT) && !strncmp(w + 2, r->name, n)) {
+			*takes_next = r->value && !eq;
 			return 1;
 		}
 	}

@@ -1,13 +1,13 @@
 /* tidepool info: what tidepool's files say about themselves (encode/record.h). */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/optrows.h"
 #include "encode/record.h"
 
-static const char usage[] =
+static const char head[] =
 	"usage: tidepool info [--json] FILE...\n"
 	"\n"
 	"Prints what each file says about itself: the record every PNG, OpenEXR and MP4 that\n"
@@ -15,16 +15,31 @@ static const char usage[] =
 	"units and scale, texel and tile size, axes, the normal map's convention), the header\n"
 	"of a frame-hash manifest or a checkpoint, an MP4 segment's frames. The keys are\n"
 	"listed in docs/textures.md, \"What each file records\".\n"
-	"\n"
-	"  --json               one JSON object per file and line: {\"path\", \"kind\",\n"
-	"                       \"tidepool\": true, \"record\": {...}}, or \"tidepool\": false\n"
-	"                       and \"reason\" for a file tidepool did not write\n"
-	"  -h, --help           show this help\n"
+	"\n";
+
+const cli_row cli_info_rows[] = {
+	{"json", 0, 0, 'j',
+	 "  --json               one JSON object per file and line: {\"path\", \"kind\",\n"
+	 "                       \"tidepool\": true, \"record\": {...}}, or \"tidepool\": false\n"
+	 "                       and \"reason\" for a file tidepool did not write\n", 0},
+	{"help", 'h', 0, 'h', "  -h, --help           show this help\n", 0},
+	{0},
+};
+
+static const char tail[] =
 	"\n"
 	"A file tidepool did not write (or whose record is damaged) is said so on stdout.\n"
 	"Exit status: 0 every file is tidepool's, 2 usage error, 3 a file is not tidepool's,\n"
 	"is damaged or is not a regular file (a directory), 4 a file cannot be read\n"
 	"(missing, unreadable); every file is still reported, and the highest status wins.\n";
+
+static int handle(void *ctx, int id, const char *value)
+{
+	(void)value;
+	if (id == 'j')
+		*(int *)ctx = 1;
+	return 0;
+}
 
 /* One value on a text line: strings as they are, anything else as JSON. */
 static void print_value(const cJSON *v)
@@ -69,25 +84,16 @@ static void print_json(const char *path, const char *kind, cJSON *rec, const cha
 
 int cmd_info(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	int json = 0, c;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j': json = 1; break;
-		case 'h': fputs(usage, stdout); return TP_EXIT_OK;
-		default: return tp_cli_usage("info", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind >= argc)
+	int json = 0, at = 0;
+	const cli_rows opts = {.cmd = "info", .head = head, .rows = cli_info_rows, .tail = tail,
+			       .handle = handle, .ctx = &json};
+	int prc = cli_rows_parse(&opts, argc, argv, &at);
+	if (prc)
+		return prc == 1 ? TP_EXIT_OK : prc;
+	if (at >= argc)
 		return tp_cli_usage("info", "no file given");
 	int status = TP_EXIT_OK;
-	for (int i = optind; i < argc; i++) {
+	for (int i = at; i < argc; i++) {
 		const char *path = argv[i], *kind = "unknown";
 		cJSON *rec = NULL;
 		tp_err err = {""};

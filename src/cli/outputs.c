@@ -6,9 +6,6 @@
 
 #include "cli/sceneopts.h"
 
-static const char *const mode_names[] = {"color",    "height",    "normal",
-					 "caustics", "particles", "displacement", "foam", "velocity", NULL};
-
 void outputs_split(const char *spec, int *mode, const char **path)
 {
 	const char *eq = strchr(spec, '=');
@@ -16,13 +13,13 @@ void outputs_split(const char *spec, int *mode, const char **path)
 	*path = spec;
 	if (!eq)
 		return;
-	for (int i = 0; mode_names[i]; i++)
-		if (strlen(mode_names[i]) == (size_t)(eq - spec) &&
-		    !strncmp(spec, mode_names[i], (size_t)(eq - spec))) {
-			*mode = i;
-			*path = eq + 1;
-			return;
-		}
+	char name[32]; /* longer than any mode's name: no mode */
+	if ((size_t)(eq - spec) >= sizeof name)
+		return;
+	memcpy(name, spec, (size_t)(eq - spec));
+	name[eq - spec] = 0;
+	if ((*mode = tp_mode_from_name(name)) >= 0)
+		*path = eq + 1;
 }
 
 static int is_single_png(const char *path)
@@ -104,7 +101,7 @@ static int add(out_plan *p, tp_scene *sc, const tp_scene_info *in, const tp_scen
 	}
 	it->cfg.flipbook = atlas ? &it->fb : NULL;
 	it->cfg.total = in->frames;
-	outputs_fingerprint(sc, (int)it->mode, it->enc->name, base->crf, base->preset,
+	outputs_fingerprint(sc, (int)it->mode, it->enc, base->crf, base->preset,
 			    base->bitrate, it->fp);
 	it->cfg.fingerprint = it->fp;
 	return it->enc->check(&it->cfg, err);
@@ -125,7 +122,7 @@ static int bare_mode(const tp_scene_outputs *so, const char *spec, int *mode, tp
 		same &= so->o[i].mode == so->o[0].mode;
 		size_t k = strlen(list);
 		snprintf(list + k, sizeof list - k, "%s%s", i ? ", " : "",
-			 mode_names[so->o[i].mode]);
+			 tp_mode_name(so->o[i].mode));
 	}
 	if (same || !strcmp(spec, "null"))
 		return 0;
@@ -185,6 +182,7 @@ void outputs_describe(out_plan *p, const tp_scene *sc)
 		out_item *it = &p->o[i];
 		enc_record *r = &it->rec;
 		*r = (enc_record){.mode = it->mode,
+				  .mode_name = tp_mode_name(it->mode),
 				  .encoder = it->enc->name,
 				  .frames = it->cfg.total,
 				  .fps = it->cfg.fps,
@@ -221,12 +219,13 @@ int outputs_render(out_plan *p, tp_scene *sc, int frame, tp_image *slot, void (*
 	return 0;
 }
 
-void outputs_fingerprint(const tp_scene *sc, int mode, const char *encoder, int crf,
+void outputs_fingerprint(const tp_scene *sc, int mode, const tp_encoder *enc, int crf,
 			 const char *preset, int64_t bitrate, char hex[65])
 {
 	char what[256];
-	int n = snprintf(what, sizeof what, "mode %s\nencoder %s\n", mode_names[mode], encoder);
-	if (!strcmp(encoder, "mp4") && n > 0 && (size_t)n < sizeof what)
+	int n = snprintf(what, sizeof what, "mode %s\nencoder %s\n", tp_mode_name((tp_mode)mode),
+			 enc->name);
+	if ((enc->caps & ENC_CAP_RATE) && n > 0 && (size_t)n < sizeof what)
 		snprintf(what + n, sizeof what - (size_t)n, "crf %d\npreset %s\nbitrate %lld\n", crf,
 			 preset ? preset : "-", (long long)bitrate);
 	tp_scene_fingerprint(sc, what, hex);

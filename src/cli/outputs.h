@@ -65,9 +65,10 @@ long outputs_height_clipped(const out_plan *p);
 /* The pixel format of a library layout (tp_scene_format_as) in the encoders' terms. */
 tp_pixfmt outputs_pixfmt(const tp_format *f, tp_pixels px);
 /* The fingerprint an output records (encode/proof.h): the scene's, the render mode, the
- * encoder's name and, for an MP4, its settings (crf -1, preset NULL, bitrate 0: the
- * defaults). `tidepool tasks --missing` computes the same to know a chunk's files. */
-void outputs_fingerprint(const tp_scene *sc, int mode, const char *encoder, int crf,
+ * encoder's name and, for an encoder with ENC_CAP_RATE (MP4), its settings (crf -1,
+ * preset NULL, bitrate 0: the defaults). `tidepool tasks --missing` computes the same to
+ * know a chunk's files. */
+void outputs_fingerprint(const tp_scene *sc, int mode, const tp_encoder *enc, int crf,
 			 const char *preset, int64_t bitrate, char hex[65]);
 
 #endif

@@ -4,7 +4,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <signal.h>
@@ -18,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/optrows.h"
 #include "cli/sceneopts.h"
 #include "preview/server.h"
 #include "preview/state.h"
@@ -32,7 +32,7 @@ extern char **environ;
  * latest (the main loop sees it within 100 ms). */
 #define PV_STOP_DEADLINE_MS 800
 
-static const char usage[] =
+static const char head[] =
 	"usage: tidepool preview SCENE [options]\n"
 	"\n"
 	"Serves a page that plays SCENE in a loop and shows it again whenever the file\n"
@@ -41,21 +41,9 @@ static const char usage[] =
 	"and the error with its line and column when a save is broken. The first line on\n"
 	"standard output is the page's URL, with this run's secret: every request needs\n"
 	"it. Ctrl-C stops the server.\n"
-	"\n"
-	"      --port N         TCP port (default 8740; 0: any free port)\n"
-	"      --size WxH       preview size in pixels (default: the scene scaled to fit\n"
-	"                       640x360)\n"
-	"      --scale F        preview size as a factor of the scene's size: 0.5, 50%\n"
-	"      --set KEY=VALUE  change a scene value, as for render; repeatable\n"
-	"      --threads N      worker threads (default: all cores)\n"
-	"      --open           open the page in the desktop's browser (xdg-open)\n"
-	"      --read-only      the page does not edit the scene file (it does by default:\n"
-	"                       drag drops, keyframes, areas; docs/preview.md)\n"
-	"      --listen ADDR    listen on this numeric address instead of 127.0.0.1;\n"
-	"                       WARNING: anyone who can reach ADDR sees the scene and can\n"
-	"                       load your CPU (docs/preview.md)\n"
-	"  -q, --quiet          print only the URL and errors\n"
-	"  -h, --help           show this help\n"
+	"\n";
+
+static const char tail[] =
 	"\n"
 	"HTTP API (docs/preview.md): GET /status.json, /frame/N.png?mode=MODE, /stats.json,\n"
 	"/scene.json; POST /edit (from the page only).\n"
@@ -65,6 +53,43 @@ static const char usage[] =
 
 enum { OPT_PORT = 256, OPT_SIZE, OPT_SCALE, OPT_SET, OPT_THREADS, OPT_OPEN, OPT_LISTEN,
        OPT_READ_ONLY };
+
+const cli_row cli_preview_rows[] = {
+	{"port", 0, 1, OPT_PORT,
+	 "      --port N         TCP port (default 8740; 0: any free port)\n", 0},
+	{"size", 0, 1, OPT_SIZE,
+	 "      --size WxH       preview size in pixels (default: the scene scaled to fit\n"
+	 "                       640x360)\n", 0},
+	{"scale", 0, 1, OPT_SCALE,
+	 "      --scale F        preview size as a factor of the scene's size: 0.5, 50%\n", 0},
+	{"set", 0, 1, OPT_SET,
+	 "      --set KEY=VALUE  change a scene value, as for render; repeatable\n", 0},
+	{"threads", 0, 1, OPT_THREADS,
+	 "      --threads N      worker threads (default: all cores)\n", 0},
+	{"open", 0, 0, OPT_OPEN,
+	 "      --open           open the page in the desktop's browser (xdg-open)\n", 0},
+	{"read-only", 0, 0, OPT_READ_ONLY,
+	 "      --read-only      the page does not edit the scene file (it does by default:\n"
+	 "                       drag drops, keyframes, areas; docs/preview.md)\n", 0},
+	{"listen", 0, 1, OPT_LISTEN,
+	 "      --listen ADDR    listen on this numeric address instead of 127.0.0.1;\n"
+	 "                       WARNING: anyone who can reach ADDR sees the scene and can\n"
+	 "                       load your CPU (docs/preview.md)\n", 0},
+	{"quiet", 'q', 0, 'q',
+	 "  -q, --quiet          print only the URL and errors\n", 0},
+	{"help", 'h', 0, 'h',
+	 "  -h, --help           show this help\n", 0},
+	{0},
+};
+
+/* What the options say, until cmd_preview takes it. */
+typedef struct preview_opts {
+	pv_config cfg;
+	const char *sets[PV_MAX_SETS];
+	long port, threads;
+	int open, quiet, read_only;
+	const char *listen;
+} preview_opts;
 
 /* Runs xdg-open URL without waiting for it; -1 when there is no xdg-open on the PATH
  * (glibc's posix_spawnp reports the failed exec). */
@@ -92,89 +117,80 @@ static int open_browser(const char *url)
 	return rc == 0 ? 0 : -1;
 }
 
+/* One option's value into o (cli_rows.handle). */
+static int handle(void *ctx, int c, const char *arg)
+{
+	preview_opts *o = ctx;
+	switch (c) {
+	case OPT_PORT:
+		if (tp_parse_int(arg, 0, 65535, &o->port))
+			return tp_cli_usage("preview", "--port: expected 0..65535 (got %s)",
+					    arg);
+		break;
+	case OPT_SIZE:
+		if (tp_parse_size(arg, &o->cfg.width, &o->cfg.height))
+			return tp_cli_usage("preview", "--size: expected WxH (got %s)",
+					    arg);
+		break;
+	case OPT_SCALE:
+		if (tp_parse_scale(arg, &o->cfg.scale))
+			return tp_cli_usage("preview",
+					    "--scale: expected a factor or a percentage "
+					    "in 0..64, like 0.5 or 50%% (got %s)",
+					    arg);
+		break;
+	case OPT_SET:
+		if (o->cfg.nsets >= PV_MAX_SETS)
+			return tp_cli_usage("preview", "--set: at most %d", PV_MAX_SETS);
+		if (!strchr(arg, '='))
+			return tp_cli_usage("preview", "--set: expected KEY=VALUE (got %s)",
+					    arg);
+		o->sets[o->cfg.nsets++] = arg;
+		break;
+	case OPT_THREADS:
+		if (tp_parse_int(arg, 0, 1024, &o->threads))
+			return tp_cli_usage("preview",
+					    "--threads: expected 0..1024 (got %s)", arg);
+		break;
+	case OPT_OPEN: o->open = 1; break;
+	case OPT_READ_ONLY: o->read_only = 1; break;
+	case OPT_LISTEN: {
+		unsigned char a[16];
+		if (inet_pton(AF_INET, arg, a) != 1 &&
+		    inet_pton(AF_INET6, arg, a) != 1)
+			return tp_cli_usage("preview",
+					    "--listen: expected a numeric IPv4 or IPv6 "
+					    "address like 0.0.0.0 or ::1 (got %s)",
+					    arg);
+		o->listen = arg;
+		break;
+	}
+	case 'q': o->quiet = 1; break;
+	}
+	return 0;
+}
+
 int cmd_preview(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"port", required_argument, NULL, OPT_PORT},
-		{"size", required_argument, NULL, OPT_SIZE},
-		{"scale", required_argument, NULL, OPT_SCALE},
-		{"set", required_argument, NULL, OPT_SET},
-		{"threads", required_argument, NULL, OPT_THREADS},
-		{"open", no_argument, NULL, OPT_OPEN},
-		{"listen", required_argument, NULL, OPT_LISTEN},
-		{"read-only", no_argument, NULL, OPT_READ_ONLY},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	pv_config cfg = {0};
-	const char *sets[PV_MAX_SETS];
-	long port = PV_DEFAULT_PORT, threads = 0;
-	int open = 0, quiet = 0, read_only = 0;
-	const char *listen = NULL;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
-		switch (c) {
-		case OPT_PORT:
-			if (tp_parse_int(optarg, 0, 65535, &port))
-				return tp_cli_usage("preview", "--port: expected 0..65535 (got %s)",
-						    optarg);
-			break;
-		case OPT_SIZE:
-			if (tp_parse_size(optarg, &cfg.width, &cfg.height))
-				return tp_cli_usage("preview", "--size: expected WxH (got %s)",
-						    optarg);
-			break;
-		case OPT_SCALE:
-			if (tp_parse_scale(optarg, &cfg.scale))
-				return tp_cli_usage("preview",
-						    "--scale: expected a factor or a percentage "
-						    "in 0..64, like 0.5 or 50%% (got %s)",
-						    optarg);
-			break;
-		case OPT_SET:
-			if (cfg.nsets >= PV_MAX_SETS)
-				return tp_cli_usage("preview", "--set: at most %d", PV_MAX_SETS);
-			if (!strchr(optarg, '='))
-				return tp_cli_usage("preview", "--set: expected KEY=VALUE (got %s)",
-						    optarg);
-			sets[cfg.nsets++] = optarg;
-			break;
-		case OPT_THREADS:
-			if (tp_parse_int(optarg, 0, 1024, &threads))
-				return tp_cli_usage("preview",
-						    "--threads: expected 0..1024 (got %s)", optarg);
-			break;
-		case OPT_OPEN: open = 1; break;
-		case OPT_READ_ONLY: read_only = 1; break;
-		case OPT_LISTEN: {
-			unsigned char a[16];
-			if (inet_pton(AF_INET, optarg, a) != 1 &&
-			    inet_pton(AF_INET6, optarg, a) != 1)
-				return tp_cli_usage("preview",
-						    "--listen: expected a numeric IPv4 or IPv6 "
-						    "address like 0.0.0.0 or ::1 (got %s)",
-						    optarg);
-			listen = optarg;
-			break;
-		}
-		case 'q': quiet = 1; break;
-		case 'h': fputs(usage, stdout); return TP_EXIT_OK;
-		case ':': return tp_cli_usage("preview", "%s needs a value", argv[optind - 1]);
-		default: return tp_cli_usage("preview", "unknown option %s", argv[optind - 1]);
-		}
-	}
-	if (optind >= argc)
+	preview_opts o = {.port = PV_DEFAULT_PORT};
+	const cli_rows opts = {.cmd = "preview", .head = head, .rows = cli_preview_rows, .tail = tail,
+			       .handle = handle, .ctx = &o, .unknown = "unknown option %s"};
+	int at = 0, prc = cli_rows_parse(&opts, argc, argv, &at);
+	if (prc)
+		return prc == 1 ? TP_EXIT_OK : prc;
+	pv_config cfg = o.cfg;
+	const long port = o.port, threads = o.threads;
+	const int open = o.open, quiet = o.quiet, read_only = o.read_only;
+	const char *listen = o.listen;
+	if (at >= argc)
 		return tp_cli_usage("preview", "no scene file given");
-	if (optind + 1 < argc)
-		return tp_cli_usage("preview", "one scene at a time (got %s and %s)", argv[optind],
-				    argv[optind + 1]);
+	if (at + 1 < argc)
+		return tp_cli_usage("preview", "one scene at a time (got %s and %s)", argv[at],
+				    argv[at + 1]);
 	if (cfg.width && cfg.scale > 0)
 		return tp_cli_usage("preview", "--size and --scale: give one of them");
-	cfg.scene_path = argv[optind];
-	cfg.sets = sets;
+	cfg.scene_path = argv[at];
+	cfg.sets = o.sets;
 	cfg.names = cli_override_names;
 	cfg.nnames = TP_OVERRIDE_COUNT;
 	cfg.threads = (int)threads;

@@ -28,15 +28,15 @@
  * wall time of a 300-frame 1080p MP4 render. */
 static int queue_depth(const out_plan *plan, const tp_pixfmt *fmts, int nsinks, int w, int h)
 {
-	int mp4 = 0;
+	int lookahead = 0;
 	for (int i = 0; i < plan->n; i++)
-		mp4 |= !strcmp(plan->o[i].enc->name, "mp4");
+		lookahead |= (plan->o[i].enc->caps & ENC_CAP_LOOKAHEAD) != 0;
 	size_t bytes = 1;
 	for (int s = 0; s < nsinks; s++)
 		bytes += fmts[s] == TP_YUV420 ? (size_t)w * (size_t)h * 3 / 2
 					      : (size_t)w * (size_t)h * (size_t)tp_pixfmt_bytes(fmts[s]);
 	const size_t fit = QUEUE_BYTES / bytes;
-	return !mp4 || fit <= QUEUE_DEPTH ? QUEUE_DEPTH : fit >= QUEUE_MAX ? QUEUE_MAX : (int)fit;
+	return !lookahead || fit <= QUEUE_DEPTH ? QUEUE_DEPTH : fit >= QUEUE_MAX ? QUEUE_MAX : (int)fit;
 }
 
 static const char usage[] =
@@ -247,161 +247,167 @@ static void hash_pending(void *arg)
 	h->img = NULL;
 }
 
-int cmd_render(int argc, char **argv)
-{
-	render_opts o = {.crf = -1};
-	const char *scene_file = NULL;
-	int prc = parse_args(argc, argv, &o, &scene_file);
-	if (prc)
-		return prc == 1 ? TP_EXIT_OK : prc;
-
-	tp_err err = {""};
-	tp_scene *sc = NULL;
-	tp_scene_info in = TP_SCENE_INFO_INIT;
-	tp_pose *poses = NULL;
-	int npose_cap = 0;
-	out_plan plan = {0};
-	enc_sink *sinks[MAX_SINKS] = {NULL};
-	hash_job hs = {0};
+/* One render's state, from the loaded scene to the closed outputs. */
+typedef struct render_run {
+	const render_opts *o;
+	tp_scene *sc;
+	tp_scene_info in;
+	int first, last; /* the output frames (--range, or all) */
+	out_plan plan;
+	/* --hash: the first output's frames, hashed on this thread (see open_sinks) */
+	enc_config hash_cfg;
+	char hash_fp[65];
+	enc_sink *hash_sink;
+	hash_job hs;
+	enc_sink *sinks[MAX_SINKS];
 	tp_pixfmt fmts[MAX_SINKS];
 	int share[MAX_SINKS];
-	int nsinks = 0;
-	enc_queue *q = NULL;
-	tp_wfile stats = {0};
-	int rc = 0, frames_done = 0;
+	int nsinks;
+	enc_queue *q;
+	tp_wfile stats;
+	tp_pose *poses;
+	int npose_cap;
+	tp_progress prog;
+	int frames_done;
+	tp_err err;
+} render_run;
 
-	/* Caught from the start: Ctrl-C during set-up leaves nothing behind either. */
-	tp_cli_catch_signals();
-	int threads = tp_cli_threads(o.threads);
-	rc = cli_load(scene_file, &o.ov, threads, &sc, &err);
-	if (rc < 0)
-		goto fail;
-	tp_scene_get_info(sc, &in);
-	/* Ctrl-C and SIGTERM stop a long frame in the middle (sph's substeps), not after it */
-	tp_scene_set_cancel(sc, &tp_cli_interrupted);
-
-	if (o.range && o.range_b >= in.frames) {
-		rc = tp_errf(&err, TP_EUSAGE, "--range %d-%d: %s has %d frames (0-%d)", o.range_a,
-			     o.range_b, scene_file, in.frames, in.frames - 1);
-		goto fail;
-	}
-	const int first = o.range ? o.range_a : 0, last = o.range ? o.range_b : in.frames - 1;
-
-	/* Every output is checked before any simulation: a bad path costs nothing. */
+/* Every output planned and checked before any simulation (a bad path costs nothing), and
+ * the encoders' notes said. */
+static int plan_outputs(render_run *r, int threads)
+{
+	const render_opts *o = r->o;
 	const enc_config base = {.threads = threads,
-				 .overwrite = o.overwrite,
-				 .crf = o.crf,
-				 .preset = o.preset,
-				 .bitrate = o.bitrate,
-				 .range = o.range,
-				 .first = first,
-				 .frames = last - first + 1};
-	rc = outputs_plan(&plan, sc, &o.outs, &base, &err);
+				 .overwrite = o->overwrite,
+				 .crf = o->crf,
+				 .preset = o->preset,
+				 .bitrate = o->bitrate,
+				 .range = o->range,
+				 .first = r->first,
+				 .frames = r->last - r->first + 1};
+	int rc = outputs_plan(&r->plan, r->sc, &o->outs, &base, &r->err);
 	if (rc < 0)
-		goto fail;
-	for (int i = 0; i < plan.n; i++) {
-		const out_item *it = &plan.o[i];
+		return rc;
+	for (int i = 0; i < r->plan.n; i++) {
+		const out_item *it = &r->plan.o[i];
 		const char *note = it->enc->note ? it->enc->note(&it->cfg) : NULL;
-		if (note && !o.quiet)
+		if (note && !o->quiet)
 			fprintf(stderr, "tidepool: %s\n", note);
 	}
-	enc_config cfg = plan.o[0].cfg; /* --hash covers the first output's frames */
-	cfg.flipbook = NULL;
-	const tp_encoder *hash_enc = enc_find("hash");
-	enc_config hash_cfg = cfg;
-	hash_cfg.path = o.hash;
-	char hash_fp[65];
-	outputs_fingerprint(sc, (int)plan.o[0].mode, "hash", -1, NULL, 0, hash_fp);
-	hash_cfg.fingerprint = hash_fp;
-	if (o.hash) {
-		rc = hash_enc->check(&hash_cfg, &err);
-		if (rc < 0)
-			goto fail;
-	}
+	r->hash_cfg = r->plan.o[0].cfg; /* --hash covers the first output's frames */
+	r->hash_cfg.flipbook = NULL;
+	r->hash_cfg.path = o->hash;
+	outputs_fingerprint(r->sc, (int)r->plan.o[0].mode, &tp_encoder_hash, -1, NULL, 0,
+			    r->hash_fp);
+	r->hash_cfg.fingerprint = r->hash_fp;
+	if (o->hash && (rc = tp_encoder_hash.check(&r->hash_cfg, &r->err)) < 0)
+		return rc;
 	/* An MP4 of the colour picture gets 4:2:0 straight from the renderer (no RGB frame in
 	 * between; the same bytes as converting one), unless --hash reads its RGB pixels. */
-	for (int i = 0; i < plan.n; i++) {
+	for (int i = 0; i < r->plan.n; i++) {
 		tp_format yuv = TP_FORMAT_INIT;
-		if (!strcmp(plan.o[i].enc->name, "mp4") && plan.o[i].cfg.fmt == TP_RGB8 &&
-		    tp_scene_format_as(sc, plan.o[i].mode, TP_PIXELS_YUV420, &yuv, NULL) == 0 &&
-		    !(o.hash && i == 0))
-			plan.o[i].cfg.fmt = TP_YUV420;
+		if ((r->plan.o[i].enc->caps & ENC_CAP_YUV420) && r->plan.o[i].cfg.fmt == TP_RGB8 &&
+		    tp_scene_format_as(r->sc, r->plan.o[i].mode, TP_PIXELS_YUV420, &yuv, NULL) == 0 &&
+		    !(o->hash && i == 0))
+			r->plan.o[i].cfg.fmt = TP_YUV420;
 	}
 	/* Stats may go to a stream (/dev/stdout, also redirected to a file), a pipe or a
 	 * device, written directly; files are written under a temporary name like every
 	 * other output (tp_wopen). */
-	if (o.stats && (rc = tp_check_output(o.stats, o.overwrite, 1, &err)) < 0)
-		goto fail;
+	if (o->stats && (rc = tp_check_output(o->stats, o->overwrite, 1, &r->err)) < 0)
+		return rc;
+	return 0;
+}
 
-	rc = level_heights(sc, &plan, o.quiet, &err);
+/* Levels the height maps (a first pass, when asked), then opens the stats file, the
+ * encoders and the queue that feeds them. */
+static int open_sinks(render_run *r)
+{
+	const render_opts *o = r->o;
+	int rc = level_heights(r->sc, &r->plan, o->quiet, &r->err);
 	if (rc < 0)
-		goto fail;
-	outputs_describe(&plan, sc);
-	if (o.stats && (rc = tp_wopen(&stats, o.stats, &err)) < 0)
-		goto fail;
+		return rc;
+	outputs_describe(&r->plan, r->sc);
+	if (o->stats && (rc = tp_wopen(&r->stats, o->stats, &r->err)) < 0)
+		return rc;
 	/* A pipe or device gets each line as it is made (and fails at once). */
-	if (stats.f && stats.direct)
-		setvbuf(stats.f, NULL, _IOLBF, 0);
-	for (int i = 0; i < plan.n; i++) {
-		rc = enc_sink_create(plan.o[i].enc, &plan.o[i].cfg, &sinks[nsinks], &err);
+	if (r->stats.f && r->stats.direct)
+		setvbuf(r->stats.f, NULL, _IOLBF, 0);
+	for (int i = 0; i < r->plan.n; i++) {
+		rc = enc_sink_create(r->plan.o[i].enc, &r->plan.o[i].cfg, &r->sinks[r->nsinks],
+				     &r->err);
 		if (rc < 0)
-			goto fail;
-		share[nsinks] = -1;
-		fmts[nsinks++] = plan.o[i].cfg.fmt;
+			return rc;
+		r->share[r->nsinks] = -1;
+		r->fmts[r->nsinks++] = r->plan.o[i].cfg.fmt;
 	}
 	/* The hash sink is written from this thread (it is the last sink, outside the
 	 * queue): frame k is hashed by one of the colour pass's threads while the others draw
 	 * frame k + 1 (render_frame_side), so the serial hash overlaps parallel work. On an
 	 * encoder thread it took a core from the stepper and renderer's threads in the middle
 	 * of their parallel loops, stalling both (+15% on a 1080p -o null render). */
-	enc_sink *hash_sink = NULL;
-	if (o.hash) {
-		rc = enc_sink_create(hash_enc, &hash_cfg, &sinks[nsinks], &err);
+	if (o->hash) {
+		rc = enc_sink_create(&tp_encoder_hash, &r->hash_cfg, &r->sinks[r->nsinks], &r->err);
 		if (rc < 0)
-			goto fail;
-		hash_sink = sinks[nsinks++];
+			return rc;
+		r->hash_sink = r->sinks[r->nsinks++];
 	}
-	hs.sink = hash_sink;
-	const int depth = queue_depth(&plan, fmts, nsinks - (hash_sink != NULL), in.width,
-				      in.height);
-	rc = enc_queue_create(sinks, fmts, share, nsinks - (hash_sink != NULL), in.width,
-			      in.height, depth, &q, &err);
-	if (rc < 0)
-		goto fail;
+	r->hs.sink = r->hash_sink;
+	const int queued = r->nsinks - (r->hash_sink != NULL);
+	const int depth = queue_depth(&r->plan, r->fmts, queued, r->in.width, r->in.height);
+	return enc_queue_create(r->sinks, r->fmts, r->share, queued, r->in.width, r->in.height,
+				depth, &r->q, &r->err);
+}
 
-	tp_progress prog;
-	int warned_clip = 0;
-	tp_progress_start(&prog, "render", last - first + 1, o.quiet);
-	if (first > 0 && (rc = seek_to(sc, &o, first, &err)) < 0)
-		goto fail;
-	for (int k = first; k <= last && !tp_cli_interrupted; k++) {
+/* Frame k's --stats line; 1 when the reader went away (an interruption, not a failure). */
+static int stats_line(render_run *r, int k, long clipped)
+{
+	tp_frame_stats fs = TP_FRAME_STATS_INIT;
+	int nb = 0, rc;
+	if ((rc = frame_stats(r->sc, k, &fs, &r->poses, &r->npose_cap, &nb, &r->err)) < 0)
+		return rc;
+	if (write_stats_line(r->stats.f, &fs, r->poses, nb, clipped) < 0) {
+		if (errno == EPIPE && tp_cli_broken_pipe())
+			return 1;
+		return tp_errf(&r->err, TP_EIO, "%s: write error (%s)", r->o->stats,
+			       strerror(errno));
+	}
+	return 0;
+}
+
+/* Steps, draws and queues frames first..last (until Ctrl-C or an error). */
+static int render_frames(render_run *r)
+{
+	int rc = 0, warned_clip = 0;
+	for (int k = r->first; k <= r->last && !tp_cli_interrupted; k++) {
 		tp_error e = TP_ERROR_INIT;
-		rc = tp_scene_step(sc, &e);
+		rc = tp_scene_step(r->sc, &e);
 		if (rc == TP_ERROR_CANCELLED && tp_cli_interrupted)
 			rc = 0; /* stopped mid-frame: the frames before it are whole */
 		else if (rc < 0)
-			rc = cli_api_err(&e, &err);
+			rc = cli_api_err(&e, &r->err);
 		if (rc < 0 || tp_cli_interrupted)
 			break;
-		tp_image *slot = enc_queue_acquire(q);
+		tp_image *slot = enc_queue_acquire(r->q);
 		if (!slot)
 			break; /* an encoder failed; enc_queue_finish() reports it */
 		/* the previous frame's hash alongside this frame's drawing; its slot is the
 		 * encoders' to read, and not ours to reuse before depth - 1 more frames */
-		rc = outputs_render(&plan, sc, k, slot, hs.img ? hash_pending : NULL, &hs, &err);
+		rc = outputs_render(&r->plan, r->sc, k, slot, r->hs.img ? hash_pending : NULL,
+				    &r->hs, &r->err);
 		if (rc < 0)
 			break;
-		if (hs.rc < 0) {
-			rc = hs.rc;
-			err = hs.err;
+		if (r->hs.rc < 0) {
+			rc = r->hs.rc;
+			r->err = r->hs.err;
 			break;
 		}
-		if (hash_sink) {
-			hs.index = k;
-			hs.img = &slot[0]; /* the first output's own pixels, no copy */
+		if (r->hash_sink) {
+			r->hs.index = k;
+			r->hs.img = &slot[0]; /* the first output's own pixels, no copy */
 		}
-		enc_queue_submit(q, k);
-		const long clipped = outputs_height_clipped(&plan);
+		enc_queue_submit(r->q, k);
+		const long clipped = outputs_height_clipped(&r->plan);
 		if (clipped > 0 && !warned_clip) {
 			warned_clip = 1;
 			fprintf(stderr,
@@ -410,103 +416,141 @@ int cmd_render(int argc, char **argv)
 				"per height unit, or \"auto\"\n",
 				clipped, k);
 		}
-		if (stats.f) {
-			tp_frame_stats fs = TP_FRAME_STATS_INIT;
-			int nb = 0;
-			if ((rc = frame_stats(sc, k, &fs, &poses, &npose_cap, &nb, &err)) < 0)
-				break;
-			if (write_stats_line(stats.f, &fs, poses, nb, clipped) < 0) {
-				if (errno == EPIPE && tp_cli_broken_pipe()) {
-					/* The reader went away: an interruption, not a failure.
-					 * This frame is already with the encoders, so it counts. */
-					frames_done = k - first + 1;
-					break;
-				}
-				rc = tp_errf(&err, TP_EIO, "%s: write error (%s)", o.stats,
-					     strerror(errno));
-				break;
+		if (r->stats.f && (rc = stats_line(r, k, clipped)) != 0) {
+			if (rc == 1) { /* this frame is already with the encoders: it counts */
+				rc = 0;
+				r->frames_done = k - r->first + 1;
 			}
+			break;
 		}
-		frames_done = k - first + 1;
-		tp_progress_update(&prog, frames_done);
+		r->frames_done = k - r->first + 1;
+		tp_progress_update(&r->prog, r->frames_done);
 	}
+	return rc;
+}
+
+/* Hashes the last frame, drains the queue and closes every output: finished, finished
+ * as far as it got (Ctrl-C: *interrupted), or removed (an error, or an interrupted
+ * --range chunk). */
+static int close_outputs(render_run *r, int rc, int *interrupted)
+{
 	/* the last frame's hash (after an interruption too: every submitted frame is
 	 * hashed) */
-	if (hs.img && rc == 0) {
-		hash_pending(&hs);
-		if (hs.rc < 0) {
-			rc = hs.rc;
-			err = hs.err;
+	if (r->hs.img && rc == 0) {
+		hash_pending(&r->hs);
+		if (r->hs.rc < 0) {
+			rc = r->hs.rc;
+			r->err = r->hs.err;
 		}
 	}
 	tp_err qerr;
-	int qrc = enc_queue_finish(q, &qerr);
+	int qrc = enc_queue_finish(r->q, &qerr);
 	if (rc == 0 && qrc < 0) {
 		rc = qrc;
-		err = qerr;
+		r->err = qerr;
 	}
-	int interrupted = rc == 0 && tp_cli_interrupted;
-	enc_close_mode mode = rc < 0        ? ENC_CLOSE_FAILED
-			      : interrupted ? ENC_CLOSE_INTERRUPTED
-					    : ENC_CLOSE_DONE;
-	if (interrupted && o.range)
+	*interrupted = rc == 0 && tp_cli_interrupted;
+	enc_close_mode mode = rc < 0         ? ENC_CLOSE_FAILED
+			      : *interrupted ? ENC_CLOSE_INTERRUPTED
+					     : ENC_CLOSE_DONE;
+	if (*interrupted && r->o->range)
 		mode = ENC_CLOSE_FAILED; /* a chunk is whole or absent: rerunning it completes it */
-	for (int i = 0; i < nsinks; i++) {
+	for (int i = 0; i < r->nsinks; i++) {
 		tp_err cerr;
-		int crc = enc_sink_close(sinks[i], mode, &cerr);
+		int crc = enc_sink_close(r->sinks[i], mode, &cerr);
 		if (crc < 0 && rc == 0) {
 			rc = crc;
-			err = cerr;
+			r->err = cerr;
 		}
 	}
-	if (stats.f) {
+	if (r->stats.f) {
 		tp_err serr;
-		int src = tp_wclose(&stats, rc == 0, &serr);
+		int src = tp_wclose(&r->stats, rc == 0, &serr);
 		if (rc == 0 && src < 0 && !tp_cli_broken_pipe()) {
 			rc = src;
-			err = serr;
+			r->err = serr;
 		}
 	}
-	if (rc == 0) {
-		double el = tp_now() - prog.start;
-		char summary[1024];
-		char more[32] = "", warm[96] = "";
-		if (plan.n > 1)
-			snprintf(more, sizeof more, " (+%d more)", plan.n - 1);
-		/* One figure: frames written over the wall time from the first simulated step
-		 * to the last byte written, the same measure as the progress line's */
-		const int wf = tp_scene_warmup_frames(sc), skipped = first > 0;
-		if (wf || skipped)
-			snprintf(warm, sizeof warm, "; the time includes %s%s%s",
-				 wf ? "the loop's warm-up" : "", wf && skipped ? " and " : "",
-				 skipped ? "simulating up to the range" : "");
-		snprintf(summary, sizeof summary,
-			 "%s %d frame%s (%dx%d, %s) to %s%s in %.2f s (%.1f fps%s)",
-			 interrupted ? "interrupted after" : "rendered", frames_done,
-			 frames_done == 1 ? "" : "s", in.width, in.height, in.solver,
-			 plan.o[0].path, more, el, el > 0 ? frames_done / el : 0.0, warm);
-		tp_progress_done(&prog, summary);
-		if (interrupted && tp_cli_broken_pipe())
-			/* Said even with -q: the status alone (141) would not say which pipe. */
-			fprintf(stderr,
-				"tidepool: render: broken pipe (SIGPIPE): stopped after %d "
-				"frame%s; "
-				"finished outputs are kept\n",
-				frames_done, frames_done == 1 ? "" : "s");
-		if (interrupted)
-			rc = TP_EINTR;
-	} else {
-		tp_progress_done(&prog, NULL);
+	return rc;
+}
+
+/* The summary line (and the broken pipe's); TP_EINTR after an interruption. */
+static int summarise(render_run *r, int interrupted)
+{
+	const int done = r->frames_done;
+	double el = tp_now() - r->prog.start;
+	char summary[1024];
+	char more[32] = "", warm[96] = "";
+	if (r->plan.n > 1)
+		snprintf(more, sizeof more, " (+%d more)", r->plan.n - 1);
+	/* One figure: frames written over the wall time from the first simulated step
+	 * to the last byte written, the same measure as the progress line's */
+	const int wf = tp_scene_warmup_frames(r->sc), skipped = r->first > 0;
+	if (wf || skipped)
+		snprintf(warm, sizeof warm, "; the time includes %s%s%s",
+			 wf ? "the loop's warm-up" : "", wf && skipped ? " and " : "",
+			 skipped ? "simulating up to the range" : "");
+	snprintf(summary, sizeof summary, "%s %d frame%s (%dx%d, %s) to %s%s in %.2f s (%.1f fps%s)",
+		 interrupted ? "interrupted after" : "rendered", done, done == 1 ? "" : "s",
+		 r->in.width, r->in.height, r->in.solver, r->plan.o[0].path, more, el,
+		 el > 0 ? done / el : 0.0, warm);
+	tp_progress_done(&r->prog, summary);
+	if (interrupted && tp_cli_broken_pipe())
+		/* Said even with -q: the status alone (141) would not say which pipe. */
+		fprintf(stderr,
+			"tidepool: render: broken pipe (SIGPIPE): stopped after %d "
+			"frame%s; "
+			"finished outputs are kept\n",
+			done, done == 1 ? "" : "s");
+	return interrupted ? TP_EINTR : 0;
+}
+
+int cmd_render(int argc, char **argv)
+{
+	render_opts o = {.crf = -1};
+	const char *scene_file = NULL;
+	int prc = parse_args(argc, argv, &o, &scene_file);
+	if (prc)
+		return prc == 1 ? TP_EXIT_OK : prc;
+
+	render_run run = {.o = &o, .in = TP_SCENE_INFO_INIT, .err = {""}}, *r = &run;
+	/* Caught from the start: Ctrl-C during set-up leaves nothing behind either. */
+	tp_cli_catch_signals();
+	const int threads = tp_cli_threads(o.threads);
+	int rc = cli_load(scene_file, &o.ov, threads, &r->sc, &r->err);
+	if (rc < 0)
+		goto fail;
+	tp_scene_get_info(r->sc, &r->in);
+	/* Ctrl-C and SIGTERM stop a long frame in the middle (sph's substeps), not after it */
+	tp_scene_set_cancel(r->sc, &tp_cli_interrupted);
+	if (o.range && o.range_b >= r->in.frames) {
+		rc = tp_errf(&r->err, TP_EUSAGE, "--range %d-%d: %s has %d frames (0-%d)",
+			     o.range_a, o.range_b, scene_file, r->in.frames, r->in.frames - 1);
+		goto fail;
 	}
+	r->first = o.range ? o.range_a : 0;
+	r->last = o.range ? o.range_b : r->in.frames - 1;
+	if ((rc = plan_outputs(r, threads)) < 0 || (rc = open_sinks(r)) < 0)
+		goto fail;
+
+	tp_progress_start(&r->prog, "render", r->last - r->first + 1, o.quiet);
+	if (r->first > 0 && (rc = seek_to(r->sc, &o, r->first, &r->err)) < 0)
+		goto fail;
+	int interrupted = 0;
+	rc = close_outputs(r, render_frames(r), &interrupted);
+	if (rc == 0)
+		rc = summarise(r, interrupted);
+	else
+		tp_progress_done(&r->prog, NULL);
 
 fail:
-	tp_wclose(&stats, 0, &(tp_err){""});
-	enc_queue_destroy(q);
-	for (int i = 0; i < nsinks; i++)
-		enc_sink_destroy(sinks[i]);
-	free(poses);
-	tp_scene_free(sc);
+	tp_wclose(&r->stats, 0, &(tp_err){""});
+	enc_queue_destroy(r->q);
+	for (int i = 0; i < r->nsinks; i++)
+		enc_sink_destroy(r->sinks[i]);
+	free(r->poses);
+	tp_scene_free(r->sc);
 	if (rc < 0 && rc != TP_EINTR)
-		return tp_cli_fail(rc, &err);
+		return tp_cli_fail(rc, &r->err);
 	return tp_exit_code(rc);
 }

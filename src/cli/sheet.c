@@ -9,6 +9,7 @@
 
 #include "encode/mp4_read.h"
 #include "encode/record.h"
+#include "util/fsutil.h"
 #include "util/image.h"
 #include "util/png.h"
 
@@ -187,20 +188,13 @@ static void draw_thumb(tp_image *img, int x0, int y0, int bw, int bh, const tp_i
 	}
 }
 
-static int is_video(const char *path)
-{
-	size_t n = strlen(path);
-	return n > 4 && (!strcasecmp(path + n - 4, ".mp4") || !strcasecmp(path + n - 4, ".m4v") ||
-			 !strcasecmp(path + n - 4, ".mov"));
-}
-
 /* The item's picture as RGB8: the PNG, or frame `frame` of the video (decoded in order). */
 static int load_preview(const sheet_item *it, tp_image *out)
 {
 	tp_err e;
 	if (!it->image)
 		return -1;
-	if (!is_video(it->image))
+	if (!tp_is_mp4_path(it->image))
 		return tp_png_read(it->image, TP_RGB8, out, &e);
 	enc_mp4_reader *r = NULL;
 	int rc = enc_mp4_open(it->image, &r, &e);

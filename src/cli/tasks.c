@@ -30,11 +30,11 @@ typedef struct output {
 	int mode; /* -1: the scene's */
 	char *path;
 	int kind;    /* 'p' PNG pattern, 'v' video, 'n' null */
+	/* whose fingerprint its files record: the encoder that claims a video or null, and
+	 * for a pattern the PNG encoder's (tasks checks chunks of PNG frames) */
+	const tp_encoder *enc;
 	char fp[65]; /* the fingerprint its files record (outputs_fingerprint) */
 } output;
-
-static const char *const mode_names[] = {"color",     "height",       "normal", "caustics",
-					 "particles", "displacement", "foam", "velocity"};
 
 /* ---- shell words ---- */
 
@@ -68,12 +68,6 @@ static char *part_name(const char *path, int a, int b, int digits)
 	return s;
 }
 
-static int is_video(const char *p)
-{
-	size_t n = strlen(p);
-	return (n > 4 && (!strcasecmp(p + n - 4, ".mp4") || !strcasecmp(p + n - 4, ".m4v") ||
-			  !strcasecmp(p + n - 4, ".mov")));
-}
 
 
 /* ---- the plan ---- */
@@ -192,7 +186,7 @@ static void chunk_cmd(const plan *p, int c, tp_line *l)
 		if (!spec) {
 			l->oom = 1;
 		} else {
-			snprintf(spec, n, "%s%s%s", out->mode >= 0 ? mode_names[out->mode] : "",
+			snprintf(spec, n, "%s%s%s", out->mode >= 0 ? tp_mode_name((tp_mode)out->mode) : "",
 				 out->mode >= 0 ? "=" : "", use);
 			tp_line_word(l, "-o");
 			tp_line_word(l, spec);
@@ -278,10 +272,9 @@ static int fingerprints(plan *p, tp_err *err)
 		int mode = out->mode >= 0 ? out->mode
 			   : so.n ? (int)so.o[0].mode
 				  : (int)so.mode;
-		const char *enc = out->kind == 'v' ? "mp4" : out->kind == 'p' ? "png" : "null";
-		outputs_fingerprint(sc, mode, enc, crf, preset, bitrate, out->fp);
+		outputs_fingerprint(sc, mode, out->enc, crf, preset, bitrate, out->fp);
 		if (i == 0)
-			outputs_fingerprint(sc, mode, "hash", -1, NULL, 0, p->hash_fp);
+			outputs_fingerprint(sc, mode, &tp_encoder_hash, -1, NULL, 0, p->hash_fp);
 	}
 	return 0;
 }
@@ -316,7 +309,7 @@ static int plan_outputs(plan *p, tp_err *err)
 			return tp_errf(err, TP_EIO, "out of memory");
 		if (!strcmp(paths[i], "null"))
 			out->kind = 'n';
-		else if (is_video(paths[i]))
+		else if (tp_is_mp4_path(paths[i]))
 			out->kind = 'v';
 		else if (tp_pattern_kind(paths[i]) == 1)
 			out->kind = 'p';
@@ -326,6 +319,7 @@ static int plan_outputs(plan *p, tp_err *err)
 				       "out/%%04d.png, "
 				       "an .mp4, or null)",
 				       paths[i]);
+		out->enc = out->kind == 'p' ? &tp_encoder_pngseq : enc_find_for_path(paths[i]);
 	}
 	return fingerprints(p, err);
 }

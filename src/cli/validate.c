@@ -27,8 +27,7 @@ static const char usage[] =
  * (%999999999d) fails here rather than after validate said ok. */
 static int check_output(const char *file, const char *path, tp_err *err)
 {
-	size_t n = path ? strlen(path) : 0;
-	if (n > 4 && !strcasecmp(path + n - 4, ".png") && strchr(path, '%') && tp_pattern_kind(path) < 0)
+	if (path && tp_has_suffix(path, ".png") && strchr(path, '%') && tp_pattern_kind(path) < 0)
 		return tp_errf(err, TP_EINPUT,
 			       "%s: output: a PNG pattern takes one %%d or %%0Nd with N at most %d "
 			       "(got %.200s)", file, TP_PATTERN_MAX_WIDTH, path);

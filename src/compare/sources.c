@@ -33,12 +33,6 @@ static int has_glob(const char *p)
 	return strpbrk(p, "*?[") != NULL;
 }
 
-static int ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-	return n > m && !strcasecmp(s + n - m, suffix);
-}
-
 /* Natural order: digit runs compare as numbers, so f2.png < f10.png. */
 static int natural_cmp(const char *a, const char *b)
 {
@@ -103,7 +97,7 @@ static int open_dir(cmp_source *s, tp_err *err)
 	char path[8192];
 	while (rc == 0 && (e = readdir(d))) {
 		/* Hidden files include our own temporaries (".name.tmp-PID"). */
-		if (e->d_name[0] == '.' || !ends_with(e->d_name, ".png"))
+		if (e->d_name[0] == '.' || !tp_has_suffix(e->d_name, ".png"))
 			continue;
 		snprintf(path, sizeof path, "%s/%s", s->spec, e->d_name);
 		rc = add_path(s, &cap, path, err);
@@ -274,14 +268,14 @@ int cmp_source_create_empty(const char *spec, cmp_source **out, tp_err *err)
 	int rc = source_new(spec, &s, err);
 	if (rc < 0)
 		return rc;
-	if (ends_with(spec, ".manifest") || ends_with(spec, ".tpmanifest")) {
+	if (tp_has_suffix(spec, ".manifest") || tp_has_suffix(spec, ".tpmanifest")) {
 		s->kind = CMP_SRC_MANIFEST;
 		snprintf(s->man.algo, sizeof s->man.algo, "%s", ENC_HASH_DEFAULT);
 		s->man.fmt = TP_RGB8;
 	} else if (tp_pattern_kind(spec) == 1) {
 		s->kind = CMP_SRC_PNGSEQ;
 		s->is_pattern = 1;
-	} else if (ends_with(spec, ".png") && !has_glob(spec)) {
+	} else if (tp_has_suffix(spec, ".png") && !has_glob(spec)) {
 		s->kind = CMP_SRC_PNG;
 	} else if (strchr(spec, '%') && tp_pattern_kind(spec) < 0) {
 		cmp_source_close(s);

@@ -158,15 +158,9 @@ typedef struct mp4_proxy {
 	void *inner;
 } mp4_proxy;
 
-static int has_ext(const char *path, const char *ext)
-{
-	size_t n = strlen(path), k = strlen(ext);
-	return n > k && !strcasecmp(path + n - k, ext);
-}
-
 static int proxy_probe(const char *path)
 {
-	return has_ext(path, ".mp4") || has_ext(path, ".m4v") || has_ext(path, ".mov") ? 50 : 0;
+	return tp_is_mp4_path(path) ? 50 : 0;
 }
 
 static int proxy_check(const enc_config *cfg, tp_err *err)
@@ -219,4 +213,5 @@ const tp_encoder tp_encoder_mp4 = {
 	.write_frame = proxy_write,
 	.close = proxy_close,
 	.note = proxy_note,
+	.caps = ENC_CAP_YUV420 | ENC_CAP_LOOKAHEAD | ENC_CAP_RATE,
 };

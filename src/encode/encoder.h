@@ -75,9 +75,22 @@ typedef struct tp_encoder {
 	/* Optional (may be NULL): a one-line notice for the CLI to print before rendering,
 	 * such as a codec fallback ("libx264 is not available: ..."), or NULL for none. */
 	const char *(*note)(const enc_config *cfg);
+	unsigned caps; /* ENC_CAP_*: what the program may ask of it, in place of its name */
 } tp_encoder;
 
+/* tp_encoder.caps */
+enum {
+	ENC_CAP_YUV420 = 1u << 0, /* takes the colour picture as TP_YUV420 frames (cfg.fmt) */
+	/* fills a lookahead on one core before it uses every core (x264: about 50 frames): a
+	 * deeper frame queue lets the simulation and renderer work ahead meanwhile */
+	ENC_CAP_LOOKAHEAD = 1u << 1,
+	ENC_CAP_RATE = 1u << 2, /* takes crf, preset and bitrate; the fingerprint records them */
+};
+
 extern const tp_encoder *const tp_encoders[]; /* registry.c, NULL-terminated */
+/* Named where the program means one encoder whatever the path: the frame-hash manifest
+ * (--hash) and PNG frames (the chunks `tidepool tasks` checks). */
+extern const tp_encoder tp_encoder_hash, tp_encoder_pngseq;
 const tp_encoder *enc_find_for_path(const char *path);
 const tp_encoder *enc_find(const char *name);
 

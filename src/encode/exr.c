@@ -59,8 +59,7 @@ static void frame_path(const exrseq *s, int index, char *buf, size_t n)
 
 static int exr_probe(const char *path)
 {
-	size_t n = strlen(path);
-	return n > 4 && !strcasecmp(path + n - 4, ".exr") ? 50 : 0;
+	return tp_has_suffix(path, ".exr") ? 50 : 0;
 }
 
 static int exr_check(const enc_config *cfg, tp_err *err)

@@ -465,10 +465,9 @@ typedef struct hash_enc {
 
 static int hash_probe(const char *path)
 {
-	size_t n = strlen(path);
-	if (n > 11 && !strcasecmp(path + n - 11, ".tpmanifest"))
+	if (tp_has_suffix(path, ".tpmanifest"))
 		return 100;
-	if (n > 9 && !strcasecmp(path + n - 9, ".manifest"))
+	if (tp_has_suffix(path, ".manifest"))
 		return 60;
 	return 0;
 }

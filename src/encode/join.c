@@ -49,15 +49,9 @@ static void quiet_install(void)
 	av_log_set_callback(quiet_log);
 }
 
-static int has_ext(const char *path, const char *ext)
-{
-	size_t n = strlen(path), e = strlen(ext);
-	return n > e && !strcasecmp(path + n - e, ext);
-}
-
 static int is_manifest(const char *p)
 {
-	return has_ext(p, ".manifest") || has_ext(p, ".tpmanifest");
+	return tp_has_suffix(p, ".manifest") || tp_has_suffix(p, ".tpmanifest");
 }
 
 static int av_err(tp_err *err, int averr, const char *path, const char *what)
@@ -315,7 +309,7 @@ static int join_mp4(seg *sg, int n, const char *out, tp_err *err)
 	tp_temp_name(out, tmp, sizeof tmp);
 	if (!pkt)
 		return tp_errf(err, TP_EIO, "out of memory");
-	int averr = avformat_alloc_output_context2(&ofc, NULL, has_ext(out, ".mov") ? "mov" : "mp4",
+	int averr = avformat_alloc_output_context2(&ofc, NULL, tp_has_suffix(out, ".mov") ? "mov" : "mp4",
 						   tmp);
 	if (averr < 0) {
 		rc = av_err(err, averr, out, "cannot set up the MP4 muxer");

@@ -146,15 +146,9 @@ static int av_fail(tp_err *err, int averr, const char *path, const char *what)
 
 /* ---- configuration ------------------------------------------------------------------- */
 
-static int has_ext(const char *path, const char *ext)
-{
-	size_t n = strlen(path), e = strlen(ext);
-	return n > e && !strcasecmp(path + n - e, ext);
-}
-
 static int mp4_probe(const char *path)
 {
-	return has_ext(path, ".mp4") || has_ext(path, ".m4v") || has_ext(path, ".mov") ? 50 : 0;
+	return tp_is_mp4_path(path) ? 50 : 0;
 }
 
 /* TIDEPOOL_MP4_CODEC=mpeg4 forces the fallback (for players without H.264, and tests). */
@@ -211,13 +205,15 @@ static int mp4_check(const enc_config *cfg, tp_err *err)
 		return tp_errf(err, TP_EUSAGE, "--crf and --bitrate exclude each other (give one)");
 	if (cfg->preset) {
 		int ok = 0;
-		for (int i = 0; x264_presets[i]; i++)
+		char list[128] = "";
+		for (int i = 0; x264_presets[i]; i++) {
 			ok |= !strcmp(cfg->preset, x264_presets[i]);
-		if (!ok)
-			return tp_errf(err, TP_EUSAGE,
-				       "--preset: must be one of ultrafast, superfast, veryfast, "
-				       "faster, fast, "
-				       "medium, slow, slower, veryslow, placebo (got \"%s\")",
+			size_t k = strlen(list);
+			snprintf(list + k, sizeof list - k, "%s%s", i ? ", " : "", x264_presets[i]);
+		}
+		if (!ok) /* the list is the one render --help, the man page and the completion
+			  * give (test_optrows.c checks them against it) */
+			return tp_errf(err, TP_EUSAGE, "--preset: must be one of %s (got \"%s\")", list,
 				       cfg->preset);
 	}
 	if (src_pixfmt(cfg->fmt) == AV_PIX_FMT_NONE)
@@ -348,7 +344,7 @@ static int mp4_open(void *priv, const enc_config *cfg, tp_err *err)
 
 	/* The real name picks the muxer: the temporary's extension is ".tmp-PID". */
 	rc = avformat_alloc_output_context2(&m->fc, NULL,
-					    has_ext(cfg->path, ".mov") ? "mov" : "mp4", m->tmp);
+					    tp_has_suffix(cfg->path, ".mov") ? "mov" : "mp4", m->tmp);
 	if (rc < 0)
 		return av_fail(err, rc, m->path, "cannot set up the MP4 muxer");
 	m->fc->flags |= AVFMT_FLAG_BITEXACT;
@@ -626,4 +622,5 @@ const tp_encoder tp_encoder_mp4 = {
 	.write_frame = mp4_write,
 	.close = mp4_close,
 	.note = mp4_note,
+	.caps = ENC_CAP_YUV420 | ENC_CAP_LOOKAHEAD | ENC_CAP_RATE,
 };

@@ -55,8 +55,7 @@ static void frame_path(const pngseq *s, int index, char *buf, size_t n)
 
 static int pngseq_probe(const char *path)
 {
-	size_t n = strlen(path);
-	return n > 4 && !strcasecmp(path + n - 4, ".png") ? 50 : 0;
+	return tp_has_suffix(path, ".png") ? 50 : 0;
 }
 
 /* Nothing is overwritten without -y: fails if any frame 0..frames-1 exists. Long

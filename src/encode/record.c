@@ -74,12 +74,7 @@ cJSON *enc_record_json(const enc_record *r, int first, int last)
 	cJSON_AddStringToObject(o, "version", TP_VERSION);
 	if (r->fp[0])
 		cJSON_AddStringToObject(o, "fingerprint", r->fp);
-	/* tp_mode_name()'s names: the av plugin links this file without the library */
-	static const char *const modes[] = {"color",        "height", "normal",  "caustics",
-					    "particles",    "displacement", "foam", "velocity"};
-	_Static_assert(sizeof modes / sizeof modes[0] == TP_MODE_COUNT, "a mode without a name");
-	cJSON_AddStringToObject(o, "mode",
-				r->mode >= 0 && r->mode < TP_MODE_COUNT ? modes[r->mode] : "?");
+	cJSON_AddStringToObject(o, "mode", r->mode_name ? r->mode_name : "?");
 	if (first >= 0 && first == last)
 		cJSON_AddNumberToObject(o, "frame", first);
 	else if (first >= 0) {

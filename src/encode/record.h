@@ -27,6 +27,7 @@
 /* What an output knows about itself before its frames (outputs.c fills it). */
 typedef struct enc_record {
 	tp_mode mode;
+	const char *mode_name; /* tp_mode_name(mode): the av plugin links this without the library */
 	const char *encoder; /* "png", "exr", "mp4", "flipbook" */
 	char fp[65];         /* the output fingerprint (encode/proof.h) */
 	int frames;          /* frames of the whole render */

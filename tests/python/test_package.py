@@ -205,7 +205,7 @@ def test_the_import_refuses_a_library_that_does_not_match(tmp_path):
     names = ["tp_version_number", "tp_scene_load_file", "tp_scene_load_string", "tp_scene_free",
              "tp_scene_get_info", "tp_scene_text", "tp_scene_format", "tp_scene_set_threads",
              "tp_scene_seek", "tp_scene_position", "tp_scene_render", "tp_scene_height",
-             "tp_scene_stats", "tp_scene_reuse_checkpoints"]
+             "tp_scene_stats", "tp_scene_reuse_checkpoints", "tp_mode_name", "tp_mode_from_name"]
     for version, sizes_differ, want in [
         ("0.1.0", False, "is version 0.1.0"),
         (tidepool.__version__, True, "has tp_error of"),

@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "api/api_impl.h"
+#include "render/modes.h"
 #include "render/render.h"
 #include "scene/scene.h"
 #include "sim/loop.h"
@@ -45,14 +46,13 @@ _Static_assert((int)TP_MODE_COLOR == (int)SCENE_MODE_COLOR &&
 		       (int)TP_MODE_FOAM == (int)SCENE_MODE_FOAM &&
 		       (int)TP_MODE_VELOCITY == (int)SCENE_MODE_VELOCITY,
 	       "tp_mode and scene_mode differ");
+_Static_assert(TP_MODE_COUNT == SCENE_MODE_COUNT, "tp_mode and scene_mode differ in number");
 _Static_assert(TP_MAX_FRAMES == SCENE_MAX_FRAMES, "frame limits differ");
 _Static_assert((int)TP_ERROR_CANCELLED == (int)TP_EINTR, "cancel codes differ");
 _Static_assert((int)TP_ERROR_INPUT == (int)TP_EINPUT && (int)TP_ERROR_IO == (int)TP_EIO &&
 		       (int)TP_ERROR_ARGUMENT == (int)TP_EUSAGE,
 	       "public and internal error codes differ");
 
-static const char *const mode_names[API_MODES] = {
-	"color", "height", "normal", "caustics", "particles", "displacement", "foam", "velocity"};
 
 TP_API const char *tp_version(void)
 {
@@ -66,7 +66,7 @@ TP_API int tp_version_number(void)
 
 TP_API const char *tp_mode_name(tp_mode mode)
 {
-	return (int)mode >= 0 && (int)mode < API_MODES ? mode_names[mode] : NULL;
+	return (int)mode >= 0 && (int)mode < API_MODES ? render_mode_get((scene_mode)mode)->name : NULL;
 }
 
 /* The structs of tidepool.h by name, for bindings that check their own layouts. */
@@ -99,10 +99,7 @@ TP_API size_t tp_struct_size(const char *name)
 
 TP_API int tp_mode_from_name(const char *name)
 {
-	for (int m = 0; name && m < API_MODES; m++)
-		if (!strcmp(name, mode_names[m]))
-			return m;
-	return -1;
+	return render_mode_from_name(name);
 }
 
 /* ---- errors as data ------------------------------------------------------------------ */
@@ -409,17 +406,13 @@ TP_API const char *tp_scene_text(const tp_scene *s)
 	return s ? scene_text(s->sc, NULL) : NULL;
 }
 
+/* The modes the scene can render (tp_scene_info.modes), from the render-mode table. */
 static unsigned scene_modes(const scene *sc)
 {
-	if (sc->solver->caps & TP_SOLVER_PARTICLES)
-		return 1u << TP_MODE_COLOR | 1u << TP_MODE_PARTICLES;
-	unsigned m = 1u << TP_MODE_COLOR | 1u << TP_MODE_HEIGHT | 1u << TP_MODE_NORMAL |
-		     1u << TP_MODE_CAUSTICS | 1u << TP_MODE_DISPLACEMENT;
-	/* foam comes from choppy ambient waves (render_create says so otherwise) */
-	if (sc->ambient.on && sc->ambient.choppiness > 0 && (sc->solver->caps & TP_SOLVER_AMBIENT))
-		m |= 1u << TP_MODE_FOAM;
-	if (sc->ambient.on && (sc->solver->caps & TP_SOLVER_AMBIENT))
-		m |= 1u << TP_MODE_VELOCITY;
+	unsigned m = 0;
+	for (int k = 0; k < SCENE_MODE_COUNT; k++)
+		if (!render_mode_lacks((scene_mode)k, sc->solver->caps, &sc->ambient))
+			m |= 1u << k;
 	return m;
 }
 
@@ -703,7 +696,7 @@ static int check_mode(const tp_scene *s, tp_mode mode, tp_error *e)
 	if (!(scene_modes(s->sc) & 1u << mode)) {
 		tp_err err;
 		tp_errf(&err, TP_EUSAGE, "render mode \"%s\" is not available for the %s solver",
-			mode_names[mode], s->sc->solver->name);
+			tp_mode_name(mode), s->sc->solver->name);
 		api_error_fill(e, TP_ERROR_ARGUMENT, err.msg, NULL);
 		return TP_ERROR_ARGUMENT;
 	}

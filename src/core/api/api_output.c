@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "api/api_impl.h"
+#include "render/modes.h"
 #include "sim/ckpt.h"
 #include "sim/stepper.h"
 #include "solvers/solver.h"
@@ -81,10 +82,7 @@ TP_API int tp_scene_map_info(const tp_scene *s, tp_mode mode, tp_map_info *out)
 		.tile_h = sc->ref_height,
 		.metres = scene_metres(sc),
 		.levels = s->levelled ? api_levels(s->top) : fixed,
-		.bits = mode == TP_MODE_NORMAL                               ? m->normal_bits
-			: mode == TP_MODE_CAUSTICS                           ? m->caustics_bits
-			: mode == TP_MODE_COLOR || mode == TP_MODE_PARTICLES ? 8
-									     : 16,
+		.bits = render_mode_bits(sc, (scene_mode)mode),
 		.normal_directx = m->normal_directx,
 		.normal_strength = m->normal_strength,
 		.caustics_linear = m->caustics_linear,

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "render/render_impl.h"
+#include "util/mathf.h"
 #include "util/trig.h"
 
 /* Lengths below are in scene units and slopes per scene unit: the renderer multiplies by
@@ -42,14 +43,13 @@ static int px_int(double len, double px)
 	return v < 1 ? 1 : v > 4096 ? 4096 : (int)v;
 }
 
-static inline float clampf(float v, float lo, float hi) { return v < lo ? lo : v > hi ? hi : v; }
-static inline uint8_t to8(float v) { return (uint8_t)(clampf(v, 0, 255) + 0.5f); }
+static inline uint8_t to8(float v) { return (uint8_t)(tp_clampf(v, 0, 255) + 0.5f); }
 
 /* Bilinear sample of the RGB8 background, clamped to the picture. */
 static void sample_bg(const tp_image *bg, float sx, float sy, float c[3])
 {
-	sx = clampf(sx, 0, (float)(bg->w - 1));
-	sy = clampf(sy, 0, (float)(bg->h - 1));
+	sx = tp_clampf(sx, 0, (float)(bg->w - 1));
+	sy = tp_clampf(sy, 0, (float)(bg->h - 1));
 	int x0 = (int)sx, y0 = (int)sy;
 	int x1 = x0 + 1 < bg->w ? x0 + 1 : x0, y1 = y0 + 1 < bg->h ? y0 + 1 : y0;
 	float fx = sx - (float)x0, fy = sy - (float)y0;
@@ -129,7 +129,7 @@ static void draw_water(const render_in *in, tp_image *out)
 			float fu = fieldv(F, st, w, h, x, y - 1), fd = fieldv(F, st, w, h, x, y + 1);
 			float gx = 0.5f * (fr - fl), gy = 0.5f * (fd - fu);
 			float gm = sqrtf(gx * gx + gy * gy);
-			float a = clampf(0.5f + (f - 1.0f) / (gm > 0.25f ? gm : 0.25f), 0, 1);
+			float a = tp_clampf(0.5f + (f - 1.0f) / (gm > 0.25f ? gm : 0.25f), 0, 1);
 			if (a <= 0) {
 				o[3 * x] = b[3 * x];
 				o[3 * x + 1] = b[3 * x + 1];
@@ -149,7 +149,7 @@ static void draw_water(const render_in *in, tp_image *out)
 			sp *= sp; sp *= sp; sp *= sp; sp *= sp; sp *= sp; /* ^32 */
 			/* rim: the top surface, where the field grows downwards */
 			float up = hys > 0 ? hys / FCAP : 0;
-			float rim = clampf(rg * up, 0, 1) * 0.6f;
+			float rim = tp_clampf(rg * up, 0, 1) * 0.6f;
 			for (int k = 0; k < 3; k++) {
 				float v = c[k] + t * (tint[k] - c[k]);
 				v += spec * sp + (255.0f - v) * rim * (float)rs->specular;
@@ -216,7 +216,7 @@ static void draw_tank_turned(const render_in *in, tp_image *out)
 			double dx = x + 0.5 - cx, dy = y + 0.5 - cy;
 			double u = cs * dx - sn * dy, v = sn * dx + cs * dy;
 			double d = fmax(fabs(u) - hw, fabs(v) - hh); /* outside the interior by d */
-			float cov = clampf((float)fmin(d + 0.5, wall + 0.5 - d), 0, 1);
+			float cov = tp_clampf((float)fmin(d + 0.5, wall + 0.5 - d), 0, 1);
 			if (cov <= 0)
 				continue;
 			int face = d < 1 || d > wall - 1;
@@ -258,7 +258,7 @@ static void draw_obstacles(const render_in *in, tp_image *out)
 				/* signed distance to the rectangle (negative inside) */
 				double qx = fabs(u) - ha, qy = fabs(v) - hb;
 				double sd = qx > qy ? qx : qy;
-				float cov = clampf((float)(0.5 - sd), 0, 1);
+				float cov = tp_clampf((float)(0.5 - sd), 0, 1);
 				if (cov <= 0)
 					continue;
 				/* light from the upper left: brighter towards -u, -v */
@@ -297,7 +297,7 @@ static void draw_particles(const render_in *in, tp_image *out)
 				float dx = (float)x + 0.5f - px, d2 = dx * dx + dy * dy;
 				if (d2 >= rad2)
 					continue;
-				float cov = clampf(rad - sqrtf(d2), 0, 1);
+				float cov = tp_clampf(rad - sqrtf(d2), 0, 1);
 				const float c[3] = { 70, 170, 255 };
 				for (int k = 0; k < 3; k++)
 					o[3 * x + k] = to8((float)o[3 * x + k] + cov * (c[k] - (float)o[3 * x + k]));

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "render/render_impl.h"
+#include "util/mathf.h"
 
 #define HEIGHT_FLOAT_LEVELS 1024.0 /* default 16-bit levels per height unit, every solver */
 #define NORMAL_STRENGTH     4.0    /* default slope multiplier of the normal map */
@@ -37,11 +38,6 @@ static inline int wrapi(int v, int n)
 {
 	v %= n;
 	return v < 0 ? v + n : v;
-}
-
-static inline float clampf(float v, float lo, float hi)
-{
-	return v < lo ? lo : v > hi ? hi : v;
 }
 
 /* Neighbour index: periodic with wrap, held at the edge otherwise. */
@@ -126,7 +122,7 @@ void render_normal_map(const render_in *in, tp_image *out)
 				continue;
 			}
 			for (int c = 0; c < 3; c++) {
-				float v = clampf((n[c] * inv * 0.5f + 0.5f) * maxv + 0.5f, 0, maxv);
+				float v = tp_clampf((n[c] * inv * 0.5f + 0.5f) * maxv + 0.5f, 0, maxv);
 				if (wide)
 					o16[3 * x + c] = (uint16_t)v;
 				else

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "render/modes.h"
 #include "render/render_impl.h"
 
 struct render_ctx {
@@ -34,13 +35,6 @@ struct render_ctx {
 	float flat_scale;
 	int flat_rgb_wanted; /* an RGB output asked for it: kept beside the 4:2:0 one */
 };
-
-static const char *mode_name(scene_mode m)
-{
-	static const char *const names[] = {"color",     "height",       "normal", "caustics",
-					    "particles", "displacement", "foam", "velocity"};
-	return names[m];
-}
 
 /* RGB background -> RGBX with one extra column and row: a copy of the first (wrap) or
  * of the last (clamp). The colour pass sees the background through the water's tint, so
@@ -78,26 +72,15 @@ static void pad_background(const tp_image *bg, int wrap, const scene_render *rs,
 int render_create(const scene *sc, scene_mode mode, render_ctx **out, tp_err *err)
 {
 	*out = NULL;
-	int fluid = (sc->solver->caps & TP_SOLVER_PARTICLES) != 0;
-	/* Particle fluids are drawn as a picture (or their particles); the texture maps
-	 * need a height field. */
-	int supported = fluid ? (mode == SCENE_MODE_COLOR || mode == SCENE_MODE_PARTICLES)
-			      : (mode == SCENE_MODE_COLOR || mode == SCENE_MODE_HEIGHT ||
-				 mode == SCENE_MODE_NORMAL || mode == SCENE_MODE_CAUSTICS ||
-				 mode == SCENE_MODE_DISPLACEMENT || mode == SCENE_MODE_FOAM ||
-				 mode == SCENE_MODE_VELOCITY);
-	if (supported && mode == SCENE_MODE_FOAM &&
-	    !(sc->ambient.on && sc->ambient.choppiness > 0 &&
-	      (sc->solver->caps & TP_SOLVER_AMBIENT)))
-		return scene_errf(sc, err, TP_EINPUT, NULL,
-				  "render mode \"foam\" needs choppy ambient waves: the airy solver "
-				  "and an \"ambient\" with \"choppiness\" above 0");
-	if (supported && mode == SCENE_MODE_VELOCITY &&
-	    !(sc->ambient.on && (sc->solver->caps & TP_SOLVER_AMBIENT)))
-		return scene_errf(sc, err, TP_EINPUT, NULL,
-				  "render mode \"velocity\" needs ambient waves: the airy solver "
-				  "and an \"ambient\" member");
-	if (!supported) {
+	const int fluid = (sc->solver->caps & TP_SOLVER_PARTICLES) != 0;
+	const render_mode *d = render_mode_get(mode);
+	const int lacks = render_mode_lacks(mode, sc->solver->caps, &sc->ambient);
+	char msg[160];
+	if (lacks > 0) {
+		render_mode_refusal(mode, sc, msg, sizeof msg);
+		return scene_errf(sc, err, TP_EINPUT, NULL, "%s", msg);
+	}
+	if (lacks < 0) { /* no kernel draws this solver's surface */
 		/* Point at the member that asked for it: an output's mode, or render.mode. */
 		char at[48] = "render.mode";
 		for (int i = 0; i < sc->noutputs; i++)
@@ -107,9 +90,8 @@ int render_create(const scene *sc, scene_mode mode, render_ctx **out, tp_err *er
 			}
 		/* Neither: the mode came from the command line (-o MODE=OUT). */
 		int scene_asked = mode == sc->render.mode || strcmp(at, "render.mode");
-		return scene_errf(sc, err, TP_EINPUT, scene_asked ? at : NULL,
-				  "render mode \"%s\" is not available for the %s solver",
-				  mode_name(mode), sc->solver->name);
+		render_mode_refusal(mode, sc, msg, sizeof msg);
+		return scene_errf(sc, err, TP_EINPUT, scene_asked ? at : NULL, "%s", msg);
 	}
 	render_ctx *r = calloc(1, sizeof *r);
 	if (!r)
@@ -121,7 +103,7 @@ int render_create(const scene *sc, scene_mode mode, render_ctx **out, tp_err *er
 	size_t n = (size_t)r->w * (size_t)r->h;
 	/* Only what this mode reads: the colour pass works from the solver's samples (and
 	 * its stack), the texture maps from the converted height buffers. */
-	int color = mode == SCENE_MODE_COLOR && !fluid;
+	int color = d->reads == RENDER_READS_SAMPLES && !fluid;
 	int maps = !fluid && !color;
 	r->height = maps ? malloc(n * sizeof *r->height) : NULL;
 	r->scratch = malloc(n * 4 * sizeof *r->scratch);
@@ -182,26 +164,12 @@ void render_destroy(render_ctx *r)
 
 void render_set_float(render_ctx *r, int on)
 {
-	r->flt = on && r->mode != SCENE_MODE_COLOR && r->mode != SCENE_MODE_PARTICLES;
+	r->flt = on && render_mode_get(r->mode)->has_float;
 }
 
 tp_pixfmt render_format(const render_ctx *r)
 {
-	const scene_maps *m = &r->sc->maps;
-	if (r->flt)
-		return r->mode == SCENE_MODE_NORMAL || r->mode == SCENE_MODE_DISPLACEMENT ||
-				       r->mode == SCENE_MODE_VELOCITY
-			       ? TP_RGBF32
-			       : TP_GRAYF32;
-	switch (r->mode) {
-	case SCENE_MODE_DISPLACEMENT: return TP_RGB16;
-	case SCENE_MODE_VELOCITY: return TP_RGB16;
-	case SCENE_MODE_FOAM: return TP_GRAY16;
-	case SCENE_MODE_HEIGHT: return TP_GRAY16;
-	case SCENE_MODE_NORMAL: return m->normal_bits == 16 ? TP_RGB16 : TP_RGB8;
-	case SCENE_MODE_CAUSTICS: return m->caustics_bits == 16 ? TP_GRAY16 : TP_GRAY8;
-	default: return TP_RGB8;
-	}
+	return render_mode_format(r->sc, r->mode, r->flt);
 }
 
 /* Integer or float samples to float height units, once per frame, into the padded
@@ -356,7 +324,8 @@ static const tp_image *flat_picture(render_ctx *r, const render_in *in, tp_pixfm
 int render_yuv(const render_ctx *r)
 {
 	const int fluid = (r->sc->solver->caps & TP_SOLVER_PARTICLES) != 0;
-	return r->mode == SCENE_MODE_COLOR && !fluid && !((r->w | r->h) & 1);
+	return render_mode_get(r->mode)->reads == RENDER_READS_SAMPLES && !fluid &&
+	       !((r->w | r->h) & 1);
 }
 
 int render_frame(render_ctx *r, const tp_surface *s, tp_image *out)
@@ -383,9 +352,11 @@ int render_frame_side(render_ctx *r, const tp_surface *s, tp_image *out, void (*
 		.px = scene_scale(r->sc),
 		.height_scale = r->height_scale,
 	};
+	const render_mode *d = render_mode_get(r->mode);
+	const int samples = d->reads == RENDER_READS_SAMPLES;
 	/* Only the colour pass of a height field runs the side job among its rows; every
 	 * other picture does it first. */
-	if (side && r->mode == SCENE_MODE_COLOR && s->kind == TP_SURFACE_HEIGHT &&
+	if (side && samples && s->kind == TP_SURFACE_HEIGHT &&
 	    out->fmt == TP_RGB8) {
 		in.side = side;
 		in.side_arg = side_arg;
@@ -394,39 +365,26 @@ int render_frame_side(render_ctx *r, const tp_surface *s, tp_image *out, void (*
 	}
 	/* The colour pass reads the solver's samples directly; the texture maps read them
 	 * converted to float height units. */
-	if (s->kind == TP_SURFACE_HEIGHT && r->mode != SCENE_MODE_COLOR) {
+	if (s->kind == TP_SURFACE_HEIGHT && !samples) {
 		to_height(s, r->hpad, r->height);
 		/* height maps keep the solver's own data; the slope maps see the smoothed
 		 * surface */
-		if (r->mode == SCENE_MODE_NORMAL || r->mode == SCENE_MODE_CAUSTICS)
+		if (d->reads == RENDER_READS_SLOPES)
 			smooth_binomial(r->hpad, r->w, r->h, r->height);
 		in.hpad = r->hpad;
 		in.height = r->height;
 	}
 	if (s->kind == TP_SURFACE_FLUID) {
-		render_fluid(&in, out); /* colour or particle view, with tank and obstacles */
+		d->draw_fluid(&in, out); /* colour or particle view, with tank and obstacles */
 		return 0;
 	}
 	/* Calm water: the solver says which samples can be nonzero; pixels that see only
 	 * level water are copied from its picture. Boxes are drawn over frames: none then. */
-	if (s->spans && r->mode == SCENE_MODE_COLOR && s->nboxes == 0 && !s->wrap &&
+	if (s->spans && samples && s->nboxes == 0 && !s->wrap &&
 	    (out->fmt == TP_RGB8 || out->fmt == TP_YUV420))
 		in.flat = flat_picture(r, &in, out->fmt);
 	if (out->fmt == TP_YUV420)
 		return frame_yuv(r, &in, s, out);
-	switch (r->mode) {
-	case SCENE_MODE_COLOR:
-		render_color(&in, out);
-		if (s->nboxes > 0)
-			render_boxes(&in, out); /* solid blocks over the water */
-		break;
-	case SCENE_MODE_HEIGHT: r->clipped = render_height_map(&in, out); break;
-	case SCENE_MODE_NORMAL: render_normal_map(&in, out); break;
-	case SCENE_MODE_CAUSTICS: render_caustics(&in, out); break;
-	case SCENE_MODE_DISPLACEMENT: render_displacement_map(&in, out); break;
-	case SCENE_MODE_FOAM: render_foam_map(&in, out); break;
-	case SCENE_MODE_VELOCITY: render_velocity_map(&in, out); break;
-	default: break;
-	}
+	r->clipped = d->draw_height(&in, out);
 	return 0;
 }

@@ -117,8 +117,6 @@ static const char *const render_keys[] = {
 	"mode", "refraction", "reflection", "tint", "tint_strength", "specular", "shadows", "antialias", NULL,
 };
 static const char *const aa_names[] = { "supersample", "footprint", NULL };
-static const char *const mode_names[] = { "color", "height", "normal", "caustics", "particles",
-					  "displacement", "foam", "velocity", NULL };
 
 /* render.antialias: a boolean (true: the default method) or a method's name. */
 static int ld_antialias(ld *L, const cJSON *a, int *out)
@@ -156,7 +154,7 @@ int ld_render(ld *L, const cJSON *v)
 		const ld_range r100 = { 0, 100, 0 }, r1 = { 0, 1, 0 }, r10 = { 0, 10, 0 };
 		const cJSON *m = ld_get(v, "mode"), *t = ld_get(v, "tint");
 		if ((rc = ld_object(L, v, render_keys)) < 0 ||
-		    (m && (rc = ld_enum(L, m, mode_names, &mode)) < 0) ||
+		    (m && (rc = ld_mode(L, m, &mode)) < 0) ||
 		    (rc = ld_opt_num(L, v, "refraction", &r100, &r->refraction)) < 0 ||
 		    (rc = ld_opt_num(L, v, "reflection", &r100, &r->reflection)) < 0 ||
 		    (t && (rc = ld_color(L, t, tint)) < 0) ||
@@ -209,32 +207,48 @@ int ld_drops(ld *L, const cJSON *v)
 	return 0;
 }
 
-static const char *const emitter_keys[] = {
-	"type", "from", "to", "rate", "radius", "strength", "area",
-	"at", "direction", "speed", "spread", "cap", NULL,
+/* Every key of an emitter and the type it belongs to (-1: every type), in the order
+ * messages list them. */
+static const struct {
+	const char *key;
+	int type;
+} emitter_keys[] = {
+	{ "type", -1 },
+	{ "from", -1 },
+	{ "to", -1 },
+	{ "rate", -1 },
+	{ "radius", SCENE_EMIT_RAIN },
+	{ "strength", SCENE_EMIT_RAIN },
+	{ "area", SCENE_EMIT_RAIN },
+	{ "at", SCENE_EMIT_STREAM },
+	{ "direction", SCENE_EMIT_STREAM },
+	{ "speed", SCENE_EMIT_STREAM },
+	{ "spread", SCENE_EMIT_STREAM },
+	{ "cap", SCENE_EMIT_STREAM },
 };
+#define NEMITTER_KEYS (sizeof emitter_keys / sizeof emitter_keys[0])
 static const char *const emitter_types[] = { "rain", "stream", NULL };
-/* Which emitter_keys belong to which type (index 4..6 rain, 7..11 stream). */
-static int key_type(int k)
-{
-	return k < 4 ? -1 : k < 7 ? SCENE_EMIT_RAIN : SCENE_EMIT_STREAM;
-}
 
 static int read_emitter(ld *L, const cJSON *e, scene_emitter *em)
 {
 	int rc, type;
 	const cJSON *t = ld_get(e, "type"), *to = ld_get(e, "to");
-	if ((rc = ld_object(L, e, emitter_keys)) < 0)
+	const char *keys[NEMITTER_KEYS + 1];
+	for (size_t k = 0; k < NEMITTER_KEYS; k++)
+		keys[k] = emitter_keys[k].key;
+	keys[NEMITTER_KEYS] = NULL;
+	if ((rc = ld_object(L, e, keys)) < 0)
 		return rc;
 	if (!t)
 		return ld_missing(L, e, "type", " (\"rain\" or \"stream\")");
 	if ((rc = ld_enum(L, t, emitter_types, &type)) < 0)
 		return rc;
 	em->type = (scene_emitter_type)type;
-	for (int k = 4; emitter_keys[k]; k++) {
-		const cJSON *m = ld_get(e, emitter_keys[k]);
-		if (m && key_type(k) != type)
-			return ld_fail(L, m, 1, "applies to \"%s\" emitters only", emitter_types[key_type(k)]);
+	for (size_t k = 0; k < NEMITTER_KEYS; k++) {
+		const int of = emitter_keys[k].type;
+		const cJSON *m = of >= 0 ? ld_get(e, emitter_keys[k].key) : NULL;
+		if (m && of != type)
+			return ld_fail(L, m, 1, "applies to \"%s\" emitters only", emitter_types[of]);
 	}
 
 	const ld_range rate_r = { 0, 100000, LD_LO_OPEN };

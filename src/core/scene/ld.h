@@ -129,6 +129,8 @@ int ld_bool(ld *L, const cJSON *v, int *out);
 int ld_string(ld *L, const cJSON *v, const char **out);
 /* A string that is one of the NULL-terminated `names`; *out is its index. */
 int ld_enum(ld *L, const cJSON *v, const char *const *names, int *out);
+/* ld_enum over the render modes' names (render/modes.h; support.c). */
+int ld_mode(ld *L, const cJSON *v, int *mode);
 /* An array of exactly n numbers, each in r. */
 int ld_vec(ld *L, const cJSON *v, int n, const ld_range *r, double *out);
 /* Like ld_vec, with a separate range per element. */

@@ -117,6 +117,7 @@ typedef enum scene_mode {
 	SCENE_MODE_DISPLACEMENT, /* vector displacement X, Y, Z of the undisplaced grid */
 	SCENE_MODE_FOAM,         /* foam coverage 0..1 (airy, choppy ambient waves) */
 	SCENE_MODE_VELOCITY,     /* horizontal velocity X, Y of the ambient waves (airy) */
+	SCENE_MODE_COUNT         /* render/modes.c describes each */
 } scene_mode;
 
 typedef struct scene_render {

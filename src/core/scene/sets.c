@@ -76,6 +76,110 @@ static int splice(char **text, size_t *len, size_t off, size_t end, const char *
 	return 0;
 }
 
+/* KEY of KEY=VALUE into its members (key is cut in place), or TP_EUSAGE. */
+static int split_key(char *key, char *parts[SET_MAX_DEPTH], int *np, const char *set,
+		     const char *word, tp_err *err)
+{
+	*np = 0;
+	for (char *p = key;;) {
+		char *dot = strchr(p, '.');
+		if (dot)
+			*dot = 0;
+		if (!*p || *np == SET_MAX_DEPTH)
+			return tp_errf(err, TP_EUSAGE,
+				       "%s %s: KEY must be a dotted path such as params.damping",
+				       word, set);
+		parts[(*np)++] = p;
+		if (!dot)
+			return 0;
+		p = dot + 1;
+	}
+}
+
+/* VALUE as one line of JSON into value (n bytes); anything that is not JSON becomes a
+ * string. -1 when it does not fit. */
+static int json_value(const char *raw, char *value, size_t n)
+{
+	size_t off, vn = 0;
+	const char *why;
+	snprintf(value, n, "%s", raw);
+	for (char *c = value; *c; c++)
+		if (*c == '\n' || *c == '\r')
+			*c = ' '; /* raw line breaks are only ever whitespace in valid JSON */
+	if (jsonpos_check(value, strlen(value), &off, &why) < 0) {
+		char quoted[4096];
+		if (put_json_string(quoted, n < sizeof quoted ? n : sizeof quoted, &vn, raw) < 0)
+			return -1;
+		snprintf(value, n, "%s", quoted);
+	}
+	return 0;
+}
+
+/* Follows parts[0..np) from root: *node gets the deepest member that exists, steps[] its
+ * path (member and element indices), and the return value how many parts exist (np: all),
+ * or an error for an index out of range or a member of a non-object. */
+static int find_member(const cJSON *root, char *const *parts, int np, int steps[],
+		       const cJSON **node, const char *file, const char *set, const char *word,
+		       tp_err *err)
+{
+	*node = root;
+	int k = 0;
+	for (; k < np; k++) {
+		if (cJSON_IsArray(*node)) {
+			/* An element of an existing array: "emitters.0.rate". */
+			char *end;
+			long idx = strtol(parts[k], &end, 10);
+			if (*end || end == parts[k] || idx < 0 || idx >= cJSON_GetArraySize(*node))
+				return tp_errf(err, TP_EINPUT, "%s: %s %s: \"%s\" has no element %s",
+					       file, word, set, k ? parts[k - 1] : "the scene",
+					       parts[k]);
+			steps[k] = (int)idx;
+			*node = cJSON_GetArrayItem(*node, (int)idx);
+			continue;
+		}
+		if (!cJSON_IsObject(*node))
+			return tp_errf(err, TP_EINPUT, "%s: %s %s: \"%s\" is not an object", file,
+				       word, set, k ? parts[k - 1] : "the scene");
+		int i = 0;
+		const cJSON *c = (*node)->child;
+		for (; c && strcmp(c->string, parts[k]); c = c->next)
+			i++;
+		if (!c)
+			break;
+		steps[k] = i;
+		*node = c;
+	}
+	return k;
+}
+
+/* "parts[k]": {"parts[k+1]": ... VALUE ...} into ins (n bytes), with a comma when the
+ * object it goes into has members. -1 when it does not fit. */
+static int nest_members(char *const *parts, int k, int np, const char *value, int comma,
+			char *ins, size_t cap)
+{
+	size_t n = 0;
+	for (int j = k; j < np; j++) {
+		if (put_json_string(ins, cap, &n, parts[j]) < 0 || n + 2 >= cap)
+			return -1;
+		ins[n++] = ':';
+		if (j < np - 1)
+			ins[n++] = '{';
+	}
+	size_t vl = strlen(value);
+	if (n + vl + (size_t)(np - k) + 2 >= cap)
+		return -1;
+	memcpy(ins + n, value, vl);
+	n += vl;
+	for (int j = k; j < np - 1; j++)
+		ins[n++] = '}';
+	if (comma)
+		ins[n++] = ',';
+	ins[n] = 0;
+	return 0;
+}
+
+/* One KEY=VALUE edit of the scene text: the member's value replaced, or the member (and
+ * the objects on its way) inserted into the deepest object that exists. */
 static int apply_one(const char *file, char **text, size_t *len, const char *set, const char *word,
 		     ld_edits *ed, tp_err *err)
 {
@@ -89,108 +193,38 @@ static int apply_one(const char *file, char **text, size_t *len, const char *set
 		return tp_errf(err, TP_EUSAGE, "%s %.40s...: too long", word, set);
 	memcpy(key, set, kn);
 	key[kn] = 0;
-
-	/* The key's members. */
 	char *parts[SET_MAX_DEPTH];
-	int np = 0;
-	for (char *p = key;;) {
-		char *dot = strchr(p, '.');
-		if (dot)
-			*dot = 0;
-		if (!*p || np == SET_MAX_DEPTH)
-			return tp_errf(err, TP_EUSAGE,
-				       "%s %s: KEY must be a dotted path such as params.damping",
-				       word, set);
-		parts[np++] = p;
-		if (!dot)
-			break;
-		p = dot + 1;
-	}
-
-	/* The value as one line of JSON; anything that is not JSON becomes a string. */
-	size_t off, vn = 0;
-	const char *why;
-	snprintf(value, sizeof value, "%s", eq + 1);
-	for (char *c = value; *c; c++)
-		if (*c == '\n' || *c == '\r')
-			*c = ' '; /* raw line breaks are only ever whitespace in valid JSON */
-	if (jsonpos_check(value, strlen(value), &off, &why) < 0) {
-		char quoted[sizeof value];
-		if (put_json_string(quoted, sizeof quoted, &vn, eq + 1) < 0)
-			return tp_errf(err, TP_EUSAGE, "%s %.40s...: too long", word, set);
-		snprintf(value, sizeof value, "%s", quoted);
-	}
+	int np, rc;
+	if ((rc = split_key(key, parts, &np, set, word, err)) < 0)
+		return rc;
+	if (json_value(eq + 1, value, sizeof value) < 0)
+		return tp_errf(err, TP_EUSAGE, "%s %.40s...: too long", word, set);
 
 	size_t bom = *len >= 3 && !memcmp(*text, "\xEF\xBB\xBF", 3) ? 3 : 0;
 	cJSON *root = cJSON_ParseWithLength(*text + bom, *len - bom);
 	if (!root)
 		return tp_errf(err, TP_EIO, "%s: out of memory", file);
-	int steps[SET_MAX_DEPTH], rc = 0;
-	const cJSON *node = root;
-	int k = 0;
-	for (; k < np; k++) {
-		if (cJSON_IsArray(node)) {
-			/* An element of an existing array: "emitters.0.rate". */
-			char *end;
-			long idx = strtol(parts[k], &end, 10);
-			if (*end || end == parts[k] || idx < 0 || idx >= cJSON_GetArraySize(node)) {
-				rc = tp_errf(err, TP_EINPUT, "%s: %s %s: \"%s\" has no element %s",
-					     file, word, set, k ? parts[k - 1] : "the scene",
-					     parts[k]);
-				goto done;
-			}
-			steps[k] = (int)idx;
-			node = cJSON_GetArrayItem(node, (int)idx);
-			continue;
-		}
-		if (!cJSON_IsObject(node)) {
-			rc = tp_errf(err, TP_EINPUT, "%s: %s %s: \"%s\" is not an object", file,
-				     word, set, k ? parts[k - 1] : "the scene");
-			goto done;
-		}
-		int i = 0;
-		const cJSON *c = node->child;
-		for (; c && strcmp(c->string, parts[k]); c = c->next)
-			i++;
-		if (!c)
-			break;
-		steps[k] = i;
-		node = c;
-	}
-	size_t end, n = 0;
+	int steps[SET_MAX_DEPTH];
+	const cJSON *node;
+	const int k = find_member(root, parts, np, steps, &node, file, set, word, err);
+	size_t end;
 	long at;
-	if (k == np) { /* the member exists: replace its value */
+	rc = 0;
+	if (k < 0) {
+		rc = k;
+	} else if (k == np) { /* the member exists: replace its value */
 		at = jsonpos_find(*text, *len, steps, np, 0, &end);
 		if (at < 0 || splice(text, len, (size_t)at, end, value, 0, ed) < 0)
 			rc = tp_errf(err, TP_EIO, "%s: %s %s: cannot edit the scene", file, word,
 				     set);
-		goto done;
+	} else if (nest_members(parts, k, np, value, node->child != NULL, ins, sizeof ins) < 0) {
+		rc = tp_errf(err, TP_EUSAGE, "%s %.40s...: too long", word, set);
+	} else { /* right after the "{" of `node` */
+		at = jsonpos_find(*text, *len, steps, k, 0, &end);
+		if (at < 0 || splice(text, len, (size_t)at + 1, (size_t)at + 1, ins, 1, ed) < 0)
+			rc = tp_errf(err, TP_EIO, "%s: %s %s: cannot edit the scene", file, word,
+				     set);
 	}
-	/* Insert "parts[k]": {"parts[k+1]": ... VALUE ...} right after the "{" of `node`. */
-	for (int j = k; j < np; j++) {
-		if (put_json_string(ins, sizeof ins, &n, parts[j]) < 0 || n + 2 >= sizeof ins)
-			goto too_long;
-		ins[n++] = ':';
-		if (j < np - 1)
-			ins[n++] = '{';
-	}
-	size_t vl = strlen(value);
-	if (n + vl + (size_t)(np - k) + 2 >= sizeof ins)
-		goto too_long;
-	memcpy(ins + n, value, vl);
-	n += vl;
-	for (int j = k; j < np - 1; j++)
-		ins[n++] = '}';
-	if (node->child)
-		ins[n++] = ',';
-	ins[n] = 0;
-	at = jsonpos_find(*text, *len, steps, k, 0, &end);
-	if (at < 0 || splice(text, len, (size_t)at + 1, (size_t)at + 1, ins, 1, ed) < 0)
-		rc = tp_errf(err, TP_EIO, "%s: %s %s: cannot edit the scene", file, word, set);
-	goto done;
-too_long:
-	rc = tp_errf(err, TP_EUSAGE, "%s %.40s...: too long", word, set);
-done:
 	cJSON_Delete(root);
 	return rc;
 }

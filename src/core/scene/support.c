@@ -11,6 +11,7 @@
  */
 #include <string.h>
 
+#include "render/modes.h"
 #include "scene/ld.h"
 #include "solvers/solver.h"
 
@@ -44,27 +45,30 @@ static int refuse(ld *L, const cJSON *node, unsigned caps, const char *what)
 		       who_has(caps, who, sizeof who), ld_got(L, node, got, sizeof got));
 }
 
-static const char *const mode_names[] = {"color",     "height",       "normal", "caustics",
-					 "particles", "displacement", "foam", "velocity"};
-
+/* The mode at m (a member given in the file) against the render-mode table: a solver
+ * whose surface no kernel draws is refused here; a missing ambient is refused by its own
+ * check below, so the needs are weighed as if the solver had ambient waves. */
 static int check_mode(ld *L, const cJSON *m, int mode, unsigned caps)
 {
 	int particles = (caps & TP_SOLVER_PARTICLES) != 0;
-	int ok = particles ? mode == SCENE_MODE_COLOR || mode == SCENE_MODE_PARTICLES
-			   : mode != SCENE_MODE_PARTICLES;
-	if (ok && mode == SCENE_MODE_FOAM && m && !(L->s->ambient.on && L->s->ambient.choppiness > 0))
-		return ld_fail(L, m, 0,
-			       "foam comes from the folds of choppy ambient waves: give the scene an "
-			       "\"ambient\" with \"choppiness\" above 0 (airy; got \"foam\")");
-	if (ok && mode == SCENE_MODE_VELOCITY && m && !L->s->ambient.on)
-		return ld_fail(L, m, 0,
-			       "velocity is the horizontal velocity of ambient waves: give the scene "
-			       "an \"ambient\" (airy; got \"velocity\")");
-	if (ok || !m)
+	int lacks = render_mode_lacks((scene_mode)mode, caps | TP_SOLVER_AMBIENT, &L->s->ambient);
+	if (!m || !lacks)
 		return 0;
-	char what[96];
-	snprintf(what, sizeof what, "cannot render mode \"%s\"", mode_names[mode]);
+	char what[192];
+	if (lacks > 0) {
+		render_mode_needs_text((scene_mode)mode, lacks, what, sizeof what);
+		return ld_fail(L, m, 0, "%s", what);
+	}
+	snprintf(what, sizeof what, "cannot render mode \"%s\"", render_mode_get(mode)->name);
 	return refuse(L, m, particles ? TP_SOLVER_HEIGHTFIELD : TP_SOLVER_PARTICLES, what);
+}
+
+/* A mode's name at v (render.mode, outputs[i].mode) into *mode. */
+int ld_mode(ld *L, const cJSON *v, int *mode)
+{
+	const char *names[SCENE_MODE_COUNT + 1];
+	render_mode_names(names);
+	return ld_enum(L, v, names, mode);
 }
 
 int ld_support(ld *L)

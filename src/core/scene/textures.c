@@ -78,8 +78,6 @@ int ld_loop(ld *L, const scene_overrides *ov)
 /* ---- outputs ---- */
 
 static const char *const output_keys[] = { "mode", "path", NULL };
-static const char *const mode_names[] = { "color", "height", "normal", "caustics", "particles",
-					  "displacement", "foam", "velocity", NULL };
 
 static int read_outputs(ld *L)
 {
@@ -107,7 +105,7 @@ static int read_outputs(ld *L)
 			return rc;
 		if (!p)
 			return ld_missing(L, o, "path", " (such as \"out/caustics_%04d.png\")");
-		if ((m && (rc = ld_enum(L, m, mode_names, &mode)) < 0) ||
+		if ((m && (rc = ld_mode(L, m, &mode)) < 0) ||
 		    (rc = ld_string(L, p, &rel)) < 0 || (rc = ld_resolve(L, p, rel, &so->path)) < 0)
 			return rc;
 		so->mode = (scene_mode)mode;

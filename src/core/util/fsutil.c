@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -256,4 +257,15 @@ void tp_temp_name(const char *path, char *buf, size_t n)
 	tp_path_dir(path, dir, sizeof dir);
 	/* Hidden and pid-tagged: never mistaken for output, never shared by two renders. */
 	snprintf(buf, n, "%s/.%s.tmp-%ld", dir, base, (long)getpid());
+}
+
+int tp_has_suffix(const char *path, const char *ext)
+{
+	size_t n = strlen(path), e = strlen(ext);
+	return n > e && !strcasecmp(path + n - e, ext);
+}
+
+int tp_is_mp4_path(const char *path)
+{
+	return tp_has_suffix(path, ".mp4") || tp_has_suffix(path, ".m4v") || tp_has_suffix(path, ".mov");
 }

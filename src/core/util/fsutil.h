@@ -19,6 +19,10 @@ int tp_path_join(const char *dir, const char *rel, char *buf, size_t n);
  * inherited stream (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N, whatever it is
  * redirected to), or a character device, FIFO or socket. */
 int tp_is_special(const char *path);
+/* 1 when path ends in ext (".png"), ignoring case, and is more than ext. */
+int tp_has_suffix(const char *path, const char *ext);
+/* 1 for the paths the MP4 encoder takes: .mp4, .m4v, .mov (any case). */
+int tp_is_mp4_path(const char *path);
 /* The descriptor a stream name stands for (/dev/stdout -> 1, /dev/fd/5 -> 5), or -1. */
 int tp_stream_fd(const char *path);
 /* 1 if path exists (any type). */

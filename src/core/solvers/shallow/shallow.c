@@ -634,18 +634,11 @@ static int check_path_speed(const shallow *s, const scene *sc, const scene_box *
 	return 0;
 }
 
-static int shallow_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
+/* The internal step: the wave speed (from gravity, speed or substeps), the substeps and
+ * the rate they make, damping and viscosity per internal step, each checked for
+ * stability; and gamma at that rate. */
+static int choose_step(shallow *s, const scene *sc, tp_err *err)
 {
-	shallow *s = priv;
-	const scene *sc = ctx->scene;
-	s->w = sc->width;
-	s->h = sc->height;
-	s->S = s->w + 2;
-	s->hs = scene_scale(sc);
-	s->boundary = sc->boundary;
-	if (s->w < 3 || s->h < 3)
-		return scene_errf(sc, err, TP_EINPUT, "size", "shallow needs at least 3x3 cells (got %dx%d)",
-				  s->w, s->h);
 	const double dt = 1.0 / (sc->fps * (sc->substeps > 0 ? sc->substeps : 1));
 	const int longer = s->w > s->h ? s->w : s->h;
 	/* One wave speed: c^2 = g D. gravity (with depth) may set it, or speed, or substeps
@@ -729,93 +722,128 @@ static int shallow_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	s->g_box = s->c_px * s->c_px / s->depth; /* = gravity when given (c^2 = g D) */
 	s->mur_k = (sqrt(s->rate) - 1) / (sqrt(s->rate) + 1);
 	s->inv_edge = 1 / s->edge;
+	return 0;
+}
 
+/* The surface's three time levels with their ghost cells, the box coupling's arrays and
+ * the rows' spans. -1: out of memory. */
+static int alloc_grids(shallow *s)
+{
 	size_t cells = (size_t)s->w * s->h, ghosted = (size_t)s->S * (s->h + 2);
 	for (int i = 0; i < 3; i++)
 		if (!(s->buf[i] = calloc(ghosted, sizeof(double))))
-			goto oom;
+			return -1;
 	if (!(s->vh = calloc(ghosted, sizeof(double))) || !(s->vh1 = calloc(ghosted, sizeof(double))) || !(s->surf = calloc(cells, sizeof(float))) ||
 	    !(s->band = calloc((size_t)s->h, 1)) || !(s->rows = calloc((size_t)s->h, sizeof(int))))
-		goto oom;
+		return -1;
 	s->eta = s->buf[0];
 	s->old = s->buf[1];
 	s->nw = s->buf[2];
 	for (int i = 0; i < 3; i++)
 		if (!(s->span_mem[i] = malloc(2 * (size_t)s->h * sizeof(int))))
-			goto oom;
+			return -1;
 	s->sp_eta = s->span_mem[0];
 	s->sp_old = s->span_mem[1];
 	s->sp_nw = s->span_mem[2];
+	return 0;
+}
 
-	s->nbox = sc->nboxes;
-	if (s->nbox) {
-		size_t nb = (size_t)s->nbox;
-		if (!(s->box = calloc(nb, sizeof *s->box)) || !(s->pose = calloc(nb, sizeof *s->pose)) ||
-		    !(s->prev = calloc(nb, sizeof *s->prev)) || !(s->cl = calloc(nb, sizeof *s->cl)) ||
-		    !(s->old_cl = calloc(nb, sizeof *s->old_cl)) ||
-		    !(s->old2_cl = calloc(nb, sizeof *s->old2_cl)))
-			goto oom;
-		double sumw = 0, sumh = 0;
-		for (int i = 0; i < s->nbox; i++) {
-			const scene_box *sb = &sc->boxes[i];
-			box_state *b = &s->box[i];
-			char at[48];
-			snprintf(at, sizeof at, "boxes[%d]", i);
-			if (!(sb->size[0] > 0 && sb->size[1] > 0 && sb->height > 0))
-				return scene_errf(sc, err, TP_EINPUT, at, "size and height must be > 0");
-			snprintf(at, sizeof at, "boxes[%d].density", i);
-			if (sb->floating && !(sb->density > 0))
-				return scene_errf(sc, err, TP_EINPUT, at, "a floating box needs density > 0 (got %g)",
-						  sb->density);
-			if (!sb->floating) {
-				int rc = check_path_speed(s, sc, sb, i, err);
-				if (rc < 0)
-					return rc;
-			}
-			scene_path_eval(&sb->path, 0.0, &b->x, &b->y, &b->angle);
-			b->hw = 0.5 * sb->size[0];
-			b->hh = 0.5 * sb->size[1];
-			b->height = sb->height * s->hs;
-			b->floating = sb->floating;
-			b->mass = sb->density * sb->size[0] * sb->size[1] * b->height;
-			b->inertia[0] = b->mass * (sb->size[1] * sb->size[1] + b->height * b->height) / 12;
-			b->inertia[1] = b->mass * (sb->size[0] * sb->size[0] + b->height * b->height) / 12;
-			if (!b->floating)
-				b->z = kinematic_z(s, sb);
-			else if (s->float_start == FLOAT_START_REST)
-				b->z = -fmin(sb->density * b->height, s->depth);
-			s->prev[i] = (tp_box_pose){ b->x, b->y, b->angle, 0, 0, b->z, { 0, 0 } };
-			double diag = sqrt(sb->size[0] * sb->size[0] + sb->size[1] * sb->size[1]);
-			sumw += fmin(ceil(diag + s->edge) + 5, s->w + 2);
-			sumh += fmin(ceil(diag + s->edge) + 5, s->h + 2);
+/* The boxes at time 0 (kinematic ones on their paths, floating ones at rest or where the
+ * scene puts them), their coupling arrays, and the water they already displace. */
+static int init_boxes(shallow *s, const scene *sc, tp_err *err)
+{
+	const size_t ghosted = (size_t)s->S * (s->h + 2);
+	size_t nb = (size_t)s->nbox;
+	if (!(s->box = calloc(nb, sizeof *s->box)) || !(s->pose = calloc(nb, sizeof *s->pose)) ||
+	    !(s->prev = calloc(nb, sizeof *s->prev)) || !(s->cl = calloc(nb, sizeof *s->cl)) ||
+	    !(s->old_cl = calloc(nb, sizeof *s->old_cl)) ||
+	    !(s->old2_cl = calloc(nb, sizeof *s->old2_cl)))
+		goto oom;
+	double sumw = 0, sumh = 0;
+	for (int i = 0; i < s->nbox; i++) {
+		const scene_box *sb = &sc->boxes[i];
+		box_state *b = &s->box[i];
+		char at[48];
+		snprintf(at, sizeof at, "boxes[%d]", i);
+		if (!(sb->size[0] > 0 && sb->size[1] > 0 && sb->height > 0))
+			return scene_errf(sc, err, TP_EINPUT, at, "size and height must be > 0");
+		snprintf(at, sizeof at, "boxes[%d].density", i);
+		if (sb->floating && !(sb->density > 0))
+			return scene_errf(sc, err, TP_EINPUT, at, "a floating box needs density > 0 (got %g)",
+					  sb->density);
+		if (!sb->floating) {
+			int rc = check_path_speed(s, sc, sb, i, err);
+			if (rc < 0)
+				return rc;
 		}
-		double capd = fmin(sumw * sumh, (double)(s->w + 2) * (s->h + 2));
-		s->cap = (size_t)capd;
-		s->part_cap = (size_t)(sumh / CG_BLOCK_ROWS) + (size_t)s->nbox + 2;
-		/* a cluster is at most as high as its boxes' regions together */
-		s->span_cap = 2 * ((size_t)sumh + 2);
-		if (!(s->a_mask = malloc(s->cap)) || !(s->a_deg = malloc(s->cap)) ||
-		    !(s->a_low = malloc(s->cap * sizeof(float))) ||
-		    !(s->a_cov = malloc(s->cap * sizeof(float))) ||
-		    !(s->a_diag = malloc(s->cap * sizeof(double))) ||
-		    !(s->a_b = malloc(s->cap * sizeof(double))) ||
-		    !(s->a_x = malloc(s->cap * sizeof(double))) ||
-		    !(s->a_r = malloc(s->cap * sizeof(double))) ||
-		    !(s->a_p = malloc(s->cap * sizeof(double))) ||
-		    !(s->a_q = malloc(s->cap * sizeof(double))) ||
-		    !(s->a_z = malloc(s->cap * sizeof(double))) ||
-		    !(s->a_pc = malloc(s->cap * sizeof(double))) ||
-		    !(s->a_apc = malloc(s->cap * sizeof(double))) ||
-		    !(s->a_part = malloc(s->part_cap * sizeof(double))) ||
-		    !(s->a_span = malloc(s->span_cap * sizeof(int))))
-			goto oom;
-		/* Start with the water already displaced by the boxes that sit in it, so a box at
-		 * rest in still water leaves it still. */
-		if (shallow_couple(s, 1) < 0)
-			return tp_errf(err, TP_EIO, "shallow: box regions overflow (internal error)");
-		memcpy(s->old, s->eta, ghosted * sizeof(double));
-		report_poses(s);
+		scene_path_eval(&sb->path, 0.0, &b->x, &b->y, &b->angle);
+		b->hw = 0.5 * sb->size[0];
+		b->hh = 0.5 * sb->size[1];
+		b->height = sb->height * s->hs;
+		b->floating = sb->floating;
+		b->mass = sb->density * sb->size[0] * sb->size[1] * b->height;
+		b->inertia[0] = b->mass * (sb->size[1] * sb->size[1] + b->height * b->height) / 12;
+		b->inertia[1] = b->mass * (sb->size[0] * sb->size[0] + b->height * b->height) / 12;
+		if (!b->floating)
+			b->z = kinematic_z(s, sb);
+		else if (s->float_start == FLOAT_START_REST)
+			b->z = -fmin(sb->density * b->height, s->depth);
+		s->prev[i] = (tp_box_pose){ b->x, b->y, b->angle, 0, 0, b->z, { 0, 0 } };
+		double diag = sqrt(sb->size[0] * sb->size[0] + sb->size[1] * sb->size[1]);
+		sumw += fmin(ceil(diag + s->edge) + 5, s->w + 2);
+		sumh += fmin(ceil(diag + s->edge) + 5, s->h + 2);
 	}
+	double capd = fmin(sumw * sumh, (double)(s->w + 2) * (s->h + 2));
+	s->cap = (size_t)capd;
+	s->part_cap = (size_t)(sumh / CG_BLOCK_ROWS) + (size_t)s->nbox + 2;
+	/* a cluster is at most as high as its boxes' regions together */
+	s->span_cap = 2 * ((size_t)sumh + 2);
+	if (!(s->a_mask = malloc(s->cap)) || !(s->a_deg = malloc(s->cap)) ||
+	    !(s->a_low = malloc(s->cap * sizeof(float))) ||
+	    !(s->a_cov = malloc(s->cap * sizeof(float))) ||
+	    !(s->a_diag = malloc(s->cap * sizeof(double))) ||
+	    !(s->a_b = malloc(s->cap * sizeof(double))) ||
+	    !(s->a_x = malloc(s->cap * sizeof(double))) ||
+	    !(s->a_r = malloc(s->cap * sizeof(double))) ||
+	    !(s->a_p = malloc(s->cap * sizeof(double))) ||
+	    !(s->a_q = malloc(s->cap * sizeof(double))) ||
+	    !(s->a_z = malloc(s->cap * sizeof(double))) ||
+	    !(s->a_pc = malloc(s->cap * sizeof(double))) ||
+	    !(s->a_apc = malloc(s->cap * sizeof(double))) ||
+	    !(s->a_part = malloc(s->part_cap * sizeof(double))) ||
+	    !(s->a_span = malloc(s->span_cap * sizeof(int))))
+		goto oom;
+	/* Start with the water already displaced by the boxes that sit in it, so a box at
+	 * rest in still water leaves it still. */
+	if (shallow_couple(s, 1) < 0)
+		return tp_errf(err, TP_EIO, "shallow: box regions overflow (internal error)");
+	memcpy(s->old, s->eta, ghosted * sizeof(double));
+	report_poses(s);
+	return 0;
+oom:
+	return tp_errf(err, TP_EIO, "shallow: out of memory for a %dx%d pool", s->w, s->h);
+}
+
+static int shallow_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
+{
+	shallow *s = priv;
+	const scene *sc = ctx->scene;
+	s->w = sc->width;
+	s->h = sc->height;
+	s->S = s->w + 2;
+	s->hs = scene_scale(sc);
+	s->boundary = sc->boundary;
+	if (s->w < 3 || s->h < 3)
+		return scene_errf(sc, err, TP_EINPUT, "size", "shallow needs at least 3x3 cells (got %dx%d)",
+				  s->w, s->h);
+	int rc = choose_step(s, sc, err);
+	if (rc < 0)
+		return rc;
+	if (alloc_grids(s) < 0)
+		return tp_errf(err, TP_EIO, "shallow: out of memory for a %dx%d pool", s->w, s->h);
+	s->nbox = sc->nboxes;
+	if (s->nbox && (rc = init_boxes(s, sc, err)) < 0)
+		return rc;
 	fill_ghosts(s, s->eta);
 	fill_ghosts(s, s->old);
 	spans_scan(s, s->eta, s->sp_eta);
@@ -823,8 +851,6 @@ static int shallow_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	spans_scan(s, s->nw, s->sp_nw);
 	s->v0 = volume_of(s);
 	return 0;
-oom:
-	return tp_errf(err, TP_EIO, "shallow: out of memory for a %dx%d pool", s->w, s->h);
 }
 
 static int shallow_step(void *priv, const tp_step_in *in)

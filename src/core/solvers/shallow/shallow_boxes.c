@@ -286,41 +286,44 @@ static void footprint_row(const shallow *s, const box_state *b, int W, int off, 
 	}
 }
 
-/* Phase 1 of a cluster: degrees, box bottoms, the mask and b, the warm start.
- * settle != 0 is the initial state (water at rest level, no previous solve). */
-static void cluster_setup(shallow *s, int ci, int settle)
+/* A cluster's footprint arrays from scratch: deg, the neighbours that exist (what
+ * pool_index() says, branch-free), and low, cov, mask, b, x and the diagonal cleared. */
+static void cluster_clear(shallow *s, const cluster *c)
 {
-	cluster *c = &s->cl[ci];
 	const int W = c->w, H = c->h, wrap = s->boundary == SCENE_BOUNDARY_WRAP;
 	uint8_t *mask = s->a_mask + c->off, *deg = s->a_deg + c->off;
 	float *low = s->a_low + c->off, *cv = s->a_cov + c->off;
 	double *bv = s->a_b + c->off, *x = s->a_x + c->off, *dg = s->a_diag + c->off;
-	/* The footprint arrays, unless kept from the last step (a box at rest). */
-	const int keep = c->geo_valid && !settle;
-	if (!keep) {
-		/* deg: the neighbours that exist (what pool_index() says, branch-free) */
-		for (int j = 0; j < H; j++) {
-			const int gy = c->y0 + j;
-			const int vy = wrap || (gy >= 0 && gy < s->h);
-			const int ny = (gy > 0) + (gy < s->h - 1);
-			uint8_t *dr = deg + (size_t)j * W;
-			for (int i = 0; i < W; i++) {
-				const int gx = c->x0 + i;
-				const int in = vy & (wrap | ((unsigned)gx < (unsigned)s->w));
-				const int n4 = wrap ? 4 : (gx > 0) + (gx < s->w - 1) + ny;
-				dr[i] = (uint8_t)(in ? n4 : 0);
-			}
+	for (int j = 0; j < H; j++) {
+		const int gy = c->y0 + j;
+		const int vy = wrap || (gy >= 0 && gy < s->h);
+		const int ny = (gy > 0) + (gy < s->h - 1);
+		uint8_t *dr = deg + (size_t)j * W;
+		for (int i = 0; i < W; i++) {
+			const int gx = c->x0 + i;
+			const int in = vy & (wrap | ((unsigned)gx < (unsigned)s->w));
+			const int n4 = wrap ? 4 : (gx > 0) + (gx < s->w - 1) + ny;
+			dr[i] = (uint8_t)(in ? n4 : 0);
 		}
-		const size_t n = (size_t)W * H;
-		for (size_t k = 0; k < n; k++)
-			low[k] = INFINITY;
-		memset(cv, 0, n * sizeof *cv);
-		memset(mask, 0, n);
-		memset(bv, 0, n * sizeof *bv);
-		memset(x, 0, n * sizeof *x);
-		memset(dg, 0, n * sizeof *dg);
 	}
-	for (int bi = 0; bi < s->nbox && !keep; bi++) {
+	const size_t n = (size_t)W * H;
+	for (size_t k = 0; k < n; k++)
+		low[k] = INFINITY;
+	memset(cv, 0, n * sizeof *cv);
+	memset(mask, 0, n);
+	memset(bv, 0, n * sizeof *bv);
+	memset(x, 0, n * sizeof *x);
+	memset(dg, 0, n * sizeof *dg);
+}
+
+/* Each box of cluster ci into the cluster's cov and low: where boxes overlap, the one
+ * covering more of the cell (then the lower) wins. */
+static void cluster_footprints(shallow *s, int ci)
+{
+	const cluster *c = &s->cl[ci];
+	const int W = c->w, H = c->h, wrap = s->boundary == SCENE_BOUNDARY_WRAP;
+	float *low = s->a_low + c->off, *cv = s->a_cov + c->off;
+	for (int bi = 0; bi < s->nbox; bi++) {
 		box_state *b = &s->box[bi];
 		if (!b->active || b->cluster != ci)
 			continue;
@@ -346,7 +349,17 @@ static void cluster_setup(shallow *s, int ci, int settle)
 				footprint_row(s, b, W, off, gy, lj, fa, fb, st0, st1, cv, low);
 		}
 	}
-	int masked = 0, changed = !keep;
+}
+
+/* The mask (cells under a box whose bottom is below the effective level), b, the
+ * diagonal and the warm start x, row by row; c->masked. 1 when the mask changed. */
+static int cluster_mask(shallow *s, cluster *c, int settle)
+{
+	const int W = c->w, H = c->h;
+	uint8_t *mask = s->a_mask + c->off;
+	float *low = s->a_low + c->off, *cv = s->a_cov + c->off;
+	double *bv = s->a_b + c->off, *x = s->a_x + c->off, *dg = s->a_diag + c->off;
+	int masked = 0, changed = 0;
 	const int xrun = c->x0 >= 0 && c->x0 + W <= s->w;
 	for (int j = 1; j < H - 1; j++) {
 		const int gy = c->y0 + j;
@@ -418,9 +431,29 @@ static void cluster_setup(shallow *s, int ci, int settle)
 		}
 	}
 	c->masked = masked;
+	return changed;
+}
+
+/* Phase 1 of a cluster: degrees, box bottoms, the mask and b, the warm start.
+ * settle != 0 is the initial state (water at rest level, no previous solve). */
+static void cluster_setup(shallow *s, int ci, int settle)
+{
+	cluster *c = &s->cl[ci];
+	/* The footprint arrays, unless kept from the last step (a box at rest). */
+	const int keep = c->geo_valid && !settle;
+	if (!keep) {
+		cluster_clear(s, c);
+		cluster_footprints(s, ci);
+	}
+	const int changed = cluster_mask(s, c, settle) || !keep;
 	if (changed || settle)
 		c->pc_ready = 0;
 }
+
+/* The resting state (settle) is solved to round-off: a relative residual of SETTLE_CG_TOL,
+ * under an iteration cap meant only to stop a solve that cannot converge. */
+#define SETTLE_CG_TOL   1e-10
+#define SETTLE_CG_ITERS 100000
 
 /* Phase 2 of a cluster: CG, then the water takes rate * gamma * sum_j (vh_j - vh).
  * Returns the cluster's CG statistics in c->cg. */
@@ -430,10 +463,12 @@ static void cluster_solve(shallow *s, int ci, int settle, int parallel)
 	const int W = c->w, H = c->h;
 	const uint8_t *mask = s->a_mask + c->off, *deg = s->a_deg + c->off;
 	double *x = s->a_x + c->off;
-	cg_problem pb = { W, H, mask, deg, 1.0, 0.0, s->a_diag + c->off, NULL };
-	cg_work wk = { s->a_r + c->off, s->a_p + c->off, s->a_q + c->off, s->a_z + c->off,
-		       s->a_pc + c->off, s->a_part + c->part_off, &c->pc_ready,
-		       s->a_span + c->span_off, s->a_apc + c->off };
+	cg_problem pb = { .w = W, .h = H, .mask = mask, .deg = deg, .scale = 1.0, .shift = 0.0,
+			  .diag = s->a_diag + c->off };
+	cg_work wk = { .r = s->a_r + c->off, .p = s->a_p + c->off, .q = s->a_q + c->off,
+		       .z = s->a_z + c->off, .pc = s->a_pc + c->off,
+		       .part = s->a_part + c->part_off, .pc_ready = &c->pc_ready,
+		       .span = s->a_span + c->span_off, .apc = s->a_apc + c->off };
 	if (settle) {
 		/* The resting state: effective level eta + gamma vh = 0 everywhere and a step that
 		 * changes nothing. With eta = -gamma vh, L eta = gamma L vh on the mask, and the
@@ -447,10 +482,10 @@ static void cluster_solve(shallow *s, int ci, int settle, int parallel)
 	 * solved to round-off. */
 	const double abs_tol = s->cg_tol / (s->rate * s->gamma) * sqrt((double)c->masked);
 	if (c->masked)
-		c->cg = cg_solve(&pb, s->a_b + c->off, x, &wk, settle ? 1e-10 : 0, settle ? 0 : abs_tol,
-				 settle ? 100000 : s->cg_iters, parallel);
+		c->cg = cg_solve(&pb, s->a_b + c->off, x, &wk, settle ? SETTLE_CG_TOL : 0,
+				 settle ? 0 : abs_tol, settle ? SETTLE_CG_ITERS : s->cg_iters, parallel);
 	else
-		c->cg = (cg_stats){ 0, 0, 0, 1 };
+		c->cg = (cg_stats){ .ok = 1 }; /* nothing to solve */
 	const double k = s->rate * s->gamma;
 	/* Rows whose cells are one run in the pool (no edge, no seam) skip pool_index() and
 	 * the region's edge tests between their first and last cell. */

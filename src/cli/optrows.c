@@ -1,0 +1,56 @@
+/* optrows.c - options as rows (optrows.h). */
+#include "cli/optrows.h"
+
+#include <getopt.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+#define MAX_ROWS 64
+
+void cli_rows_help(const cli_rows *c, FILE *f)
+{
+	fputs(c->head, f);
+	for (const cli_row *r = c->rows; r->name; r++)
+		fputs(r->help, f);
+	fputs(c->tail, f);
+}
+
+int cli_rows_parse(const cli_rows *c, int argc, char **argv, int *first)
+{
+	struct option lo[MAX_ROWS + 1];
+	char shortopts[2 * MAX_ROWS + 2] = ":";
+	size_t n = 0, k = 1;
+	for (const cli_row *r = c->rows; r->name && n < MAX_ROWS; r++, n++) {
+		lo[n] = (struct option){r->name, r->value ? required_argument : no_argument, NULL,
+					r->id};
+		if (r->letter) {
+			shortopts[k++] = (char)r->letter;
+			if (r->value)
+				shortopts[k++] = ':';
+		}
+	}
+	lo[n] = (struct option){NULL, 0, NULL, 0};
+	shortopts[k] = 0;
+	int id;
+	opterr = 0;
+	optind = 1;
+	while ((id = getopt_long(argc, argv, shortopts, lo, NULL)) != -1) {
+		if (id == ':')
+			return tp_cli_usage(c->cmd, "%s needs a value", argv[optind - 1]);
+		if (id == '?') {
+			if (c->unknown)
+				return tp_cli_usage(c->cmd, c->unknown, argv[optind - 1]);
+			return tp_cli_usage(c->cmd, "unknown option '%s'", argv[optind - 1]);
+		}
+		if (id == 'h') {
+			cli_rows_help(c, stdout);
+			return 1;
+		}
+		int rc = c->handle ? c->handle(c->ctx, id, optarg) : 0;
+		if (rc)
+			return rc;
+	}
+	*first = optind;
+	return 0;
+}
