@@ -208,3 +208,24 @@ Test(modes, help_man_page_and_completion_name_every_mode)
 	free(help);
 	free(man);
 }
+
+/* The renderer knows a solver only through the surface it hands over (surface.h) and the
+ * caps flags (solvers/caps.h): no file of render/ includes the solver interface. */
+Test(modes, render_never_includes_the_solver_interface)
+{
+	FILE *p = popen("grep -l 'include \"solvers/solver.h\"' src/core/render/*.c "
+			"src/core/render/*.h 2>/dev/null",
+			"r");
+	cr_assert_not_null(p);
+	char line[256];
+	int n = 0;
+	while (fgets(line, sizeof line, p)) {
+		cr_log_error("%s includes solvers/solver.h", line);
+		n++;
+	}
+	cr_assert_eq(pclose(p) >> 8, 1, "grep failed or found a file"); /* 1: no match */
+	cr_assert_eq(n, 0);
+	FILE *f = fopen("src/core/render/render.h", "r");
+	cr_assert_not_null(f, "run from the tree's root");
+	fclose(f);
+}

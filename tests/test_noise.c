@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "render/render.h"
+#include "solvers/solver.h"
 #include "scene/scene.h"
 #include "sim/stepper.h"
 

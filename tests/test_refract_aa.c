@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "render/render.h"
+#include "solvers/solver.h"
 #include "render/render_impl.h"
 #include "tidepool.h"
 

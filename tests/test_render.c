@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "render/render.h"
+#include "solvers/solver.h"
 #include "render/render_impl.h"
 
 static const tp_solver fake_solver = {.name = "fake", .caps = TP_SOLVER_HEIGHTFIELD};

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "render/render_impl.h"
+#include "solvers/caps.h"
 
 /* The kernels as the table calls them (render_impl.h has their equations). */
 static long draw_color(const render_in *in, tp_image *out)
@@ -171,10 +172,10 @@ static int first_need(int lacks)
 
 void render_mode_refusal(scene_mode m, const scene *sc, char *buf, size_t n)
 {
-	int lacks = render_mode_lacks(m, sc->solver->caps, &sc->ambient);
+	int lacks = render_mode_lacks(m, scene_solver_caps(sc), &sc->ambient);
 	if (lacks < 0) {
 		snprintf(buf, n, "render mode \"%s\" is not available for the %s solver",
-			 modes[m].name, sc->solver->name);
+			 modes[m].name, scene_solver_name(sc));
 		return;
 	}
 	int k = first_need(lacks);

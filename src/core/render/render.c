@@ -3,11 +3,13 @@
 
 #include <math.h>
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "render/modes.h"
 #include "render/render_impl.h"
+#include "solvers/caps.h"
 
 struct render_ctx {
 	const scene *sc;
@@ -72,9 +74,9 @@ static void pad_background(const tp_image *bg, int wrap, const scene_render *rs,
 int render_create(const scene *sc, scene_mode mode, render_ctx **out, tp_err *err)
 {
 	*out = NULL;
-	const int fluid = (sc->solver->caps & TP_SOLVER_PARTICLES) != 0;
+	const int fluid = (scene_solver_caps(sc) & TP_SOLVER_PARTICLES) != 0;
 	const render_mode *d = render_mode_get(mode);
-	const int lacks = render_mode_lacks(mode, sc->solver->caps, &sc->ambient);
+	const int lacks = render_mode_lacks(mode, scene_solver_caps(sc), &sc->ambient);
 	char msg[160];
 	if (lacks > 0) {
 		render_mode_refusal(mode, sc, msg, sizeof msg);
@@ -323,7 +325,7 @@ static const tp_image *flat_picture(render_ctx *r, const render_in *in, tp_pixfm
 
 int render_yuv(const render_ctx *r)
 {
-	const int fluid = (r->sc->solver->caps & TP_SOLVER_PARTICLES) != 0;
+	const int fluid = (scene_solver_caps(r->sc) & TP_SOLVER_PARTICLES) != 0;
 	return render_mode_get(r->mode)->reads == RENDER_READS_SAMPLES && !fluid &&
 	       !((r->w | r->h) & 1);
 }

@@ -14,7 +14,7 @@
 #define TP_RENDER_RENDER_H
 
 #include "scene/scene.h"
-#include "solvers/solver.h"
+#include "surface.h"
 #include "util/error.h"
 #include "util/image.h"
 

@@ -339,6 +339,11 @@ void scene_fingerprint(const scene *sc, const scene_overrides *ov, uint8_t out[3
 void scene_output_fingerprint(const uint8_t scene_fp[32], const char *what, char hex[65]);
 void scene_destroy(scene *s);
 
+/* The scene's solver as the renderer may know it (render/ does not include the solver
+ * interface): its TP_SOLVER_* caps (solvers/caps.h) and its name. */
+unsigned scene_solver_caps(const scene *sc);
+const char *scene_solver_name(const scene *sc);
+
 /* For every check of a scene made after scene_load() (solvers at init through
  * ctx->scene, the renderer, the stepper): fails with code and the one-line message
  *     FILE:LINE:COL: JPATH (from --set): MESSAGE

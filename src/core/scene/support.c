@@ -172,3 +172,13 @@ int ld_support(ld *L)
 		return refuse(L, v, TP_SOLVER_PARTICLES, "has no particles for fluid \"blocks\"");
 	return 0;
 }
+
+unsigned scene_solver_caps(const scene *sc)
+{
+	return sc->solver->caps;
+}
+
+const char *scene_solver_name(const scene *sc)
+{
+	return sc->solver->name;
+}
