@@ -426,7 +426,8 @@ fi
 # checkpoints made by a first pass), and the time from a save (temporary file renamed over
 # the scene) to the new scene's frame at the page's position against 300 ms, and to the
 # draft's frame (the first picture the page shows) for every example scene. Details and
-# knobs (TP_BENCH_PREVIEW_*): tests/bench/preview_bench.py.
+# knobs (TP_BENCH_PREVIEW_*): tests/bench/preview_bench.py. Then the page's own playback
+# rate in headless Chromium (TP_BENCH_PLAY_*: tests/bench/preview_play.py).
 if want preview; then
 	/usr/bin/python3 tests/bench/preview_bench.py "$TP" scenes/pond.json scenes/rain.json \
 		scenes/shallow_drag.json scenes/wind_pool.json
@@ -436,4 +437,7 @@ if want preview; then
 		scenes/rowing.json scenes/shallow_float.json scenes/shallow_rain.json \
 		scenes/sph_box.json scenes/sph_dambreak.json scenes/sph_float.json \
 		scenes/sph_nozzle.json scenes/sph_slosh.json scenes/sph_tip.json
+	# the page itself playing pond.json at 640x360 in headless Chromium (target 27 fps on a
+	# quiet 2-core machine; tests/bench/preview_play.py)
+	/usr/bin/python3 tests/bench/preview_play.py "$TP" scenes/pond.json 640x360 || true
 fi

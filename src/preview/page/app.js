@@ -283,8 +283,10 @@
 
   // The rate the page achieves while playing: frames shown over the last second or so.
   const shown = [];
+  let played = 0; // frames shown while playing, since the page opened (make bench reads it)
   function countShown(now) {
     shown.push(now);
+    document.body.dataset.played = String(++played);
     while (shown.length > 2 && now - shown[0] > 1500) shown.shift();
     if (shown.length < 8 || now - shown[0] < 900) return;
     const rate = (shown.length - 1) * 1000 / (now - shown[0]);
