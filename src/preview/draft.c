@@ -31,6 +31,20 @@ static int param_of(const char *solver, const char *name, double *def, double *h
 	return -1;
 }
 
+/* Appends "KEY=VALUE" to buf at *used and to sets; -1 when either is full. */
+static int add_set(char *buf, size_t n, size_t *used, const char **sets, int *k,
+		   const char *fmt, const char *key, double v)
+{
+	if (*k >= PV_DRAFT_MAX_SETS || *used >= n)
+		return -1;
+	int w = snprintf(buf + *used, n - *used, fmt, key, v);
+	if (w < 0 || (size_t)w >= n - *used)
+		return -1;
+	sets[(*k)++] = buf + *used;
+	*used += (size_t)w + 1;
+	return 0;
+}
+
 int pv_draft_sets(const char *text, const char *solver, double scale, char *buf, size_t n,
 		  const char *sets[PV_DRAFT_MAX_SETS])
 {
@@ -44,21 +58,45 @@ int pv_draft_sets(const char *text, const char *solver, double scale, char *buf,
 	const cJSON *jr = cJSON_GetObjectItemCaseSensitive(params, "radius");
 	double spacing = cJSON_IsNumber(js) ? js->valuedouble : def;
 	double radius = cJSON_IsNumber(jr) ? jr->valuedouble : 0;
-	cJSON_Delete(root);
 	/* spacing s scene units is s * scale draft pixels */
 	double want = fmin(PV_DRAFT_SPH_SPACING / scale, hi);
-	if (!(spacing > 0) || want <= spacing)
-		return 0;
-	int k = 0, used = snprintf(buf, n, "params.spacing=%.17g", want);
-	if (used < 0 || (size_t)used >= n)
-		return 0;
-	sets[k++] = buf;
-	if (radius > 0) { /* an explicit kernel radius keeps its ratio to the spacing */
-		int more = snprintf(buf + used + 1, n - (size_t)used - 1, "params.radius=%.17g",
-				    fmin(radius * want / spacing, rhi));
-		if (more < 0 || (size_t)(used + 1 + more) >= n)
-			return 0;
-		sets[k++] = buf + used + 1;
+	int k = 0;
+	size_t used = 0;
+	if (!root || !(spacing > 0) || want <= spacing)
+		goto done;
+	double area = (want / spacing) * (want / spacing); /* of a particle, over the scene's */
+	if (add_set(buf, n, &used, sets, &k, "%s=%.17g", "params.spacing", want) < 0)
+		goto fail;
+	/* an explicit kernel radius keeps its ratio to the spacing */
+	if (radius > 0 && add_set(buf, n, &used, sets, &k, "%s=%.17g", "params.radius",
+				  fmin(radius * want / spacing, rhi)) < 0)
+		goto fail;
+	/* blocks, drops and rain are areas of water: the wider spacing fills them with fewer
+	 * particles. A stream's rate and cap count particles: fewer of them, each `area`
+	 * times larger, pour as much water. */
+	const cJSON *em = cJSON_GetObjectItemCaseSensitive(root, "emitters");
+	int i = 0;
+	for (const cJSON *e = cJSON_IsArray(em) ? em->child : NULL; e; e = e->next, i++) {
+		const cJSON *type = cJSON_GetObjectItemCaseSensitive(e, "type");
+		if (!cJSON_IsString(type) || strcmp(type->valuestring, "stream") != 0)
+			continue;
+		const cJSON *rate = cJSON_GetObjectItemCaseSensitive(e, "rate");
+		const cJSON *cap = cJSON_GetObjectItemCaseSensitive(e, "cap");
+		char key[48];
+		snprintf(key, sizeof key, "emitters.%d.rate", i);
+		if (cJSON_IsNumber(rate) &&
+		    add_set(buf, n, &used, sets, &k, "%s=%.17g", key, rate->valuedouble / area) < 0)
+			goto fail;
+		snprintf(key, sizeof key, "emitters.%d.cap", i);
+		if (cJSON_IsNumber(cap) && cap->valuedouble > 0 &&
+		    add_set(buf, n, &used, sets, &k, "%s=%.0f", key,
+			    fmax(1, round(cap->valuedouble / area))) < 0)
+			goto fail;
 	}
+done:
+	cJSON_Delete(root);
 	return k;
+fail: /* more streams than fit: the draft is the scene's own, only smaller */
+	cJSON_Delete(root);
+	return 0;
 }

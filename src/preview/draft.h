@@ -6,7 +6,8 @@
  * solvers then simulate far fewer cells; sph would not: its particles' spacing is a length
  * in scene units, so a smaller render has as many particles. The draft of an sph scene
  * therefore also spaces its particles at least PV_DRAFT_SPH_SPACING draft pixels apart
- * (the kernel radius, when the scene sets one, grows with it): a coarser version of the
+ * (the kernel radius, when the scene sets one, grows with it, and streams, whose rate and
+ * cap count particles, emit as many fewer as each is larger): a coarser version of the
  * same flow, four or more times cheaper, that the full picture soon replaces.
  */
 #ifndef TP_PREVIEW_DRAFT_H
@@ -16,7 +17,9 @@
 
 /* Draft pixels between an sph draft's particles at least (the full default: 4 px). */
 #define PV_DRAFT_SPH_SPACING 2.0
-#define PV_DRAFT_MAX_SETS 2
+/* Edits of one draft at most (the spacing, the radius, two per stream emitter); a
+ * scene with more streams than fit gets the plain draft. */
+#define PV_DRAFT_MAX_SETS 34
 
 /* The "KEY=VALUE" edits (tp_load_options.sets) that make the draft of a scene whose text
  * (tp_scene_text) is `text`, solved by `solver`, drawn at `scale` draft pixels per scene

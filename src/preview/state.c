@@ -286,7 +286,7 @@ static tp_scene *load_draft(const pv_state *st, tp_scene *sc)
 		return NULL;
 	/* the text is the scene after the command's sets; the draft's own (sph: coarser
 	 * particles, draft.h) are tried first, and left out if the scene refuses them */
-	char buf[160];
+	char buf[PV_DRAFT_MAX_SETS * 48];
 	const char *sets[PV_DRAFT_MAX_SETS];
 	o.sets = sets;
 	o.nsets = pv_draft_sets(text, in.solver, (double)w / in.ref_width, buf, sizeof buf, sets);

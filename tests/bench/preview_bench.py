@@ -22,7 +22,7 @@ temporary directory):
   (the two compete for the cores). Two rows again; baseline the 300 ms target.
 - a last line per scene and edit kind: the first picture (the draft or the full frame,
   whichever came first) against 300 ms, and after every scene a summary of them all.
-  The page itself adds its /status.json poll (up to 100 ms) and, before it asks for the
+  The page itself adds its /status.json poll (up to 50 ms) and, before it asks for the
   draft, 50 ms (app.js POLL_MS, DRAFT_MS); these rows are the server's part.
 Environment: TP_BENCH_PREVIEW_REPS (2), TP_BENCH_PREVIEW_SEEKS (20),
 TP_BENCH_PREVIEW_RELOADS (5), TP_BENCH_PREVIEW_FRAMES (all: frames per playback pass)."""
@@ -198,7 +198,8 @@ for scene in scenes:
     finally:
         s.stop()
 over = [x for x in summary if x[2] > 300]
-print("preview: first picture after a save within 300 ms (median): %d of %d scene x edit kinds%s"
-      % (len(summary) - len(over), len(summary),
-         "" if not over else "; over: " + ", ".join("%s %s %.0f ms" % x for x in over)),
+names = " ".join(os.path.splitext(os.path.basename(x))[0] for x in scenes)
+print("preview: first picture after a save within 300 ms (median), %s: %d of %d scene x edit "
+      "kinds%s" % (names, len(summary) - len(over), len(summary),
+                   "" if not over else "; over: " + ", ".join("%s %s %.0f ms" % x for x in over)),
       flush=True)

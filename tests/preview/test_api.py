@@ -285,6 +285,9 @@ def test_a_solver_failure_while_running_is_shown_and_the_server_stays():
     # sph: the particles spaced 2 draft px apart (8 scene units at a quarter of 640x360),
     # so the draft simulates about a quarter of them (src/preview/draft.h)
     ("sph_box.json", "160x90", ["--set", "params.spacing=8"]),
+    # a stream counts particles: a quarter as many, each four times the area
+    ("sph_nozzle.json", "160x90", ["--set", "params.spacing=8", "--set", "emitters.0.rate=130",
+                                   "--set", "emitters.0.cap=900"]),
 ])
 def test_draft_is_the_scene_smaller_and_sph_coarser(scene, size, sets):
     """GET /frame/N.png?draft=1 against `tidepool render` at the draft's size (and, for

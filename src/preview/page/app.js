@@ -15,7 +15,7 @@
     plot: $('plot'), legend: $('plot-legend'), marks: $('marks'), rate: $('rate'),
     zoom: $('zoom'), draft: $('draft'), size: $('size'), errorNote: $('error-note'), errorFold: $('error-fold'), keys: $('keys'), copyCmd: $('copy-cmd'),
   };
-  const POLL_MS = 100;       // /status.json: a save shows within this plus a render
+  const POLL_MS = 50;        // /status.json: a save shows within this plus a render
   const STATS_POLL_MS = 500; // /stats.json while the worker is still simulating
   const GRAY_MODES = ['height', 'caustics', 'foam']; // the modes `stretch` applies to
   const stretchable = () => { el.stretch.disabled = !GRAY_MODES.includes(st.mode); };
