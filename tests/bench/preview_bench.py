@@ -2,8 +2,9 @@
 
 usage: preview_bench.py TIDEPOOL SCENE...   (scripts/bench.sh runs it)
 
-For each scene, a server at 640x360 (`--size 640x360 --port 0`, the scene copied to a
-temporary directory):
+For each scene, a server at the page's default size, the scene fitted into 640x360
+(`--port 0`: 640x360 for the 16:9 example scenes, 360x360 for the square textures), the
+scene copied to a temporary directory:
 - playback: GET /frame/N.png for every frame in order on one keep-alive connection, as
   the page plays (PNG bytes received; the page's decode and draw are not included). Timed
   after the stats worker finished its walk (once per reload), best of REPS passes.
@@ -55,8 +56,8 @@ class Server:
         self.dir = tempfile.mkdtemp(prefix="tp-bench-preview-")
         self.scene = os.path.join(self.dir, os.path.basename(scene))
         shutil.copy(scene, self.scene)
-        self.proc = subprocess.Popen([tp, "preview", self.scene, "--port", "0", "--size",
-                                      "640x360", "-q"], stdout=subprocess.PIPE,
+        self.proc = subprocess.Popen([tp, "preview", self.scene, "--port", "0", "-q"],
+                                     stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, text=True)
         url = self.proc.stdout.readline().strip()
         hostport, self.token = url.split("//", 1)[1].split("/?token=")
@@ -95,7 +96,13 @@ for scene in scenes:
     name = os.path.splitext(os.path.basename(scene))[0]
     s = Server(scene)
     try:
+        t0 = time.monotonic()
         st = s.json("/status.json")
+        while not st["loaded"] and time.monotonic() - t0 < 60:  # the first load, under way
+            time.sleep(0.05)
+            st = s.json("/status.json")
+        if not st["loaded"]:
+            raise RuntimeError("%s: %s" % (scene, st["error"] and st["error"]["text"]))
         frames = st["frames"] if not MAXF else min(MAXF, st["frames"])
         t0 = time.monotonic()
         while s.json("/stats.json")["done"] < st["frames"] and time.monotonic() - t0 < 300:
@@ -108,7 +115,7 @@ for scene in scenes:
             dt = time.monotonic() - t0
             best = dt if best is None else min(best, dt)
         fps = frames / best
-        row("preview %s 640x360 playback" % name, "frames/s, GET in order", fps, "fps", 30,
+        row("preview %s %dx%d playback" % (name, st["width"], st["height"]), "frames/s, GET in order", fps, "fps", 30,
             fps / 30)
         rng = random.Random(1)
         times = []
