@@ -32,8 +32,8 @@ static int param_of(const char *solver, const char *name, double *def, double *h
 }
 
 /* Appends "KEY=VALUE" to buf at *used and to sets; -1 when either is full. */
-static int add_set(char *buf, size_t n, size_t *used, const char **sets, int *k,
-		   const char *fmt, const char *key, double v)
+static int add_set(char *buf, size_t n, size_t *used, const char **sets, int *k, const char *fmt,
+		   const char *key, double v)
 {
 	if (*k >= PV_DRAFT_MAX_SETS || *used >= n)
 		return -1;
