@@ -179,7 +179,8 @@ SRC_PREVIEW = \
 	src/preview/request.c \
 	src/preview/page.c \
 	src/preview/edit.c \
-	src/preview/jsonedit.c
+	src/preview/jsonedit.c \
+	src/preview/draft.c
 # The editor's writer walks JSON with the loader's own jsonpos.c, linked into the program
 # as well (the library keeps its copy hidden).
 PREVIEW_CORE_OBJS = $(BUILD)/obj/src/core/scene/jsonpos.o

@@ -420,13 +420,15 @@ else
 fi
 
 # --- preview: `tidepool preview` over HTTP at 640x360 (docs/preview.md) -------------------
+# (the square texture scenes at the fitted 360x360)
 # For the ripple (pond), hooke (rain), shallow (shallow_drag) and airy (wind_pool) example
 # scenes: playback (every GET /frame/N.png in order, one keep-alive connection) against the
 # 30 fps target, the slowest of 20 seeks to random frames against 200 ms (the in-memory
 # checkpoints made by a first pass), and the time from a save (temporary file renamed over
 # the scene) to the new scene's frame at the page's position against 300 ms, and to the
 # draft's frame (the first picture the page shows) for every example scene. Details and
-# knobs (TP_BENCH_PREVIEW_*): tests/bench/preview_bench.py.
+# knobs (TP_BENCH_PREVIEW_*): tests/bench/preview_bench.py. Then the page's own playback
+# rate in headless Chromium (TP_BENCH_PLAY_*: tests/bench/preview_play.py).
 if want preview; then
 	/usr/bin/python3 tests/bench/preview_bench.py "$TP" scenes/pond.json scenes/rain.json \
 		scenes/shallow_drag.json scenes/wind_pool.json
@@ -435,5 +437,11 @@ if want preview; then
 		/usr/bin/python3 tests/bench/preview_bench.py "$TP" scenes/boxes.json \
 		scenes/rowing.json scenes/shallow_float.json scenes/shallow_rain.json \
 		scenes/sph_box.json scenes/sph_dambreak.json scenes/sph_float.json \
-		scenes/sph_nozzle.json scenes/sph_slosh.json scenes/sph_tip.json
+		scenes/sph_nozzle.json scenes/sph_slosh.json scenes/sph_tip.json \
+		scenes/textures/caustics_loop.json scenes/textures/height_sequence.json \
+		scenes/textures/normal_flipbook.json scenes/textures/ocean_choppy.json \
+		scenes/textures/pool_caustics.json
+	# the page itself playing pond.json at 640x360 in headless Chromium (target 27 fps on a
+	# quiet 2-core machine; tests/bench/preview_play.py)
+	/usr/bin/python3 tests/bench/preview_play.py "$TP" scenes/pond.json 640x360 || true
 fi

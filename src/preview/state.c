@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "util/png.h"
+#include "preview/draft.h"
 #include "preview/json.h"
 #include "util/error.h"
 #include "util/image.h"
@@ -259,9 +260,9 @@ static int load_text(pv_state *st, const char *text, tp_scene **out, tp_error *e
 }
 
 /* The draft of a loaded scene: the same text at a quarter of the preview's width and
- * height (fitted into PV_DRAFT_W x PV_DRAFT_H), which simulates ten or more times faster
- * (scenes are resolution-independent), so that the page has a picture soon after a save
- * that simulates again from far back. NULL when the preview is that small already, or the
+ * height (fitted into PV_DRAFT_W x PV_DRAFT_H), sph's particles spaced wider (draft.h),
+ * which simulates ten or more times faster (scenes are resolution-independent), so that
+ * the page has a picture soon after a save that simulates again from far back. NULL when the preview is that small already, or the
  * draft does not load (the page then waits for the full frame, as before). */
 static tp_scene *load_draft(const pv_state *st, tp_scene *sc)
 {
@@ -277,13 +278,22 @@ static tp_scene *load_draft(const pv_state *st, tp_scene *sc)
 		return NULL;
 	tp_load_options o;
 	load_options(st, w, h, &o);
-	o.sets = NULL; /* the text is the scene after them */
-	o.nsets = 0;
 	o.checkpoint_bytes = PV_CHECKPOINT_BYTES / 8;
 	tp_scene *d = NULL;
 	tp_error err = TP_ERROR_INIT;
 	const char *text = tp_scene_text(sc);
-	if (!text || tp_scene_load_string(text, st->path, &o, &d, &err) < 0)
+	if (!text)
+		return NULL;
+	/* the text is the scene after the command's sets; the draft's own (sph: coarser
+	 * particles, draft.h) are tried first, and left out if the scene refuses them */
+	char buf[PV_DRAFT_MAX_SETS * 48];
+	const char *sets[PV_DRAFT_MAX_SETS];
+	o.sets = sets;
+	o.nsets = pv_draft_sets(text, in.solver, (double)w / in.ref_width, buf, sizeof buf, sets);
+	if (o.nsets && tp_scene_load_string(text, st->path, &o, &d, &err) == 0)
+		return d;
+	o.nsets = 0;
+	if (tp_scene_load_string(text, st->path, &o, &d, &err) < 0)
 		return NULL;
 	return d;
 }

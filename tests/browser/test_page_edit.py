@@ -93,6 +93,33 @@ def test_drag_a_drop_then_undo_and_redo(browser):
         p.stop()
 
 
+def test_undo_and_redo_pressed_in_quick_succession(browser):
+    """Each undo and redo is made over the version the one before it wrote, even when the
+    page polls the server between that write and its reload (a /scene.json of the text
+    before the write must not replace the version: the next undo would be refused as "the
+    file changed on disk")."""
+    p = start(browser, "pond.json")
+    try:
+        pause_at(browser, 40)
+        text = original("pond.json")
+        drag(browser, (180, 110), (230, 150))
+        new = p.text()
+        assert new != text
+        for i in range(4):  # no wait for the reloads between the keys
+            key(browser, "z", Keys.CONTROL)
+            key(browser, "z", Keys.CONTROL, Keys.SHIFT)
+            time.sleep(0.03 * i)  # land at other moments of the status poll
+        wait(browser, lambda: body(browser, "edits") == "9" or body(browser, "editError"),
+             timeout=30, what="the eight undos and redos answered")
+        assert not body(browser, "editError"), body(browser, "editError")
+        assert p.text() == new
+        key(browser, "z", Keys.CONTROL)
+        wait(browser, lambda: p.text() == text, what="the last undo")
+        assert severe_logs(browser) == []
+    finally:
+        p.stop()
+
+
 def key(d, k, *mods):
     a = ActionChains(d)
     for m in mods:

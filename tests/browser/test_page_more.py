@@ -349,8 +349,20 @@ def test_a_slow_save_shows_a_draft_first_then_the_full_picture(browser):
         g = p.status()["scene_generation"]
         sc = json.loads(p.text())
         sc.setdefault("drops", []).append({"t": 0, "at": [200, 150], "radius": 6, "strength": 1.5})
+        # what the draft's mark says while it shows (the full frame may hide it soon after)
+        d.execute_script("""
+            const m = document.getElementById('draft');
+            window.draftMark = null;
+            new MutationObserver(() => {
+                if (!m.hidden && !window.draftMark) window.draftMark = {
+                    text: m.textContent, shown: m.getBoundingClientRect().width > 0,
+                    full: document.body.dataset.shownGeneration };
+            }).observe(m, {attributes: true});""")
         save_atomic(p.scene, json.dumps(sc, indent=2))
         wait(d, lambda: body(d, "draftGeneration") == str(g + 1), timeout=20, what="the draft")
+        mark = d.execute_script("return window.draftMark")
+        assert mark and mark["shown"] and "draft" in mark["text"], mark
+        assert mark["full"] == str(g), mark  # shown before the new scene's full frame
         shot = os.environ.get("TP_SCREENSHOT_DIR")
         if shot:
             d.save_screenshot(os.path.join(shot, "preview-draft.png"))

@@ -278,3 +278,30 @@ def test_a_solver_failure_while_running_is_shown_and_the_server_stays():
     finally:
         code, err = p.stop()
         assert code == 0, err
+
+
+@pytest.mark.parametrize("scene,size,sets", [
+    ("pond.json", "160x90", []),
+    # sph: the particles spaced 2 draft px apart (8 scene units at a quarter of 640x360),
+    # so the draft simulates about a quarter of them (src/preview/draft.h)
+    ("sph_box.json", "160x90", ["--set", "params.spacing=8"]),
+    # a stream counts particles: a quarter as many, each four times the area
+    ("sph_nozzle.json", "160x90", ["--set", "params.spacing=8", "--set", "emitters.0.rate=130",
+                                   "--set", "emitters.0.cap=900"]),
+])
+def test_draft_is_the_scene_smaller_and_sph_coarser(scene, size, sets):
+    """GET /frame/N.png?draft=1 against `tidepool render` at the draft's size (and, for
+    sph, the draft's wider particle spacing), pixel for pixel."""
+    p = Preview(scene)
+    try:
+        n = 40
+        got = png(p.get("/frame/%d.png?draft=1" % n)).convert("RGB")
+        with tempfile.TemporaryDirectory() as out:
+            subprocess.run([TP_BIN, "render", scene_path(scene), "-q", "-y", "--size", size,
+                            "--range", "%d-%d" % (n, n), "-o", os.path.join(out, "f%04d.png")]
+                           + sets, check=True)
+            ref = Image.open(os.path.join(out, "f%04d.png" % n)).convert("RGB")
+        assert got.size == ref.size == tuple(map(int, size.split("x")))
+        assert got.tobytes() == ref.tobytes()
+    finally:
+        p.stop()

@@ -15,7 +15,7 @@
     plot: $('plot'), legend: $('plot-legend'), marks: $('marks'), rate: $('rate'),
     zoom: $('zoom'), draft: $('draft'), size: $('size'), errorNote: $('error-note'), errorFold: $('error-fold'), keys: $('keys'), copyCmd: $('copy-cmd'),
   };
-  const POLL_MS = 100;       // /status.json: a save shows within this plus a render
+  const POLL_MS = 50;        // /status.json: a save shows within this plus a render
   const STATS_POLL_MS = 500; // /stats.json while the worker is still simulating
   const GRAY_MODES = ['height', 'caustics', 'foam']; // the modes `stretch` applies to
   const stretchable = () => { el.stretch.disabled = !GRAY_MODES.includes(st.mode); };
@@ -39,7 +39,7 @@
   // over it), the undo and redo stacks of splices, the handle under the mouse, the
   // selected one and the drag under way.
   const ed = {
-    on: false, off: '', version: '', minGen: 0, undo: [], redo: [], handles: [], times: [],
+    on: false, off: '', version: '', awaiting: '', undo: [], redo: [], handles: [], times: [],
     hover: null, selected: null, drag: null, edits: 0, noClick: false,
   };
   let wake = null;
@@ -283,8 +283,10 @@
 
   // The rate the page achieves while playing: frames shown over the last second or so.
   const shown = [];
+  let played = 0; // frames shown while playing, since the page opened (make bench reads it)
   function countShown(now) {
     shown.push(now);
+    document.body.dataset.played = String(++played);
     while (shown.length > 2 && now - shown[0] > 1500) shown.shift();
     if (shown.length < 8 || now - shown[0] < 900) return;
     const rate = (shown.length - 1) * 1000 / (now - shown[0]);
@@ -401,10 +403,14 @@
     try {
       const r = await fetch('/scene.json', { cache: 'no-store' });
       if (!r.ok) throw new Error(`/scene.json: HTTP ${r.status}`);
-      const gen = Number(r.headers.get('X-Tidepool-Generation')) || 0;
       st.scene = await r.json();
       showToggles(st.scene);
-      if (gen >= ed.minGen) ed.version = r.headers.get('X-Tidepool-Version') || '';
+      // After an edit, the version its answer gave holds until the server has loaded that
+      // very text: a /scene.json answered before the reload (its status poll may run
+      // between the write and the reload, which takes longer on a busy machine) still has
+      // the old version, and an undo sent over it would be refused as a change on disk.
+      const v = r.headers.get('X-Tidepool-Version') || '';
+      if (!ed.awaiting || v === ed.awaiting) { ed.version = v; ed.awaiting = ''; }
       const edit = r.headers.get('X-Tidepool-Edit') || '';
       ed.on = edit === 'on';
       ed.off = ed.on ? '' : edit;
@@ -434,11 +440,11 @@
     if (!r.ok) {
       document.body.dataset.editError = a.error || `HTTP ${r.status}`;
       toast(`${label}: not saved: ${a.error || r.status}`, 4000);
-      if (r.status === 409) { ed.undo = []; ed.redo = []; ed.minGen = 0; loadScene(); }
+      if (r.status === 409) { ed.undo = []; ed.redo = []; ed.awaiting = ''; loadScene(); }
       return null;
     }
     ed.version = a.version;
-    ed.minGen = ((st.status && st.status.generation) || 0) + 1;
+    ed.awaiting = a.version;
     ed.edits++;
     document.body.dataset.version = ed.version;
     document.body.dataset.edits = ed.edits;

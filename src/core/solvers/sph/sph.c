@@ -646,6 +646,14 @@ static int sph_step(void *priv, const tp_step_in *in)
 	return sph_reduce(s) < 0 ? TP_EIO : 0;
 }
 
+/* The surface (the splatted field, the particles' world positions) is made from the state
+ * and changes none of it: a seek may pass frames without it. */
+static int sph_surface_optional(const void *priv)
+{
+	(void)priv;
+	return 1;
+}
+
 static void sph_surface(void *priv, tp_surface *out)
 {
 	sph *s = priv;
@@ -847,4 +855,5 @@ const tp_solver tp_solver_sph = {
 	.save = sph_save,
 	.load = sph_load,
 	.why = sph_why,
+	.surface_optional = sph_surface_optional,
 };
