@@ -10,9 +10,11 @@ list=""
 [ "${1:-}" = --list ] && { list=1; shift; }
 tier=${1:-all}
 
-# The build tier: the compiler, the libraries the program and libtidepool link (the
-# Makefile's PKGS and AV_PKGS), xxd (the embedded pages) and scdoc (the man page).
-BUILD_PKGS="build-essential pkg-config libpng-dev libavcodec-dev libavformat-dev
+# The build tier: the C compiler and make (gcc, libc6-dev, make: not build-essential,
+# whose g++ and dpkg-dev the build never runs and which are a sixth of the download), the
+# libraries the program and libtidepool link (the Makefile's PKGS and AV_PKGS), xxd (the
+# embedded pages) and scdoc (the man page).
+BUILD_PKGS="gcc libc6-dev make pkg-config libpng-dev libavcodec-dev libavformat-dev
 libavutil-dev libswscale-dev libcjson-dev libxxhash-dev libfftw3-dev libmicrohttpd-dev
 nettle-dev libopenexr-dev libdeflate-dev libwebp-dev xxd scdoc"
 
