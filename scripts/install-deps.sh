@@ -74,5 +74,9 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
+# dpkg without an fsync per unpacked file (--force-unsafe-io, as Debian's own build chroots
+# and container images do): on a fresh machine most of the install is dpkg, and a crash
+# part-way may leave the packages being unpacked (these, or ones apt upgrades on the way)
+# to reinstall with apt-get install --reinstall.
 # shellcheck disable=SC2086
-$SUDO apt-get install -y -qq --no-install-recommends $missing
+$SUDO apt-get install -y -qq --no-install-recommends -o DPkg::Options::=--force-unsafe-io $missing
