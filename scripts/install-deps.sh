@@ -10,9 +10,11 @@ list=""
 [ "${1:-}" = --list ] && { list=1; shift; }
 tier=${1:-all}
 
-# The build tier: the compiler, the libraries the program and libtidepool link (the
-# Makefile's PKGS and AV_PKGS), xxd (the embedded pages) and scdoc (the man page).
-BUILD_PKGS="build-essential pkg-config libpng-dev libavcodec-dev libavformat-dev
+# The build tier: the C compiler and make (gcc, libc6-dev, make: not build-essential,
+# whose g++ and dpkg-dev the build never runs and which are a sixth of the download), the
+# libraries the program and libtidepool link (the Makefile's PKGS and AV_PKGS), xxd (the
+# embedded pages) and scdoc (the man page).
+BUILD_PKGS="gcc libc6-dev make pkg-config libpng-dev libavcodec-dev libavformat-dev
 libavutil-dev libswscale-dev libcjson-dev libxxhash-dev libfftw3-dev libmicrohttpd-dev
 nettle-dev libopenexr-dev libdeflate-dev libwebp-dev xxd scdoc"
 
@@ -72,5 +74,9 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
+# dpkg without an fsync per unpacked file (--force-unsafe-io, as Debian's own build chroots
+# and container images do): on a fresh machine most of the install is dpkg, and a crash
+# part-way may leave the packages being unpacked (these, or ones apt upgrades on the way)
+# to reinstall with apt-get install --reinstall.
 # shellcheck disable=SC2086
-$SUDO apt-get install -y -qq --no-install-recommends $missing
+$SUDO apt-get install -y -qq --no-install-recommends -o DPkg::Options::=--force-unsafe-io $missing

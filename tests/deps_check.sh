@@ -13,7 +13,9 @@ for m in "$@"; do
 	pkg=$(dpkg -S "$(realpath "$pc")" | cut -d: -f1)
 	need "$pkg" "pkg-config $m"
 done
-need build-essential "cc, make"
+need gcc "cc"
+need libc6-dev "the C library's headers"
+need make "make"
 need pkg-config "pkg-config"
 for c in xxd scdoc; do
 	need "$(dpkg -S "$(command -v $c)" | cut -d: -f1)" "$c"

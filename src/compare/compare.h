@@ -100,8 +100,11 @@ void cmp_flip_destroy(cmp_flip *f);
 double cmp_flip_frame(cmp_flip *f, const tp_image *a, const tp_image *b, const cmp_rect *change,
 		      const cmp_rect *ignore, int n_ignore, int64_t compared, int threads);
 const float *cmp_flip_map(const cmp_flip *f);
-/* The magma colour of an error v in [0, 1] (NVIDIA's tool shows its maps so). */
+/* The magma colour of an error v in [0, 1] (NVIDIA's tool shows its maps so): entry
+ * cmp_flip_magma_index(v) (0..255) of the 256-entry table cmp_flip_magma_table. */
 void cmp_flip_magma(float v, uint8_t rgb[3]);
+int cmp_flip_magma_index(float v);
+extern const uint8_t cmp_flip_magma_table[256][3];
 
 /* ---- sources.c ---------------------------------------------------------------------- */
 

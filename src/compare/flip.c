@@ -628,13 +628,17 @@ double cmp_flip_frame(cmp_flip *f, const tp_image *a, const tp_image *b, const c
 
 /* matplotlib's "magma" colour map (CC0; van der Walt and Smith), 8 bits per channel, as
  * scripts/gen-magma.py writes it from Debian's python3-matplotlib. */
-static const uint8_t MAGMA[256][3] = {
+const uint8_t cmp_flip_magma_table[256][3] = {
 #include "compare/magma.inc"
 };
 
-void cmp_flip_magma(float v, uint8_t rgb[3])
+int cmp_flip_magma_index(float v)
 {
 	int i = (int)(v * 255.0f + 0.5f);
-	i = i < 0 ? 0 : i > 255 ? 255 : i;
-	memcpy(rgb, MAGMA[i], 3);
+	return i < 0 ? 0 : i > 255 ? 255 : i;
+}
+
+void cmp_flip_magma(float v, uint8_t rgb[3])
+{
+	memcpy(rgb, cmp_flip_magma_table[cmp_flip_magma_index(v)], 3);
 }

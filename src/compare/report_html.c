@@ -12,7 +12,9 @@
  *   delta    (B - A) mod 256 per channel: the test picture is ref + delta, and the
  *            difference map is the heat of max_c |delta| (zero where nothing changed, so
  *            it costs almost nothing)
- *   flip     the FLIP error map in magma, when measured
+ *   flip     the FLIP error map, when measured, as the index of each pixel's colour in
+ *            the magma table (grey: R = G = B), which the pictures block carries once
+ *            ("magma"); about two thirds of the bytes of the map in colour
  *
  * A frame whose sizes differ has "mismatch" and both sides whole ("ref", "test"). Frames
  * are read again from the inputs for this; every other frame is in the chart and the
@@ -171,7 +173,7 @@ static void flip_picture(const float *map, int w, const cmp_rect *c, tp_image *d
 		const float *m = map + (size_t)(c->y + y) * (size_t)w + c->x;
 		uint8_t *o = tp_image_row(dst, y);
 		for (int x = 0; x < c->w; x++)
-			cmp_flip_magma(m[x], o + 3 * x);
+			memset(o + 3 * x, cmp_flip_magma_index(m[x]), 3);
 	}
 }
 
@@ -379,6 +381,14 @@ static void pictures_block(FILE *out, const cmp_config *cfg, const cmp_result *r
 		      "are no pictures and no metrics";
 	else if (cfg->update)
 		why = "--update rewrote the reference frames, so there are no pictures of the old ones";
+	if (cfg->flip_ppd > 0) {
+		fputs("  \"magma\": [", out);
+		for (int i = 0; i < 256; i++) {
+			const uint8_t *c = cmp_flip_magma_table[i];
+			fprintf(out, "%s%d,%d,%d", i ? "," : "", c[0], c[1], c[2]);
+		}
+		fputs("],\n", out);
+	}
 	fputs("  \"no_pixels\": ", out);
 	if (why)
 		json_str(out, why);

@@ -294,20 +294,50 @@ def test_picker_names_the_failing_frames_without_pictures(driver, reports):
     assert "--html-frames 4" in note, note
 
 
+def heat_lut(max_diff):
+    """The difference map's colour of each max over R, G, B of |A - B| (docs/compare.md):
+    black, violet, red, orange, white at the frame's max-diff, any difference at least 0.08
+    of the way up (the map tidepool wrote in C before the page drew it)."""
+    stops = [(0, 0, 0), (90, 0, 130), (210, 30, 30), (255, 165, 0), (255, 255, 255)]
+    lut = []
+    for d in range(256):
+        t = d / max_diff if max_diff > 0 else 0
+        t = 0.08 if d > 0 and t < 0.08 else min(t, 1)
+        k = 3 if 4 * t >= 4 else int(4 * t)
+        fr = 4 * t - k
+        lut.append(tuple(math.floor(stops[k][c] * (1 - fr) + stops[k + 1][c] * fr + 0.5) for c in range(3)))
+    return lut
+
+
+def magma():
+    import re
+    with open(os.path.join(ROOT, "src", "compare", "magma.inc")) as f:
+        return [tuple(map(int, t)) for t in re.findall(r"\{(\d+),\s*(\d+),\s*(\d+)\}", f.read())]
+
+
 def test_pictures_are_the_frames_exactly(driver, reports):
-    """The test picture the page rebuilds (reference + delta) is B's frame, pixel for pixel,
-    and the difference map is black exactly where A and B agree."""
+    """The test picture the page rebuilds (reference + delta) is B's frame, pixel for pixel;
+    the difference map it draws is the heat map of A and B byte for byte (black exactly
+    where they agree and in the ignored rectangle); its FLIP map is the magma colour of the
+    report's FLIP indices, whose mean is the JSON's FLIP."""
     from PIL import Image
     import base64
     import io
+    import json as js
     load(driver, reports["html"])
     d = reports["dir"]
-    for index in [int(o.get_attribute("value")) for o in driver.find_elements(By.CSS_SELECTOR, "#pick option")
-                  if o.is_enabled()]:
+    pictures = js.loads(driver.execute_script("return document.getElementById('tp-pictures').textContent"))
+    sent = {p["index"]: p for p in pictures["frames"]}
+    colours = magma()
+    assert len(colours) == 256 and pictures["magma"] == [v for c in colours for v in c]
+    shown = [int(o.get_attribute("value")) for o in driver.find_elements(By.CSS_SELECTOR, "#pick option")
+             if o.is_enabled()]
+    assert shown
+    for index in shown:
         driver.execute_script(f"const s = document.getElementById('pick'); s.value = '{index}'; "
                               "s.dispatchEvent(new Event('change'))")
         got = {}
-        for pane in ("ref", "test", "diff"):
+        for pane in ("ref", "test", "diff", "flip"):
             src = driver.find_element(By.CSS_SELECTOR, f".pane.{pane} img").get_attribute("src")
             head, b64 = src.split(",", 1)
             got[pane] = Image.open(io.BytesIO(base64.b64decode(b64))).convert("RGB")
@@ -315,12 +345,20 @@ def test_pictures_are_the_frames_exactly(driver, reports):
         b = Image.open(f"{d}/b/{index:02d}.png").convert("RGB")
         assert got["ref"].tobytes() == a.tobytes(), index
         assert got["test"].tobytes() == b.tobytes(), index
-        # Black where equal (and in the ignored rectangle 0,0,20,12), not black elsewhere.
+        frame = next(f for f in reports["json"]["frames"] if f["index"] == index)
+        lut = heat_lut(frame["max_diff"])
         pa, pb, pd = a.load(), b.load(), got["diff"].load()
         for y in range(a.height):
             for x in range(a.width):
-                same = pa[x, y] == pb[x, y] or (x < 20 and y < 12)
-                assert (pd[x, y] == (0, 0, 0)) == same, (index, x, y, pd[x, y])
+                dm = 0 if x < 20 and y < 12 else max(abs(u - v) for u, v in zip(pa[x, y], pb[x, y]))
+                assert pd[x, y] == lut[dm], (index, x, y, pd[x, y], dm)
+        head, b64 = sent[index]["flip"].split(",", 1)
+        grey = Image.open(io.BytesIO(base64.b64decode(b64))).convert("RGB")
+        assert [colours[g] for g, _, _ in grey.getdata()] == list(got["flip"].getdata()), index
+        idx = [g for g, _, _ in grey.getdata()]
+        assert all(g == 0 for k, g in enumerate(idx) if k % a.width < 20 and k // a.width < 12)
+        compared = a.width * a.height - 20 * 12
+        assert abs(sum(idx) / 255 / compared - frame["flip"]) <= 0.5 / 255, (index, frame["flip"])
 
 
 def test_frames_of_other_sizes_show_both_sides(driver, reports):

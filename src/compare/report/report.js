@@ -48,7 +48,8 @@
 
   // ---- the pictures as shown ----
   // The report carries each picture once, losslessly (report_html.c): the reference (or
-  // its difference from frame ref_from's, mod 256), and delta = B - A mod 256. The page
+  // its difference from frame ref_from's, mod 256), delta = B - A mod 256, and the FLIP
+  // map as indices into the magma table P.magma (the map in colour is their colours). The page
   // rebuilds the test picture (ref + delta) and the difference map: the heat of
   // max over R, G, B of |delta|, black (none) through violet, red and orange to white at
   // the frame's max-diff; any difference at least a little above black; none in the
@@ -115,6 +116,17 @@
       }
       p.test = encode(test);
       p.diff = encode(diff);
+      if (p.flip) {
+        // The FLIP map comes as magma indices (grey): each becomes its colour.
+        const fm = await decode(p.flip, w, h), m = fm.data;
+        for (let j = 0; j < m.length; j += 4) {
+          const k = 3 * m[j];
+          m[j] = P.magma[k];
+          m[j + 1] = P.magma[k + 1];
+          m[j + 2] = P.magma[k + 2];
+        }
+        p.flip = encode(fm);
+      }
     }
   } catch (e) {
     rebuildError = String(e && e.message || e);
