@@ -85,7 +85,7 @@ static const tp_option sph_options[] = {
 	{ "tolerance", "implicit: the pressure solve stops at this mean density residual (0.0005: 0.05%)",
 	  offsetof(sph, tolerance), TP_OPT_DOUBLE, 0.0005, 0.0001, 0.001, NULL, TP_UNIT_NONE },
 	{ "max_iterations", "implicit: most Jacobi sweeps of the pressure solve per substep",
-	  offsetof(sph, max_iterations), TP_OPT_INT, 100, 2, 10000, NULL, TP_UNIT_NONE },
+	  offsetof(sph, max_iterations), TP_OPT_INT, 100, 5, 10000, NULL, TP_UNIT_NONE },
 	{ NULL },
 };
 
@@ -207,6 +207,41 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 			       (double)s->R, s->spacing);
 	s->invR = 1.0f / s->R;
 	double lat = sph_lattice_sum(s->spacing, s->R, 2);
+	/* The implicit model's narrower ranges (tests/test_sph_implicit.c, a resting column at
+	 * each end): at a radius of 1.5 x spacing the lattice collapses (8% compression, 31% at
+	 * 1.2), at 3.25 too (40%), at 3.5 the Jacobi solve diverges in the first step; a rest
+	 * density of 1 or 1000 (the range allows 0..1000) blows up, 10% off the lattice's
+	 * still settles; substeps of 1/30 s (cfl 1 and up)
+	 * leave it 2% compressed and jittering at 7 px/s, and at cfl 0.02 (38 substeps a
+	 * frame) the tenth of the density error each substep corrects (sph_iisph.c II_DRIFT)
+	 * adds up to a jitter of 44 px/s; without viscosity it never stills. */
+	if (s->model == SPH_MODEL_IMPLICIT) {
+		if (s->R < 1.75f * s->s || s->R > 3.0f * s->s)
+			return scene_errf(sc, err, TP_EINPUT, "params.radius",
+					  "the implicit model needs 1.75 to 3 x spacing (got %g, "
+					  "spacing %g): below, its lattice collapses; above, its "
+					  "pressure solve diverges",
+					  (double)s->R, s->spacing);
+		if (s->rest_density > 0 && fabs(s->rest_density / lat - 1) > 0.1 + 1e-9)
+			return scene_errf(
+				sc, err, TP_EINPUT, "params.rest_density",
+				"the implicit model needs 0 (the lattice's, %.4g) or within "
+				"10%% of it (got %g): further off, blocks start out "
+				"squeezed or stretched and blow up",
+				lat, s->rest_density);
+		if (s->cfl < 0.05 || s->cfl > 0.5)
+			return scene_errf(sc, err, TP_EINPUT, "params.cfl",
+					  "the implicit model needs 0.05 to 0.5 (got %g): longer "
+					  "substeps leave water at rest compressed and jittering, "
+					  "shorter ones make its density correction jitter",
+					  s->cfl);
+		if (s->viscosity < 1)
+			return scene_errf(
+				sc, err, TP_EINPUT, "params.viscosity",
+				"the implicit model needs 1 or more (got %g): without it, "
+				"water at rest never stills",
+				s->viscosity);
+	}
 	s->rho0 = (float)(s->rest_density > 0 ? s->rest_density : lat);
 	/* the density of the top row of a block at rest (its kernel cut by the surface) */
 	s->rho_s = (float)(s->rho0 * sph_lattice_moment(s->spacing, s->R, 2, 0, 1) / lat);
