@@ -284,7 +284,7 @@ Q = @
 endif
 
 .PHONY: all deps deps-build test check check-asan check-farm check-python check-pip check-preview bench demo golden install uninstall clean format lint check-browser-compare \
-	FORCE fuzz fuzz-bins fuzz-regress fuzz-smoke
+	FORCE fuzz fuzz-bins fuzz-regress fuzz-smoke fuzz-long
 
 all: $(BIN) $(MAN) $(SHLIB) $(PCFILE) $(AV_PLUGIN)
 
@@ -591,6 +591,11 @@ fuzz-smoke: fuzz
 			{ tail -40 $(FUZZ_BUILD)/smoke-$$t.log; echo "fuzz-smoke: $$t found a failure (log: $(FUZZ_BUILD)/smoke-$$t.log)"; exit 1; }; \
 		grep -E '^#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units' $(FUZZ_BUILD)/smoke-$$t.log | sed "s/^/          /"; \
 	done
+
+# Each target for FUZZ_RUNS executions (10 million by default; on a quiet machine: hours
+# per target, docs/limits.md), results in build/fuzz/long/results.md.
+fuzz-long: fuzz
+	@sh scripts/fuzz-long.sh $(FUZZ_LONG_TARGETS)
 
 # ONLY="mp4 sph" runs only those workloads (see scripts/bench.sh).
 bench: deps $(BIN) $(BENCH_BIN)
