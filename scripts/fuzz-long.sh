@@ -2,7 +2,8 @@
 # fuzz-long.sh [TARGET...] - the long fuzz runs of docs/limits.md ("Fuzzing"): each target
 # (all of FUZZ_TARGETS if none given) for FUZZ_RUNS executions (10 million unless set),
 # one after the other, one process each, `nice -n 19`, with the limits of `make
-# fuzz-smoke`. Meant for a quiet machine: a 5 s timeout can fire on a loaded one for an
+# fuzz-smoke`; FUZZ_MAX_TIME=S also stops each after S seconds (the row then says how
+# many executions were done). Meant for a quiet machine: a 5 s timeout can fire on a loaded one for an
 # input that takes milliseconds alone. Run it from the tree's root after `make fuzz`
 # (`make fuzz-long` does both).
 #
@@ -16,6 +17,7 @@ set -u
 
 FUZZ_BUILD=${FUZZ_BUILD:-build/fuzz}
 FUZZ_RUNS=${FUZZ_RUNS:-10000000}
+FUZZ_MAX_TIME=${FUZZ_MAX_TIME:-0}
 TARGETS=${*:-$(sed -n 's/^FUZZ_TARGETS = //p' Makefile)}
 OUT=$FUZZ_BUILD/long
 RES=$OUT/results.md
@@ -39,7 +41,7 @@ for t in $TARGETS; do
 	env ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
 		UBSAN_OPTIONS=print_stacktrace=1 OMP_NUM_THREADS=1 \
 		nice -n 19 "$bin" -malloc_limit_mb=512 -rss_limit_mb=2048 -timeout=5 \
-		-dict="tests/fuzz/$t.dict" -runs="$FUZZ_RUNS" -print_final_stats=1 \
+		-dict="tests/fuzz/$t.dict" -runs="$FUZZ_RUNS" -max_total_time="$FUZZ_MAX_TIME" -print_final_stats=1 \
 		-artifact_prefix="$FUZZ_BUILD/artifacts/$t-" "$OUT/$t" "tests/fuzz/corpus/$t" \
 		>"$log" 2>&1
 	rc=$?
