@@ -578,6 +578,8 @@ fuzz-regress: fuzz
 			tests/fuzz/corpus/$$t/* >$(FUZZ_BUILD)/regress-$$t.log 2>&1 || \
 			{ tail -40 $(FUZZ_BUILD)/regress-$$t.log; echo "fuzz-regress: $$t failed (log: $(FUZZ_BUILD)/regress-$$t.log)"; exit 1; }; \
 	done
+	@n=$$(TP_FUZZ_VERBOSE=1 $(FUZZ_ENV) $(FUZZ_BUILD)/fuzz_ckpt $(patsubst %,tests/fuzz/corpus/ckpt/%.seed,ripple shallow sph) 2>&1 | grep -c ': loaded$$'); \
+	test "$$n" = 3 || { echo "fuzz-regress: $$n of the 3 checkpoint seeds load: remake them (sh tests/fuzz/ckpt-seeds.sh)"; exit 1; }
 
 fuzz-smoke: fuzz
 	@mkdir -p $(FUZZ_BUILD)/artifacts
