@@ -39,7 +39,7 @@ static scene *scenes[NSCENES];
 static ckpt_key keys[NSCENES];
 static sim_loop *loops[NSCENES];
 
-#define VERSION_AT 16 /* sim/ckpt.h: 32 bytes, NUL-padded */
+#define VERSION_AT  16 /* sim/ckpt.h: 32 bytes, NUL-padded */
 #define VERSION_LEN 32
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

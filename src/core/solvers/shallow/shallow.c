@@ -977,7 +977,8 @@ static int pose_io(FILE *f, tp_box_pose *p, int wr)
 	double *v[8] = { &p->x, &p->y, &p->angle, &p->vx, &p->vy, &p->z, &p->tilt[0], &p->tilt[1] };
 	int rc = 0;
 	for (int i = 0; i < 8; i++)
-		rc |= wr ? tp_wr_f64(f, *v[i]) : tp_rd_f64(f, v[i]) || !(fabs(*v[i]) <= SHALLOW_CKPT_MAX);
+		rc |= wr ? tp_wr_f64(f, *v[i])
+			 : tp_rd_f64(f, v[i]) || !(fabs(*v[i]) <= SHALLOW_CKPT_MAX);
 	return rc;
 }
 
