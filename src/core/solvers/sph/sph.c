@@ -836,6 +836,9 @@ static int sph_load(void *priv, FILE *f, tp_err *err)
 	for (size_t i = 0; i < sizeof scal / sizeof scal[0]; i++)
 		if (!(fabs(scal[i]) <= SPH_CKPT_MAX))
 			return tp_errf(err, TP_EINPUT, "sph: checkpoint is damaged (a value out of range)");
+	for (int b = 0; b < s->nobst; b++) /* fuzzing: a NaN angle reached an int conversion */
+		if (!(fabs(s->obst_angle[b]) <= SPH_CKPT_MAX))
+			return tp_errf(err, TP_EINPUT, "sph: checkpoint is damaged (a value out of range)");
 	return sph_reduce(s) < 0 ? tp_errf(err, TP_EINPUT, "sph: checkpoint is not finite") : 0;
 }
 
