@@ -291,7 +291,7 @@ Q = @
 endif
 
 .PHONY: all deps deps-build test check check-asan check-farm check-python check-pip check-preview bench demo golden install uninstall clean format lint check-browser-compare \
-	FORCE fuzz fuzz-bins fuzz-regress fuzz-smoke
+	FORCE fuzz fuzz-bins fuzz-regress fuzz-smoke fuzz-long
 
 all: $(BIN) $(MAN) $(SHLIB) $(PCFILE) $(AV_PLUGIN)
 
@@ -585,6 +585,8 @@ fuzz-regress: fuzz
 			tests/fuzz/corpus/$$t/* >$(FUZZ_BUILD)/regress-$$t.log 2>&1 || \
 			{ tail -40 $(FUZZ_BUILD)/regress-$$t.log; echo "fuzz-regress: $$t failed (log: $(FUZZ_BUILD)/regress-$$t.log)"; exit 1; }; \
 	done
+	@n=$$(TP_FUZZ_VERBOSE=1 $(FUZZ_ENV) $(FUZZ_BUILD)/fuzz_ckpt $(patsubst %,tests/fuzz/corpus/ckpt/%.seed,ripple shallow sph) 2>&1 | grep -c ': loaded$$'); \
+	test "$$n" = 3 || { echo "fuzz-regress: $$n of the 3 checkpoint seeds load: remake them (sh tests/fuzz/ckpt-seeds.sh)"; exit 1; }
 
 fuzz-smoke: fuzz
 	@mkdir -p $(FUZZ_BUILD)/artifacts
@@ -598,6 +600,11 @@ fuzz-smoke: fuzz
 			{ tail -40 $(FUZZ_BUILD)/smoke-$$t.log; echo "fuzz-smoke: $$t found a failure (log: $(FUZZ_BUILD)/smoke-$$t.log)"; exit 1; }; \
 		grep -E '^#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units' $(FUZZ_BUILD)/smoke-$$t.log | sed "s/^/          /"; \
 	done
+
+# Each target for FUZZ_RUNS executions (10 million by default; on a quiet machine: hours
+# per target, docs/limits.md), results in build/fuzz/long/results.md.
+fuzz-long: fuzz
+	@sh scripts/fuzz-long.sh $(FUZZ_LONG_TARGETS)
 
 # ONLY="mp4 sph" runs only those workloads (see scripts/bench.sh).
 bench: deps $(BIN) $(BENCH_BIN)

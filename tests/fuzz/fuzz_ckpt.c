@@ -1,65 +1,87 @@
-/* Checkpoint reader: any bytes as a checkpoint of one of three small scenes (the first
- * byte picks ripple, shallow with floating boxes, or sph), checked and loaded into a fresh
- * simulation (ckpt_load), which then makes one frame from it. The scenes are the frame
- * target's (tests/fuzz/corpus/frame, read from the working directory: run from the
- * tree's root, as the Makefile does). In this build the checksum is not required to match
+/* Checkpoint reader: any bytes as a checkpoint of one of three tiny scenes (the first
+ * byte picks ripple with a loop, rain and a moving box; shallow with floating boxes; or
+ * sph with a moving and a floating box), checked and loaded into that scene's simulation
+ * (ckpt_load); a checkpoint that loads is then stepped one frame (loop_pass: the solver
+ * runs on what was loaded, nothing is rendered). The scenes are tests/fuzz/scenes/
+ * ckpt-*.json, 24x16 pixels, read from the working directory: run from the tree's root,
+ * as the Makefile does. In this build the checksum is not required to match
  * (FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION), so mutations reach the section readers;
  * every other check runs. Seeds: real checkpoints made by `tidepool cache`, prefixed by
- * the scene's index (tests/fuzz/corpus/ckpt). */
+ * the scene's index (tests/fuzz/corpus/ckpt, remade by tests/fuzz/ckpt-seeds.sh).
+ *
+ * Speed: making a simulation costs far more than loading one (sph's wall tables,
+ * shallow's coupling solve: about 80% of the time when done per input), so each scene's
+ * simulation is made once, in LLVMFuzzerInitialize, and every input loads into it. The
+ * loaders only fill what was allocated for the scene, and a checkpoint holds the whole
+ * state the next frames depend on (the first step after a load recomputes the rest), so
+ * what a previous input left behind does not change what a later one does: an input
+ * that fails here fails the same way alone (`build/fuzz/fuzz_ckpt FILE`); if it did not,
+ * that would itself be a finding (state a checkpoint misses).
+ *
+ * When the first byte's high bit is clear, the version field is set to this build's
+ * version before loading, so that the seeds keep reaching the section readers after a
+ * version bump; with it set, the version bytes are the fuzzer's too. */
 #include "fuzz_util.h"
 #include "scene/scene.h"
 #include "sim/ckpt.h"
 #include "sim/loop.h"
 
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char *const scene_files[] = {
-	"tests/fuzz/corpus/frame/small-tiny.json",
-	"tests/fuzz/corpus/frame/small-shallow_float.json",
-	"tests/fuzz/corpus/frame/small-sph_box.json",
+	"tests/fuzz/scenes/ckpt-ripple.json",
+	"tests/fuzz/scenes/ckpt-shallow.json",
+	"tests/fuzz/scenes/ckpt-sph.json",
 };
 #define NSCENES (sizeof scene_files / sizeof scene_files[0])
 static scene *scenes[NSCENES];
 static ckpt_key keys[NSCENES];
+static sim_loop *loops[NSCENES];
 
-static void load_scenes(void)
+#define VERSION_AT  16 /* sim/ckpt.h: 32 bytes, NUL-padded */
+#define VERSION_LEN 32
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	static const scene_overrides ov = {0};
-	if (scenes[0])
-		return;
+	(void)argc;
+	(void)argv;
+	fuzz_init();
 	for (size_t i = 0; i < NSCENES; i++) {
 		tp_err err = {""};
-		if (scene_load(scene_files[i], &ov, &scenes[i], &err) < 0) {
+		if (scene_load(scene_files[i], &ov, &scenes[i], &err) < 0 ||
+		    loop_create(scenes[i], 1, &loops[i], &err) < 0) {
 			fprintf(stderr, "fuzz_ckpt: %s (run from the tree's root)\n", err.msg);
 			abort();
 		}
 		keys[i].sc = scenes[i];
 		scene_fingerprint(scenes[i], &ov, keys[i].fingerprint);
 	}
+	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	fuzz_init();
-	load_scenes();
+	static uint8_t buf[1 << 20];
 	if (size < 1)
 		return 0;
-	size_t which = data[0] % NSCENES;
-	const char *path = fuzz_file("frame-00000002.tpck", data + 1, size - 1);
-	sim_loop *lp = NULL;
-	tp_err err = {""};
-	int rc = loop_create(scenes[which], 1, &lp, &err);
-	if (rc < 0)
-		abort(); /* the scene itself loads and runs: not the input's doing */
-	rc = ckpt_load(path, &keys[which], -1, lp, &err);
-	if (rc == 0) {
-		tp_surface surf;
-		rc = loop_next(lp, &surf, &err);
+	size_t which = data[0] % NSCENES, n = size - 1;
+	const uint8_t *in = data + 1;
+	if (!(data[0] & 0x80) && n >= VERSION_AT + VERSION_LEN && n <= sizeof buf) {
+		memcpy(buf, in, n);
+		memset(buf + VERSION_AT, 0, VERSION_LEN);
+		memcpy(buf + VERSION_AT, TP_VERSION, strlen(TP_VERSION));
+		in = buf;
 	}
+	const char *path = fuzz_file("frame-00000002.tpck", in, n);
+	tp_err err = {""};
+	int rc = ckpt_load(path, &keys[which], -1, loops[which], &err);
+	if (rc == 0)
+		rc = loop_pass(loops[which], &err);
 	if (getenv("TP_FUZZ_VERBOSE")) /* to see where the seeds stop */
 		fprintf(stderr, "fuzz_ckpt: scene %zu: %s\n", which, rc < 0 ? err.msg : "loaded");
 	if (rc < 0)
 		fuzz_check_error(rc, &err);
-	loop_destroy(lp);
 	return 0;
 }

@@ -995,12 +995,16 @@ static void box_doubles(box_state *b, double **d)
 	memcpy(d, v, sizeof v);
 }
 
+/* Bound of every value a checkpoint gives a box (px, units, degrees, per second). */
+#define SHALLOW_CKPT_MAX 1e9
+
 static int pose_io(FILE *f, tp_box_pose *p, int wr)
 {
 	double *v[8] = { &p->x, &p->y, &p->angle, &p->vx, &p->vy, &p->z, &p->tilt[0], &p->tilt[1] };
 	int rc = 0;
 	for (int i = 0; i < 8; i++)
-		rc |= wr ? tp_wr_f64(f, *v[i]) : tp_rd_f64(f, v[i]);
+		rc |= wr ? tp_wr_f64(f, *v[i])
+			 : tp_rd_f64(f, v[i]) || !(fabs(*v[i]) <= SHALLOW_CKPT_MAX);
 	return rc;
 }
 
@@ -1127,12 +1131,21 @@ static int shallow_load(void *priv, FILE *f, tp_err *err)
 	int rc = rd_spans(f, s, s->eta, s->sp_eta) | rd_spans(f, s, s->old, s->sp_old);
 	rc |= tp_rd_f64(f, &s->v0);
 	for (int i = 0; i < s->nbox && !rc; i++) {
+		box_state in = s->box[i]; /* read into a copy, kept only if valid */
 		double *d[BOX_DOUBLES];
-		box_doubles(&s->box[i], d);
+		box_doubles(&in, d);
 		for (int k = 0; k < BOX_DOUBLES; k++)
-			rc |= tp_rd_f64(f, d[k]);
-		rc |= tp_rd_int(f, &s->box[i].floating);
-		rc |= pose_io(f, &s->prev[i], 0);
+			rc |= tp_rd_f64(f, d[k]) || !(fabs(*d[k]) <= SHALLOW_CKPT_MAX);
+		rc |= tp_rd_int(f, &in.floating) | pose_io(f, &s->prev[i], 0);
+		/* the box's size, mass and kind are the scene's: a checkpoint may not change
+		 * them (fuzzing: damaged values made NaNs) */
+		const box_state *b = &s->box[i];
+		if (in.hw != b->hw || in.hh != b->hh || in.height != b->height ||
+		    in.mass != b->mass || in.inertia[0] != b->inertia[0] ||
+		    in.inertia[1] != b->inertia[1] || in.floating != b->floating)
+			rc = -1;
+		else
+			s->box[i] = in;
 	}
 	rc |= tp_rd_int(f, &nold);
 	if (rc || nold < 0 || nold > s->nbox)

@@ -773,16 +773,23 @@ static int frame_io(FILE *f, sph_frame *fr, int wr)
 	return f64s_io(f, v, 10, wr);
 }
 
-static int body_io(FILE *f, sph_body *b, int wr)
+static int body_io(FILE *f, sph_body *body, int wr)
 {
+	sph_body in = *body, *b = wr ? body : &in; /* read into a copy, kept only if valid */
 	double *v[] = { &b->x, &b->y, &b->th, &b->vx, &b->vy, &b->w, &b->m, &b->I,
 			&b->hw, &b->hh, &b->fx, &b->fy, &b->tq };
-	/* the body's box is the scene's, set by init: a checkpoint may not move it (an index) */
+	/* the body's box is the scene's, set by init: a checkpoint may not move it (an index),
+	 * nor change its mass, inertia or size (fuzzing: a mass of 0 made NaNs) */
 	int box = b->box;
 	int rc = wr ? tp_wr_i32(f, b->box) : tp_rd_int(f, &box);
-	if (box != b->box)
+	rc |= f64s_io(f, v, 13, wr);
+	if (wr)
+		return rc;
+	if (rc || box != body->box || in.m != body->m || in.I != body->I || in.hw != body->hw ||
+	    in.hh != body->hh)
 		return -1;
-	return rc | f64s_io(f, v, 13, wr);
+	*body = in;
+	return 0;
 }
 
 static int sph_save(const void *priv, FILE *f, tp_err *err)
@@ -871,6 +878,9 @@ static int sph_load(void *priv, FILE *f, tp_err *err)
 			       s->tom, s->tang};
 	for (size_t i = 0; i < sizeof scal / sizeof scal[0]; i++)
 		if (!(fabs(scal[i]) <= SPH_CKPT_MAX))
+			return tp_errf(err, TP_EINPUT, "sph: checkpoint is damaged (a value out of range)");
+	for (int b = 0; b < s->nobst; b++) /* fuzzing: a NaN angle reached an int conversion */
+		if (!(fabs(s->obst_angle[b]) <= SPH_CKPT_MAX))
 			return tp_errf(err, TP_EINPUT, "sph: checkpoint is damaged (a value out of range)");
 	return sph_reduce(s) < 0 ? tp_errf(err, TP_EINPUT, "sph: checkpoint is not finite") : 0;
 }
