@@ -16,7 +16,10 @@
 
 #include "bench/bench.h"
 #include "reference/reference_render.h"
+#include <stdio.h>
+
 #include "render/render.h"
+#include "solvers/solver.h"
 
 enum { ROUNDS = 4 };
 #define ROUND_S 0.5
