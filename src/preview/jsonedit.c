@@ -306,17 +306,26 @@ static void gap(const ed *e, size_t at, const size_t *key, const size_t *val, si
 	}
 }
 
+/* The object or array that `path`'s last step is in: its offset, that last step (into
+ * `last`), and its members as members() gives them. */
+static int parent_members(ed *e, const char *path, size_t *at, char *last, size_t n,
+			  size_t **key, size_t **val, size_t *c)
+{
+	int rc = walk(e, path, 1, at, last, n);
+	if (rc < 0)
+		return rc;
+	if (e->t[*at] != '{' && e->t[*at] != '[')
+		return failf(e, PV_JEDIT_NOPATH, "path %.200s: not inside an object or array",
+			     path);
+	return members(e, *at, key, val, c);
+}
+
 static int add(ed *e, const char *path, const cJSON *v)
 {
 	size_t at, *key, *val, c, gf, gt;
 	char last[256];
-	int rc = walk(e, path, 1, &at, last, sizeof last);
+	int rc = parent_members(e, path, &at, last, sizeof last, &key, &val, &c);
 	if (rc < 0)
-		return rc;
-	if (e->t[at] != '{' && e->t[at] != '[')
-		return failf(e, PV_JEDIT_NOPATH, "path %.200s: not inside an object or array",
-			     path);
-	if ((rc = members(e, at, &key, &val, &c)) < 0)
 		return rc;
 	gap(e, at, key, val, c, &gf, &gt);
 	pv_json j;
@@ -396,13 +405,8 @@ static int remove_at(ed *e, const char *path)
 {
 	size_t at, *key, *val, c;
 	char last[256];
-	int rc = walk(e, path, 1, &at, last, sizeof last);
+	int rc = parent_members(e, path, &at, last, sizeof last, &key, &val, &c);
 	if (rc < 0)
-		return rc;
-	if (e->t[at] != '{' && e->t[at] != '[')
-		return failf(e, PV_JEDIT_NOPATH, "path %.200s: not inside an object or array",
-			     path);
-	if ((rc = members(e, at, &key, &val, &c)) < 0)
 		return rc;
 	long m = find_member(e, at, key, val, c, last, strlen(last));
 	size_t from = 0, to = 0;

@@ -227,8 +227,10 @@ static void common_headers(struct MHD_Response *r)
 	MHD_add_response_header(r, "Content-Security-Policy", csp);
 }
 
-static enum MHD_Result send_buf(struct MHD_Connection *c, unsigned status, const char *type,
-				void *data, size_t n, int owned, unsigned long gen)
+/* Queues one answer with the common headers; `allow` is what a 405 names. */
+static enum MHD_Result send_answer(struct MHD_Connection *c, unsigned status, const char *type,
+				   void *data, size_t n, int owned, unsigned long gen,
+				   const char *allow)
 {
 	struct MHD_Response *r = MHD_create_response_from_buffer(
 		n, data, owned ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
@@ -240,7 +242,7 @@ static enum MHD_Result send_buf(struct MHD_Connection *c, unsigned status, const
 	MHD_add_response_header(r, "Content-Type", type);
 	common_headers(r);
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-		MHD_add_response_header(r, "Allow", "GET, HEAD");
+		MHD_add_response_header(r, "Allow", allow);
 	if (gen) {
 		char g[32];
 		snprintf(g, sizeof g, "%lu", gen);
@@ -251,15 +253,27 @@ static enum MHD_Result send_buf(struct MHD_Connection *c, unsigned status, const
 	return ret;
 }
 
-/* A short JSON error body: {"error": "..."} */
-static enum MHD_Result send_error(struct MHD_Connection *c, unsigned status, const char *msg)
+static enum MHD_Result send_buf(struct MHD_Connection *c, unsigned status, const char *type,
+				void *data, size_t n, int owned, unsigned long gen)
+{
+	return send_answer(c, status, type, data, n, owned, gen, "GET, HEAD");
+}
+
+/* {"error": msg} and a newline, or NULL without memory. */
+static char *error_json(const char *msg)
 {
 	pv_json j;
 	pv_json_init(&j);
 	pv_json_puts(&j, "{\"error\":");
 	pv_json_string(&j, msg);
 	pv_json_puts(&j, "}\n");
-	char *s = pv_json_finish(&j);
+	return pv_json_finish(&j);
+}
+
+/* A short JSON error body: {"error": "..."} */
+static enum MHD_Result send_error(struct MHD_Connection *c, unsigned status, const char *msg)
+{
+	char *s = error_json(msg);
 	if (!s)
 		return MHD_NO;
 	return send_buf(c, status, "application/json", s, strlen(s), 1, 0);
@@ -404,29 +418,12 @@ static enum MHD_Result edit_answer(struct MHD_Connection *c, unsigned status, ch
 {
 	if (!json)
 		return MHD_NO;
-	struct MHD_Response *r =
-		MHD_create_response_from_buffer(strlen(json), json, MHD_RESPMEM_MUST_FREE);
-	if (!r) {
-		free(json);
-		return MHD_NO;
-	}
-	MHD_add_response_header(r, "Content-Type", "application/json");
-	common_headers(r);
-	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-		MHD_add_response_header(r, "Allow", "POST");
-	enum MHD_Result ret = MHD_queue_response(c, status, r);
-	MHD_destroy_response(r);
-	return ret;
+	return send_answer(c, status, "application/json", json, strlen(json), 1, 0, "POST");
 }
 
 static enum MHD_Result edit_refuse(struct MHD_Connection *c, unsigned status, const char *msg)
 {
-	pv_json j;
-	pv_json_init(&j);
-	pv_json_puts(&j, "{\"error\":");
-	pv_json_string(&j, msg);
-	pv_json_puts(&j, "}\n");
-	return edit_answer(c, status, pv_json_finish(&j));
+	return edit_answer(c, status, error_json(msg));
 }
 
 /* The headers of POST /edit: a write comes only from the page itself (its own Origin, a
