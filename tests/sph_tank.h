@@ -5,7 +5,9 @@
 #define TP_TESTS_SPH_TANK_H
 
 #include <criterion/criterion.h>
+#include <math.h>
 #include <omp.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "scene/scene.h"
@@ -107,6 +109,102 @@ static inline double stat(const tp_solver *d, const void *p, const char *name)
 			return st.value[i];
 	cr_assert_fail("no stat %s", name);
 	return 0;
+}
+
+/* Saves a's state as a checkpoint and loads it into b (opened on the same scene), which
+ * then carries on from a's time. */
+static inline void tank_checkpoint(tank *a, tank *b)
+{
+	FILE *f = tmpfile();
+	cr_assert_not_null(f);
+	tp_err err;
+	cr_assert_eq(a->d->save(a->p, f, &err), 0, "%s", err.msg);
+	rewind(f);
+	cr_assert_eq(b->d->load(b->p, f, &err), 0, "%s", err.msg);
+	fclose(f);
+	b->t = a->t;
+}
+
+/* A pool with floating boxes: a tw x th tank in a picture 20 px larger, water `depth`
+ * deep; `model` (NULL: the scene's default) sets the pressure model's parameters; boxes
+ * are added by the caller (float, at rest). */
+static inline void float_pool_model(tank *t, double tw, double th, double depth,
+				    void (*model)(tank *))
+{
+	tank_scene(t, (int)tw + 20, (int)th + 20, tw, th);
+	if (model)
+		model(t);
+	tank_block(t, 10, 10 + th - depth, tw, depth);
+	t->sc.boxes = t->boxes;
+}
+
+static inline void float_pool(tank *t, double tw, double th, double depth)
+{
+	float_pool_model(t, tw, th, depth, NULL);
+}
+
+static inline void float_box(tank *t, double w, double h, double density, double x, double y,
+			     double angle)
+{
+	int b = t->sc.nboxes++;
+	t->bkeys[b][0] = (scene_key){0, x, y, angle};
+	t->boxes[b] = (scene_box){.size = {w, h},
+				  .height = 1,
+				  .density = density,
+				  .floating = 1,
+				  .path = {1, t->bkeys[b]}};
+}
+
+/* The free surface away from the boxes: the top particle of each 8 px column more than
+ * `keep` px from every box, averaged, raised by half a spacing (a particle is a blob). */
+static inline double surface_level(const tp_surface *s, double keep, double spacing)
+{
+	double sum = 0;
+	int cols = 0;
+	for (double x0 = s->tank[0] + 8; x0 + 8 < s->tank[0] + s->tank[2] - 8; x0 += 8) {
+		int skip = 0;
+		for (int b = 0; b < s->nboxes; b++)
+			skip |= fabs(x0 + 4 - s->boxes[b].x) < keep;
+		if (skip)
+			continue;
+		double top = 1e9;
+		for (int i = 0; i < s->nparticles; i++)
+			if (s->px[i] >= x0 && s->px[i] < x0 + 8 && s->py[i] < top)
+				top = s->py[i];
+		if (top < 1e9) {
+			sum += top;
+			cols++;
+		}
+	}
+	cr_assert_gt(cols, 4);
+	return sum / cols - 0.5 * spacing;
+}
+
+/* The draft of a bw x bh box of density `dens` dropped from `above` px over `depth` px of
+ * water in a tw x th tank (pressure model as float_pool_model), averaged over the fifth and
+ * sixth seconds (it still bobs a little), from the free surface away from the box; *tilt
+ * gets the largest tilt over that second. */
+static inline double settled_draft_in(void (*model)(tank *), double tw, double th, double depth,
+				      double above, double bw, double bh, double dens, double *tilt)
+{
+	tank t;
+	float_pool_model(&t, tw, th, depth, model);
+	float_box(&t, bw, bh, dens, 10 + 0.5 * tw, 10 + th - depth - 0.5 * bh - above, 0);
+	tank_open(&t);
+	const double dt = 1.0 / t.sc.fps;
+	tp_surface s;
+	for (int f = 0; f < 120; f++)
+		cr_assert_eq(tank_step(&t, dt), 0);
+	double draft = 0;
+	*tilt = 0;
+	for (int f = 0; f < 60; f++) {
+		cr_assert_eq(tank_step(&t, dt), 0);
+		t.d->surface(t.p, &s);
+		draft += (s.boxes[0].y + 0.5 * bh - surface_level(&s, bw, 4)) / 60;
+		*tilt = fmax(*tilt, fabs(s.boxes[0].angle));
+	}
+	solver_destroy(t.s);
+	return draft;
 }
 
 #endif

@@ -387,13 +387,7 @@ Test(sph, checkpoint_resumes_bit_exactly, .init = one_thread)
 	}
 	for (int k = 0; k < 10; k++)
 		cr_assert_eq(tank_step(&a, DT), 0);
-	FILE *f = tmpfile();
-	tp_err err;
-	cr_assert_eq(a.d->save(a.p, f, &err), 0, "%s", err.msg);
-	rewind(f);
-	cr_assert_eq(b.d->load(b.p, f, &err), 0, "%s", err.msg);
-	fclose(f);
-	b.t = a.t;
+	tank_checkpoint(&a, &b);
 	for (int k = 0; k < 10; k++) {
 		cr_assert_eq(tank_step(&a, DT), 0);
 		cr_assert_eq(tank_step(&b, DT), 0);
@@ -404,7 +398,8 @@ Test(sph, checkpoint_resumes_bit_exactly, .init = one_thread)
 	cr_assert_eq(sa.nparticles, sb.nparticles);
 	cr_assert_eq(memcmp(sa.px, sb.px, sizeof(float) * sa.nparticles), 0);
 	cr_assert_eq(memcmp(sa.py, sb.py, sizeof(float) * sa.nparticles), 0);
-	f = tmpfile();
+	FILE *f = tmpfile();
+	tp_err err;
 	fputs("not a checkpoint", f);
 	rewind(f);
 	cr_assert_eq(b.d->load(b.p, f, &err), TP_EINPUT);
@@ -598,73 +593,6 @@ Test(sph, a_tank_spinning_at_180_degrees_a_second_keeps_its_water, .init = one_t
 
 /* ---- floating boxes ---- */
 
-/* A pool with floating boxes: a tw x th tank in a picture 20 px larger, water `depth`
- * deep; boxes are added by the caller (float, at rest). */
-static void float_pool(tank *t, double tw, double th, double depth)
-{
-	tank_scene(t, (int)tw + 20, (int)th + 20, tw, th);
-	tank_block(t, 10, 10 + th - depth, tw, depth);
-	t->sc.boxes = t->boxes;
-}
-
-static void float_box(tank *t, double w, double h, double density, double x, double y, double angle)
-{
-	int b = t->sc.nboxes++;
-	t->bkeys[b][0] = (scene_key){ 0, x, y, angle };
-	t->boxes[b] = (scene_box){ .size = { w, h }, .height = 1, .density = density, .floating = 1,
-				   .path = { 1, t->bkeys[b] } };
-}
-
-/* The free surface away from the boxes: the top particle of each 8 px column more than
- * `keep` px from every box, averaged, raised by half a spacing (a particle is a blob). */
-static double surface_level(const tp_surface *s, double keep, double spacing)
-{
-	double sum = 0;
-	int cols = 0;
-	for (double x0 = s->tank[0] + 8; x0 + 8 < s->tank[0] + s->tank[2] - 8; x0 += 8) {
-		int skip = 0;
-		for (int b = 0; b < s->nboxes; b++)
-			skip |= fabs(x0 + 4 - s->boxes[b].x) < keep;
-		if (skip)
-			continue;
-		double top = 1e9;
-		for (int i = 0; i < s->nparticles; i++)
-			if (s->px[i] >= x0 && s->px[i] < x0 + 8 && s->py[i] < top)
-				top = s->py[i];
-		if (top < 1e9) {
-			sum += top;
-			cols++;
-		}
-	}
-	cr_assert_gt(cols, 4);
-	return sum / cols - 0.5 * spacing;
-}
-
-/* The draft of a bw x bh box of density `dens` dropped from `above` px over `depth` px of
- * water in a tw x th tank, averaged over the fifth and sixth seconds (it still bobs a little), from
- * the free surface away from the box; *tilt gets the largest tilt over that second. */
-static double settled_draft_in(double tw, double th, double depth, double above, double bw,
-			       double bh, double dens, double *tilt)
-{
-	tank t;
-	float_pool(&t, tw, th, depth);
-	float_box(&t, bw, bh, dens, 10 + 0.5 * tw, 10 + th - depth - 0.5 * bh - above, 0);
-	tank_open(&t);
-	tp_surface s;
-	for (int f = 0; f < 120; f++)
-		cr_assert_eq(tank_step(&t, DT), 0);
-	double draft = 0;
-	*tilt = 0;
-	for (int f = 0; f < 60; f++) {
-		cr_assert_eq(tank_step(&t, DT), 0);
-		t.d->surface(t.p, &s);
-		draft += (s.boxes[0].y + 0.5 * bh - surface_level(&s, bw, 4)) / 60;
-		*tilt = fmax(*tilt, fabs(s.boxes[0].angle));
-	}
-	solver_destroy(t.s);
-	return draft;
-}
-
 /* Archimedes within 10% for a 60x30 and an 80x40 box at densities 0.25, 0.5 and 0.75, in
  * 70 px of water in a 300x150 tank and in 100 px of water in a 300x170 tank, at the default
  * cohesion. Measured (80x40; 60x30): 70 px +5.0, -1.1, +3.4%; +4.1, +1.0, +0.8%; 100 px
@@ -678,8 +606,8 @@ Test(sph, floating_boxes_settle_at_the_draft_archimedes_gives, .init = one_threa
 		for (int z = 0; z < 2; z++)
 			for (int k = 0; k < 3; k++) {
 				const double bw = size[z][0], bh = size[z][1], depth = tanks[w][2];
-				double tilt, draft = settled_draft_in(tanks[w][0], tanks[w][1], depth, 4, bw, bh,
-								      dens[k], &tilt);
+				double tilt, draft = settled_draft_in(NULL, tanks[w][0], tanks[w][1], depth, 4,
+								      bw, bh, dens[k], &tilt);
 				const double want = dens[k] * bh;
 				cr_log_info("%gx%g tank, %g px of water: %gx%g density %g: draft %.2f px, "
 					    "Archimedes %.2f px (%+.1f%%), tilt %.2f",
@@ -902,13 +830,7 @@ Test(sph, a_checkpoint_keeps_floating_boxes_and_the_turning_tank, .init = one_th
 	}
 	for (int k = 0; k < 10; k++)
 		cr_assert_eq(tank_step(&a, DT), 0);
-	FILE *f = tmpfile();
-	tp_err err;
-	cr_assert_eq(a.d->save(a.p, f, &err), 0, "%s", err.msg);
-	rewind(f);
-	cr_assert_eq(b.d->load(b.p, f, &err), 0, "%s", err.msg);
-	fclose(f);
-	b.t = a.t;
+	tank_checkpoint(&a, &b);
 	for (int k = 0; k < 10; k++) {
 		cr_assert_eq(tank_step(&a, DT), 0);
 		cr_assert_eq(tank_step(&b, DT), 0);

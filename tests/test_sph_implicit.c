@@ -106,13 +106,7 @@ Test(sph_implicit, a_checkpoint_resumes_bit_exactly, .init = one_thread)
 	tank_open(&b);
 	for (int k = 0; k < 5; k++)
 		cr_assert_eq(tank_step(&a, DT), 0);
-	FILE *f = tmpfile();
-	tp_err err;
-	cr_assert_eq(a.d->save(a.p, f, &err), 0, "%s", err.msg);
-	rewind(f);
-	cr_assert_eq(b.d->load(b.p, f, &err), 0, "%s", err.msg);
-	fclose(f);
-	b.t = a.t;
+	tank_checkpoint(&a, &b);
 	for (int k = 0; k < 5; k++) {
 		cr_assert_eq(tank_step(&a, DT), 0);
 		cr_assert_eq(tank_step(&b, DT), 0);
@@ -197,81 +191,12 @@ Test(sph_implicit, a_resting_column_is_incompressible_and_hydrostatic, .init = o
 	solver_destroy(t.s);
 }
 
-static void float_pool(tank *t, double tw, double th, double depth)
-{
-	tank_scene(t, (int)tw + 20, (int)th + 20, tw, th);
-	implicit(t);
-	tank_block(t, 10, 10 + th - depth, tw, depth);
-	t->sc.boxes = t->boxes;
-}
-
-static void float_box(tank *t, double w, double h, double density, double x, double y, double angle)
-{
-	int b = t->sc.nboxes++;
-	t->bkeys[b][0] = (scene_key){0, x, y, angle};
-	t->boxes[b] = (scene_box){.size = {w, h},
-				  .height = 1,
-				  .density = density,
-				  .floating = 1,
-				  .path = {1, t->bkeys[b]}};
-}
-
-/* The free surface away from the boxes: the top particle of each 8 px column more than
- * `keep` px from every box, averaged, raised by half a spacing (a particle is a blob). */
-static double surface_level(const tp_surface *s, double keep, double spacing)
-{
-	double sum = 0;
-	int cols = 0;
-	for (double x0 = s->tank[0] + 8; x0 + 8 < s->tank[0] + s->tank[2] - 8; x0 += 8) {
-		int skip = 0;
-		for (int b = 0; b < s->nboxes; b++)
-			skip |= fabs(x0 + 4 - s->boxes[b].x) < keep;
-		if (skip)
-			continue;
-		double top = 1e9;
-		for (int i = 0; i < s->nparticles; i++)
-			if (s->px[i] >= x0 && s->px[i] < x0 + 8 && s->py[i] < top)
-				top = s->py[i];
-		if (top < 1e9) {
-			sum += top;
-			cols++;
-		}
-	}
-	cr_assert_gt(cols, 4);
-	return sum / cols - 0.5 * spacing;
-}
-
-/* The draft of a bw x bh box of density `dens` dropped from `above` px over `depth` px of
- * water in a tw x th tank, averaged over the fifth and sixth seconds (it still bobs a little), from
- * the free surface away from the box; *tilt gets the largest tilt over that second. */
-static double settled_draft_in(double tw, double th, double depth, double above, double bw,
-			       double bh, double dens, double *tilt)
-{
-	tank t;
-	float_pool(&t, tw, th, depth);
-	float_box(&t, bw, bh, dens, 10 + 0.5 * tw, 10 + th - depth - 0.5 * bh - above, 0);
-	tank_open(&t);
-	tp_surface s;
-	for (int f = 0; f < 120; f++)
-		cr_assert_eq(tank_step(&t, DT), 0);
-	double draft = 0;
-	*tilt = 0;
-	for (int f = 0; f < 60; f++) {
-		cr_assert_eq(tank_step(&t, DT), 0);
-		t.d->surface(t.p, &s);
-		draft += (s.boxes[0].y + 0.5 * bh - surface_level(&s, bw, 4)) / 60;
-		*tilt = fmax(*tilt, fabs(s.boxes[0].angle));
-	}
-	solver_destroy(t.s);
-	return draft;
-}
-
 /* One cell of the Archimedes grid: the draft against Archimedes' density x height, logged. */
 static double archimedes(double tw, double depth, double bw, double bh, double dens)
 {
 	double tilt;
 	const double th = depth + 2 * bh + 20;
-	const double draft = settled_draft_in(tw, th, depth, 4, bw, bh, dens, &tilt);
+	const double draft = settled_draft_in(implicit, tw, th, depth, 4, bw, bh, dens, &tilt);
 	const double want = dens * bh, e = draft / want - 1;
 	cr_log_info("tank %g wide, %g px of water, %gx%g box of density %g: draft %.2f px, "
 		    "Archimedes %.2f px (%+.1f%%), tilt %.2f",
@@ -413,7 +338,7 @@ Test(sph_implicit, dense_boxes_sink_bodies_do_not_overlap_and_rest_stays_rest, .
 	sph_substep_ctx = &subs;
 	{
 		tank t;
-		float_pool(&t, 300, 150, 70);
+		float_pool_model(&t, 300, 150, 70, implicit);
 		float_box(&t, 40, 30, 2.0, 100, 60, 15);
 		float_box(&t, 40, 30, 2.0, 110, 20, 0);
 		tank_open(&t);
@@ -441,7 +366,7 @@ Test(sph_implicit, dense_boxes_sink_bodies_do_not_overlap_and_rest_stays_rest, .
 	}
 	{
 		tank t;
-		float_pool(&t, 300, 150, 70);
+		float_pool_model(&t, 300, 150, 70, implicit);
 		/* its bottom at Archimedes' draft below the water's surface (y = 10 + 150 - 70) */
 		float_box(&t, 60, 30, 0.5, 160, 10 + 150 - 70 + 15 - 15, 0);
 		tank_open(&t);
