@@ -72,6 +72,40 @@ static char *script_json(const char *html, const char *id)
 	return out;
 }
 
+/* The pictures' blob (#tp-blob, text7 in report_html.c: 7 bits a character, DEL + '0'..'3'
+ * for NUL, CR, '<' and DEL), decoded here on its own. */
+static unsigned char *blob_of(const char *html, size_t *n)
+{
+	const char *open = "<script type=\"text/plain\" id=\"tp-blob\">";
+	const char *a = strstr(html, open);
+	cr_assert_not_null(a, "no tp-blob block");
+	a += strlen(open);
+	const char *b = strstr(a, "</script>");
+	cr_assert_not_null(b);
+	static const unsigned char esc[4] = { 0, 13, '<', 127 };
+	unsigned char *out = malloc((size_t)(b - a) + 1);
+	size_t o = 0;
+	unsigned acc = 0;
+	int bits = 0;
+	for (const char *p = a; p < b; p++) {
+		unsigned v = (unsigned char)*p;
+		cr_assert(v < 128 && v != 13 && v != '<', "character %u in the blob", v);
+		if (v == 127) {
+			p++;
+			cr_assert(*p >= '0' && *p <= '3', "an escape names one of four");
+			v = esc[*p - '0'];
+		}
+		acc = (acc << 7 | v) & 0x7fff;
+		bits += 7;
+		if (bits >= 8) {
+			bits -= 8;
+			out[o++] = (unsigned char)(acc >> bits);
+		}
+	}
+	*n = o;
+	return out;
+}
+
 static tp_image noise(int w, int h, uint64_t seed)
 {
 	tp_image img;
@@ -144,7 +178,10 @@ Test(compare_html, written_for_pass_fail_and_input_error)
 	s = read_all(html);
 	j = script_json(s, "tp-report");
 	cr_assert_not_null(strstr(j, "\"passed\": false"));
-	cr_assert_eq(count(s, "data:image/webp;base64,"), 3 * 2, "ref and delta of 3 frames");
+	p = script_json(s, "tp-pictures");
+	cr_assert_eq(count(p, "\"pic\": ["), 3, "a picture of each of 3 frames");
+	cr_assert_eq(count(p, "\"delta\": ["), 3, "and its delta");
+	free(p);
 	free(s), free(j);
 	/* An input error: the report still appears and says what failed. */
 	cr_assert_eq(run_tp(NULL, errpath, "compare %s/g %s/nothing --html %s -q", dir, dir, html), 3);
@@ -175,11 +212,15 @@ Test(compare_html, embeds_the_json_report_and_pictures_of_the_worst_frames)
 	cr_assert_not_null(strstr(s, "content=\"default-src 'none'; img-src data:;"));
 	cr_assert_null(strstr(s, "src=\"http"));
 	cr_assert_null(strstr(s, "href=\"http"));
-	cr_assert_eq(count(s, "</script>"), 3, "two data blocks and the script, nothing closes early");
+	cr_assert_eq(count(s, "</script>"), 4, "three data blocks and the script, nothing closes early");
 	/* Bounded: two frames pictured, the worst two (3 and 4), each with a FLIP map. */
 	char *p = script_json(s, "tp-pictures");
+	size_t blob_n;
+	unsigned char *blob = blob_of(s, &blob_n);
 	cJSON *root = cJSON_Parse(p);
 	cr_assert_not_null(root, "pictures JSON parses");
+	cr_assert_eq((size_t)cJSON_GetObjectItem(root, "blob_bytes")->valuedouble, blob_n,
+		     "the blob holds blob_bytes (no padding byte more)");
 	cr_assert_eq(cJSON_GetObjectItem(root, "max_frames")->valueint, 2);
 	cr_assert_eq(cJSON_GetObjectItem(root, "measured")->valueint, 5);
 	cJSON *fr = cJSON_GetObjectItem(root, "frames");
@@ -187,16 +228,21 @@ Test(compare_html, embeds_the_json_report_and_pictures_of_the_worst_frames)
 	for (int i = 0; i < 2; i++) {
 		cJSON *f = cJSON_GetArrayItem(fr, i);
 		cr_assert_eq(cJSON_GetObjectItem(f, "index")->valueint, 3 + i);
-		for (const char *k = "ref\0delta\0flip\0"; *k; k += strlen(k) + 1)
-			cr_assert(!strncmp(cJSON_GetObjectItem(f, k)->valuestring,
-					   "data:image/webp;base64,UklGR", 28),
-				  "%s is a WebP data URI", k);
+		for (const char *k = "pic\0delta\0flip\0"; *k; k += strlen(k) + 1) {
+			cJSON *at = cJSON_GetObjectItem(f, k);
+			cr_assert(cJSON_GetArraySize(at) == 2, "%s is [offset, length]", k);
+			size_t o = (size_t)cJSON_GetArrayItem(at, 0)->valuedouble;
+			size_t n = (size_t)cJSON_GetArrayItem(at, 1)->valuedouble;
+			cr_assert(n > 12 && o + n <= blob_n, "%s inside the blob", k);
+			cr_assert(!memcmp(blob + o, "RIFF", 4) && !memcmp(blob + o + 8, "WEBP", 4),
+				  "%s is WebP", k);
+		}
 		cJSON *crop = cJSON_GetObjectItem(f, "crop");
 		cr_assert_eq(cJSON_GetArrayItem(crop, 2)->valueint, 48, "small frames are shown whole");
 	}
 	cr_assert(cJSON_IsNull(cJSON_GetObjectItem(root, "error")));
 	cJSON_Delete(root);
-	free(s), free(want), free(j), free(p);
+	free(s), free(want), free(j), free(p), free(blob);
 }
 
 Test(compare_html, large_frames_are_cropped_around_the_change_and_never_scaled)
@@ -209,9 +255,16 @@ Test(compare_html, large_frames_are_cropped_around_the_change_and_never_scaled)
 	char *s = read_all(html);
 	char *p = script_json(s, "tp-pictures");
 	cr_assert_not_null(strstr(p, "\"size\": [1280, 720], \"crop\": [320, 180, 960, 540]"), "%.300s", p);
-	/* The reference picture is the crop itself: 960x540 pixels. */
-	const char *uri = strstr(p, "\"ref\": \"data:image/webp;base64,");
-	cr_assert_not_null(uri);
+	/* The picture is the crop itself: 960x540 pixels. */
+	size_t blob_n;
+	unsigned char *blob = blob_of(s, &blob_n);
+	const char *at = strstr(p, "\"pic\": [");
+	cr_assert_not_null(at);
+	size_t o, n;
+	cr_assert_eq(sscanf(at, "\"pic\": [%zu, %zu]", &o, &n), 2);
+	cr_assert(o + n <= blob_n && !memcmp(blob + o + 12, "VP8L", 4), "lossless WebP");
+	cr_assert_eq(1 + ((blob[o + 21] | blob[o + 22] << 8) & 0x3fff), 960, "width");
+	free(blob);
 	free(s), free(p);
 }
 
@@ -252,7 +305,9 @@ Test(compare_html, video_against_video)
 	cr_assert(cJSON_IsNull(cJSON_GetObjectItem(root, "error")), "%s", cJSON_GetObjectItem(root, "error")->valuestring);
 	int n = cJSON_GetArraySize(cJSON_GetObjectItem(root, "frames"));
 	cr_assert(n >= 1 && n <= 3, "%d pictured", n);
-	cr_assert_eq(count(s, "data:image/webp;base64,"), 3 * n, "ref, delta and FLIP map");
+	cr_assert_eq(count(p, "\"pic\": ["), n, "a picture of each pictured frame");
+	cr_assert_eq(count(p, "\"delta\": ["), n, "its delta");
+	cr_assert_eq(count(p, "\"flip\": ["), n, "and its FLIP map");
 	cJSON_Delete(root);
 	free(s), free(p);
 }

@@ -41,6 +41,9 @@ def reports():
     tp("compare", f"{d}/a", f"{d}/b", "--metric", "flip", "--max-flip", "0.05", "--ignore", "0,0,20,12",
        "--html", f"{d}/r.html", "--json", f"{d}/r.json", "--html-frames", "4", "-q", ok=(1,))
     tp("compare", f"{d}/a", f"{d}/missing", "--html", f"{d}/err.html", "-q", ok=(3,))
+    # The other way round: B (refraction 1) is the cheaper side, so the page rebuilds A.
+    tp("compare", f"{d}/b", f"{d}/a", "--html", f"{d}/swap.html", "--json", f"{d}/swap.json",
+       "--html-frames", "4", "-q", ok=(1,))
     # Frames 0-3 identical, 4-7 failing, two of them pictured; and B at another size.
     os.makedirs(f"{d}/mix")
     for k in range(8):
@@ -53,7 +56,10 @@ def reports():
         data = json.load(f)
     with open(f"{d}/mix.json") as f:
         mix = json.load(f)
+    with open(f"{d}/swap.json") as f:
+        swap = json.load(f)
     yield {"dir": d, "html": f"{d}/r.html", "json": data, "err": f"{d}/err.html",
+           "swap": f"{d}/swap.html", "swap_json": swap,
            "mix": f"{d}/mix.html", "mix_json": mix, "size": f"{d}/size.html"}
     shutil.rmtree(d, ignore_errors=True)
 
@@ -315,6 +321,26 @@ def magma():
         return [tuple(map(int, t)) for t in re.findall(r"\{(\d+),\s*(\d+),\s*(\d+)\}", f.read())]
 
 
+def text7(s, n):
+    """The pictures' blob from its text (report_html.c): 7 bits a character, DEL + '0'..'3'
+    standing for NUL, CR, '<' and DEL."""
+    esc = [0, 13, 60, 127]
+    out, acc, bits, i = bytearray(), 0, 0, 0
+    while i < len(s) and len(out) < n:
+        v = ord(s[i])
+        if v == 127:
+            i += 1
+            v = esc[ord(s[i]) - 48]
+        acc = (acc << 7 | v) & 0x7FFF
+        bits += 7
+        if bits >= 8:
+            bits -= 8
+            out.append(acc >> bits & 255)
+        i += 1
+    assert len(out) == n
+    return bytes(out)
+
+
 def test_pictures_are_the_frames_exactly(driver, reports):
     """The test picture the page rebuilds (reference + delta) is B's frame, pixel for pixel;
     the difference map it draws is the heat map of A and B byte for byte (black exactly
@@ -327,7 +353,13 @@ def test_pictures_are_the_frames_exactly(driver, reports):
     load(driver, reports["html"])
     d = reports["dir"]
     pictures = js.loads(driver.execute_script("return document.getElementById('tp-pictures').textContent"))
+    with open(reports["html"], "rb") as f:
+        page = f.read()
+    text = page.split(b'id="tp-blob">', 1)[1].split(b"</script>", 1)[0]
+    assert not set(text) & {0, 13, 60} and max(text) < 128, "the blob is ASCII an HTML parser keeps"
+    blob = text7(text.decode("ascii"), pictures["blob_bytes"])
     sent = {p["index"]: p for p in pictures["frames"]}
+    assert any("pic_from" in p for p in sent.values()), "a picture made from the previous frame's"
     colours = magma()
     assert len(colours) == 256 and pictures["magma"] == [v for c in colours for v in c]
     shown = [int(o.get_attribute("value")) for o in driver.find_elements(By.CSS_SELECTOR, "#pick option")
@@ -352,13 +384,46 @@ def test_pictures_are_the_frames_exactly(driver, reports):
             for x in range(a.width):
                 dm = 0 if x < 20 and y < 12 else max(abs(u - v) for u, v in zip(pa[x, y], pb[x, y]))
                 assert pd[x, y] == lut[dm], (index, x, y, pd[x, y], dm)
-        head, b64 = sent[index]["flip"].split(",", 1)
-        grey = Image.open(io.BytesIO(base64.b64decode(b64))).convert("RGB")
+        o, n = sent[index]["flip"]
+        grey = Image.open(io.BytesIO(blob[o:o + n])).convert("RGB")
         assert [colours[g] for g, _, _ in grey.getdata()] == list(got["flip"].getdata()), index
         idx = [g for g, _, _ in grey.getdata()]
         assert all(g == 0 for k, g in enumerate(idx) if k % a.width < 20 and k // a.width < 12)
         compared = a.width * a.height - 20 * 12
         assert abs(sum(idx) / 255 / compared - frame["flip"]) <= 0.5 / 255, (index, frame["flip"])
+
+
+def test_pictures_rebuilt_from_b_are_exact(driver, reports):
+    """When B is the side the report carries (and A = B - delta), the page's A, B and
+    difference map are still the frames' pixels exactly."""
+    from PIL import Image
+    import base64
+    import io
+    import json as js
+    load(driver, reports["swap"])
+    assert driver.get_log("browser") == []
+    d = reports["dir"]
+    pictures = js.loads(driver.execute_script("return document.getElementById('tp-pictures').textContent"))
+    sides = {p["index"]: p["pic_side"] for p in pictures["frames"]}
+    assert "b" in sides.values(), sides
+    shown = [int(o.get_attribute("value")) for o in driver.find_elements(By.CSS_SELECTOR, "#pick option")
+             if o.is_enabled()]
+    assert sorted(shown) == sorted(sides)
+    for index in shown:
+        driver.execute_script(f"const s = document.getElementById('pick'); s.value = '{index}'; "
+                              "s.dispatchEvent(new Event('change'))")
+        got = {}
+        for pane in ("ref", "test", "diff"):
+            src = driver.find_element(By.CSS_SELECTOR, f".pane.{pane} img").get_attribute("src")
+            got[pane] = Image.open(io.BytesIO(base64.b64decode(src.split(",", 1)[1]))).convert("RGB")
+        a = Image.open(f"{d}/b/{index:02d}.png").convert("RGB")  # swapped: A is b/
+        b = Image.open(f"{d}/a/{index:02d}.png").convert("RGB")
+        assert got["ref"].tobytes() == a.tobytes(), index
+        assert got["test"].tobytes() == b.tobytes(), index
+        frame = next(f for f in reports["swap_json"]["frames"] if f["index"] == index)
+        lut = heat_lut(frame["max_diff"])
+        want = [lut[max(abs(u - v) for u, v in zip(pa, pb))] for pa, pb in zip(a.getdata(), b.getdata())]
+        assert list(got["diff"].getdata()) == want, index
 
 
 def test_frames_of_other_sizes_show_both_sides(driver, reports):

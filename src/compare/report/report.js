@@ -47,13 +47,38 @@
   const byIndex = new Map(frames.map((f) => [f.index, f]));
 
   // ---- the pictures as shown ----
-  // The report carries each picture once, losslessly (report_html.c): the reference (or
-  // its difference from frame ref_from's, mod 256), delta = B - A mod 256, and the FLIP
-  // map as indices into the magma table P.magma (the map in colour is their colours). The page
-  // rebuilds the test picture (ref + delta) and the difference map: the heat of
-  // max over R, G, B of |delta|, black (none) through violet, red and orange to white at
-  // the frame's max-diff; any difference at least a little above black; none in the
-  // ignored rectangles.
+  // The report carries each picture once, losslessly (report_html.c), as WebP bytes in
+  // one blob (#tp-blob, text7: 7 bits a character) that the pictures point into as
+  // [offset, length]. For a frame: pic, one side (pic_side "a" or "b"), whole or its
+  // difference from that side of frame pic_from, mod 256; delta = B - A mod 256; the FLIP
+  // map as indices into the magma table P.magma (the map in colour is their colours). The
+  // page rebuilds the other side (pic + delta or pic - delta) and the difference map: the
+  // heat of max over R, G, B of |delta|, black (none) through violet, red and orange to
+  // white at the frame's max-diff; any difference at least a little above black; none in
+  // the ignored rectangles.
+  const TEXT7_ESC = [0, 13, 60, 127];
+  const text7 = (s, n) => {
+    const out = new Uint8Array(n);
+    let acc = 0, bits = 0, o = 0;
+    for (let i = 0; i < s.length && o < n; i++) {
+      let v = s.charCodeAt(i);
+      if (v === 127) v = TEXT7_ESC[s.charCodeAt(++i) - 48];
+      acc = ((acc << 7) | v) & 0x7fff;
+      bits += 7;
+      if (bits >= 8) {
+        bits -= 8;
+        out[o++] = (acc >> bits) & 255;
+      }
+    }
+    if (o !== n) throw new Error(`the pictures' blob holds ${o} of ${n} bytes`);
+    return out;
+  };
+  const blob = text7(($("tp-blob") || {}).textContent || "", P.blob_bytes || 0);
+  const webp = ([o, n]) => {
+    let s = "";
+    for (let i = o; i < o + n; i += 0x8000) s += String.fromCharCode.apply(null, blob.subarray(i, Math.min(o + n, i + 0x8000)));
+    return "data:image/webp;base64," + btoa(s);
+  };
   const HEAT = [[0, 0, 0], [90, 0, 130], [210, 30, 30], [255, 165, 0], [255, 255, 255]];
   const heatLut = (maxDiff) => {
     const lut = new Uint8Array(768);
@@ -84,26 +109,30 @@
   };
   let rebuildError = null;
   try {
-    const refs = new Map();
+    const sides = new Map(); // the previous pictured frame's index -> [A, B] as ImageData
     for (const p of [...pics.values()].sort((a, b) => a.index - b.index)) {
-      if (p.mismatch) continue; // both sides are whole pictures
-      const [cx, cy, w, h] = p.crop;
-      const ref = await decode(p.ref, w, h), r = ref.data;
-      if (p.ref_from !== undefined) {
-        const base = refs.get(p.ref_from).data;
-        for (let i = 0; i < r.length; i++) if ((i & 3) !== 3) r[i] = (r[i] + base[i]) & 255;
-        p.ref = encode(ref);
+      if (p.mismatch) { // both sides are whole pictures
+        p.ref = webp(p.ref);
+        p.test = webp(p.test);
+        continue;
       }
-      refs.set(p.index, ref);
-      const dl = (await decode(p.delta, w, h)).data;
-      const test = new ImageData(w, h), diff = new ImageData(w, h), t = test.data, o = diff.data;
+      const [cx, cy, w, h] = p.crop;
+      const k = p.pic_side === "b" ? 1 : 0;
+      const pic = await decode(webp(p.pic), w, h), s = pic.data;
+      if (p.pic_from !== undefined) {
+        const base = sides.get(p.pic_from)[k].data;
+        for (let i = 0; i < s.length; i++) if ((i & 3) !== 3) s[i] = (s[i] + base[i]) & 255;
+      }
+      const dl = (await decode(webp(p.delta), w, h)).data;
+      const other = new ImageData(w, h), diff = new ImageData(w, h), t = other.data, o = diff.data;
+      const sign = k ? -1 : 1; // the other side: A + delta, or B - delta
       const lut = heatLut((byIndex.get(p.index) || {}).max_diff || 0);
       const ign = (R.ignore || []).map(([x, y, iw, ih]) => [x - cx, y - cy, x - cx + iw, y - cy + ih]);
       for (let y = 0, j = 0; y < h; y++) {
         for (let x = 0; x < w; x++, j += 4) {
           let d = 0;
           for (let c = 0; c < 3; c++) {
-            t[j + c] = (r[j + c] + dl[j + c]) & 255;
+            t[j + c] = (s[j + c] + sign * dl[j + c]) & 255;
             const v = dl[j + c] > 127 ? 256 - dl[j + c] : dl[j + c];
             if (v > d) d = v;
           }
@@ -114,11 +143,15 @@
           o[j + 2] = lut[3 * d + 2];
         }
       }
-      p.test = encode(test);
+      const ab = k ? [other, pic] : [pic, other];
+      sides.clear(); // pic_from is always the previous pictured frame
+      sides.set(p.index, ab);
+      p.ref = encode(ab[0]);
+      p.test = encode(ab[1]);
       p.diff = encode(diff);
       if (p.flip) {
         // The FLIP map comes as magma indices (grey): each becomes its colour.
-        const fm = await decode(p.flip, w, h), m = fm.data;
+        const fm = await decode(webp(p.flip), w, h), m = fm.data;
         for (let j = 0; j < m.length; j += 4) {
           const k = 3 * m[j];
           m[j] = P.magma[k];
