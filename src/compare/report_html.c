@@ -21,8 +21,8 @@
  * A frame whose sizes differ has "mismatch" and both sides whole ("ref", "test"). Frames
  * are read again from the inputs for this; every other frame is in the chart and the
  * table only. A picture in the JSON is [offset, length] into one blob of all the WebP
- * bytes, which follows the JSON in its own element as text7 (below): about 1.18 characters
- * a byte where base64 data: URIs took 1.33 and a prefix each.
+ * bytes, which follows the JSON in its own element as text7 (below): 8/7 bytes of the page
+ * a byte, where base64 data: URIs took 4/3 and a prefix each.
  */
 #include <math.h>
 #include <stdio.h>
@@ -55,37 +55,45 @@ static void json_str(FILE *f, const char *s)
 
 /* text7: the bytes as one stream of bits, most significant first, cut into 7-bit numbers
  * (the last padded with zero bits); each number v is the ASCII character v, except those
- * an HTML <script> element would not give back as they are (NUL, CR, '<') and the escape
- * DEL itself, which become DEL and '0' + their place in TEXT7_ESC. The page
- * (report.js, text7) reverses it. */
-static const unsigned char TEXT7_ESC[4] = { 0, 13, '<', 127 };
-
-static void put_text7_char(FILE *out, unsigned v)
-{
-	for (int i = 0; i < 4; i++) {
-		if (v == TEXT7_ESC[i]) {
-			fputc(127, out);
-			fputc('0' + i, out);
-			return;
-		}
-	}
-	fputc((int)v, out);
-}
+ * an HTML <script> element would not give back as they are (NUL, CR, '<'): such a v and
+ * the number after it (0 past the end) are the one character U+0100 + 128 i + next, i its
+ * place in TEXT7_ESC, two bytes of UTF-8 for 14 bits as the ASCII are one for 7. So 8/7
+ * bytes of the page a byte (base64: 4/3). The page (report.js, text7) reverses it. */
+static const unsigned char TEXT7_ESC[3] = { 0, 13, '<' };
 
 static void text7(FILE *out, const unsigned char *p, size_t n)
 {
 	unsigned acc = 0;
-	int bits = 0;
-	for (size_t i = 0; i < n; i++) {
-		acc = (acc << 8 | p[i]) & 0x7fff; /* at most 6 + 8 bits are pending */
-		bits += 8;
-		while (bits >= 7) {
-			bits -= 7;
-			put_text7_char(out, (acc >> bits) & 127);
+	int bits = 0, esc = -1; /* esc: the escaped number waiting for the next */
+	for (size_t i = 0; i <= n; i++) {
+		if (i < n) {
+			acc = (acc << 8 | p[i]) & 0x7fff; /* at most 6 + 8 bits are pending */
+			bits += 8;
+		} else if (bits > 0) {
+			acc <<= 7 - bits; /* the last number, padded */
+			bits = 7;
+		}
+		for (; bits >= 7; bits -= 7) {
+			unsigned v = (acc >> (bits - 7)) & 127;
+			if (esc >= 0) {
+				unsigned c = 0x100 + 128 * (unsigned)esc + v; /* U+0100..U+027F */
+				fputc(0xc0 | c >> 6, out);
+				fputc(0x80 | (c & 63), out);
+				esc = -1;
+				continue;
+			}
+			const unsigned char *e = memchr(TEXT7_ESC, (int)v, sizeof TEXT7_ESC);
+			if (e)
+				esc = (int)(e - TEXT7_ESC);
+			else
+				fputc((int)v, out);
 		}
 	}
-	if (bits > 0)
-		put_text7_char(out, (acc << (7 - bits)) & 127);
+	if (esc >= 0) {
+		unsigned c = 0x100 + 128 * (unsigned)esc;
+		fputc(0xc0 | c >> 6, out);
+		fputc(0x80 | (c & 63), out);
+	}
 }
 
 /* img as lossless WebP (libwebp) into wr (WebPMemoryWriterClear frees it). */

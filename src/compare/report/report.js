@@ -48,7 +48,7 @@
 
   // ---- the pictures as shown ----
   // The report carries each picture once, losslessly (report_html.c), as WebP bytes in
-  // one blob (#tp-blob, text7: 7 bits a character) that the pictures point into as
+  // one blob (#tp-blob, text7: 7 bits an ASCII character, 14 a two-byte one) that the pictures point into as
   // [offset, length]. For a frame: pic, one side (pic_side "a" or "b"), whole or its
   // difference from that side of frame pic_from, mod 256; delta = B - A mod 256; the FLIP
   // map as indices into the magma table P.magma (the map in colour is their colours). The
@@ -56,19 +56,25 @@
   // heat of max over R, G, B of |delta|, black (none) through violet, red and orange to
   // white at the frame's max-diff; any difference at least a little above black; none in
   // the ignored rectangles.
-  const TEXT7_ESC = [0, 13, 60, 127];
+  const TEXT7_ESC = [0, 13, 60];
   const text7 = (s, n) => {
     const out = new Uint8Array(n);
     let acc = 0, bits = 0, o = 0;
-    for (let i = 0; i < s.length && o < n; i++) {
-      let v = s.charCodeAt(i);
-      if (v === 127) v = TEXT7_ESC[s.charCodeAt(++i) - 48];
+    const put = (v) => {
       acc = ((acc << 7) | v) & 0x7fff;
       bits += 7;
-      if (bits >= 8) {
+      if (bits >= 8 && o < n) {
         bits -= 8;
         out[o++] = (acc >> bits) & 255;
       }
+    };
+    for (let i = 0; i < s.length && o < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c < 128) put(c);
+      else if (c >= 0x100 && c < 0x280) {
+        put(TEXT7_ESC[(c - 0x100) >> 7]);
+        put(c & 127);
+      } else throw new Error(`character ${c} in the pictures' blob`);
     }
     if (o !== n) throw new Error(`the pictures' blob holds ${o} of ${n} bytes`);
     return out;
