@@ -13,6 +13,7 @@
 #         (every frame from 4 on differs: the 12 worst are pictured)
 #   pond  scenes/pond.json, 43 frames; B is A for frames 0-30 and
 #         --set render.refraction=1.2 from 31 on (12 failing, all pictured)
+# The figures (and why rain misses a quarter) are in docs/compare.md, "Size policy".
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=$(cd "$(dirname "${1:-$root/build/tidepool}")" && pwd)/$(basename "${1:-build/tidepool}")
