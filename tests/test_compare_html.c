@@ -83,13 +83,13 @@ static unsigned char *blob_of(const char *html, size_t *n)
 	a += strlen(open);
 	const char *b = strstr(a, "</script>");
 	cr_assert_not_null(b);
-	static const unsigned esc[3] = { 0, 13, '<' };
+	static const unsigned esc[3] = {0, 13, '<'};
 	unsigned char *out = malloc((size_t)(b - a) + 1);
 	size_t o = 0;
 	unsigned acc = 0;
 	int bits = 0;
 	for (const unsigned char *p = (const unsigned char *)a; p < (const unsigned char *)b; p++) {
-		unsigned v[2] = { *p, 0 }, k = 1;
+		unsigned v[2] = {*p, 0}, k = 1;
 		cr_assert(*p != 13 && *p != '<', "character %u in the blob", *p);
 		if (*p >= 128) {
 			cr_assert((p[0] & 0xe0) == 0xc0 && (p[1] & 0xc0) == 0x80, "two-byte UTF-8");
@@ -219,7 +219,8 @@ Test(compare_html, embeds_the_json_report_and_pictures_of_the_worst_frames)
 	cr_assert_not_null(strstr(s, "content=\"default-src 'none'; img-src data:;"));
 	cr_assert_null(strstr(s, "src=\"http"));
 	cr_assert_null(strstr(s, "href=\"http"));
-	cr_assert_eq(count(s, "</script>"), 4, "three data blocks and the script, nothing closes early");
+	cr_assert_eq(count(s, "</script>"), 4,
+		     "three data blocks and the script, nothing closes early");
 	/* Bounded: two frames pictured, the worst two (3 and 4), each with a FLIP map. */
 	char *p = script_json(s, "tp-pictures");
 	size_t blob_n;
@@ -227,8 +228,8 @@ Test(compare_html, embeds_the_json_report_and_pictures_of_the_worst_frames)
 	cJSON *root = cJSON_Parse(p);
 	cr_assert_not_null(root, "pictures JSON parses");
 	size_t want_n = (size_t)cJSON_GetObjectItem(root, "blob_bytes")->valuedouble;
-	cr_assert(blob_n == want_n || blob_n == want_n + 1, "the blob holds blob_bytes (%zu of %zu)", blob_n,
-		  want_n);
+	cr_assert(blob_n == want_n || blob_n == want_n + 1,
+		  "the blob holds blob_bytes (%zu of %zu)", blob_n, want_n);
 	cr_assert_eq(cJSON_GetObjectItem(root, "max_frames")->valueint, 2);
 	cr_assert_eq(cJSON_GetObjectItem(root, "measured")->valueint, 5);
 	cJSON *fr = cJSON_GetObjectItem(root, "frames");

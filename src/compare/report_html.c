@@ -59,7 +59,7 @@ static void json_str(FILE *f, const char *s)
  * the number after it (0 past the end) are the one character U+0100 + 128 i + next, i its
  * place in TEXT7_ESC, two bytes of UTF-8 for 14 bits as the ASCII are one for 7. So 8/7
  * bytes of the page a byte (base64: 4/3). The page (report.js, text7) reverses it. */
-static const unsigned char TEXT7_ESC[3] = { 0, 13, '<' };
+static const unsigned char TEXT7_ESC[3] = {0, 13, '<'};
 
 static void text7(FILE *out, const unsigned char *p, size_t n)
 {
@@ -207,7 +207,7 @@ static void flip_picture(const float *map, int w, const cmp_rect *c, tp_image *d
 
 typedef struct pics {
 	tp_image a, b, bm, side[2], prev[2], tmp; /* side, prev: A's and B's crops */
-	int prev_index; /* the frame prev holds (-1: none) */
+	int prev_index;                           /* the frame prev holds (-1: none) */
 	cmp_flip *flip;
 	int fw, fh; /* the size flip was made for */
 } pics;
@@ -237,7 +237,7 @@ static int put_pic(FILE *out, FILE *blob, pics *p, int index, tp_err *err)
 		const int side = k & 1, from = k >= 2;
 		const tp_image *img = &p->side[side];
 		if (from) {
-			cmp_rect all = { 0, 0, w, h };
+			cmp_rect all = {0, 0, w, h};
 			rc = ensure_rgb(&p->tmp, w, h, err);
 			if (rc < 0)
 				break;
