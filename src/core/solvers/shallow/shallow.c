@@ -1180,9 +1180,11 @@ static int shallow_load(void *priv, FILE *f, tp_err *err)
 	}
 	rc |= tp_rd_int(f, &s->last_iters) | tp_rd_int(f, &s->masked) | tp_rd_int(f, &s->cg_fail);
 	rc |= tp_rd_f64(f, &s->last_resid);
-	/* the CG's statistics: iterations up to its cap, cells under at most every box's
-	 * region, a count of failed solves that cannot overflow as it grows */
-	rc |= s->last_iters < 0 || s->last_iters > s->cg_iters || s->masked < 0 ||
+	/* the CG's statistics: iterations up to its cap (the resting solve's, or cg_iters),
+	 * cells under at most every box's region, a count of failed solves that cannot
+	 * overflow as it grows */
+	const int iters_cap = s->cg_iters > SETTLE_CG_ITERS ? s->cg_iters : SETTLE_CG_ITERS;
+	rc |= s->last_iters < 0 || s->last_iters > iters_cap || s->masked < 0 ||
 	      (double)s->masked > (double)s->nbox * (s->w + 2) * (s->h + 2) || s->cg_fail < 0 ||
 	      s->cg_fail > INT_MAX / 2 || !(s->last_resid >= 0 && s->last_resid <= SHALLOW_CKPT_MAX);
 	if (rc)
