@@ -218,6 +218,7 @@ TEST_SRCS = \
 	tests/test_scale.c \
 	tests/test_farm.c \
 	tests/test_farm_proof.c \
+	tests/test_ckpt_fields.c \
 	tests/test_untruths.c \
 	tests/test_docs.c \
 	tests/test_where.c \

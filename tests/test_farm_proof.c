@@ -181,6 +181,38 @@ Test(farm_proof, missing_with_png_frames_and_no_cache)
 		  "%s", slurp(outpath));
 }
 
+/* An OpenEXR pattern: tasks fingerprints it as render does (encoder exr, not png), so
+ * --missing finds its chunks done; a cut frame or a frame of other settings is made
+ * again. */
+Test(farm_proof, missing_with_exr_frames)
+{
+	const char *b = tp_bin();
+	char t[1024];
+	snprintf(t, sizeof t,
+		 "tasks tests/data/tiny.json --frames 8 --chunk 4 -o height=%s/e/%%03d.exr --bin %s",
+		 dir, b);
+	farm(t, "");
+	cr_assert_eq(run_tp(outpath, errpath, "%s --missing", t), 0, "%s", slurp(errpath));
+	cr_assert_str_eq(slurp(outpath), "", "%s", slurp(errpath));
+	cr_assert_eq(run_tp(outpath, errpath, "%s --seed 9 --missing", t), 0);
+	cr_assert(strstr(slurp(outpath), "--range 0-3") && strstr(slurp(outpath), "--range 4-7"),
+		  "%s", slurp(outpath));
+	/* frame 5 cut short, frame 1 from a render of other settings */
+	char p[128];
+	snprintf(p, sizeof p, "%s/e/005.exr", dir);
+	cr_assert_eq(sh("truncate -s -100 %s", p), 0);
+	cr_assert_eq(run_tp(NULL, errpath,
+			    "render tests/data/tiny.json --frames 8 --range 1-1 --seed 4 "
+			    "-o height=%s/e/%%03d.exr -y -q",
+			    dir),
+		     0, "%s", slurp(errpath));
+	cr_assert_eq(run_tp(outpath, errpath, "%s --missing", t), 0);
+	cr_assert(strstr(slurp(outpath), "--range 0-3") && strstr(slurp(outpath), "--range 4-7"),
+		  "%s", slurp(outpath));
+	cr_assert(strstr(slurp(errpath), "2 files to make again"), "%s", slurp(errpath));
+	cr_assert(strstr(slurp(errpath), "001.exr: made by other settings"), "%s", slurp(errpath));
+}
+
 Test(farm_proof, join_refuses_other_settings_damage_and_gaps_at_either_end)
 {
 	const char *b = tp_bin();

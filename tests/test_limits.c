@@ -773,3 +773,25 @@ Test(limits, second_render_into_a_locked_png_sequence_fails)
 		  slurp(errpath));
 	cr_assert(access(lock, F_OK) != 0, "lock file left behind");
 }
+
+/* The video reader's pixel limit (mp4_read.h; the fuzzing build checks it lower): a
+ * stream's declared size over 8192x8192 is refused before a decoder opens, one at the
+ * limit is read. A YUV4MPEG2 header without frames declares a size in a few bytes. */
+Test(limits, video_over_the_pixel_limit_refused_at_the_limit_read)
+{
+	char big[128], ok[128];
+	snprintf(big, sizeof big, "%s/big.y4m", dir);
+	snprintf(ok, sizeof ok, "%s/ok.y4m", dir);
+	static const char hbig[] = "YUV4MPEG2 W9000 H9000 F30:1 C420jpeg\n";
+	static const char hok[] = "YUV4MPEG2 W8192 H8192 F30:1 C420jpeg\n";
+	write_bytes(big, hbig, sizeof hbig - 1);
+	write_bytes(ok, hok, sizeof hok - 1);
+	child_run r = run_measured("%s compare %s %s", tp_bin(), big, big);
+	cr_assert_eq(r.status, 3);
+	cr_assert(strstr(slurp(errpath),
+			 "big.y4m: 9000x9000 video is more than 67108864 pixels a frame (the limit)"),
+		  "%s", slurp(errpath));
+	cr_assert(r.max_rss_mb < 128, "compare took %ld MB", r.max_rss_mb);
+	r = run_measured("%s compare %s %s", tp_bin(), ok, ok);
+	cr_assert_eq(r.status, 0, "%s", slurp(errpath));
+}

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "encode/hash.h"
+#include "encode/record.h"
 #include "util/png.h"
 #include "encode/proof.h"
 #include "util/fsutil.h"
@@ -32,6 +33,38 @@ int chunk_png_done(const char *path, const char *fp, int k, int total, tp_err *w
 		return 0;
 	}
 	return enc_proof_match(path, &p, fp, total, why) == 0 && frames_are(path, &p, k, k, why);
+}
+
+int chunk_exr_done(const char *path, const char *fp, int k, int total, tp_err *why)
+{
+	if (!tp_path_exists(path)) {
+		tp_errf(why, TP_EIO, "%s: missing", path);
+		return 0;
+	}
+	cJSON *rec = NULL;
+	const char *kind = NULL;
+	if (enc_record_read(path, &rec, &kind, why) < 0)
+		return 0;
+	/* the record's fingerprint, frame and frame count, as a PNG frame's proof gives them */
+	const cJSON *f = cJSON_GetObjectItem(rec, "fingerprint");
+	const cJSON *fr = cJSON_GetObjectItem(rec, "frame");
+	const cJSON *n = cJSON_GetObjectItem(rec, "frames");
+	enc_proof p = {0};
+	const int ok = cJSON_IsString(f) && strlen(f->valuestring) == 64 && cJSON_IsNumber(fr) &&
+		       cJSON_IsNumber(n);
+	if (ok) {
+		snprintf(p.fp, sizeof p.fp, "%s", f->valuestring);
+		p.first = p.last = fr->valueint;
+		p.total = n->valueint;
+	}
+	cJSON_Delete(rec);
+	if (!ok) {
+		tp_errf(why, TP_EINPUT,
+			"%s: no tidepool record (made by another program or version)", path);
+		return 0;
+	}
+	return enc_proof_match(path, &p, fp, total, why) == 0 && frames_are(path, &p, k, k, why) &&
+	       enc_exr_whole(path, why) == 0;
 }
 
 int chunk_mp4_done(const char *path, const char *fp, int a, int b, int total, tp_err *why)

@@ -14,6 +14,8 @@
 
 /* One PNG frame k. */
 int chunk_png_done(const char *path, const char *fp, int k, int total, tp_err *why);
+/* One OpenEXR frame k (its tidepool:* record; whole: every chunk inside the file). */
+int chunk_exr_done(const char *path, const char *fp, int k, int total, tp_err *why);
 /* An MP4 segment or joined MP4 holding frames a..b. */
 int chunk_mp4_done(const char *path, const char *fp, int a, int b, int total, tp_err *why);
 /* A frame-hash manifest holding frames a..b. */

@@ -29,9 +29,9 @@
 typedef struct output {
 	int mode; /* -1: the scene's */
 	char *path;
-	int kind;    /* 'p' PNG pattern, 'v' video, 'n' null */
-	/* whose fingerprint its files record: the encoder that claims a video or null, and
-	 * for a pattern the PNG encoder's (tasks checks chunks of PNG frames) */
+	int kind;    /* 'p' PNG or OpenEXR pattern, 'v' video, 'n' null */
+	/* whose fingerprint its files record: the encoder that claims the path, as render
+	 * chooses it (png or exr for a pattern) */
 	const tp_encoder *enc;
 	char fp[65]; /* the fingerprint its files record (outputs_fingerprint) */
 } output;
@@ -112,7 +112,11 @@ static int chunk_done(plan *p, int c)
 			for (int k = a; k <= b && done; k++) {
 				char path[4352];
 				snprintf(path, sizeof path, o->path, k);
-				done = note(p, chunk_png_done(path, o->fp, k, p->frames, &why), &why);
+				done = note(p,
+					    !strcmp(o->enc->name, "exr")
+						    ? chunk_exr_done(path, o->fp, k, p->frames, &why)
+						    : chunk_png_done(path, o->fp, k, p->frames, &why),
+					    &why);
 			}
 		} else if (o->kind == 'v') {
 			char *s = part_name(o->path, a, b, p->digits);
@@ -319,7 +323,9 @@ static int plan_outputs(plan *p, tp_err *err)
 				       "out/%%04d.png, "
 				       "an .mp4, or null)",
 				       paths[i]);
-		out->enc = out->kind == 'p' ? &tp_encoder_pngseq : enc_find_for_path(paths[i]);
+		out->enc = enc_find_for_path(paths[i]);
+		if (!out->enc) /* render refuses it with its message (render_would_refuse) */
+			out->enc = &tp_encoder_pngseq;
 	}
 	return fingerprints(p, err);
 }

@@ -10,6 +10,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Under the fuzzer (tests/fuzz/fuzz_mp4.c), the work one input may cause is capped, as
+ * OSS-Fuzz's FFmpeg harnesses do: one decoder thread (frame threads give each thread its
+ * own copy of the decoder's context, allocated and cleared for every input), and a short
+ * probe. The pixel limit is lowered in mp4_read.h. */
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#define DEC_THREADS 1
+#define PROBE_OPTS "probesize=32768:analyzeduration=500000:fpsprobesize=4"
+#else
+#define DEC_THREADS 0 /* as many as libavcodec likes: the pictures are the same */
+#define PROBE_OPTS ""
+#endif
+
 struct enc_mp4_reader {
 	char path[4096];
 	AVFormatContext *fmt;
@@ -37,7 +49,13 @@ static int open_input(enc_mp4_reader *r, tp_err *err)
 	if (ret < 0)
 		return ret;
 	fclose(f);
-	ret = avformat_open_input(&r->fmt, r->path, NULL, NULL);
+	AVDictionary *opts = NULL;
+	if (PROBE_OPTS[0] && av_dict_parse_string(&opts, PROBE_OPTS, "=", ":", 0) < 0) {
+		av_dict_free(&opts);
+		return tp_errf(err, TP_EIO, "out of memory");
+	}
+	ret = avformat_open_input(&r->fmt, r->path, NULL, &opts);
+	av_dict_free(&opts);
 	if (ret < 0)
 		return av_fail(err, ret == AVERROR(ENOENT) ? TP_EIO : TP_EINPUT, r->path,
 			       "cannot open as a video", ret);
@@ -126,7 +144,7 @@ int enc_mp4_open(const char *path, enc_mp4_reader **out, tp_err *err)
 		goto fail;
 	}
 	r->dec->flags |= AV_CODEC_FLAG_BITEXACT;
-	r->dec->thread_count = 0; /* decoders give the same pictures whatever the threading */
+	r->dec->thread_count = DEC_THREADS; /* the same pictures whatever the threading */
 	r->dec->max_pixels = ENC_MP4_MAX_PIXELS; /* a size change mid-stream is bounded too */
 	ret = avcodec_open2(r->dec, codec, NULL);
 	if (ret < 0) {

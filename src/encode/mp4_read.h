@@ -24,7 +24,14 @@
 #include "util/error.h"
 #include "util/image.h"
 
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+/* The fuzzer's build checks the same bound lower, so that a few bytes declaring an
+ * 8192x8192 stream cannot make every input decode and convert 64 Mpixel frames (the
+ * real limit is tested by tests/test_mp4.c and test_limits.c). */
+#define ENC_MP4_MAX_PIXELS (512 * 512)
+#else
 #define ENC_MP4_MAX_PIXELS (8192 * 8192)  /* == SCENE_MAX_PIXELS */
+#endif
 #define ENC_AV_MAX_ALLOC (256 << 20)      /* bytes in any one libav allocation */
 
 typedef struct enc_mp4_reader enc_mp4_reader;

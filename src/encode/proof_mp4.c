@@ -50,8 +50,10 @@ static int read_mp4(const char *path, char *comment, size_t n, uint64_t *sum, in
 	/* as for every video read (mp4_read.c): a 2 kB segment made the demuxer ask for 1 GB
 	 * (found by tests/fuzz/fuzz_segment) */
 	av_max_alloc(ENC_AV_MAX_ALLOC);
+	/* A segment is an MP4 tidepool wrote: read it as one, without probing every demuxer
+	 * libavformat has (most of a damaged segment's time, and none of them is wanted). */
 	AVFormatContext *fc = NULL;
-	int averr = avformat_open_input(&fc, path, NULL, NULL);
+	int averr = avformat_open_input(&fc, path, av_find_input_format("mp4"), NULL);
 	if (averr < 0)
 		return tp_errf(err, TP_EINPUT, "%s: not a readable MP4", path);
 	const AVDictionaryEntry *e = av_dict_get(fc->metadata, "comment", NULL, 0);

@@ -64,5 +64,9 @@ int enc_record_is_int_key(const char *key);
  * message "PATH: not written by tidepool (...)" for a file tidepool did not write (*kind
  * still says what it is, or "unknown"), TP_EIO when it cannot be read. */
 int enc_record_read(const char *path, cJSON **out, const char **kind, tp_err *err);
+/* 0 when every chunk of the OpenEXR file `path` lies whole inside it (its offset table and
+ * each chunk's bytes read back). OpenEXR carries no checksum: this is how `tasks --missing`
+ * tells a whole frame from a cut one. TP_EINPUT naming the file otherwise. */
+int enc_exr_whole(const char *path, tp_err *err);
 
 #endif

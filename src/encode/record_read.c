@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "encode/hash.h"
 #include "encode/proof.h"
@@ -131,6 +132,40 @@ static int read_exr(const char *path, cJSON **out, tp_err *err)
 	}
 	*out = o;
 	return 0;
+}
+
+int enc_exr_whole(const char *path, tp_err *err)
+{
+	struct stat st;
+	const long long size = stat(path, &st) == 0 ? (long long)st.st_size : -1;
+	exr_context_t ctx = NULL;
+	exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
+	init.error_handler_fn = quiet;
+	if (size < 0 || exr_start_read(&ctx, path, &init) != EXR_ERR_SUCCESS)
+		return tp_errf(err, TP_EINPUT, "%s: damaged OpenEXR header", path);
+	int32_t n = 0, lines = 0;
+	exr_attr_box2i_t dw;
+	int bad = exr_get_chunk_count(ctx, 0, &n) || exr_get_scanlines_per_chunk(ctx, 0, &lines) ||
+		  exr_get_data_window(ctx, 0, &dw) || lines < 1;
+	void *buf = NULL;
+	uint64_t cap = 0;
+	for (int32_t i = 0; !bad && i < n; i++) {
+		exr_chunk_info_t ci;
+		bad = exr_read_scanline_chunk_info(ctx, 0, dw.min.y + i * lines, &ci) ||
+		      ci.packed_size > (uint64_t)size || ci.data_offset > (uint64_t)size - ci.packed_size;
+		if (!bad && ci.packed_size > cap) {
+			void *nb = realloc(buf, ci.packed_size);
+			bad = !nb;
+			buf = nb ? nb : buf;
+			cap = nb ? ci.packed_size : cap;
+		}
+		bad = bad || (ci.packed_size && exr_read_chunk(ctx, 0, &ci, buf));
+	}
+	free(buf);
+	exr_finish(&ctx);
+	return bad ? tp_errf(err, TP_EINPUT, "%s: damaged or truncated OpenEXR (a chunk cannot be read)",
+			     path)
+		   : 0;
 }
 
 static int read_mp4(const char *path, cJSON **out, const char **kind, tp_err *err)

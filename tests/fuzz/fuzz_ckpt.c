@@ -4,7 +4,9 @@
  * (ckpt_load); a checkpoint that loads is then stepped one frame (loop_pass: the solver
  * runs on what was loaded, nothing is rendered). The scenes are tests/fuzz/scenes/
  * ckpt-*.json, 24x16 pixels, read from the working directory: run from the tree's root,
- * as the Makefile does. In this build the checksum is not required to match
+ * as the Makefile does. The sph scene sets max_substeps to 8, the most its own frames
+ * take: a damaged checkpoint with particles at the velocity cap would otherwise run the
+ * default 200 substeps in its one frame (about 0.2 s each under the sanitizers). In this build the checksum is not required to match
  * (FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION), so mutations reach the section readers;
  * every other check runs. Seeds: real checkpoints made by `tidepool cache`, prefixed by
  * the scene's index (tests/fuzz/corpus/ckpt, remade by tests/fuzz/ckpt-seeds.sh).

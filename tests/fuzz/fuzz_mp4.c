@@ -1,5 +1,7 @@
 /* Video reader (libavformat, libavcodec, libswscale through enc_mp4_*): any bytes as a
- * file, then up to 8 frames decoded to RGB8. */
+ * file, then up to 8 frames decoded to RGB8. In this build the reader caps the work of
+ * one input (encode/mp4_read.c): frames of at most 512x512 pixels, one decoder thread, a
+ * 32 kB probe. */
 #include "encode/mp4_read.h"
 #include "fuzz_util.h"
 

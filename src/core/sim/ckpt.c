@@ -167,6 +167,9 @@ static int check_open(FILE *f, const char *path, const ckpt_key *key, int frame,
 	if (in->frames != sc->frames || strncmp(in->solver, sc->solver->name, 15) != 0)
 		return tp_errf(err, TP_EINPUT,
 			       "%s: damaged (its frame count or solver is not this render's)", path);
+	if (in->frame < 1 || in->frame > in->frames)
+		return tp_errf(err, TP_EINPUT, "%s: damaged (frame %d of a %d-frame render)", path,
+			       in->frame, in->frames);
 	/* size: header + payload + trailer */
 	if (fseek(f, 0, SEEK_END) || ftell(f) < 0 ||
 	    (uint64_t)ftell(f) != CKPT_HEADER + in->payload + 8)
@@ -208,6 +211,11 @@ int ckpt_load(const char *path, const ckpt_key *key, int frame, sim_loop *lp, tp
 	int rc = check_open(f, path, key, frame, &in, err);
 	if (rc == 0 && (rc = loop_load(lp, f, err)) < 0)
 		tp_errprefix(err, rc, "%s", path);
+	/* the header's frame is checksummed, the state's is checked against it */
+	if (rc == 0 && loop_loaded_frame(lp) != in.frame)
+		rc = tp_errf(err, TP_EINPUT,
+			     "%s: damaged (its state is not at frame %d, the frame its header gives)",
+			     path, in.frame);
 	if (rc == 0 && ftell(f) != (long)(CKPT_HEADER + in.payload))
 		rc = tp_errf(err, TP_EINPUT, "%s: damaged (the state ends before its trailer)",
 			     path);

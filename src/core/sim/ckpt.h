@@ -25,7 +25,8 @@
  * exists whole or not at all. Loading verifies, in this order, the magic and format, the
  * program version, the size, the fingerprint, the frame, the frame count and solver, then
  * the payload's length, trailer and checksum (of the header too, so that no single-bit
- * flip anywhere passes); only a regular file is opened; any mismatch is refused with TP_EINPUT and a message giving the reason.
+ * flip anywhere passes); after the sections are read, that the state is at the header's
+ * frame (each reader bounds its own values); only a regular file is opened; any mismatch is refused with TP_EINPUT and a message giving the reason.
  */
 #ifndef TP_SIM_CKPT_H
 #define TP_SIM_CKPT_H

@@ -209,6 +209,15 @@ int loop_position(const sim_loop *lp) { return lp->next; }
 
 int loop_warmup_frames(const sim_loop *lp) { return lp->warmed; }
 
+int loop_loaded_frame(const sim_loop *lp)
+{
+	const int sf = stepper_frame(lp->st);
+	if (!lp->on)
+		return sf + 1;
+	/* output frame j is the stepper's frame S + B + j (loop_next's warm-up) */
+	return lp->next > 0 && sf == lp->start + lp->fade + lp->next - 1 ? lp->next : -1;
+}
+
 /* ---- checkpoints ---- */
 
 static const char LOOP_MAGIC[8] = { 'T', 'P', 'L', 'O', 'O', 'P', '0', '1' };

@@ -49,5 +49,9 @@ int loop_warmup_frames(const sim_loop *lp);
  * the warm-up ran, the B saved early frames of the cross-fade - then the stepper's. */
 int loop_save(const sim_loop *lp, FILE *f, tp_err *err);
 int loop_load(sim_loop *lp, FILE *f, tp_err *err);
+/* After loop_load(): the output frame the loaded state continues from (what its
+ * checkpoint's header must give), or -1 when the loop's and the stepper's counts
+ * disagree. */
+int loop_loaded_frame(const sim_loop *lp);
 
 #endif

@@ -264,6 +264,14 @@ int stepper_load(stepper *st, FILE *f, tp_err *err)
 	    next_drop > sc->ndrops)
 		return tp_errf(err, TP_EINPUT, "checkpoint: made for another scene (%d emitters, %d boxes)",
 			       (int)nem, (int)nbox);
+	/* The step count follows from the frame (steps_by_frame): a damaged one would make
+	 * the next frame run any number of steps, or none. (The frame is bounded first, far
+	 * above any render's, so that the product cannot overflow.) */
+	if (frame > 2 * SCENE_MAX_FRAMES || step != steps_by_frame(st, frame))
+		return tp_errf(err, TP_EINPUT,
+			       "checkpoint: the stepper's frame %d and step count %lld disagree "
+			       "(damaged)",
+			       (int)frame, (long long)step);
 	for (int i = 0; i < sc->nemitters; i++)
 		rc |= tp_rd_u64(f, &st->rain[i].state) | tp_rd_u64(f, &st->rain[i].inc);
 	for (int i = 0; i < sc->nboxes; i++) {

@@ -55,6 +55,7 @@
 #include <omp.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -995,7 +996,8 @@ static void box_doubles(box_state *b, double **d)
 	memcpy(d, v, sizeof v);
 }
 
-/* Bound of every value a checkpoint gives a box (px, units, degrees, per second). */
+/* Bound of every value a checkpoint gives a box or the water (px, height units, degrees,
+ * per second): finite, and far above anything a render reaches. */
 #define SHALLOW_CKPT_MAX 1e9
 
 static int pose_io(FILE *f, tp_box_pose *p, int wr)
@@ -1048,7 +1050,10 @@ static int rd_spans(FILE *f, const shallow *s, double *b, int *sp)
 		} else if (lo < 0 || hi >= s->w) {
 			return 1;
 		} else {
-			rc |= tp_rd_f64s(f, row(b, s->S, y) + lo, (size_t)(hi - lo + 1));
+			double *r = row(b, s->S, y);
+			rc |= tp_rd_f64s(f, r + lo, (size_t)(hi - lo + 1));
+			for (int x = lo; x <= hi && !rc; x++)
+				rc |= !(fabs(r[x]) <= SHALLOW_CKPT_MAX);
 		}
 		sp[2 * y] = lo;
 		sp[2 * y + 1] = hi;
@@ -1077,7 +1082,7 @@ static int region_values_io(FILE *f, const shallow *s, const cluster *c, double 
 		for (int k = 0; k < c->w && !rc; k++) {
 			const long p = pool_index(s, c->x0 + k, c->y0 + j);
 			double v = p >= 0 ? b[p] : 0;
-			rc |= wr ? tp_wr_f64(f, v) : tp_rd_f64(f, &v);
+			rc |= wr ? tp_wr_f64(f, v) : tp_rd_f64(f, &v) || !(fabs(v) <= SHALLOW_CKPT_MAX);
 			if (!wr && p >= 0)
 				b[p] = v;
 		}
@@ -1129,7 +1134,13 @@ static int shallow_load(void *priv, FILE *f, tp_err *err)
 	if (memcmp(magic, SAVE_MAGIC, sizeof magic) || w != s->w || h != s->h || nbox != s->nbox)
 		return tp_errf(err, TP_EINPUT, "shallow: the checkpoint is for another scene");
 	int rc = rd_spans(f, s, s->eta, s->sp_eta) | rd_spans(f, s, s->old, s->sp_old);
-	rc |= tp_rd_f64(f, &s->v0);
+	/* v0, the volume at rest plus what drops added: within what bounded heights give */
+	rc |= tp_rd_f64(f, &s->v0) ||
+	      !(fabs(s->v0) <= (s->depth + SHALLOW_CKPT_MAX) * ((double)s->w + 2) * (s->h + 2));
+	if (rc)
+		return tp_errf(err, TP_EINPUT,
+			       "shallow: truncated or damaged checkpoint (water heights or volume "
+			       "not finite or out of range)");
 	for (int i = 0; i < s->nbox && !rc; i++) {
 		box_state in = s->box[i]; /* read into a copy, kept only if valid */
 		double *d[BOX_DOUBLES];
@@ -1169,8 +1180,17 @@ static int shallow_load(void *priv, FILE *f, tp_err *err)
 	}
 	rc |= tp_rd_int(f, &s->last_iters) | tp_rd_int(f, &s->masked) | tp_rd_int(f, &s->cg_fail);
 	rc |= tp_rd_f64(f, &s->last_resid);
+	/* the CG's statistics: iterations up to its cap (the resting solve's, or cg_iters),
+	 * cells under at most every box's region, a count of failed solves that cannot
+	 * overflow as it grows */
+	const int iters_cap = s->cg_iters > SETTLE_CG_ITERS ? s->cg_iters : SETTLE_CG_ITERS;
+	rc |= s->last_iters < 0 || s->last_iters > iters_cap || s->masked < 0 ||
+	      (double)s->masked > (double)s->nbox * (s->w + 2) * (s->h + 2) || s->cg_fail < 0 ||
+	      s->cg_fail > INT_MAX / 2 || !(s->last_resid >= 0 && s->last_resid <= SHALLOW_CKPT_MAX);
 	if (rc)
-		return tp_errf(err, TP_EINPUT, "shallow: truncated or damaged checkpoint");
+		return tp_errf(err, TP_EINPUT,
+			       "shallow: truncated or damaged checkpoint (flow or solver counts out of "
+			       "range)");
 	fill_ghosts(s, s->eta);
 	fill_ghosts(s, s->old);
 	spans_scan(s, s->nw, s->sp_nw);

@@ -451,9 +451,9 @@ static void cluster_setup(shallow *s, int ci, int settle)
 }
 
 /* The resting state (settle) is solved to round-off: a relative residual of SETTLE_CG_TOL,
- * under an iteration cap meant only to stop a solve that cannot converge. */
+ * under an iteration cap meant only to stop a solve that cannot converge
+ * (SETTLE_CG_ITERS, shallow_impl.h). */
 #define SETTLE_CG_TOL   1e-10
-#define SETTLE_CG_ITERS 100000
 
 /* Phase 2 of a cluster: CG, then the water takes rate * gamma * sum_j (vh_j - vh).
  * Returns the cluster's CG statistics in c->cg. */

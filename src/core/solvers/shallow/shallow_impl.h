@@ -21,6 +21,7 @@
 #define PAR_CELLS 65536    /* pools this big use the threads for the wave update: below,
 			      a fork and join cost more than the work they would share */
 #define GAMMA_MARGIN 1e-6 /* 1 - gamma per step at least: the box solve divides by it */
+#define SETTLE_CG_ITERS 100000 /* the resting solve's CG cap (shallow_boxes.c) */
 #define SOFT_PENALTY 1.0   /* pull of vh towards 0 on partly covered cells, see cluster_setup */
 
 #define SH_PI 3.14159265358979323846
