@@ -85,12 +85,16 @@ enum {
 	 * deeper frame queue lets the simulation and renderer work ahead meanwhile */
 	ENC_CAP_LOOKAHEAD = 1u << 1,
 	ENC_CAP_RATE = 1u << 2, /* takes crf, preset and bitrate; the fingerprint records them */
+	/* takes float samples in physical units (TP_PIXELS_FLOAT) and the scene's float
+	 * settings (exr_float, exr_compression) */
+	ENC_CAP_FLOAT = 1u << 3,
 };
 
 extern const tp_encoder *const tp_encoders[]; /* registry.c, NULL-terminated */
 /* Named where the program means one encoder whatever the path: the frame-hash manifest
- * (--hash) and PNG frames (the chunks `tidepool tasks` checks). */
-extern const tp_encoder tp_encoder_hash, tp_encoder_pngseq;
+ * (--hash), PNG frames (the chunks `tidepool tasks` checks) and the flipbook atlas (a
+ * single .png of many frames). */
+extern const tp_encoder tp_encoder_hash, tp_encoder_pngseq, tp_encoder_flipbook;
 const tp_encoder *enc_find_for_path(const char *path);
 const tp_encoder *enc_find(const char *name);
 
