@@ -12,6 +12,7 @@
 
 #include "cli/optrows.h"
 #include "cli/sceneopts.h"
+#include "encode/encoder.h"
 
 /* A command's rows: its one table, or the parts of a scene command. */
 static const struct {
@@ -27,17 +28,13 @@ static const struct {
 };
 #define NTABLES (sizeof tables / sizeof tables[0])
 
-/* The shared groups a scene command may take (-h is every command's). */
-static const cli_row *const groups[] = {
-	cli_scene_rows,  cli_output_rows, cli_flipbook_rows,  cli_range_rows,
-	cli_encode_rows, cli_record_rows, cli_overwrite_rows, cli_quiet_rows,
-};
-#define NGROUPS (sizeof groups / sizeof groups[0])
-
+/* The shared groups a scene command may take, the encoders' options among them. */
 static int is_group(const cli_row *rows)
 {
-	for (size_t g = 0; g < NGROUPS; g++)
-		if (groups[g] == rows)
+	const cli_row *g[16];
+	int n = cli_scene_groups(g, 16);
+	for (int i = 0; i < n; i++)
+		if (g[i] == rows)
 			return 1;
 	return 0;
 }
@@ -55,8 +52,10 @@ static int entries_of(size_t t, entry *e, int max)
 	int n = 0;
 	for (const cli_row *r = tables[t].rows; r && r->name && n < max; r++)
 		e[n++] = (entry){r, r->help, 0, 0};
-	for (const cli_part *p = tables[t].scene ? tables[t].scene->parts : NULL;
-	     p && (p->text || p->rows); p++)
+	cli_part parts[32] = {{0}};
+	if (tables[t].scene)
+		cli_scene_parts(tables[t].scene, parts, 32);
+	for (const cli_part *p = parts; p->text || p->rows; p++)
 		for (const cli_row *r = p->rows; r && r->name && n < max; r++)
 			e[n++] = (entry){r, cli_part_help(p, r), p->in_text, is_group(p->rows)};
 	return n;
@@ -214,7 +213,7 @@ Test(optrows, each_part_words_every_row_of_its_table_once)
 	for (size_t t = 0; t < NTABLES; t++)
 		for (const cli_part *p = tables[t].scene ? tables[t].scene->parts : NULL;
 		     p && (p->text || p->rows); p++) {
-			if (!p->words)
+			if (!p->words || p->rows == cli_encoder_rows)
 				continue;
 			int nrows = 0, nwords = 0;
 			for (const cli_row *r = p->rows; r->name; r++)
@@ -297,10 +296,12 @@ Test(optrows, the_man_page_names_every_row_in_its_commands_section)
 Test(optrows, each_refused_row_is_refused)
 {
 	int refused = 0;
+	const cli_row *groups[16];
+	const int ngroups = cli_scene_groups(groups, 16);
 	for (size_t t = 0; t < NTABLES; t++) {
 		entry e[96];
 		int n = entries_of(t, e, 96);
-		for (size_t g = 0; tables[t].scene && g < NGROUPS; g++)
+		for (int g = 0; tables[t].scene && g < ngroups; g++)
 			for (const cli_row *r = groups[g]; r->name; r++) {
 				int taken = 0;
 				for (int i = 0; i < n; i++)
@@ -368,6 +369,37 @@ Test(optrows, the_parser_gives_each_row_its_id)
 				cr_assert_str_eq(seen_value, "V");
 			cr_assert_str_eq(argv[first], r->value ? "POS" : "V");
 		}
+}
+
+/* Each encoder declares its own options as rows: render prints them where the encoders'
+ * place is, tasks passes them on, the other scene commands refuse them by name; an encoder
+ * that says it takes a rate (ENC_CAP_RATE) declares options, and no other does. */
+Test(optrows, the_encoders_declare_their_options)
+{
+	int declared = 0;
+	for (int k = 0; tp_encoders[k]; k++) {
+		const tp_encoder *enc = tp_encoders[k];
+		cr_assert_eq(enc->options != NULL, (enc->caps & ENC_CAP_RATE) != 0, "%s", enc->name);
+		for (const cli_row *r = enc->options; r && r->name; r++, declared++) {
+			cr_assert(r->id >= ENC_OPT_CRF && r->id <= ENC_OPT_BITRATE, "--%s", r->name);
+			for (size_t t = 0; t < NTABLES; t++) {
+				entry e[96];
+				int n = entries_of(t, e, 96), at = -1;
+				for (int i = 0; i < n; i++)
+					if (e[i].r == r)
+						at = i;
+				const char *cmd = tables[t].cmd;
+				if (!strcmp(cmd, "render"))
+					cr_assert(at >= 0 && e[at].shared && e[at].help == r->help,
+						  "render --%s", r->name);
+				else if (!strcmp(cmd, "tasks"))
+					cr_assert(at >= 0 && e[at].in_text, "tasks --%s", r->name);
+				else
+					cr_assert_eq(at, -1, "%s --%s", cmd, r->name);
+			}
+		}
+	}
+	cr_assert_geq(declared, 3);
 }
 
 static const cli_row *seen_row;
@@ -444,9 +476,10 @@ Test(optrows, the_scene_commands_parse_every_row)
 			for (const cli_row *q = cli_scene_rows; q->name; q++)
 				if (q == r)
 					kept = o.scene_args, nkept = o.nscene_args;
-			for (const cli_row *q = cli_encode_rows; q->name; q++)
-				if (q == r)
-					kept = o.enc_args, nkept = o.nenc_args;
+			for (int k = 0; tp_encoders[k]; k++)
+				for (const cli_row *q = tp_encoders[k]->options; q && q->name; q++)
+					if (q == r)
+						kept = o.enc_args, nkept = o.nenc_args;
 			if (kept) {
 				cr_assert_eq(nkept, 2, "%s %s", c.cmd, opt);
 				cr_assert_str_eq(kept[0], r->name);

@@ -42,7 +42,7 @@ static int queue_depth(const out_plan *plan, const tp_pixfmt *fmts, int nsinks, 
 /* render takes every shared group, in their own words. */
 static const cli_part parts[] = {
 	{.rows = cli_output_rows},   {.rows = cli_scene_rows},     {.rows = cli_flipbook_rows},
-	{.rows = cli_range_rows},    {.rows = cli_encode_rows},    {.rows = cli_record_rows},
+	{.rows = cli_range_rows},    {.rows = cli_encoder_rows},    {.rows = cli_record_rows},
 	{.rows = cli_overwrite_rows}, {.rows = cli_quiet_rows},    {.rows = cli_help_rows},
 	{0},
 };

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "encode/encoder.h"
 
 int cli_api_err(const tp_error *e, tp_err *err)
 {
@@ -72,9 +73,6 @@ enum {
 	OPT_SEED,
 	OPT_THREADS,
 	OPT_STATS,
-	OPT_CRF,
-	OPT_PRESET,
-	OPT_BITRATE,
 	OPT_HASH,
 	OPT_SET,
 	OPT_FLIPBOOK,
@@ -152,16 +150,9 @@ const cli_row cli_range_rows[] = {
 	{0},
 };
 
-const cli_row cli_encode_rows[] = {
-	{"crf", 0, 1, OPT_CRF, "      --crf N          MP4 quality, 0 (lossless) .. 51 (default 18)\n", 0},
-	{"preset", 0, 1, OPT_PRESET,
-	 "      --preset NAME    x264 preset: ultrafast, superfast, veryfast, faster, fast,\n"
-	 "                       medium (default), slow, slower, veryslow, placebo\n", 0},
-	{"bitrate", 0, 1, OPT_BITRATE,
-	 "      --bitrate RATE   MP4 target bit rate in bits/s (k and M suffixes), instead of crf\n",
-	 0},
-	{0},
-};
+/* A place in a command's parts, not rows: every encoder's own options (tp_encoder.options,
+ * in the registry's order) go there. */
+const cli_row cli_encoder_rows[] = {{0}};
 
 const cli_row cli_record_rows[] = {
 	{"stats", 0, 1, OPT_STATS,
@@ -189,11 +180,51 @@ const cli_row cli_help_rows[] = {
 
 /* Every shared group, in the order getopt has always seen their options. */
 static const cli_row *const groups[] = {
-	cli_scene_rows, cli_quiet_rows,  cli_help_rows,  cli_output_rows,   cli_flipbook_rows,
-	cli_record_rows, cli_encode_rows, cli_range_rows, cli_overwrite_rows,
+	cli_scene_rows, cli_quiet_rows,   cli_help_rows,  cli_output_rows,   cli_flipbook_rows,
+	cli_record_rows, cli_encoder_rows, cli_range_rows, cli_overwrite_rows,
 };
 #define NGROUPS (sizeof groups / sizeof groups[0])
 #define MAX_ROWS 64
+#define MAX_PARTS 24
+#define MAX_GROUPS 16
+
+/* Writes the tables of cli_encoder_rows's place: each encoder's options. */
+static int encoder_tables(const cli_row **out, int n, int max)
+{
+	for (int i = 0; tp_encoders[i]; i++)
+		if (tp_encoders[i]->options && n < max)
+			out[n++] = tp_encoders[i]->options;
+	return n;
+}
+
+int cli_scene_groups(const cli_row **out, int max)
+{
+	int n = 0;
+	for (size_t g = 0; g < NGROUPS; g++)
+		if (groups[g] == cli_encoder_rows)
+			n = encoder_tables(out, n, max);
+		else if (n < max)
+			out[n++] = groups[g];
+	return n;
+}
+
+int cli_scene_parts(const cli_scene_cmd *c, cli_part *out, int max)
+{
+	int n = 0;
+	for (const cli_part *p = c->parts; (p->text || p->rows) && n < max - 1; p++) {
+		if (p->rows != cli_encoder_rows) {
+			out[n++] = *p;
+			continue;
+		}
+		const cli_row *t[8];
+		int k = encoder_tables(t, 0, 8);
+		for (int i = 0; i < k && n < max - 1; i++)
+			out[n++] = (cli_part){.text = i ? NULL : p->text, .rows = t[i],
+					      .in_text = p->in_text};
+	}
+	out[n] = (cli_part){0};
+	return n;
+}
 
 /* Keeps the option as given (its long name, without dashes, and its value), for commands
  * that pass it on to the commands they run. */
@@ -286,15 +317,15 @@ static int parse_shared(const char *cmd, const cli_row *row, const char *arg, cl
 		break;
 	case OPT_STATS: o->stats = arg; return 0;
 	case OPT_HASH: o->hash = arg; return 0;
-	case OPT_CRF:
+	case ENC_OPT_CRF:
 		if (tp_parse_int(arg, 0, 51, &v))
 			return tp_cli_usage(cmd, "--crf: expected 0..51 (got '%s')", arg);
 		o->crf = (int)v;
 		return keep_arg(cmd, o->enc_args, &o->nenc_args, row->name, arg);
-	case OPT_PRESET:
+	case ENC_OPT_PRESET:
 		o->preset = arg;
 		return keep_arg(cmd, o->enc_args, &o->nenc_args, row->name, arg);
-	case OPT_BITRATE:
+	case ENC_OPT_BITRATE:
 		if (cli_parse_bitrate(arg, &o->bitrate))
 			return tp_cli_usage(cmd,
 					    "--bitrate: expected bits/s such as 8M or 2500k (got '%s')",
@@ -311,6 +342,9 @@ enum { ROW_OWN, ROW_SHARED, ROW_REFUSED };
 
 typedef struct joined {
 	const cli_scene_cmd *c;
+	cli_part parts[MAX_PARTS + 1]; /* c's, with the encoders' options in place */
+	const cli_row *groups[MAX_GROUPS];
+	int ngroups;
 	void *ctx;
 	cli_opts *o;
 	cli_row rows[MAX_ROWS + 1]; /* copies, for getopt: one table */
@@ -319,10 +353,10 @@ typedef struct joined {
 	int n;
 } joined;
 
-static int is_group(const cli_row *rows)
+static int is_group(const joined *j, const cli_row *rows)
 {
-	for (size_t g = 0; g < NGROUPS; g++)
-		if (groups[g] == rows)
+	for (int g = 0; g < j->ngroups; g++)
+		if (j->groups[g] == rows)
 			return 1;
 	return 0;
 }
@@ -369,17 +403,19 @@ static int dispatch(void *ctx, const cli_row *row, const char *value)
 int cli_opts_parse(const cli_scene_cmd *c, void *ctx, int argc, char **argv, cli_opts *o)
 {
 	joined j = {.c = c, .ctx = ctx, .o = o};
+	cli_scene_parts(c, j.parts, MAX_PARTS + 1);
+	j.ngroups = cli_scene_groups(j.groups, MAX_GROUPS);
 	/* The command's own rows first, then every shared group's: taken or refused. */
-	for (const cli_part *p = c->parts; p->text || p->rows; p++)
-		for (const cli_row *r = p->rows; r && !is_group(p->rows) && r->name; r++)
+	for (const cli_part *p = j.parts; p->text || p->rows; p++)
+		for (const cli_row *r = p->rows; r && !is_group(&j, p->rows) && r->name; r++)
 			add_row(&j, r, ROW_OWN);
-	for (size_t g = 0; g < NGROUPS; g++)
-		for (const cli_row *r = groups[g]; r->name; r++)
+	for (int g = 0; g < j.ngroups; g++)
+		for (const cli_row *r = j.groups[g]; r->name; r++)
 			if (!own_named(&j, r->name))
-				add_row(&j, r, takes(c->parts, groups[g]) ? ROW_SHARED : ROW_REFUSED);
+				add_row(&j, r, takes(j.parts, j.groups[g]) ? ROW_SHARED : ROW_REFUSED);
 	j.rows[j.n] = (cli_row){0};
 	const cli_rows rows = {.cmd = c->cmd, .head = c->head, .rows = j.rows, .tail = c->tail,
-			       .parts = c->parts, .handle = dispatch, .ctx = &j};
+			       .parts = j.parts, .handle = dispatch, .ctx = &j};
 	int first, rc = cli_rows_parse(&rows, argc, argv, &first);
 	if (rc)
 		return rc;

@@ -1,12 +1,13 @@
 /*
- * sceneopts.h - the one option parser of render, validate, cache, tasks and batch: the
+ * sceneopts.h - the shared options of render, validate, cache, tasks and batch: the
  * scene options mean the same everywhere, so validate checks the scene render would run
  * and a cache, its tasks and their renders agree on the settings.
  *
  * Each option is a row (optrows.h) of a shared group (the scene group --set, --size,
- * --scale, --frames, --seed, --threads; -o; the flipbook options; the encoder options;
- * --stats and --hash; --range and --cache; -y; -q; -h) or of the command's own table; a
- * command's --help is printed from the rows, in the parts and wording it gives.
+ * --scale, --frames, --seed, --threads; -o; the flipbook options; each encoder's own
+ * options, tp_encoder.options; --stats and --hash; --range and --cache; -y; -q; -h) or of
+ * the command's own table, and all go through cli_rows_parse(); a command's --help is
+ * printed from the rows, in the parts and wording it gives.
  * Positional arguments (scene files) are left to the caller in argv[first..argc).
  */
 #ifndef TP_CLI_SCENEOPTS_H
@@ -68,7 +69,9 @@ extern const cli_row cli_scene_rows[];     /* --set --frames --size --scale --se
 extern const cli_row cli_output_rows[];    /* -o */
 extern const cli_row cli_flipbook_rows[];  /* --flipbook --frame-size --pot --flipbook-padding */
 extern const cli_row cli_range_rows[];     /* --range --cache --allow-empty-cache */
-extern const cli_row cli_encode_rows[];    /* --crf --preset --bitrate */
+/* Not rows but their place: every encoder's own options (tp_encoder.options: the MP4
+ * encoder's --crf, --preset, --bitrate), as groups of their own. */
+extern const cli_row cli_encoder_rows[];
 extern const cli_row cli_record_rows[];    /* --stats --hash */
 extern const cli_row cli_overwrite_rows[]; /* -y */
 extern const cli_row cli_quiet_rows[];     /* -q */
@@ -86,6 +89,11 @@ typedef struct cli_scene_cmd {
 
 extern const cli_scene_cmd cli_render_cmd, cli_validate_cmd, cli_cache_cmd, cli_tasks_cmd,
 	cli_batch_cmd;
+
+/* The parts of c's --help with each encoder's options in cli_encoder_rows's place (at most
+ * max - 1 and an end), and every shared group (the encoders' options each one); counts. */
+int cli_scene_parts(const cli_scene_cmd *c, cli_part *out, int max);
+int cli_scene_groups(const cli_row **out, int max);
 
 /* Parses argv (argv[0] is the command name) through c's rows, the own ones into ctx. Returns
  * 0 (o->first set), 1 after printing --help, or TP_EXIT_USAGE after printing the reason. */

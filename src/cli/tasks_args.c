@@ -50,7 +50,7 @@ static const cli_part parts[] = {
 		 "\n"},
 	{.rows = cli_output_rows, .in_text = 1},
 	{.rows = cli_scene_rows, .in_text = 1},
-	{.rows = cli_encode_rows, .in_text = 1},
+	{.rows = cli_encoder_rows, .in_text = 1},
 	{.rows = cli_record_rows, .in_text = 1},
 	{.rows = cli_overwrite_rows, .in_text = 1},
 	{.rows = cli_quiet_rows, .in_text = 1},

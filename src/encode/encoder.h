@@ -76,7 +76,18 @@ typedef struct tp_encoder {
 	 * such as a codec fallback ("libx264 is not available: ..."), or NULL for none. */
 	const char *(*note)(const enc_config *cfg);
 	unsigned caps; /* ENC_CAP_*: what the program may ask of it, in place of its name */
+	/* Optional (may be NULL): its own options of render and tasks, rows of the program's
+	 * parser (cli/optrows.h) with ids ENC_OPT_*, whose values reach it in enc_config. */
+	const struct cli_row *options;
 } tp_encoder;
+
+/* The ids of encoders' option rows: the value of each goes to the enc_config field it
+ * names (the program's parser checks it and says so by the option's name). */
+enum {
+	ENC_OPT_CRF = 1 << 12, /* crf */
+	ENC_OPT_PRESET,        /* preset */
+	ENC_OPT_BITRATE,       /* bitrate */
+};
 
 /* tp_encoder.caps */
 enum {
