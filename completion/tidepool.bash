@@ -60,7 +60,10 @@ _tidepool()
 		--metric)
 			replies=($(compgen -W "flip" -- "$cur"))
 			;;
-		--stats | --hash | --json | --junit | --sheet | --html)
+		--step)
+			replies=($(compgen -W "cache render join" -- "$cur"))
+			;;
+		--stats | --hash | --json | --junit | --sheet | --html | --bin)
 			replies=($(compgen -f -- "$cur"))
 			;;
 		-O | --out-dir | --diff | --cache)
@@ -69,7 +72,8 @@ _tidepool()
 		--frames | --size | --seed | --threads | --crf | --bitrate | --flipbook | --frame-size | \
 			-j | --jobs | --name | --thumb | --max-diff | --max-pixels | --max-ratio | \
 			--min-psnr | --min-ssim | --fuzz | --ignore | \
-			--max-flip | --ppd | --viewing-conditions | --html-frames | --port | --scale)
+			--max-flip | --ppd | --viewing-conditions | --html-frames | --port | --scale | \
+			--flipbook-padding | --range | --chunk | --every)
 			;;
 		*)
 			if [[ $cur == -* ]]; then

@@ -15,57 +15,76 @@
 #include "util/fsutil.h"
 #include "util/progress.h"
 
-static const char usage[] =
-	"usage: tidepool batch SCENE --vary KEY=VALUES... -O DIR [options]\n"
-	"\n"
-	"Renders every combination of the varied values, several at once, into\n"
-	"DIR/NAME/ (each of the scene's outputs under its own file name), and writes a\n"
-	"contact sheet of labelled thumbnails, DIR/contact.png.\n"
-	"\n"
-	"  --vary KEY=VALUES    KEY as for --set (seed, params.damping, maps.caustics.depth,\n"
-	"                       emitters.0.rate); VALUES a range A..B of whole numbers or a\n"
-	"                       comma list (3,4  tiles,pebbles); repeatable; default: the\n"
-	"                       scene's \"variants\"\n"
-	"  -O, --out-dir DIR    where the variants go (created if missing)\n"
-	"      --name PATTERN   variant names: {scene}, {index} and {KEY} (full or last part,\n"
-	"                       {params.damping} or {damping}); default: the scene's\n"
-	"                       \"variants\" name with its own keys, else {scene}_seed{seed}...\n"
-	"  -j, --jobs N         variants rendered at once (default: one per core); each gets\n"
-	"                       cores/N threads, which does not change any byte\n"
-	"      --sheet FILE     contact sheet path (default DIR/contact.png)\n"
-	"      --no-sheet       no contact sheet\n"
-	"      --thumb W        thumbnail width in pixels (default 192)\n"
-	"      --set KEY=VALUE  change a scene value for every variant; repeatable\n"
-	"      --frames N       frames per variant\n"
-	"      --size WxH       render size (the scene is scaled to it)\n"
-"      --scale F        render size as a factor of the scene's size: 0.25, 25%, 2\n"
-	"      --seed N         random seed for every variant (a varied seed wins)\n"
-	"      --threads N      threads of each render (default: the cores shared among the\n"
-	"                       jobs); no byte changes\n"
-	"      --tasks          print one 'tidepool render' command per variant and the\n"
-	"                       contact sheet step last (--sheet-only), for GNU parallel\n"
-	"                       or a scheduler, instead of rendering\n"
-	"      --sheet-only     only make the contact sheet, from variants already rendered\n"
-	"      --bin PATH       the tidepool that --tasks commands run (default: tidepool)\n"
-	"  -y, --overwrite      replace existing variant directories' files\n"
-	"  -q, --quiet          no progress or summary\n"
-	"  -h, --help           show this help\n"
-	"\n"
-	"Exit status: 0 done, 2 usage error, 3 bad scene or variant (nothing is rendered),\n"
-	"4 a variant failed to render (the others still are), 130 interrupted.\n";
-
 /* ---- options ---- */
 
 enum { OPT_VARY = 1024, OPT_NAME, OPT_SHEET, OPT_NO_SHEET, OPT_THUMB, OPT_TASKS, OPT_SHEET_ONLY,
        OPT_BIN };
 
+static const cli_row own[] = {
+	{"vary", 0, 1, OPT_VARY,
+	 "  --vary KEY=VALUES    KEY as for --set (seed, params.damping, maps.caustics.depth,\n"
+	 "                       emitters.0.rate); VALUES a range A..B of whole numbers or a\n"
+	 "                       comma list (3,4  tiles,pebbles); repeatable; default: the\n"
+	 "                       scene's \"variants\"\n", 0},
+	{"out-dir", 'O', 1, 'O', "  -O, --out-dir DIR    where the variants go (created if missing)\n",
+	 0},
+	{"name", 0, 1, OPT_NAME,
+	 "      --name PATTERN   variant names: {scene}, {index} and {KEY} (full or last part,\n"
+	 "                       {params.damping} or {damping}); default: the scene's\n"
+	 "                       \"variants\" name with its own keys, else {scene}_seed{seed}...\n", 0},
+	{"jobs", 'j', 1, 'j',
+	 "  -j, --jobs N         variants rendered at once (default: one per core); each gets\n"
+	 "                       cores/N threads, which does not change any byte\n", 0},
+	{"sheet", 0, 1, OPT_SHEET,
+	 "      --sheet FILE     contact sheet path (default DIR/contact.png)\n", 0},
+	{"no-sheet", 0, 0, OPT_NO_SHEET, "      --no-sheet       no contact sheet\n", 0},
+	{"thumb", 0, 1, OPT_THUMB,
+	 "      --thumb W        thumbnail width in pixels (default 192)\n", 0},
+	{0},
+};
+/* Printed after the scene group. */
+static const cli_row own_steps[] = {
+	{"tasks", 0, 0, OPT_TASKS,
+	 "      --tasks          print one 'tidepool render' command per variant and the\n"
+	 "                       contact sheet step last (--sheet-only), for GNU parallel\n"
+	 "                       or a scheduler, instead of rendering\n", 0},
+	{"sheet-only", 0, 0, OPT_SHEET_ONLY,
+	 "      --sheet-only     only make the contact sheet, from variants already rendered\n", 0},
+	{"bin", 0, 1, OPT_BIN,
+	 "      --bin PATH       the tidepool that --tasks commands run (default: tidepool)\n", 0},
+	{0},
+};
+/* The scene group in batch's words: every variant takes it. */
+static const cli_word scene_group_words[] = {
+	{"set", "      --set KEY=VALUE  change a scene value for every variant; repeatable\n"},
+	{"frames", "      --frames N       frames per variant\n"},
+	{"size", "      --size WxH       render size (the scene is scaled to it)\n"},
+	{"scale", "      --scale F        render size as a factor of the scene's size: 0.25, 25%, 2\n"},
+	{"seed", "      --seed N         random seed for every variant (a varied seed wins)\n"},
+	{"threads", "      --threads N      threads of each render (default: the cores shared among the\n"
+		    "                       jobs); no byte changes\n"},
+	{0},
+};
+static const cli_word overwrite_words[] = {
+	{"overwrite", "  -y, --overwrite      replace existing variant directories' files\n"},
+	{0},
+};
+static const cli_part parts[] = {
+	{.rows = own},
+	{.rows = cli_scene_rows, .words = scene_group_words},
+	{.rows = own_steps},
+	{.rows = cli_overwrite_rows, .words = overwrite_words},
+	{.rows = cli_quiet_rows},
+	{.rows = cli_help_rows},
+	{0},
+};
+
 /* batch's own options. */
-static int own_option(void *ctx, int c, const char *name, const char *arg)
+static int own_option(void *ctx, const cli_row *row, const char *arg)
 {
 	batch_opts *o = ctx;
 	long v;
-	(void)name;
-	switch (c) {
+	switch (row->id) {
 	case OPT_VARY:
 		if (o->nvary_spec == BATCH_MAX_VARY)
 			return tp_cli_usage("batch", "at most %d --vary options", BATCH_MAX_VARY);
@@ -95,24 +114,25 @@ static int own_option(void *ctx, int c, const char *name, const char *arg)
 	}
 }
 
+const cli_scene_cmd cli_batch_cmd = {
+	.cmd = "batch",
+	.head = "usage: tidepool batch SCENE --vary KEY=VALUES... -O DIR [options]\n"
+		"\n"
+		"Renders every combination of the varied values, several at once, into\n"
+		"DIR/NAME/ (each of the scene's outputs under its own file name), and writes a\n"
+		"contact sheet of labelled thumbnails, DIR/contact.png.\n"
+		"\n",
+	.parts = parts,
+	.tail = "\n"
+		"Exit status: 0 done, 2 usage error, 3 bad scene or variant (nothing is rendered),\n"
+		"4 a variant failed to render (the others still are), 130 interrupted.\n",
+	.handle = own_option,
+};
+
 static int parse_args(int argc, char **argv, batch_opts *o)
 {
-	static const struct option own[] = {
-		{ "vary", required_argument, NULL, OPT_VARY },
-		{ "out-dir", required_argument, NULL, 'O' },
-		{ "name", required_argument, NULL, OPT_NAME },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "sheet", required_argument, NULL, OPT_SHEET },
-		{ "no-sheet", no_argument, NULL, OPT_NO_SHEET },
-		{ "thumb", required_argument, NULL, OPT_THUMB },
-		{ "tasks", no_argument, NULL, OPT_TASKS },
-		{ "sheet-only", no_argument, NULL, OPT_SHEET_ONLY },
-		{ "bin", required_argument, NULL, OPT_BIN },
-		{ NULL, 0, NULL, 0 },
-	};
-	const cli_extra x = { own, "O:j:", own_option, o };
 	o->c.crf = -1;
-	int rc = cli_opts_parse_with("batch", usage, CLI_OVERWRITE_OPT, &x, argc, argv, &o->c);
+	int rc = cli_opts_parse(&cli_batch_cmd, o, argc, argv, &o->c);
 	if (rc)
 		return rc;
 	int first = o->c.first;

@@ -14,34 +14,6 @@
 #include "util/fsutil.h"
 #include "util/progress.h"
 
-static const char usage[] =
-	"usage: tidepool cache SCENE -O DIR --every N [options]\n"
-	"\n"
-	"Runs the simulation of SCENE only (nothing is rendered) and writes a checkpoint\n"
-	"every N frames, DIR/frame-NNNNNNNN.tpck, for 'tidepool render --range A-B --cache\n"
-	"DIR'. A checkpoint holds the whole state the next frames depend on, is written\n"
-	"atomically and is refused, with the reason, by a render of another scene, size,\n"
-	"option set or tidepool version. Checkpoints already in DIR that match are kept:\n"
-	"running the command again after an interruption continues from the last one.\n"
-	"\n"
-	"  -O, --out-dir DIR    where the checkpoints go (created if missing)\n"
-	"      --every N        frames between checkpoints (checkpoints at N, 2N, ...)\n"
-	"      --frames N       frames of the render (overrides duration)\n"
-	"      --size WxH       render size in pixels (the scene is scaled to it)\n"
-	"      --scale F        render size as a factor of the scene's size: 0.25, 25%, 2\n"
-	"      --seed N         random seed\n"
-	"      --set KEY=VALUE  change a scene value; repeatable\n"
-	"                       (--frames, --size/--scale, --seed and --set must be the same as\n"
-	"                       the render's)\n"
-	"      --threads N      worker threads; 0 or absent: all cores; same bytes for every N\n"
-	"  -y, --overwrite      replace checkpoints in DIR made for something else\n"
-	"  -q, --quiet          no progress or summary\n"
-	"  -h, --help           show this help\n"
-	"\n"
-	"Exit status: 0 done, 2 usage error, 3 bad scene, or DIR holds checkpoints of\n"
-	"another scene (without -y), 4 I/O or runtime error, 130 interrupted (the\n"
-	"checkpoints written so far are complete).\n";
-
 typedef struct cache_opts {
 	cli_opts c; /* the shared options (sceneopts.h): the scene group and -y */
 	cli_overrides ov;
@@ -51,13 +23,45 @@ typedef struct cache_opts {
 
 enum { OPT_EVERY = 1024 };
 
+static const cli_row own[] = {
+	{"out-dir", 'O', 1, 'O', "  -O, --out-dir DIR    where the checkpoints go (created if missing)\n",
+	 0},
+	{"every", 0, 1, OPT_EVERY,
+	 "      --every N        frames between checkpoints (checkpoints at N, 2N, ...)\n", 0},
+	{0},
+};
+/* The scene group in cache's words: only what makes the simulation matters here. */
+static const cli_word scene_group_words[] = {
+	{"frames", "      --frames N       frames of the render (overrides duration)\n"},
+	{"size", "      --size WxH       render size in pixels (the scene is scaled to it)\n"},
+	{"scale", "      --scale F        render size as a factor of the scene's size: 0.25, 25%, 2\n"},
+	{"seed", "      --seed N         random seed\n"},
+	{"set", "      --set KEY=VALUE  change a scene value; repeatable\n"
+		"                       (--frames, --size/--scale, --seed and --set must be the same as\n"
+		"                       the render's)\n"},
+	{"threads",
+	 "      --threads N      worker threads; 0 or absent: all cores; same bytes for every N\n"},
+	{0},
+};
+static const cli_word overwrite_words[] = {
+	{"overwrite", "  -y, --overwrite      replace checkpoints in DIR made for something else\n"},
+	{0},
+};
+static const cli_part parts[] = {
+	{.rows = own},
+	{.rows = cli_scene_rows, .words = scene_group_words},
+	{.rows = cli_overwrite_rows, .words = overwrite_words},
+	{.rows = cli_quiet_rows},
+	{.rows = cli_help_rows},
+	{0},
+};
+
 /* -O DIR and --every N, cache's own. */
-static int own_option(void *ctx, int c, const char *name, const char *arg)
+static int own_option(void *ctx, const cli_row *row, const char *arg)
 {
 	cache_opts *o = ctx;
 	long v;
-	(void)name;
-	if (c == 'O') {
+	if (row->id == 'O') {
 		o->dir = arg;
 		return 0;
 	}
@@ -68,16 +72,29 @@ static int own_option(void *ctx, int c, const char *name, const char *arg)
 	return 0;
 }
 
+const cli_scene_cmd cli_cache_cmd = {
+	.cmd = "cache",
+	.head = "usage: tidepool cache SCENE -O DIR --every N [options]\n"
+		"\n"
+		"Runs the simulation of SCENE only (nothing is rendered) and writes a checkpoint\n"
+		"every N frames, DIR/frame-NNNNNNNN.tpck, for 'tidepool render --range A-B --cache\n"
+		"DIR'. A checkpoint holds the whole state the next frames depend on, is written\n"
+		"atomically and is refused, with the reason, by a render of another scene, size,\n"
+		"option set or tidepool version. Checkpoints already in DIR that match are kept:\n"
+		"running the command again after an interruption continues from the last one.\n"
+		"\n",
+	.parts = parts,
+	.tail = "\n"
+		"Exit status: 0 done, 2 usage error, 3 bad scene, or DIR holds checkpoints of\n"
+		"another scene (without -y), 4 I/O or runtime error, 130 interrupted (the\n"
+		"checkpoints written so far are complete).\n",
+	.handle = own_option,
+};
+
 static int parse_args(int argc, char **argv, cache_opts *o, const char **scene_file)
 {
-	static const struct option own[] = {
-		{"out-dir", required_argument, NULL, 'O'},
-		{"every", required_argument, NULL, OPT_EVERY},
-		{NULL, 0, NULL, 0},
-	};
-	const cli_extra x = {own, "O:", own_option, o};
 	o->c.crf = -1;
-	int rc = cli_opts_parse_with("cache", usage, CLI_OVERWRITE_OPT, &x, argc, argv, &o->c);
+	int rc = cli_opts_parse(&cli_cache_cmd, o, argc, argv, &o->c);
 	if (rc)
 		return rc;
 	int first = o->c.first;

@@ -218,13 +218,13 @@ static int parse_triple(const char *s, double v[3])
 }
 
 /* One option's value into o (cli_rows.handle). */
-static int handle(void *ctx, int c, const char *arg)
+static int handle(void *ctx, const cli_row *row, const char *arg)
 {
 	compare_opts *o = ctx;
 	cmp_tolerance *t = &o->cfg.tol;
 	long v;
 	double d;
-	switch (c) {
+	switch (row->id) {
 	case 'q': o->quiet = 1; break;
 	case OPT_MAX_DIFF:
 		if (tp_parse_int(arg, 0, 255, &v))

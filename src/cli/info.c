@@ -33,10 +33,10 @@ static const char tail[] =
 	"is damaged or is not a regular file (a directory), 4 a file cannot be read\n"
 	"(missing, unreadable); every file is still reported, and the highest status wins.\n";
 
-static int handle(void *ctx, int id, const char *value)
+static int handle(void *ctx, const cli_row *row, const char *value)
 {
 	(void)value;
-	if (id == 'j')
+	if (row->id == 'j')
 		*(int *)ctx = 1;
 	return 0;
 }

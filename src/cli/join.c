@@ -22,10 +22,10 @@ const cli_row cli_join_rows[] = {
 	{0},
 };
 
-static int handle(void *ctx, int id, const char *value)
+static int handle(void *ctx, const cli_row *row, const char *value)
 {
 	join_opts *o = ctx;
-	switch (id) {
+	switch (row->id) {
 	case 'o': o->out = value; break;
 	case 'y': o->overwrite = 1; break;
 	case 'P': o->partial = 1; break;

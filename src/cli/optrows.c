@@ -8,11 +8,34 @@
 
 #define MAX_ROWS 64
 
+const char *cli_part_help(const cli_part *p, const cli_row *r)
+{
+	if (p->in_text)
+		return "";
+	for (const cli_word *w = p->words; w && w->name; w++)
+		if (!strcmp(w->name, r->name))
+			return w->help;
+	return r->help;
+}
+
 void cli_rows_help(const cli_rows *c, FILE *f)
 {
 	fputs(c->head, f);
-	for (const cli_row *r = c->rows; r->name; r++)
-		fputs(r->help, f);
+	if (!c->parts)
+		for (const cli_row *r = c->rows; r->name; r++)
+			fputs(r->help, f);
+	for (const cli_part *p = c->parts; p && (p->text || p->rows); p++) {
+		if (p->text)
+			fputs(p->text, f);
+		if (!p->rows || p->in_text)
+			continue;
+		if (p->words)
+			for (const cli_word *w = p->words; w->name; w++)
+				fputs(w->help, f);
+		else
+			for (const cli_row *r = p->rows; r->name; r++)
+				fputs(r->help, f);
+	}
 	fputs(c->tail, f);
 }
 
@@ -32,10 +55,10 @@ int cli_rows_parse(const cli_rows *c, int argc, char **argv, int *first)
 	}
 	lo[n] = (struct option){NULL, 0, NULL, 0};
 	shortopts[k] = 0;
-	int id;
+	int id, li;
 	opterr = 0;
 	optind = 1;
-	while ((id = getopt_long(argc, argv, shortopts, lo, NULL)) != -1) {
+	while ((li = -1, id = getopt_long(argc, argv, shortopts, lo, &li)) != -1) {
 		if (id == ':')
 			return tp_cli_usage(c->cmd, "%s needs a value", argv[optind - 1]);
 		if (id == '?') {
@@ -47,7 +70,11 @@ int cli_rows_parse(const cli_rows *c, int argc, char **argv, int *first)
 			cli_rows_help(c, stdout);
 			return 1;
 		}
-		int rc = c->handle ? c->handle(c->ctx, id, optarg) : 0;
+		/* The row: by getopt's index for a long name, by its letter for a short one. */
+		const cli_row *row = li >= 0 ? &c->rows[li] : c->rows;
+		while (li < 0 && row->name && row->letter != id)
+			row++;
+		int rc = c->handle ? c->handle(c->ctx, row, optarg) : 0;
 		if (rc)
 			return rc;
 	}

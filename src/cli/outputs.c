@@ -71,7 +71,7 @@ static int add(out_plan *p, tp_scene *sc, const tp_scene_info *in, const tp_scen
 			"%s: a flipbook atlas holds every frame; it cannot be rendered by --range",
 			path);
 	if (atlas)
-		it->enc = enc_find("flipbook");
+		it->enc = &tp_encoder_flipbook;
 	if (!it->enc)
 		return tp_errf(err, TP_EUSAGE,
 			       "%s: unknown output type (use a .png pattern such as out/%%04d.png, "
@@ -84,7 +84,7 @@ static int add(out_plan *p, tp_scene *sc, const tp_scene_info *in, const tp_scen
 	it->cfg.fps = in->fps;
 	it->cfg.frames = base->range ? base->frames : in->frames;
 	it->pixels = TP_PIXELS_NATIVE;
-	if (!strcmp(it->enc->name, "exr")) { /* floats in physical units */
+	if (it->enc->caps & ENC_CAP_FLOAT) { /* floats in physical units */
 		it->pixels = TP_PIXELS_FLOAT;
 		it->cfg.exr_float = so->exr_float;
 		it->cfg.exr_compression = so->exr_compression;

@@ -118,10 +118,10 @@ static int open_browser(const char *url)
 }
 
 /* One option's value into o (cli_rows.handle). */
-static int handle(void *ctx, int c, const char *arg)
+static int handle(void *ctx, const cli_row *row, const char *arg)
 {
 	preview_opts *o = ctx;
-	switch (c) {
+	switch (row->id) {
 	case OPT_PORT:
 		if (tp_parse_int(arg, 0, 65535, &o->port))
 			return tp_cli_usage("preview", "--port: expected 0..65535 (got %s)",

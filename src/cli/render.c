@@ -39,56 +39,35 @@ static int queue_depth(const out_plan *plan, const tp_pixfmt *fmts, int nsinks, 
 	return !lookahead || fit <= QUEUE_DEPTH ? QUEUE_DEPTH : fit >= QUEUE_MAX ? QUEUE_MAX : (int)fit;
 }
 
-static const char usage[] =
-	"usage: tidepool render SCENE [options]\n"
-	"\n"
-	"Simulates SCENE and writes its frames.\n"
-	"\n"
-	"  -o, --output OUT     PNG pattern (out/%04d.png), one PNG (with --frames 1),\n"
-	"                       an OpenEXR pattern or file (.exr: float maps in metres),\n"
-	"                       an .mp4 file, or 'null' to discard frames (timing);\n"
-	"                       MODE=OUT renders mode color, height, normal, caustics,\n"
-	"                       particles (sph), displacement or foam (choppy airy),\n"
-	"                       velocity (airy's ambient waves);\n"
-	"                       repeat -o for several outputs of one simulation;\n"
-	"                       a bare OUT keeps the mode of the scene's one output;\n"
-	"                       default: the scene's \"outputs\" or "
-	"\"output\"\n" CLI_SCENE_OPTS_HELP
-	"      --range A-B      render only frames A..B (0-based, inclusive) of the scene's\n"
-	"                       timeline, byte-identical to the same frames of a full render;\n"
-	"                       PNG names and --hash lines keep the global frame numbers, an\n"
-	"                       MP4 is a segment for 'tidepool join'\n"
-	"      --cache DIR      start --range from the latest checkpoint at or before A in\n"
-	"                       DIR (written by 'tidepool cache'); without it the frames\n"
-	"                       before A are simulated without rendering; a DIR that\n"
-	"                       holds no checkpoint of this render is refused\n"
-	"      --allow-empty-cache  with --cache: a DIR without checkpoints is fine (the\n"
-	"                       frames before A are then simulated)\n"
-	"      --crf N          MP4 quality, 0 (lossless) .. 51 (default 18)\n"
-	"      --preset NAME    x264 preset: ultrafast, superfast, veryfast, faster, fast,\n"
-	"                       medium (default), slow, slower, veryslow, placebo\n"
-	"      --bitrate RATE   MP4 target bit rate in bits/s (k and M suffixes), instead of crf\n"
-	"      --stats FILE     write one JSON line per frame: frame, time, solver diagnostics\n"
-	"                       and every box's pose (a file, /dev/stdout, /dev/stderr or a\n"
-	"                       pipe)\n"
-	"      --hash FILE      also write a frame-hash manifest (xxh128 of each frame's pixels)\n"
-	"                       for 'tidepool compare'\n"
-	"  -y, --overwrite      replace existing output files\n"
-	"  -q, --quiet          no progress or summary\n"
-	"  -h, --help           show this help\n"
-	"\n"
-	"Exit status: 0 done, 2 usage error, 3 bad scene or input image, 4 I/O or runtime\n"
-	"error, 130 interrupted (Ctrl-C: frames so far are kept; an MP4 is finalised),\n"
-	"141 a pipe written to (--stats) was closed by its reader: handled like Ctrl-C.\n"
-	"\n"
-	"MP4s are H.264 (libx264). Without libx264, or with TIDEPOOL_MP4_CODEC=mpeg4, they\n"
-	"are MPEG-4 Part 2, which web browsers do not play. More: man tidepool.\n";
+/* render takes every shared group, in their own words. */
+static const cli_part parts[] = {
+	{.rows = cli_output_rows},   {.rows = cli_scene_rows},     {.rows = cli_flipbook_rows},
+	{.rows = cli_range_rows},    {.rows = cli_encoder_rows},    {.rows = cli_record_rows},
+	{.rows = cli_overwrite_rows}, {.rows = cli_quiet_rows},    {.rows = cli_help_rows},
+	{0},
+};
+
+const cli_scene_cmd cli_render_cmd = {
+	.cmd = "render",
+	.head = "usage: tidepool render SCENE [options]\n"
+		"\n"
+		"Simulates SCENE and writes its frames.\n"
+		"\n",
+	.parts = parts,
+	.tail = "\n"
+		"Exit status: 0 done, 2 usage error, 3 bad scene or input image, 4 I/O or runtime\n"
+		"error, 130 interrupted (Ctrl-C: frames so far are kept; an MP4 is finalised),\n"
+		"141 a pipe written to (--stats) was closed by its reader: handled like Ctrl-C.\n"
+		"\n"
+		"MP4s are H.264 (libx264). Without libx264, or with TIDEPOOL_MP4_CODEC=mpeg4, they\n"
+		"are MPEG-4 Part 2, which web browsers do not play. More: man tidepool.\n",
+};
 
 typedef cli_opts render_opts;
 
 static int parse_args(int argc, char **argv, render_opts *o, const char **scene_file)
 {
-	int rc = cli_opts_parse("render", usage, CLI_RENDER_OPTS, argc, argv, o);
+	int rc = cli_opts_parse(&cli_render_cmd, NULL, argc, argv, o);
 	if (rc)
 		return rc;
 	if (o->first >= argc)

@@ -1,11 +1,12 @@
-/* The option parser render and validate share (sceneopts.h). */
+/* The option parser of the scene commands and their shared option rows (sceneopts.h). */
 #include "cli/sceneopts.h"
 
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "encode/encoder.h"
 
 int cli_api_err(const tp_error *e, tp_err *err)
 {
@@ -72,9 +73,6 @@ enum {
 	OPT_SEED,
 	OPT_THREADS,
 	OPT_STATS,
-	OPT_CRF,
-	OPT_PRESET,
-	OPT_BITRATE,
 	OPT_HASH,
 	OPT_SET,
 	OPT_FLIPBOOK,
@@ -87,53 +85,145 @@ enum {
 	OPT_ALLOW_EMPTY_CACHE
 };
 
-/* Every shared option with the group that brings it; the scene group always comes. */
-typedef struct shared_opt {
-	struct option lo;
-	unsigned group; /* 0: the scene group */
-} shared_opt;
-
-static const shared_opt shared[] = {
-	{{"set", required_argument, NULL, OPT_SET}, 0},
-	{{"frames", required_argument, NULL, OPT_FRAMES}, 0},
-	{{"size", required_argument, NULL, OPT_SIZE}, 0},
-	{{"scale", required_argument, NULL, OPT_SCALE}, 0},
-	{{"seed", required_argument, NULL, OPT_SEED}, 0},
-	{{"threads", required_argument, NULL, OPT_THREADS}, 0},
-	{{"quiet", no_argument, NULL, 'q'}, 0},
-	{{"help", no_argument, NULL, 'h'}, 0},
-	{{"output", required_argument, NULL, 'o'}, CLI_OUTPUT_OPTS},
-	{{"flipbook", required_argument, NULL, OPT_FLIPBOOK}, CLI_FLIPBOOK_OPTS},
-	{{"frame-size", required_argument, NULL, OPT_FRAME_SIZE}, CLI_FLIPBOOK_OPTS},
-	{{"pot", no_argument, NULL, OPT_POT}, CLI_FLIPBOOK_OPTS},
-	{{"flipbook-padding", required_argument, NULL, OPT_PADDING}, CLI_FLIPBOOK_OPTS},
-	{{"stats", required_argument, NULL, OPT_STATS}, CLI_ENCODE_OPTS},
-	{{"hash", required_argument, NULL, OPT_HASH}, CLI_ENCODE_OPTS},
-	{{"crf", required_argument, NULL, OPT_CRF}, CLI_ENCODE_OPTS},
-	{{"preset", required_argument, NULL, OPT_PRESET}, CLI_ENCODE_OPTS},
-	{{"bitrate", required_argument, NULL, OPT_BITRATE}, CLI_ENCODE_OPTS},
-	{{"range", required_argument, NULL, OPT_RANGE}, CLI_RANGE_OPTS},
-	{{"cache", required_argument, NULL, OPT_CACHE}, CLI_RANGE_OPTS},
-	{{"allow-empty-cache", no_argument, NULL, OPT_ALLOW_EMPTY_CACHE}, CLI_RANGE_OPTS},
-	{{"overwrite", no_argument, NULL, 'y'}, CLI_OVERWRITE_OPT},
+/* The shared groups; the ids keep the values getopt has always seen (an abbreviation
+ * like --fr is ambiguous between rows of different ids only). */
+const cli_row cli_scene_rows[] = {
+	{"set", 0, 1, OPT_SET,
+	 "      --set KEY=VALUE  change a scene value (params.damping=4, maps.normal.bits=16,\n"
+	 "                       loop.duration=2); repeatable\n", 0},
+	{"frames", 0, 1, OPT_FRAMES,
+	 "      --frames N       render N frames (overrides duration; not of a loop: --range)\n", 0},
+	{"size", 0, 1, OPT_SIZE,
+	 "      --size WxH       render size in pixels; the scene is scaled to it (its \"size\"\n"
+	 "                       is its frame of reference, so the picture stays the same)\n", 0},
+	{"scale", 0, 1, OPT_SCALE,
+	 "      --scale F        render size as a factor of the scene's size: 0.25, 25%, 2\n", 0},
+	{"seed", 0, 1, OPT_SEED, "      --seed N         random seed (rain and other random events)\n",
+	 0},
+	{"threads", 0, 1, OPT_THREADS,
+	 "      --threads N      worker threads; 0 or absent: all cores (OMP_NUM_THREADS if\n"
+	 "                       set); output is identical for every N\n", 0},
+	{0},
 };
-#define NSHARED (sizeof shared / sizeof shared[0])
-#define MAX_EXTRA 32
 
-static const shared_opt *shared_by_val(int c)
+const cli_row cli_output_rows[] = {
+	{"output", 'o', 1, 'o',
+	 "  -o, --output OUT     PNG pattern (out/%04d.png), one PNG (with --frames 1),\n"
+	 "                       an OpenEXR pattern or file (.exr: float maps in metres),\n"
+	 "                       an .mp4 file, or 'null' to discard frames (timing);\n"
+	 "                       MODE=OUT renders mode color, height, normal, caustics,\n"
+	 "                       particles (sph), displacement or foam (choppy airy),\n"
+	 "                       velocity (airy's ambient waves);\n"
+	 "                       repeat -o for several outputs of one simulation;\n"
+	 "                       a bare OUT keeps the mode of the scene's one output;\n"
+	 "                       default: the scene's \"outputs\" or \"output\"\n", 0},
+	{0},
+};
+
+const cli_row cli_flipbook_rows[] = {
+	{"flipbook", 0, 1, OPT_FLIPBOOK,
+	 "      --flipbook CxR   write single-file .png outputs as atlases of C x R frames\n", 0},
+	{"frame-size", 0, 1, OPT_FRAME_SIZE,
+	 "      --frame-size WxH size of each flipbook frame (default: the render size)\n", 0},
+	{"pot", 0, 0, OPT_POT, "      --pot            round flipbook atlases up to powers of two\n",
+	 0},
+	{"flipbook-padding", 0, 1, OPT_PADDING,
+	 "      --flipbook-padding N  N pixels around each flipbook cell, from the cell's own\n"
+	 "                       wrap (tiling maps) or its edges (default 0)\n", 0},
+	{0},
+};
+
+const cli_row cli_range_rows[] = {
+	{"range", 0, 1, OPT_RANGE,
+	 "      --range A-B      render only frames A..B (0-based, inclusive) of the scene's\n"
+	 "                       timeline, byte-identical to the same frames of a full render;\n"
+	 "                       PNG names and --hash lines keep the global frame numbers, an\n"
+	 "                       MP4 is a segment for 'tidepool join'\n", 0},
+	{"cache", 0, 1, OPT_CACHE,
+	 "      --cache DIR      start --range from the latest checkpoint at or before A in\n"
+	 "                       DIR (written by 'tidepool cache'); without it the frames\n"
+	 "                       before A are simulated without rendering; a DIR that\n"
+	 "                       holds no checkpoint of this render is refused\n", 0},
+	{"allow-empty-cache", 0, 0, OPT_ALLOW_EMPTY_CACHE,
+	 "      --allow-empty-cache  with --cache: a DIR without checkpoints is fine (the\n"
+	 "                       frames before A are then simulated)\n", 0},
+	{0},
+};
+
+/* A place in a command's parts, not rows: every encoder's own options (tp_encoder.options,
+ * in the registry's order) go there. */
+const cli_row cli_encoder_rows[] = {{0}};
+
+const cli_row cli_record_rows[] = {
+	{"stats", 0, 1, OPT_STATS,
+	 "      --stats FILE     write one JSON line per frame: frame, time, solver diagnostics\n"
+	 "                       and every box's pose (a file, /dev/stdout, /dev/stderr or a\n"
+	 "                       pipe)\n", 0},
+	{"hash", 0, 1, OPT_HASH,
+	 "      --hash FILE      also write a frame-hash manifest (xxh128 of each frame's pixels)\n"
+	 "                       for 'tidepool compare'\n", 0},
+	{0},
+};
+
+const cli_row cli_overwrite_rows[] = {
+	{"overwrite", 'y', 0, 'y', "  -y, --overwrite      replace existing output files\n", 0},
+	{0},
+};
+const cli_row cli_quiet_rows[] = {
+	{"quiet", 'q', 0, 'q', "  -q, --quiet          no progress or summary\n", 0},
+	{0},
+};
+const cli_row cli_help_rows[] = {
+	{"help", 'h', 0, 'h', "  -h, --help           show this help\n", 0},
+	{0},
+};
+
+/* Every shared group, in the order getopt has always seen their options. */
+static const cli_row *const groups[] = {
+	cli_scene_rows, cli_quiet_rows,   cli_help_rows,  cli_output_rows,   cli_flipbook_rows,
+	cli_record_rows, cli_encoder_rows, cli_range_rows, cli_overwrite_rows,
+};
+#define NGROUPS (sizeof groups / sizeof groups[0])
+#define MAX_ROWS 64
+#define MAX_PARTS 24
+#define MAX_GROUPS 16
+
+/* Writes the tables of cli_encoder_rows's place: each encoder's options. */
+static int encoder_tables(const cli_row **out, int n, int max)
 {
-	for (size_t i = 0; i < NSHARED; i++)
-		if (shared[i].lo.val == c)
-			return &shared[i];
-	return NULL;
+	for (int i = 0; tp_encoders[i]; i++)
+		if (tp_encoders[i]->options && n < max)
+			out[n++] = tp_encoders[i]->options;
+	return n;
 }
 
-static int named_in(const struct option *lo, const char *name)
+int cli_scene_groups(const cli_row **out, int max)
 {
-	for (; lo && lo->name; lo++)
-		if (!strcmp(lo->name, name))
-			return 1;
-	return 0;
+	int n = 0;
+	for (size_t g = 0; g < NGROUPS; g++)
+		if (groups[g] == cli_encoder_rows)
+			n = encoder_tables(out, n, max);
+		else if (n < max)
+			out[n++] = groups[g];
+	return n;
+}
+
+int cli_scene_parts(const cli_scene_cmd *c, cli_part *out, int max)
+{
+	int n = 0;
+	for (const cli_part *p = c->parts; (p->text || p->rows) && n < max - 1; p++) {
+		if (p->rows != cli_encoder_rows) {
+			out[n++] = *p;
+			continue;
+		}
+		const cli_row *t[8];
+		int k = encoder_tables(t, 0, 8);
+		for (int i = 0; i < k && n < max - 1; i++)
+			out[n++] = (cli_part){.text = i ? NULL : p->text, .rows = t[i],
+					      .in_text = p->in_text};
+	}
+	out[n] = (cli_part){0};
+	return n;
 }
 
 /* Keeps the option as given (its long name, without dashes, and its value), for commands
@@ -147,157 +237,194 @@ static int keep_arg(const char *cmd, const char **args, int *n, const char *name
 	return 0;
 }
 
-static int parse_shared(const char *cmd, const char *usage, int c, const char *name,
-			cli_opts *o)
+/* One shared row's value into o. */
+static int parse_shared(const char *cmd, const cli_row *row, const char *arg, cli_opts *o)
 {
 	long v;
-	switch (c) {
+	switch (row->id) {
 	case 'o':
 		if (o->outs.n == OUTPUTS_MAX)
 			return tp_cli_usage(cmd, "at most %d outputs (-o)", OUTPUTS_MAX);
-		o->outs.spec[o->outs.n++] = optarg;
+		o->outs.spec[o->outs.n++] = arg;
 		return 0;
 	case OPT_SET:
 		if (o->nsets == CLI_MAX_SETS)
 			return tp_cli_usage(cmd, "at most %d --set options", CLI_MAX_SETS);
-		o->sets[o->nsets++] = optarg;
+		o->sets[o->nsets++] = arg;
 		break;
 	case OPT_FLIPBOOK:
-		if (tp_parse_size(optarg, &o->outs.cols, &o->outs.rows) || o->outs.cols > 256 ||
+		if (tp_parse_size(arg, &o->outs.cols, &o->outs.rows) || o->outs.cols > 256 ||
 		    o->outs.rows > 256)
 			return tp_cli_usage(cmd,
 					    "--flipbook: expected CxR such as 8x8, at most "
 					    "256x256 (got '%s')",
-					    optarg);
+					    arg);
 		return 0;
 	case OPT_FRAME_SIZE:
-		if (tp_parse_size(optarg, &o->outs.frame_w, &o->outs.frame_h))
+		if (tp_parse_size(arg, &o->outs.frame_w, &o->outs.frame_h))
 			return tp_cli_usage(cmd,
 					    "--frame-size: expected WxH such as 128x128 (got '%s')",
-					    optarg);
+					    arg);
 		return 0;
 	case OPT_POT: o->outs.pot = 1; return 0;
 	case OPT_PADDING:
-		if (tp_parse_int(optarg, 0, FLIPBOOK_MAX_PADDING, &v))
+		if (tp_parse_int(arg, 0, FLIPBOOK_MAX_PADDING, &v))
 			return tp_cli_usage(cmd,
 					    "--flipbook-padding: expected pixels 0..%d (got '%s')",
-					    FLIPBOOK_MAX_PADDING, optarg);
+					    FLIPBOOK_MAX_PADDING, arg);
 		o->outs.padding = (int)v;
 		return 0;
 	case 'y': o->overwrite = 1; return 0;
 	case 'q': o->quiet = 1; return 0;
-	case 'h': fputs(usage, stdout); return 1;
 	case OPT_FRAMES:
-		if (tp_parse_int(optarg, 1, TP_MAX_FRAMES, &v))
+		if (tp_parse_int(arg, 1, TP_MAX_FRAMES, &v))
 			return tp_cli_usage(cmd, "--frames: expected a whole number 1..%d (got '%s')",
-					    TP_MAX_FRAMES, optarg);
+					    TP_MAX_FRAMES, arg);
 		o->ov.frames = (int)v;
 		break;
 	case OPT_SIZE:
-		if (tp_parse_size(optarg, &o->ov.width, &o->ov.height))
+		if (tp_parse_size(arg, &o->ov.width, &o->ov.height))
 			return tp_cli_usage(cmd, "--size: expected WxH such as 640x360 (got '%s')",
-					    optarg);
+					    arg);
 		break;
 	case OPT_SCALE:
-		if (tp_parse_scale(optarg, &o->ov.scale))
+		if (tp_parse_scale(arg, &o->ov.scale))
 			return tp_cli_usage(cmd,
 					    "--scale: expected a factor in 0..64 such as 0.5 or a "
 					    "percentage such as 25%% (got '%s')",
-					    optarg);
+					    arg);
 		break;
 	case OPT_RANGE:
-		if (tp_parse_range(optarg, &o->range_a, &o->range_b))
+		if (tp_parse_range(arg, &o->range_a, &o->range_b))
 			return tp_cli_usage(cmd,
 					    "--range: expected A-B with 0 <= A <= B, such as 100-199 "
 					    "(got '%s')",
-					    optarg);
+					    arg);
 		o->range = 1;
 		return 0;
-	case OPT_CACHE: o->cache = optarg; return 0;
+	case OPT_CACHE: o->cache = arg; return 0;
 	case OPT_ALLOW_EMPTY_CACHE: o->allow_empty_cache = 1; return 0;
 	case OPT_SEED:
-		if (tp_parse_u64(optarg, &o->ov.seed))
+		if (tp_parse_u64(arg, &o->ov.seed))
 			return tp_cli_usage(cmd, "--seed: expected a whole number >= 0 (got '%s')",
-					    optarg);
+					    arg);
 		o->ov.has_seed = 1;
 		break;
 	case OPT_THREADS:
-		if (tp_parse_int(optarg, 0, 1024, &v))
-			return tp_cli_usage(cmd, "--threads: expected 0..1024 (got '%s')", optarg);
+		if (tp_parse_int(arg, 0, 1024, &v))
+			return tp_cli_usage(cmd, "--threads: expected 0..1024 (got '%s')", arg);
 		o->threads = (int)v;
 		break;
-	case OPT_STATS: o->stats = optarg; return 0;
-	case OPT_HASH: o->hash = optarg; return 0;
-	case OPT_CRF:
-		if (tp_parse_int(optarg, 0, 51, &v))
-			return tp_cli_usage(cmd, "--crf: expected 0..51 (got '%s')", optarg);
+	case OPT_STATS: o->stats = arg; return 0;
+	case OPT_HASH: o->hash = arg; return 0;
+	case ENC_OPT_CRF:
+		if (tp_parse_int(arg, 0, 51, &v))
+			return tp_cli_usage(cmd, "--crf: expected 0..51 (got '%s')", arg);
 		o->crf = (int)v;
-		return keep_arg(cmd, o->enc_args, &o->nenc_args, name, optarg);
-	case OPT_PRESET:
-		o->preset = optarg;
-		return keep_arg(cmd, o->enc_args, &o->nenc_args, name, optarg);
-	case OPT_BITRATE:
-		if (cli_parse_bitrate(optarg, &o->bitrate))
+		return keep_arg(cmd, o->enc_args, &o->nenc_args, row->name, arg);
+	case ENC_OPT_PRESET:
+		o->preset = arg;
+		return keep_arg(cmd, o->enc_args, &o->nenc_args, row->name, arg);
+	case ENC_OPT_BITRATE:
+		if (cli_parse_bitrate(arg, &o->bitrate))
 			return tp_cli_usage(cmd,
 					    "--bitrate: expected bits/s such as 8M or 2500k (got '%s')",
-					    optarg);
-		return keep_arg(cmd, o->enc_args, &o->nenc_args, name, optarg);
-	default: return tp_cli_usage(cmd, "unknown option '%s'", o->argv[optind - 1]);
+					    arg);
+		return keep_arg(cmd, o->enc_args, &o->nenc_args, row->name, arg);
+	default: return 0;
 	}
 	/* The scene group: what makes the simulation, kept as given too. */
-	return keep_arg(cmd, o->scene_args, &o->nscene_args, name, optarg);
+	return keep_arg(cmd, o->scene_args, &o->nscene_args, row->name, arg);
 }
 
-int cli_opts_parse_with(const char *cmd, const char *usage, unsigned flags, const cli_extra *x,
-			int argc, char **argv, cli_opts *o)
+/* Where a row of the joined table comes from. */
+enum { ROW_OWN, ROW_SHARED, ROW_REFUSED };
+
+typedef struct joined {
+	const cli_scene_cmd *c;
+	cli_part parts[MAX_PARTS + 1]; /* c's, with the encoders' options in place */
+	const cli_row *groups[MAX_GROUPS];
+	int ngroups;
+	void *ctx;
+	cli_opts *o;
+	cli_row rows[MAX_ROWS + 1]; /* copies, for getopt: one table */
+	const cli_row *src[MAX_ROWS]; /* the rows they copy, handed to the handlers */
+	unsigned char from[MAX_ROWS];
+	int n;
+} joined;
+
+static int is_group(const joined *j, const cli_row *rows)
 {
-	struct option lo[NSHARED + MAX_EXTRA + 1];
-	char shortopts[64] = ":";
-	size_t n = 0;
-	/* The command's own first: an option it names itself replaces the shared one. */
-	for (const struct option *e = x ? x->longopts : NULL; e && e->name && n < MAX_EXTRA; e++)
-		lo[n++] = *e;
-	for (size_t i = 0; i < NSHARED; i++)
-		if (!named_in(x ? x->longopts : NULL, shared[i].lo.name))
-			lo[n++] = shared[i].lo;
-	lo[n] = (struct option){NULL, 0, NULL, 0};
-	/* Short options: the shared ones (refused by group below), then the command's. */
-	strcat(shortopts, "o:yqh");
-	if (x && x->shortopts)
-		strncat(shortopts, x->shortopts, sizeof shortopts - strlen(shortopts) - 1);
-	int c, li;
-	opterr = 0;
-	optind = 1;
-	o->argv = argv;
-	while ((li = -1, c = getopt_long(argc, argv, shortopts, lo, &li)) != -1) {
-		if (c == ':')
-			return tp_cli_usage(cmd, "%s needs a value", argv[optind - 1]);
-		if (c == '?')
-			return tp_cli_usage(cmd, "unknown option '%s'", argv[optind - 1]);
-		const char *name = li >= 0 ? lo[li].name : NULL;
-		/* The command's own options (by value, or by name when it renamed a shared one). */
-		int own = x && x->handle &&
-			  ((li >= 0 && (size_t)li < n && named_in(x->longopts, lo[li].name)) ||
-			   (li < 0 && x->shortopts && strchr(x->shortopts, c)));
-		if (own) {
-			int rc = x->handle(x->ctx, c, name, optarg);
-			if (rc)
-				return rc;
-			continue;
-		}
-		const shared_opt *so = shared_by_val(c);
-		if (so && so->group && !(so->group & flags))
-			return tp_cli_usage(cmd, "--%s is an option of 'tidepool render'", so->lo.name);
-		int rc = parse_shared(cmd, usage, c, so ? so->lo.name : "?", o);
-		if (rc)
-			return rc;
+	for (int g = 0; g < j->ngroups; g++)
+		if (j->groups[g] == rows)
+			return 1;
+	return 0;
+}
+
+static int takes(const cli_part *parts, const cli_row *rows)
+{
+	for (const cli_part *p = parts; p->text || p->rows; p++)
+		if (p->rows == rows)
+			return 1;
+	return 0;
+}
+
+/* An own row of this name (it replaces the shared one). */
+static int own_named(const joined *j, const char *name)
+{
+	for (int i = 0; i < j->n; i++)
+		if (j->from[i] == ROW_OWN && !strcmp(j->rows[i].name, name))
+			return 1;
+	return 0;
+}
+
+static void add_row(joined *j, const cli_row *r, int from)
+{
+	if (j->n < MAX_ROWS) {
+		j->rows[j->n] = *r;
+		j->src[j->n] = r;
+		j->from[j->n++] = (unsigned char)from;
 	}
+}
+
+static int dispatch(void *ctx, const cli_row *row, const char *value)
+{
+	joined *j = ctx;
+	const ptrdiff_t i = row - j->rows;
+	row = j->src[i];
+	switch (j->from[i]) {
+	case ROW_OWN: return j->c->handle(j->ctx, row, value);
+	case ROW_REFUSED:
+		return tp_cli_usage(j->c->cmd, "--%s is an option of 'tidepool render'", row->name);
+	default: return parse_shared(j->c->cmd, row, value, j->o);
+	}
+}
+
+int cli_opts_parse(const cli_scene_cmd *c, void *ctx, int argc, char **argv, cli_opts *o)
+{
+	joined j = {.c = c, .ctx = ctx, .o = o};
+	cli_scene_parts(c, j.parts, MAX_PARTS + 1);
+	j.ngroups = cli_scene_groups(j.groups, MAX_GROUPS);
+	/* The command's own rows first, then every shared group's: taken or refused. */
+	for (const cli_part *p = j.parts; p->text || p->rows; p++)
+		for (const cli_row *r = p->rows; r && !is_group(&j, p->rows) && r->name; r++)
+			add_row(&j, r, ROW_OWN);
+	for (int g = 0; g < j.ngroups; g++)
+		for (const cli_row *r = j.groups[g]; r->name; r++)
+			if (!own_named(&j, r->name))
+				add_row(&j, r, takes(j.parts, j.groups[g]) ? ROW_SHARED : ROW_REFUSED);
+	j.rows[j.n] = (cli_row){0};
+	const cli_rows rows = {.cmd = c->cmd, .head = c->head, .rows = j.rows, .tail = c->tail,
+			       .parts = j.parts, .handle = dispatch, .ctx = &j};
+	int first, rc = cli_rows_parse(&rows, argc, argv, &first);
+	if (rc)
+		return rc;
 	if ((o->outs.frame_w || o->outs.pot) && !o->outs.cols)
-		return tp_cli_usage(cmd, "--frame-size and --pot go with --flipbook CxR");
+		return tp_cli_usage(c->cmd, "--frame-size and --pot go with --flipbook CxR");
 	if (o->cache && !o->range)
-		return tp_cli_usage(cmd, "--cache goes with --range A-B");
+		return tp_cli_usage(c->cmd, "--cache goes with --range A-B");
 	if (o->allow_empty_cache && !o->cache)
-		return tp_cli_usage(cmd, "--allow-empty-cache goes with --cache DIR");
+		return tp_cli_usage(c->cmd, "--allow-empty-cache goes with --cache DIR");
 	/* The scene's "output" is replaced by the first -o (its path, without MODE=). */
 	if (o->outs.n) {
 		int mode;
@@ -305,12 +432,6 @@ int cli_opts_parse_with(const char *cmd, const char *usage, unsigned flags, cons
 	}
 	o->ov.sets = o->sets;
 	o->ov.nsets = o->nsets;
-	o->first = optind;
+	o->first = first;
 	return 0;
-}
-
-int cli_opts_parse(const char *cmd, const char *usage, unsigned flags, int argc, char **argv,
-		   cli_opts *o)
-{
-	return cli_opts_parse_with(cmd, usage, flags, NULL, argc, argv, o);
 }

@@ -1,38 +1,27 @@
 /*
- * sceneopts.h - the one option parser of render, validate, cache, tasks and batch: the
+ * sceneopts.h - the shared options of render, validate, cache, tasks and batch: the
  * scene options mean the same everywhere, so validate checks the scene render would run
  * and a cache, its tasks and their renders agree on the settings.
  *
- * Every command takes the scene group (--set, --size, --scale, --frames, --seed,
- * --threads, -q, -h) and the groups it names (-o; the flipbook options; the encoder
- * options; --range and --cache; -y), plus options of its own through a cli_extra.
+ * Each option is a row (optrows.h) of a shared group (the scene group --set, --size,
+ * --scale, --frames, --seed, --threads; -o; the flipbook options; each encoder's own
+ * options, tp_encoder.options; --stats and --hash; --range and --cache; -y; -q; -h) or of
+ * the command's own table, and all go through cli_rows_parse(); a command's --help is
+ * printed from the rows, in the parts and wording it gives.
  * Positional arguments (scene files) are left to the caller in argv[first..argc).
  */
 #ifndef TP_CLI_SCENEOPTS_H
 #define TP_CLI_SCENEOPTS_H
 
-#include <getopt.h>
 #include <stdint.h>
 
+#include "cli/optrows.h"
 #include "cli/outputs.h"
 #include "tidepool.h"
 #include "util/error.h"
 
 #define CLI_MAX_SETS 64
 #define CLI_MAX_ARGS 256
-
-/* Option groups a command takes besides the scene group (--set, --frames, --size, --scale,
- * --seed, --threads, -q, -h), which every command takes. */
-enum {
-	CLI_OUTPUT_OPTS = 1u << 0,   /* -o */
-	CLI_FLIPBOOK_OPTS = 1u << 1, /* --flipbook, --frame-size, --pot */
-	CLI_ENCODE_OPTS = 1u << 2,   /* --stats, --hash, --crf, --preset, --bitrate */
-	CLI_RANGE_OPTS = 1u << 3,    /* --range, --cache */
-	CLI_OVERWRITE_OPT = 1u << 4, /* -y */
-};
-/* render's: everything. validate takes the scene, output and flipbook groups. */
-#define CLI_RENDER_OPTS \
-	(CLI_OUTPUT_OPTS | CLI_FLIPBOOK_OPTS | CLI_ENCODE_OPTS | CLI_RANGE_OPTS | CLI_OVERWRITE_OPT)
 
 /* What the command calls tp_load_options' overrides in messages: "--set", "--size", ... */
 extern const char *const cli_override_names[TP_OVERRIDE_COUNT];
@@ -71,45 +60,44 @@ typedef struct cli_opts {
 	int nscene_args;
 	const char *enc_args[CLI_MAX_ARGS];
 	int nenc_args;
-	char **argv;
 } cli_opts;
 
-/* A command's own options, parsed with the shared ones: longopts (NULL-terminated; an
- * option named like a shared one replaces it), their short letters getopt-style, and
- * handle(ctx, c, long name or NULL, value), which returns 0, or the status to exit with
- * (tp_cli_usage(), or 1 after printing help). */
-typedef struct cli_extra {
-	const struct option *longopts;
-	const char *shortopts;
-	int (*handle)(void *ctx, int c, const char *name, const char *arg);
-	void *ctx;
-} cli_extra;
+/* The shared groups, each a table of rows whose help is render's wording. A scene command
+ * takes the groups its parts name; a shared option of a group it does not take is refused
+ * by name ("--crf is an option of 'tidepool render'"). */
+extern const cli_row cli_scene_rows[];     /* --set --frames --size --scale --seed --threads */
+extern const cli_row cli_output_rows[];    /* -o */
+extern const cli_row cli_flipbook_rows[];  /* --flipbook --frame-size --pot --flipbook-padding */
+extern const cli_row cli_range_rows[];     /* --range --cache --allow-empty-cache */
+/* Not rows but their place: every encoder's own options (tp_encoder.options: the MP4
+ * encoder's --crf, --preset, --bitrate), as groups of their own. */
+extern const cli_row cli_encoder_rows[];
+extern const cli_row cli_record_rows[];    /* --stats --hash */
+extern const cli_row cli_overwrite_rows[]; /* -y */
+extern const cli_row cli_quiet_rows[];     /* -q */
+extern const cli_row cli_help_rows[];      /* -h */
 
-/* The help lines of the scene group, for the commands' --help texts. */
-#define CLI_SCENE_OPTS_HELP                                                                        \
-	"      --set KEY=VALUE  change a scene value (params.damping=4, maps.normal.bits=16,\n"    \
-	"                       loop.duration=2); repeatable\n"                                    \
-	"      --frames N       render N frames (overrides duration; not of a loop: --range)\n"     \
-	"      --size WxH       render size in pixels; the scene is scaled to it (its \"size\"\n"  \
-	"                       is its frame of reference, so the picture stays the same)\n"      \
-	"      --scale F        render size as a factor of the scene's size: 0.25, 25%, 2\n"      \
-	"      --seed N         random seed (rain and other random events)\n"                      \
-	"      --threads N      worker threads; 0 or absent: all cores (OMP_NUM_THREADS if\n"     \
-	"                       set); output is identical for every N\n"                          \
-	"      --flipbook CxR   write single-file .png outputs as atlases of C x R frames\n"       \
-	"      --frame-size WxH size of each flipbook frame (default: the render size)\n"          \
-	"      --pot            round flipbook atlases up to powers of two\n"                      \
-	"      --flipbook-padding N  N pixels around each flipbook cell, from the cell's own\n" \
-	"                       wrap (tiling maps) or its edges (default 0)\n"
+/* A scene command's options: its own rows and the groups it takes, as parts of its --help
+ * in the order printed. An own row named like a shared one replaces it. */
+typedef struct cli_scene_cmd {
+	const char *cmd;         /* "render": for messages */
+	const char *head, *tail; /* --help before and after the parts */
+	const cli_part *parts;
+	/* One of its own rows: 0, or the status to exit with (tp_cli_usage's). */
+	int (*handle)(void *ctx, const cli_row *row, const char *value);
+} cli_scene_cmd;
 
-/* Parses argv (argv[0] is the command name) for the groups in flags. Returns 0 (o->first
- * set), 1 after printing `usage` for -h, or TP_EXIT_USAGE after printing the reason. A
- * shared option of a group the command does not take is refused by name. */
-int cli_opts_parse(const char *cmd, const char *usage, unsigned flags, int argc, char **argv,
-		   cli_opts *o);
-/* The same with the command's own options. */
-int cli_opts_parse_with(const char *cmd, const char *usage, unsigned flags, const cli_extra *x,
-			int argc, char **argv, cli_opts *o);
+extern const cli_scene_cmd cli_render_cmd, cli_validate_cmd, cli_cache_cmd, cli_tasks_cmd,
+	cli_batch_cmd;
+
+/* The parts of c's --help with each encoder's options in cli_encoder_rows's place (at most
+ * max - 1 and an end), and every shared group (the encoders' options each one); counts. */
+int cli_scene_parts(const cli_scene_cmd *c, cli_part *out, int max);
+int cli_scene_groups(const cli_row **out, int max);
+
+/* Parses argv (argv[0] is the command name) through c's rows, the own ones into ctx. Returns
+ * 0 (o->first set), 1 after printing --help, or TP_EXIT_USAGE after printing the reason. */
+int cli_opts_parse(const cli_scene_cmd *c, void *ctx, int argc, char **argv, cli_opts *o);
 
 /* Loads a scene through libtidepool with these overrides and --threads, keeping no
  * checkpoints in memory (the commands go forwards only). On failure the message (the

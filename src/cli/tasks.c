@@ -251,36 +251,22 @@ static int join_cmds(plan *p, tp_line *ls)
 
 /* The fingerprints render records in each output's files, from the same settings:
  * the render mode (a bare -o keeps the mode of the scene's outputs, else its
- * render.mode) and the encoder options passed on. */
-static int fingerprints(plan *p, tp_err *err)
+ * render.mode) and the encoder options passed on (as the parser read them). */
+static void fingerprints(plan *p)
 {
 	const tasks_opts *o = p->o;
 	tp_scene *sc = p->sc;
 	tp_scene_outputs so = TP_SCENE_OUTPUTS_INIT;
 	tp_scene_get_outputs(sc, &so);
-	int crf = -1;
-	const char *preset = NULL;
-	int64_t bitrate = 0;
-	for (int i = 0; i + 1 < o->nenc; i += 2) {
-		long v;
-		if (!strcmp(o->enc[i], "crf") && tp_parse_int(o->enc[i + 1], 0, 51, &v) == 0)
-			crf = (int)v;
-		else if (!strcmp(o->enc[i], "preset"))
-			preset = o->enc[i + 1];
-		else if (!strcmp(o->enc[i], "bitrate") && cli_parse_bitrate(o->enc[i + 1], &bitrate))
-			return tp_errf(err, TP_EUSAGE, "--bitrate: expected bits/s such as 8M (got '%s')",
-				       o->enc[i + 1]);
-	}
 	for (int i = 0; i < p->nouts; i++) {
 		output *out = &p->outs[i];
 		int mode = out->mode >= 0 ? out->mode
 			   : so.n ? (int)so.o[0].mode
 				  : (int)so.mode;
-		outputs_fingerprint(sc, mode, out->enc, crf, preset, bitrate, out->fp);
+		outputs_fingerprint(sc, mode, out->enc, o->c.crf, o->c.preset, o->c.bitrate, out->fp);
 		if (i == 0)
 			outputs_fingerprint(sc, mode, &tp_encoder_hash, -1, NULL, 0, p->hash_fp);
 	}
-	return 0;
 }
 
 /* Outputs as render would choose them, checked for chunking. */
@@ -327,7 +313,8 @@ static int plan_outputs(plan *p, tp_err *err)
 		if (!out->enc) /* render refuses it with its message (render_would_refuse) */
 			out->enc = &tp_encoder_pngseq;
 	}
-	return fingerprints(p, err);
+	fingerprints(p);
+	return 0;
 }
 
 /* What every chunk's `render` would refuse for these options (an odd MP4 size, a bad

@@ -9,19 +9,37 @@
 #include "tidepool.h"
 #include "util/fsutil.h"
 
-static const char usage[] =
-	"usage: tidepool validate SCENE... [options]\n"
-	"\n"
-	"Checks each scene without rendering: the JSON, every field and range, the\n"
-	"background image, the solver's parameters (including its stability check) and the\n"
-	"render modes of its outputs. Prints one line per scene. Takes the scene options of\n"
-	"'tidepool render', so it checks the scene that render would run.\n"
-	"\n"
-	"  -o, --output OUT     MODE=OUT checks that the solver can render "
-	"MODE\n" CLI_SCENE_OPTS_HELP "  -q, --quiet          print only errors\n"
-	"  -h, --help           show this help\n"
-	"\n"
-	"Exit status: 0 all valid, 2 usage error, 3 a scene is invalid, 4 I/O error.\n";
+/* The render options that say which scene render would run, -o in validate's words. */
+static const cli_word output_words[] = {
+	{"output", "  -o, --output OUT     MODE=OUT checks that the solver can render MODE\n"},
+	{0},
+};
+static const cli_word quiet_words[] = {
+	{"quiet", "  -q, --quiet          print only errors\n"},
+	{0},
+};
+static const cli_part parts[] = {
+	{.rows = cli_output_rows, .words = output_words},
+	{.rows = cli_scene_rows},
+	{.rows = cli_flipbook_rows},
+	{.rows = cli_quiet_rows, .words = quiet_words},
+	{.rows = cli_help_rows},
+	{0},
+};
+
+const cli_scene_cmd cli_validate_cmd = {
+	.cmd = "validate",
+	.head = "usage: tidepool validate SCENE... [options]\n"
+		"\n"
+		"Checks each scene without rendering: the JSON, every field and range, the\n"
+		"background image, the solver's parameters (including its stability check) and the\n"
+		"render modes of its outputs. Prints one line per scene. Takes the scene options of\n"
+		"'tidepool render', so it checks the scene that render would run.\n"
+		"\n",
+	.parts = parts,
+	.tail = "\n"
+		"Exit status: 0 all valid, 2 usage error, 3 a scene is invalid, 4 I/O error.\n",
+};
 
 /* A PNG output pattern is checked as render checks it, so a bad or huge conversion
  * (%999999999d) fails here rather than after validate said ok. */
@@ -110,7 +128,7 @@ static int check_one(const char *path, const cli_opts *o, int threads)
 int cmd_validate(int argc, char **argv)
 {
 	cli_opts o = {.crf = -1};
-	int rc = cli_opts_parse("validate", usage, CLI_OUTPUT_OPTS | CLI_FLIPBOOK_OPTS, argc, argv, &o);
+	int rc = cli_opts_parse(&cli_validate_cmd, NULL, argc, argv, &o);
 	if (rc)
 		return rc == 1 ? TP_EXIT_OK : rc;
 	if (o.first >= argc)

@@ -14,6 +14,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "cli/optrows.h"
 #include "encode/avplugin.h"
 #include "util/fsutil.h"
 
@@ -203,6 +204,19 @@ static const char *proxy_note(const enc_config *cfg)
 	return p && p->mp4->note ? p->mp4->note(cfg) : NULL;
 }
 
+/* The MP4 encoder's options (render --help prints these lines). */
+static const cli_row mp4_options[] = {
+	{"crf", 0, 1, ENC_OPT_CRF,
+	 "      --crf N          MP4 quality, 0 (lossless) .. 51 (default 18)\n", 0},
+	{"preset", 0, 1, ENC_OPT_PRESET,
+	 "      --preset NAME    x264 preset: ultrafast, superfast, veryfast, faster, fast,\n"
+	 "                       medium (default), slow, slower, veryslow, placebo\n", 0},
+	{"bitrate", 0, 1, ENC_OPT_BITRATE,
+	 "      --bitrate RATE   MP4 target bit rate in bits/s (k and M suffixes), instead of crf\n",
+	 0},
+	{0},
+};
+
 const tp_encoder tp_encoder_mp4 = {
 	.name = "mp4",
 	.description = "H.264 MP4 (libx264 through libavcodec; MPEG-4 Part 2 without libx264)",
@@ -214,4 +228,5 @@ const tp_encoder tp_encoder_mp4 = {
 	.close = proxy_close,
 	.note = proxy_note,
 	.caps = ENC_CAP_YUV420 | ENC_CAP_LOOKAHEAD | ENC_CAP_RATE,
+	.options = mp4_options,
 };

@@ -76,7 +76,18 @@ typedef struct tp_encoder {
 	 * such as a codec fallback ("libx264 is not available: ..."), or NULL for none. */
 	const char *(*note)(const enc_config *cfg);
 	unsigned caps; /* ENC_CAP_*: what the program may ask of it, in place of its name */
+	/* Optional (may be NULL): its own options of render and tasks, rows of the program's
+	 * parser (cli/optrows.h) with ids ENC_OPT_*, whose values reach it in enc_config. */
+	const struct cli_row *options;
 } tp_encoder;
+
+/* The ids of encoders' option rows: the value of each goes to the enc_config field it
+ * names (the program's parser checks it and says so by the option's name). */
+enum {
+	ENC_OPT_CRF = 1 << 12, /* crf */
+	ENC_OPT_PRESET,        /* preset */
+	ENC_OPT_BITRATE,       /* bitrate */
+};
 
 /* tp_encoder.caps */
 enum {
@@ -85,12 +96,16 @@ enum {
 	 * deeper frame queue lets the simulation and renderer work ahead meanwhile */
 	ENC_CAP_LOOKAHEAD = 1u << 1,
 	ENC_CAP_RATE = 1u << 2, /* takes crf, preset and bitrate; the fingerprint records them */
+	/* takes float samples in physical units (TP_PIXELS_FLOAT) and the scene's float
+	 * settings (exr_float, exr_compression) */
+	ENC_CAP_FLOAT = 1u << 3,
 };
 
 extern const tp_encoder *const tp_encoders[]; /* registry.c, NULL-terminated */
 /* Named where the program means one encoder whatever the path: the frame-hash manifest
- * (--hash) and PNG frames (the chunks `tidepool tasks` checks). */
-extern const tp_encoder tp_encoder_hash, tp_encoder_pngseq;
+ * (--hash), PNG frames (the chunks `tidepool tasks` checks) and the flipbook atlas (a
+ * single .png of many frames). */
+extern const tp_encoder tp_encoder_hash, tp_encoder_pngseq, tp_encoder_flipbook;
 const tp_encoder *enc_find_for_path(const char *path);
 const tp_encoder *enc_find(const char *name);
 

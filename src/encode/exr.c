@@ -433,4 +433,5 @@ const tp_encoder tp_encoder_exr = {
 	.open = exr_open,
 	.write_frame = exr_write,
 	.close = exr_close,
+	.caps = ENC_CAP_FLOAT,
 };
