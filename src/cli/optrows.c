@@ -53,6 +53,13 @@ int cli_rows_parse(const cli_rows *c, int argc, char **argv, int *first)
 				shortopts[k++] = ':';
 		}
 	}
+	if (n == MAX_ROWS && c->rows[n].name) {
+		/* A programming error, never input: a dropped row would be an option that
+		 * silently stops existing. */
+		fprintf(stderr, "tidepool %s: internal error: more than %d option rows\n", c->cmd,
+			MAX_ROWS);
+		abort();
+	}
 	lo[n] = (struct option){NULL, 0, NULL, 0};
 	shortopts[k] = 0;
 	int id, li;

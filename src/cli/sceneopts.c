@@ -380,11 +380,15 @@ static int own_named(const joined *j, const char *name)
 
 static void add_row(joined *j, const cli_row *r, int from)
 {
-	if (j->n < MAX_ROWS) {
-		j->rows[j->n] = *r;
-		j->src[j->n] = r;
-		j->from[j->n++] = (unsigned char)from;
+	if (j->n == MAX_ROWS) {
+		/* A programming error, never input: a dropped row would be an option that
+		 * silently stops existing. */
+		fprintf(stderr, "tidepool: internal error: more than %d option rows\n", MAX_ROWS);
+		abort();
 	}
+	j->rows[j->n] = *r;
+	j->src[j->n] = r;
+	j->from[j->n++] = (unsigned char)from;
 }
 
 static int dispatch(void *ctx, const cli_row *row, const char *value)
