@@ -99,6 +99,7 @@ SRC_RENDER = \
 	src/core/render/refract_vec.c \
 	src/core/render/refract_avx2.c \
 	src/core/render/refract_avx512.c \
+	src/core/render/refract_avx512vnni.c \
 	src/core/render/refract_aa.c \
 	src/core/render/footprint.c \
 	src/core/render/highlight.c \
@@ -346,7 +347,9 @@ $(BUILD)/obj/src/preview/page.o: TP_CFLAGS += -I$(BUILD)/gen
 $(BUILD)/obj/src/core/render/refract_c.o: TP_CFLAGS += -fno-tree-vectorize
 ifneq ($(findstring x86_64,$(shell $(CC) -dumpmachine)),)
 $(BUILD)/obj/src/core/render/refract_avx2.o: TP_CFLAGS += -mavx2
-$(BUILD)/obj/src/core/render/refract_avx512.o: TP_CFLAGS += -march=x86-64-v4 -mavx512vnni
+$(BUILD)/obj/src/core/render/refract_avx512.o: TP_CFLAGS += -march=x86-64-v4
+$(BUILD)/obj/src/core/render/refract_avx512vnni.o: TP_CFLAGS += -mavx512f -mavx512bw -mavx512vl \
+	-mavx512dq -mavx512vnni
 endif
 
 # The page's files as C arrays (static const, named after the file: app_js).

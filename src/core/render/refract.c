@@ -80,10 +80,10 @@ void refract_dsp_init(refract_dsp *d, unsigned cpu_flags)
 		d->geometry[1][1] = refract_geometry_wrap_i32_avx512;
 		d->offsets[0] = refract_offsets_f32_avx512;
 		d->offsets[1] = refract_offsets_i32_avx512;
-		d->fused[0][0] = refract_color_clamp_f32_avx512;
-		d->fused[0][1] = refract_color_clamp_i32_avx512;
-		d->fused[1][0] = refract_color_wrap_f32_avx512;
-		d->fused[1][1] = refract_color_wrap_i32_avx512;
+		d->fused[0][0] = refract_color_clamp_f32_avx512vnni;
+		d->fused[0][1] = refract_color_clamp_i32_avx512vnni;
+		d->fused[1][0] = refract_color_wrap_f32_avx512vnni;
+		d->fused[1][1] = refract_color_wrap_i32_avx512vnni;
 		d->aa_vec = 2; /* refract_aa.c's AVX-512 lookups need F, BW and VNNI */
 	}
 #endif

@@ -5,10 +5,10 @@
  * The kernels are written once, here, as inline functions; each variant is that code
  * compiled for one instruction set in a file of its own (the Makefile gives each file its
  * -m flags): refract_c.c (plain C, not vectorised: the reference), refract_vec.c (the
- * compiler's vectorisation at the build's baseline, SSE2 on x86-64), refract_avx2.c and
- * refract_avx512.c (x86-64-v4 and VNNI: passes 0-2 fused in registers). refract_dsp_init()
- * fills a refract_dsp from the CPU flags a render context read once at its creation
- * (util/cpu.h); every variant computes the same bits (tests/test_render.c).
+ * compiler's vectorisation at the build's baseline, SSE2 on x86-64), refract_avx2.c,
+ * refract_avx512.c (x86-64-v4) and refract_avx512vnni.c (passes 0-2 fused in registers).
+ * refract_dsp_init() fills a refract_dsp from the CPU flags a render context read once at
+ * its creation (util/cpu.h); every variant computes the same bits (tests/test_render.c).
  * Internal to src/core/render/.
  */
 #ifndef TP_RENDER_REFRACT_DSP_H
@@ -197,11 +197,9 @@ static inline __attribute__((always_inline)) void row_geometry(const void *const
  * row_geometry's operations in its order, so the same bits. Away from the frame's edges
  * the column sums are taken without the remapping, a loop the compiler vectorises; each
  * refract_offsets_* is this body compiled for one ISA. */
-static inline __attribute__((always_inline)) void offsets_body(const void *const r[5],
-							       const int is_int, int wrap, int w,
-							       int xs, int n, float R,
-							       float *restrict ox,
-							       float *restrict oy)
+static inline __attribute__((always_inline)) void
+offsets_body(const void *const r[5], const int is_int, int wrap, int w, int xs, int n, float R,
+	     float *restrict ox, float *restrict oy)
 {
 	float v[CHUNK + 8], d2[CHUNK + 8];
 	column_sums(r, w, xs, n, is_int, wrap, v, d2);
@@ -228,12 +226,6 @@ static inline void shade_pixel(const uint8_t *p, int32_t bs, int32_t wq, int32_t
 	}
 }
 
-/* Pixels x .. w-1 of a run by shade_pixel (the vector variants' tails). */
-static inline void shade_run(const uint8_t *bgx, int32_t bs, row_taps t, int x, int w, uint8_t *o)
-{
-	for (; x < w; x++)
-		shade_pixel(bgx + t.off[x], bs, t.wq[x], t.lift[x], o + 3 * x);
-}
 
 #ifdef __x86_64__
 /* Both vector paths put one pixel's four taps of a channel side by side as bytes,
@@ -248,8 +240,8 @@ static const int8_t TAP_ORDER[16] = {0, 8, 4, 12, 1, 9, 5, 13, 2, 10, 6, 14, 3, 
 typedef void (*refract_geometry_fn)(const void *const r[5], const color_par *p, int y, int xs,
 				    int n, row_taps t);
 /* The offsets R * slope of columns xs .. xs+n-1 (offsets_body). */
-typedef void (*refract_offsets_fn)(const void *const r[5], int wrap, int w, int xs, int n,
-				   float R, float *ox, float *oy);
+typedef void (*refract_offsets_fn)(const void *const r[5], int wrap, int w, int xs, int n, float R,
+				   float *ox, float *oy);
 /* Pass 2: n pixels of a run from its taps (row_taps' off, wq and lift, apart: a struct
  * passed by value cost the AVX2 shading 2% more instructions) into o (3 bytes a pixel). */
 typedef void (*refract_shade_fn)(const uint8_t *bgx, int32_t bs, const int32_t *off,
@@ -286,12 +278,12 @@ void refract_shade_c(const uint8_t *bgx, int32_t bs, const int32_t *off, const i
 		     const int32_t *lift, int n, uint8_t *o);
 
 /* refract_vec.c: the baseline ISA's vectors (SSE2 on x86-64) */
-void refract_geometry_wrap_i32_vec(const void *const r[5], const color_par *p, int y, int xs,
-				   int n, row_taps t);
+void refract_geometry_wrap_i32_vec(const void *const r[5], const color_par *p, int y, int xs, int n,
+				   row_taps t);
 void refract_geometry_clamp_i32_vec(const void *const r[5], const color_par *p, int y, int xs,
 				    int n, row_taps t);
-void refract_geometry_wrap_f32_vec(const void *const r[5], const color_par *p, int y, int xs,
-				   int n, row_taps t);
+void refract_geometry_wrap_f32_vec(const void *const r[5], const color_par *p, int y, int xs, int n,
+				   row_taps t);
 void refract_geometry_clamp_f32_vec(const void *const r[5], const color_par *p, int y, int xs,
 				    int n, row_taps t);
 void refract_offsets_i32_vec(const void *const r[5], int wrap, int w, int xs, int n, float R,
@@ -316,7 +308,7 @@ void refract_offsets_f32_avx2(const void *const r[5], int wrap, int w, int xs, i
 void refract_shade_avx2(const uint8_t *bgx, int32_t bs, const int32_t *off, const int32_t *wq,
 			const int32_t *lift, int n, uint8_t *o);
 
-/* refract_avx512.c: AVX-512 (F, CD, BW, DQ, VL) with VNNI */
+/* refract_avx512.c: AVX-512 (F, CD, BW, DQ, VL); refract_avx512vnni.c: the fused kernel */
 void refract_geometry_wrap_i32_avx512(const void *const r[5], const color_par *p, int y, int xs,
 				      int n, row_taps t);
 void refract_geometry_clamp_i32_avx512(const void *const r[5], const color_par *p, int y, int xs,
@@ -329,13 +321,13 @@ void refract_offsets_i32_avx512(const void *const r[5], int wrap, int w, int xs,
 				float *ox, float *oy);
 void refract_offsets_f32_avx512(const void *const r[5], int wrap, int w, int xs, int n, float R,
 				float *ox, float *oy);
-void refract_color_wrap_i32_avx512(const void *const r[5], int y, const color_par *p,
+void refract_color_wrap_i32_avx512vnni(const void *const r[5], int y, const color_par *p,
 				   const uint8_t *bgx, uint8_t *o, int32_t *lift, int xa, int xb);
-void refract_color_clamp_i32_avx512(const void *const r[5], int y, const color_par *p,
+void refract_color_clamp_i32_avx512vnni(const void *const r[5], int y, const color_par *p,
 				    const uint8_t *bgx, uint8_t *o, int32_t *lift, int xa, int xb);
-void refract_color_wrap_f32_avx512(const void *const r[5], int y, const color_par *p,
+void refract_color_wrap_f32_avx512vnni(const void *const r[5], int y, const color_par *p,
 				   const uint8_t *bgx, uint8_t *o, int32_t *lift, int xa, int xb);
-void refract_color_clamp_f32_avx512(const void *const r[5], int y, const color_par *p,
+void refract_color_clamp_f32_avx512vnni(const void *const r[5], int y, const color_par *p,
 				    const uint8_t *bgx, uint8_t *o, int32_t *lift, int xa, int xb);
 #endif
 

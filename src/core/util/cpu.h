@@ -15,9 +15,9 @@
 
 /* The compiler's vectorisation at the build's baseline ISA (SSE2 on x86-64): present on
  * every CPU. Without it the kernels run their plain C reference loops. */
-#define TP_CPU_FLAG_SIMD       0x0001
-#define TP_CPU_FLAG_AVX2       0x0002
-#define TP_CPU_FLAG_AVX512F    0x0004 /* AVX-512 Foundation */
+#define TP_CPU_FLAG_SIMD    0x0001
+#define TP_CPU_FLAG_AVX2    0x0002
+#define TP_CPU_FLAG_AVX512F 0x0004 /* AVX-512 Foundation */
 /* AVX-512 F, CD, BW, DQ and VL (x86-64-v4), as FFmpeg's AV_CPU_FLAG_AVX512 */
 #define TP_CPU_FLAG_AVX512     0x0008
 #define TP_CPU_FLAG_AVX512VNNI 0x0010
