@@ -265,9 +265,9 @@ Test(refract_aa, uniform_offsets_are_one_lookup)
 	tp_image_free(&ib);
 }
 
-/* The vector lookups against the plain loop (level 0): AVX2 (level 2, 8 pixels at a time,
- * or AVX-512 where the CPU has F, BW and VNNI but not all of level 3) and AVX-512 (level
- * 3, 16 pixels at a time), the same bytes with a wrapping pool (its modulo) and a clamped
+/* The vector lookups against the plain loop (CPU cap 0, cpu_caps.h): AVX2 (cap CPU_AVX2,
+ * 8 pixels at a time) and AVX-512 (all this CPU has, with VNNI: 16 pixels at a time), the
+ * same bytes with a wrapping pool (its modulo) and a clamped
  * one, for the scene's own counts (pixels of several counts in one run) and forced counts
  * up to the largest (256 subsamples a pixel; runs of pixels with a partial last vector). */
 Test(refract_aa, vector_lookups_are_the_plain_loops, .timeout = 120)
