@@ -41,6 +41,7 @@ SRC_UTIL = \
 	src/core/util/error.c \
 	src/core/util/suggest.c \
 	src/core/util/image.c \
+	src/core/util/cpu.c \
 	src/core/util/opts.c \
 	src/core/util/rng.c \
 	src/core/util/trig.c \
@@ -94,6 +95,11 @@ SRC_RENDER = \
 	src/core/render/render.c \
 	src/core/render/modes.c \
 	src/core/render/refract.c \
+	src/core/render/refract_c.c \
+	src/core/render/refract_vec.c \
+	src/core/render/refract_avx2.c \
+	src/core/render/refract_avx512.c \
+	src/core/render/refract_avx512vnni.c \
 	src/core/render/refract_aa.c \
 	src/core/render/footprint.c \
 	src/core/render/highlight.c \
@@ -131,7 +137,7 @@ SRC_AV = \
 	src/encode/join.c \
 	src/encode/proof_mp4.c \
 	src/encode/avplugin.c
-AV_HELPERS = src/core/util/error.c src/core/util/fsutil.c src/core/util/image.c src/encode/record.c \
+AV_HELPERS = src/core/util/error.c src/core/util/cpu.c src/core/util/fsutil.c src/core/util/image.c src/encode/record.c \
 	src/encode/hash.c src/encode/proof.c src/encode/outfile.c
 
 SRC_COMPARE = \
@@ -336,6 +342,16 @@ $(BUILD)/obj/src/encode/avload.o: $(PATHS_H)
 $(BUILD)/obj/src/encode/avload.o: TP_CFLAGS += -I$(BUILD)/gen -DTP_HAVE_PATHS_H
 $(BUILD)/obj/src/preview/page.o: $(PAGE_H)
 $(BUILD)/obj/src/preview/page.o: TP_CFLAGS += -I$(BUILD)/gen
+
+# The colour pass's ISA variants (src/core/render/refract_dsp.h), a file each, compiled
+# for its own instruction set; refract_dsp_init() runs one only on a CPU that has it.
+$(BUILD)/obj/src/core/render/refract_c.o: TP_CFLAGS += -fno-tree-vectorize
+ifneq ($(findstring x86_64,$(shell $(CC) -dumpmachine)),)
+$(BUILD)/obj/src/core/render/refract_avx2.o: TP_CFLAGS += -mavx2
+$(BUILD)/obj/src/core/render/refract_avx512.o: TP_CFLAGS += -march=x86-64-v4
+$(BUILD)/obj/src/core/render/refract_avx512vnni.o: TP_CFLAGS += -mavx512f -mavx512bw -mavx512vl \
+	-mavx512dq -mavx512vnni
+endif
 
 # The page's files as C arrays (static const, named after the file: app_js).
 $(PAGE_H): $(PAGE_FILES:%=src/preview/page/%)

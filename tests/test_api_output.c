@@ -9,6 +9,7 @@
 
 #include "tidepool.h"
 #include "tmpdir.h"
+#include "util/cpu.h"
 #include "util/image.h"
 
 static char dir[64];
@@ -122,7 +123,7 @@ Test(api_output, render_targets_give_each_layout_of_one_frame)
 	for (int k = 0; k < 3; k++)
 		pl[k] = tp_image_plane(&yuv, k, &ls[k]);
 	for (int j = 0; j < 45; j++)
-		tp_rgb_to_yuv420_pair(&rgb, j, pl, ls);
+		tp_rgb_to_yuv420_pair(tp_yuv420_rows_for(tp_cpu_flags()), &rgb, j, pl, ls);
 	cr_assert_eq(memcmp(y, want, (size_t)160 * 90 * 3 / 2), 0, "4:2:0 differs");
 
 	/* no targets: the side job still runs (a hash of the last frame) */

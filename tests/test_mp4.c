@@ -28,6 +28,7 @@
 #include "encode/encoder.h"
 #include "encode/mp4_read.h"
 #include "util/png.h"
+#include "util/cpu.h"
 #include "util/image.h"
 #include "tmpdir.h"
 
@@ -303,7 +304,7 @@ static int contains(const uint8_t *b, long n, const char *s)
 Test(mp4, rgb_to_yuv420_is_bt709_and_the_same_on_every_path)
 {
 	enum { W = 518, H = 6 }; /* a width that leaves every remainder of the vector loops */
-	static uint8_t rgb[H][3 * W], yv[3][H][W], cb[3][H / 2][W / 2], cr[3][H / 2][W / 2];
+	static uint8_t rgb[H][3 * W], yv[4][H][W], cb[4][H / 2][W / 2], cr[4][H / 2][W / 2];
 	unsigned st = 7;
 	for (int y = 0; y < H; y += 2)
 		for (int x = 0; x < W; x += 2)
@@ -321,19 +322,24 @@ Test(mp4, rgb_to_yuv420_is_bt709_and_the_same_on_every_path)
 					rgb[y + 1][3 * x + 3 + c] = (uint8_t)(255 - v);
 				}
 			}
-	for (int level = 0; level < 3; level++) { /* C, the vectorised loop, AVX-512 */
-		tp_yuv_set_simd(level);
+	/* C, the baseline's vectorised loop, AVX2, and all this CPU has (AVX-512) */
+	static const unsigned caps[4] = {0, TP_CPU_FLAG_SIMD, TP_CPU_FLAG_SIMD | TP_CPU_FLAG_AVX2,
+					 ~0u};
+	static const char *const names[4] = {"C", "vectorised", "AVX2", "AVX-512"};
+	for (int level = 0; level < 4; level++) {
+		const tp_yuv420_rows_fn rows = tp_yuv420_rows_for(tp_cpu_flags() & caps[level]);
 		for (int y = 0; y < H; y += 2)
-			tp_rgb_to_yuv420_rows(rgb[y], rgb[y + 1], W, yv[level][y], yv[level][y + 1],
-					      cb[level][y / 2], cr[level][y / 2]);
+			rows(rgb[y], rgb[y + 1], W, yv[level][y], yv[level][y + 1], cb[level][y / 2],
+			     cr[level][y / 2]);
 	}
-	tp_yuv_set_simd(2);
-	cr_assert_eq(memcmp(yv[0], yv[1], sizeof yv[0]), 0, "luma: vector path differs from C");
-	cr_assert_eq(memcmp(cb[0], cb[1], sizeof cb[0]), 0, "Cb: vector path differs from C");
-	cr_assert_eq(memcmp(cr[0], cr[1], sizeof cr[0]), 0, "Cr: vector path differs from C");
-	cr_assert_eq(memcmp(yv[0], yv[2], sizeof yv[0]), 0, "luma: AVX-512 path differs from C");
-	cr_assert_eq(memcmp(cb[0], cb[2], sizeof cb[0]), 0, "Cb: AVX-512 path differs from C");
-	cr_assert_eq(memcmp(cr[0], cr[2], sizeof cr[0]), 0, "Cr: AVX-512 path differs from C");
+	for (int level = 1; level < 4; level++) {
+		cr_assert_eq(memcmp(yv[0], yv[level], sizeof yv[0]), 0, "luma: %s path differs from C",
+			     names[level]);
+		cr_assert_eq(memcmp(cb[0], cb[level], sizeof cb[0]), 0, "Cb: %s path differs from C",
+			     names[level]);
+		cr_assert_eq(memcmp(cr[0], cr[level], sizeof cr[0]), 0, "Cr: %s path differs from C",
+			     names[level]);
+	}
 	for (int y = 0; y < H; y++)
 		for (int x = 0; x < W; x++) {
 			const double r = rgb[y][3 * x], g = rgb[y][3 * x + 1],

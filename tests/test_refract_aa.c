@@ -10,7 +10,10 @@
 #include "render/render.h"
 #include "solvers/solver.h"
 #include "render/render_impl.h"
+#include "api/api_impl.h"
 #include "tidepool.h"
+
+#include "cpu_caps.h"
 
 /* `path` at w x h, with --set `set` when not NULL. */
 static tp_scene *load(const char *path, int w, int h, const char *set)
@@ -28,15 +31,26 @@ static tp_scene *load(const char *path, int w, int h, const char *set)
 	return s;
 }
 
-/* Colour frame n into buf (w * h * 3 bytes), every pixel drawn with force x force lookups
- * when force > 0 (render_set_antialias), as the scene says when 0. */
-static void render_into(tp_scene *s, int n, int force, uint8_t *buf)
+/* Colour frame n into buf (w * h * 3 bytes) by render contexts made afresh
+ * (api_drop_renderers), which read the CPU cap `cap` (cpu_caps.h) and render.h's test
+ * switches once, when created: every pixel drawn with force x force lookups when force > 0
+ * (render_set_antialias), as the scene says when 0. */
+static void render_with(tp_scene *s, int n, int cap, int force, uint8_t *buf)
 {
 	tp_error e = TP_ERROR_INIT;
+	tp_cpu_force_flags(cap);
 	render_set_antialias(force);
+	api_drop_renderers(s);
 	const int rc = tp_scene_render(s, n, TP_MODE_COLOR, buf, 0, &e);
 	render_set_antialias(0);
+	tp_cpu_force_flags(-1);
 	cr_assert_eq(rc, 0, "frame %d: %s", n, e.text);
+}
+
+/* render_with all this CPU has. */
+static void render_into(tp_scene *s, int n, int force, uint8_t *buf)
+{
+	render_with(s, n, -1, force, buf);
 }
 
 /* The difference of a pixel to the reference: the largest of its three channels', in
@@ -173,10 +187,8 @@ Test(refract_aa, option_off_and_same_bytes_on_every_path, .timeout = 120)
 	render_into(s, n, 0, b);
 	cr_assert_eq(memcmp(on, b, bytes), 0, "1 and 2 threads");
 	tp_scene_set_threads(s, 2);
-	for (int level = 0; level < 3; level++) {
-		render_set_simd(level);
-		render_into(s, n, 0, b);
-		render_set_simd(3);
+	for (int level = CPU_C; level < CPU_ALL; level++) {
+		render_with(s, n, cpu_caps[level], 0, b);
 		cr_assert_eq(memcmp(on, b, bytes), 0, "vector level %d", level);
 	}
 	tp_scene_free(s);
@@ -228,17 +240,18 @@ Test(refract_aa, uniform_offsets_are_one_lookup)
 			hf[y * 96 + x] = 0.05f * (float)x + 0.03f * (float)y;
 	tp_surface sf = {.kind = TP_SURFACE_HEIGHT, .w = 96, .h = 64, .type = TP_SAMPLE_F32,
 			 .data = hf, .stride = 96, .scale = 1.0f};
-	render_ctx *r;
+	render_ctx *r, *r8; /* 1 x 1 and 8 x 8 lookups: contexts read the count when created */
 	tp_err err;
+	render_set_antialias(1);
 	cr_assert_eq(render_create(&sc, SCENE_MODE_COLOR, &r, &err), 0, "%s", err.msg);
+	render_set_antialias(8);
+	cr_assert_eq(render_create(&sc, SCENE_MODE_COLOR, &r8, &err), 0, "%s", err.msg);
+	render_set_antialias(0);
 	tp_image ia, ib;
 	cr_assert_eq(tp_image_alloc(&ia, 96, 64, TP_RGB8), 0);
 	cr_assert_eq(tp_image_alloc(&ib, 96, 64, TP_RGB8), 0);
-	render_set_antialias(1);
 	render_frame(r, &sf, &ia);
-	render_set_antialias(8);
-	render_frame(r, &sf, &ib);
-	render_set_antialias(0);
+	render_frame(r8, &sf, &ib);
 	/* (within 3 pixels of the frame's edge the smoothing sees the edge's samples
 	 * repeated, so the slope and the offset change there) */
 	for (int y = 3; y < 61; y++)
@@ -247,13 +260,14 @@ Test(refract_aa, uniform_offsets_are_one_lookup)
 	cr_assert_neq(memcmp(tp_image_row(&ia, 0), tp_image_row(&ib, 0), 96 * 3), 0,
 		      "at the edge the offset changes");
 	render_destroy(r);
+	render_destroy(r8);
 	tp_image_free(&ia);
 	tp_image_free(&ib);
 }
 
-/* The vector lookups against the plain loop (level 0): AVX2 (level 2, 8 pixels at a time,
- * or AVX-512 where the CPU has F, BW and VNNI but not all of level 3) and AVX-512 (level
- * 3, 16 pixels at a time), the same bytes with a wrapping pool (its modulo) and a clamped
+/* The vector lookups against the plain loop (CPU cap 0, cpu_caps.h): AVX2 (cap CPU_AVX2,
+ * 8 pixels at a time) and AVX-512 (all this CPU has, with VNNI: 16 pixels at a time), the
+ * same bytes with a wrapping pool (its modulo) and a clamped
  * one, for the scene's own counts (pixels of several counts in one run) and forced counts
  * up to the largest (256 subsamples a pixel; runs of pixels with a partial last vector). */
 Test(refract_aa, vector_lookups_are_the_plain_loops, .timeout = 120)
@@ -269,19 +283,15 @@ Test(refract_aa, vector_lookups_are_the_plain_loops, .timeout = 120)
 		tp_scene *s = load(scenes[i], size[i][0], size[i][1], NULL);
 		const size_t nb = (size_t)size[i][0] * size[i][1] * 3;
 		const int n = i ? 40 : 20;
-		render_set_simd(0);
-		render_into(s, n, 1, off); /* one lookup */
+		render_with(s, n, cpu_caps[CPU_C], 1, off); /* one lookup */
 		for (int f = 0; f < 4; f++) {
-			render_set_simd(0);
-			render_into(s, n, force[f], a);
-			for (int level = 2; level <= 3; level++) {
-				render_set_simd(level);
-				render_into(s, n, force[f], b);
+			render_with(s, n, cpu_caps[CPU_C], force[f], a);
+			for (int level = CPU_AVX2; level <= CPU_ALL; level++) {
+				render_with(s, n, cpu_caps[level], force[f], b);
 				cr_assert_eq(memcmp(a, b, nb), 0,
 					     "%s, force %d: vector level %d and plain differ",
 					     scenes[i], force[f], level);
 			}
-			render_set_simd(3);
 			cr_assert_neq(memcmp(a, off, nb), 0,
 				      "%s, force %d: anti-aliasing did something", scenes[i],
 				      force[f]);
@@ -309,6 +319,7 @@ Test(refract_aa, skipping_flat_background_changes_no_byte, .timeout = 180)
 		tp_scene *s = load(scenes[i], W, H, NULL);
 		render_into(s, frames[i], 0, a);
 		render_set_antialias_flat(0);
+		api_drop_renderers(s); /* contexts read the switch when created */
 		tp_error e = TP_ERROR_INIT;
 		const int rc = tp_scene_render(s, frames[i], TP_MODE_COLOR, b, 0, &e);
 		render_set_antialias_flat(1);
@@ -371,7 +382,7 @@ Test(refract_aa, footprint_boxes_are_their_equations)
 		int ss;
 		uint32_t *sat = render_aa_sat(bgx, W, H, wrap, &ss);
 		cr_assert(sat);
-		const render_aa a = {W, H, wrap, (W + 1) * 4, bgx, 0, NULL, sat, ss};
+		const render_aa a = {W, H, wrap, (W + 1) * 4, bgx, 0, NULL, sat, ss, {0, 1, 1}};
 		long checked = 0;
 		for (int y = 0; y < H; y++)
 			for (int x = 0; x < W; x++) {

@@ -10,6 +10,8 @@
 #include "solvers/solver.h"
 #include "render/render_impl.h"
 
+#include "cpu_caps.h"
+
 static const tp_solver fake_solver = {.name = "fake", .caps = TP_SOLVER_HEIGHTFIELD};
 
 /* A scene whose background is a horizontal ramp: red = x, green = y, blue = 100, so
@@ -256,15 +258,16 @@ Test(render, vector_paths_write_the_same_bytes_as_plain_c)
 			}
 			s.wrap = wrap;
 			tp_image img[4];
-			render_ctx *r;
 			tp_err err;
-			cr_assert_eq(render_create(&sc, SCENE_MODE_COLOR, &r, &err), 0);
-			for (int level = 0; level < 4; level++) {
+			for (int level = 0; level < 4; level++) { /* cpu_caps.h */
+				render_ctx *r;
+				tp_cpu_force_flags(cpu_caps[level]);
+				cr_assert_eq(render_create(&sc, SCENE_MODE_COLOR, &r, &err), 0);
+				tp_cpu_force_flags(-1);
 				tp_image_alloc(&img[level], w, h, TP_RGB8);
-				render_set_simd(level);
 				render_frame(r, &s, &img[level]);
+				render_destroy(r);
 			}
-			render_set_simd(3);
 			for (int level = 1; level < 4; level++)
 				for (int y = 0; y < h; y++)
 					cr_assert_eq(memcmp(tp_image_row(&img[0], y),
@@ -276,7 +279,6 @@ Test(render, vector_paths_write_the_same_bytes_as_plain_c)
 						     w, h, wrap, as_int, level, y);
 			for (int level = 0; level < 4; level++)
 				tp_image_free(&img[level]);
-			render_destroy(r);
 			free(hf);
 			free(hi);
 		}
@@ -303,9 +305,13 @@ Test(render, calm_water_copies_give_the_same_bytes)
 		int32_t *hi = calloc((size_t)w * h, sizeof *hi);
 		tp_span *sp = malloc((size_t)h * sizeof *sp);
 		cr_assert(hi && sp);
-		render_ctx *r;
+		render_ctx *rs[4]; /* one a CPU cap (cpu_caps.h), each keeping its flat picture */
 		tp_err err;
-		cr_assert_eq(render_create(&sc, SCENE_MODE_COLOR, &r, &err), 0);
+		for (int level = 0; level < 4; level++) {
+			tp_cpu_force_flags(cpu_caps[level]);
+			cr_assert_eq(render_create(&sc, SCENE_MODE_COLOR, &rs[level], &err), 0);
+		}
+		tp_cpu_force_flags(-1);
 		unsigned st = 777u + (unsigned)si;
 		for (int frame = 0; frame < 2; frame++) {
 			memset(hi, 0, (size_t)w * h * sizeof *hi);
@@ -345,7 +351,7 @@ Test(render, calm_water_copies_give_the_same_bytes)
 						.stride = w,
 						.scale = 1.0f / 64};
 				for (int level = 0; level < 4; level++) {
-					render_set_simd(level);
+					render_ctx *r = rs[level];
 					for (int yuv = 0; yuv < 2; yuv++) {
 						const tp_pixfmt fmt = yuv ? TP_YUV420 : TP_RGB8;
 						tp_image all, some;
@@ -374,10 +380,10 @@ Test(render, calm_water_copies_give_the_same_bytes)
 						tp_image_free(&some);
 					}
 				}
-				render_set_simd(3);
 			}
 		}
-		render_destroy(r);
+		for (int level = 0; level < 4; level++)
+			render_destroy(rs[level]);
 		free(hi);
 		free(sp);
 		tp_image_free(&sc.background.pixels);
@@ -385,7 +391,7 @@ Test(render, calm_water_copies_give_the_same_bytes)
 }
 
 /* The pebbles background a cell's run at a time (background.c, pebble_row, vectorised)
- * against pattern_pixel a pixel at a time (render_set_simd(0)): the same bytes, with and
+ * against pattern_pixel a pixel at a time (no TP_CPU_FLAG_SIMD): the same bytes, with and
  * without wrap (periodic cells), odd sizes, whole and fractional cell sizes. */
 Test(render, pebbles_rows_match_the_per_pixel_pattern)
 {
@@ -408,10 +414,8 @@ Test(render, pebbles_rows_match_the_per_pixel_pattern)
 				sc.boundary = wrap ? SCENE_BOUNDARY_WRAP : SCENE_BOUNDARY_REFLECT;
 				tp_image a, b;
 				tp_err err;
-				render_set_simd(0);
-				cr_assert_eq(render_background(&sc, w, h, &a, &err), 0);
-				render_set_simd(3);
-				cr_assert_eq(render_background(&sc, w, h, &b, &err), 0);
+				cr_assert_eq(render_background(&sc, w, h, 0, &a, &err), 0);
+				cr_assert_eq(render_background(&sc, w, h, tp_cpu_flags(), &b, &err), 0);
 				long sand = 0;
 				for (int y = 0; y < h; y++) {
 					cr_assert_eq(memcmp(tp_image_row(&a, y), tp_image_row(&b, y),
@@ -452,8 +456,8 @@ Test(render, pebble_borders_are_close_to_a_supersampled_background)
 	}
 	tp_image a, ref;
 	tp_err err;
-	cr_assert_eq(render_background(&sc, w, h, &a, &err), 0);
-	cr_assert_eq(render_background(&big, w * S, h * S, &ref, &err), 0);
+	cr_assert_eq(render_background(&sc, w, h, tp_cpu_flags(), &a, &err), 0);
+	cr_assert_eq(render_background(&big, w * S, h * S, tp_cpu_flags(), &ref, &err), 0);
 	long hist[256] = {0}, n = 0;
 	for (int y = 0; y < h; y++)
 		for (int x = 0; x < w; x++)
@@ -488,7 +492,8 @@ Test(render, pebble_borders_are_close_to_a_supersampled_background)
 /* The colour pass's per-row loops are vectorised by the compiler, not by hand, and one
  * function GCC cannot vectorise (lrintf) left the whole row geometry scalar in every
  * variant for four days, half of a busy frame's time, with the same bytes. So the
- * library's AVX2 and AVX-512 variants of the row geometry and the offsets are read back
+ * library's AVX2 and AVX-512 variants of the row geometry and the offsets
+ * (refract_avx2.c, refract_avx512.c) are read back
  * from the built library (objdump) and must use 256- or 512-bit registers throughout; the
  * scalar build of that loop used none. */
 Test(render, the_row_loops_are_vectorised)
@@ -502,7 +507,7 @@ Test(render, the_row_loops_are_vectorised)
 	char cmd[512];
 	snprintf(cmd, sizeof cmd,
 		 "objdump -d --no-show-raw-insn %s/libtidepool.so.0 | awk '"
-		 "/^[0-9a-f]+ <(row_geometry|offsets)_[a-z0-9_]*_avx(2|512)>:/ { f = $2; n[f] = 0; next }"
+		 "/^[0-9a-f]+ <refract_(geometry|offsets)_[a-z0-9_]*_avx(2|512)>:/ { f = $2; n[f] = 0; next }"
 		 " /^$/ { f = \"\" } f && /[yz]mm/ { n[f]++ }"
 		 " END { for (f in n) print f, n[f] }'",
 		 b ? b : "build");
@@ -512,7 +517,7 @@ Test(render, the_row_loops_are_vectorised)
 	int count, functions = 0;
 	while (fscanf(p, "%127s %d", name, &count) == 2) {
 		functions++;
-		const int min = strncmp(name, "<offsets", 8) ? 60 : 20;
+		const int min = strncmp(name, "<refract_offsets", 16) ? 60 : 20;
 		cr_expect_geq(count, min, "%s uses vector registers %d times (at least %d expected)",
 			      name, count, min);
 	}

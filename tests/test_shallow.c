@@ -817,7 +817,7 @@ Test(shallow, boxes_coupled_beside_the_wave_update_give_the_same_bits)
 static char *calm_state(scene_boundary edge, int calm, int threads, size_t *len)
 {
 	omp_set_num_threads(threads);
-	shallow_calm_water = calm;
+	solver_set_every_cell(!calm);
 	pool pl;
 	pool_init(&pl, 300, 230, edge);
 	pool_box(&pl, 30, 20, 4, 0.5, 0, 0.1, 40, 60, 2.1, 110, 80);
@@ -844,7 +844,7 @@ static char *calm_state(scene_boundary edge, int calm, int threads, size_t *len)
 	cr_assert_eq(SH->save(pl.p, f, &err), 0);
 	fclose(f);
 	pool_close(&pl);
-	shallow_calm_water = 1;
+	solver_set_every_cell(0);
 	return buf;
 }
 

@@ -12,6 +12,7 @@
 #include "reference/reference.h"
 #include "solvers/intgrid.h"
 #include "solvers/solver.h"
+#include "util/cpu.h"
 #include "util/rng.h"
 
 #define DT (1.0 / 30.0)
@@ -462,16 +463,18 @@ static int32_t *surface_copy(pool *pl)
 }
 
 /* A run of `steps` steps with a random drop every `every`, once with the plain kernels
- * (ig_simd 0) and once with the vector ones: the same cells. `what` names the case. */
+ * (tp_cpu_force_flags(0) when the solver is created) and once with the vector ones: the
+ * same cells. `what` names the case. */
 static void vector_matches_plain(const char *name, int w, int h, scene_boundary b,
 				 const scene_param *prm, int np, double scale, int steps,
 				 int every, uint64_t seed, uint64_t stream, const char *what)
 {
 	int32_t *got[2];
 	for (int simd = 0; simd < 2; simd++) {
-		ig_simd = simd;
+		tp_cpu_force_flags(simd ? -1 : 0);
 		pool pl;
 		pool_open(&pl, name, w, h, b, 0, prm, np);
+		tp_cpu_force_flags(-1);
 		if (scale != 1)
 			pool_rescale(&pl, scale);
 		tp_rng rng;
@@ -486,7 +489,6 @@ static void vector_matches_plain(const char *name, int w, int h, scene_boundary 
 		got[simd] = surface_copy(&pl);
 		pool_close(&pl);
 	}
-	ig_simd = 1;
 	int nonzero = 0;
 	for (int i = 0; i < w * h; i++) {
 		if (got[0][i] != got[1][i])
@@ -501,7 +503,7 @@ static void vector_matches_plain(const char *name, int w, int h, scene_boundary 
 }
 
 /* ripple's AVX-512 kernels (where the CPU has it), the seed scheme's and the isotropic
- * one's, against the plain loops, ig_simd 0: the same bits for every boundary, at the scene's size and above it (the velocity-damped
+ * one's, against the plain loops (no CPU flags): the same bits for every boundary, at the scene's size and above it (the velocity-damped
  * kernel), for widths whose rows end at every offset in a vector, with waves crossing
  * the held border and the wrap seams. */
 Test(ripple, vector_kernel_matches_the_plain_loop)
@@ -519,7 +521,7 @@ Test(ripple, vector_kernel_matches_the_plain_loop)
 	ripple_scheme = 0;
 }
 
-/* hooke's AVX-512 kernel (D a power of two) against the plain loop, ig_simd 0: the same
+/* hooke's AVX-512 kernel (D a power of two) against the plain loop (no CPU flags): the same
  * bits for every boundary, for D = 16 (the seed's), 8, 32 and 4 with other edge and corner
  * weights and shifts, at widths ending at every offset in a vector. */
 Test(hooke, vector_kernel_matches_the_plain_loop)
@@ -923,7 +925,7 @@ Test(intsolvers, drop_profile_and_stats)
 }
 
 /* Calm water (ripple.c, level_row): with spans each row's steps cover only the cells that
- * can be nonzero. The same bits as stepping every cell (ig_spans 0), on 1, 2 and 3
+ * can be nonzero. The same bits as stepping every cell (solver_set_every_cell(1)), on 1, 2 and 3
  * threads, reflect and absorb, at the scene's size and 1.7x; every nonzero cell inside its
  * row's span; the spans narrow while the rings are young (the work they save), and right
  * again after a checkpoint is loaded. Wrap and boxes step every cell: no spans. */
@@ -939,12 +941,12 @@ Test(ripple, calm_water_spans_change_no_bits)
 					omp_set_num_threads(t);
 					pool pl[2];
 					for (int k = 0; k < 2; k++) {
-						ig_spans = k; /* pl[0]: every cell; pl[1]: calm water skipped */
+						solver_set_every_cell(!k); /* pl[0]: every cell; pl[1]: calm water skipped */
 						pool_open(&pl[k], "ripple", W, H, boundaries[b], 0, NULL, 0);
 						if (sc)
 							pool_rescale(&pl[k], 1.7);
 					}
-					ig_spans = 1;
+					solver_set_every_cell(0);
 					tp_rng rng;
 					tp_rng_seed(&rng, 4, 2);
 					int step = 0;

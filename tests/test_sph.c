@@ -17,6 +17,7 @@
 #include "sim/stepper.h"
 #include "solvers/solver.h"
 #include "solvers/sph/sph_impl.h"
+#include "util/cpu.h"
 #include "util/trig.h"
 
 #include "sph_tank.h"
@@ -316,7 +317,7 @@ static unsigned long long run_hash(int threads, int model, tp_image *frame)
 	if (frame) {
 		tp_image bg;
 		tp_err err;
-		cr_assert_eq(render_background(&t.sc, s.w, s.h, &bg, &err), 0, "%s", err.msg);
+		cr_assert_eq(render_background(&t.sc, s.w, s.h, tp_cpu_flags(), &bg, &err), 0, "%s", err.msg);
 		float *scratch = malloc(sizeof(float) * 4 * (size_t)s.w * s.h);
 		render_in in = { .px = 1, .sc = &t.sc, .surf = &s, .w = s.w, .h = s.h, .bg = &bg, .scratch = scratch };
 		render_fluid(&in, frame);
@@ -351,9 +352,9 @@ Test(sph, vector_and_plain_c_kernels_give_the_same_bits, .init = one_thread)
 	 * AVX2, or a build without x86 intrinsics, runs); golden hashes hold only if both
 	 * do the same IEEE operations in the same order. */
 	for (int model = 0; model <= 1; model++) {
-		sph_set_simd(0);
+		tp_cpu_force_flags(0); /* read by the solver when run_hash creates it */
 		unsigned long long c = run_hash(1, model, NULL);
-		sph_set_simd(2);
+		tp_cpu_force_flags(-1);
 		unsigned long long v = run_hash(1, model, NULL);
 		cr_assert_eq(c, v, "model %d: plain C 0x%016llx, vector 0x%016llx", model, c, v);
 	}
@@ -439,7 +440,7 @@ Test(sph, the_picture_shows_water_where_the_particles_are, .init = one_thread)
 	t.d->surface(t.p, &s);
 	tp_image bg, img;
 	tp_err err;
-	cr_assert_eq(render_background(&t.sc, 200, 150, &bg, &err), 0, "%s", err.msg);
+	cr_assert_eq(render_background(&t.sc, 200, 150, tp_cpu_flags(), &bg, &err), 0, "%s", err.msg);
 	cr_assert_eq(tp_image_alloc(&img, 200, 150, TP_RGB8), 0);
 	float *scratch = malloc(sizeof(float) * 4 * 200 * 150);
 	render_in in = { .px = 1, .sc = &t.sc, .surf = &s, .w = 200, .h = 150, .bg = &bg, .scratch = scratch };
@@ -670,7 +671,7 @@ Test(sph, a_dense_box_sinks_and_rests_on_the_floor_and_is_drawn_there, .init = o
 	/* drawn at its pose: the box's slate over its centre, water where it started */
 	tp_image bg, img;
 	tp_err err;
-	cr_assert_eq(render_background(&t.sc, s.w, s.h, &bg, &err), 0, "%s", err.msg);
+	cr_assert_eq(render_background(&t.sc, s.w, s.h, tp_cpu_flags(), &bg, &err), 0, "%s", err.msg);
 	cr_assert_eq(tp_image_alloc(&img, s.w, s.h, TP_RGB8), 0);
 	float *scratch = malloc(sizeof(float) * 4 * (size_t)s.w * s.h);
 	render_in in = { .px = 1, .sc = &t.sc, .surf = &s, .w = s.w, .h = s.h, .bg = &bg, .scratch = scratch };

@@ -3,7 +3,7 @@
  * libx264), muxed by libavformat. The only encoding file that includes libav* headers.
  *
  * Frames are converted to yuv420p with BT.709 coefficients and limited range, and the
- * stream is tagged so: RGB frames (the colour renders) by tp_rgb_to_yuv420_rows (util/image.h:
+ * stream is tagged so: RGB frames (the colour renders) by tp_yuv420_rows_for() (util/image.h:
  * fixed point, the 2x2 mean for chroma), other formats by libswscale. yuv420p needs even
  * dimensions and H.264 crops 4:2:0 only in steps of 2 pixels, so an odd width or height
  * is refused by check(), before any rendering, naming the even sizes to use: an MP4
@@ -41,6 +41,7 @@
 #include "encode/mp4_read.h"
 #include "encode/proof.h"
 #include "encode/record.h"
+#include "util/cpu.h"
 #include "util/fsutil.h"
 
 #define DEFAULT_CRF    18
@@ -75,6 +76,7 @@ typedef struct mp4 {
 	AVFrame *view; /* x264 and a 4:2:0 frame: the frame's own planes, no copy (mp4_write) */
 	AVPacket *pkt;
 	struct SwsContext *sws;
+	tp_yuv420_rows_fn yuv_rows; /* RGB to 4:2:0 for this CPU (util/cpu.h), chosen at open */
 
 	int tmp_exists;
 	int header_written;
@@ -335,6 +337,7 @@ static int mp4_open(void *priv, const enc_config *cfg, tp_err *err)
 	snprintf(m->path, sizeof m->path, "%s", cfg->path);
 	tp_temp_name(cfg->path, m->tmp, sizeof m->tmp);
 	m->overwrite = cfg->overwrite;
+	m->yuv_rows = tp_yuv420_rows_for(tp_cpu_flags());
 	m->w = cfg->w;
 	m->h = cfg->h;
 	m->cw = cfg->w;
@@ -530,7 +533,7 @@ static int mp4_write(void *priv, int index, const tp_image *img, tp_err *err)
 		const ptrdiff_t ls[3] = {m->frame->linesize[0], m->frame->linesize[1],
 					 m->frame->linesize[2]};
 		for (int j = 0; j < m->ch / 2; j++)
-			tp_rgb_to_yuv420_pair(src, j, pl, ls);
+			tp_rgb_to_yuv420_pair(m->yuv_rows, src, j, pl, ls);
 	} else {
 		const uint8_t *planes[4] = {src->pixels};
 		const int strides[4] = {(int)src->stride};

@@ -3,7 +3,7 @@
  * their plain seed ports (tests/reference/seed_{ripple,hooke}.c, one thread), both
  * stepping the same rippled pool. Measurements alternate in short rounds and keep each
  * side's best, so both see the same machine load. Rows: all threads, then one thread.
- * Every cell is stepped, as the ports do (ig_spans 0): the damped pool falls still within
+ * Every cell is stepped, as the ports do (solver_set_every_cell(1)): the damped pool falls still within
  * the rounds, and calm water would cost ripple nothing (the e2e rows show what it saves).
  */
 #include <omp.h>
@@ -78,8 +78,10 @@ static void run_one(const char *name, int iso)
 	sc.nparams = 1;
 	sim m = {.name = name};
 	tp_err err;
-	ig_spans = 0;
-	if (!sc.solver || solver_create(&sc, omp_get_max_threads(), &m.s, &err) < 0)
+	solver_set_every_cell(1);
+	const int rc = sc.solver ? solver_create(&sc, omp_get_max_threads(), &m.s, &err) : -1;
+	solver_set_every_cell(0);
+	if (rc < 0)
 		return;
 	m.d = solver_desc(m.s);
 	m.p = solver_priv(m.s);

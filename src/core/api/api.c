@@ -742,6 +742,15 @@ int api_level(tp_scene *s, void (*progress)(void *, int, int), void *arg, tp_err
 	return 1;
 }
 
+void api_drop_renderers(tp_scene *s)
+{
+	for (int m = 0; m < API_MODES; m++) {
+		render_destroy(s->rd[m]);
+		render_destroy(s->rdf[m]);
+		s->rd[m] = s->rdf[m] = NULL;
+	}
+}
+
 int api_renderer(tp_scene *s, tp_mode mode, render_ctx **out, tp_error *e)
 {
 	int rc;

@@ -63,6 +63,9 @@ int api_fail(tp_scene *s, tp_error *e, int code, const tp_err *err);
 int api_fail_arg(tp_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int api_use_threads(const tp_scene *s);
 int api_renderer(tp_scene *s, tp_mode mode, render_ctx **out, tp_error *e);
+/* For tests: destroys the scene's render contexts, so that the next frame creates new ones,
+ * which read the CPU flags (util/cpu.h) and the render test switches (render.h) again. */
+void api_drop_renderers(tp_scene *s);
 int api_new_loop(tp_scene *s, sim_loop **out, tp_err *err);
 /* Destroys the loop (its warm-up counted in s->warmed): the next call starts over. */
 void api_drop_loop(tp_scene *s);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "render/render_impl.h"
+#include "util/cpu.h"
 
 static uint32_t hash2(int32_t x, int32_t y)
 {
@@ -236,7 +237,8 @@ static void resample(const tp_image *src, tp_image *dst)
 	}
 }
 
-int render_background(const scene *sc, int w, int h, tp_image *out, tp_err *err)
+int render_background(const scene *sc, int w, int h, unsigned cpu_flags, tp_image *out,
+		      tp_err *err)
 {
 	if (tp_image_alloc(out, w, h, TP_RGB8) < 0)
 		return tp_errf(err, TP_EIO, "out of memory for a %dx%d background", w, h);
@@ -258,7 +260,7 @@ int render_background(const scene *sc, int w, int h, tp_image *out, tp_err *err)
 	} else if (bg->pattern == SCENE_PATTERN_GRADIENT) {
 		ph = (int)ceil(h / cy);
 	}
-	if (bg->pattern == SCENE_PATTERN_PEBBLES && render_simd_level() > 0) {
+	if (bg->pattern == SCENE_PATTERN_PEBBLES && (cpu_flags & TP_CPU_FLAG_SIMD)) {
 		const size_t nt = (size_t)omp_get_max_threads();
 		double *scratch = malloc(nt * 4 * (size_t)w * sizeof *scratch);
 		int *ixs = malloc(nt * (size_t)w * sizeof *ixs);

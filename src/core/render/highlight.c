@@ -41,13 +41,6 @@ static inline __attribute__((always_inline)) float highlight(const render_hl *p,
 	return d > 0.0f ? s : 0.0f;
 }
 
-static int hl_on = 1;
-
-void render_set_antialias_highlight(int on)
-{
-	hl_on = on;
-}
-
 /* The slope box test of every pixel: the slopes over a pixel lie in the box of its nine
  * offsets (refract_aa.c's field, bilinear in each quarter: footprint.c), so where the
  * box's point nearest the lobe's peak (m parallel to h) is lit by under 1/16 level no
@@ -115,10 +108,10 @@ int render_aa_highlight(const render_hl *p, int n, const render_aa_offsets *o, c
 			uint8_t *nsub, int32_t *lift)
 {
 	int added = 0;
-	if (!hl_on || p->spec == 0.0f || p->R == 0.0f)
+	if (!p->checks.aa_highlight || p->spec == 0.0f || p->R == 0.0f)
 		return 0;
 	float delta[256]; /* n <= 256 (refract.c's CHUNK) */
-	const int forced = render_aa_forced();
+	const int forced = p->checks.aa_force;
 	if (!forced) {
 		hl_deltas(p, n, o, delta);
 	} else { /* the reference: the mean over all N x N subsamples of a forced count */

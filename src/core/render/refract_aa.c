@@ -50,25 +50,6 @@
 #define AA_SPACING   0.25f /* pixels of offset change per subsample */
 #define AA_MAX       6     /* subsamples per axis at most */
 
-static int aa_force;
-
-void render_set_antialias(int n)
-{
-	aa_force = n < 0 ? 0 : n > RENDER_AA_MAX_FORCE ? RENDER_AA_MAX_FORCE : n;
-}
-
-int render_aa_forced(void)
-{
-	return aa_force;
-}
-
-static int aa_flat_on = 1;
-
-void render_set_antialias_flat(int on)
-{
-	aa_flat_on = on;
-}
-
 static inline float absf(float v)
 {
 	return v < 0 ? -v : v;
@@ -88,7 +69,7 @@ static inline float maxf(float a, float b)
 /* Cloned for the vector units: max, abs and subtraction are exact, so every clone gives
  * the same D. */
 __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) static int
-aa_plan(int n, const render_aa_offsets *o, uint8_t *nsub)
+aa_plan(int n, int force, const render_aa_offsets *o, uint8_t *nsub)
 {
 	float d[258]; /* n <= 256 (refract.c's CHUNK) */
 	int steep = 0;
@@ -106,8 +87,8 @@ aa_plan(int n, const render_aa_offsets *o, uint8_t *nsub)
 		d[i] = m;
 		steep += m > AA_THRESHOLD;
 	}
-	if (aa_force) {
-		memset(nsub, aa_force, (size_t)n);
+	if (force) {
+		memset(nsub, force, (size_t)n);
 		return n;
 	}
 	if (!steep) {
@@ -126,9 +107,9 @@ aa_plan(int n, const render_aa_offsets *o, uint8_t *nsub)
 }
 
 /* (static clones: a non-static one would export its resolver from libtidepool) */
-int render_aa_plan(int n, const render_aa_offsets *o, uint8_t *nsub)
+int render_aa_plan(const render_aa *a, int n, const render_aa_offsets *o, uint8_t *nsub)
 {
-	return aa_plan(n, o, nsub);
+	return aa_plan(n, a->checks.aa_force, o, nsub);
 }
 
 /* A cell (x0, y0) is an edge if its four bilinear taps, (x0, y0) .. (x0 + 1, y0 + 1), are
@@ -223,7 +204,7 @@ aa_spread(int n, const render_aa_offsets *o, float *restrict dd)
 int render_aa_flat(const render_aa *a, int y, int xs, int n, const render_aa_offsets *o,
 		   uint8_t *nsub)
 {
-	if (!a->flat || aa_force || !aa_flat_on)
+	if (!a->flat || a->checks.aa_force || !a->checks.aa_flat)
 		return 1;
 	float spread[256]; /* n <= 256 (refract.c's CHUNK) */
 	aa_spread(n, o, spread);
@@ -615,7 +596,7 @@ static inline void put_pixel(uint8_t *out, int x, const uint32_t c[3], int32_t l
 void render_aa_shade(const render_aa *a, int y, int xs, int n, const render_aa_offsets *o,
 		     const uint8_t *nsub, const int32_t *lift, uint8_t *out)
 {
-	if (a->sat && !aa_force) { /* render.antialias "footprint" (a forced count supersamples) */
+	if (a->sat && !a->checks.aa_force) { /* render.antialias "footprint" (a forced count supersamples) */
 		render_aa_footprint(a, y, xs, n, o, nsub, lift, out);
 		return;
 	}

@@ -3,13 +3,16 @@
 
 #include <math.h>
 #include <omp.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "render/modes.h"
+#include "render/refract_dsp.h"
 #include "render/render_impl.h"
 #include "solvers/caps.h"
+#include "util/cpu.h"
 
 struct render_ctx {
 	const scene *sc;
@@ -36,7 +39,30 @@ struct render_ctx {
 	tp_image flat_rgb, flat_yuv;
 	float flat_scale;
 	int flat_rgb_wanted; /* an RGB output asked for it: kept beside the 4:2:0 one */
+	/* The CPU features (util/cpu.h), read once at render_create, and the kernels they
+	 * choose: no frame reads anything process-wide. */
+	unsigned cpu_flags;
+	refract_dsp refract;
+	tp_yuv420_rows_fn yuv_rows;
+	render_checks checks; /* the test switches, also read once */
 };
+
+static atomic_int aa_force, aa_flat = 1, aa_highlight = 1;
+
+void render_set_antialias(int n)
+{
+	atomic_store(&aa_force, n < 0 ? 0 : n > RENDER_AA_MAX_FORCE ? RENDER_AA_MAX_FORCE : n);
+}
+
+void render_set_antialias_flat(int on)
+{
+	atomic_store(&aa_flat, on);
+}
+
+void render_set_antialias_highlight(int on)
+{
+	atomic_store(&aa_highlight, on);
+}
 
 /* RGB background -> RGBX with one extra column and row: a copy of the first (wrap) or
  * of the last (clamp). The colour pass sees the background through the water's tint, so
@@ -100,6 +126,12 @@ int render_create(const scene *sc, scene_mode mode, render_ctx **out, tp_err *er
 		return tp_errf(err, TP_EIO, "out of memory");
 	r->sc = sc;
 	r->mode = mode;
+	r->cpu_flags = tp_cpu_flags();
+	refract_dsp_init(&r->refract, r->cpu_flags);
+	r->yuv_rows = tp_yuv420_rows_for(r->cpu_flags);
+	r->checks = (render_checks){.aa_force = atomic_load(&aa_force),
+				    .aa_flat = atomic_load(&aa_flat),
+				    .aa_highlight = atomic_load(&aa_highlight)};
 	r->w = sc->width;
 	r->h = sc->height;
 	size_t n = (size_t)r->w * (size_t)r->h;
@@ -116,7 +148,7 @@ int render_create(const scene *sc, scene_mode mode, render_ctx **out, tp_err *er
 		return tp_errf(err, TP_EIO, "out of memory for a %dx%d renderer", sc->width,
 			       sc->height);
 	}
-	int rc = render_background(sc, r->w, r->h, &r->bg, err);
+	int rc = render_background(sc, r->w, r->h, r->cpu_flags, &r->bg, err);
 	if (rc < 0) {
 		render_destroy(r);
 		return rc;
@@ -252,7 +284,7 @@ double render_surface_absmax(const tp_surface *s)
 }
 
 /* A whole RGB frame into the 4:2:0 frame `out` of the same size. */
-static void rgb_to_yuv(const tp_image *rgb, tp_image *out)
+static void rgb_to_yuv(tp_yuv420_rows_fn rows, const tp_image *rgb, tp_image *out)
 {
 	ptrdiff_t ls[3];
 	uint8_t *pl[3];
@@ -260,12 +292,12 @@ static void rgb_to_yuv(const tp_image *rgb, tp_image *out)
 		pl[k] = tp_image_plane(out, k, &ls[k]);
 #pragma omp parallel for schedule(static)
 	for (int j = 0; j < rgb->h / 2; j++)
-		tp_rgb_to_yuv420_pair(rgb, j, pl, ls);
+		tp_rgb_to_yuv420_pair(rows, rgb, j, pl, ls);
 }
 
 /* The colour picture as 4:2:0 for the MP4 encoder: each pair of rows converted while in
  * cache; with boxes (drawn over a whole frame) the frame is drawn first, then converted.
- * Either way the bytes are tp_rgb_to_yuv420_rows of the RGB picture. */
+ * Either way the bytes are r->yuv_rows' of the RGB picture. */
 static int frame_yuv(render_ctx *r, const render_in *in, const tp_surface *s, tp_image *out)
 {
 	if (!render_yuv(r) || out->w != r->w || out->h != r->h)
@@ -276,7 +308,7 @@ static int frame_yuv(render_ctx *r, const render_in *in, const tp_surface *s, tp
 			return TP_EIO;
 		render_color(in, &r->rgb);
 		render_boxes(in, &r->rgb);
-		rgb_to_yuv(&r->rgb, out);
+		rgb_to_yuv(r->yuv_rows, &r->rgb, out);
 		return 0;
 	}
 	const int nt = omp_get_max_threads();
@@ -316,7 +348,7 @@ static const tp_image *flat_picture(render_ctx *r, const render_in *in, tp_pixfm
 	if (!r->flat_yuv.pixels) {
 		if (tp_image_alloc(&r->flat_yuv, r->w, r->h, TP_YUV420) < 0)
 			return NULL;
-		rgb_to_yuv(&r->flat_rgb, &r->flat_yuv);
+		rgb_to_yuv(r->yuv_rows, &r->flat_rgb, &r->flat_yuv);
 		if (!r->flat_rgb_wanted) /* only the 4:2:0 picture is read */
 			tp_image_free(&r->flat_rgb);
 	}
@@ -353,6 +385,9 @@ int render_frame_side(render_ctx *r, const tp_surface *s, tp_image *out, void (*
 		.mode = r->mode,
 		.px = scene_scale(r->sc),
 		.height_scale = r->height_scale,
+		.refract = &r->refract,
+		.yuv_rows = r->yuv_rows,
+		.checks = r->checks,
 	};
 	const render_mode *d = render_mode_get(r->mode);
 	const int samples = d->reads == RENDER_READS_SAMPLES;

@@ -7,7 +7,7 @@
  * maps) and particles (sph debug). The renderer knows the solver only through tp_surface.
  * render_frame() writes into a caller-owned image of render_format() and size w x h, or,
  * where render_yuv() says so, of TP_YUV420: the colour picture straight into 4:2:0 for the
- * MP4 encoder, the same bytes as tp_rgb_to_yuv420_rows of the RGB picture (allocates its
+ * MP4 encoder, the same bytes as tp_yuv420_rows_for()'s conversion of the RGB picture (allocates its
  * two rows per thread at the first such frame).
  */
 #ifndef TP_RENDER_RENDER_H
@@ -54,22 +54,24 @@ double render_surface_absmax(const tp_surface *s);
  * and tools; a height-field surface only. */
 void render_slopes(const tp_surface *s, float *dx, float *dy);
 
-/* Caps the vector code the colour pass may use: 3 AVX-512 (F, BW, CD, DQ, VL and VNNI,
- * where the CPU has them), 2 AVX2, 1 SSE2, 0 plain C. Every level writes the same bytes;
- * tests use this to check that. */
-void render_set_simd(int level);
-
-/* The colour pass's anti-aliasing (refract_aa.c), for tests: n > 0 draws every pixel of a
- * height field with n x n background lookups (at most RENDER_AA_MAX_FORCE), whatever the
- * scene's render.antialias; 0 (the default) lets the scene decide, supersampling only where
- * the refraction is steep. */
+/* Test switches of the colour pass's anti-aliasing (refract_aa.c, highlight.c). Like the
+ * CPU flags (util/cpu.h) they are read once, by render_create, into the context: the
+ * setters change the contexts created after them, never a frame being drawn. */
+typedef struct render_checks {
+	int aa_force;     /* render_set_antialias */
+	int aa_flat;      /* render_set_antialias_flat */
+	int aa_highlight; /* render_set_antialias_highlight */
+} render_checks;
+/* n > 0 draws every pixel of a height field with n x n background lookups (at most
+ * RENDER_AA_MAX_FORCE), whatever the scene's render.antialias; 0 (the default) lets the
+ * scene decide, supersampling only where the refraction is steep. */
 #define RENDER_AA_MAX_FORCE 16
 void render_set_antialias(int n);
-/* For tests: 0 supersamples every steep pixel, also where its lookups all land on one
- * colour of the background (render_aa_flat skips those: the same bytes); 1 (default). */
+/* 0 supersamples every steep pixel, also where its lookups all land on one colour of the
+ * background (render_aa_flat skips those: the same bytes); 1 (default). */
 void render_set_antialias_flat(int on);
-/* For tests: 0 leaves the highlight of steep pixels unfiltered (highlight.c), as before
- * it was; 1 (default). */
+/* 0 leaves the highlight of steep pixels unfiltered (highlight.c), as before it was; 1
+ * (default). */
 void render_set_antialias_highlight(int on);
 
 #endif

@@ -46,19 +46,22 @@ typedef struct render_in {
 	/* The picture of still water in the output's format (TP_RGB8 or TP_YUV420), or NULL:
 	 * with surf->spans, pixels that see only level water are copied from it. */
 	const tp_image *flat;
+	/* The render context's kernels for the CPU flags it read when it was created
+	 * (util/cpu.h): the colour pass's (refract_dsp.h) and the RGB to 4:2:0 conversion. */
+	const struct refract_dsp *refract;
+	tp_yuv420_rows_fn yuv_rows;
+	render_checks checks; /* the test switches, also read once at creation (render.h) */
 } render_in;
 
 /* refract.c: seeds 000/001 refraction + reflection, tint and specular (TP_RGB8). */
 void render_color(const render_in *in, tp_image *out);
-/* The same picture straight into TP_YUV420 (tp_rgb_to_yuv420_rows on each pair of rows as
+/* The same picture straight into TP_YUV420 (in->yuv_rows on each pair of rows as
  * it is drawn, so the bytes equal converting render_color's); rgb_rows holds two rows of
  * 64-byte-aligned 3w bytes per OpenMP thread. */
 void render_color_yuv(const render_in *in, uint8_t *rgb_rows, tp_image *out);
 /* The picture of still water (surf's samples all 0, spans ignored) as TP_RGB8: what
  * render_color draws wherever the surface is level around a pixel. -1: out of memory. */
 int render_color_flat(const render_in *in, tp_image *out);
-/* render_set_simd()'s level: 0 also draws patterns a pixel at a time (the reference). */
-int render_simd_level(void);
 /* refract_aa.c: the background lookup supersampled where the refraction offset varies
  * within a pixel (the equations are at the top of refract_aa.c). refract.c gives it the
  * offsets o = R * slope in pixels of rows y-1, y, y+1, columns xs-1 .. xs+n (entry i is
@@ -74,6 +77,7 @@ typedef struct render_aa {
 	const uint8_t *flat; /* render_in.bgflat, or NULL */
 	const uint32_t *sat; /* render_in.bgsat: footprint boxes instead of N x N lookups */
 	int ss;              /* its row stride, entries */
+	render_checks checks; /* render_in.checks */
 } render_aa;
 static inline float render_aa_absf(float v)
 {
@@ -94,16 +98,17 @@ static inline float render_aa_offset_at(const render_aa_offsets *o, int k, int c
  * slopes in its stored units: the offset is R times the slope). */
 typedef struct render_hl {
 	float R, spec, g0, g1, h2, ng2;
+	render_checks checks; /* render_in.checks */
 } render_hl;
 /* The lifts of the steep pixels (steep[i], their N before render_aa_flat) with the
- * highlight averaged over 2 x 2 subsamples (N x N with a forced count, render_aa_forced);
+ * highlight averaged over 2 x 2 subsamples (N x N with a forced count, checks.aa_force);
  * a pixel whose lift changes and whose
  * nsub is 0 gets nsub 1 (drawn again). Returns how many got it. */
 int render_aa_highlight(const render_hl *p, int n, const render_aa_offsets *o, const uint8_t *steep,
 			uint8_t *nsub, int32_t *lift);
 /* The subsamples per axis of columns xs .. xs+n-1 (n <= 256) into nsub (0: refract.c's
  * one lookup stands); returns how many are not 0. */
-int render_aa_plan(int n, const render_aa_offsets *o, uint8_t *nsub);
+int render_aa_plan(const render_aa *a, int n, const render_aa_offsets *o, uint8_t *nsub);
 /* Then clears nsub of the pixels of row y, columns xs .. xs+n-1, whose lookups all land
  * in one flat colour of the background (a->flat): the N x N average is then the one
  * lookup, so the bytes are the same. Returns how many are left. */
@@ -126,11 +131,11 @@ uint32_t *render_aa_sat(const uint8_t *bgx, int w, int h, int wrap, int *stride)
 /* render_aa_shade's job by footprint boxes (a->sat). */
 void render_aa_footprint(const render_aa *a, int y, int xs, int n, const render_aa_offsets *o,
 			 const uint8_t *nsub, const int32_t *lift, uint8_t *out);
-/* render_set_antialias()'s forced count, 0 when the scene decides. */
-int render_aa_forced(void);
 /* background.c: the background at w x h as TP_RGB8 (pattern, or the scene's image
- * tiled/scaled to cover). */
-int render_background(const scene *sc, int w, int h, tp_image *out, tp_err *err);
+ * tiled/scaled to cover). Without TP_CPU_FLAG_SIMD in cpu_flags (util/cpu.h) patterns are
+ * drawn a pixel at a time (the reference the row-at-a-time code is tested against). */
+int render_background(const scene *sc, int w, int h, unsigned cpu_flags, tp_image *out,
+		      tp_err *err);
 /* boxes.c: draws boxes (solid, lit blocks, optional shadow) over a TP_RGB8 frame. */
 void render_boxes(const render_in *in, tp_image *out);
 /* fluid.c: the sph fluid surface over the background, tank and obstacles (TP_RGB8). */

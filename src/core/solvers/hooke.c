@@ -217,7 +217,7 @@ static int hooke_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	if (p->edge + p->corner < 1)
 		return scene_errf(ctx->scene, err, TP_EINPUT, "params.edge",
 				  "edge and corner cannot both be 0 (no spring would move the water)");
-	int rc = ig_setup(&p->g, ctx->scene, 1, p->unit, p->sponge, err);
+	int rc = ig_setup(&p->g, ctx, 1, p->unit, p->sponge, err);
 	if (rc < 0)
 		return rc;
 	/* At another size than the scene's (s = scene_scale, s times the steps per second)
@@ -265,7 +265,7 @@ static int hooke_step(void *priv, const tp_step_in *in)
 	const int x0 = g->x0, n = g->x1 - g->x0;
 	const int sv = ig_shift_at(&p->vsh, in->step), sh = ig_shift_at(&p->hsh, in->step);
 	/* Rows start IG_GHOST cells before x = 0, 64-byte aligned (intgrid.h, ig_alloc). */
-	const int vec = !iso && p->kshift >= 0 && ig_use_avx512();
+	const int vec = !iso && p->kshift >= 0 && ig_use_avx512(g);
 	const int a = x0 + IG_GHOST, b = g->x1 + IG_GHOST;
 	(void)a, (void)b;
 #pragma omp parallel for schedule(static) if (g->par)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/cpu.h"
 #include "util/image.h"
 #include "util/wire.h"
 
@@ -18,8 +19,9 @@ static inline int imin(int a, int b)
 	return a < b ? a : b;
 }
 
-int ig_setup(ig_grid *g, const scene *sc, int ring, int unit, int sponge, tp_err *err)
+int ig_setup(ig_grid *g, const tp_solver_ctx *ctx, int ring, int unit, int sponge, tp_err *err)
 {
+	const scene *sc = ctx->scene;
 	const int w = sc->width, h = sc->height;
 	if (w < 2 * ring + 1 || h < 2 * ring + 1 || w < 2 * IG_GHOST || h < 2 * IG_GHOST)
 		return scene_errf(sc, err, TP_EINPUT, "size",
@@ -27,6 +29,7 @@ int ig_setup(ig_grid *g, const scene *sc, int ring, int unit, int sponge, tp_err
 			       sc->solver ? sc->solver->name : "integer", 2 * ring + 1,
 			       2 * ring + 1, w, h);
 	g->sc = sc;
+	g->avx512 = (ctx->cpu_flags & TP_CPU_FLAG_AVX512F) != 0;
 	g->w = w;
 	g->h = h;
 	/* Rows start on 64-byte boundaries so the vector loops see aligned, contiguous rows. */
@@ -127,17 +130,6 @@ void ig_free(ig_grid *g)
 	g->poses = NULL;
 }
 
-int ig_simd = 1;
-
-int ig_use_avx512(void)
-{
-#ifdef __x86_64__
-	return ig_simd && __builtin_cpu_supports("avx512f");
-#else
-	return 0;
-#endif
-}
-
 int32_t *ig_alloc(const ig_grid *g)
 {
 	size_t bytes = ((g->count + 2 * IG_SLACK) * sizeof(int32_t) + 63) & ~(size_t)63;
@@ -218,7 +210,7 @@ void ig_sponge_row(const ig_grid *g, int y, int32_t *row, const int32_t *base)
 		return;
 	void (*span)(int32_t *, const int32_t *, const int32_t *, int32_t, int, int) = sponge_span;
 #ifdef __x86_64__
-	if (ig_use_avx512())
+	if (ig_use_avx512(g))
 		span = sponge_span_avx512;
 #endif
 	/* A cell's factor is sponge_f at its distance to the nearest edge, min(dy, dx): as
@@ -509,8 +501,6 @@ int ig_load(const ig_grid *g, const char *tag, int32_t *const *org, int n, FILE 
 					org[b][y * g->stride + x] = 0;
 	return 0;
 }
-
-int ig_spans = 1;
 
 void ig_scan_spans(const ig_grid *g, const int32_t *org, tp_span *spans)
 {

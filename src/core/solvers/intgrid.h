@@ -53,6 +53,7 @@ typedef struct ig_grid {
 	int wrap;           /* periodic boundary */
 	int x0, x1, y0, y1; /* active cells [x0, x1) x [y0, y1) */
 	int par;            /* worth running the row loops in parallel */
+	int avx512;         /* the AVX-512 row kernels may run (tp_solver_ctx.cpu_flags) */
 	int unit;           /* stored units per height unit */
 	int sponge;         /* absorbing band width in cells (0: no sponge) */
 	double wake_band;   /* IG_WAKE_BAND scaled to the render size, pixels */
@@ -64,10 +65,11 @@ typedef struct ig_grid {
 	tp_box_pose *poses; /* latest box poses, for the surface */
 } ig_grid;
 
-/* Sets up g for the scene: `ring` = stencil reach (held border width for reflect/absorb),
- * `sponge` = requested absorb band width in pixels (clamped to a quarter of the smaller
- * side). Allocates the tables; ig_free() releases them and is safe on a zeroed g. */
-int ig_setup(ig_grid *g, const scene *sc, int ring, int unit, int sponge, tp_err *err);
+/* Sets up g for the solver context's scene: `ring` = stencil reach (held border width for
+ * reflect/absorb), `sponge` = requested absorb band width in pixels (clamped to a quarter
+ * of the smaller side); the AVX-512 kernels run if ctx->cpu_flags has AVX-512F. Allocates
+ * the tables; ig_free() releases them and is safe on a zeroed g. */
+int ig_setup(ig_grid *g, const tp_solver_ctx *ctx, int ring, int unit, int sponge, tp_err *err);
 void ig_free(ig_grid *g);
 
 /* A zeroed, 64-byte aligned buffer of g->count int32, or NULL; free with ig_release().
@@ -77,15 +79,13 @@ void ig_free(ig_grid *g);
 int32_t *ig_alloc(const ig_grid *g);
 void ig_release(int32_t *buf);
 
-/* 0: the kernels' plain C loops (the reference the vector paths are tested against);
- * 1 (default): the best this CPU has. For tests and benchmarks. */
-extern int ig_simd;
-/* 1 if the AVX-512 row kernels may run: ig_simd and a CPU with AVX-512F. */
-int ig_use_avx512(void);
+/* 1 if the AVX-512 row kernels may run (g->avx512; otherwise the plain C loops, the
+ * reference the vector paths are tested against). */
+static inline int ig_use_avx512(const ig_grid *g)
+{
+	return g->avx512;
+}
 
-/* 1 (default): ripple steps and the colour pass skip calm water (tp_surface.spans);
- * 0: every cell, every time (the reference the spans are tested against). */
-extern int ig_spans;
 /* spans[y] = the smallest span holding every nonzero cell of row y of org. */
 void ig_scan_spans(const ig_grid *g, const int32_t *org, tp_span *spans);
 

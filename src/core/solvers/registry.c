@@ -1,7 +1,9 @@
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "solvers/solver.h"
+#include "util/cpu.h"
 
 extern const tp_solver tp_solver_hooke;
 extern const tp_solver tp_solver_ripple;
@@ -32,6 +34,13 @@ struct solver {
 	void *priv;
 };
 
+static atomic_int every_cell;
+
+void solver_set_every_cell(int on)
+{
+	atomic_store(&every_cell, on);
+}
+
 int solver_create(const scene *sc, int threads, solver **out, tp_err *err)
 {
 	*out = NULL;
@@ -57,7 +66,10 @@ int solver_create(const scene *sc, int threads, solver **out, tp_err *err)
 	}
 	/* Parameters are in scene units; the solver works in output pixels. */
 	tp_opts_scale(s->priv, s->desc->options, scene_scale(sc));
-	tp_solver_ctx ctx = { .scene = sc, .threads = threads };
+	tp_solver_ctx ctx = {.scene = sc,
+			     .threads = threads,
+			     .cpu_flags = tp_cpu_flags(),
+			     .every_cell = atomic_load(&every_cell)};
 	int rc = s->desc->init(s->priv, &ctx, err);
 	if (rc < 0) {
 		solver_destroy(s);

@@ -301,7 +301,7 @@ static void ripple_uninit(void *priv)
 static int ripple_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 {
 	ripple *p = priv;
-	int rc = ig_setup(&p->g, ctx->scene, 2, p->unit, p->sponge, err);
+	int rc = ig_setup(&p->g, ctx, 2, p->unit, p->sponge, err);
 	if (rc < 0)
 		return rc;
 	/* At another size than the scene's (s = scene_scale, s times the steps per second) the
@@ -321,7 +321,7 @@ static int ripple_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	p->buf[1] = ig_alloc(&p->g);
 	if (!p->buf[0] || !p->buf[1])
 		return tp_errf(err, TP_EIO, "out of memory for a %dx%d pool", p->g.w, p->g.h);
-	if (ig_spans && !p->g.wrap && p->g.nboxes == 0) { /* zeroed: all rows empty */
+	if (!ctx->every_cell && !p->g.wrap && p->g.nboxes == 0) { /* zeroed: all rows empty */
 		p->span[0] = calloc((size_t)p->g.h, sizeof(tp_span));
 		p->span[1] = calloc((size_t)p->g.h, sizeof(tp_span));
 		if (!p->span[0] || !p->span[1])
@@ -451,7 +451,7 @@ static void run_fused(ripple *p, const signed char *d, const signed char *v, int
 	int32_t *bufs[2] = {ig_org(p->buf[p->cur], g), ig_org(p->buf[!p->cur], g)};
 	tp_span *sp[2] = {p->span[p->cur], p->span[!p->cur]};
 	const int y0 = g->y0, y1 = g->y1;
-	const int nt = g->par ? omp_get_max_threads() : 1, vec = ig_use_avx512();
+	const int nt = g->par ? omp_get_max_threads() : 1, vec = ig_use_avx512(g);
 	const int iso = p->scheme == RIPPLE_ISO;
 #pragma omp parallel num_threads(nt) if (nt > 1)
 	{

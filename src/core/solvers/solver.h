@@ -62,6 +62,8 @@ typedef struct tp_stats {
 typedef struct tp_solver_ctx {
 	const struct scene *scene;
 	int threads; /* informational; OpenMP is already configured */
+	unsigned cpu_flags; /* tp_cpu_flags() at solver_create: the vector kernels allowed */
+	int every_cell;     /* solver_set_every_cell() at solver_create */
 } tp_solver_ctx;
 
 typedef struct tp_solver {
@@ -106,6 +108,10 @@ const tp_solver *solver_find(const char *name);
  * scene's params and calls init(); solver_destroy(NULL) is a no-op. */
 typedef struct solver solver;
 int solver_create(const struct scene *sc, int threads, solver **out, tp_err *err);
+/* For tests and benchmarks: 1 makes the instances created from now on step every cell,
+ * calm water too (ripple's spans, shallow's calm rows skip it: the same bits, tested
+ * against this); 0, the default. Read once into tp_solver_ctx, as the CPU flags are. */
+void solver_set_every_cell(int on);
 void solver_destroy(solver *s);
 const tp_solver *solver_desc(const solver *s);
 void *solver_priv(solver *s);

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "util/cpu.h"
 #include "util/error.h"
 
 int tp_pixfmt_channels(tp_pixfmt f)
@@ -152,16 +153,18 @@ __attribute__((optimize("no-tree-vectorize"))) static void yuv_rows_c(const uint
 	yuv_rows(r0, r1, w, y0, y1, cb, cr);
 }
 
-#ifdef __x86_64__
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) static void
-yuv_rows_vec(const uint8_t *r0, const uint8_t *r1, int w, uint8_t *y0, uint8_t *y1, uint8_t *cb,
-	     uint8_t *cr)
+/* The same loop vectorised by the compiler for the build's baseline (SSE2 on x86-64)
+ * and for AVX2. */
+static void yuv_rows_vec(const uint8_t *r0, const uint8_t *r1, int w, uint8_t *y0, uint8_t *y1,
+			 uint8_t *cb, uint8_t *cr)
 {
 	yuv_rows(r0, r1, w, y0, y1, cb, cr);
 }
-#else
-static void yuv_rows_vec(const uint8_t *r0, const uint8_t *r1, int w, uint8_t *y0, uint8_t *y1,
-			 uint8_t *cb, uint8_t *cr)
+
+#ifdef __x86_64__
+__attribute__((target("avx2"))) static void yuv_rows_avx2(const uint8_t *r0, const uint8_t *r1,
+							   int w, uint8_t *y0, uint8_t *y1,
+							   uint8_t *cb, uint8_t *cr)
 {
 	yuv_rows(r0, r1, w, y0, y1, cb, cr);
 }
@@ -235,38 +238,23 @@ static YUV_AVX512 void yuv_rows_avx512(const uint8_t *r0, const uint8_t *r1, int
 	}
 }
 
-static int have_avx512(void)
-{
-	return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-	       __builtin_cpu_supports("avx512vl");
-}
 #endif
 
-static int yuv_simd = 2;
-
-void tp_yuv_set_simd(int level)
-{
-	yuv_simd = level;
-}
-
-void tp_rgb_to_yuv420_rows(const uint8_t *r0, const uint8_t *r1, int w, uint8_t *y0, uint8_t *y1,
-			   uint8_t *cb, uint8_t *cr)
+tp_yuv420_rows_fn tp_yuv420_rows_for(unsigned cpu_flags)
 {
 #ifdef __x86_64__
-	if (yuv_simd >= 2 && have_avx512()) {
-		yuv_rows_avx512(r0, r1, w, y0, y1, cb, cr);
-		return;
-	}
+	if (cpu_flags & TP_CPU_FLAG_AVX512)
+		return yuv_rows_avx512;
+	if (cpu_flags & TP_CPU_FLAG_AVX2)
+		return yuv_rows_avx2;
 #endif
-	if (yuv_simd)
-		yuv_rows_vec(r0, r1, w, y0, y1, cb, cr);
-	else
-		yuv_rows_c(r0, r1, w, y0, y1, cb, cr);
+	return cpu_flags & TP_CPU_FLAG_SIMD ? yuv_rows_vec : yuv_rows_c;
 }
 
-void tp_rgb_to_yuv420_pair(const tp_image *rgb, int j, uint8_t *const pl[3], const ptrdiff_t ls[3])
+void tp_rgb_to_yuv420_pair(tp_yuv420_rows_fn rows, const tp_image *rgb, int j, uint8_t *const pl[3],
+			   const ptrdiff_t ls[3])
 {
-	tp_rgb_to_yuv420_rows(tp_image_row(rgb, 2 * j), tp_image_row(rgb, 2 * j + 1), rgb->w,
+	rows(tp_image_row(rgb, 2 * j), tp_image_row(rgb, 2 * j + 1), rgb->w,
 			      pl[0] + (ptrdiff_t)2 * j * ls[0],
 			      pl[0] + (ptrdiff_t)(2 * j + 1) * ls[0], pl[1] + (ptrdiff_t)j * ls[1],
 			      pl[2] + (ptrdiff_t)j * ls[2]);

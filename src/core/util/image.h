@@ -39,15 +39,16 @@ const char *tp_pixfmt_name(tp_pixfmt f);
  *     Cb = 128 + (-3298 R - 11094 G + 14392 B) / 2^15,
  *     Cr = 128 + (14392 R - 13073 G - 1319 B) / 2^15   (R, G, B the 2x2 sums / 4),
  * rounded to nearest: 219/255 and 224/255 of the BT.709 matrix (Kr 0.2126, Kb 0.0722).
- * The same integers whatever the CPU (the vectorised clones are checked against C). */
-void tp_rgb_to_yuv420_rows(const uint8_t *r0, const uint8_t *r1, int w, uint8_t *y0, uint8_t *y1,
-			   uint8_t *cb, uint8_t *cr);
+ * The same integers whatever the CPU (each vector path is checked against C, test_mp4.c).
+ * tp_yuv420_rows_for() gives the conversion for the CPU features `cpu_flags`
+ * (util/cpu.h): a context picks it once, when it is created. */
+typedef void (*tp_yuv420_rows_fn)(const uint8_t *r0, const uint8_t *r1, int w, uint8_t *y0,
+				  uint8_t *y1, uint8_t *cb, uint8_t *cr);
+tp_yuv420_rows_fn tp_yuv420_rows_for(unsigned cpu_flags);
 /* Row pair j (rows 2j, 2j+1) of an RGB8 image into 4:2:0 planes pl[0..2] with row strides
- * ls[0..2] (luma rows 2j, 2j+1, chroma row j). */
-void tp_rgb_to_yuv420_pair(const tp_image *rgb, int j, uint8_t *const pl[3], const ptrdiff_t ls[3]);
-/* Caps the vector code tp_rgb_to_yuv420_rows may use: 0 plain C, 1 the compiler's
- * vectorised loop, 2 (the default) AVX-512 where the CPU has F, BW and VL. Tests. */
-void tp_yuv_set_simd(int level);
+ * ls[0..2] (luma rows 2j, 2j+1, chroma row j), by `rows`. */
+void tp_rgb_to_yuv420_pair(tp_yuv420_rows_fn rows, const tp_image *rgb, int j, uint8_t *const pl[3],
+			   const ptrdiff_t ls[3]);
 
 /* A zeroed block of `bytes`, 64-byte aligned (in transparent huge pages from 4 MB), or
  * NULL; free() releases it. */

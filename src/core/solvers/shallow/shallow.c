@@ -164,8 +164,6 @@ static void fill_ghosts(const shallow *s, double *b)
  * update of every cell. The spans are shrunk to the first and last cell that is not +0.0
  * after each row, so they follow the waves' fronts (new heights below CALM_EPS are 0). */
 
-int shallow_calm_water = 1;
-
 /* New heights below this (internal height units) are still water, +0.0. Without it, the
  * stencil carries a wave's tail one cell a step, far ahead of the wave, until it
  * underflows past 1e-308, and the spans soon cover the pool; at 1e-30 the tail ends a few
@@ -280,7 +278,7 @@ static int wave_row_calm(shallow *s, int y, double d, double r, double mu)
 		if (k == 0 || mu != 0)
 			span_union(s->sp_old + 2 * yy, &lo, &hi);
 	}
-	if (!shallow_calm_water)
+	if (!s->calm_water)
 		lo = 0, hi = w - 1;
 	if (lo <= hi) {
 		lo--, hi++;
@@ -829,6 +827,7 @@ static int shallow_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 {
 	shallow *s = priv;
 	const scene *sc = ctx->scene;
+	s->calm_water = !ctx->every_cell;
 	s->w = sc->width;
 	s->h = sc->height;
 	s->S = s->w + 2;

@@ -62,6 +62,8 @@ typedef struct shallow {
 	/* options */
 	double rate, damping, gamma, speed, depth, gravity, cg_tol, drag, edge, viscosity;
 	int substeps, cg_iters, float_start;
+	/* skip calm water in the wave update (tp_solver_ctx.every_cell 0): the same bits */
+	int calm_water;
 
 	/* derived */
 	int w, h, S; /* S = w + 2, the stride of the ghosted buffers */
@@ -137,10 +139,6 @@ static inline long pool_index(const shallow *s, int gx, int gy)
 }
 
 static inline double *eta_at(double *b, long p) { return b + p; }
-
-/* shallow.c: 1 (the default) skips calm water in the wave update; tests set 0 to check that
- * the update of every cell gives the same bits. Not exported from the library. */
-extern int shallow_calm_water;
 
 /* shallow.c: widens the calm-water spans sp (sp_eta, sp_old or sp_nw) of pool rows y0..y1
  * to take columns x0..x1 (cluster-frame coordinates: wrapped, or clipped to the pool),

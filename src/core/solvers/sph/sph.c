@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "solvers/sph/sph_impl.h"
+#include "util/cpu.h"
 #include "util/wire.h"
 
 
@@ -200,6 +201,7 @@ static int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err)
 	sph *s = priv;
 	const scene *sc = ctx->scene;
 	s->sc = sc;
+	s->avx2 = (ctx->cpu_flags & TP_CPU_FLAG_AVX2) != 0;
 	s->s = (float)s->spacing;
 	s->R = (float)(s->radius > 0 ? s->radius : 2.25 * s->spacing);
 	if (s->R < 1.2f * s->s)

@@ -144,6 +144,7 @@ typedef struct sph {
 	int max_iterations; /* implicit: most Jacobi sweeps of the pressure solve a substep */
 
 	const scene *sc;
+	int avx2; /* the neighbour passes' AVX2 path may run (tp_solver_ctx.cpu_flags) */
 
 	/* derived constants, px and s */
 	float s;          /* particle spacing */
@@ -285,9 +286,6 @@ void sph_sort(sph *s, const sph_sub *predict);
 int sph_reduce(sph *s);
 
 /* sph_kern.c */
-/* Vector paths of the neighbour passes: 2 = AVX2 where the CPU has it (default), 0 =
- * plain C. Both give the same bits. */
-void sph_set_simd(int level);
 /* c: the substep, for the floating boxes' ghosts (NULL: none). */
 void sph_density(sph *s, const sph_sub *c);
 /* The final pass of a substep; both return the largest speed afterwards (px/s). */

@@ -178,18 +178,14 @@ void sph_thread_clusters(const sph *s, int *k0, int *k1)
 	*k1 = t == nt - 1 ? nc : b[1];
 }
 
-static int simd_level = 2;
-
-void sph_set_simd(int level)
-{
-	simd_level = level;
-}
-
-static int use_avx2(void)
+/* The neighbour passes' AVX2 path (s->avx2, from the solver context's CPU flags) or
+ * their plain C twin: the same bits. */
+static int use_avx2(const sph *s)
 {
 #ifdef SPH_HAVE_AVX2
-	return simd_level >= 2 && __builtin_cpu_supports("avx2");
+	return s->avx2;
 #else
+	(void)s;
 	return 0;
 #endif
 }
@@ -346,7 +342,7 @@ static void density_chunk(sph *s, const sph_sub *sc, int avx2, int k0, int k1)
 
 void sph_density(sph *s, const sph_sub *c)
 {
-	const int avx2 = use_avx2();
+	const int avx2 = use_avx2(s);
 #pragma omp parallel if (s->n >= SPH_PAR_MIN)
 	{
 		int k0, k1;
@@ -725,7 +721,7 @@ static float seed_chunk(sph *s, const sph_sub *c, int avx2, int k0, int k1)
 /* Runs the final pass of a substep over all clusters; returns the largest speed. */
 static double final_pass(sph *s, const sph_sub *c, int seed)
 {
-	const int avx2 = use_avx2();
+	const int avx2 = use_avx2(s);
 	float vm2 = 0; /* a max is exact in any order */
 #pragma omp parallel reduction(max : vm2) if (s->n >= SPH_PAR_MIN)
 	{
