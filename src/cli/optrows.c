@@ -2,6 +2,7 @@
 #include "cli/optrows.h"
 
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
