@@ -50,12 +50,6 @@
 #define CHUNK          256   /* pixels per pass-1/pass-2 run */
 
 /* NaN-safe (a NaN becomes lo) and branch-free: maxss then minss. */
-static inline float clampf(float v, float lo, float hi)
-{
-	v = v > lo ? v : lo;
-	return v < hi ? v : hi;
-}
-
 /* The constants of one frame's colour pass. */
 typedef struct color_par {
 	int w, hgt;
@@ -175,11 +169,11 @@ static inline __attribute__((always_inline)) void row_geometry(const void *const
 		float ox = R * dx, oy = R * dy;
 		float sx, sy;
 		if (wrap) {
-			sx = (float)x + clampf(ox, -fw, fw) + fw;
-			sy = fy + clampf(oy, -fh, fh) + fh;
+			sx = (float)x + tp_clampf_nan_lo(ox, -fw, fw) + fw;
+			sy = fy + tp_clampf_nan_lo(oy, -fh, fh) + fh;
 		} else {
-			sx = clampf((float)x + ox, 0.0f, fw - 1.0f);
-			sy = clampf(fy + oy, 0.0f, fh - 1.0f);
+			sx = tp_clampf_nan_lo((float)x + ox, 0.0f, fw - 1.0f);
+			sy = tp_clampf_nan_lo(fy + oy, 0.0f, fh - 1.0f);
 		}
 		/* positions in 1/8 pixel, rounded; a fraction that rounds up to a whole
 		 * pixel moves to the next one with weight 0, the same sample */
@@ -210,7 +204,7 @@ static inline __attribute__((always_inline)) void row_geometry(const void *const
 		s *= s;
 		s *= s;
 		s *= s;
-		float l = clampf(B * hs + spec * s, -1024.0f, 1024.0f);
+		float l = tp_clampf_nan_lo(B * hs + spec * s, -1024.0f, 1024.0f);
 		/* to nearest (even), as lrintf: adding and removing 1.5 * 2^23 leaves |l| <=
 		 * 1024 rounded by the FPU's own round-to-nearest-even, and the conversion of
 		 * the whole number that remains is exact. (GCC 12 does not vectorise lrintf,
@@ -428,7 +422,7 @@ sums16(const void *const r[5], ptrdiff_t x, __mmask16 m, const int is_int, __m51
 }
 
 /* Passes 0, 1 and 2 fused for the 16 pixels from column x, every intermediate in
- * registers: row_geometry's IEEE operations in the same order (max/min are clampf's
+ * registers: row_geometry's IEEE operations in the same order (max/min are tp_clampf_nan_lo's
  * NaN-to-bound selects, cvtt is C's truncation), then shade8. v[k] are the column sums v
  * at x + k - 2, e[k] the sums d2 at x + k - 1. */
 static inline __attribute__((always_inline)) AVX512_TARGET void
@@ -516,7 +510,7 @@ color16(int x, int y, const int wrap, const color_par *p, const uint8_t *bgx, ui
 		_mm512_shuffle_epi8(_mm512_cvtps_epi32(l), /* to nearest, as lrintf */
 				    _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 0, 1, 4, 5, 4, 5, 8,
 									 9, 8, 9, 12, 13, 12, 13)));
-	if (lift) /* kept for the anti-aliasing, as color_row_rgb1's unfused loop keeps them */
+	if (lift) /* kept for the anti-aliasing, as color_row_rgb_noaa's unfused loop keeps them */
 		_mm512_mask_storeu_epi32(lift + x, (__mmask16)((1u << n) - 1), lq);
 	/* the first n pixels' 3 bytes each; the lanes past them read the frame's first taps
 	 * (their positions, past the row's end, may fold to beyond the background) */
@@ -872,7 +866,7 @@ static void aa_row(const color_frame *cf, const tp_surface *sf, int y, uint8_t *
 			continue;
 		memcpy(steep, nsub, (size_t)n);
 		int left = render_aa_flat(&cf->aap, y, xs, n, &ofs, nsub);
-		if (lift) { /* the lifts color_row_rgb1 just drew with, the highlight filtered */
+		if (lift) { /* the lifts color_row_rgb_noaa just drew with, the highlight filtered */
 			left += render_aa_highlight(&cf->hl, n, &ofs, steep, nsub, lift + xs);
 			if (left)
 				render_aa_shade(&cf->aap, y, xs, n, &ofs, nsub, lift + xs, o);
@@ -908,8 +902,8 @@ static void aa_row(const color_frame *cf, const tp_surface *sf, int y, uint8_t *
 	}
 }
 
-static void color_row_rgb1(const color_frame *cf, const tp_surface *sf, int y, uint8_t *o, int xa,
-			   int xb, int32_t *lift);
+static void color_row_rgb_noaa(const color_frame *cf, const tp_surface *sf, int y, uint8_t *o,
+			       int xa, int xb, int32_t *lift);
 
 /* Pixels [xa, xb) of row y of the picture into o (the row's 3 * w bytes), from the
  * surface `sf`; xa is a multiple of 16 and xb one or w. */
@@ -918,14 +912,14 @@ static void color_row_rgb(const color_frame *cf, const tp_surface *sf, int y, ui
 {
 	/* the lifts kept for anti-aliasing */
 	int32_t *lift = cf->aa && ring && ring->buf && ring->lift ? ring->lift : NULL;
-	color_row_rgb1(cf, sf, y, o, xa, xb, lift);
+	color_row_rgb_noaa(cf, sf, y, o, xa, xb, lift);
 	if (cf->aa)
 		aa_row(cf, sf, y, o, xa, xb, ring, lift);
 }
 
-/* color_row_rgb without anti-aliasing: one lookup a pixel. */
-static void color_row_rgb1(const color_frame *cf, const tp_surface *sf, int y, uint8_t *o, int xa,
-			   int xb, int32_t *lift)
+/* color_row_rgb without anti-aliasing (the colour pass alone): one lookup a pixel. */
+static void color_row_rgb_noaa(const color_frame *cf, const tp_surface *sf, int y, uint8_t *o,
+			       int xa, int xb, int32_t *lift)
 {
 	const render_in *in = cf->in;
 	const int hgt = cf->par.hgt;
