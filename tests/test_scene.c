@@ -18,6 +18,7 @@
 #include "scene/scene.h"
 #include "solvers/solver.h"
 #include "util/opts.h"
+#include "exitstatus.h"
 
 static char dir[64];
 
@@ -81,7 +82,7 @@ static void load_bad_ov(const char *path, const scene_overrides *ov, int code, c
 	}
 	cr_expect_null(s);
 	char full[2048];
-	snprintf(full, sizeof full, "%s%s", code == TP_EUSAGE ? "" : path, want);
+	snprintf(full, sizeof full, "%s%s", code == TP_EARG ? "" : path, want);
 	/* A '*' stands for text that changes as the project grows (the list of solvers). */
 	char *star = strchr(full, '*');
 	if (!star) {
@@ -378,15 +379,15 @@ Test(scene, a_render_size_of_another_shape_is_refused, .init = setup, .fini = te
 {
 	const char *p = put("shape.json", "{" FMT ", \"drops\": [{\"at\": [320, 10]}]}");
 	scene_overrides sq = { .width = 1000, .height = 1000 };
-	load_bad_ov(p, &sq, TP_EUSAGE,
+	load_bad_ov(p, &sq, TP_EARG,
 		    "*shape.json: width/height: 1000x1000 has another shape than the scene's "
 		    "640x360 (its "
 		    "\"size\", the frame of reference), which would stretch it; use 1000x563 or "
 		    "1778x1000, or change the scene's \"size\"");
 	scene_overrides both = { .width = 640, .height = 360, .scale = 2 };
-	load_bad_ov(p, &both, TP_EUSAGE, "scale and width/height: give one or the other");
+	load_bad_ov(p, &both, TP_EARG, "scale and width/height: give one or the other");
 	scene_overrides tiny = { .scale = 0.001 };
-	load_bad_ov(p, &tiny, TP_EUSAGE,
+	load_bad_ov(p, &tiny, TP_EARG,
 		    "*shape.json: scale: 0.001 x the scene's 640x360 is 1x0; each side must be in "
 		    "2..8192");
 	scene_overrides odd = { .width = 641, .height = 361 };
@@ -784,21 +785,21 @@ Test(scene, bad_overrides_are_usage_errors, .init = setup, .fini = teardown)
 {
 	const char *p = put("ok.json", "{" FMT "}");
 	scene_overrides size = { .width = 1, .height = 50 };
-	load_bad_ov(p, &size, TP_EUSAGE,
+	load_bad_ov(p, &size, TP_EARG,
 		    "width/height: width and height must be in 2..8192 (got 1x50)");
 	scene_overrides big = { .width = 100, .height = 9000 };
-	load_bad_ov(p, &big, TP_EUSAGE,
+	load_bad_ov(p, &big, TP_EARG,
 		    "width/height: width and height must be in 2..8192 (got 100x9000)");
 	scene_overrides frames = { .frames = -4 };
-	load_bad_ov(p, &frames, TP_EUSAGE, "frames: must be in 1..1000000 (got -4)");
+	load_bad_ov(p, &frames, TP_EARG, "frames: must be in 1..1000000 (got -4)");
 	scene_overrides seed = { .has_seed = 1, .seed = UINT64_C(1) << 60 };
-	load_bad_ov(p, &seed, TP_EUSAGE,
+	load_bad_ov(p, &seed, TP_EARG,
 		    "seed: must be in 0..9007199254740992 (got 1152921504606846976)");
 	scene_overrides seed1 = { .has_seed = 1, .seed = (UINT64_C(1) << 53) + 1 };
-	load_bad_ov(p, &seed1, TP_EUSAGE,
+	load_bad_ov(p, &seed1, TP_EARG,
 		    "seed: must be in 0..9007199254740992 (got 9007199254740993)");
 	scene_overrides out = { .output = "" };
-	load_bad_ov(p, &out, TP_EUSAGE, "output: the output path is empty");
+	load_bad_ov(p, &out, TP_EARG, "output: the output path is empty");
 	cr_assert_eq(tp_exit_code(TP_EUSAGE), TP_EXIT_USAGE);
 }
 

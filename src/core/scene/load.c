@@ -45,24 +45,24 @@ static int check_overrides(const scene_overrides *ov, tp_err *err)
 	const char *scale = scene_overrides_name(ov, SCENE_OV_SCALE);
 	if (ov->width < 0 || ov->height < 0 || (ov->width && (ov->width < 2 || ov->width > 8192)) ||
 	    (ov->height && (ov->height < 2 || ov->height > 8192)))
-		return tp_errf(err, TP_EUSAGE,
+		return tp_errf(err, TP_EARG,
 			       "%s: width and height must be in 2..8192 (got %dx%d)", size,
 			       ov->width, ov->height);
 	if (ov->scale && (ov->width || ov->height))
-		return tp_errf(err, TP_EUSAGE, "%s and %s: give one or the other", scale, size);
+		return tp_errf(err, TP_EARG, "%s and %s: give one or the other", scale, size);
 	if (ov->scale < 0 || ov->scale > SCALE_MAX || ov->scale != ov->scale)
-		return tp_errf(err, TP_EUSAGE, "%s: must be in 0..%g (got %g)", scale, SCALE_MAX,
+		return tp_errf(err, TP_EARG, "%s: must be in 0..%g (got %g)", scale, SCALE_MAX,
 			       ov->scale);
 	if (ov->frames < 0 || ov->frames > SCENE_MAX_FRAMES)
-		return tp_errf(err, TP_EUSAGE, "%s: must be in 1..%d (got %d)",
+		return tp_errf(err, TP_EARG, "%s: must be in 1..%d (got %d)",
 			       scene_overrides_name(ov, SCENE_OV_FRAMES), SCENE_MAX_FRAMES,
 			       ov->frames);
 	if (ov->has_seed && ov->seed > (UINT64_C(1) << 53)) /* not via double: 2^53 + 1 rounds */
-		return tp_errf(err, TP_EUSAGE, "%s: must be in 0..9007199254740992 (got %llu)",
+		return tp_errf(err, TP_EARG, "%s: must be in 0..9007199254740992 (got %llu)",
 			       scene_overrides_name(ov, SCENE_OV_SEED),
 			       (unsigned long long)ov->seed);
 	if (ov->output && !ov->output[0])
-		return tp_errf(err, TP_EUSAGE, "%s: the output path is empty",
+		return tp_errf(err, TP_EARG, "%s: the output path is empty",
 			       scene_overrides_name(ov, SCENE_OV_OUTPUT));
 	return 0;
 }
@@ -215,7 +215,7 @@ static int size_fail(ld *L, const size_origin *o, const char *fmt, ...)
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	if (o->opt)
-		return tp_errf(L->err, TP_EUSAGE, "%s: %s: %s", L->file, o->opt, msg);
+		return tp_errf(L->err, TP_EARG, "%s: %s: %s", L->file, o->opt, msg);
 	return ld_fail(L, o->at, 0, "%s", msg);
 }
 

@@ -296,6 +296,7 @@ typedef enum scene_ov {
 	SCENE_OV_FRAMES,
 	SCENE_OV_SEED,
 	SCENE_OV_OUTPUT,
+	SCENE_OV_RANGE, /* not an override: the client's word for rendering some frames */
 	SCENE_OV_COUNT
 } scene_ov;
 
