@@ -10,7 +10,7 @@
 #include "solvers/solver.h"
 #include "render/render_impl.h"
 
-static const tp_solver fake_solver = {.name = "fake", .caps = TP_SOLVER_HEIGHTFIELD};
+static const tp_solver_kind fake_solver = {.name = "fake", .caps = TP_SOLVER_HEIGHTFIELD};
 
 /* A scene whose background is a horizontal ramp: red = x, green = y, blue = 100, so
  * a sampled colour tells where the renderer looked. */

@@ -62,7 +62,7 @@ static scene *load_ok(const char *text, const scene_overrides *ov)
 {
 	tp_err err = { "" };
 	scene *s = NULL;
-	int rc = scene_load(put("ok.json", text), ov, &s, &err);
+	int rc = scene_load(put("ok.json", text), ov, tp_solvers, &s, &err);
 	cr_assert_eq(rc, 0, "scene_load failed: %s", err.msg);
 	cr_assert_not_null(s);
 	return s;
@@ -74,7 +74,7 @@ static void load_bad_ov(const char *path, const scene_overrides *ov, int code, c
 {
 	tp_err err = { "" };
 	scene *s = (scene *)&err; /* must be reset to NULL on failure */
-	int rc = scene_load(path, ov, &s, &err);
+	int rc = scene_load(path, ov, tp_solvers, &s, &err);
 	cr_expect_eq(rc, code, "rc %d for %s (message: %s)", rc, want, err.msg);
 	if (rc == 0) {
 		scene_destroy(s);
@@ -437,7 +437,7 @@ Test(scene, pattern_colours_default_per_pattern, .init = setup, .fini = teardown
 
 Test(scene, enum_params_are_stored_as_choice_index, .init = setup, .fini = teardown)
 {
-	const tp_solver *sv = solver_find("shallow");
+	const tp_solver_kind *sv = solver_find("shallow");
 	const tp_option *o = sv ? tp_opts_find(sv->options, "float_start") : NULL;
 	if (!o || o->type != TP_OPT_ENUM)
 		cr_skip_test("no solver with an enum parameter to test against");
@@ -491,7 +491,7 @@ Test(scene, paths_resolve_relative_to_the_scene_file, .init = setup, .fini = tea
 	const char *path = put("sub/scene.json",
 		"{" FMT ", \"background\": {\"image\": \"pool.png\"}, \"output\": \"/abs/x.mp4\"}");
 	scene *s = NULL;
-	cr_assert_eq(scene_load(path, NULL, &s, &err), 0, "%s", err.msg);
+	cr_assert_eq(scene_load(path, NULL, tp_solvers, &s, &err), 0, "%s", err.msg);
 	cr_assert_str_eq(s->dir, sub);
 	cr_assert_str_eq(s->background.image, p);
 	cr_assert_eq(s->background.pixels.w, 5);
@@ -506,7 +506,7 @@ Test(scene, paths_resolve_relative_to_the_scene_file, .init = setup, .fini = tea
 	cr_assert_not_null(getcwd(cwd, sizeof cwd));
 	cr_assert_eq(chdir(dir), 0);
 	put("rel.json", "{" FMT ", \"output\": \"out/a.mp4\"}");
-	int rc = scene_load("rel.json", NULL, &s, &err);
+	int rc = scene_load("rel.json", NULL, tp_solvers, &s, &err);
 	cr_assert_eq(chdir(cwd), 0);
 	cr_assert_eq(rc, 0, "%s", err.msg);
 	cr_assert_str_eq(s->dir, ".");
@@ -758,7 +758,7 @@ Test(scene, unreadable_and_oversized_files, .init = setup, .fini = teardown)
 	cr_assert_eq(ftruncate(fd, (off_t)1 << 30), 0);
 	close(fd);
 	load_bad_ov(p, NULL, TP_EINPUT, ": too large for a scene file (1024.0 MiB; the limit is 16 MiB)");
-	cr_assert_eq(tp_exit_code(scene_load(p, NULL, &s, &err)), TP_EXIT_INPUT);
+	cr_assert_eq(tp_exit_code(scene_load(p, NULL, tp_solvers, &s, &err)), TP_EXIT_INPUT);
 }
 
 Test(scene, background_png_missing_or_corrupt, .init = setup, .fini = teardown)
@@ -766,7 +766,7 @@ Test(scene, background_png_missing_or_corrupt, .init = setup, .fini = teardown)
 	const char *path = put("bg.json", "{" FMT ",\n  \"background\": { \"image\": \"pool.png\" }\n}\n");
 	tp_err err = { "" };
 	scene *s = NULL;
-	int rc = scene_load(path, NULL, &s, &err);
+	int rc = scene_load(path, NULL, tp_solvers, &s, &err);
 	cr_assert_eq(rc, TP_EINPUT, "%s", err.msg);
 	cr_assert_null(s);
 	char want[512];
@@ -774,7 +774,7 @@ Test(scene, background_png_missing_or_corrupt, .init = setup, .fini = teardown)
 	cr_assert(!strncmp(err.msg, want, strlen(want)), "got: %s", err.msg);
 
 	put("pool.png", "\x89PNG\r\n\x1a\n this is not really a PNG file at all");
-	rc = scene_load(path, NULL, &s, &err);
+	rc = scene_load(path, NULL, tp_solvers, &s, &err);
 	cr_assert_eq(rc, TP_EINPUT, "%s", err.msg);
 	cr_assert(!strncmp(err.msg, want, strlen(want)), "got: %s", err.msg);
 	cr_assert_eq(tp_exit_code(rc), TP_EXIT_INPUT);

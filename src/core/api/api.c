@@ -324,9 +324,9 @@ static int load_common(const char *path, const char *text, const tp_load_options
 	s->no_ck = opt->checkpoint_every == TP_CHECKPOINTS_NONE;
 	s->gap = CKPT_GAP_SECONDS;
 	if (text)
-		rc = scene_load_text(path, text, strlen(text), &s->ov, &s->sc, &err);
+		rc = scene_load_text(path, text, strlen(text), &s->ov, tp_solvers, &s->sc, &err);
 	else
-		rc = scene_load(path, &s->ov, &s->sc, &err);
+		rc = scene_load(path, &s->ov, tp_solvers, &s->sc, &err);
 	if (rc < 0) {
 		api_error_fill(e, rc, err.msg, path);
 		tp_scene_free(s);

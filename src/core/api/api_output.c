@@ -405,7 +405,7 @@ TP_API int tp_solver_get(int i, tp_solver_info *out)
 {
 	if (!out || i < 0 || i >= tp_solver_count())
 		return TP_ERROR_ARGUMENT;
-	const tp_solver *sv = tp_solvers[i];
+	const tp_solver_kind *sv = tp_solvers[i];
 	int np = 0;
 	while (sv->options && sv->options[np].name)
 		np++;

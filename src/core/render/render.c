@@ -9,7 +9,7 @@
 
 #include "render/modes.h"
 #include "render/render_impl.h"
-#include "solvers/caps.h"
+#include "scene/solverkind.h"
 
 struct render_ctx {
 	const scene *sc;

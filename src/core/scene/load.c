@@ -15,7 +15,6 @@
 
 #include "scene/jsonpos.h"
 #include "scene/ld.h"
-#include "solvers/solver.h"
 #include "util/suggest.h"
 #include "util/fsutil.h"
 #include "util/opts.h"
@@ -359,15 +358,18 @@ static int read_solver(ld *L)
 	const char *name = "ripple";
 	const char *names[64];
 	int n = 0, rc, idx;
-	for (; n < 63 && tp_solvers[n]; n++)
-		names[n] = tp_solvers[n]->name;
+	for (; n < 63 && L->solvers[n]; n++)
+		names[n] = L->solvers[n]->name;
 	names[n] = NULL;
 	if (v) {
 		if ((rc = ld_enum(L, v, names, &idx)) < 0)
 			return rc;
 		name = names[idx];
 	}
-	s->solver = solver_find(name);
+	s->solver = NULL;
+	for (int i = 0; i < n && !s->solver; i++)
+		if (!strcmp(names[i], name))
+			s->solver = L->solvers[i];
 	if (!s->solver)
 		return tp_errf(L->err, TP_EIO, "%s: the default solver \"%s\" is not built in", L->file, name);
 
@@ -388,7 +390,7 @@ static int read_solver(ld *L)
 static int read_params(ld *L)
 {
 	scene *s = L->s;
-	const tp_solver *sv = s->solver;
+	const tp_solver_kind *sv = s->solver;
 	const cJSON *p = ld_get(L->root, "params");
 	const char *names[65];
 	char list[512], got[96];
@@ -515,7 +517,7 @@ static int read_scene(ld *L, const scene_overrides *ov)
 /* Loads the scene from `text` (len bytes, NUL-terminated, malloc'd: taken over and freed
  * here) read from `path`. */
 static int load_buffer(const char *path, char *text, size_t len, const scene_overrides *ov,
-		       scene **out, tp_err *err)
+		       const tp_solver_kind *const *solvers, scene **out, tp_err *err)
 {
 	size_t off;
 	const char *why;
@@ -562,7 +564,7 @@ static int load_buffer(const char *path, char *text, size_t len, const scene_ove
 		goto fail;
 	}
 	ld L = { .file = path, .text = s->src->text, .len = s->src->len, .root = root,
-		 .err = err, .s = s };
+		 .err = err, .s = s, .solvers = solvers };
 	if ((rc = read_scene(&L, ov)) < 0)
 		goto fail;
 	/* Once read, the scene is plain data: scene_src keeps the positions, not the tree. */
@@ -577,7 +579,8 @@ fail:
 	return rc;
 }
 
-int scene_load(const char *path, const scene_overrides *ov, scene **out, tp_err *err)
+int scene_load(const char *path, const scene_overrides *ov, const tp_solver_kind *const *solvers,
+	       scene **out, tp_err *err)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -588,11 +591,11 @@ int scene_load(const char *path, const scene_overrides *ov, scene **out, tp_err 
 		return rc;
 	if ((rc = read_file(path, &text, &len, err)) < 0)
 		return rc;
-	return load_buffer(path, text, len, ov, out, err);
+	return load_buffer(path, text, len, ov, solvers, out, err);
 }
 
 int scene_load_text(const char *name, const char *text, size_t len, const scene_overrides *ov,
-		    scene **out, tp_err *err)
+		    const tp_solver_kind *const *solvers, scene **out, tp_err *err)
 {
 	int rc;
 
@@ -607,7 +610,7 @@ int scene_load_text(const char *name, const char *text, size_t len, const scene_
 		return tp_errf(err, TP_EIO, "out of memory");
 	memcpy(buf, text, len);
 	buf[len] = 0;
-	return load_buffer(name, buf, len, ov, out, err);
+	return load_buffer(name, buf, len, ov, solvers, out, err);
 }
 
 const char *scene_text(const scene *s, size_t *len)
