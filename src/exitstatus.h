@@ -14,8 +14,8 @@
 #include "util/error.h"
 
 enum {
-	TP_EDIFF = -1,          /* compare: frames differ beyond tolerance */
-	TP_EUSAGE = TP_EARG,    /* bad command line */
+	TP_EDIFF = -1,       /* compare: frames differ beyond tolerance */
+	TP_EUSAGE = TP_EARG, /* bad command line */
 };
 
 /* Process exit statuses. */

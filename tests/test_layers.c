@@ -14,9 +14,9 @@
 #include <string.h>
 
 typedef struct layer {
-	const char *dir;      /* under src/core/ */
-	const char *may[6];   /* module folders (the first path component) it may include */
-	const char *also;     /* one more header it may include, or NULL */
+	const char *dir;    /* under src/core/ */
+	const char *may[6]; /* module folders (the first path component) it may include */
+	const char *also;   /* one more header it may include, or NULL */
 } layer;
 
 static const layer layers[] = {
@@ -58,8 +58,7 @@ static int strays(const layer *l, int quiet)
 		bad += !ok;
 	}
 	pclose(p);
-	cr_assert_gt(seen, 0, "no includes found in src/core/%s: run from the tree's root",
-		     l->dir);
+	cr_assert_gt(seen, 0, "no includes found in src/core/%s: run from the tree's root", l->dir);
 	return bad;
 }
 
