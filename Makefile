@@ -201,6 +201,7 @@ LIB_SRCS = $(CORE_SRCS) $(PROGRAM_SRCS)
 
 TEST_SRCS = \
 	tests/test_util.c \
+	tests/test_layers.c \
 	tests/test_png.c \
 	tests/test_render.c \
 	tests/test_refract_aa.c \

@@ -94,8 +94,11 @@ typedef enum tp_override {
 	TP_OVERRIDE_FRAMES = 3, /* "frames" */
 	TP_OVERRIDE_SEED = 4,   /* "seed" */
 	TP_OVERRIDE_OUTPUT = 5, /* "output" */
+	/* Not a member: how the client picks some frames of a scene to render (the CLI's
+	 * "--range"), for the hint of a loop cut by `frames`; no default (no hint). */
+	TP_OVERRIDE_RANGE = 6,
 } tp_override;
-#define TP_OVERRIDE_COUNT 6
+#define TP_OVERRIDE_COUNT 7
 
 /* Options for loading: values that override the scene's. Zero members: the scene's own. */
 typedef struct tp_load_options {

@@ -51,7 +51,7 @@ static scene *load_ok(const char *name, const char *text)
 {
 	scene *sc = NULL;
 	tp_err err;
-	int rc = scene_load(write_text(name, text), NULL, &sc, &err);
+	int rc = scene_load(write_text(name, text), NULL, tp_solvers, &sc, &err);
 	cr_assert_eq(rc, 0, "%s", err.msg);
 	return sc;
 }
@@ -61,7 +61,7 @@ static const char *load_bad(const char *name, const char *text)
 {
 	static tp_err err;
 	scene *sc = NULL;
-	int rc = scene_load(write_text(name, text), NULL, &sc, &err);
+	int rc = scene_load(write_text(name, text), NULL, tp_solvers, &sc, &err);
 	if (rc == 0) {
 		stepper *st = NULL;
 		rc = stepper_create(sc, 1, &st, &err);
@@ -449,7 +449,7 @@ Test(airy, pool_caustics_example_loops_exactly)
 	scene_overrides ov = {.width = 64, .height = 64};
 	scene *sc = NULL;
 	tp_err err;
-	cr_assert_eq(scene_load("scenes/textures/pool_caustics.json", &ov, &sc, &err), 0, "%s",
+	cr_assert_eq(scene_load("scenes/textures/pool_caustics.json", &ov, tp_solvers, &sc, &err), 0, "%s",
 		     err.msg);
 	cr_assert_eq(sc->loop.frames, 60);
 	int same;

@@ -9,7 +9,7 @@
 #include "render/render.h"
 #include "solvers/solver.h"
 
-static const tp_solver fake_solver = {.name = "fake", .caps = TP_SOLVER_HEIGHTFIELD};
+static const tp_solver_kind fake_solver = {.name = "fake", .caps = TP_SOLVER_HEIGHTFIELD};
 
 static void make_scene(scene *sc, int w, int h)
 {

@@ -210,7 +210,8 @@ Test(modes, help_man_page_and_completion_name_every_mode)
 }
 
 /* The renderer knows a solver only through the surface it hands over (surface.h) and the
- * caps flags (solvers/caps.h): no file of render/ includes the solver interface. */
+ * caps flags (scene/solverkind.h): no file of render/ includes the solver interface
+ * (test_layers.c checks every module's includes). */
 Test(modes, render_never_includes_the_solver_interface)
 {
 	FILE *p = popen("grep -l 'include \"solvers/solver.h\"' src/core/render/*.c "

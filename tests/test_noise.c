@@ -183,7 +183,7 @@ Test(noise, example_scenes_have_no_grid_noise, .timeout = 300)
 			tp_err err = {""};
 			scene_overrides ov;
 			memset(&ov, 0, sizeof ov);
-			cr_assert_eq(scene_load(g.gl_pathv[i], &ov, &sc, &err), 0, "%s: %s",
+			cr_assert_eq(scene_load(g.gl_pathv[i], &ov, tp_solvers, &sc, &err), 0, "%s: %s",
 				     g.gl_pathv[i], err.msg);
 			if (!(sc->solver->caps & TP_SOLVER_HEIGHTFIELD)) {
 				scene_destroy(sc);

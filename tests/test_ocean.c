@@ -47,7 +47,7 @@ static scene *load_ok(const char *name, const char *text)
 {
 	scene *sc = NULL;
 	tp_err err;
-	cr_assert_eq(scene_load(write_text(name, text), NULL, &sc, &err), 0, "%s", err.msg);
+	cr_assert_eq(scene_load(write_text(name, text), NULL, tp_solvers, &sc, &err), 0, "%s", err.msg);
 	return sc;
 }
 
@@ -238,7 +238,7 @@ Test(ocean, the_displaced_grid_folds_only_under_foam)
 	/* the example ocean as written (choppiness 1, default foam), three frames */
 	scene *sc = NULL;
 	tp_err err;
-	cr_assert_eq(scene_load("scenes/textures/ocean_choppy.json", NULL, &sc, &err), 0, "%s",
+	cr_assert_eq(scene_load("scenes/textures/ocean_choppy.json", NULL, tp_solvers, &sc, &err), 0, "%s",
 		     err.msg);
 	int any_foam = 0;
 	for (int f = 0; f < 3; f++) {
@@ -349,7 +349,7 @@ Test(ocean, tma_needs_a_depth_and_steepens_the_sea)
 	tp_err err;
 	stepper *st = NULL;
 	cr_assert_eq(scene_load(write_text("tma0", sea(64, 64, ", \"spectrum\": \"tma\"", "")),
-				NULL, &sc, &err),
+				NULL, tp_solvers, &sc, &err),
 		     0, "%s", err.msg);
 	cr_assert_lt(stepper_create(sc, 1, &st, &err), 0);
 	cr_assert(strstr(err.msg, "ambient.spectrum") && strstr(err.msg, "params.depth"), "%s",

@@ -198,7 +198,7 @@ Test(refract_aa, option_off_and_same_bytes_on_every_path, .timeout = 120)
 	free(b);
 }
 
-static const tp_solver fake_solver = {.name = "fake", .caps = TP_SOLVER_HEIGHTFIELD};
+static const tp_solver_kind fake_solver = {.name = "fake", .caps = TP_SOLVER_HEIGHTFIELD};
 
 /* The lookups spread by the offset's variation only: level water, and a tilted plane (one
  * offset everywhere), are the one-lookup picture whatever the number of lookups; a ring

@@ -12,7 +12,7 @@
 
 #include "cpu_caps.h"
 
-static const tp_solver fake_solver = {.name = "fake", .caps = TP_SOLVER_HEIGHTFIELD};
+static const tp_solver_kind fake_solver = {.name = "fake", .caps = TP_SOLVER_HEIGHTFIELD};
 
 /* A scene whose background is a horizontal ramp: red = x, green = y, blue = 100, so
  * a sampled colour tells where the renderer looked. */

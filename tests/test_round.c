@@ -436,7 +436,7 @@ static void pond_shares(const char *const sets[2], int w, int h, const int *fram
 	scene *sc;
 	stepper *st;
 	tp_err err = {""};
-	cr_assert_eq(scene_load("scenes/pond.json", &ov, &sc, &err), 0, "%s", err.msg);
+	cr_assert_eq(scene_load("scenes/pond.json", &ov, tp_solvers, &sc, &err), 0, "%s", err.msg);
 	cr_assert_eq(stepper_create(sc, 1, &st, &err), 0, "%s", err.msg);
 	const double k = w / 640.0;
 	for (int fi = 0; fi < nf; fi++) {
@@ -577,7 +577,7 @@ Test(round, table_over_sizes_radii_and_times, .timeout = 600)
 			scene *sc;
 			stepper *st;
 			tp_err err = {""};
-			cr_assert_eq(scene_load("scenes/pond.json", &ov, &sc, &err), 0, "%s",
+			cr_assert_eq(scene_load("scenes/pond.json", &ov, tp_solvers, &sc, &err), 0, "%s",
 				     err.msg);
 			cr_assert_eq(stepper_create(sc, 1, &st, &err), 0, "%s", err.msg);
 			printf("%-7s %-10s %4dx%-4d", v < 2 ? "ripple" : "hooke",

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "scene/scene.h"
+#include "solvers/solver.h"
 #include "sim/stepper.h"
 
 /* A scene stepped to given times; heights (or fluid field values) as doubles. */
@@ -30,7 +31,7 @@ static void run_open(run *r, const char *path, int w, int h)
 	tp_err err = {""};
 	scene_overrides ov = {.width = w, .height = h};
 	memset(r, 0, sizeof *r);
-	cr_assert_eq(scene_load(path, &ov, &r->sc, &err), 0, "%s", err.msg);
+	cr_assert_eq(scene_load(path, &ov, tp_solvers, &r->sc, &err), 0, "%s", err.msg);
 	cr_assert_eq(r->sc->width, w);
 	cr_assert_eq(stepper_create(r->sc, 2, &r->st, &err), 0, "%s: %s", path, err.msg);
 	r->w = w;

@@ -18,6 +18,7 @@
 #include "scene/scene.h"
 #include "solvers/solver.h"
 #include "util/opts.h"
+#include "exitstatus.h"
 
 static char dir[64];
 
@@ -61,7 +62,7 @@ static scene *load_ok(const char *text, const scene_overrides *ov)
 {
 	tp_err err = { "" };
 	scene *s = NULL;
-	int rc = scene_load(put("ok.json", text), ov, &s, &err);
+	int rc = scene_load(put("ok.json", text), ov, tp_solvers, &s, &err);
 	cr_assert_eq(rc, 0, "scene_load failed: %s", err.msg);
 	cr_assert_not_null(s);
 	return s;
@@ -73,7 +74,7 @@ static void load_bad_ov(const char *path, const scene_overrides *ov, int code, c
 {
 	tp_err err = { "" };
 	scene *s = (scene *)&err; /* must be reset to NULL on failure */
-	int rc = scene_load(path, ov, &s, &err);
+	int rc = scene_load(path, ov, tp_solvers, &s, &err);
 	cr_expect_eq(rc, code, "rc %d for %s (message: %s)", rc, want, err.msg);
 	if (rc == 0) {
 		scene_destroy(s);
@@ -81,7 +82,7 @@ static void load_bad_ov(const char *path, const scene_overrides *ov, int code, c
 	}
 	cr_expect_null(s);
 	char full[2048];
-	snprintf(full, sizeof full, "%s%s", code == TP_EUSAGE ? "" : path, want);
+	snprintf(full, sizeof full, "%s%s", code == TP_EARG ? "" : path, want);
 	/* A '*' stands for text that changes as the project grows (the list of solvers). */
 	char *star = strchr(full, '*');
 	if (!star) {
@@ -378,15 +379,15 @@ Test(scene, a_render_size_of_another_shape_is_refused, .init = setup, .fini = te
 {
 	const char *p = put("shape.json", "{" FMT ", \"drops\": [{\"at\": [320, 10]}]}");
 	scene_overrides sq = { .width = 1000, .height = 1000 };
-	load_bad_ov(p, &sq, TP_EUSAGE,
+	load_bad_ov(p, &sq, TP_EARG,
 		    "*shape.json: width/height: 1000x1000 has another shape than the scene's "
 		    "640x360 (its "
 		    "\"size\", the frame of reference), which would stretch it; use 1000x563 or "
 		    "1778x1000, or change the scene's \"size\"");
 	scene_overrides both = { .width = 640, .height = 360, .scale = 2 };
-	load_bad_ov(p, &both, TP_EUSAGE, "scale and width/height: give one or the other");
+	load_bad_ov(p, &both, TP_EARG, "scale and width/height: give one or the other");
 	scene_overrides tiny = { .scale = 0.001 };
-	load_bad_ov(p, &tiny, TP_EUSAGE,
+	load_bad_ov(p, &tiny, TP_EARG,
 		    "*shape.json: scale: 0.001 x the scene's 640x360 is 1x0; each side must be in "
 		    "2..8192");
 	scene_overrides odd = { .width = 641, .height = 361 };
@@ -436,7 +437,7 @@ Test(scene, pattern_colours_default_per_pattern, .init = setup, .fini = teardown
 
 Test(scene, enum_params_are_stored_as_choice_index, .init = setup, .fini = teardown)
 {
-	const tp_solver *sv = solver_find("shallow");
+	const tp_solver_kind *sv = solver_find("shallow");
 	const tp_option *o = sv ? tp_opts_find(sv->options, "float_start") : NULL;
 	if (!o || o->type != TP_OPT_ENUM)
 		cr_skip_test("no solver with an enum parameter to test against");
@@ -490,7 +491,7 @@ Test(scene, paths_resolve_relative_to_the_scene_file, .init = setup, .fini = tea
 	const char *path = put("sub/scene.json",
 		"{" FMT ", \"background\": {\"image\": \"pool.png\"}, \"output\": \"/abs/x.mp4\"}");
 	scene *s = NULL;
-	cr_assert_eq(scene_load(path, NULL, &s, &err), 0, "%s", err.msg);
+	cr_assert_eq(scene_load(path, NULL, tp_solvers, &s, &err), 0, "%s", err.msg);
 	cr_assert_str_eq(s->dir, sub);
 	cr_assert_str_eq(s->background.image, p);
 	cr_assert_eq(s->background.pixels.w, 5);
@@ -505,7 +506,7 @@ Test(scene, paths_resolve_relative_to_the_scene_file, .init = setup, .fini = tea
 	cr_assert_not_null(getcwd(cwd, sizeof cwd));
 	cr_assert_eq(chdir(dir), 0);
 	put("rel.json", "{" FMT ", \"output\": \"out/a.mp4\"}");
-	int rc = scene_load("rel.json", NULL, &s, &err);
+	int rc = scene_load("rel.json", NULL, tp_solvers, &s, &err);
 	cr_assert_eq(chdir(cwd), 0);
 	cr_assert_eq(rc, 0, "%s", err.msg);
 	cr_assert_str_eq(s->dir, ".");
@@ -757,7 +758,7 @@ Test(scene, unreadable_and_oversized_files, .init = setup, .fini = teardown)
 	cr_assert_eq(ftruncate(fd, (off_t)1 << 30), 0);
 	close(fd);
 	load_bad_ov(p, NULL, TP_EINPUT, ": too large for a scene file (1024.0 MiB; the limit is 16 MiB)");
-	cr_assert_eq(tp_exit_code(scene_load(p, NULL, &s, &err)), TP_EXIT_INPUT);
+	cr_assert_eq(tp_exit_code(scene_load(p, NULL, tp_solvers, &s, &err)), TP_EXIT_INPUT);
 }
 
 Test(scene, background_png_missing_or_corrupt, .init = setup, .fini = teardown)
@@ -765,7 +766,7 @@ Test(scene, background_png_missing_or_corrupt, .init = setup, .fini = teardown)
 	const char *path = put("bg.json", "{" FMT ",\n  \"background\": { \"image\": \"pool.png\" }\n}\n");
 	tp_err err = { "" };
 	scene *s = NULL;
-	int rc = scene_load(path, NULL, &s, &err);
+	int rc = scene_load(path, NULL, tp_solvers, &s, &err);
 	cr_assert_eq(rc, TP_EINPUT, "%s", err.msg);
 	cr_assert_null(s);
 	char want[512];
@@ -773,7 +774,7 @@ Test(scene, background_png_missing_or_corrupt, .init = setup, .fini = teardown)
 	cr_assert(!strncmp(err.msg, want, strlen(want)), "got: %s", err.msg);
 
 	put("pool.png", "\x89PNG\r\n\x1a\n this is not really a PNG file at all");
-	rc = scene_load(path, NULL, &s, &err);
+	rc = scene_load(path, NULL, tp_solvers, &s, &err);
 	cr_assert_eq(rc, TP_EINPUT, "%s", err.msg);
 	cr_assert(!strncmp(err.msg, want, strlen(want)), "got: %s", err.msg);
 	cr_assert_eq(tp_exit_code(rc), TP_EXIT_INPUT);
@@ -784,21 +785,21 @@ Test(scene, bad_overrides_are_usage_errors, .init = setup, .fini = teardown)
 {
 	const char *p = put("ok.json", "{" FMT "}");
 	scene_overrides size = { .width = 1, .height = 50 };
-	load_bad_ov(p, &size, TP_EUSAGE,
+	load_bad_ov(p, &size, TP_EARG,
 		    "width/height: width and height must be in 2..8192 (got 1x50)");
 	scene_overrides big = { .width = 100, .height = 9000 };
-	load_bad_ov(p, &big, TP_EUSAGE,
+	load_bad_ov(p, &big, TP_EARG,
 		    "width/height: width and height must be in 2..8192 (got 100x9000)");
 	scene_overrides frames = { .frames = -4 };
-	load_bad_ov(p, &frames, TP_EUSAGE, "frames: must be in 1..1000000 (got -4)");
+	load_bad_ov(p, &frames, TP_EARG, "frames: must be in 1..1000000 (got -4)");
 	scene_overrides seed = { .has_seed = 1, .seed = UINT64_C(1) << 60 };
-	load_bad_ov(p, &seed, TP_EUSAGE,
+	load_bad_ov(p, &seed, TP_EARG,
 		    "seed: must be in 0..9007199254740992 (got 1152921504606846976)");
 	scene_overrides seed1 = { .has_seed = 1, .seed = (UINT64_C(1) << 53) + 1 };
-	load_bad_ov(p, &seed1, TP_EUSAGE,
+	load_bad_ov(p, &seed1, TP_EARG,
 		    "seed: must be in 0..9007199254740992 (got 9007199254740993)");
 	scene_overrides out = { .output = "" };
-	load_bad_ov(p, &out, TP_EUSAGE, "output: the output path is empty");
+	load_bad_ov(p, &out, TP_EARG, "output: the output path is empty");
 	cr_assert_eq(tp_exit_code(TP_EUSAGE), TP_EXIT_USAGE);
 }
 

@@ -45,7 +45,7 @@ static void pool_init(pool *pl, int w, int h, scene_boundary b)
 	pl->sc.frames = 1000;
 	pl->sc.substeps = 1;
 	pl->sc.boundary = b;
-	pl->sc.solver = SH;
+	pl->sc.solver = &SH->kind;
 	pl->sc.params = pl->params;
 	pl->sc.boxes = pl->boxes;
 }
@@ -945,7 +945,7 @@ Test(shallow, example_scenes_stay_finite, .timeout = 120)
 #else
 		scene_overrides ov = { .frames = 10 };
 #endif
-		cr_assert_eq(scene_load(g.gl_pathv[i], &ov, &sc, &err), 0, "%s", err.msg);
+		cr_assert_eq(scene_load(g.gl_pathv[i], &ov, tp_solvers, &sc, &err), 0, "%s", err.msg);
 		cr_assert_eq(stepper_create(sc, 2, &st, &err), 0, "%s: %s", g.gl_pathv[i], err.msg);
 		for (int f = 0; f < sc->frames; f++) {
 			cr_assert_eq(stepper_next(st, &err), 0, "%s frame %d: %s", g.gl_pathv[i], f, err.msg);

@@ -99,7 +99,7 @@ static void pool_close(pool *pl)
 
 static double opt(pool *pl, const char *name)
 {
-	const tp_option *o = tp_opts_find(pl->d->options, name);
+	const tp_option *o = tp_opts_find(pl->d->kind.options, name);
 	cr_assert_not_null(o, "option %s", name);
 	return tp_opts_get(pl->p, o);
 }
@@ -147,7 +147,7 @@ typedef struct refsim {
 static void ref_open(refsim *r, pool *pl)
 {
 	memset(r, 0, sizeof *r);
-	r->ripple = !strcmp(pl->d->name, "ripple");
+	r->ripple = !strcmp(pl->d->kind.name, "ripple");
 	int u = (int)opt(pl, "unit"), sp = (int)opt(pl, "sponge");
 	double wake = opt(pl, "wake");
 	if (r->ripple) {
@@ -206,7 +206,7 @@ static void assert_same(pool *pl, const refsim *r, int step)
 			if (at(&s, x, y) != want[y * s.w + x])
 				cr_assert_fail(
 					"%s/%s step %d: cell (%d, %d) is %d, the seed port has %d",
-					pl->d->name, bnames[pl->sc.boundary], step, x, y,
+					pl->d->kind.name, bnames[pl->sc.boundary], step, x, y,
 					at(&s, x, y), want[y * s.w + x]);
 			nonzero += want[y * s.w + x] != 0;
 		}

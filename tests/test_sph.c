@@ -492,7 +492,7 @@ Test(sph, example_scenes_keep_every_particle_in_the_tank_and_out_of_obstacles, .
 		scene *sc;
 		tp_err err;
 		scene_overrides ov = { 0 };
-		cr_assert_eq(scene_load(g.gl_pathv[k], &ov, &sc, &err), 0, "%s", err.msg);
+		cr_assert_eq(scene_load(g.gl_pathv[k], &ov, tp_solvers, &sc, &err), 0, "%s", err.msg);
 		int frames = (int)(SCENE_CHECK_S * sc->fps);
 		if (frames > sc->frames)
 			frames = sc->frames;

@@ -301,7 +301,7 @@ Test(textures, texture_scenes_match_their_golden_hashes, .timeout = 300)
 		snprintf(name, sizeof name, "%.*s", (int)(strlen(base) - 5), base);
 		scene *sc;
 		tp_err err;
-		cr_assert_eq(scene_load(g.gl_pathv[i], NULL, &sc, &err), 0, "%s", err.msg);
+		cr_assert_eq(scene_load(g.gl_pathv[i], NULL, tp_solvers, &sc, &err), 0, "%s", err.msg);
 		for (int m = 0; m < sc->noutputs; m++) {
 			static const char *const modes[] = { "color", "height", "normal", "caustics", "particles",
 							     "displacement", "foam" };

@@ -5,6 +5,7 @@
 
 #include "util/fsutil.h"
 #include "util/error.h"
+#include "exitstatus.h"
 #include "util/opts.h"
 #include "util/rng.h"
 

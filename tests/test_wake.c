@@ -102,7 +102,7 @@ static void measure(const char *name, wake_measure out[2])
 	scene *sc;
 	stepper *st;
 	tp_err err = {""};
-	cr_assert_eq(scene_load("scenes/boxes.json", &ov, &sc, &err), 0, "%s", err.msg);
+	cr_assert_eq(scene_load("scenes/boxes.json", &ov, tp_solvers, &sc, &err), 0, "%s", err.msg);
 	cr_assert_eq(stepper_create(sc, 0, &st, &err), 0, "%s", err.msg);
 	while (stepper_frame(st) < FRAME)
 		cr_assert_eq(stepper_next(st, &err), 0, "%s", err.msg);

@@ -54,7 +54,7 @@ static scene *load_ok(const char *name, const char *text)
 {
 	scene *sc = NULL;
 	tp_err err;
-	cr_assert_eq(scene_load(write_text(name, text), NULL, &sc, &err), 0, "%s", err.msg);
+	cr_assert_eq(scene_load(write_text(name, text), NULL, tp_solvers, &sc, &err), 0, "%s", err.msg);
 	return sc;
 }
 
@@ -220,7 +220,7 @@ Test(waves, pierson_moskowitz_mean_frequency)
 	cr_assert_lt(scene_load(write_text("pmf", deep_sea(32, 0.5, 16,
 							   "\"spectrum\": \"pierson-moskowitz\", "
 							   "\"fetch\": 100")),
-				NULL, &bad, &err),
+				NULL, tp_solvers, &bad, &err),
 		     0);
 	cr_assert(strstr(err.msg, "ambient.fetch") && strstr(err.msg, "fully developed"), "%s",
 		  err.msg);

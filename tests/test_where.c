@@ -8,6 +8,7 @@
 #include "cli_util.h"
 #include "tmpdir.h"
 #include "scene/scene.h"
+#include "solvers/solver.h"
 
 static char dir[64], errpath[128];
 
@@ -187,7 +188,7 @@ Test(where, scene_errf_falls_back_to_the_nearest_written_member)
 		"{ \"format\": \"tidepool-scene/1\",\n  \"params\": {\n    \"damping\": 4 } }\n");
 	scene *sc = NULL;
 	tp_err err;
-	cr_assert_eq(scene_load(p, NULL, &sc, &err), 0, "%s", err.msg);
+	cr_assert_eq(scene_load(p, NULL, tp_solvers, &sc, &err), 0, "%s", err.msg);
 	char want[300];
 	cr_assert_eq(scene_errf(sc, &err, TP_EINPUT, "params.damping", "bad %d", 1), TP_EINPUT);
 	snprintf(want, sizeof want, "%s:3:16: params.damping: bad 1", p);

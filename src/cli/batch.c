@@ -160,6 +160,9 @@ static int parse_args(int argc, char **argv, batch_opts *o)
 
 static int is_pattern(const char *path) { return strchr(path, '%') != NULL; }
 
+/* Case-sensitive, and true for the suffix alone, unlike tp_has_suffix(): a variant's
+ * preview picture and the ".json" stripped from the scene's name follow this rule, and
+ * tp_has_suffix's would change which output a batch previews and the names it writes. */
 static int ends_with(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), k = strlen(suffix);

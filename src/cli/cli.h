@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "util/error.h"
+#include "exitstatus.h"
 
 int cmd_render(int argc, char **argv);
 int cmd_validate(int argc, char **argv);

@@ -22,6 +22,8 @@ void outputs_split(const char *spec, int *mode, const char **path)
 		*path = eq + 1;
 }
 
+/* Case-sensitive on purpose, unlike tp_has_suffix(): "OUT.PNG" has always been rendered as
+ * a sequence, not one picture, and changing that would change what a render writes. */
 static int is_single_png(const char *path)
 {
 	size_t n = strlen(path);

@@ -23,6 +23,7 @@ const char *const cli_override_names[TP_OVERRIDE_COUNT] = {
 	[TP_OVERRIDE_SETS] = "--set",    [TP_OVERRIDE_SIZE] = "--size",
 	[TP_OVERRIDE_SCALE] = "--scale", [TP_OVERRIDE_FRAMES] = "--frames",
 	[TP_OVERRIDE_SEED] = "--seed",   [TP_OVERRIDE_OUTPUT] = "-o",
+	[TP_OVERRIDE_RANGE] = "--range",
 };
 
 int cli_load(const char *path, const cli_overrides *ov, int threads, tp_scene **out,

@@ -19,6 +19,7 @@
 #include "cli/outputs.h"
 #include "tidepool.h"
 #include "util/error.h"
+#include "exitstatus.h"
 
 #define CLI_MAX_SETS 64
 #define CLI_MAX_ARGS 256

@@ -30,6 +30,7 @@
 #include <stdio.h>
 
 #include "encode/hash.h"
+#include "exitstatus.h"
 #include "util/error.h"
 #include "util/image.h"
 

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "util/error.h"
+#include "exitstatus.h"
 #include "util/image.h"
 
 typedef struct enc_config {

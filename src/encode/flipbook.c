@@ -68,6 +68,8 @@ static int flipbook_check(const enc_config *cfg, tp_err *err)
 	size_t n = strlen(cfg->path);
 	if (!fb)
 		return tp_errf(err, TP_EUSAGE, "%s: a flipbook needs a layout", cfg->path);
+	/* ".png" exactly (not tp_has_suffix's any case): cli/outputs.c sends only such a path
+	 * here, and a flipbook refused for "OUT.PNG" stays refused. */
 	if (n < 5 || strcmp(cfg->path + n - 4, ".png") || strchr(cfg->path, '%'))
 		return tp_errf(err, TP_EUSAGE, "%s: a flipbook is one .png file (no %%d pattern)", cfg->path);
 	if (fb->cols < 1 || fb->rows < 1 || fb->cell_w < 1 || fb->cell_h < 1)

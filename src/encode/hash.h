@@ -49,6 +49,7 @@
 #include <stddef.h>
 
 #include "util/error.h"
+#include "exitstatus.h"
 #include "util/image.h"
 
 #define ENC_HASH_DEFAULT "xxh128"

@@ -85,7 +85,7 @@ static void run_one(const char *name, int iso)
 		return;
 	m.d = solver_desc(m.s);
 	m.p = solver_priv(m.s);
-	const int unit = (int)tp_opts_get(m.p, tp_opts_find(m.d->options, "unit"));
+	const int unit = (int)tp_opts_get(m.p, tp_opts_find(m.d->kind.options, "unit"));
 	int ok = name[0] == 'r' ? ref_ripple_init(&m.rr, W, H, sc.boundary, unit, 32, 0)
 				: ref_hooke_init(&m.rh, W, H, sc.boundary, unit, 32, 0);
 	if (ok < 0)

@@ -37,7 +37,7 @@ static double round_fps(render_ctx *r, const tp_surface *s, tp_image *out, doubl
 	return n / el > best ? n / el : best;
 }
 
-static const tp_solver bench_solver = {.name = "bench", .caps = TP_SOLVER_HEIGHTFIELD};
+static const tp_solver_kind bench_solver = {.name = "bench", .caps = TP_SOLVER_HEIGHTFIELD};
 
 static void run_size(const int W, const int H)
 {

@@ -64,7 +64,7 @@ static int setup(contender *c, int threads)
 	c->sc.fps = FPS;
 	c->sc.frames = 1000000;
 	c->sc.substeps = 1;
-	c->sc.solver = &tp_solver_shallow;
+	c->sc.solver = &tp_solver_shallow.kind;
 	c->sc.params = (scene_param *)params;
 	c->sc.nparams = 2;
 	c->sc.boxes = c->boxes;

@@ -17,6 +17,7 @@
 #include "reference/reference.h"
 #include "reference/reference_render.h"
 #include "scene/scene.h"
+#include "solvers/solver.h"
 
 int bench_seed_port(const char *path, int w, int h, int frames)
 {
@@ -27,7 +28,7 @@ int bench_seed_port(const char *path, int w, int h, int frames)
 	memset(&ov, 0, sizeof ov);
 	ov.width = w;
 	ov.height = h;
-	if (scene_load(path, &ov, &sc, &err) < 0) {
+	if (scene_load(path, &ov, tp_solvers, &sc, &err) < 0) {
 		fprintf(stderr, "seed port: %s\n", err.msg);
 		return 1;
 	}

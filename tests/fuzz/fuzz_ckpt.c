@@ -25,6 +25,7 @@
  * version bump; with it set, the version bytes are the fuzzer's too. */
 #include "fuzz_util.h"
 #include "scene/scene.h"
+#include "solvers/solver.h"
 #include "sim/ckpt.h"
 #include "sim/loop.h"
 
@@ -52,7 +53,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	fuzz_init();
 	for (size_t i = 0; i < NSCENES; i++) {
 		tp_err err = {""};
-		if (scene_load(scene_files[i], &ov, &scenes[i], &err) < 0 ||
+		if (scene_load(scene_files[i], &ov, tp_solvers, &scenes[i], &err) < 0 ||
 		    loop_create(scenes[i], 1, &loops[i], &err) < 0) {
 			fprintf(stderr, "fuzz_ckpt: %s (run from the tree's root)\n", err.msg);
 			abort();

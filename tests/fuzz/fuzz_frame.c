@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	render_ctx *rd = NULL;
 	tp_image img = {0};
 	tp_err err = {""};
-	int rc = scene_load(fs.path, &ov, &sc, &err);
+	int rc = scene_load(fs.path, &ov, tp_solvers, &sc, &err);
 	if (rc == 0 && sc->width * sc->height > FUZZ_MAX_PIXELS) {
 		scene_destroy(sc);
 		free(fs.text);

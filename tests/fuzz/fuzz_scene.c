@@ -1,6 +1,7 @@
 /* Scene loader with --set overrides: any text as a scene file plus KEY=VALUE lines. A
  * scene that loads must hold values inside the documented limits. */
 #include "fuzz_scene.h"
+#include "solvers/solver.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -12,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	scene_overrides ov = {.sets = fs.sets, .nsets = fs.nsets};
 	scene *sc = NULL;
 	tp_err err = {""};
-	int rc = scene_load(fs.path, &ov, &sc, &err);
+	int rc = scene_load(fs.path, &ov, tp_solvers, &sc, &err);
 	if (rc < 0) {
 		fuzz_check_error(rc, &err);
 	} else {

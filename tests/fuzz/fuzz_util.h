@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "util/error.h"
+#include "exitstatus.h"
 
 static char fuzz_dir[256];
 

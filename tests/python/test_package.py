@@ -117,6 +117,15 @@ def test_every_keyword_is_checked_as_the_cli_checks_its_option(kw, exc, word):
     assert word in str(ei.value) and "--" not in str(ei.value), str(ei.value)
 
 
+def test_a_loop_cut_by_frames_is_refused_in_python_words():
+    # The core's message names the client's words: the CLI says --frames, --range and
+    # --set (tests/test_textures.c); Python its keywords, and no --flag.
+    with pytest.raises(ValueError) as ei:
+        tidepool.load(str(ROOT / "scenes" / "textures" / "ocean_choppy.json"), frames=4)
+    msg = str(ei.value)
+    assert "frames= 4: the scene is a 64-frame loop" in msg, msg
+    assert "render some of its frames (0-63)" in msg and "--" not in msg, msg
+
 def test_the_bounds_themselves_are_taken():
     with tidepool.load(POND, scale=0.05, frames=1, threads=1024, seed=2**53,
                        checkpoint_every=tidepool.CHECKPOINTS_NONE) as s:

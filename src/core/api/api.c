@@ -50,7 +50,7 @@ _Static_assert(TP_MODE_COUNT == SCENE_MODE_COUNT, "tp_mode and scene_mode differ
 _Static_assert(TP_MAX_FRAMES == SCENE_MAX_FRAMES, "frame limits differ");
 _Static_assert((int)TP_ERROR_CANCELLED == (int)TP_EINTR, "cancel codes differ");
 _Static_assert((int)TP_ERROR_INPUT == (int)TP_EINPUT && (int)TP_ERROR_IO == (int)TP_EIO &&
-		       (int)TP_ERROR_ARGUMENT == (int)TP_EUSAGE,
+		       (int)TP_ERROR_ARGUMENT == (int)TP_EARG,
 	       "public and internal error codes differ");
 
 
@@ -240,6 +240,7 @@ _Static_assert((int)TP_OVERRIDE_SETS == (int)SCENE_OV_SETS &&
 		       (int)TP_OVERRIDE_FRAMES == (int)SCENE_OV_FRAMES &&
 		       (int)TP_OVERRIDE_SEED == (int)SCENE_OV_SEED &&
 		       (int)TP_OVERRIDE_OUTPUT == (int)SCENE_OV_OUTPUT &&
+		       (int)TP_OVERRIDE_RANGE == (int)SCENE_OV_RANGE &&
 		       TP_OVERRIDE_COUNT == SCENE_OV_COUNT,
 	       "tp_override and scene_ov differ");
 
@@ -323,9 +324,9 @@ static int load_common(const char *path, const char *text, const tp_load_options
 	s->no_ck = opt->checkpoint_every == TP_CHECKPOINTS_NONE;
 	s->gap = CKPT_GAP_SECONDS;
 	if (text)
-		rc = scene_load_text(path, text, strlen(text), &s->ov, &s->sc, &err);
+		rc = scene_load_text(path, text, strlen(text), &s->ov, tp_solvers, &s->sc, &err);
 	else
-		rc = scene_load(path, &s->ov, &s->sc, &err);
+		rc = scene_load(path, &s->ov, tp_solvers, &s->sc, &err);
 	if (rc < 0) {
 		api_error_fill(e, rc, err.msg, path);
 		tp_scene_free(s);
@@ -695,7 +696,7 @@ static int check_mode(const tp_scene *s, tp_mode mode, tp_error *e)
 		return api_fail_arg(e, "mode %d is not a render mode (0..%d)", (int)mode, API_MODES - 1);
 	if (!(scene_modes(s->sc) & 1u << mode)) {
 		tp_err err;
-		tp_errf(&err, TP_EUSAGE, "render mode \"%s\" is not available for the %s solver",
+		tp_errf(&err, TP_EARG, "render mode \"%s\" is not available for the %s solver",
 			tp_mode_name(mode), s->sc->solver->name);
 		api_error_fill(e, TP_ERROR_ARGUMENT, err.msg, NULL);
 		return TP_ERROR_ARGUMENT;
@@ -854,7 +855,7 @@ TP_API int tp_scene_height(tp_scene *s, int frame, float *buf, size_t stride, tp
 		return api_fail_arg(e, "no scene or no buffer given");
 	if (s->sc->solver->caps & TP_SOLVER_PARTICLES) {
 		tp_err err;
-		tp_errf(&err, TP_EUSAGE, "the %s solver has no height field", s->sc->solver->name);
+		tp_errf(&err, TP_EARG, "the %s solver has no height field", s->sc->solver->name);
 		api_error_fill(e, TP_ERROR_ARGUMENT, err.msg, NULL);
 		return TP_ERROR_ARGUMENT;
 	}

@@ -326,7 +326,7 @@ static int dir_path(tp_scene *s, const char *dir, int frame, char *path, size_t 
 		return api_fail_arg(e, "no checkpoint folder given");
 	if (ckpt_path(dir, frame, path, n) < 0) {
 		tp_err err;
-		return api_fail(s, e, tp_errf(&err, TP_EUSAGE, "%s: path too long", dir), &err);
+		return api_fail(s, e, tp_errf(&err, TP_EARG, "%s: path too long", dir), &err);
 	}
 	return 0;
 }
@@ -405,7 +405,7 @@ TP_API int tp_solver_get(int i, tp_solver_info *out)
 {
 	if (!out || i < 0 || i >= tp_solver_count())
 		return TP_ERROR_ARGUMENT;
-	const tp_solver *sv = tp_solvers[i];
+	const tp_solver_kind *sv = tp_solvers[i];
 	int np = 0;
 	while (sv->options && sv->options[np].name)
 		np++;

@@ -59,12 +59,6 @@ static inline float maxf(float a, float b)
 	return a > b ? a : b;
 }
 
-static inline float clampf(float v, float lo, float hi)
-{
-	v = v > lo ? v : lo;
-	return v < hi ? v : hi;
-}
-
 uint32_t *render_aa_sat(const uint8_t *bgx, int w, int h, int wrap, int *stride)
 {
 	const int ext = wrap ? FP_CAP + 1 : 0;
@@ -105,11 +99,11 @@ static inline void fp_axis(float p, float lo, float hi, int n, int wrap, int32_t
 	const float fn = (float)n;
 	float a, b;
 	if (wrap) {
-		a = p + clampf(lo, -fn, fn) + fn;
-		b = p + clampf(hi, -fn, fn) + fn;
+		a = p + tp_clampf_nan_lo(lo, -fn, fn) + fn;
+		b = p + tp_clampf_nan_lo(hi, -fn, fn) + fn;
 	} else {
-		a = clampf(p + lo, 0.0f, fn - 1.0f);
-		b = clampf(p + hi, 0.0f, fn - 1.0f);
+		a = tp_clampf_nan_lo(p + lo, 0.0f, fn - 1.0f);
+		b = tp_clampf_nan_lo(p + hi, 0.0f, fn - 1.0f);
 	}
 	if (!(b - a <= (float)FP_CAP)) { /* (a NaN too: a and b are clamped, not NaN) */
 		const float m = 0.5f * (a + b);

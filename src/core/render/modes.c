@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "render/render_impl.h"
-#include "solvers/caps.h"
+#include "scene/solverkind.h"
 
 /* The kernels as the table calls them (render_impl.h has their equations). */
 static long draw_color(const render_in *in, tp_image *out)

@@ -260,7 +260,7 @@ static void aa_row(const color_frame *cf, const tp_surface *sf, int y, uint8_t *
 			continue;
 		memcpy(steep, nsub, (size_t)n);
 		int left = render_aa_flat(&cf->aap, y, xs, n, &ofs, nsub);
-		if (lift) { /* the lifts color_row_rgb1 just drew with, the highlight filtered */
+		if (lift) { /* the lifts color_row_rgb_noaa just drew with, the highlight filtered */
 			left += render_aa_highlight(&cf->hl, n, &ofs, steep, nsub, lift + xs);
 			if (left)
 				render_aa_shade(&cf->aap, y, xs, n, &ofs, nsub, lift + xs, o);
@@ -296,7 +296,7 @@ static void aa_row(const color_frame *cf, const tp_surface *sf, int y, uint8_t *
 	}
 }
 
-static void color_row_rgb1(const color_frame *cf, const tp_surface *sf, int y, uint8_t *o, int xa,
+static void color_row_rgb_noaa(const color_frame *cf, const tp_surface *sf, int y, uint8_t *o, int xa,
 			   int xb, int32_t *lift);
 
 /* Pixels [xa, xb) of row y of the picture into o (the row's 3 * w bytes), from the
@@ -306,13 +306,13 @@ static void color_row_rgb(const color_frame *cf, const tp_surface *sf, int y, ui
 {
 	/* the lifts kept for anti-aliasing */
 	int32_t *lift = cf->aa && ring && ring->buf && ring->lift ? ring->lift : NULL;
-	color_row_rgb1(cf, sf, y, o, xa, xb, lift);
+	color_row_rgb_noaa(cf, sf, y, o, xa, xb, lift);
 	if (cf->aa)
 		aa_row(cf, sf, y, o, xa, xb, ring, lift);
 }
 
 /* color_row_rgb without anti-aliasing: one lookup a pixel. */
-static void color_row_rgb1(const color_frame *cf, const tp_surface *sf, int y, uint8_t *o, int xa,
+static void color_row_rgb_noaa(const color_frame *cf, const tp_surface *sf, int y, uint8_t *o, int xa,
 			   int xb, int32_t *lift)
 {
 	const render_in *in = cf->in;

@@ -55,12 +55,6 @@ static inline float absf(float v)
 	return v < 0 ? -v : v;
 }
 
-static inline float clampf(float v, float lo, float hi)
-{
-	v = v > lo ? v : lo;
-	return v < hi ? v : hi;
-}
-
 static inline float maxf(float a, float b)
 {
 	return a > b ? a : b;
@@ -215,8 +209,8 @@ int render_aa_flat(const render_aa *a, int y, int xs, int n, const render_aa_off
 			continue;
 		const int c = i + 1;
 		const float dd = spread[i];
-		const float sx = clampf((float)(xs + i) + o->row[1][0][c], 0.0f, fw - 1.0f);
-		const float sy = clampf((float)y + o->row[1][1][c], 0.0f, fh - 1.0f);
+		const float sx = tp_clampf_nan_lo((float)(xs + i) + o->row[1][0][c], 0.0f, fw - 1.0f);
+		const float sy = tp_clampf_nan_lo((float)y + o->row[1][1][c], 0.0f, fh - 1.0f);
 		if (!(dd < 200.0f)) { /* NaN or huge: supersample */
 			left++;
 			continue;
@@ -259,11 +253,11 @@ static void shade_pixel_c(const render_aa *a, int x, int y, int c, int N,
 			float sx, sy;
 			/* refract.c's positions with the subsample's offset */
 			if (a->wrap) {
-				sx = (float)x + clampf(ox, -fw, fw) + fw;
-				sy = (float)y + clampf(oy, -fh, fh) + fh;
+				sx = (float)x + tp_clampf_nan_lo(ox, -fw, fw) + fw;
+				sy = (float)y + tp_clampf_nan_lo(oy, -fh, fh) + fh;
 			} else {
-				sx = clampf((float)x + ox, 0.0f, fw - 1.0f);
-				sy = clampf((float)y + oy, 0.0f, fh - 1.0f);
+				sx = tp_clampf_nan_lo((float)x + ox, 0.0f, fw - 1.0f);
+				sy = tp_clampf_nan_lo((float)y + oy, 0.0f, fh - 1.0f);
 			}
 			const int32_t qx = (int32_t)(sx * 8.0f + 0.5f),
 				      qy = (int32_t)(sy * 8.0f + 0.5f);
@@ -358,7 +352,7 @@ shade16_avx512(const render_aa *a, int y, int xs, int N, const int32_t idx[16],
 								 _mm512_mul_ps(wuu, nb[k][ry][dx]));
 				of[k] = _mm512_add_ps(_mm512_mul_ps(wv1, top), _mm512_mul_ps(wvv, bot));
 			}
-			/* refract.c's positions (clampf: max_ps(v, lo) is v > lo ? v : lo, NaN
+			/* refract.c's positions (tp_clampf_nan_lo: max_ps(v, lo) is v > lo ? v : lo, NaN
 			 * giving lo, and min_ps likewise) */
 			__m512 sx, sy;
 			if (a->wrap) {
@@ -502,7 +496,7 @@ __attribute__((target("avx2"))) static void shade8_avx2(const render_aa *a, int 
 								 _mm256_mul_ps(wuu, ex));
 				of[k] = _mm256_add_ps(_mm256_mul_ps(wv1, top), _mm256_mul_ps(wvv, bot));
 			}
-			/* refract.c's positions (clampf: max_ps(v, lo) is v > lo ? v : lo, NaN
+			/* refract.c's positions (tp_clampf_nan_lo: max_ps(v, lo) is v > lo ? v : lo, NaN
 			 * giving lo, and min_ps likewise) */
 			__m256 sx, sy;
 			if (a->wrap) {

@@ -193,7 +193,7 @@ color16(int x, int y, const int wrap, const color_par *p, const uint8_t *bgx, ui
 		_mm512_shuffle_epi8(_mm512_cvtps_epi32(l), /* to nearest, as lrintf */
 				    _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 0, 1, 4, 5, 4, 5, 8,
 									 9, 8, 9, 12, 13, 12, 13)));
-	if (lift) /* kept for the anti-aliasing, as color_row_rgb1's unfused loop keeps them */
+	if (lift) /* kept for the anti-aliasing, as color_row_rgb_noaa's unfused loop keeps them */
 		_mm512_mask_storeu_epi32(lift + x, (__mmask16)((1u << n) - 1), lq);
 	/* the first n pixels' 3 bytes each; the lanes past them read the frame's first taps
 	 * (their positions, past the row's end, may fold to beyond the background) */

@@ -18,14 +18,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#define CHUNK 256 /* pixels per pass-1/pass-2 run */
+#include "util/mathf.h"
 
-/* NaN-safe (a NaN becomes lo) and branch-free: maxss then minss. */
-static inline float clampf(float v, float lo, float hi)
-{
-	v = v > lo ? v : lo;
-	return v < hi ? v : hi;
-}
+#define CHUNK 256 /* pixels per pass-1/pass-2 run */
 
 /* The constants of one frame's colour pass. */
 typedef struct color_par {
@@ -146,11 +141,11 @@ static inline __attribute__((always_inline)) void row_geometry(const void *const
 		float ox = R * dx, oy = R * dy;
 		float sx, sy;
 		if (wrap) {
-			sx = (float)x + clampf(ox, -fw, fw) + fw;
-			sy = fy + clampf(oy, -fh, fh) + fh;
+			sx = (float)x + tp_clampf_nan_lo(ox, -fw, fw) + fw;
+			sy = fy + tp_clampf_nan_lo(oy, -fh, fh) + fh;
 		} else {
-			sx = clampf((float)x + ox, 0.0f, fw - 1.0f);
-			sy = clampf(fy + oy, 0.0f, fh - 1.0f);
+			sx = tp_clampf_nan_lo((float)x + ox, 0.0f, fw - 1.0f);
+			sy = tp_clampf_nan_lo(fy + oy, 0.0f, fh - 1.0f);
 		}
 		/* positions in 1/8 pixel, rounded; a fraction that rounds up to a whole
 		 * pixel moves to the next one with weight 0, the same sample */
@@ -181,7 +176,7 @@ static inline __attribute__((always_inline)) void row_geometry(const void *const
 		s *= s;
 		s *= s;
 		s *= s;
-		float l = clampf(B * hs + spec * s, -1024.0f, 1024.0f);
+		float l = tp_clampf_nan_lo(B * hs + spec * s, -1024.0f, 1024.0f);
 		/* to nearest (even), as lrintf: adding and removing 1.5 * 2^23 leaves |l| <=
 		 * 1024 rounded by the FPU's own round-to-nearest-even, and the conversion of
 		 * the whole number that remains is exact. (GCC 12 does not vectorise lrintf,

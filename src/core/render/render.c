@@ -11,7 +11,7 @@
 #include "render/modes.h"
 #include "render/refract_dsp.h"
 #include "render/render_impl.h"
-#include "solvers/caps.h"
+#include "scene/solverkind.h"
 #include "util/cpu.h"
 
 struct render_ctx {

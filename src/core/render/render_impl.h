@@ -9,6 +9,7 @@
 #define TP_RENDER_IMPL_H
 
 #include "render/render.h"
+#include "util/mathf.h"
 
 typedef struct render_in {
 	const scene *sc;

@@ -30,7 +30,6 @@
 #include <string.h>
 
 #include "scene/scene.h"
-#include "solvers/solver.h"
 
 static double min2(double a, double b)
 {

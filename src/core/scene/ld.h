@@ -89,6 +89,7 @@ typedef struct ld {
 	scene *s;          /* the scene being filled */
 	double end;        /* scene length in seconds (frames / fps), once known */
 	int out_w, out_h;  /* the render size; s->width, height stay the scene's until ld_scale */
+	const tp_solver_kind *const *solvers; /* the caller's (scene_load), NULL-terminated */
 } ld;
 
 /* The largest flipbook atlas side: the largest texture current GPUs take. */

@@ -15,7 +15,6 @@
 
 #include "scene/jsonpos.h"
 #include "scene/ld.h"
-#include "solvers/solver.h"
 #include "util/suggest.h"
 #include "util/fsutil.h"
 #include "util/opts.h"
@@ -45,24 +44,24 @@ static int check_overrides(const scene_overrides *ov, tp_err *err)
 	const char *scale = scene_overrides_name(ov, SCENE_OV_SCALE);
 	if (ov->width < 0 || ov->height < 0 || (ov->width && (ov->width < 2 || ov->width > 8192)) ||
 	    (ov->height && (ov->height < 2 || ov->height > 8192)))
-		return tp_errf(err, TP_EUSAGE,
+		return tp_errf(err, TP_EARG,
 			       "%s: width and height must be in 2..8192 (got %dx%d)", size,
 			       ov->width, ov->height);
 	if (ov->scale && (ov->width || ov->height))
-		return tp_errf(err, TP_EUSAGE, "%s and %s: give one or the other", scale, size);
+		return tp_errf(err, TP_EARG, "%s and %s: give one or the other", scale, size);
 	if (ov->scale < 0 || ov->scale > SCALE_MAX || ov->scale != ov->scale)
-		return tp_errf(err, TP_EUSAGE, "%s: must be in 0..%g (got %g)", scale, SCALE_MAX,
+		return tp_errf(err, TP_EARG, "%s: must be in 0..%g (got %g)", scale, SCALE_MAX,
 			       ov->scale);
 	if (ov->frames < 0 || ov->frames > SCENE_MAX_FRAMES)
-		return tp_errf(err, TP_EUSAGE, "%s: must be in 1..%d (got %d)",
+		return tp_errf(err, TP_EARG, "%s: must be in 1..%d (got %d)",
 			       scene_overrides_name(ov, SCENE_OV_FRAMES), SCENE_MAX_FRAMES,
 			       ov->frames);
 	if (ov->has_seed && ov->seed > (UINT64_C(1) << 53)) /* not via double: 2^53 + 1 rounds */
-		return tp_errf(err, TP_EUSAGE, "%s: must be in 0..9007199254740992 (got %llu)",
+		return tp_errf(err, TP_EARG, "%s: must be in 0..9007199254740992 (got %llu)",
 			       scene_overrides_name(ov, SCENE_OV_SEED),
 			       (unsigned long long)ov->seed);
 	if (ov->output && !ov->output[0])
-		return tp_errf(err, TP_EUSAGE, "%s: the output path is empty",
+		return tp_errf(err, TP_EARG, "%s: the output path is empty",
 			       scene_overrides_name(ov, SCENE_OV_OUTPUT));
 	return 0;
 }
@@ -215,7 +214,7 @@ static int size_fail(ld *L, const size_origin *o, const char *fmt, ...)
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	if (o->opt)
-		return tp_errf(L->err, TP_EUSAGE, "%s: %s: %s", L->file, o->opt, msg);
+		return tp_errf(L->err, TP_EARG, "%s: %s: %s", L->file, o->opt, msg);
 	return ld_fail(L, o->at, 0, "%s", msg);
 }
 
@@ -359,15 +358,18 @@ static int read_solver(ld *L)
 	const char *name = "ripple";
 	const char *names[64];
 	int n = 0, rc, idx;
-	for (; n < 63 && tp_solvers[n]; n++)
-		names[n] = tp_solvers[n]->name;
+	for (; n < 63 && L->solvers[n]; n++)
+		names[n] = L->solvers[n]->name;
 	names[n] = NULL;
 	if (v) {
 		if ((rc = ld_enum(L, v, names, &idx)) < 0)
 			return rc;
 		name = names[idx];
 	}
-	s->solver = solver_find(name);
+	s->solver = NULL;
+	for (int i = 0; i < n && !s->solver; i++)
+		if (!strcmp(names[i], name))
+			s->solver = L->solvers[i];
 	if (!s->solver)
 		return tp_errf(L->err, TP_EIO, "%s: the default solver \"%s\" is not built in", L->file, name);
 
@@ -388,7 +390,7 @@ static int read_solver(ld *L)
 static int read_params(ld *L)
 {
 	scene *s = L->s;
-	const tp_solver *sv = s->solver;
+	const tp_solver_kind *sv = s->solver;
 	const cJSON *p = ld_get(L->root, "params");
 	const char *names[65];
 	char list[512], got[96];
@@ -515,7 +517,7 @@ static int read_scene(ld *L, const scene_overrides *ov)
 /* Loads the scene from `text` (len bytes, NUL-terminated, malloc'd: taken over and freed
  * here) read from `path`. */
 static int load_buffer(const char *path, char *text, size_t len, const scene_overrides *ov,
-		       scene **out, tp_err *err)
+		       const tp_solver_kind *const *solvers, scene **out, tp_err *err)
 {
 	size_t off;
 	const char *why;
@@ -562,7 +564,7 @@ static int load_buffer(const char *path, char *text, size_t len, const scene_ove
 		goto fail;
 	}
 	ld L = { .file = path, .text = s->src->text, .len = s->src->len, .root = root,
-		 .err = err, .s = s };
+		 .err = err, .s = s, .solvers = solvers };
 	if ((rc = read_scene(&L, ov)) < 0)
 		goto fail;
 	/* Once read, the scene is plain data: scene_src keeps the positions, not the tree. */
@@ -577,7 +579,8 @@ fail:
 	return rc;
 }
 
-int scene_load(const char *path, const scene_overrides *ov, scene **out, tp_err *err)
+int scene_load(const char *path, const scene_overrides *ov, const tp_solver_kind *const *solvers,
+	       scene **out, tp_err *err)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -588,11 +591,11 @@ int scene_load(const char *path, const scene_overrides *ov, scene **out, tp_err 
 		return rc;
 	if ((rc = read_file(path, &text, &len, err)) < 0)
 		return rc;
-	return load_buffer(path, text, len, ov, out, err);
+	return load_buffer(path, text, len, ov, solvers, out, err);
 }
 
 int scene_load_text(const char *name, const char *text, size_t len, const scene_overrides *ov,
-		    scene **out, tp_err *err)
+		    const tp_solver_kind *const *solvers, scene **out, tp_err *err)
 {
 	int rc;
 
@@ -607,7 +610,7 @@ int scene_load_text(const char *name, const char *text, size_t len, const scene_
 		return tp_errf(err, TP_EIO, "out of memory");
 	memcpy(buf, text, len);
 	buf[len] = 0;
-	return load_buffer(name, buf, len, ov, out, err);
+	return load_buffer(name, buf, len, ov, solvers, out, err);
 }
 
 const char *scene_text(const scene *s, size_t *len)

@@ -13,7 +13,6 @@
 #include <stdio.h>
 
 #include "scene/ld.h"
-#include "solvers/solver.h"
 
 typedef struct box2 {
 	double x0, y0, x1, y1;

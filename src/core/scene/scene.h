@@ -26,10 +26,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "scene/solverkind.h"
 #include "util/error.h"
 #include "util/image.h"
-
-struct tp_solver;
 
 typedef enum scene_boundary {
 	SCENE_BOUNDARY_REFLECT, /* waves bounce off the edges (Neumann / held edge) */
@@ -253,7 +252,7 @@ typedef struct scene {
 	int frames;
 	uint64_t seed;
 
-	const struct tp_solver *solver;
+	const tp_solver_kind *solver; /* one of scene_load's `solvers` */
 	scene_param *params;
 	int nparams;
 	int substeps;
@@ -296,6 +295,7 @@ typedef enum scene_ov {
 	SCENE_OV_FRAMES,
 	SCENE_OV_SEED,
 	SCENE_OV_OUTPUT,
+	SCENE_OV_RANGE, /* not an override: the client's word for rendering some frames */
 	SCENE_OV_COUNT
 } scene_ov;
 
@@ -316,11 +316,15 @@ typedef struct scene_overrides {
 	const char *names[SCENE_OV_COUNT];
 } scene_overrides;
 
-int scene_load(const char *path, const scene_overrides *ov, scene **out, tp_err *err);
+/* `solvers` are the solvers a scene may name (NULL-terminated; "ripple" the default): the
+ * registry's tp_solvers (solvers/solver.h), given by the caller because the solvers sit
+ * above the scene (solverkind.h). The scene keeps a pointer to the one it names. */
+int scene_load(const char *path, const scene_overrides *ov, const tp_solver_kind *const *solvers,
+	       scene **out, tp_err *err);
 /* The same from JSON text (len bytes, copied): `name` stands for the file in messages and
  * its directory resolves the scene's relative paths. */
 int scene_load_text(const char *name, const char *text, size_t len, const scene_overrides *ov,
-		    scene **out, tp_err *err);
+		    const tp_solver_kind *const *solvers, scene **out, tp_err *err);
 /* The scene's JSON text after --set edits (owned by the scene), and its length. */
 const char *scene_text(const scene *s, size_t *len);
 /* What messages call override `which`: the client's name (scene_overrides.names) or the
@@ -340,7 +344,7 @@ void scene_output_fingerprint(const uint8_t scene_fp[32], const char *what, char
 void scene_destroy(scene *s);
 
 /* The scene's solver as the renderer may know it (render/ does not include the solver
- * interface): its TP_SOLVER_* caps (solvers/caps.h) and its name. */
+ * interface): its TP_SOLVER_* caps (scene/solverkind.h) and its name. */
 unsigned scene_solver_caps(const scene *sc);
 const char *scene_solver_name(const scene *sc);
 

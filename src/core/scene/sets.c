@@ -76,7 +76,7 @@ static int splice(char **text, size_t *len, size_t off, size_t end, const char *
 	return 0;
 }
 
-/* KEY of KEY=VALUE into its members (key is cut in place), or TP_EUSAGE. */
+/* KEY of KEY=VALUE into its members (key is cut in place), or TP_EARG. */
 static int split_key(char *key, char *parts[SET_MAX_DEPTH], int *np, const char *set,
 		     const char *word, tp_err *err)
 {
@@ -86,7 +86,7 @@ static int split_key(char *key, char *parts[SET_MAX_DEPTH], int *np, const char 
 		if (dot)
 			*dot = 0;
 		if (!*p || *np == SET_MAX_DEPTH)
-			return tp_errf(err, TP_EUSAGE,
+			return tp_errf(err, TP_EARG,
 				       "%s %s: KEY must be a dotted path such as params.damping",
 				       word, set);
 		parts[(*np)++] = p;
@@ -186,11 +186,11 @@ static int apply_one(const char *file, char **text, size_t *len, const char *set
 	char key[512], value[4096], ins[4096 + 1024];
 	const char *eq = strchr(set, '=');
 	if (!eq || eq == set)
-		return tp_errf(err, TP_EUSAGE,
+		return tp_errf(err, TP_EARG,
 			       "%s %s: expected KEY=VALUE (such as params.damping=4)", word, set);
 	size_t kn = (size_t)(eq - set);
 	if (kn >= sizeof key || strlen(eq + 1) >= sizeof value)
-		return tp_errf(err, TP_EUSAGE, "%s %.40s...: too long", word, set);
+		return tp_errf(err, TP_EARG, "%s %.40s...: too long", word, set);
 	memcpy(key, set, kn);
 	key[kn] = 0;
 	char *parts[SET_MAX_DEPTH];
@@ -198,7 +198,7 @@ static int apply_one(const char *file, char **text, size_t *len, const char *set
 	if ((rc = split_key(key, parts, &np, set, word, err)) < 0)
 		return rc;
 	if (json_value(eq + 1, value, sizeof value) < 0)
-		return tp_errf(err, TP_EUSAGE, "%s %.40s...: too long", word, set);
+		return tp_errf(err, TP_EARG, "%s %.40s...: too long", word, set);
 
 	size_t bom = *len >= 3 && !memcmp(*text, "\xEF\xBB\xBF", 3) ? 3 : 0;
 	cJSON *root = cJSON_ParseWithLength(*text + bom, *len - bom);
@@ -218,7 +218,7 @@ static int apply_one(const char *file, char **text, size_t *len, const char *set
 			rc = tp_errf(err, TP_EIO, "%s: %s %s: cannot edit the scene", file, word,
 				     set);
 	} else if (nest_members(parts, k, np, value, node->child != NULL, ins, sizeof ins) < 0) {
-		rc = tp_errf(err, TP_EUSAGE, "%s %.40s...: too long", word, set);
+		rc = tp_errf(err, TP_EARG, "%s %.40s...: too long", word, set);
 	} else { /* right after the "{" of `node` */
 		at = jsonpos_find(*text, *len, steps, k, 0, &end);
 		if (at < 0 || splice(text, len, (size_t)at + 1, (size_t)at + 1, ins, 1, ed) < 0)
@@ -276,7 +276,7 @@ int ld_apply_sets(const char *file, char **text, size_t *len, const char *const 
 		size_t off;
 		const char *why;
 		if (jsonpos_check(*text, *len, &off, &why) < 0)
-			return tp_errf(err, TP_EUSAGE,
+			return tp_errf(err, TP_EARG,
 				       "%s %s: the scene is no longer valid JSON (%s)", word,
 				       sets[i], why);
 	}

@@ -2,27 +2,27 @@
  * support.c - no scene element is silently ignored: every field the chosen solver would
  * not honour is refused at load, at its position, naming the field and the solver.
  *
- * What a solver honours follows from its caps (solvers/solver.h): height-field solvers
+ * What a solver honours follows from its caps (scene/solverkind.h): height-field solvers
  * (seen from above) use the boundary, box heights, reflection, shadows, the texture maps
  * and loops; particle solvers (seen from the side, in a tank) use the tank, fluid blocks
  * and stream emitters; TP_SOLVER_FLOATING, TP_SOLVER_BOX_DRAFT and TP_SOLVER_TURNING_TANK
  * say which of the rest it has. scenes/README.md ("What each solver honours") is the
  * same table for people; keep the two in step.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "render/modes.h"
 #include "scene/ld.h"
-#include "solvers/solver.h"
 
-/* "shallow or sph": the solvers that have every bit of `caps`. */
-static const char *who_has(unsigned caps, char *buf, size_t n)
+/* "shallow or sph": the solvers (of the loader's) that have every bit of `caps`. */
+static const char *who_has(const ld *L, unsigned caps, char *buf, size_t n)
 {
 	const char *names[16];
 	int k = 0;
-	for (int i = 0; tp_solvers[i] && k < 16; i++)
-		if ((tp_solvers[i]->caps & caps) == caps)
-			names[k++] = tp_solvers[i]->name;
+	for (int i = 0; L->solvers[i] && k < 16; i++)
+		if ((L->solvers[i]->caps & caps) == caps)
+			names[k++] = L->solvers[i]->name;
 	buf[0] = 0;
 	for (int i = 0; i < k; i++) {
 		size_t len = strlen(buf);
@@ -42,7 +42,7 @@ static int refuse(ld *L, const cJSON *node, unsigned caps, const char *what)
 {
 	char who[128], got[96];
 	return ld_fail(L, node, 0, "the %s solver %s (use %s; got %s)", L->s->solver->name, what,
-		       who_has(caps, who, sizeof who), ld_got(L, node, got, sizeof got));
+		       who_has(L, caps, who, sizeof who), ld_got(L, node, got, sizeof got));
 }
 
 /* The mode at m (a member given in the file) against the render-mode table: a solver

@@ -50,15 +50,21 @@ int ld_loop(ld *L, const scene_overrides *ov)
 	if (frames < 2)
 		return ld_fail(L, d, 0, "a loop needs at least 2 frames (%g s at %g fps is %ld)",
 			lp->duration, s->fps, frames);
-	/* --frames N would cut another, N-frame loop (its waves and cross-fade fitted to N
-	 * frames), not N frames of this one: what is meant is --range. */
-	if (ov && ov->frames && ov->frames != frames)
-		return tp_errf(L->err, TP_EUSAGE,
-			       "%s: --frames %d: the scene is a %ld-frame loop (\"loop\": %g s at "
-			       "%g fps) and --frames would make another loop, not frames of this "
-			       "one; render some of its frames with --range A-B (0-%ld), or change "
-			       "the loop with --set loop.duration=SECONDS",
-			       s->path, ov->frames, frames, lp->duration, s->fps, frames - 1);
+	/* An override of the frame count would cut another, N-frame loop (its waves and
+	 * cross-fade fitted to N frames), not N frames of this one: what is meant is some
+	 * frames of it (the CLI's --range). The client names its words (scene_ov). */
+	if (ov && ov->frames && ov->frames != frames) {
+		const char *fr = scene_overrides_name(ov, SCENE_OV_FRAMES);
+		const char *range = scene_overrides_name(ov, SCENE_OV_RANGE); /* NULL: none */
+		return tp_errf(L->err, TP_EARG,
+			       "%s: %s %d: the scene is a %ld-frame loop (\"loop\": %g s at %g fps) "
+			       "and %s would make another loop, not frames of this one; render some "
+			       "of its frames%s%s%s (0-%ld), or change the loop with %s "
+			       "loop.duration=SECONDS",
+			       s->path, fr, ov->frames, frames, lp->duration, s->fps, fr,
+			       range ? " with " : "", range ? range : "", range ? " A-B" : "",
+			       frames - 1, scene_overrides_name(ov, SCENE_OV_SETS));
+	}
 	if (fade > frames)
 		return ld_fail(L, ld_get(v, "crossfade"), 0,
 			"must not be longer than the loop (%g s > %g s)", lp->crossfade, lp->duration);

@@ -75,7 +75,7 @@ static int origin_of(const scene_src *src, const char *d)
 
 /* the library's own names of the overrides: tidepool.h's tp_load_options fields */
 static const char *const own_names[SCENE_OV_COUNT] = {"sets",   "width/height", "scale",
-						      "frames", "seed",         "output"};
+						      "frames", "seed",         "output", NULL};
 
 const char *scene_overrides_name(const scene_overrides *ov, scene_ov which)
 {

@@ -27,7 +27,7 @@ static const char TRAILER[8] = {'T', 'P', 'C', 'K', 'E', 'N', 'D', '\n'};
 int ckpt_path(const char *dir, int frame, char *buf, size_t n)
 {
 	int k = snprintf(buf, n, "%s/frame-%08d.tpck", dir, frame);
-	return k < 0 || (size_t)k >= n ? TP_EUSAGE : 0;
+	return k < 0 || (size_t)k >= n ? TP_EARG : 0;
 }
 
 static int write_header(FILE *f, const ckpt_key *key, int frame, uint64_t payload, uint64_t sum)
@@ -83,7 +83,7 @@ int ckpt_write(const char *dir, const ckpt_key *key, sim_loop *lp, int frame, ui
 {
 	char path[4352], tmp[4400];
 	if (ckpt_path(dir, frame, path, sizeof path) < 0)
-		return tp_errf(err, TP_EUSAGE, "%s: path too long", dir);
+		return tp_errf(err, TP_EARG, "%s: path too long", dir);
 	snprintf(tmp, sizeof tmp, "%s/.frame-%08d.tpck.tmp-%ld", dir, frame, (long)getpid());
 	FILE *f = fopen(tmp, "w+b");
 	if (!f)

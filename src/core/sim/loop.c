@@ -37,7 +37,8 @@ int loop_create(const scene *sc, int threads, sim_loop **out, tp_err *err)
 		lp->start = sc->loop.start_frame;
 		/* A surface that repeats exactly every loop needs no cross-fade: frame F is
 		 * frame 0 again. */
-		if (sc->solver->loops_exactly && sc->solver->loops_exactly(sc))
+		const tp_solver *sv = solver_of_kind(sc->solver);
+		if (sv->loops_exactly && sv->loops_exactly(sc))
 			lp->fade = 0;
 		if (sc->solver->caps & TP_SOLVER_PARTICLES) {
 			rc = scene_errf(sc, err, TP_EINPUT, "loop", "needs a height-field solver (%s has particles)",

@@ -55,7 +55,7 @@ int stepper_create(const scene *sc, int threads, stepper **out, tp_err *err)
 	st->desc = solver_desc(st->sol);
 	st->priv = solver_priv(st->sol);
 	st->num = st->den = 1;
-	if ((st->desc->caps & TP_SOLVER_CELL_STEPS) && sc->scale_num > 0 && sc->scale_den > 0) {
+	if ((sc->solver->caps & TP_SOLVER_CELL_STEPS) && sc->scale_num > 0 && sc->scale_den > 0) {
 		st->num = sc->scale_num;
 		st->den = sc->scale_den;
 	}
@@ -189,10 +189,10 @@ int stepper_next(stepper *st, tp_err *err)
 		const char *why = rc < 0 && st->desc->why ? st->desc->why(st->priv) : NULL;
 		if (why)
 			return tp_errf(err, rc, "%s: the %s solver blew up at t=%.3fs (frame %d): %s",
-				       sc->path, st->desc->name, t1, st->frame, why);
+				       sc->path, st->desc->kind.name, t1, st->frame, why);
 		if (rc < 0)
 			return tp_errf(err, rc, "%s: the %s solver became unstable at t=%.3fs (frame %d)",
-				       sc->path, st->desc->name, t1, st->frame);
+				       sc->path, st->desc->kind.name, t1, st->frame);
 		st->step++;
 	}
 	return 0;
@@ -238,8 +238,8 @@ int stepper_save(const stepper *st, FILE *f, tp_err *err)
 	if (rc)
 		return tp_errf(err, TP_EIO, "checkpoint: write failed");
 	if (!st->desc->save)
-		return tp_errf(err, TP_EINPUT, "the %s solver has no checkpoints", st->desc->name);
-	rc |= tp_wr_bytes(f, st->desc->name, strlen(st->desc->name) + 1);
+		return tp_errf(err, TP_EINPUT, "the %s solver has no checkpoints", st->sc->solver->name);
+	rc |= tp_wr_bytes(f, st->desc->kind.name, strlen(st->desc->kind.name) + 1);
 	return rc ? tp_errf(err, TP_EIO, "checkpoint: write failed") : st->desc->save(st->priv, f, err);
 }
 
@@ -291,14 +291,14 @@ int stepper_load(stepper *st, FILE *f, tp_err *err)
 	if (rc || c != 0)
 		return tp_errf(err, TP_EIO, "checkpoint: truncated");
 	name[k] = 0;
-	if (strcmp(name, st->desc->name)) {
+	if (strcmp(name, st->desc->kind.name)) {
 		char shown[4 * sizeof name]; /* bytes of a damaged file: escaped, never raw */
 		tp_escape_bytes(name, k, sizeof name, shown, sizeof shown);
 		return tp_errf(err, TP_EINPUT, "checkpoint: made by the %s solver (this scene uses %s)",
-			       shown, st->desc->name);
+			       shown, st->desc->kind.name);
 	}
 	if (!st->desc->load)
-		return tp_errf(err, TP_EINPUT, "the %s solver has no checkpoints", st->desc->name);
+		return tp_errf(err, TP_EINPUT, "the %s solver has no checkpoints", st->sc->solver->name);
 	if ((rc = st->desc->load(st->priv, f, err)) < 0)
 		return rc;
 	st->frame = frame;

@@ -329,14 +329,14 @@ static int hooke_load(void *priv, FILE *f, tp_err *err)
 }
 
 const tp_solver tp_solver_hooke = {
-	.name = "hooke",
-	.description =
+	.kind.name = "hooke",
+	.kind.description =
 		"seed 000: int32 height and velocity, 8 springs (Hooke's law; isotropic 9-point "
 		"weights and a short-wave viscosity by default, or the seed's 3 : 1), shift "
 		"damping",
-	.priv_size = sizeof(hooke),
-	.options = hooke_options,
-	.caps = TP_SOLVER_HEIGHTFIELD | TP_SOLVER_CELL_STEPS,
+	.kind.priv_size = sizeof(hooke),
+	.kind.options = hooke_options,
+	.kind.caps = TP_SOLVER_HEIGHTFIELD | TP_SOLVER_CELL_STEPS,
 	.init = hooke_init,
 	.uninit = hooke_uninit,
 	.drop = hooke_drop,

@@ -12,16 +12,16 @@ extern const tp_solver tp_solver_sph;
 extern const tp_solver tp_solver_airy;
 
 /* Adding a solver: one file plus one line here. */
-const tp_solver *const tp_solvers[] = {
-	&tp_solver_ripple,
-	&tp_solver_hooke,
-	&tp_solver_shallow,
-	&tp_solver_sph,
-	&tp_solver_airy,
+const tp_solver_kind *const tp_solvers[] = {
+	&tp_solver_ripple.kind,
+	&tp_solver_hooke.kind,
+	&tp_solver_shallow.kind,
+	&tp_solver_sph.kind,
+	&tp_solver_airy.kind,
 	NULL,
 };
 
-const tp_solver *solver_find(const char *name)
+const tp_solver_kind *solver_find(const char *name)
 {
 	for (int i = 0; tp_solvers[i]; i++)
 		if (!strcmp(tp_solvers[i]->name, name))
@@ -47,15 +47,15 @@ int solver_create(const scene *sc, int threads, solver **out, tp_err *err)
 	solver *s = calloc(1, sizeof *s);
 	if (!s)
 		return tp_errf(err, TP_EIO, "out of memory");
-	s->desc = sc->solver;
-	s->priv = calloc(1, s->desc->priv_size ? s->desc->priv_size : 1);
+	s->desc = solver_of_kind(sc->solver);
+	s->priv = calloc(1, s->desc->kind.priv_size ? s->desc->kind.priv_size : 1);
 	if (!s->priv) {
 		free(s);
 		return tp_errf(err, TP_EIO, "out of memory");
 	}
-	tp_opts_defaults(s->priv, s->desc->options);
+	tp_opts_defaults(s->priv, s->desc->kind.options);
 	for (int i = 0; i < sc->nparams; i++) {
-		const tp_option *o = tp_opts_find(s->desc->options, sc->params[i].name);
+		const tp_option *o = tp_opts_find(s->desc->kind.options, sc->params[i].name);
 		int rc = o ? tp_opts_set(s->priv, o, sc->params[i].value, err)
 		           : tp_errf(err, TP_EINPUT, "params.%s: unknown parameter", sc->params[i].name);
 		if (rc < 0) {
@@ -65,7 +65,7 @@ int solver_create(const scene *sc, int threads, solver **out, tp_err *err)
 		}
 	}
 	/* Parameters are in scene units; the solver works in output pixels. */
-	tp_opts_scale(s->priv, s->desc->options, scene_scale(sc));
+	tp_opts_scale(s->priv, s->desc->kind.options, scene_scale(sc));
 	tp_solver_ctx ctx = {.scene = sc,
 			     .threads = threads,
 			     .cpu_flags = tp_cpu_flags(),

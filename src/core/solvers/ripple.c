@@ -567,13 +567,13 @@ static int ripple_load(void *priv, FILE *f, tp_err *err)
 }
 
 const tp_solver tp_solver_ripple = {
-	.name = "ripple",
-	.description =
+	.kind.name = "ripple",
+	.kind.description =
 		"seed 001: int32 two-buffer ripples, isotropic 9-point wave equation (or the seed's 12 "
 		"neighbours / 6 - previous), shift damping",
-	.priv_size = sizeof(ripple),
-	.options = ripple_options,
-	.caps = TP_SOLVER_HEIGHTFIELD | TP_SOLVER_CELL_STEPS,
+	.kind.priv_size = sizeof(ripple),
+	.kind.options = ripple_options,
+	.kind.caps = TP_SOLVER_HEIGHTFIELD | TP_SOLVER_CELL_STEPS,
 	.init = ripple_init,
 	.uninit = ripple_uninit,
 	.drop = ripple_drop,

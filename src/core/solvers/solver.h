@@ -30,7 +30,7 @@
 #include <stdio.h>
 
 #include "scene/scene.h"
-#include "solvers/caps.h"
+#include "scene/solverkind.h"
 #include "surface.h"
 #include "util/error.h"
 #include "util/opts.h"
@@ -67,11 +67,9 @@ typedef struct tp_solver_ctx {
 } tp_solver_ctx;
 
 typedef struct tp_solver {
-	const char *name;
-	const char *description;
-	size_t priv_size;
-	const tp_option *options; /* NULL-terminated; scene "params" keys */
-	unsigned caps;            /* TP_SOLVER_* flags */
+	/* What the scene loader sees (scene/solverkind.h): name, description, priv_size,
+	 * options, caps. First, so that solver_of_kind() finds the descriptor from it. */
+	tp_solver_kind kind;
 
 	int (*init)(void *priv, const tp_solver_ctx *ctx, tp_err *err);
 	void (*uninit)(void *priv);
@@ -100,9 +98,17 @@ typedef struct tp_solver {
 } tp_solver;
 
 
-/* registry.c */
-extern const tp_solver *const tp_solvers[]; /* NULL-terminated */
-const tp_solver *solver_find(const char *name);
+/* The descriptor a scene's kind (sc->solver) begins. */
+static inline const tp_solver *solver_of_kind(const tp_solver_kind *k)
+{
+	_Static_assert(offsetof(tp_solver, kind) == 0, "tp_solver must begin with its kind");
+	return (const tp_solver *)k;
+}
+
+/* registry.c: the built-in solvers as the scene loader takes them (scene_load's
+ * `solvers`), NULL-terminated, and one of them by name (NULL: none). */
+extern const tp_solver_kind *const tp_solvers[];
+const tp_solver_kind *solver_find(const char *name);
 
 /* An instance: descriptor + private state. solver_create() applies defaults, the
  * scene's params and calls init(); solver_destroy(NULL) is a no-op. */

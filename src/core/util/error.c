@@ -38,18 +38,6 @@ int tp_errprefix(tp_err *e, int code, const char *fmt, ...)
 	return code;
 }
 
-int tp_exit_code(int code)
-{
-	switch (code) {
-	case TP_OK: return TP_EXIT_OK;
-	case TP_EDIFF: return TP_EXIT_DIFF;
-	case TP_EUSAGE: return TP_EXIT_USAGE;
-	case TP_EINPUT: return TP_EXIT_INPUT;
-	case TP_EINTR: return TP_EXIT_INTR;
-	default: return TP_EXIT_IO;
-	}
-}
-
 /* i moved back to the start of the UTF-8 character it is in */
 static size_t char_start(const char *s, size_t i)
 {

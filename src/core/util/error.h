@@ -3,8 +3,9 @@
  *
  * Contract: a function that can fail returns 0 or one of the negative TP_E* codes and,
  * on failure, writes a one-line, human-readable message into a caller-owned tp_err.
- * Library code never prints and never exits; src/cli/ turns codes into exit statuses
- * with tp_exit_code() and prints "tidepool: <msg>".
+ * Library code never prints and never exits; the program (src/exitstatus.h) adds its own
+ * codes (a usage error, compare's verdict), turns codes into exit statuses and prints
+ * "tidepool: <msg>".
  */
 #ifndef TP_UTIL_ERROR_H
 #define TP_UTIL_ERROR_H
@@ -13,21 +14,10 @@
 
 enum {
 	TP_OK = 0,
-	TP_EDIFF = -1,   /* compare: frames differ beyond tolerance */
-	TP_EUSAGE = -2,  /* bad command line */
+	TP_EARG = -2,    /* a bad argument: a value out of range, a request the scene cannot meet */
 	TP_EINPUT = -3,  /* bad scene, image or other input */
 	TP_EIO = -4,     /* I/O or runtime failure (also out of memory) */
 	TP_EINTR = -130, /* interrupted by SIGINT/SIGTERM */
-};
-
-/* Process exit statuses (DESIGN.md "Errors, exit codes, safety"). */
-enum {
-	TP_EXIT_OK = 0,
-	TP_EXIT_DIFF = 1,
-	TP_EXIT_USAGE = 2,
-	TP_EXIT_INPUT = 3,
-	TP_EXIT_IO = 4,
-	TP_EXIT_INTR = 130,
 };
 
 typedef struct tp_err {
@@ -60,8 +50,5 @@ int tp_errpath(tp_err *e, int code, const char *path, const char *fmt, ...)
  * anything else as \xNN, at most max input bytes (then "..."); always valid UTF-8 and
  * NUL-terminated in n bytes. */
 void tp_escape_bytes(const void *bytes, size_t len, size_t max, char *out, size_t n);
-
-/* Maps a TP_E* code (or 0) to a process exit status. */
-int tp_exit_code(int code);
 
 #endif

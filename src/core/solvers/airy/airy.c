@@ -577,12 +577,12 @@ static int airy_load(void *priv, FILE *f, tp_err *err)
 }
 
 const tp_solver tp_solver_airy = {
-	.name = "airy",
-	.description = "linear (Airy) gravity-capillary waves, exact per-mode dispersion on FFTs "
-		       "or DCTs: Kelvin wakes, dispersive rings, ambient wind waves",
-	.priv_size = sizeof(airy),
-	.options = airy_options,
-	.caps = TP_SOLVER_HEIGHTFIELD | TP_SOLVER_BOX_DRAFT | TP_SOLVER_AMBIENT,
+	.kind.name = "airy",
+	.kind.description = "linear (Airy) gravity-capillary waves, exact per-mode dispersion on "
+			    "FFTs or DCTs: Kelvin wakes, dispersive rings, ambient wind waves",
+	.kind.priv_size = sizeof(airy),
+	.kind.options = airy_options,
+	.kind.caps = TP_SOLVER_HEIGHTFIELD | TP_SOLVER_BOX_DRAFT | TP_SOLVER_AMBIENT,
 	.init = airy_init,
 	.uninit = airy_uninit,
 	.drop = airy_drop,

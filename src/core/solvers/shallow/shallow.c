@@ -1198,12 +1198,12 @@ static int shallow_load(void *priv, FILE *f, tp_err *err)
 }
 
 const tp_solver tp_solver_shallow = {
-	.name = "shallow",
-	.description = "GAMES103 shallow waves (seed 003): volume-preserving drops and rain, "
-		       "boxes dragged or floating, coupled through conjugate gradient",
-	.priv_size = sizeof(shallow),
-	.options = shallow_options,
-	.caps = TP_SOLVER_HEIGHTFIELD | TP_SOLVER_FLOATING | TP_SOLVER_BOX_DRAFT,
+	.kind.name = "shallow",
+	.kind.description = "GAMES103 shallow waves (seed 003): volume-preserving drops and rain, "
+			    "boxes dragged or floating, coupled through conjugate gradient",
+	.kind.priv_size = sizeof(shallow),
+	.kind.options = shallow_options,
+	.kind.caps = TP_SOLVER_HEIGHTFIELD | TP_SOLVER_FLOATING | TP_SOLVER_BOX_DRAFT,
 	.init = shallow_init,
 	.uninit = shallow_uninit,
 	.drop = shallow_drop,

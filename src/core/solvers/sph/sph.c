@@ -888,11 +888,11 @@ static int sph_load(void *priv, FILE *f, tp_err *err)
 }
 
 const tp_solver tp_solver_sph = {
-	.name = "sph",
-	.description = "2D particle fluid in a tank (seed 004; double density relaxation)",
-	.priv_size = sizeof(sph),
-	.options = sph_options,
-	.caps = TP_SOLVER_PARTICLES | TP_SOLVER_TURNING_TANK | TP_SOLVER_FLOATING,
+	.kind.name = "sph",
+	.kind.description = "2D particle fluid in a tank (seed 004; double density relaxation)",
+	.kind.priv_size = sizeof(sph),
+	.kind.options = sph_options,
+	.kind.caps = TP_SOLVER_PARTICLES | TP_SOLVER_TURNING_TANK | TP_SOLVER_FLOATING,
 	.init = sph_init,
 	.uninit = sph_uninit,
 	.drop = sph_drop,

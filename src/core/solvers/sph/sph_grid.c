@@ -138,8 +138,8 @@ static void predict_range(sph *s, const sph_sub *c, int i0, int i1)
 		wall_spring(&k, x[i], y[i], &ax, &ay);
 		float ux = vx[i] + dt * ax, uy = vy[i] + dt * ay;
 		cap_speed(&k, &ux, &uy);
-		float nx = clampf(x[i] + dt * ux, x0, x1);
-		float ny = clampf(y[i] + dt * uy, x0, y1);
+		float nx = tp_clampf(x[i] + dt * ux, x0, x1);
+		float ny = tp_clampf(y[i] + dt * uy, x0, y1);
 		vx[i] = (nx - x[i]) * idt;
 		vy[i] = (ny - y[i]) * idt;
 		x[i] = nx;

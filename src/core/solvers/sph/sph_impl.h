@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "solvers/solver.h"
+#include "util/mathf.h"
 #include "util/rng.h"
 
 enum { SPH_MODEL_SEED = 0, SPH_MODEL_RELAXED = 1, SPH_MODEL_IMPLICIT = 2 };
@@ -404,8 +405,6 @@ static inline void wall_spring(const sph_k *k, float x, float y, float *ax, floa
 	if (y > k->H - m)
 		*ay += kw * (k->H - m - y);
 }
-
-static inline float clampf(float v, float lo, float hi) { return v < lo ? lo : v > hi ? hi : v; }
 
 /* Velocity cap: |v| <= max_speed (0 = none). */
 static inline void cap_speed(const sph_k *k, float *vx, float *vy)

@@ -101,8 +101,8 @@ static inline __attribute__((always_inline)) void collide(const sph *s, const sp
 		int moved = 0;
 		for (int b = 0; b < c->nobst; b++)
 			moved |= push_out(c, b, round == 0, xp, yp, x, y, vx, vy);
-		float cx = clampf(*x, SPH_WALL_EPS, s->W - SPH_WALL_EPS);
-		float cy = clampf(*y, SPH_WALL_EPS, s->H - SPH_WALL_EPS);
+		float cx = tp_clampf(*x, SPH_WALL_EPS, s->W - SPH_WALL_EPS);
+		float cy = tp_clampf(*y, SPH_WALL_EPS, s->H - SPH_WALL_EPS);
 		if (vx) {
 			if (cx != *x)
 				*vx = 0;
@@ -575,8 +575,8 @@ static float relax_finish(sph *s, const sph_sub *c, int i0, int i1)
 			float nx, ny;
 			relax_pos(x[i], y[i], vx[i], vy[i], fax[i], fay[i], fsw[i], fsvx[i],
 				  fsvy[i], dt, dt2, mu, dmax2, &nx, &ny);
-			x2[i] = clampf(nx, SPH_WALL_EPS, x1);
-			y2[i] = clampf(ny, SPH_WALL_EPS, y1);
+			x2[i] = tp_clampf(nx, SPH_WALL_EPS, x1);
+			y2[i] = tp_clampf(ny, SPH_WALL_EPS, y1);
 		}
 	}
 	/* With obstacles, blocks of particles: most particles are in no obstacle, and for them
@@ -597,8 +597,8 @@ static float relax_finish(sph *s, const sph_sub *c, int i0, int i1)
 			float nx, ny;
 			relax_pos(x[i], y[i], vx[i], vy[i], fax[i], fay[i], fsw[i], fsvx[i],
 				  fsvy[i], dt, dt2, mu, dmax2, &nx, &ny);
-			const float cx = clampf(nx, SPH_WALL_EPS, x1),
-				    cy = clampf(ny, SPH_WALL_EPS, y1);
+			const float cx = tp_clampf(nx, SPH_WALL_EPS, x1),
+				    cy = tp_clampf(ny, SPH_WALL_EPS, y1);
 			rx[i - b0] = nx;
 			ry[i - b0] = ny;
 			x2[i] = cx;
