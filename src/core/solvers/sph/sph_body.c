@@ -35,8 +35,6 @@
 #include "solvers/sph/sph_impl.h"
 #include "util/trig.h"
 
-#define SQRT3_2 0.86602540378443864676
-#define PI      3.14159265358979323846
 /* Coulomb friction of a body's corner against a tank wall or another body. */
 #define BODY_WALL_FRICTION 0.3
 
@@ -60,7 +58,7 @@ int sph_bodies_init(sph *s, tp_err *err)
 	s->bodies = calloc((size_t)s->nfloat, sizeof *s->bodies);
 	if (!s->bodies)
 		return tp_errf(err, TP_EIO, "out of memory");
-	const double n0 = 1.0 / (SQRT3_2 * s->spacing * s->spacing);
+	const double n0 = 1.0 / (SPH_SQRT3_2 * s->spacing * s->spacing);
 	for (int b = 0, k = 0; b < sc->nboxes; b++) {
 		const scene_box *sb = &sc->boxes[b];
 		if (!sb->floating)
@@ -86,8 +84,8 @@ static void body_obst(const sph *s, const sph_body *o, sph_obst *ob)
 	ob->cy = (float)o->y;
 	ob->c = (float)cos(o->th);
 	ob->s = (float)sin(o->th);
-	ob->hx = (float)(o->hw + 0.5 * s->s);
-	ob->hy = (float)(o->hh + 0.5 * s->s);
+	ob->hx = (float)(o->hw + 0.5 * s->spacing_f);
+	ob->hy = (float)(o->hh + 0.5 * s->spacing_f);
 	ob->vx = (float)o->vx;
 	ob->vy = (float)o->vy;
 }
@@ -105,7 +103,7 @@ static void body_impulse(sph_body *o, double rx, double ry, double jx, double jy
  * is removed by an impulse at the corner, with Coulomb friction along the wall. */
 static void body_walls(const sph *s, sph_body *o)
 {
-	const double m = s->s, lo[2] = {m, m}, hi[2] = {s->W - m, s->H - m};
+	const double m = s->spacing_f, lo[2] = {m, m}, hi[2] = {s->W - m, s->H - m};
 	for (int iter = 0; iter < 2; iter++) {
 		const double c = cos(o->th), sn = sin(o->th);
 		for (int k = 0; k < 4; k++) {
@@ -156,7 +154,8 @@ static void point_vel(const sph_body *o, double rx, double ry, double *vx, doubl
 static void body_pair(const sph *s, sph_body *a, sph_body *b)
 {
 	const double ca = cos(a->th), sa = sin(a->th), cb = cos(b->th), sb = sin(b->th);
-	const double gx = b->hw + s->s, gy = b->hh + s->s, ima = 1 / a->m, imb = 1 / b->m;
+	const double gx = b->hw + s->spacing_f, gy = b->hh + s->spacing_f, ima = 1 / a->m,
+		     imb = 1 / b->m;
 	for (int k = 0; k < 4; k++) {
 		double u0 = (k & 1 ? 1 : -1) * a->hw, v0 = (k & 2 ? 1 : -1) * a->hh;
 		double px = a->x + ca * u0 - sa * v0, py = a->y + sa * u0 + ca * v0;
@@ -214,8 +213,10 @@ static sph_rows rows_of(const sph *s, const sph_obst *ob)
 	const sph_k k = sph_consts(s);
 	const float ex = fabsf(ob->c) * ob->hx + fabsf(ob->s) * ob->hy + s->R;
 	const float ey = fabsf(ob->s) * ob->hx + fabsf(ob->c) * ob->hy + s->R;
-	sph_rows r = {(int)floorf((ob->cy - ey) * k.fy) - 1, (int)floorf((ob->cy + ey) * k.fy) + 1,
-		      (int)floorf((ob->cx - ex) * k.fx) - 1, (int)floorf((ob->cx + ex) * k.fx) + 1};
+	sph_rows r = { .y0 = (int)floorf((ob->cy - ey) * k.fy) - 1,
+		       .y1 = (int)floorf((ob->cy + ey) * k.fy) + 1,
+		       .x0 = (int)floorf((ob->cx - ex) * k.fx) - 1,
+		       .x1 = (int)floorf((ob->cx + ex) * k.fx) + 1 };
 	r.y0 = r.y0 < 0 ? 0 : r.y0;
 	r.x0 = r.x0 < 0 ? 0 : r.x0;
 	r.y1 = r.y1 > k.ncy - 1 ? k.ncy - 1 : r.y1;
@@ -304,7 +305,7 @@ static int near_face(const sph_obst *ob, float R, float gap, float x, float y, f
  * candidates of each body in turn, so each particle gets the bodies' ghosts in body order. */
 void sph_bodies_density(sph *s, const sph_sub *c, int i0, int i1)
 {
-	const float ws = (float)SPH_WALL_N * s->invR, R = s->R, gap = s->s;
+	const float ws = (float)SPH_WALL_N * s->invR, R = s->R, gap = s->spacing_f;
 	for (int b = 0; b < s->nfloat; b++) {
 		const sph_obst *ob = &c->cur[s->bodies[b].box];
 		const sph_rows r = s->bodies[b].rows;
@@ -324,7 +325,7 @@ void sph_bodies_density(sph *s, const sph_sub *c, int i0, int i1)
 
 void sph_bodies_push(sph *s, const sph_sub *c)
 {
-	const float ws = (float)SPH_WALL_N * s->invR, R = s->R, gap = s->s;
+	const float ws = (float)SPH_WALL_N * s->invR, R = s->R, gap = s->spacing_f;
 	/* bfx, bfy are zero here: allocated so, and relax_finish clears what it adds */
 	/* each push on a particle and, reversed, on its body: the bodies' sums run in particle
 	 * order (the same bits at any thread count) */
@@ -381,7 +382,7 @@ static void contacts_range(sph *s, const sph_sub *c, double idt2, int i0, int i1
 			continue;
 		/* the body whose (grown) face the particle was put on */
 		int best = -1;
-		float bestd = 0.05f * s->s;
+		float bestd = 0.05f * s->spacing_f;
 		for (int b = 0; b < s->nfloat; b++) {
 			const sph_obst *ob = &c->cur[s->bodies[b].box];
 			float dx = s->x[i] - ob->cx, dy = s->y[i] - ob->cy;
@@ -409,7 +410,7 @@ void sph_bodies_poses(sph *s)
 	for (int k = 0; k < s->nfloat; k++) {
 		const sph_body *o = &s->bodies[k];
 		tp_box_pose *p = &s->poses[o->box];
-		double ang = -o->th * (180 / PI), vx = o->vx, vy = o->vy;
+		double ang = -o->th * (180 / SPH_PI), vx = o->vx, vy = o->vy;
 		if (s->turning) {
 			frame_to_world(&s->fr, o->x, o->y, &p->x, &p->y);
 			ang += s->tang;
@@ -443,7 +444,8 @@ void sph_bodies_poses(sph *s)
  */
 void sph_bodies_ghosts(sph *s, const sph_sub *c, int i0, int i1)
 {
-	const float ws = (float)SPH_WALL_N * s->invR, R = s->R, gap = SPH_II_GAP * s->s, k2 = s->gk;
+	const float ws = (float)SPH_WALL_N * s->invR, R = s->R, gap = SPH_II_GAP * s->spacing_f,
+		    k2 = s->gk;
 	for (int b = 0; b < s->nfloat; b++) {
 		const sph_body *o = &s->bodies[b];
 		const sph_obst *ob = &c->cur[o->box];
@@ -469,7 +471,8 @@ void sph_bodies_ghosts(sph *s, const sph_sub *c, int i0, int i1)
 
 void sph_bodies_pressure(sph *s, const sph_sub *c)
 {
-	const float ws = (float)SPH_WALL_N * s->invR, R = s->R, gap = SPH_II_GAP * s->s, k2 = s->gk;
+	const float ws = (float)SPH_WALL_N * s->invR, R = s->R, gap = SPH_II_GAP * s->spacing_f,
+		    k2 = s->gk;
 	const double ir02 = 1.0 / ((double)s->rho0 * s->rho0);
 	for (int b = 0; b < s->nfloat; b++) {
 		sph_body *o = &s->bodies[b];

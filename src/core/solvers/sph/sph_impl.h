@@ -50,6 +50,12 @@ enum { SPH_MODEL_SEED = 0, SPH_MODEL_RELAXED = 1, SPH_MODEL_IMPLICIT = 2 };
 #define SPH_CONTACT_BLOCK 64
 /* Samples of the wall tables over distances 0..R. */
 #define SPH_WALL_N 64
+/* Grid cells per kernel radius across (cells are R/4 wide and R tall): a cluster's
+ * candidates reach this many columns beyond its particles' cells. */
+#define SPH_CELLS_PER_R 4
+
+#define SPH_PI      3.14159265358979323846
+#define SPH_SQRT3_2 0.86602540378443864676 /* rows of the hexagonal lattice, in spacings */
 
 /* A cluster: up to SPH_LANES consecutive sorted particles [i0, i0 + m) of one grid row,
  * close together, and where their neighbour candidates are: up to three index ranges
@@ -146,7 +152,7 @@ typedef struct sph {
 	const scene *sc;
 
 	/* derived constants, px and s */
-	float s;          /* particle spacing */
+	float spacing_f;  /* params.spacing as a float: the lattice's particle spacing */
 	float R, invR;    /* kernel radius */
 	float rho0;       /* rest density (kernel sum over neighbours, self excluded) */
 	float rho_s;      /* relaxed: that of the top row of a block at rest (free surface) */
@@ -369,8 +375,9 @@ typedef struct sph_k {
 
 static inline sph_k sph_consts(const sph *s)
 {
-	return (sph_k){ s->margin, (float)s->wall_stiffness, s->W, s->H, (float)s->max_speed,
-			(float)s->ncx / s->W, (float)s->ncy / s->H, s->ncx, s->ncy };
+	return (sph_k){ .margin = s->margin, .kw = (float)s->wall_stiffness, .W = s->W, .H = s->H,
+			.vmax = (float)s->max_speed, .fx = (float)s->ncx / s->W,
+			.fy = (float)s->ncy / s->H, .ncx = s->ncx, .ncy = s->ncy };
 }
 
 /* The grid cell (row-major key) of a position. */

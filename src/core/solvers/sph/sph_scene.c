@@ -8,8 +8,6 @@
 #include "solvers/sph/sph_impl.h"
 #include "util/trig.h"
 
-#define SQRT3_2 0.86602540378443864676
-
 static int inside_obstacle0(const sph *s, double x, double y)
 {
 	for (int b = 0; b < s->nobst; b++) {
@@ -42,7 +40,7 @@ static void add_particle(sph *s, double x, double y, double vx, double vy)
  * and to the obstacles at t = 0. Returns the number of particles. */
 long sph_fill_block(sph *s, const scene_block *b, int place)
 {
-	const double sp = s->s, dy = sp * SQRT3_2;
+	const double sp = s->spacing_f, dy = sp * SPH_SQRT3_2;
 	double x0 = b->x - s->org_x, y0 = b->y - s->org_y;
 	long count = 0;
 	if (s->turning) {
@@ -86,7 +84,7 @@ long sph_fill_block(sph *s, const scene_block *b, int place)
 /* A disc of radius r on the lattice centred at local (cx, cy); at least one particle. */
 long sph_fill_disc(sph *s, double cx, double cy, double r, double vx, double vy, int place)
 {
-	const double sp = s->s, dy = sp * SQRT3_2;
+	const double sp = s->spacing_f, dy = sp * SPH_SQRT3_2;
 	int J = (int)(r / dy), I = (int)(r / sp) + 1;
 	long count = 0;
 	for (int j = -J; j <= J; j++)
@@ -182,8 +180,8 @@ void sph_obst_from_pose(const sph *s, int b, const tp_box_pose *p, double ox, do
 		o->cy = (float)ly;
 		o->c = (float)cs;
 		o->s = (float)-sn;
-		o->hx = (float)(0.5 * sb->size[0] + 0.5 * s->s);
-		o->hy = (float)(0.5 * sb->size[1] + 0.5 * s->s);
+		o->hx = (float)(0.5 * sb->size[0] + 0.5 * s->spacing_f);
+		o->hy = (float)(0.5 * sb->size[1] + 0.5 * s->spacing_f);
 		o->vx = (float)ux;
 		o->vy = (float)uy;
 		*angle = a;
@@ -194,8 +192,8 @@ void sph_obst_from_pose(const sph *s, int b, const tp_box_pose *p, double ox, do
 	o->cy = (float)(p->y - oy);
 	o->c = (float)cs;
 	o->s = (float)-sn;
-	o->hx = (float)(0.5 * sb->size[0] + 0.5 * s->s);
-	o->hy = (float)(0.5 * sb->size[1] + 0.5 * s->s);
+	o->hx = (float)(0.5 * sb->size[0] + 0.5 * s->spacing_f);
+	o->hy = (float)(0.5 * sb->size[1] + 0.5 * s->spacing_f);
 	o->vx = (float)(p->vx - tvx);
 	o->vy = (float)(p->vy - tvy);
 	*angle = p->angle;
