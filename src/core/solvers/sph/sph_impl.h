@@ -1,8 +1,9 @@
 /*
- * sph_impl.h - private to the sph solver: sph.c (descriptor, set-up, the step loop,
- * stats, checkpoints), sph_scene.c (blocks, drops, streams, obstacles), sph_grid.c (set-up
- * tables, the neighbour grid's sort, prediction, diagnostics), sph_kern.c (the neighbour
- * passes) and sph_surf.c (the render field).
+ * sph_impl.h - private to the sph solver: sph.c (descriptor, the step loop, stats),
+ * sph_setup.c (set-up, tear-down), sph_ckpt.c (checkpoints), sph_scene.c (blocks, drops,
+ * streams, obstacles), sph_grid.c (set-up tables, the neighbour grid's sort, prediction,
+ * diagnostics), sph_kern.c (the neighbour passes), sph_iisph.c (the implicit model),
+ * sph_body.c (floating boxes) and sph_surf.c (the render field).
  *
  * Frames. The particles live in the tank's own frame: local (0, 0) is the top-left
  * corner of the tank interior, +y is down, units are pixels and seconds. The tank's
@@ -241,6 +242,31 @@ typedef struct sph {
 	int iters_last;     /* sweeps of the last substep's solve */
 	double iters_sum;   /* ... summed over the last step, for the stats */
 } sph;
+
+/* The descriptor's methods in files of their own: set-up and tear-down (sph_setup.c) and
+ * checkpoints (sph_ckpt.c). */
+int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err);
+void sph_uninit(void *priv);
+int sph_save(const void *priv, FILE *f, tp_err *err);
+int sph_load(void *priv, FILE *f, tp_err *err);
+
+/* A drop of fluid has no height: its strength is how much water it brings, in discs of
+ * radius r (strength 1: a disc of radius r, 2: twice the water, a disc of radius r sqrt 2;
+ * 0: nothing). The loader refuses negative strengths for this solver. */
+static inline double drop_radius(double r, double strength)
+{
+	return strength > 0 ? r * sqrt(strength) : 0;
+}
+
+/* The turning tank's frame: centre (cx, cy), angle `deg` (scene degrees), centre velocity
+ * (vx, vy) and omega (rad/s). */
+static inline sph_frame frame_at(const sph *s, double cx, double cy, double deg, double vx,
+				 double vy, double om)
+{
+	double th = -deg * (SPH_PI / 180);
+	return (sph_frame){ .cx = cx, .cy = cy, .c = cos(th), .s = sin(th), .vx = vx, .vy = vy,
+			    .om = om, .hw = 0.5 * s->W, .hh = 0.5 * s->H, .deg = deg };
+}
 
 /* Tests only: called after every substep of sph_step (NULL: nothing is called). */
 extern void (*sph_substep_hook)(const sph *s, void *ctx);
