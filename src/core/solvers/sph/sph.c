@@ -34,6 +34,8 @@
 
 #include "solvers/sph/sph_impl.h"
 
+/* The viscosity's explicit limit on a substep: dt <= SPH_VISC_STEP / mu. */
+#define SPH_VISC_STEP 0.25
 /* A substep limited by the stiffness is at most SPH_KCFL * cfl / omega (sph_step). */
 #ifndef SPH_KCFL
 #define SPH_KCFL 1.4
@@ -346,7 +348,7 @@ static int sph_step(void *priv, const tp_step_in *in)
 	double hmax = impl ? sqrt(0.5 * reach / fmax(fabs(s->gravity), 1))
 			   : SPH_KCFL * s->cfl / sqrt(s->omega2);
 	if (s->viscosity > 0)
-		hmax = fmin(hmax, 0.25 / s->viscosity);
+		hmax = fmin(hmax, SPH_VISC_STEP / s->viscosity);
 	sph_sub c = { .nobst = nb, .prev = s->obst_sub0, .cur = s->obst_sub1 };
 	c.ax = (float)(-m.dvx / dt);
 	c.ay = (float)(s->gravity - m.dvy / dt);

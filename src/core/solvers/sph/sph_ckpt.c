@@ -21,10 +21,12 @@ static const char sph_magic[8] = "TPSPH03";
 
 /* No position (px), velocity (px/s), angle or time of a real checkpoint comes near this. */
 #define SPH_CKPT_MAX 1e9
+/* ... nor any double of a frame or a body (masses and inertias may be large). */
+#define SPH_CKPT_MAX_F64 1e30
 
 static int obst_io(FILE *f, sph_obst *o, int wr)
 {
-	float v[8] = { o->cx, o->cy, o->c, o->s, o->hx, o->hy, o->vx, o->vy };
+	float v[8] = { o->cx, o->cy, o->cos_a, o->sin_a, o->hx, o->hy, o->vx, o->vy };
 	if (wr)
 		return tp_wr_f32s(f, v, 8);
 	if (tp_rd_f32s(f, v, 8))
@@ -32,8 +34,8 @@ static int obst_io(FILE *f, sph_obst *o, int wr)
 	for (int i = 0; i < 8; i++)
 		if (!(fabsf(v[i]) <= SPH_CKPT_MAX)) /* a damaged checkpoint (found by fuzzing) */
 			return -1;
-	*o = (sph_obst){ .cx = v[0], .cy = v[1], .c = v[2], .s = v[3], .hx = v[4], .hy = v[5],
-			 .vx = v[6], .vy = v[7] };
+	*o = (sph_obst){ .cx = v[0], .cy = v[1], .cos_a = v[2], .sin_a = v[3],
+			 .hx = v[4], .hy = v[5], .vx = v[6], .vy = v[7] };
 	return 0;
 }
 
@@ -44,7 +46,7 @@ static int f64s_io(FILE *f, double *const *v, int n, int wr)
 	for (int i = 0; i < n; i++) {
 		rc |= wr ? tp_wr_f64(f, *v[i]) : tp_rd_f64(f, v[i]);
 		/* a damaged checkpoint (found by fuzzing); masses and inertias may be large */
-		if (!wr && !(fabs(*v[i]) <= 1e30))
+		if (!wr && !(fabs(*v[i]) <= SPH_CKPT_MAX_F64))
 			rc = -1;
 	}
 	return rc;
@@ -52,7 +54,8 @@ static int f64s_io(FILE *f, double *const *v, int n, int wr)
 
 static int frame_io(FILE *f, sph_frame *fr, int wr)
 {
-	double *v[] = { &fr->cx, &fr->cy, &fr->c, &fr->s, &fr->vx, &fr->vy, &fr->om, &fr->hw, &fr->hh, &fr->deg };
+	double *v[] = { &fr->cx, &fr->cy, &fr->cos_th, &fr->sin_th, &fr->vx, &fr->vy,
+			&fr->om, &fr->hw, &fr->hh, &fr->deg };
 	return f64s_io(f, v, 10, wr);
 }
 

@@ -66,10 +66,10 @@ typedef struct sph_cluster {
 	int a[3], b[3];
 } sph_cluster;
 
-/* An obstacle at one instant, in the tank frame: centre, rotation (cos, sin), half
- * extents grown by the particle margin, and velocity. */
+/* An obstacle at one instant, in the tank frame: centre, the cosine and sine of its
+ * angle a, half extents grown by the particle margin, and velocity. */
 typedef struct sph_obst {
-	float cx, cy, c, s, hx, hy, vx, vy;
+	float cx, cy, cos_a, sin_a, hx, hy, vx, vy;
 } sph_obst;
 
 /* What a substep's particle pass needs besides the particles. */
@@ -84,25 +84,25 @@ typedef struct sph_sub {
 	const sph_obst *cur;   /* ... and at its end */
 } sph_sub;
 
-/* The tank frame at one instant (turning tanks): centre C (world), cos and sin of theta,
- * the centre's velocity V (world) and omega; hw, hh the half size. */
+/* The tank frame at one instant (turning tanks): centre C (world), the cosine and sine of
+ * theta, the centre's velocity V (world) and omega; hw, hh the half size. */
 typedef struct sph_frame {
-	double cx, cy, c, s, vx, vy, om, hw, hh;
+	double cx, cy, cos_th, sin_th, vx, vy, om, hw, hh;
 	double deg; /* the tank's angle as the scene gives it, degrees */
 } sph_frame;
 
 static inline void frame_to_local(const sph_frame *f, double wx, double wy, double *lx, double *ly)
 {
 	double dx = wx - f->cx, dy = wy - f->cy;
-	*lx = f->c * dx + f->s * dy + f->hw;
-	*ly = -f->s * dx + f->c * dy + f->hh;
+	*lx = f->cos_th * dx + f->sin_th * dy + f->hw;
+	*ly = -f->sin_th * dx + f->cos_th * dy + f->hh;
 }
 
 static inline void frame_to_world(const sph_frame *f, double lx, double ly, double *wx, double *wy)
 {
 	double rx = lx - f->hw, ry = ly - f->hh;
-	*wx = f->cx + f->c * rx - f->s * ry;
-	*wy = f->cy + f->s * rx + f->c * ry;
+	*wx = f->cx + f->cos_th * rx - f->sin_th * ry;
+	*wy = f->cy + f->sin_th * rx + f->cos_th * ry;
 }
 
 /* The velocity, in the frame, of a point at local (lx, ly) moving at (vx, vy) in the
@@ -111,8 +111,8 @@ static inline void frame_vel(const sph_frame *f, double lx, double ly, double vx
 			     double *ux, double *uy)
 {
 	double dx = vx - f->vx, dy = vy - f->vy, rx = lx - f->hw, ry = ly - f->hh;
-	*ux = f->c * dx + f->s * dy + f->om * ry;
-	*uy = -f->s * dx + f->c * dy - f->om * rx;
+	*ux = f->cos_th * dx + f->sin_th * dy + f->om * ry;
+	*uy = -f->sin_th * dx + f->cos_th * dy - f->om * rx;
 }
 
 /* Grid cells: rows y0..y1, columns x0..x1. */
@@ -264,8 +264,8 @@ static inline sph_frame frame_at(const sph *s, double cx, double cy, double deg,
 				 double vy, double om)
 {
 	double th = -deg * (SPH_PI / 180);
-	return (sph_frame){ .cx = cx, .cy = cy, .c = cos(th), .s = sin(th), .vx = vx, .vy = vy,
-			    .om = om, .hw = 0.5 * s->W, .hh = 0.5 * s->H, .deg = deg };
+	return (sph_frame){ .cx = cx, .cy = cy, .cos_th = cos(th), .sin_th = sin(th), .vx = vx,
+			    .vy = vy, .om = om, .hw = 0.5 * s->W, .hh = 0.5 * s->H, .deg = deg };
 }
 
 /* Tests only: called after every substep of sph_step (NULL: nothing is called). */

@@ -30,8 +30,8 @@ static inline int near_wall(const sph *s, float x, float y)
 static inline void to_local(const sph_obst *o, float x, float y, float *lx, float *ly)
 {
 	float dx = x - o->cx, dy = y - o->cy;
-	*lx = o->c * dx + o->s * dy;
-	*ly = -o->s * dx + o->c * dy;
+	*lx = o->cos_a * dx + o->sin_a * dy;
+	*ly = -o->sin_a * dx + o->cos_a * dy;
 }
 
 /* Pushes (x, y) out of obstacle b through one face; returns 0 if it was not inside.
@@ -62,15 +62,15 @@ static inline int push_out(const sph_sub *c, int b, int swept, float xp, float y
 	float nx, ny; /* outward normal, tank frame */
 	if (axis_x) {
 		lx = sign * o->hx;
-		nx = sign * o->c;
-		ny = sign * o->s;
+		nx = sign * o->cos_a;
+		ny = sign * o->sin_a;
 	} else {
 		ly = sign * o->hy;
-		nx = -sign * o->s;
-		ny = sign * o->c;
+		nx = -sign * o->sin_a;
+		ny = sign * o->cos_a;
 	}
-	*x = o->cx + o->c * lx - o->s * ly;
-	*y = o->cy + o->s * lx + o->c * ly;
+	*x = o->cx + o->cos_a * lx - o->sin_a * ly;
+	*y = o->cy + o->sin_a * lx + o->cos_a * ly;
 	if (vx) {
 		float un = (*vx - o->vx) * nx + (*vy - o->vy) * ny;
 		if (un < 0) {
@@ -599,8 +599,8 @@ static inline __attribute__((always_inline)) int in_obstacles(const sph_sub *c, 
 {
 	int any = 0;
 	for (int b = 0; b < c->nobst; b++) {
-		const float ocx = c->cur[b].cx, ocy = c->cur[b].cy, oc = c->cur[b].c,
-			    os = c->cur[b].s, ohx = c->cur[b].hx, ohy = c->cur[b].hy;
+		const float ocx = c->cur[b].cx, ocy = c->cur[b].cy, oc = c->cur[b].cos_a,
+			    os = c->cur[b].sin_a, ohx = c->cur[b].hx, ohy = c->cur[b].hy;
 #pragma omp simd reduction(| : any)
 		for (int l = 0; l < n; l++) {
 			const float dx = rx[l] - ocx, dy = ry[l] - ocy;

@@ -13,7 +13,7 @@ static int inside_obstacle0(const sph *s, double x, double y)
 	for (int b = 0; b < s->nobst; b++) {
 		const sph_obst *o = &s->obst_sub0[b];
 		double dx = x - o->cx, dy = y - o->cy;
-		double lx = o->c * dx + o->s * dy, ly = -o->s * dx + o->c * dy;
+		double lx = o->cos_a * dx + o->sin_a * dy, ly = -o->sin_a * dx + o->cos_a * dy;
 		if (fabs(lx) < o->hx && fabs(ly) < o->hy)
 			return 1;
 	}
@@ -28,7 +28,7 @@ static void add_particle(sph *s, double x, double y, double vx, double vy)
 		s->lost++;
 		return;
 	}
-	const double eps = 0.01;
+	const double eps = 0.01; /* px from the walls, as SPH_WALL_EPS (in double here) */
 	int i = s->n++;
 	s->x[i] = (float)fmin(fmax(x, eps), s->W - eps);
 	s->y[i] = (float)fmin(fmax(y, eps), s->H - eps);
@@ -178,8 +178,8 @@ void sph_obst_from_pose(const sph *s, int b, const tp_box_pose *p, double ox, do
 		tp_sincos_deg(a, &sn, &cs);
 		o->cx = (float)lx;
 		o->cy = (float)ly;
-		o->c = (float)cs;
-		o->s = (float)-sn;
+		o->cos_a = (float)cs;
+		o->sin_a = (float)-sn;
 		o->hx = (float)(0.5 * sb->size[0] + 0.5 * s->spacing_f);
 		o->hy = (float)(0.5 * sb->size[1] + 0.5 * s->spacing_f);
 		o->vx = (float)ux;
@@ -190,8 +190,8 @@ void sph_obst_from_pose(const sph *s, int b, const tp_box_pose *p, double ox, do
 	tp_sincos_deg(p->angle, &sn, &cs);
 	o->cx = (float)(p->x - ox);
 	o->cy = (float)(p->y - oy);
-	o->c = (float)cs;
-	o->s = (float)-sn;
+	o->cos_a = (float)cs;
+	o->sin_a = (float)-sn;
 	o->hx = (float)(0.5 * sb->size[0] + 0.5 * s->spacing_f);
 	o->hy = (float)(0.5 * sb->size[1] + 0.5 * s->spacing_f);
 	o->vx = (float)(p->vx - tvx);
@@ -209,8 +209,8 @@ void sph_obst_lerp(const sph *s, const double *a0, const double *a1, double f, s
 		out[b] = *q;
 		out[b].cx = (float)(p->cx + f * (q->cx - p->cx));
 		out[b].cy = (float)(p->cy + f * (q->cy - p->cy));
-		out[b].c = (float)cs;
-		out[b].s = (float)-sn;
+		out[b].cos_a = (float)cs;
+		out[b].sin_a = (float)-sn;
 	}
 }
 
