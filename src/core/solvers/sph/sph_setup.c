@@ -38,15 +38,21 @@
 /* Added to the emitter's index, the random stream of a stream emitter: "stream". */
 #define SPH_STREAM_RNG_ID 0x73747265616dULL
 
+/* Particle arrays start on a cache line, their size rounded up to whole lines. */
+#define SPH_ALIGN 64
+
+/* n floats, zeroed and aligned to SPH_ALIGN bytes. */
 static void *alloc_floats(size_t n)
 {
-	size_t bytes = (n * sizeof(float) + 63) & ~(size_t)63;
-	void *p = aligned_alloc(64, bytes ? bytes : 64);
+	size_t bytes = (n * sizeof(float) + SPH_ALIGN - 1) & ~(size_t)(SPH_ALIGN - 1);
+	void *p = aligned_alloc(SPH_ALIGN, bytes ? bytes : SPH_ALIGN);
 	if (p)
-		memset(p, 0, bytes ? bytes : 64);
+		memset(p, 0, bytes ? bytes : SPH_ALIGN);
 	return p;
 }
 
+/* Frees all that sph_init's steps allocated: every pointer is NULL or owned, so a failed
+ * init is undone too. */
 void sph_uninit(void *priv)
 {
 	sph *s = priv;
