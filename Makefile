@@ -75,6 +75,8 @@ SRC_SOLVERS = \
 	src/core/solvers/shallow/shallow_boxes.c \
 	src/core/solvers/shallow/cg.c \
 	src/core/solvers/sph/sph.c \
+	src/core/solvers/sph/sph_setup.c \
+	src/core/solvers/sph/sph_ckpt.c \
 	src/core/solvers/sph/sph_scene.c \
 	src/core/solvers/sph/sph_grid.c \
 	src/core/solvers/sph/sph_kern.c \

@@ -940,7 +940,7 @@ static void profile_add(const sph *s, profile *pr)
 		}
 	}
 	cr_assert_gt(cols, 4);
-	const double surf = sum / cols - 0.5 * s->s;
+	const double surf = sum / cols - 0.5 * s->spacing_f;
 	pr->depth += (s->H - surf);
 	for (int i = 0; i < s->n; i++) {
 		const double x = s->x[i], d = s->y[i] - surf;
@@ -995,7 +995,8 @@ Test(sph, a_resting_column_has_zero_pressure_at_its_surface_and_hydrostatic_belo
 		}
 		const double b = (pr.n * pr.sde - pr.sd * pr.se) / (pr.n * pr.sdd - pr.sd * pr.sd);
 		const double a = (pr.se - b * pr.sd) / pr.n, D = pr.depth / 30;
-		const double n0 = 2 / (sqrt(3.0) * s->s * s->s), R = s->R, rho0 = s->rho0;
+		const double n0 = 2 / (sqrt(3.0) * s->spacing_f * s->spacing_f), R = s->R,
+			     rho0 = s->rho0;
 		const double rhon0 = sph_lattice_sum(s->spacing, s->R, 3);
 		const double want = (rho0 + 1) / rho0 * fabs(s->gravity) /
 				    (n0 * M_PI * R * R * R *

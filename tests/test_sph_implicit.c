@@ -153,7 +153,7 @@ Test(sph_implicit, a_resting_column_is_incompressible_and_hydrostatic, .init = o
 				cols++;
 			}
 		}
-		const double surf = sum / cols - 0.5 * s->s;
+		const double surf = sum / cols - 0.5 * s->spacing_f;
 		depth += (s->H - surf) / 30;
 		for (int i = 0; i < s->n; i++) {
 			const double d = s->y[i] - surf, p = s->p[i], r = s->rho[i] / s->rho0 - 1;
@@ -493,7 +493,7 @@ Test(sph_implicit, the_dam_break_front_against_martin_and_moyce, .init = one_thr
 				top = fmax(top, s->rho[i] / s->rho0 - 1);
 			}
 			const double derr = stat(t.d, t.p, "density_error");
-			z[k][m] = (front + 0.5 * s->s) / a;
+			z[k][m] = (front + 0.5 * s->spacing_f) / a;
 			const double e = z[k][m] / mm_Z[m] - 1;
 			cr_log_info(
 				"spacing %g, T = %.3f: Z = %.3f, Martin & Moyce %.3f (%+.1f%%); "

@@ -35,10 +35,13 @@
 #include "solvers/sph/sph_impl.h"
 #include "util/trig.h"
 
-#define SQRT3_2 0.86602540378443864676
-#define PI      3.14159265358979323846
 /* Coulomb friction of a body's corner against a tank wall or another body. */
 #define BODY_WALL_FRICTION 0.3
+/* Rounds of the walls' and the bodies' contacts in each substep (overlaps they push into
+ * each other settle in the next round). */
+#define BODY_CONTACT_ROUNDS 2
+/* A push-out within this many spacings of a body's grown face was that body's contact. */
+#define BODY_CONTACT_TOL 0.05f
 
 int sph_bodies_init(sph *s, tp_err *err)
 {
@@ -60,7 +63,7 @@ int sph_bodies_init(sph *s, tp_err *err)
 	s->bodies = calloc((size_t)s->nfloat, sizeof *s->bodies);
 	if (!s->bodies)
 		return tp_errf(err, TP_EIO, "out of memory");
-	const double n0 = 1.0 / (SQRT3_2 * s->spacing * s->spacing);
+	const double n0 = 1.0 / (SPH_SQRT3_2 * s->spacing * s->spacing);
 	for (int b = 0, k = 0; b < sc->nboxes; b++) {
 		const scene_box *sb = &sc->boxes[b];
 		if (!sb->floating)
@@ -70,7 +73,7 @@ int sph_bodies_init(sph *s, tp_err *err)
 		o->box = b;
 		o->x = ob->cx;
 		o->y = ob->cy;
-		o->th = atan2(ob->s, ob->c);
+		o->th = atan2(ob->sin_a, ob->cos_a);
 		o->hw = 0.5 * sb->size[0];
 		o->hh = 0.5 * sb->size[1];
 		o->m = sb->density * sb->size[0] * sb->size[1] * n0;
@@ -84,10 +87,10 @@ static void body_obst(const sph *s, const sph_body *o, sph_obst *ob)
 {
 	ob->cx = (float)o->x;
 	ob->cy = (float)o->y;
-	ob->c = (float)cos(o->th);
-	ob->s = (float)sin(o->th);
-	ob->hx = (float)(o->hw + 0.5 * s->s);
-	ob->hy = (float)(o->hh + 0.5 * s->s);
+	ob->cos_a = (float)cos(o->th);
+	ob->sin_a = (float)sin(o->th);
+	ob->hx = (float)(o->hw + 0.5 * s->spacing_f);
+	ob->hy = (float)(o->hh + 0.5 * s->spacing_f);
 	ob->vx = (float)o->vx;
 	ob->vy = (float)o->vy;
 }
@@ -105,8 +108,8 @@ static void body_impulse(sph_body *o, double rx, double ry, double jx, double jy
  * is removed by an impulse at the corner, with Coulomb friction along the wall. */
 static void body_walls(const sph *s, sph_body *o)
 {
-	const double m = s->s, lo[2] = {m, m}, hi[2] = {s->W - m, s->H - m};
-	for (int iter = 0; iter < 2; iter++) {
+	const double m = s->spacing_f, lo[2] = {m, m}, hi[2] = {s->W - m, s->H - m};
+	for (int iter = 0; iter < BODY_CONTACT_ROUNDS; iter++) {
 		const double c = cos(o->th), sn = sin(o->th);
 		for (int k = 0; k < 4; k++) {
 			double u = (k & 1 ? 1 : -1) * o->hw, v = (k & 2 ? 1 : -1) * o->hh;
@@ -156,7 +159,8 @@ static void point_vel(const sph_body *o, double rx, double ry, double *vx, doubl
 static void body_pair(const sph *s, sph_body *a, sph_body *b)
 {
 	const double ca = cos(a->th), sa = sin(a->th), cb = cos(b->th), sb = sin(b->th);
-	const double gx = b->hw + s->s, gy = b->hh + s->s, ima = 1 / a->m, imb = 1 / b->m;
+	const double gx = b->hw + s->spacing_f, gy = b->hh + s->spacing_f, ima = 1 / a->m,
+		     imb = 1 / b->m;
 	for (int k = 0; k < 4; k++) {
 		double u0 = (k & 1 ? 1 : -1) * a->hw, v0 = (k & 2 ? 1 : -1) * a->hh;
 		double px = a->x + ca * u0 - sa * v0, py = a->y + sa * u0 + ca * v0;
@@ -212,10 +216,12 @@ static void body_pair(const sph *s, sph_body *a, sph_body *b)
 static sph_rows rows_of(const sph *s, const sph_obst *ob)
 {
 	const sph_k k = sph_consts(s);
-	const float ex = fabsf(ob->c) * ob->hx + fabsf(ob->s) * ob->hy + s->R;
-	const float ey = fabsf(ob->s) * ob->hx + fabsf(ob->c) * ob->hy + s->R;
-	sph_rows r = {(int)floorf((ob->cy - ey) * k.fy) - 1, (int)floorf((ob->cy + ey) * k.fy) + 1,
-		      (int)floorf((ob->cx - ex) * k.fx) - 1, (int)floorf((ob->cx + ex) * k.fx) + 1};
+	const float ex = fabsf(ob->cos_a) * ob->hx + fabsf(ob->sin_a) * ob->hy + s->R;
+	const float ey = fabsf(ob->sin_a) * ob->hx + fabsf(ob->cos_a) * ob->hy + s->R;
+	sph_rows r = { .y0 = (int)floorf((ob->cy - ey) * k.fy) - 1,
+		       .y1 = (int)floorf((ob->cy + ey) * k.fy) + 1,
+		       .x0 = (int)floorf((ob->cx - ex) * k.fx) - 1,
+		       .x1 = (int)floorf((ob->cx + ex) * k.fx) + 1 };
 	r.y0 = r.y0 < 0 ? 0 : r.y0;
 	r.x0 = r.x0 < 0 ? 0 : r.x0;
 	r.y1 = r.y1 > k.ncy - 1 ? k.ncy - 1 : r.y1;
@@ -246,7 +252,7 @@ void sph_bodies_move(sph *s, const sph_sub *c, sph_obst *sub0, sph_obst *sub1)
 		o->fx = o->fy = o->tq = 0;
 	}
 	/* contacts between bodies, pairs in scene order, both ways, then the walls again */
-	for (int iter = 0; iter < 2 && s->nfloat > 1; iter++) {
+	for (int iter = 0; iter < BODY_CONTACT_ROUNDS && s->nfloat > 1; iter++) {
 		for (int i = 0; i < s->nfloat; i++)
 			for (int j = i + 1; j < s->nfloat; j++) {
 				body_pair(s, &s->bodies[i], &s->bodies[j]);
@@ -275,20 +281,20 @@ static int near_face(const sph_obst *ob, float R, float gap, float x, float y, f
 		     float *ny)
 {
 	float dx = x - ob->cx, dy = y - ob->cy;
-	float u = ob->c * dx + ob->s * dy, v = -ob->s * dx + ob->c * dy;
+	float u = ob->cos_a * dx + ob->sin_a * dy, v = -ob->sin_a * dx + ob->cos_a * dy;
 	float du = fabsf(u) - ob->hx, dv = fabsf(v) - ob->hy;
 	if (du + gap >= R || dv + gap >= R || (du > 0 && dv > 0))
 		return 0;
 	if (du >= dv) { /* an x face (also when inside, the nearer one) */
 		float sg = u < 0 ? -1.0f : 1.0f;
 		*d = (du > 0 ? du : 0) + gap;
-		*nx = sg * ob->c;
-		*ny = sg * ob->s;
+		*nx = sg * ob->cos_a;
+		*ny = sg * ob->sin_a;
 	} else {
 		float sg = v < 0 ? -1.0f : 1.0f;
 		*d = (dv > 0 ? dv : 0) + gap;
-		*nx = -sg * ob->s;
-		*ny = sg * ob->c;
+		*nx = -sg * ob->sin_a;
+		*ny = sg * ob->cos_a;
 	}
 	return 1;
 }
@@ -299,32 +305,35 @@ static int near_face(const sph_obst *ob, float R, float gap, float x, float y, f
 		for (int i = (s)->cell_start[row_ * (s)->ncx + (r).x0],                            \
 			 end_ = (s)->cell_start[row_ * (s)->ncx + (r).x1 + 1];                     \
 		     i < end_; i++)
+/* ... and over those of them in [i0, i1) (a thread's own particles) */
+#define FOR_CANDIDATES_IN(s, r, i0, i1, i)                                                         \
+	for (int row_ = (r).y0; row_ <= (r).y1 && (r).x0 <= (r).x1; row_++)                        \
+		for (int i = imax((s)->cell_start[row_ * (s)->ncx + (r).x0], (i0)),                \
+			 end_ = imin((s)->cell_start[row_ * (s)->ncx + (r).x1 + 1], (i1));         \
+		     i < end_; i++)
 
 /* Called by the density pass on each thread's own particles [i0, i1): of them, the
  * candidates of each body in turn, so each particle gets the bodies' ghosts in body order. */
 void sph_bodies_density(sph *s, const sph_sub *c, int i0, int i1)
 {
-	const float ws = (float)SPH_WALL_N * s->invR, R = s->R, gap = s->s;
+	const float ws = (float)SPH_WALL_N * s->invR, R = s->R, gap = s->spacing_f;
 	for (int b = 0; b < s->nfloat; b++) {
 		const sph_obst *ob = &c->cur[s->bodies[b].box];
 		const sph_rows r = s->bodies[b].rows;
-		for (int row = r.y0; row <= r.y1 && r.x0 <= r.x1; row++) {
-			const int a = s->cell_start[row * s->ncx + r.x0],
-				  e = s->cell_start[row * s->ncx + r.x1 + 1];
-			for (int i = a > i0 ? a : i0; i < e && i < i1; i++) {
-				float d, nx, ny;
-				if (!near_face(ob, R, gap, s->x[i], s->y[i], &d, &nx, &ny))
-					continue;
-				s->rho[i] += wall_lookup(s->wall_rho, d, ws);
-				s->rhon[i] += wall_lookup(s->wall_rhon, d, ws);
-			}
+		FOR_CANDIDATES_IN(s, r, i0, i1, i)
+		{
+			float d, nx, ny;
+			if (!near_face(ob, R, gap, s->x[i], s->y[i], &d, &nx, &ny))
+				continue;
+			s->rho[i] += wall_lookup(s->wall_rho, d, ws);
+			s->rhon[i] += wall_lookup(s->wall_rhon, d, ws);
 		}
 	}
 }
 
 void sph_bodies_push(sph *s, const sph_sub *c)
 {
-	const float ws = (float)SPH_WALL_N * s->invR, R = s->R, gap = s->s;
+	const float ws = (float)SPH_WALL_N * s->invR, R = s->R, gap = s->spacing_f;
 	/* bfx, bfy are zero here: allocated so, and relax_finish clears what it adds */
 	/* each push on a particle and, reversed, on its body: the bodies' sums run in particle
 	 * order (the same bits at any thread count) */
@@ -381,11 +390,12 @@ static void contacts_range(sph *s, const sph_sub *c, double idt2, int i0, int i1
 			continue;
 		/* the body whose (grown) face the particle was put on */
 		int best = -1;
-		float bestd = 0.05f * s->s;
+		float bestd = BODY_CONTACT_TOL * s->spacing_f;
 		for (int b = 0; b < s->nfloat; b++) {
 			const sph_obst *ob = &c->cur[s->bodies[b].box];
 			float dx = s->x[i] - ob->cx, dy = s->y[i] - ob->cy;
-			float u = ob->c * dx + ob->s * dy, v = -ob->s * dx + ob->c * dy;
+			float u = ob->cos_a * dx + ob->sin_a * dy;
+			float v = -ob->sin_a * dx + ob->cos_a * dy;
 			float e = fmaxf(fabsf(u) - ob->hx, fabsf(v) - ob->hy);
 			if (fabsf(e) <= bestd) {
 				bestd = fabsf(e);
@@ -409,7 +419,7 @@ void sph_bodies_poses(sph *s)
 	for (int k = 0; k < s->nfloat; k++) {
 		const sph_body *o = &s->bodies[k];
 		tp_box_pose *p = &s->poses[o->box];
-		double ang = -o->th * (180 / PI), vx = o->vx, vy = o->vy;
+		double ang = -o->th * (180 / SPH_PI), vx = o->vx, vy = o->vy;
 		if (s->turning) {
 			frame_to_world(&s->fr, o->x, o->y, &p->x, &p->y);
 			ang += s->tang;
@@ -443,33 +453,33 @@ void sph_bodies_poses(sph *s)
  */
 void sph_bodies_ghosts(sph *s, const sph_sub *c, int i0, int i1)
 {
-	const float ws = (float)SPH_WALL_N * s->invR, R = s->R, gap = SPH_II_GAP * s->s, k2 = s->gk;
+	const float ws = (float)SPH_WALL_N * s->invR, R = s->R, gap = SPH_II_GAP * s->spacing_f,
+		    k2 = s->gk;
 	for (int b = 0; b < s->nfloat; b++) {
 		const sph_body *o = &s->bodies[b];
 		const sph_obst *ob = &c->cur[o->box];
 		const sph_rows r = o->rows;
-		for (int row = r.y0; row <= r.y1 && r.x0 <= r.x1; row++) {
-			const int a = s->cell_start[row * s->ncx + r.x0],
-				  e = s->cell_start[row * s->ncx + r.x1 + 1];
-			for (int i = a > i0 ? a : i0; i < e && i < i1; i++) {
-				float d, nx, ny;
-				if (!near_face(ob, R, gap, s->x[i], s->y[i], &d, &nx, &ny))
-					continue;
-				const float g = -k2 * wall_lookup(s->wall_f, d, ws);
-				const float rx = s->x[i] - (float)o->x, ry = s->y[i] - (float)o->y;
-				const float vbx = (float)o->vx - (float)o->w * ry, vby = (float)o->vy + (float)o->w * rx;
-				s->rho[i] += wall_lookup(s->wall_rho, d, ws);
-				s->gbx[i] += g * nx;
-				s->gby[i] += g * ny;
-				s->vbg[i] += g * (vbx * nx + vby * ny);
-			}
+		FOR_CANDIDATES_IN(s, r, i0, i1, i)
+		{
+			float d, nx, ny;
+			if (!near_face(ob, R, gap, s->x[i], s->y[i], &d, &nx, &ny))
+				continue;
+			const float g = -k2 * wall_lookup(s->wall_f, d, ws);
+			const float rx = s->x[i] - (float)o->x, ry = s->y[i] - (float)o->y;
+			const float vbx = (float)o->vx - (float)o->w * ry;
+			const float vby = (float)o->vy + (float)o->w * rx;
+			s->rho[i] += wall_lookup(s->wall_rho, d, ws);
+			s->gbx[i] += g * nx;
+			s->gby[i] += g * ny;
+			s->vbg[i] += g * (vbx * nx + vby * ny);
 		}
 	}
 }
 
 void sph_bodies_pressure(sph *s, const sph_sub *c)
 {
-	const float ws = (float)SPH_WALL_N * s->invR, R = s->R, gap = SPH_II_GAP * s->s, k2 = s->gk;
+	const float ws = (float)SPH_WALL_N * s->invR, R = s->R, gap = SPH_II_GAP * s->spacing_f,
+		    k2 = s->gk;
 	const double ir02 = 1.0 / ((double)s->rho0 * s->rho0);
 	for (int b = 0; b < s->nfloat; b++) {
 		sph_body *o = &s->bodies[b];

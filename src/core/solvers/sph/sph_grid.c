@@ -53,7 +53,7 @@ double sph_lattice_moment(double spacing, double R, int power, int rpow, int hal
 void sph_wall_tables(sph *s)
 {
 	enum { NU = 512, NY = 256 };
-	const double R = s->R, sp = s->s, n0 = 2.0 / (sqrt(3.0) * sp * sp);
+	const double R = s->R, sp = s->spacing_f, n0 = 2.0 / (sqrt(3.0) * sp * sp);
 	double S[4][NU + 1]; /* per-strip integrals over y at u = (k + 0.5) du */
 	const double du = R / NU, dyy = R / NY;
 	for (int k = 0; k < NU; k++) {
@@ -75,7 +75,7 @@ void sph_wall_tables(sph *s)
 		S[3][k] = 2 * a3 * dyy * du;
 	}
 	/* Full-plane integral of (1 - r/R)^2 is pi R^2 / 6; scale to the lattice sum + 1. */
-	double full = n0 * 3.14159265358979323846 * R * R / 6.0;
+	double full = n0 * SPH_PI * R * R / 6.0;
 	double scale = n0 * ((double)s->rho0 + 1.0) / full;
 	for (int t = 0; t <= SPH_WALL_N + 1; t++) {
 		double d = R * t / SPH_WALL_N, acc[4] = { 0, 0, 0, 0 };

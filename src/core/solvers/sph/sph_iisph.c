@@ -245,7 +245,7 @@ static void finish(sph *s, const pass_ctx *pc, int i0, int i1)
  * where its finishing step reads them, then the finishing step. */
 static void pass(sph *s, const sph_sub *c, int mode, float dt)
 {
-	const pass_ctx pc = {c, mode, dt};
+	const pass_ctx pc = {.c = c, .mode = mode, .dt = dt};
 #pragma omp parallel if (s->n >= SPH_PAR_MIN)
 	{
 		int k0, k1;

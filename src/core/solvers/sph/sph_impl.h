@@ -1,8 +1,9 @@
 /*
- * sph_impl.h - private to the sph solver: sph.c (descriptor, set-up, the step loop,
- * stats, checkpoints), sph_scene.c (blocks, drops, streams, obstacles), sph_grid.c (set-up
- * tables, the neighbour grid's sort, prediction, diagnostics), sph_kern.c (the neighbour
- * passes) and sph_surf.c (the render field).
+ * sph_impl.h - private to the sph solver: sph.c (descriptor, the step loop, stats),
+ * sph_setup.c (set-up, tear-down), sph_ckpt.c (checkpoints), sph_scene.c (blocks, drops,
+ * streams, obstacles), sph_grid.c (set-up tables, the neighbour grid's sort, prediction,
+ * diagnostics), sph_kern.c (the neighbour passes), sph_iisph.c (the implicit model),
+ * sph_body.c (floating boxes) and sph_surf.c (the render field).
  *
  * Frames. The particles live in the tank's own frame: local (0, 0) is the top-left
  * corner of the tank interior, +y is down, units are pixels and seconds. The tank's
@@ -51,6 +52,12 @@ enum { SPH_MODEL_SEED = 0, SPH_MODEL_RELAXED = 1, SPH_MODEL_IMPLICIT = 2 };
 #define SPH_CONTACT_BLOCK 64
 /* Samples of the wall tables over distances 0..R. */
 #define SPH_WALL_N 64
+/* Grid cells per kernel radius across (cells are R/4 wide and R tall): a cluster's
+ * candidates reach this many columns beyond its particles' cells. */
+#define SPH_CELLS_PER_R 4
+
+#define SPH_PI      3.14159265358979323846
+#define SPH_SQRT3_2 0.86602540378443864676 /* rows of the hexagonal lattice, in spacings */
 
 /* A cluster: up to SPH_LANES consecutive sorted particles [i0, i0 + m) of one grid row,
  * close together, and where their neighbour candidates are: up to three index ranges
@@ -60,10 +67,10 @@ typedef struct sph_cluster {
 	int a[3], b[3];
 } sph_cluster;
 
-/* An obstacle at one instant, in the tank frame: centre, rotation (cos, sin), half
- * extents grown by the particle margin, and velocity. */
+/* An obstacle at one instant, in the tank frame: centre, the cosine and sine of its
+ * angle a, half extents grown by the particle margin, and velocity. */
 typedef struct sph_obst {
-	float cx, cy, c, s, hx, hy, vx, vy;
+	float cx, cy, cos_a, sin_a, hx, hy, vx, vy;
 } sph_obst;
 
 /* What a substep's particle pass needs besides the particles. */
@@ -78,25 +85,25 @@ typedef struct sph_sub {
 	const sph_obst *cur;   /* ... and at its end */
 } sph_sub;
 
-/* The tank frame at one instant (turning tanks): centre C (world), cos and sin of theta,
- * the centre's velocity V (world) and omega; hw, hh the half size. */
+/* The tank frame at one instant (turning tanks): centre C (world), the cosine and sine of
+ * theta, the centre's velocity V (world) and omega; hw, hh the half size. */
 typedef struct sph_frame {
-	double cx, cy, c, s, vx, vy, om, hw, hh;
+	double cx, cy, cos_th, sin_th, vx, vy, om, hw, hh;
 	double deg; /* the tank's angle as the scene gives it, degrees */
 } sph_frame;
 
 static inline void frame_to_local(const sph_frame *f, double wx, double wy, double *lx, double *ly)
 {
 	double dx = wx - f->cx, dy = wy - f->cy;
-	*lx = f->c * dx + f->s * dy + f->hw;
-	*ly = -f->s * dx + f->c * dy + f->hh;
+	*lx = f->cos_th * dx + f->sin_th * dy + f->hw;
+	*ly = -f->sin_th * dx + f->cos_th * dy + f->hh;
 }
 
 static inline void frame_to_world(const sph_frame *f, double lx, double ly, double *wx, double *wy)
 {
 	double rx = lx - f->hw, ry = ly - f->hh;
-	*wx = f->cx + f->c * rx - f->s * ry;
-	*wy = f->cy + f->s * rx + f->c * ry;
+	*wx = f->cx + f->cos_th * rx - f->sin_th * ry;
+	*wy = f->cy + f->sin_th * rx + f->cos_th * ry;
 }
 
 /* The velocity, in the frame, of a point at local (lx, ly) moving at (vx, vy) in the
@@ -105,8 +112,8 @@ static inline void frame_vel(const sph_frame *f, double lx, double ly, double vx
 			     double *ux, double *uy)
 {
 	double dx = vx - f->vx, dy = vy - f->vy, rx = lx - f->hw, ry = ly - f->hh;
-	*ux = f->c * dx + f->s * dy + f->om * ry;
-	*uy = -f->s * dx + f->c * dy - f->om * rx;
+	*ux = f->cos_th * dx + f->sin_th * dy + f->om * ry;
+	*uy = -f->sin_th * dx + f->cos_th * dy - f->om * rx;
 }
 
 /* Grid cells: rows y0..y1, columns x0..x1. */
@@ -148,7 +155,7 @@ typedef struct sph {
 	int avx2; /* the neighbour passes' AVX2 path may run (tp_solver_ctx.cpu_flags) */
 
 	/* derived constants, px and s */
-	float s;          /* particle spacing */
+	float spacing_f;  /* params.spacing as a float: the lattice's particle spacing */
 	float R, invR;    /* kernel radius */
 	float rho0;       /* rest density (kernel sum over neighbours, self excluded) */
 	float rho_s;      /* relaxed: that of the top row of a block at rest (free surface) */
@@ -237,6 +244,31 @@ typedef struct sph {
 	int iters_last;     /* sweeps of the last substep's solve */
 	double iters_sum;   /* ... summed over the last step, for the stats */
 } sph;
+
+/* The descriptor's methods in files of their own: set-up and tear-down (sph_setup.c) and
+ * checkpoints (sph_ckpt.c). */
+int sph_init(void *priv, const tp_solver_ctx *ctx, tp_err *err);
+void sph_uninit(void *priv);
+int sph_save(const void *priv, FILE *f, tp_err *err);
+int sph_load(void *priv, FILE *f, tp_err *err);
+
+/* A drop of fluid has no height: its strength is how much water it brings, in discs of
+ * radius r (strength 1: a disc of radius r, 2: twice the water, a disc of radius r sqrt 2;
+ * 0: nothing). The loader refuses negative strengths for this solver. */
+static inline double drop_radius(double r, double strength)
+{
+	return strength > 0 ? r * sqrt(strength) : 0;
+}
+
+/* The turning tank's frame: centre (cx, cy), angle `deg` (scene degrees), centre velocity
+ * (vx, vy) and omega (rad/s). */
+static inline sph_frame frame_at(const sph *s, double cx, double cy, double deg, double vx,
+				 double vy, double om)
+{
+	double th = -deg * (SPH_PI / 180);
+	return (sph_frame){ .cx = cx, .cy = cy, .cos_th = cos(th), .sin_th = sin(th), .vx = vx,
+			    .vy = vy, .om = om, .hw = 0.5 * s->W, .hh = 0.5 * s->H, .deg = deg };
+}
 
 /* Tests only: called after every substep of sph_step (NULL: nothing is called). */
 extern void (*sph_substep_hook)(const sph *s, void *ctx);
@@ -368,8 +400,9 @@ typedef struct sph_k {
 
 static inline sph_k sph_consts(const sph *s)
 {
-	return (sph_k){ s->margin, (float)s->wall_stiffness, s->W, s->H, (float)s->max_speed,
-			(float)s->ncx / s->W, (float)s->ncy / s->H, s->ncx, s->ncy };
+	return (sph_k){ .margin = s->margin, .kw = (float)s->wall_stiffness, .W = s->W, .H = s->H,
+			.vmax = (float)s->max_speed, .fx = (float)s->ncx / s->W,
+			.fy = (float)s->ncy / s->H, .ncx = s->ncx, .ncy = s->ncy };
 }
 
 /* The grid cell (row-major key) of a position. */

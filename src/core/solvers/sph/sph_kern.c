@@ -18,6 +18,8 @@
 
 /* Pairs closer than this (px^2) exert no force: they have no direction. */
 #define SPH_EPS2 1e-12f
+/* Most rounds of collide(): obstacles pushing a particle into each other or a wall. */
+#define SPH_COLLIDE_ROUNDS 4
 
 static inline int near_wall(const sph *s, float x, float y)
 {
@@ -28,8 +30,8 @@ static inline int near_wall(const sph *s, float x, float y)
 static inline void to_local(const sph_obst *o, float x, float y, float *lx, float *ly)
 {
 	float dx = x - o->cx, dy = y - o->cy;
-	*lx = o->c * dx + o->s * dy;
-	*ly = -o->s * dx + o->c * dy;
+	*lx = o->cos_a * dx + o->sin_a * dy;
+	*ly = -o->sin_a * dx + o->cos_a * dy;
 }
 
 /* Pushes (x, y) out of obstacle b through one face; returns 0 if it was not inside.
@@ -60,15 +62,15 @@ static inline int push_out(const sph_sub *c, int b, int swept, float xp, float y
 	float nx, ny; /* outward normal, tank frame */
 	if (axis_x) {
 		lx = sign * o->hx;
-		nx = sign * o->c;
-		ny = sign * o->s;
+		nx = sign * o->cos_a;
+		ny = sign * o->sin_a;
 	} else {
 		ly = sign * o->hy;
-		nx = -sign * o->s;
-		ny = sign * o->c;
+		nx = -sign * o->sin_a;
+		ny = sign * o->cos_a;
 	}
-	*x = o->cx + o->c * lx - o->s * ly;
-	*y = o->cy + o->s * lx + o->c * ly;
+	*x = o->cx + o->cos_a * lx - o->sin_a * ly;
+	*y = o->cy + o->sin_a * lx + o->cos_a * ly;
 	if (vx) {
 		float un = (*vx - o->vx) * nx + (*vy - o->vy) * ny;
 		if (un < 0) {
@@ -97,7 +99,7 @@ static inline __attribute__((always_inline)) void collide(const sph *s, const sp
 	/* Obstacles, then the tank, which nothing ever leaves. Overlapping obstacles or one
 	 * against a wall can push a particle into another: a few more rounds by nearest
 	 * face settle that. */
-	for (int round = 0; round < 4; round++) {
+	for (int round = 0; round < SPH_COLLIDE_ROUNDS; round++) {
 		int moved = 0;
 		for (int b = 0; b < c->nobst; b++)
 			moved |= push_out(c, b, round == 0, xp, yp, x, y, vx, vy);
@@ -150,6 +152,8 @@ void sph_collide(const sph *s, const sph_sub *c, float xp, float yp, float *x, f
 #define SPH_CCHUNK 32
 /* Particles per block of relax_finish's obstacle test. */
 #define SPH_OBST_BLOCK 256
+/* The relaxation's push is capped at a quarter kernel (relax_pos): (1/4)^2, times R^2. */
+#define SPH_RELAX_MAX_PUSH2 0.0625f
 /* Candidates per block of the AVX2 pair loop's distance pass. */
 #define SPH_JBLOCK 32
 
@@ -510,33 +514,22 @@ relax_pos(float xi, float yi, float vxi, float vyi, float ax, float ay, float sw
 	*ny = yi + py + dt * dvy;
 }
 
-/*
- * Relaxed model, step 2: double density relaxation, gathered per particle (a Jacobi
- * form of Clavet's loop, whose pair (i, j) moves i by -D/2 with P_i and again with P_j):
- *     dx_i = -dt^2 sum_j [ (P_i + P_j)/2 q + (Pn_i + Pn_j)/2 q^2 ] r_ij / r
- *            + dt^2 [ Pg_i f_w(d) + Pn_i fn_w(d) ] n_wall  (for each wall within R)
- * with Pg_i = max(P_i + p_b, 0) - Pn_i sum fn_w / sum f_w (ghost_p, sph_impl.h): the
- * particle's non-negative pressure less the ghosts' cohesive offset
- * and seed 004's viscosity from velocity differences, as a velocity change
- *     dv_i = -dt mu sum_j (v_i - v_j) q / max(rho_j, rho0)               (mu in 1/s)
- * x = x~ + dx_i + dt dv_i, then obstacles and tank, then v = (x - x_start) / dt.
- */
-SPH_CLONES
-static float relax_finish(sph *s, const sph_sub *c, int i0, int i1)
-{
-	float vm2 = 0;
-	const float *restrict x = s->x, *restrict y = s->y, *restrict vx = s->vx, *restrict vy = s->vy;
-	float *restrict x2 = s->x2, *restrict y2 = s->y2, *restrict vx2 = s->vx2, *restrict vy2 = s->vy2;
-	float *restrict fax = s->fax, *restrict fay = s->fay;
-	const float *restrict fsw = s->fsw, *restrict fsvx = s->fsvx, *restrict fsvy = s->fsvy;
-	const float *restrict P = s->p, *restrict Pn = s->pn;
-	const float ws = (float)SPH_WALL_N * s->invR, dmax2 = 0.0625f * s->R * s->R;
-	const float W = s->W, H = s->H;
-	const float dt = c->dt, dt2 = dt * dt, idt = 1.0f / dt, mu = (float)s->viscosity;
-	const float x1 = W - SPH_WALL_EPS, y1 = H - SPH_WALL_EPS;
-	const sph_k k = sph_consts(s);
+/* The constants of relax_finish's per-particle steps. */
+typedef struct relax_k {
+	float dt, dt2, idt; /* the substep, its square and inverse */
+	float mu;           /* viscosity, 1/s */
+	float dmax2;        /* the push's cap, squared (relax_pos) */
+	float x1, y1;       /* the tank clamp's far sides */
+} relax_k;
 
-	/* wall ghosts push with the particle's own (non-negative) pressure, less their offset */
+/* Wall ghosts push with the particle's own (non-negative) pressure, less their offset
+ * (the dt^2 [ Pg_i f_w(d) + Pn_i fn_w(d) ] n_wall term below, without the dt^2). */
+static inline __attribute__((always_inline)) void add_wall_ghosts(const sph *s, int i0, int i1)
+{
+	const float *restrict x = s->x, *restrict y = s->y;
+	float *restrict fax = s->fax, *restrict fay = s->fay;
+	const float *restrict P = s->p, *restrict Pn = s->pn;
+	const float ws = (float)SPH_WALL_N * s->invR, W = s->W, H = s->H;
 	for (int i = i0; i < i1; i++) {
 		const float xi = x[i], yi = y[i];
 		if (!near_wall(s, xi, yi))
@@ -550,9 +543,14 @@ static float relax_finish(sph *s, const sph_sub *c, int i0, int i1)
 		fax[i] = ax;
 		fay[i] = ay;
 	}
-	/* Floating boxes' ghost pushes (sph_body.c): only their candidates have any, in each
-	 * body's cell rows; they are cleared for the next substep once added (a particle two
-	 * bodies share adds its push once, then a zero). */
+}
+
+/* Floating boxes' ghost pushes (sph_body.c): only their candidates have any, in each
+ * body's cell rows; they are cleared for the next substep once added (a particle two
+ * bodies share adds its push once, then a zero). */
+static inline __attribute__((always_inline)) void add_body_ghosts(const sph *s, int i0, int i1)
+{
+	float *restrict fax = s->fax, *restrict fay = s->fay;
 	for (int b = 0; b < s->nfloat; b++) {
 		const sph_rows r = s->bodies[b].rows;
 		float *restrict bfx = s->bfx, *restrict bfy = s->bfy;
@@ -568,80 +566,117 @@ static float relax_finish(sph *s, const sph_sub *c, int i0, int i1)
 			}
 		}
 	}
-	/* Then per particle, relax_pos; without obstacles the tank clamp is all there is. */
-	if (c->nobst == 0) {
+}
+
+/* Without obstacles: relax_pos, then the tank clamp, which is all the containment there is. */
+static inline __attribute__((always_inline)) void relax_clamped(const sph *s, const relax_k *r,
+								int i0, int i1)
+{
+	const float *restrict x = s->x, *restrict y = s->y, *restrict vx = s->vx,
+			      *restrict vy = s->vy;
+	float *restrict x2 = s->x2, *restrict y2 = s->y2;
+	const float *restrict fax = s->fax, *restrict fay = s->fay;
+	const float *restrict fsw = s->fsw, *restrict fsvx = s->fsvx, *restrict fsvy = s->fsvy;
+	const float dt = r->dt, dt2 = r->dt2, mu = r->mu, dmax2 = r->dmax2, x1 = r->x1, y1 = r->y1;
 #pragma omp simd
-		for (int i = i0; i < i1; i++) {
-			float nx, ny;
-			relax_pos(x[i], y[i], vx[i], vy[i], fax[i], fay[i], fsw[i], fsvx[i],
-				  fsvy[i], dt, dt2, mu, dmax2, &nx, &ny);
-			x2[i] = tp_clampf(nx, SPH_WALL_EPS, x1);
-			y2[i] = tp_clampf(ny, SPH_WALL_EPS, y1);
+	for (int i = i0; i < i1; i++) {
+		float nx, ny;
+		relax_pos(x[i], y[i], vx[i], vy[i], fax[i], fay[i], fsw[i], fsvx[i], fsvy[i], dt,
+			  dt2, mu, dmax2, &nx, &ny);
+		x2[i] = tp_clampf(nx, SPH_WALL_EPS, x1);
+		y2[i] = tp_clampf(ny, SPH_WALL_EPS, y1);
+	}
+}
+
+/* Which of the n positions (rx, ry) are inside some obstacle, into in[] (in_obstacle(),
+ * lane by lane: push_out's own test, vectorised); returns 1 if any is. */
+static inline __attribute__((always_inline)) int in_obstacles(const sph_sub *c, const float *rx,
+							      const float *ry, int n, int *in)
+{
+	int any = 0;
+	for (int b = 0; b < c->nobst; b++) {
+		const float ocx = c->cur[b].cx, ocy = c->cur[b].cy, oc = c->cur[b].cos_a,
+			    os = c->cur[b].sin_a, ohx = c->cur[b].hx, ohy = c->cur[b].hy;
+#pragma omp simd reduction(| : any)
+		for (int l = 0; l < n; l++) {
+			const float dx = rx[l] - ocx, dy = ry[l] - ocy;
+			const float lx = oc * dx + os * dy, ly = -os * dx + oc * dy;
+			const int t = (fabsf(lx) < ohx) & (fabsf(ly) < ohy);
+			in[l] |= t;
+			any |= t;
 		}
 	}
-	/* With obstacles, blocks of particles: most particles are in no obstacle, and for them
-	 * collide() comes down to the tank clamp. The block is clamped, tested against the
-	 * obstacles with push_out's own test (the same float operations, vectorised), and only
-	 * a block with a particle inside one takes the scalar collision loop (the same numbers
-	 * either way). With floating boxes, the push-outs are kept for their contact impulses:
-	 * cdx, cdy are zero but where a block flagged in cflag has one (sph_bodies_contacts
-	 * reads and clears them). */
+	return any;
+}
+
+/* With obstacles, particles [b0, b1), a block of at most SPH_OBST_BLOCK: most particles
+ * are in no obstacle, and for them collide() comes down to the tank clamp. The block is
+ * clamped, tested against the obstacles, and only a block with a particle inside one
+ * takes the scalar collision loop (the same numbers either way). With floating boxes, the
+ * push-outs are kept for their contact impulses: cdx, cdy are zero but where a block
+ * flagged in cflag has one (sph_bodies_contacts reads and clears them). */
+static inline __attribute__((always_inline)) void relax_block(sph *s, const sph_sub *c,
+							      const relax_k *r, int b0, int b1)
+{
+	const float *restrict x = s->x, *restrict y = s->y, *restrict vx = s->vx,
+			      *restrict vy = s->vy;
+	float *restrict x2 = s->x2, *restrict y2 = s->y2;
+	const float *restrict fax = s->fax, *restrict fay = s->fay;
+	const float *restrict fsw = s->fsw, *restrict fsvx = s->fsvx, *restrict fsvy = s->fsvy;
+	const float dt = r->dt, dt2 = r->dt2, mu = r->mu, dmax2 = r->dmax2, x1 = r->x1, y1 = r->y1;
 	const int fl = s->nfloat != 0;
 	float *restrict cdx = s->cdx, *restrict cdy = s->cdy;
-	for (int b0 = i0; c->nobst && b0 < i1; b0 += SPH_OBST_BLOCK) {
-		const int b1 = imin(b0 + SPH_OBST_BLOCK, i1);
-		float rx[SPH_OBST_BLOCK] = { 0 }, ry[SPH_OBST_BLOCK] = { 0 }; /* before the clamp */
-		int moved = 0;                                /* some push-out in the block */
+	float rx[SPH_OBST_BLOCK] = { 0 }, ry[SPH_OBST_BLOCK] = { 0 }; /* before the clamp */
+	int moved = 0; /* some push-out in the block */
 #pragma omp simd reduction(| : moved)
-		for (int i = b0; i < b1; i++) {
-			float nx, ny;
-			relax_pos(x[i], y[i], vx[i], vy[i], fax[i], fay[i], fsw[i], fsvx[i],
-				  fsvy[i], dt, dt2, mu, dmax2, &nx, &ny);
-			const float cx = tp_clampf(nx, SPH_WALL_EPS, x1),
-				    cy = tp_clampf(ny, SPH_WALL_EPS, y1);
-			rx[i - b0] = nx;
-			ry[i - b0] = ny;
-			x2[i] = cx;
-			y2[i] = cy;
-			moved |= (cx != nx) | (cy != ny);
-		}
-		for (int i = b0; fl && moved && i < b1; i++) { /* the tank's push-outs */
-			cdx[i] = x2[i] - rx[i - b0];
-			cdy[i] = y2[i] - ry[i - b0];
-		}
-		int any = 0, in[SPH_OBST_BLOCK] = { 0 }; /* in_obstacle(), lane by lane */
-		for (int b = 0; b < c->nobst; b++) {
-			const float ocx = c->cur[b].cx, ocy = c->cur[b].cy, oc = c->cur[b].c,
-				    os = c->cur[b].s, ohx = c->cur[b].hx, ohy = c->cur[b].hy;
-#pragma omp simd reduction(| : any)
-			for (int i = b0; i < b1; i++) {
-				const float dx = rx[i - b0] - ocx, dy = ry[i - b0] - ocy;
-				const float lx = oc * dx + os * dy, ly = -os * dx + oc * dy;
-				const int t = (fabsf(lx) < ohx) & (fabsf(ly) < ohy);
-				in[i - b0] |= t;
-				any |= t;
-			}
-		}
-		for (int i = b0; any && i < b1; i++) {
-			const float ox = rx[i - b0], oy = ry[i - b0];
-			if (!in[i - b0])
-				continue; /* clamped already */
-			x2[i] = ox;
-			y2[i] = oy;
-			collide(s, c, x[i] - dt * vx[i], y[i] - dt * vy[i], &x2[i], &y2[i], NULL,
-				NULL);
-			if (fl) {
-				cdx[i] = x2[i] - ox;
-				cdy[i] = y2[i] - oy;
-				moved = 1;
-			}
-		}
-		/* flag the contact scan's blocks this one overlaps (a block of it may be
-		 * another thread's too: both only ever store 1, and sph_bodies_contacts clears) */
-		for (int g = b0 / SPH_CONTACT_BLOCK;
-		     fl && moved && g <= (b1 - 1) / SPH_CONTACT_BLOCK; g++)
-			__atomic_store_n(&s->cflag[g], (uint8_t)1, __ATOMIC_RELAXED);
+	for (int i = b0; i < b1; i++) {
+		float nx, ny;
+		relax_pos(x[i], y[i], vx[i], vy[i], fax[i], fay[i], fsw[i], fsvx[i], fsvy[i], dt,
+			  dt2, mu, dmax2, &nx, &ny);
+		const float cx = tp_clampf(nx, SPH_WALL_EPS, x1), cy = tp_clampf(ny, SPH_WALL_EPS, y1);
+		rx[i - b0] = nx;
+		ry[i - b0] = ny;
+		x2[i] = cx;
+		y2[i] = cy;
+		moved |= (cx != nx) | (cy != ny);
 	}
+	for (int i = b0; fl && moved && i < b1; i++) { /* the tank's push-outs */
+		cdx[i] = x2[i] - rx[i - b0];
+		cdy[i] = y2[i] - ry[i - b0];
+	}
+	int in[SPH_OBST_BLOCK] = { 0 };
+	const int any = in_obstacles(c, rx, ry, b1 - b0, in);
+	for (int i = b0; any && i < b1; i++) {
+		const float ox = rx[i - b0], oy = ry[i - b0];
+		if (!in[i - b0])
+			continue; /* clamped already */
+		x2[i] = ox;
+		y2[i] = oy;
+		collide(s, c, x[i] - dt * vx[i], y[i] - dt * vy[i], &x2[i], &y2[i], NULL, NULL);
+		if (fl) {
+			cdx[i] = x2[i] - ox;
+			cdy[i] = y2[i] - oy;
+			moved = 1;
+		}
+	}
+	/* flag the contact scan's blocks this one overlaps (a block of it may be another
+	 * thread's too: both only ever store 1, and sph_bodies_contacts clears) */
+	for (int g = b0 / SPH_CONTACT_BLOCK; fl && moved && g <= (b1 - 1) / SPH_CONTACT_BLOCK; g++)
+		__atomic_store_n(&s->cflag[g], (uint8_t)1, __ATOMIC_RELAXED);
+}
+
+/* The velocities from the displacements, v = (x - x_start) / dt, capped; returns the
+ * largest squared speed. */
+static inline __attribute__((always_inline)) float relax_velocities(const sph *s, const relax_k *r,
+								    int i0, int i1)
+{
+	const float *restrict x = s->x, *restrict y = s->y, *restrict vx = s->vx,
+			      *restrict vy = s->vy;
+	const float *restrict x2 = s->x2, *restrict y2 = s->y2;
+	float *restrict vx2 = s->vx2, *restrict vy2 = s->vy2;
+	const float idt = r->idt;
+	const sph_k k = sph_consts(s);
+	float vm2 = 0;
 #pragma omp simd reduction(max : vm2)
 	for (int i = i0; i < i1; i++) {
 		float ux = vx[i] + (x2[i] - x[i]) * idt, uy = vy[i] + (y2[i] - y[i]) * idt;
@@ -652,6 +687,34 @@ static float relax_finish(sph *s, const sph_sub *c, int i0, int i1)
 		vm2 = v2 > vm2 ? v2 : vm2;
 	}
 	return vm2;
+}
+
+/*
+ * Relaxed model, step 2: double density relaxation, gathered per particle (a Jacobi
+ * form of Clavet's loop, whose pair (i, j) moves i by -D/2 with P_i and again with P_j):
+ *     dx_i = -dt^2 sum_j [ (P_i + P_j)/2 q + (Pn_i + Pn_j)/2 q^2 ] r_ij / r
+ *            + dt^2 [ Pg_i f_w(d) + Pn_i fn_w(d) ] n_wall  (for each wall within R)
+ * with Pg_i = max(P_i + p_b, 0) - Pn_i sum fn_w / sum f_w (ghost_p, sph_impl.h): the
+ * particle's non-negative pressure less the ghosts' cohesive offset
+ * and seed 004's viscosity from velocity differences, as a velocity change
+ *     dv_i = -dt mu sum_j (v_i - v_j) q / max(rho_j, rho0)               (mu in 1/s)
+ * x = x~ + dx_i + dt dv_i, then obstacles and tank, then v = (x - x_start) / dt.
+ * Returns the largest squared speed of particles [i0, i1).
+ */
+SPH_CLONES
+static float relax_finish(sph *s, const sph_sub *c, int i0, int i1)
+{
+	const float dt = c->dt;
+	const relax_k r = { .dt = dt, .dt2 = dt * dt, .idt = 1.0f / dt, .mu = (float)s->viscosity,
+			    .dmax2 = SPH_RELAX_MAX_PUSH2 * s->R * s->R,
+			    .x1 = s->W - SPH_WALL_EPS, .y1 = s->H - SPH_WALL_EPS };
+	add_wall_ghosts(s, i0, i1);
+	add_body_ghosts(s, i0, i1);
+	if (c->nobst == 0)
+		relax_clamped(s, &r, i0, i1);
+	for (int b0 = i0; c->nobst && b0 < i1; b0 += SPH_OBST_BLOCK)
+		relax_block(s, c, &r, b0, imin(b0 + SPH_OBST_BLOCK, i1));
+	return relax_velocities(s, &r, i0, i1);
 }
 
 static float relax_chunk(sph *s, const sph_sub *c, int avx2, int k0, int k1)

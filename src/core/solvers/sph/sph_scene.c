@@ -8,14 +8,12 @@
 #include "solvers/sph/sph_impl.h"
 #include "util/trig.h"
 
-#define SQRT3_2 0.86602540378443864676
-
 static int inside_obstacle0(const sph *s, double x, double y)
 {
 	for (int b = 0; b < s->nobst; b++) {
 		const sph_obst *o = &s->obst_sub0[b];
 		double dx = x - o->cx, dy = y - o->cy;
-		double lx = o->c * dx + o->s * dy, ly = -o->s * dx + o->c * dy;
+		double lx = o->cos_a * dx + o->sin_a * dy, ly = -o->sin_a * dx + o->cos_a * dy;
 		if (fabs(lx) < o->hx && fabs(ly) < o->hy)
 			return 1;
 	}
@@ -30,7 +28,7 @@ static void add_particle(sph *s, double x, double y, double vx, double vy)
 		s->lost++;
 		return;
 	}
-	const double eps = 0.01;
+	const double eps = 0.01; /* px from the walls, as SPH_WALL_EPS (in double here) */
 	int i = s->n++;
 	s->x[i] = (float)fmin(fmax(x, eps), s->W - eps);
 	s->y[i] = (float)fmin(fmax(y, eps), s->H - eps);
@@ -42,7 +40,7 @@ static void add_particle(sph *s, double x, double y, double vx, double vy)
  * and to the obstacles at t = 0. Returns the number of particles. */
 long sph_fill_block(sph *s, const scene_block *b, int place)
 {
-	const double sp = s->s, dy = sp * SQRT3_2;
+	const double sp = s->spacing_f, dy = sp * SPH_SQRT3_2;
 	double x0 = b->x - s->org_x, y0 = b->y - s->org_y;
 	long count = 0;
 	if (s->turning) {
@@ -86,7 +84,7 @@ long sph_fill_block(sph *s, const scene_block *b, int place)
 /* A disc of radius r on the lattice centred at local (cx, cy); at least one particle. */
 long sph_fill_disc(sph *s, double cx, double cy, double r, double vx, double vy, int place)
 {
-	const double sp = s->s, dy = sp * SQRT3_2;
+	const double sp = s->spacing_f, dy = sp * SPH_SQRT3_2;
 	int J = (int)(r / dy), I = (int)(r / sp) + 1;
 	long count = 0;
 	for (int j = -J; j <= J; j++)
@@ -180,10 +178,10 @@ void sph_obst_from_pose(const sph *s, int b, const tp_box_pose *p, double ox, do
 		tp_sincos_deg(a, &sn, &cs);
 		o->cx = (float)lx;
 		o->cy = (float)ly;
-		o->c = (float)cs;
-		o->s = (float)-sn;
-		o->hx = (float)(0.5 * sb->size[0] + 0.5 * s->s);
-		o->hy = (float)(0.5 * sb->size[1] + 0.5 * s->s);
+		o->cos_a = (float)cs;
+		o->sin_a = (float)-sn;
+		o->hx = (float)(0.5 * sb->size[0] + 0.5 * s->spacing_f);
+		o->hy = (float)(0.5 * sb->size[1] + 0.5 * s->spacing_f);
 		o->vx = (float)ux;
 		o->vy = (float)uy;
 		*angle = a;
@@ -192,10 +190,10 @@ void sph_obst_from_pose(const sph *s, int b, const tp_box_pose *p, double ox, do
 	tp_sincos_deg(p->angle, &sn, &cs);
 	o->cx = (float)(p->x - ox);
 	o->cy = (float)(p->y - oy);
-	o->c = (float)cs;
-	o->s = (float)-sn;
-	o->hx = (float)(0.5 * sb->size[0] + 0.5 * s->s);
-	o->hy = (float)(0.5 * sb->size[1] + 0.5 * s->s);
+	o->cos_a = (float)cs;
+	o->sin_a = (float)-sn;
+	o->hx = (float)(0.5 * sb->size[0] + 0.5 * s->spacing_f);
+	o->hy = (float)(0.5 * sb->size[1] + 0.5 * s->spacing_f);
 	o->vx = (float)(p->vx - tvx);
 	o->vy = (float)(p->vy - tvy);
 	*angle = p->angle;
@@ -211,8 +209,8 @@ void sph_obst_lerp(const sph *s, const double *a0, const double *a1, double f, s
 		out[b] = *q;
 		out[b].cx = (float)(p->cx + f * (q->cx - p->cx));
 		out[b].cy = (float)(p->cy + f * (q->cy - p->cy));
-		out[b].c = (float)cs;
-		out[b].s = (float)-sn;
+		out[b].cos_a = (float)cs;
+		out[b].sin_a = (float)-sn;
 	}
 }
 
