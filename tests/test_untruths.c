@@ -70,9 +70,9 @@ Test(untruths, did_you_mean_for_commands_and_solvers)
 
 Test(untruths, threads_zero_means_all_cores_and_says_so)
 {
-	cr_assert_eq(run_tp(outpath, NULL, "render --help"), 0);
+	cr_assert_eq(run_tp(outpath, errpath, "render --help"), 0, "%s", slurp(errpath));
 	OUT_HAS("0 or absent: all cores");
-	cr_assert_eq(run_tp(outpath, NULL, "cache --help"), 0);
+	cr_assert_eq(run_tp(outpath, errpath, "cache --help"), 0, "%s", slurp(errpath));
 	OUT_HAS("0 or absent: all cores");
 	cr_assert_eq(run_tp(NULL, errpath,
 			    "render tests/data/tiny.json --frames 2 --threads 0 -o null -q"),
