@@ -88,10 +88,10 @@ def steps(a):
         elif os.path.isdir(folder) and len(glob.glob(os.path.join(folder, "disp_*.exr"))) == 64:
             break
     grew = sorted(set(seen))
-    # wall-clock gaps depend on the machine's load, so what is required is that the event
-    # loop ran many times and saw the bake at several stages (a blocking bake is seen
-    # at none)
-    check(len(grew) >= 4 and ticks >= 10,
+    # wall-clock gaps and the tick count depend on the machine's load (CI's make test saw 8
+    # ticks, gaps of 1.55 s, with every check running at once), so what is required is
+    # that the event loop saw the bake at several stages (a blocking bake is seen at none)
+    check(len(grew) >= 4,
           "the interface runs while it bakes: %d timer ticks, the longest gap %.2f s, the "
           "frames seen growing through %d values (%s...)" % (ticks, gap, len(grew), grew[:6]))
     yield 0.5
