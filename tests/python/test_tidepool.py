@@ -232,9 +232,8 @@ def test_plain_import_after_make_install(tmp_path):
     prefix = tmp_path / "prefix"
     site = prefix / "lib" / ("python%d.%d" % sys.version_info[:2]) / "site-packages"
     # Another PREFIX recompiles main.o and avload.o (the paths built in) and relinks the
-    # program: in a copy of the build (mtimes kept, so nothing else is rebuilt), never in
-    # the shared one that the other suites are running at the same time.
-    # What install reads, by name: the other suites write elsewhere in BUILD meanwhile.
+    # program, so install runs on a copy of what it reads (mtimes kept: nothing else is
+    # rebuilt), never on the shared build the other suites run, and write in, meanwhile.
     build = tmp_path / "build"
     build.mkdir()
     for name in ("obj", "gen"):
