@@ -462,11 +462,12 @@ Test(sph_implicit, a_resting_column_settles_at_every_allowed_value, .init = one_
 static const double mm_T[] = {0.832, 1.219, 1.997, 2.547}, mm_Z[] = {1.217, 1.474, 2.292, 2.995};
 
 /* A dam break (a column 60 px wide and 120 high against the left wall of a 240 x 150 tank)
- * at spacings 2, 3 and 4, the front the rightmost particle plus half a spacing. Measured:
- * 14 to 20% ahead of Martin & Moyce at every spacing (the relaxed model, whose water starts by
- * compressing and holds its surface in tension, is within 8%): the issue's 5% is NOT met, and
- * this test bounds what holds now (ahead by at most 22%, the three spacings within 3% of
- * each other: the front has converged in the spacing). Through the flow the mean
+ * at spacings 2, 3 and 4, the front the rightmost particle plus half a spacing. Measured
+ * with no-slip walls in the viscosity: 7 to 16% ahead of Martin & Moyce at every spacing,
+ * most of it from the first instants (free slip: 14 to 20%; the relaxed model, whose water
+ * starts by compressing and holds its surface in tension, is within 8%): the issue's 5% is
+ * NOT met, and this test bounds what holds now (ahead by at most 17%, the three spacings
+ * within 3% of each other: the front has converged in the spacing). Through the flow the mean
  * compression stays under 1% (measured 0.04-0.7%); the densest particle is under 2% at
  * spacings 2 and 3 but reaches 12% at spacing 4 at T = 0.83 (the issue asks 3%: not met;
  * bounded here at 15%). */
@@ -499,7 +500,7 @@ Test(sph_implicit, the_dam_break_front_against_martin_and_moyce, .init = one_thr
 				"spacing %g, T = %.3f: Z = %.3f, Martin & Moyce %.3f (%+.1f%%); "
 				"mean compression %.4f, densest %+.4f",
 				sps[k], mm_T[m], z[k][m], mm_Z[m], 100 * e, derr, top);
-			cr_expect(e > -0.05 && e < 0.22,
+			cr_expect(e > -0.05 && e < 0.17,
 				  "spacing %g, T %g: Z %.3f, Martin & Moyce %.3f", sps[k], mm_T[m],
 				  z[k][m], mm_Z[m]);
 			cr_expect_lt(derr, 0.01, "spacing %g, T %g: mean compression %g", sps[k],

@@ -11,7 +11,8 @@
  *     grad_i W_ij = gk (q / r) r_ij                                       (points to j)
  * with gk = 2 / R (the derivative of q^2) scaled so that the resting lattice gives a linear
  * field's gradient exactly (sph.c: it is 3% more).
- * Tank walls are mirrors (cluster_sums): the neighbours' images count as neighbours.
+ * Tank walls are mirrors (cluster_sums): the neighbours' images count as neighbours
+ * (free slip, but no slip in the viscosity).
  * Floating boxes are Akinci et al. 2012's boundary in its continuum limit (sph_body.c): the
  * fluid missing beyond a face at distance d adds rho_w(d) to the density and its gradient
  * G_b, and pushes with the particle's own pressure.
@@ -103,14 +104,15 @@ typedef float lanes6[6][SPH_LANES];
 		if (!(wl | wr | wt | wb))                                                          \
 			break;                                                                     \
 		const float fxm = flip * fxj, fym = flip * fyj;                                    \
+		const float fxt = tflip * fxj, fyt = tflip * fyj;                                  \
 		if (wl)                                                                            \
-			TERMS(-xj, yj, fxm, fyj);                                                  \
+			TERMS(-xj, yj, fxm, fyt);                                                  \
 		if (wr)                                                                            \
-			TERMS(2 * W - xj, yj, fxm, fyj);                                           \
+			TERMS(2 * W - xj, yj, fxm, fyt);                                           \
 		if (wt)                                                                            \
-			TERMS(xj, -yj, fxj, fym);                                                  \
+			TERMS(xj, -yj, fxt, fym);                                                  \
 		if (wb)                                                                            \
-			TERMS(xj, 2 * H - yj, fxj, fym);                                           \
+			TERMS(xj, 2 * H - yj, fxt, fym);                                           \
 		if (wl && wt)                                                                      \
 			TERMS(-xj, -yj, fxm, fym);                                                 \
 		if (wl && wb)                                                                      \
@@ -142,10 +144,13 @@ static inline void cluster_walls(const sph *s, const sph_cluster *c, int *wl, in
 /*
  * The tank walls are mirrors: a particle within R of a wall also sees the images of its
  * neighbours reflected in it (and in both walls at a corner), with their density, their
- * pressure and their velocity and acceleration mirrored (free slip). The water beyond a
- * wall is then exactly the water before it, so a wall holds any pressure the water has
- * without pushing or pulling a particle along it, and no table is needed. An image is
- * never nearer than its original, so a particle's candidates hold every image it sees.
+ * pressure and their velocity and acceleration mirrored (free slip), except in the
+ * viscosity, which sees the images' velocity reversed (no slip: a wall holds the water
+ * beside it back, as a real tank's does: it brought the dam break's front 4-8 points of
+ * Martin and Moyce closer, docs/sph.md). The water beyond a wall is then exactly the water
+ * before it, so a wall holds any pressure the water has without pushing or pulling a
+ * particle along it, and no table is needed. An image is never nearer than its original,
+ * so a particle's candidates hold every image it sees.
  */
 SPH_CLONES
 static void cluster_sums(const sph *s, const sph_cluster *c, int mode, float *restrict gc, lanes6 o)
@@ -160,6 +165,8 @@ static void cluster_sums(const sph *s, const sph_cluster *c, int mode, float *re
 	else if (mode == P_GRAD_P)
 		fx = s->p, fy = s->p;
 	const float flip = mode == P_GRAD_P ? 1.0f : -1.0f; /* a vector's normal part flips */
+	/* ... and in the viscosity's velocities its tangential part too: no slip */
+	const float tflip = mode == P_DENSITY ? -1.0f : 1.0f;
 	float xi[SPH_LANES], yi[SPH_LANES], fxi[SPH_LANES], fyi[SPH_LANES];
 	float a0[SPH_LANES] = {0}, a1[SPH_LANES] = {0}, a2[SPH_LANES] = {0};
 	float a3[SPH_LANES] = {0}, a4[SPH_LANES] = {0}, a5[SPH_LANES] = {0};
@@ -224,6 +231,7 @@ static void cluster_sums_cached(const sph *s, const sph_cluster *c, int mode,
 	const float *fx = mode == P_DOT_VADV ? s->vax : mode == P_DOT_AP ? s->apx : s->p;
 	const float *fy = mode == P_DOT_VADV ? s->vay : mode == P_DOT_AP ? s->apy : s->p;
 	const float flip = mode == P_GRAD_P ? 1.0f : -1.0f; /* a vector's normal part flips */
+	const float tflip = 1.0f; /* (the viscosity is the density pass's) */
 	v8f xi, yi, a0 = {0}, a1 = {0}, a2 = {0};
 	memcpy(&xi, x + c->i0, sizeof xi);
 	memcpy(&yi, y + c->i0, sizeof yi);
