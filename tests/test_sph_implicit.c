@@ -462,11 +462,12 @@ Test(sph_implicit, a_resting_column_settles_at_every_allowed_value, .init = one_
 static const double mm_T[] = {0.832, 1.219, 1.997, 2.547}, mm_Z[] = {1.217, 1.474, 2.292, 2.995};
 
 /* A dam break (a column 60 px wide and 120 high against the left wall of a 240 x 150 tank)
- * at spacings 2, 3 and 4, the front the rightmost particle plus half a spacing. Measured:
- * 14 to 20% ahead of Martin & Moyce at every spacing (the relaxed model, whose water starts by
- * compressing and holds its surface in tension, is within 8%): the issue's 5% is NOT met, and
- * this test bounds what holds now (ahead by at most 22%, the three spacings within 3% of
- * each other: the front has converged in the spacing). Through the flow the mean
+ * at spacings 2, 3 and 4, the front the rightmost particle plus half a spacing. Measured
+ * with no-slip walls in the viscosity: 7 to 16% ahead of Martin & Moyce at every spacing,
+ * most of it from the first instants (free slip: 14 to 20%; the relaxed model, whose water
+ * starts by compressing and holds its surface in tension, is within 8%): the issue's 5% is
+ * NOT met, and this test bounds what holds now (ahead by at most 17%, the three spacings
+ * within 3% of each other: the front has converged in the spacing). Through the flow the mean
  * compression stays under 1% (measured 0.04-0.7%); the densest particle is under 2% at
  * spacings 2 and 3 but reaches 12% at spacing 4 at T = 0.83 (the issue asks 3%: not met;
  * bounded here at 15%). */
@@ -499,7 +500,7 @@ Test(sph_implicit, the_dam_break_front_against_martin_and_moyce, .init = one_thr
 				"spacing %g, T = %.3f: Z = %.3f, Martin & Moyce %.3f (%+.1f%%); "
 				"mean compression %.4f, densest %+.4f",
 				sps[k], mm_T[m], z[k][m], mm_Z[m], 100 * e, derr, top);
-			cr_expect(e > -0.05 && e < 0.22,
+			cr_expect(e > -0.05 && e < 0.17,
 				  "spacing %g, T %g: Z %.3f, Martin & Moyce %.3f", sps[k], mm_T[m],
 				  z[k][m], mm_Z[m]);
 			cr_expect_lt(derr, 0.01, "spacing %g, T %g: mean compression %g", sps[k],
@@ -514,4 +515,92 @@ Test(sph_implicit, the_dam_break_front_against_martin_and_moyce, .init = one_thr
 			cr_expect_lt(fabs(z[k][m] / z[0][m] - 1), 0.03,
 				     "T %g: Z %.3f at spacing %g, %.3f at 2", mm_T[m], z[k][m],
 				     sps[k], z[0][m]);
+}
+
+/* The area the water covers: over columns one spacing wide, from the floor to the top
+ * particle raised by half a row (dy = spacing sqrt(3)/2: a particle stands for spacing x dy
+ * of the lattice), for water whose surface has one height a column. *topgap gets the mean
+ * gap between the two highest particles of a column, in rows (1 on the lattice). */
+static double water_area(const sph *s, double *topgap)
+{
+	const double sp = s->spacing_f, dy = sp * sqrt(3.0) / 2;
+	const int nc = (int)ceil(s->W / sp);
+	double *top = malloc(sizeof(double) * 2 * (size_t)nc), area = 0, gap = 0;
+	cr_assert(top);
+	for (int c = 0; c < 2 * nc; c++)
+		top[c] = INFINITY;
+	for (int i = 0; i < s->n; i++) {
+		int c = (int)(s->x[i] / sp);
+		c = c < 0 ? 0 : c >= nc ? nc - 1 : c;
+		if (s->y[i] < top[2 * c]) {
+			top[2 * c + 1] = top[2 * c];
+			top[2 * c] = s->y[i];
+		} else if (s->y[i] < top[2 * c + 1]) {
+			top[2 * c + 1] = s->y[i];
+		}
+	}
+	int ng = 0;
+	for (int c = 0; c < nc; c++) {
+		if (isfinite(top[2 * c]))
+			area += sp * (s->H - (top[2 * c] - 0.5 * dy));
+		if (isfinite(top[2 * c + 1])) {
+			gap += (top[2 * c + 1] - top[2 * c]) / dy;
+			ng++;
+		}
+	}
+	*topgap = ng ? gap / ng : 0;
+	free(top);
+	return area;
+}
+
+/* The volume: the dam break of the Martin & Moyce test left to settle for 12 s, then the
+ * area its pool covers (water_area, over the whole tank width, averaged over its 10th to
+ * 12th second: the pool still sloshes a little, which moves water from side to side but not
+ * its mean depth) against the particle count times the lattice's area per particle.
+ * Measured: 2.9, 4.4 and 5.6% short at spacings 2, 3 and 4, half a row of the pool's depth
+ * each time: the top particles sink into the row below (the gap between a column's two
+ * highest particles is 0.3 rows instead of 1; every gap below is within 3% of a row), as the
+ * water never pulls (p >= 0) and the row below pushes them up only as they come close. The
+ * issue's 1% is NOT met; this test bounds what holds (at most 7% short, never more than 1%
+ * over, the shortfall shrinking with the spacing) and that the top rows are what is short. */
+Test(sph_implicit, the_dam_break_pool_keeps_its_volume, .init = one_thread, .timeout = 900)
+{
+	const double a = 60, tw = 240, th = 150;
+	const double sps[] = {2, 3, 4};
+	double short_by[3];
+	for (int k = 0; k < 3; k++) {
+		tank t;
+		tank_scene(&t, (int)tw + 20, (int)th + 20, tw, th);
+		implicit(&t);
+		tank_param(&t, "spacing", sps[k]);
+		tank_block(&t, 10, 10 + th - 2 * a, a, 2 * a);
+		tank_open(&t);
+		const sph *s = t.p;
+		const double rest = s->n * s->spacing_f * s->spacing_f * sqrt(3.0) / 2;
+		double area = 0, gap = 0;
+		int m = 0;
+		for (int f = 1; f <= 60 * 12; f++) {
+			cr_assert_eq(tank_step(&t, 1.0 / 60), 0, "%s", t.d->why(t.p));
+			if (f >= 60 * 10 && f % 15 == 0) {
+				double g;
+				area += water_area(s, &g);
+				gap += g;
+				m++;
+			}
+		}
+		area /= m;
+		gap /= m;
+		short_by[k] = 1 - area / rest;
+		cr_log_info("spacing %g: %d particles, rest area %.1f px^2, measured %.1f (%+.2f%%); "
+			    "top gap %.2f rows, mean compression %.4f",
+			    sps[k], s->n, rest, area, 100 * (area / rest - 1), gap,
+			    stat(t.d, t.p, "density_error"));
+		cr_expect(short_by[k] > -0.01 && short_by[k] < 0.07,
+			  "spacing %g: area %.1f against %.1f", sps[k], area, rest);
+		cr_expect_lt(gap, 0.6, "spacing %g: the top rows are %.2f rows apart", sps[k], gap);
+		solver_destroy(t.s);
+	}
+	cr_expect(short_by[0] < short_by[1] && short_by[1] < short_by[2],
+		  "the shortfall %.4f, %.4f, %.4f does not shrink with the spacing", short_by[0],
+		  short_by[1], short_by[2]);
 }

@@ -11,7 +11,8 @@
  *     grad_i W_ij = gk (q / r) r_ij                                       (points to j)
  * with gk = 2 / R (the derivative of q^2) scaled so that the resting lattice gives a linear
  * field's gradient exactly (sph.c: it is 3% more).
- * Tank walls are mirrors (cluster_sums): the neighbours' images count as neighbours.
+ * Tank walls are mirrors (cluster_sums): the neighbours' images count as neighbours
+ * (free slip, but no slip in the viscosity).
  * Floating boxes are Akinci et al. 2012's boundary in its continuum limit (sph_body.c): the
  * fluid missing beyond a face at distance d adds rho_w(d) to the density and its gradient
  * G_b, and pushes with the particle's own pressure.
@@ -37,6 +38,7 @@
  */
 #include <math.h>
 #include <omp.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "solvers/sph/sph_impl.h"
@@ -63,10 +65,13 @@ enum { P_DENSITY, P_DOT_VADV, P_GRAD_P, P_DOT_AP };
  * (vax, vay) or (apx, apy). P_GRAD_P: o1,o2 = sum_j p_j grad W_ij. */
 typedef float lanes6[6][SPH_LANES];
 
-/* The terms of one neighbour (or image) at (xj, yj) carrying (fxj, fyj), lane by lane. */
+/* The terms of one neighbour (or image) at (xj, yj) carrying (fxj, fyj), lane by lane;
+ * gw goes to the cache gc, if any, at entry e (then e moves on). */
 #define LANE_TERMS(XJ, YJ, FXJ, FYJ)                                                               \
 	do {                                                                                       \
 		const float xj_ = (XJ), yj_ = (YJ), fxm_ = (FXJ), fym_ = (FYJ);                    \
+		float *restrict ge_ = gc ? gc + e : tmp;                                           \
+		e += SPH_LANES;                                                                    \
 		_Pragma("omp simd") for (int l = 0; l < SPH_LANES; l++)                            \
 		{                                                                                  \
 			const float dx = xj_ - xi[l], dy = yj_ - yi[l], r2 = dx * dx + dy * dy;    \
@@ -74,6 +79,7 @@ typedef float lanes6[6][SPH_LANES];
 			float q = 1.0f - r * invR;                                                 \
 			q = q > 0.0f ? q : 0.0f;                                                   \
 			const float gw = k2 * q / r; /* grad W_ij = gw r_ij */                     \
+			ge_[l] = gw;                                                               \
 			if (mode == P_DENSITY) {                                                   \
 				a0[l] += q * q;                                                    \
 				a1[l] += gw * dx;                                                  \
@@ -90,16 +96,64 @@ typedef float lanes6[6][SPH_LANES];
 		}                                                                                  \
 	} while (0)
 
+/* TERMS for candidate j at (xj, yj) with (fxj, fyj) and then its images in the walls the
+ * cluster sees (wl, wr, wt, wb), in one fixed order: the cache's. */
+#define WITH_IMAGES(TERMS)                                                                         \
+	do {                                                                                       \
+		TERMS(xj, yj, fxj, fyj);                                                           \
+		if (!(wl | wr | wt | wb))                                                          \
+			break;                                                                     \
+		const float fxm = flip * fxj, fym = flip * fyj;                                    \
+		const float fxt = tflip * fxj, fyt = tflip * fyj;                                  \
+		if (wl)                                                                            \
+			TERMS(-xj, yj, fxm, fyt);                                                  \
+		if (wr)                                                                            \
+			TERMS(2 * W - xj, yj, fxm, fyt);                                           \
+		if (wt)                                                                            \
+			TERMS(xj, -yj, fxt, fym);                                                  \
+		if (wb)                                                                            \
+			TERMS(xj, 2 * H - yj, fxt, fym);                                           \
+		if (wl && wt)                                                                      \
+			TERMS(-xj, -yj, fxm, fym);                                                 \
+		if (wl && wb)                                                                      \
+			TERMS(-xj, 2 * H - yj, fxm, fym);                                          \
+		if (wr && wt)                                                                      \
+			TERMS(2 * W - xj, -yj, fxm, fym);                                          \
+		if (wr && wb)                                                                      \
+			TERMS(2 * W - xj, 2 * H - yj, fxm, fym);                                   \
+	} while (0)
+
+/* The walls cluster c's particles (lanes xi, yi) are within R of: 0 or 1 each. */
+static inline void cluster_walls(const sph *s, const sph_cluster *c, int *wl, int *wr, int *wt,
+				 int *wb)
+{
+	float x0 = s->W, x1 = 0, y0 = s->H, y1 = 0;
+	for (int l = 0; l < c->m; l++) {
+		const float xl = s->x[c->i0 + l], yl = s->y[c->i0 + l];
+		x0 = xl < x0 ? xl : x0; /* (as fminf and fmaxf: positions are never NaN here) */
+		x1 = xl > x1 ? xl : x1;
+		y0 = yl < y0 ? yl : y0;
+		y1 = yl > y1 ? yl : y1;
+	}
+	*wl = x0 < s->R;
+	*wr = x1 > s->W - s->R;
+	*wt = y0 < s->R;
+	*wb = y1 > s->H - s->R;
+}
+
 /*
  * The tank walls are mirrors: a particle within R of a wall also sees the images of its
  * neighbours reflected in it (and in both walls at a corner), with their density, their
- * pressure and their velocity and acceleration mirrored (free slip). The water beyond a
- * wall is then exactly the water before it, so a wall holds any pressure the water has
- * without pushing or pulling a particle along it, and no table is needed. An image is
- * never nearer than its original, so a particle's candidates hold every image it sees.
+ * pressure and their velocity and acceleration mirrored (free slip), except in the
+ * viscosity, which sees the images' velocity reversed (no slip: a wall holds the water
+ * beside it back, as a real tank's does: it brought the dam break's front 4-8 points of
+ * Martin and Moyce closer, docs/sph.md). The water beyond a wall is then exactly the water
+ * before it, so a wall holds any pressure the water has without pushing or pulling a
+ * particle along it, and no table is needed. An image is never nearer than its original,
+ * so a particle's candidates hold every image it sees.
  */
 SPH_CLONES
-static void cluster_sums(const sph *s, const sph_cluster *c, int mode, lanes6 o)
+static void cluster_sums(const sph *s, const sph_cluster *c, int mode, float *restrict gc, lanes6 o)
 {
 	const float *restrict x = s->x, *restrict y = s->y;
 	const float invR = s->invR, k2 = s->gk, R = s->R, W = s->W, H = s->H;
@@ -111,47 +165,27 @@ static void cluster_sums(const sph *s, const sph_cluster *c, int mode, lanes6 o)
 	else if (mode == P_GRAD_P)
 		fx = s->p, fy = s->p;
 	const float flip = mode == P_GRAD_P ? 1.0f : -1.0f; /* a vector's normal part flips */
+	/* ... and in the viscosity's velocities its tangential part too: no slip */
+	const float tflip = mode == P_DENSITY ? -1.0f : 1.0f;
 	float xi[SPH_LANES], yi[SPH_LANES], fxi[SPH_LANES], fyi[SPH_LANES];
 	float a0[SPH_LANES] = {0}, a1[SPH_LANES] = {0}, a2[SPH_LANES] = {0};
 	float a3[SPH_LANES] = {0}, a4[SPH_LANES] = {0}, a5[SPH_LANES] = {0};
-	float x0 = W, x1 = 0, y0 = H, y1 = 0;
 	for (int l = 0; l < SPH_LANES; l++) {
 		xi[l] = x[c->i0 + l];
 		yi[l] = y[c->i0 + l];
 		fxi[l] = fx[c->i0 + l];
 		fyi[l] = fy[c->i0 + l];
-		if (l < c->m) {
-			x0 = fminf(x0, xi[l]);
-			x1 = fmaxf(x1, xi[l]);
-			y0 = fminf(y0, yi[l]);
-			y1 = fmaxf(y1, yi[l]);
-		}
 	}
 	/* the walls this cluster sees: 0 none, else the mirror's offset (x' = m - x) */
-	const int wl = x0<R, wr = x1> W - R, wt = y0<R, wb = y1> H - R;
+	int wl, wr, wt, wb;
+	cluster_walls(s, c, &wl, &wr, &wt, &wb);
+	(void)R;
+	float tmp[SPH_LANES]; /* gw's sink without a cache */
+	int64_t e = 0;        /* the cache's entry */
 	for (int g = 0; g < c->n; g++)
 		for (int j = c->a[g]; j < c->b[g]; j++) {
 			const float xj = x[j], yj = y[j], fxj = fx[j], fyj = fy[j];
-			LANE_TERMS(xj, yj, fxj, fyj);
-			if (!(wl | wr | wt | wb))
-				continue;
-			const float fxm = flip * fxj, fym = flip * fyj;
-			if (wl)
-				LANE_TERMS(-xj, yj, fxm, fyj);
-			if (wr)
-				LANE_TERMS(2 * W - xj, yj, fxm, fyj);
-			if (wt)
-				LANE_TERMS(xj, -yj, fxj, fym);
-			if (wb)
-				LANE_TERMS(xj, 2 * H - yj, fxj, fym);
-			if (wl && wt)
-				LANE_TERMS(-xj, -yj, fxm, fym);
-			if (wl && wb)
-				LANE_TERMS(-xj, 2 * H - yj, fxm, fym);
-			if (wr && wt)
-				LANE_TERMS(2 * W - xj, -yj, fxm, fym);
-			if (wr && wb)
-				LANE_TERMS(2 * W - xj, 2 * H - yj, fxm, fym);
+			WITH_IMAGES(LANE_TERMS);
 		}
 	for (int l = 0; l < SPH_LANES; l++) {
 		o[0][l] = a0[l];
@@ -161,6 +195,60 @@ static void cluster_sums(const sph *s, const sph_cluster *c, int mode, lanes6 o)
 		o[4][l] = a4[l];
 		o[5][l] = a5[l];
 	}
+}
+
+/* cluster_sums for the solve's passes (P_DOT_VADV, P_GRAD_P, P_DOT_AP) from the cached gw
+ * (the density pass's, for the same positions: the same floats, without the square root
+ * and the division), in eight-lane vectors whose sums stay in registers: lane by lane the
+ * same operations in the same order, so the same bits. */
+typedef float v8f __attribute__((vector_size(SPH_LANES * sizeof(float))));
+
+#define CACHED_GRAD_P(XJ, YJ, FXJ, FYJ)                                                            \
+	do {                                                                                       \
+		v8f gw;                                                                            \
+		memcpy(&gw, gc + e, sizeof gw);                                                    \
+		e += SPH_LANES;                                                                    \
+		const v8f dx = (XJ) - xi, dy = (YJ) - yi, pg = (FXJ) * gw;                        \
+		(void)(FYJ);                                                                       \
+		a1 += pg * dx;                                                                     \
+		a2 += pg * dy;                                                                     \
+	} while (0)
+#define CACHED_DOT(XJ, YJ, FXJ, FYJ)                                                               \
+	do {                                                                                       \
+		v8f gw;                                                                            \
+		memcpy(&gw, gc + e, sizeof gw);                                                    \
+		e += SPH_LANES;                                                                    \
+		const v8f dx = (XJ) - xi, dy = (YJ) - yi;                                          \
+		a0 += gw * ((FXJ) * dx + (FYJ) * dy);                                              \
+	} while (0)
+
+SPH_CLONES
+static void cluster_sums_cached(const sph *s, const sph_cluster *c, int mode,
+				const float *restrict gc, lanes6 o)
+{
+	const float *restrict x = s->x, *restrict y = s->y;
+	const float W = s->W, H = s->H;
+	const float *fx = mode == P_DOT_VADV ? s->vax : mode == P_DOT_AP ? s->apx : s->p;
+	const float *fy = mode == P_DOT_VADV ? s->vay : mode == P_DOT_AP ? s->apy : s->p;
+	const float flip = mode == P_GRAD_P ? 1.0f : -1.0f; /* a vector's normal part flips */
+	const float tflip = 1.0f; /* (the viscosity is the density pass's) */
+	v8f xi, yi, a0 = {0}, a1 = {0}, a2 = {0};
+	memcpy(&xi, x + c->i0, sizeof xi);
+	memcpy(&yi, y + c->i0, sizeof yi);
+	int wl, wr, wt, wb;
+	cluster_walls(s, c, &wl, &wr, &wt, &wb);
+	int64_t e = 0;
+	for (int g = 0; g < c->n; g++)
+		for (int j = c->a[g]; j < c->b[g]; j++) {
+			const float xj = x[j], yj = y[j], fxj = fx[j], fyj = fy[j];
+			if (mode == P_GRAD_P)
+				WITH_IMAGES(CACHED_GRAD_P);
+			else
+				WITH_IMAGES(CACHED_DOT);
+		}
+	memcpy(o[0], &a0, sizeof a0);
+	memcpy(o[1], &a1, sizeof a1);
+	memcpy(o[2], &a2, sizeof a2);
 }
 
 typedef struct pass_ctx {
@@ -241,9 +329,48 @@ static void finish(sph *s, const pass_ctx *pc, int i0, int i1)
 	}
 }
 
+/* Lays out the substep's cache of gw (sph.gwc): each cluster's candidates times the
+ * images it sees (itself and up to eight), SPH_LANES floats each. Returns 0, or -1 if it
+ * cannot be had (the passes then compute gw each time: the same bits, slower). */
+static int gw_plan(sph *s)
+{
+	const int nc = s->nclusters;
+	if (s->gwoff_cap < nc + 1) {
+		int64_t *o = realloc(s->gwoff, (size_t)(nc + 1) * sizeof *o);
+		if (!o)
+			return -1;
+		s->gwoff = o;
+		s->gwoff_cap = nc + 1;
+	}
+	int64_t total = 0;
+	for (int k = 0; k < nc; k++) {
+		const sph_cluster *c = &s->clusters[k];
+		int wl, wr, wt, wb;
+		cluster_walls(s, c, &wl, &wr, &wt, &wb);
+		const int64_t nimg = 1 + wl + wr + wt + wb + (wl & wt) + (wl & wb) + (wr & wt) +
+				     (wr & wb);
+		int64_t cand = 0;
+		for (int g = 0; g < c->n; g++)
+			cand += c->b[g] - c->a[g];
+		s->gwoff[k] = total;
+		total += cand * nimg * SPH_LANES;
+	}
+	s->gwoff[nc] = total;
+	if (total > s->gwc_cap) {
+		const int64_t cap = total + total / 4;
+		float *g = realloc(s->gwc, (size_t)cap * sizeof *g);
+		if (!g)
+			return -1;
+		s->gwc = g;
+		s->gwc_cap = cap;
+	}
+	return 0;
+}
+
 /* One neighbour pass of the given mode over all clusters, each particle's sums stored
- * where its finishing step reads them, then the finishing step. */
-static void pass(sph *s, const sph_sub *c, int mode, float dt)
+ * where its finishing step reads them, then the finishing step. With `cache` (gw_plan
+ * laid it out for these positions) the density pass writes gw and the others read it. */
+static void pass(sph *s, const sph_sub *c, int mode, float dt, int cache)
 {
 	const pass_ctx pc = {.c = c, .mode = mode, .dt = dt};
 #pragma omp parallel if (s->n >= SPH_PAR_MIN)
@@ -253,7 +380,10 @@ static void pass(sph *s, const sph_sub *c, int mode, float dt)
 		lanes6 o;
 		for (int k = k0; k < k1; k++) {
 			const sph_cluster *cl = &s->clusters[k];
-			cluster_sums(s, cl, mode, o);
+			if (cache && mode != P_DENSITY)
+				cluster_sums_cached(s, cl, mode, s->gwc + s->gwoff[k], o);
+			else
+				cluster_sums(s, cl, mode, cache ? s->gwc + s->gwoff[k] : NULL, o);
 			for (int l = 0; l < cl->m; l++) {
 				const int i = cl->i0 + l;
 				switch (mode) {
@@ -303,7 +433,7 @@ static double mean_err(sph *s)
 
 void sph_iisph_density(sph *s)
 {
-	pass(s, NULL, P_DENSITY, 0);
+	pass(s, NULL, P_DENSITY, 0, 0);
 }
 
 /* The last step: velocities, positions, containment, and the push-outs kept for the
@@ -348,18 +478,19 @@ double sph_iisph_substep(sph *s, const sph_sub *c)
 	s->p = s->ptmp;
 	s->ptmp = t;
 
-	pass(s, c, P_DENSITY, dt);
-	pass(s, c, P_DOT_VADV, dt);
+	const int cache = gw_plan(s) == 0;
+	pass(s, c, P_DENSITY, dt, cache);
+	pass(s, c, P_DOT_VADV, dt, cache);
 	int it = 0;
 	double err = INFINITY;
 	for (;;) {
-		pass(s, c, P_GRAD_P, dt);
+		pass(s, c, P_GRAD_P, dt, cache);
 		if ((it >= II_MIN_ITERS && err <= s->tolerance) || it >= s->max_iterations)
 			break;
 		if (s->cancel && *s->cancel)
 			return 0; /* the step is abandoned (sph_step checks the flag) */
 		/* perr holds the dot sums here; finish turns them into errors */
-		pass(s, c, P_DOT_AP, dt);
+		pass(s, c, P_DOT_AP, dt, cache);
 		t = s->p;
 		s->p = s->ptmp;
 		s->ptmp = t;

@@ -240,6 +240,10 @@ typedef struct sph {
 	float *perr;        /* each particle's predicted compression */
 	float *ptmp;        /* p reordered with the particles */
 	float gk;           /* the gradient's constant: grad W_ij = gk q / r r_ij */
+	float *gwc;         /* the substep's gw of every (cluster, candidate or image, lane) */
+	int64_t gwc_cap;    /* ... its floats */
+	int64_t *gwoff;     /* nclusters + 1: where each cluster's run of gwc starts */
+	int gwoff_cap;
 	const volatile sig_atomic_t *cancel; /* the step's cancel flag (NULL: none) */
 	int iters_last;     /* sweeps of the last substep's solve */
 	double iters_sum;   /* ... summed over the last step, for the stats */

@@ -61,7 +61,7 @@ void sph_uninit(void *priv)
 			 &s->rho, &s->rhon, &s->p, &s->pn, &s->irho, &s->field, &s->wx, &s->wy,
 			 &s->fax, &s->fay, &s->fsw, &s->fsvx, &s->fsvy, &s->gfx, &s->gfy, &s->gbx,
 			 &s->gby, &s->gg, &s->vbg, &s->aii, &s->src, &s->apx, &s->apy, &s->vax,
-			 &s->vay, &s->perr, &s->ptmp };
+			 &s->vay, &s->perr, &s->ptmp, &s->gwc };
 	for (size_t i = 0; i < sizeof fa / sizeof fa[0]; i++) {
 		free(*fa[i]);
 		*fa[i] = NULL;
@@ -73,6 +73,10 @@ void sph_uninit(void *priv)
 	free(s->cwork);
 	free(s->clusters2);
 	free(s->cwork2);
+	free(s->gwoff);
+	s->gwoff = NULL;
+	s->gwoff_cap = 0;
+	s->gwc_cap = 0;
 	s->skey = NULL;
 	s->clusters = s->clusters2 = NULL;
 	s->cwork = s->cwork2 = NULL;
