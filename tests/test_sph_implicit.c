@@ -380,9 +380,10 @@ Test(sph_implicit, dense_boxes_sink_bodies_do_not_overlap_and_rest_stays_rest, .
 			most = fmax(most, hypot(sp->bodies[0].x - x0, sp->bodies[0].y - y0));
 		}
 		cr_log_info("a box at rest moved at most %.2f px over 2 s", most);
-		/* Not yet at rest: it rocks and drifts 3.5 px (the issue asks for none; a body
-		 * feels the water one substep late). This bound only catches worse. */
-		cr_expect_lt(most, 5.0, "a box at rest in still water moved %.2f px", most);
+		/* Not yet at rest: it rocks and drifts 1.6 px (3.5 px with free-slip walls, whose
+		 * pool sloshed longer; the issue asks for none; a body feels the water one substep
+		 * late). This bound only catches worse. */
+		cr_expect_lt(most, 2.5, "a box at rest in still water moved %.2f px", most);
 		solver_destroy(t.s);
 	}
 	sph_substep_hook = NULL;
