@@ -329,6 +329,10 @@ static void finish(sph *s, const pass_ctx *pc, int i0, int i1)
 	}
 }
 
+#define II_CACHE_MAX 1024
+
+int sph_iisph_cache = 1;
+
 /* Lays out the substep's cache of gw (sph.gwc): each cluster's candidates times the
  * images it sees (itself and up to eight), SPH_LANES floats each. Returns 0, or -1 if it
  * cannot be had (the passes then compute gw each time: the same bits, slower). */
@@ -356,6 +360,10 @@ static int gw_plan(sph *s)
 		total += cand * nimg * SPH_LANES;
 	}
 	s->gwoff[nc] = total;
+	/* Typically 50-100 floats a particle; a collapse that packs the water into a few cells
+	 * would ask for n^2: beyond II_CACHE_MAX floats a particle, no cache. */
+	if (total > (int64_t)II_CACHE_MAX * s->n)
+		return -1;
 	if (total > s->gwc_cap) {
 		const int64_t cap = total + total / 4;
 		float *g = realloc(s->gwc, (size_t)cap * sizeof *g);
@@ -478,7 +486,7 @@ double sph_iisph_substep(sph *s, const sph_sub *c)
 	s->p = s->ptmp;
 	s->ptmp = t;
 
-	const int cache = gw_plan(s) == 0;
+	const int cache = sph_iisph_cache && gw_plan(s) == 0;
 	pass(s, c, P_DENSITY, dt, cache);
 	pass(s, c, P_DOT_VADV, dt, cache);
 	int it = 0;

@@ -277,6 +277,8 @@ static inline sph_frame frame_at(const sph *s, double cx, double cy, double deg,
 /* Tests only: called after every substep of sph_step (NULL: nothing is called). */
 extern void (*sph_substep_hook)(const sph *s, void *ctx);
 extern void *sph_substep_ctx;
+/* Tests only: 0 turns the implicit solve's gradient cache off (sph_iisph.c; the same bits). */
+extern int sph_iisph_cache;
 
 /* sph_scene.c: particles from the scene, in the tank frame */
 /* Particles of a block (place = 0: only counts them), clipped to the tank and the
