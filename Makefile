@@ -422,7 +422,7 @@ check: $(BIN) $(MAN) $(TEST_BIN) $(SHLIB)
 		TP_CLIENT_FLAGS="$(CFLAGS) $(LDFLAGS)" $(TEST_BIN) $(TESTFLAGS)
 
 .PHONY: check-sph-grid
-# The sph implicit model's Archimedes grid (54 floating boxes; about an hour on one core).
+# The sph implicit model's Archimedes grid (54 floating boxes; about 10 minutes on one core).
 check-sph-grid: $(TEST_BIN)
 	TP_SPH_GRID=1 $(TEST_BIN) --filter 'sph_implicit_grid/*' --verbose
 

@@ -245,7 +245,7 @@ Test(sph_implicit, floating_boxes_settle_at_the_draft_archimedes_gives, .init = 
 Test(sph_implicit_grid, archimedes_over_the_whole_grid, .init = one_thread, .timeout = 7200)
 {
 	if (!getenv("TP_SPH_GRID"))
-		cr_skip_test("the whole grid takes an hour: make check-sph-grid");
+		cr_skip_test("the whole grid takes about 10 minutes: make check-sph-grid");
 	static const double dens[] = {0.25, 0.5, 0.75}, depth[] = {70, 140, 280}, tw[] = {300, 600};
 	static const double box[][2] = {{40, 20}, {60, 30}, {120, 60}};
 	const char *only = getenv("TP_SPH_GRID_TANK"); /* e.g. 300: only that width */
