@@ -14,6 +14,9 @@ BENCH="$BUILD/tidepool-bench"
 if [ -z "${OMP_WAIT_POLICY:-}" ] && [ -z "${GOMP_SPINCOUNT:-}" ]; then
 	export GOMP_SPINCOUNT=5000
 fi
+for f in "$TP" "$BENCH"; do
+	[ -x "$f" ] || { echo "bench: $f is missing (make first, or: make bench)" >&2; exit 2; }
+done
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT INT TERM
 

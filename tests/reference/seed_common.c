@@ -75,8 +75,27 @@ void ref_drop(const ref_pool *p, int32_t **bufs, int n, double x, double y, doub
 	}
 	double e = strength * p->unit;
 	int k = images(p);
-	for (int cy = 0; cy < p->h; cy++)
-		for (int cx = 0; cx < p->w; cx++) {
+	/* Only the rows and columns some image of the disc reaches (|dy| < r for some ky, and
+	 * likewise x), in the same order as a sweep of every cell: the cells skipped get
+	 * nothing, so the result is the same, at the cost of the disc rather than the grid
+	 * (the bench's seed port places a storm's 336 drops with this). */
+	int *cols = malloc((size_t)p->w * sizeof *cols), nc = 0;
+	if (!cols)
+		abort();
+	for (int cx = 0; cx < p->w; cx++)
+		for (int kx = -k; kx <= k; kx++)
+			if (fabs(cx + kx * p->w + 0.5 - x) < r) {
+				cols[nc++] = cx;
+				break;
+			}
+	for (int cy = 0; cy < p->h; cy++) {
+		int hit = 0;
+		for (int ky = -k; ky <= k && !hit; ky++)
+			hit = fabs(cy + ky * p->h + 0.5 - y) < r;
+		if (!hit)
+			continue;
+		for (int q = 0; q < nc; q++) {
+			const int cx = cols[q];
 			if (!is_active(p, cx, cy))
 				continue;
 			for (int ky = -k; ky <= k; ky++)
@@ -90,6 +109,8 @@ void ref_drop(const ref_pool *p, int32_t **bufs, int n, double x, double y, doub
 							       rounded(e * (1.0 - d / r)));
 				}
 		}
+	}
+	free(cols);
 }
 
 void ref_sponge(const ref_pool *p, int32_t *buf, const int32_t *base)
