@@ -481,6 +481,19 @@ Test(sph_implicit, a_resting_column_settles_at_every_allowed_value, .init = one_
  * as read by PySPH's db_exp_data.py): the front z/a against T = t sqrt(2 g / a), up to T = 3. */
 static const double mm_T[] = {0.832, 1.219, 1.997, 2.547}, mm_Z[] = {1.217, 1.474, 2.292, 2.995};
 
+/* Their set-up in pixels: a column MM_A wide and 2 MM_A high against the left wall of a
+ * 240 x 150 tank, the implicit model at `spacing`, opened. */
+#define MM_A 60.0
+static void mm_dam(tank *t, double spacing)
+{
+	const double tw = 240, th = 150;
+	tank_scene(t, (int)tw + 20, (int)th + 20, tw, th);
+	implicit(t);
+	tank_param(t, "spacing", spacing);
+	tank_block(t, 10, 10 + th - 2 * MM_A, MM_A, 2 * MM_A);
+	tank_open(t);
+}
+
 /* A dam break (a column 60 px wide and 120 high against the left wall of a 240 x 150 tank)
  * at spacings 2, 3 and 4, the front the rightmost particle plus half a spacing. Measured
  * with no-slip walls in the viscosity: 7 to 16% ahead of Martin & Moyce at every spacing,
@@ -493,16 +506,12 @@ static const double mm_T[] = {0.832, 1.219, 1.997, 2.547}, mm_Z[] = {1.217, 1.47
  * bounded here at 15%). */
 Test(sph_implicit, the_dam_break_front_against_martin_and_moyce, .init = one_thread, .timeout = 900)
 {
-	const double a = 60, tw = 240, th = 150;
+	const double a = MM_A;
 	const double sps[] = {2, 3, 4};
 	double z[3][4];
 	for (int k = 0; k < 3; k++) {
 		tank t;
-		tank_scene(&t, (int)tw + 20, (int)th + 20, tw, th);
-		implicit(&t);
-		tank_param(&t, "spacing", sps[k]);
-		tank_block(&t, 10, 10 + th - 2 * a, a, 2 * a);
-		tank_open(&t);
+		mm_dam(&t, sps[k]);
 		const sph *s = t.p;
 		const double g = fabs(s->gravity);
 		for (int m = 0; m < 4; m++) {
@@ -585,16 +594,11 @@ static double water_area(const sph *s, double *topgap)
  * over, the shortfall shrinking with the spacing) and that the top rows are what is short. */
 Test(sph_implicit, the_dam_break_pool_keeps_its_volume, .init = one_thread, .timeout = 900)
 {
-	const double a = 60, tw = 240, th = 150;
 	const double sps[] = {2, 3, 4};
 	double short_by[3];
 	for (int k = 0; k < 3; k++) {
 		tank t;
-		tank_scene(&t, (int)tw + 20, (int)th + 20, tw, th);
-		implicit(&t);
-		tank_param(&t, "spacing", sps[k]);
-		tank_block(&t, 10, 10 + th - 2 * a, a, 2 * a);
-		tank_open(&t);
+		mm_dam(&t, sps[k]);
 		const sph *s = t.p;
 		const double rest = s->n * s->spacing_f * s->spacing_f * sqrt(3.0) / 2;
 		double area = 0, gap = 0;

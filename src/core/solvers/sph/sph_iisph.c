@@ -156,7 +156,7 @@ SPH_CLONES
 static void cluster_sums(const sph *s, const sph_cluster *c, int mode, float *restrict gc, lanes6 o)
 {
 	const float *restrict x = s->x, *restrict y = s->y;
-	const float invR = s->invR, k2 = s->gk, R = s->R, W = s->W, H = s->H;
+	const float invR = s->invR, k2 = s->gk, W = s->W, H = s->H;
 	const float *fx = s->vx, *fy = s->vy;
 	if (mode == P_DOT_VADV)
 		fx = s->vax, fy = s->vay;
@@ -179,7 +179,6 @@ static void cluster_sums(const sph *s, const sph_cluster *c, int mode, float *re
 	/* the walls this cluster sees: 0 none, else the mirror's offset (x' = m - x) */
 	int wl, wr, wt, wb;
 	cluster_walls(s, c, &wl, &wr, &wt, &wb);
-	(void)R;
 	float tmp[SPH_LANES]; /* gw's sink without a cache */
 	int64_t e = 0;        /* the cache's entry */
 	for (int g = 0; g < c->n; g++)
