@@ -382,7 +382,7 @@ Test(refract_aa, footprint_boxes_are_their_equations)
 		int ss;
 		uint32_t *sat = render_aa_sat(bgx, W, H, wrap, &ss);
 		cr_assert(sat);
-		const render_aa a = {W, H, wrap, (W + 1) * 4, bgx, 0, NULL, sat, ss, {0, 1, 1}};
+		const render_aa a = {W, H, wrap, (W + 1) * 4, bgx, 0, NULL, sat, ss, {0, 1, 1, 1}};
 		long checked = 0;
 		for (int y = 0; y < H; y++)
 			for (int x = 0; x < W; x++) {
@@ -510,4 +510,42 @@ Test(refract_aa, no_isolated_bright_pixels_on_ring_highlights, .timeout = 300)
 	cr_expect_gt(unfiltered, 0, "the unfiltered highlight has isolated bright pixels");
 	free(ref);
 	free(a);
+}
+
+/* The steep pixels with many lookups are drawn from a window of the background held in
+ * registers (refract_aa.c's window_pixel) where their taps fit in it: the same bytes as
+ * the lookups 16 pixels at a time, on a storm, with and without the flat-colour skip,
+ * and with forced counts (7 x 7 and 16 x 16 on every pixel); and the window draws a
+ * good share of them (on a CPU with AVX-512 BW and VNNI: elsewhere it never runs). */
+Test(refract_aa, window_lookups_are_the_same_bytes, .timeout = 300)
+{
+	const int W = 960, H = 540;
+	const size_t bytes = (size_t)W * H * 3;
+	uint8_t *on = malloc(bytes), *off = malloc(bytes);
+	cr_assert(on && off);
+	tp_scene *s = load("tests/bench/storm_ripple.json", W, H, NULL);
+	static const int force[] = {0, 7, 16};
+	for (int flat = 0; flat < 2; flat++)
+		for (int f = 0; f < 3; f++) {
+			if (flat && f)
+				continue;
+			render_set_antialias_flat(!flat);
+			const long before = render_aa_window_pixels();
+			render_with(s, 30, -1, force[f], on);
+			const long drawn = render_aa_window_pixels() - before;
+			render_set_antialias_window(0);
+			render_with(s, 30, -1, force[f], off);
+			render_set_antialias_window(1);
+			render_set_antialias_flat(1);
+			cr_assert_eq(memcmp(on, off, bytes), 0, "force %d, flat skip %s", force[f],
+				     flat ? "off" : "on");
+			cr_log_info("force %d, flat skip %s: %ld pixels from the window", force[f],
+				    flat ? "off" : "on", drawn);
+			if (tp_cpu_flags() & TP_CPU_FLAG_AVX512VNNI)
+				cr_assert_gt(drawn, f ? (long)W * H / 4 : 2000,
+					     "force %d: the window drew %ld pixels", force[f], drawn);
+		}
+	tp_scene_free(s);
+	free(on);
+	free(off);
 }

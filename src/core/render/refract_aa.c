@@ -37,10 +37,15 @@
  * count. The steep pixels of a run are grouped by N and shaded 16 at a time in AVX-512
  * (shade16_avx512) or 8 at a time in AVX2 (shade8_avx2), one lane a pixel: the plain
  * loop's float operations lane by lane and its integer sums; the plain loop elsewhere.
- * tests/test_refract_aa.c checks they give the same bytes, with wrap and forced counts.
+ * In AVX-512 a pixel of N >= AA_WIN_MIN is first offered to window_pixel, whose lanes are
+ * its own lookups and whose taps come from 8 x 4 texels of the background held in two
+ * registers (most such pixels' lookups fit): the same sums without a scalar load a tap
+ * pair. tests/test_refract_aa.c checks they all give the same bytes, with wrap and forced
+ * counts.
  */
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -229,11 +234,21 @@ int render_aa_flat(const render_aa *a, int y, int xs, int n, const render_aa_off
 static float pos_tab[RENDER_AA_MAX_FORCE + 1][RENDER_AA_MAX_FORCE];
 static pthread_once_t pos_once = PTHREAD_ONCE_INIT;
 
+/* The same N x N subsamples in one list, v outer (window_pixel's lanes), padded with
+ * zeros to a multiple of 16. */
+static float win_u[RENDER_AA_MAX_FORCE + 1][RENDER_AA_MAX_FORCE * RENDER_AA_MAX_FORCE],
+	win_v[RENDER_AA_MAX_FORCE + 1][RENDER_AA_MAX_FORCE * RENDER_AA_MAX_FORCE];
+
 static void pos_init(void)
 {
 	for (int N = 1; N <= RENDER_AA_MAX_FORCE; N++)
 		for (int i = 0; i < N; i++)
 			pos_tab[N][i] = ((float)i + 0.5f) / (float)N - 0.5f;
+	for (int N = 1; N <= RENDER_AA_MAX_FORCE; N++)
+		for (int k = 0; k < N * N; k++) {
+			win_u[N][k] = pos_tab[N][k % N];
+			win_v[N][k] = pos_tab[N][k / N];
+		}
 }
 
 /* The N x N lookups of the pixel at column x (entry c of the offsets), summed into acc:
@@ -275,6 +290,14 @@ static void shade_pixel_c(const render_aa *a, int x, int y, int c, int N,
 					  p[a->bs + 4 + k] * w11;
 		}
 	}
+}
+
+/* How many pixels window_pixel has drawn (render_aa_window_pixels). */
+static atomic_long window_pixels; /* render_aa_window_pixels */
+
+long render_aa_window_pixels(void)
+{
+	return atomic_load(&window_pixels);
 }
 
 #ifdef __x86_64__
@@ -421,6 +444,165 @@ shade16_avx512(const render_aa *a, int y, int xs, int N, const int32_t idx[16],
 	_mm512_storeu_si512(sum[0], _mm512_permutex2var_epi32(rg_lo, even, rg_hi));
 	_mm512_storeu_si512(sum[1], _mm512_permutex2var_epi32(rg_lo, odd, rg_hi));
 	_mm512_storeu_si512(sum[2], _mm512_permutex2var_epi32(b_lo, even, b_hi));
+}
+
+/*
+ * One pixel's N x N lookups from a window of the background held in registers, for the
+ * larger N (N >= AA_WIN_MIN): lanes are the pixel's own lookups (16 at a time), not 16
+ * pixels of the row. The lookups of one pixel land within a few texels of each other, so
+ * the 8 x 4 texels [X, X + 8) x [Y, Y + 4) around them (128 bytes, two registers: rows
+ * Y, Y + 1 and Y + 2, Y + 3) usually hold every tap; each lookup's two pairs of taps are
+ * then picked out of those registers by word permutes (vpermi2w: a pair is 4 words at
+ * word (y0 - Y) 16 + (x0 - X) 2, the bottom pair 16 words on) instead of two scalar loads
+ * each. The positions and weights are shade16_avx512's (offset_at with the lane's u, v:
+ * the same float operations), the taps the same bytes and the sums the same integer
+ * sums, so the pixel is the same bytes. Returns 0 (and draws nothing) where the taps
+ * spread wider than the window, or with wrap; shade16_avx512 then takes the pixel.
+ */
+#define AA_WIN_MIN 4 /* (3, 5 and 6 took more of a storm's time: a profile's samples) */
+typedef struct acc16 { /* lane sums: R, G in rg_lo (lanes 0-7) and rg_hi, B in b_lo, b_hi */
+	__m512i rg_lo, rg_hi, b_lo, b_hi;
+} acc16;
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) static int
+window_pixel(const render_aa *a, int x, int y, int c, int N, const render_aa_offsets *o,
+	     uint32_t col[3])
+{
+	const int nn = N * N, nb = (nn + 15) / 16;
+	const int w = a->w, hgt = a->hgt;
+	if (a->wrap || w < 7 || hgt < 3)
+		return 0;
+	const float *pu = win_u[N], *pv = win_v[N];
+	__m512 nb_[2][3][3];
+	for (int k = 0; k < 2; k++)
+		for (int r = 0; r < 3; r++)
+			for (int d = 0; d < 3; d++)
+				nb_[k][r][d] = _mm512_set1_ps(o->row[r][k][c - 1 + d]);
+	const __m512 zero = _mm512_setzero_ps(), one = _mm512_set1_ps(1.0f);
+	const __m512 eight = _mm512_set1_ps(8.0f), half = _mm512_set1_ps(0.5f);
+	const __m512 hix = _mm512_set1_ps((float)w - 1.0f), hiy = _mm512_set1_ps((float)hgt - 1.0f);
+	const __m512 fx = _mm512_set1_ps((float)x), fy = _mm512_set1_ps((float)y);
+	const __m512i sign = _mm512_set1_epi32(0x7fffffff), seven = _mm512_set1_epi32(7);
+	__m512i QX[RENDER_AA_MAX_FORCE * RENDER_AA_MAX_FORCE / 16],
+		QY[RENDER_AA_MAX_FORCE * RENDER_AA_MAX_FORCE / 16];
+	__m512i lo = _mm512_set1_epi32(INT32_MAX), hi = _mm512_set1_epi32(INT32_MIN);
+	__m512i loy = lo, hiy_ = hi;
+	for (int b = 0; b < nb; b++) {
+		const __m512 u = _mm512_loadu_ps(pu + 16 * b), v = _mm512_loadu_ps(pv + 16 * b);
+		const __mmask16 ul = _mm512_cmp_ps_mask(u, zero, _CMP_LT_OQ),
+				vl = _mm512_cmp_ps_mask(v, zero, _CMP_LT_OQ);
+		const __m512 wu = _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(u), sign)),
+			     wv = _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(v), sign));
+		const __m512 wu1 = _mm512_sub_ps(one, wu), wv1 = _mm512_sub_ps(one, wv);
+		__m512 of[2];
+		for (int k = 0; k < 2; k++) { /* offset_at: the sides of u and v per lane */
+			const __m512 mx = _mm512_mask_blend_ps(ul, nb_[k][1][2], nb_[k][1][0]);
+			const __m512 ec = _mm512_mask_blend_ps(vl, nb_[k][2][1], nb_[k][0][1]);
+			const __m512 ex = _mm512_mask_blend_ps(
+				ul, _mm512_mask_blend_ps(vl, nb_[k][2][2], nb_[k][0][2]),
+				_mm512_mask_blend_ps(vl, nb_[k][2][0], nb_[k][0][0]));
+			const __m512 top = _mm512_add_ps(_mm512_mul_ps(wu1, nb_[k][1][1]),
+							 _mm512_mul_ps(wu, mx));
+			const __m512 bot = _mm512_add_ps(_mm512_mul_ps(wu1, ec), _mm512_mul_ps(wu, ex));
+			of[k] = _mm512_add_ps(_mm512_mul_ps(wv1, top), _mm512_mul_ps(wv, bot));
+		}
+		/* look16's positions without wrap */
+		const __m512 sx = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(fx, of[0]), zero), hix);
+		const __m512 sy = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(fy, of[1]), zero), hiy);
+		QX[b] = _mm512_cvttps_epi32(_mm512_add_ps(_mm512_mul_ps(sx, eight), half));
+		QY[b] = _mm512_cvttps_epi32(_mm512_add_ps(_mm512_mul_ps(sy, eight), half));
+		const __mmask16 valid = (__mmask16)(nn - 16 * b >= 16 ? 0xFFFF
+							       : (1u << (nn - 16 * b)) - 1);
+		const __m512i x0 = _mm512_srai_epi32(QX[b], 3), y0 = _mm512_srai_epi32(QY[b], 3);
+		lo = _mm512_mask_min_epi32(lo, valid, lo, x0);
+		hi = _mm512_mask_max_epi32(hi, valid, hi, x0);
+		loy = _mm512_mask_min_epi32(loy, valid, loy, y0);
+		hiy_ = _mm512_mask_max_epi32(hiy_, valid, hiy_, y0);
+	}
+	/* the window: [X, X + 8) x [Y, Y + 4) within the stored background (w + 1 columns,
+	 * hgt + 1 rows), holding every lookup's taps x0, x0 + 1 and y0, y0 + 1 */
+	int X = _mm512_reduce_min_epi32(lo), Y = _mm512_reduce_min_epi32(loy);
+	const int X1 = _mm512_reduce_max_epi32(hi), Y1 = _mm512_reduce_max_epi32(hiy_);
+	X = X < w + 1 - 8 ? X : w + 1 - 8;
+	Y = Y < hgt + 1 - 4 ? Y : hgt + 1 - 4;
+	if (X < 0 || Y < 0 || X1 + 1 - X > 7 || Y1 + 1 - Y > 3)
+		return 0;
+	const uint8_t *p0 = a->bgx + (ptrdiff_t)Y * a->bs + 4 * (ptrdiff_t)X;
+	const __m512i wlo = _mm512_inserti64x4(
+		_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)p0)),
+		_mm256_loadu_si256((const __m256i *)(p0 + a->bs)), 1);
+	const __m512i whi = _mm512_inserti64x4(
+		_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(p0 + 2 * a->bs))),
+		_mm256_loadu_si256((const __m256i *)(p0 + 3 * a->bs)), 1);
+	const __m512i k8 = _mm512_set1_epi32(8), XX = _mm512_set1_epi32(X),
+		      YY = _mm512_set1_epi32(Y);
+	const __m512i words = _mm512_set1_epi64(0x0003000200010000LL),
+		      down = _mm512_set1_epi64(0x0010001000100010LL); /* +16 words: a row */
+	const __m512i dup_lo = _mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0),
+		      dup_hi = _mm512_set_epi32(15, 15, 14, 14, 13, 13, 12, 12, 11, 11, 10, 10, 9,
+						9, 8, 8);
+	const __m512i ctl_rg = _mm512_broadcast_i32x4(_mm_setr_epi8(0, -1, 4, -1, 1, -1, 5, -1, 8,
+								    -1, 12, -1, 9, -1, 13, -1)),
+		      ctl_b = _mm512_broadcast_i32x4(_mm_setr_epi8(2, -1, 6, -1, -1, -1, -1, -1, 10,
+								   -1, 14, -1, -1, -1, -1, -1));
+	acc16 ac = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
+		    _mm512_setzero_si512()};
+	for (int b = 0; b < nb; b++) {
+		const __mmask16 valid = (__mmask16)(nn - 16 * b >= 16 ? 0xFFFF
+							       : (1u << (nn - 16 * b)) - 1);
+		const __m512i x0 = _mm512_sub_epi32(_mm512_srai_epi32(QX[b], 3), XX),
+			      y0 = _mm512_sub_epi32(_mm512_srai_epi32(QY[b], 3), YY);
+		const __m512i ax = _mm512_and_si512(QX[b], seven), ay = _mm512_and_si512(QY[b], seven);
+		/* each lane's top pair: words base .. base + 3, base = 16 (y0 - Y) + 2 (x0 - X);
+		 * invalid lanes read word 0 with zero weights */
+		const __m512i base = _mm512_maskz_add_epi32(valid, _mm512_slli_epi32(y0, 4),
+							    _mm512_slli_epi32(x0, 1));
+		__m512i ql = _mm512_cvtepu32_epi64(_mm512_castsi512_si256(base)),
+			qh = _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(base, 1));
+		ql = _mm512_or_si512(ql, _mm512_slli_epi64(ql, 16));
+		ql = _mm512_add_epi64(_mm512_or_si512(ql, _mm512_slli_epi64(ql, 32)), words);
+		qh = _mm512_or_si512(qh, _mm512_slli_epi64(qh, 16));
+		qh = _mm512_add_epi64(_mm512_or_si512(qh, _mm512_slli_epi64(qh, 32)), words);
+		const __m512i t0 = _mm512_permutex2var_epi16(wlo, ql, whi),
+			      t1 = _mm512_permutex2var_epi16(wlo, qh, whi),
+			      b0 = _mm512_permutex2var_epi16(wlo, _mm512_add_epi16(ql, down), whi),
+			      b1 = _mm512_permutex2var_epi16(wlo, _mm512_add_epi16(qh, down), whi);
+		/* look16's weights and sums */
+		const __m512i iax = _mm512_sub_epi32(k8, ax), iay = _mm512_sub_epi32(k8, ay);
+		const __m512i wx = _mm512_or_si512(iax, _mm512_slli_epi32(ax, 16));
+		const __m512i wt = _mm512_maskz_mov_epi32(
+				      valid, _mm512_mullo_epi16(wx, _mm512_or_si512(
+								     iay, _mm512_slli_epi32(iay, 16)))),
+			      wb = _mm512_maskz_mov_epi32(
+				      valid, _mm512_mullo_epi16(wx, _mm512_or_si512(
+								     ay, _mm512_slli_epi32(ay, 16))));
+		const __m512i wtl = _mm512_permutexvar_epi32(dup_lo, wt),
+			      wth = _mm512_permutexvar_epi32(dup_hi, wt),
+			      wbl = _mm512_permutexvar_epi32(dup_lo, wb),
+			      wbh = _mm512_permutexvar_epi32(dup_hi, wb);
+		ac.rg_lo = _mm512_dpwssd_epi32(ac.rg_lo, _mm512_shuffle_epi8(t0, ctl_rg), wtl);
+		ac.rg_lo = _mm512_dpwssd_epi32(ac.rg_lo, _mm512_shuffle_epi8(b0, ctl_rg), wbl);
+		ac.rg_hi = _mm512_dpwssd_epi32(ac.rg_hi, _mm512_shuffle_epi8(t1, ctl_rg), wth);
+		ac.rg_hi = _mm512_dpwssd_epi32(ac.rg_hi, _mm512_shuffle_epi8(b1, ctl_rg), wbh);
+		ac.b_lo = _mm512_dpwssd_epi32(ac.b_lo, _mm512_shuffle_epi8(t0, ctl_b), wtl);
+		ac.b_lo = _mm512_dpwssd_epi32(ac.b_lo, _mm512_shuffle_epi8(b0, ctl_b), wbl);
+		ac.b_hi = _mm512_dpwssd_epi32(ac.b_hi, _mm512_shuffle_epi8(t1, ctl_b), wth);
+		ac.b_hi = _mm512_dpwssd_epi32(ac.b_hi, _mm512_shuffle_epi8(b1, ctl_b), wbh);
+	}
+	/* the lanes' sums: R in the even dwords of rg_*, G in the odd, B in the even of b_*;
+	 * each total is under 2^24 (255 * 64 * 256), so the 64-bit sum of the R, G pairs
+	 * keeps R in its low half and G in its high half */
+	const uint64_t rg = (uint64_t)_mm512_reduce_add_epi64(_mm512_add_epi32(ac.rg_lo, ac.rg_hi));
+	const uint64_t bb = (uint64_t)_mm512_reduce_add_epi64(_mm512_add_epi32(ac.b_lo, ac.b_hi));
+	/* (sum + 32 N^2) / (64 N^2) as finish16_avx512 takes it: in float, exact */
+	const __m128i sum = _mm_setr_epi32((int)(uint32_t)rg, (int)(uint32_t)(rg >> 32),
+					   (int)(uint32_t)bb, 0);
+	const __m128i quo = _mm_cvttps_epi32(
+		_mm_div_ps(_mm_cvtepi32_ps(_mm_add_epi32(sum, _mm_set1_epi32(32 * nn))),
+			   _mm_set1_ps((float)(64 * nn))));
+	col[0] = (uint32_t)_mm_cvtsi128_si32(quo);
+	col[1] = (uint32_t)_mm_extract_epi32(quo, 1);
+	col[2] = (uint32_t)_mm_extract_epi32(quo, 2);
+	return 1;
 }
 
 /* The colours of 16 pixels of N x N lookups from their sums: (sum + 32 N^2) / (64 N^2) in
@@ -600,10 +782,23 @@ void render_aa_shade(const render_aa *a, int y, int xs, int n, const render_aa_o
 		/* the pixels of each N in runs of 16 or 8 (the last run padded with its
 		 * first pixel, drawn once) */
 		int32_t idx[RENDER_AA_MAX_FORCE + 1][256 + 16];
-		int cnt[RENDER_AA_MAX_FORCE + 1] = {0};
-		for (int i = 0; i < n; i++)
-			if (nsub[i])
-				idx[nsub[i]][cnt[nsub[i]]++] = i;
+		int cnt[RENDER_AA_MAX_FORCE + 1] = {0}, win = 0;
+		for (int i = 0; i < n; i++) {
+			const int N = nsub[i];
+			if (!N)
+				continue;
+			if (N >= AA_WIN_MIN && a->vec == 2 && a->checks.aa_window) {
+				uint32_t col[3];
+				if (window_pixel(a, xs + i, y, i + 1, N, o, col)) {
+					put_pixel(out, xs + i, col, lift[i]);
+					win++;
+					continue;
+				}
+			}
+			idx[N][cnt[N]++] = i;
+		}
+		if (win)
+			atomic_fetch_add_explicit(&window_pixels, win, memory_order_relaxed);
 		const int L = a->vec == 2 ? 16 : 8; /* pixels at a time */
 		for (int N = 1; N <= RENDER_AA_MAX_FORCE; N++) {
 			for (int b = 0; b < cnt[N]; b += L) {

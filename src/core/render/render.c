@@ -47,7 +47,7 @@ struct render_ctx {
 	render_checks checks; /* the test switches, also read once */
 };
 
-static atomic_int aa_force, aa_flat = 1, aa_highlight = 1;
+static atomic_int aa_force, aa_flat = 1, aa_highlight = 1, aa_window = 1;
 
 void render_set_antialias(int n)
 {
@@ -62,6 +62,11 @@ void render_set_antialias_flat(int on)
 void render_set_antialias_highlight(int on)
 {
 	atomic_store(&aa_highlight, on);
+}
+
+void render_set_antialias_window(int on)
+{
+	atomic_store(&aa_window, on);
 }
 
 /* RGB background -> RGBX with one extra column and row: a copy of the first (wrap) or
@@ -131,7 +136,8 @@ int render_create(const scene *sc, scene_mode mode, render_ctx **out, tp_err *er
 	r->yuv_rows = tp_yuv420_rows_for(r->cpu_flags);
 	r->checks = (render_checks){.aa_force = atomic_load(&aa_force),
 				    .aa_flat = atomic_load(&aa_flat),
-				    .aa_highlight = atomic_load(&aa_highlight)};
+				    .aa_highlight = atomic_load(&aa_highlight),
+				    .aa_window = atomic_load(&aa_window)};
 	r->w = sc->width;
 	r->h = sc->height;
 	size_t n = (size_t)r->w * (size_t)r->h;

@@ -61,6 +61,7 @@ typedef struct render_checks {
 	int aa_force;     /* render_set_antialias */
 	int aa_flat;      /* render_set_antialias_flat */
 	int aa_highlight; /* render_set_antialias_highlight */
+	int aa_window;    /* render_set_antialias_window */
 } render_checks;
 /* n > 0 draws every pixel of a height field with n x n background lookups (at most
  * RENDER_AA_MAX_FORCE), whatever the scene's render.antialias; 0 (the default) lets the
@@ -73,5 +74,11 @@ void render_set_antialias_flat(int on);
 /* 0 leaves the highlight of steep pixels unfiltered (highlight.c), as before it was; 1
  * (default). */
 void render_set_antialias_highlight(int on);
+/* 0 takes every steep pixel's lookups 16 pixels at a time, also where refract_aa.c's
+ * window_pixel would take one pixel's from a window held in registers (the same bytes);
+ * 1 (default). */
+void render_set_antialias_window(int on);
+/* How many pixels window_pixel has drawn since the process started (for the tests). */
+long render_aa_window_pixels(void);
 
 #endif
