@@ -113,7 +113,18 @@ int render_aa_highlight(const render_hl *p, int n, const render_aa_offsets *o, c
 	float delta[256]; /* n <= 256 (refract.c's CHUNK) */
 	const int forced = p->checks.aa_force;
 	if (!forced) {
-		hl_deltas(p, n, o, delta);
+		/* only the columns from the first steep pixel to the last (a calm scene's
+		 * chunks hold a few steep pixels together): the same values there */
+		int lo = 0, hi = n;
+		while (lo < hi && !steep[lo])
+			lo++;
+		while (hi > lo && !steep[hi - 1])
+			hi--;
+		render_aa_offsets from = *o;
+		for (int r = 0; r < 3; r++)
+			for (int k = 0; k < 2; k++)
+				from.row[r][k] += lo;
+		hl_deltas(p, hi - lo, &from, delta + lo);
 	} else { /* the reference: the mean over all N x N subsamples of a forced count */
 		const float ir = 1.0f / p->R;
 		for (int i = 0; i < n; i++) {

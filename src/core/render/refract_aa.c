@@ -206,10 +206,20 @@ int render_aa_flat(const render_aa *a, int y, int xs, int n, const render_aa_off
 	if (!a->flat || a->checks.aa_force || !a->checks.aa_flat)
 		return 1;
 	float spread[256]; /* n <= 256 (refract.c's CHUNK) */
-	aa_spread(n, o, spread);
+	/* only the columns from the first steep pixel to the last */
+	int lo = 0, hi = n;
+	while (lo < hi && !nsub[lo])
+		lo++;
+	while (hi > lo && !nsub[hi - 1])
+		hi--;
+	render_aa_offsets from = *o;
+	for (int r = 0; r < 3; r++)
+		for (int k = 0; k < 2; k++)
+			from.row[r][k] += lo;
+	aa_spread(hi - lo, &from, spread + lo);
 	int left = 0;
 	const float fw = (float)a->w, fh = (float)a->hgt;
-	for (int i = 0; i < n; i++) {
+	for (int i = lo; i < hi; i++) {
 		if (!nsub[i])
 			continue;
 		const int c = i + 1;
