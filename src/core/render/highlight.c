@@ -115,15 +115,9 @@ int render_aa_highlight(const render_hl *p, int n, const render_aa_offsets *o, c
 	if (!forced) {
 		/* only the columns from the first steep pixel to the last (a calm scene's
 		 * chunks hold a few steep pixels together): the same values there */
-		int lo = 0, hi = n;
-		while (lo < hi && !steep[lo])
-			lo++;
-		while (hi > lo && !steep[hi - 1])
-			hi--;
-		render_aa_offsets from = *o;
-		for (int r = 0; r < 3; r++)
-			for (int k = 0; k < 2; k++)
-				from.row[r][k] += lo;
+		int lo, hi;
+		render_aa_steep_span(steep, n, &lo, &hi);
+		const render_aa_offsets from = render_aa_offsets_from(o, lo);
 		hl_deltas(p, hi - lo, &from, delta + lo);
 	} else { /* the reference: the mean over all N x N subsamples of a forced count */
 		const float ir = 1.0f / p->R;

@@ -286,9 +286,7 @@ static void aa_row(const color_frame *cf, const tp_surface *sf, int y, uint8_t *
 				}
 			}
 			cf->geom(r, &cf->par, y, xs + a, b - a, t);
-			render_aa_offsets from = ofs;
-			for (int k = 0; k < 3; k++)
-				from.row[k][0] += a, from.row[k][1] += a;
+			const render_aa_offsets from = render_aa_offsets_from(&ofs, a);
 			render_aa_highlight(&cf->hl, b - a, &from, steep + a, nsub + a, t.lift);
 			render_aa_shade(&cf->aap, y, xs + a, b - a, &from, nsub + a, t.lift, o);
 			a = b;

@@ -207,15 +207,9 @@ int render_aa_flat(const render_aa *a, int y, int xs, int n, const render_aa_off
 		return 1;
 	float spread[256]; /* n <= 256 (refract.c's CHUNK) */
 	/* only the columns from the first steep pixel to the last */
-	int lo = 0, hi = n;
-	while (lo < hi && !nsub[lo])
-		lo++;
-	while (hi > lo && !nsub[hi - 1])
-		hi--;
-	render_aa_offsets from = *o;
-	for (int r = 0; r < 3; r++)
-		for (int k = 0; k < 2; k++)
-			from.row[r][k] += lo;
+	int lo, hi;
+	render_aa_steep_span(nsub, n, &lo, &hi);
+	const render_aa_offsets from = render_aa_offsets_from(o, lo);
 	aa_spread(hi - lo, &from, spread + lo);
 	int left = 0;
 	const float fw = (float)a->w, fh = (float)a->hgt;
@@ -325,6 +319,52 @@ static inline void aa_neighbours(const render_aa_offsets *o, const int32_t *idx,
 					nb[((k * 3 + r) * 3 + d) * L + p] = o->row[r][k][idx[p] + d];
 }
 
+/* The lanes' sums: R and G in rg_lo (lanes 0-7) and rg_hi (8-15), B in b_lo and b_hi. */
+typedef struct acc16 {
+	__m512i rg_lo, rg_hi, b_lo, b_hi;
+} acc16;
+
+/* One lookup per lane added to its sums from its taps: t0 / b0 the top / bottom pairs of
+ * lanes 0-7, t1 / b1 of lanes 8-15 (each 64-bit lane RGBX RGBX), its 1/8-pixel fractions
+ * ax, ay; lanes outside `valid` add nothing. Bytes are spread to 16-bit pairs (R0 R1 | G0
+ * G1 and B0 B1 | 0 0) and multiplied by the pair of weights (w_0 w_1): vpdpwssd adds R0 w_0
+ * + R1 w_1 into the lookup's R lane, and so on, exactly the integer sums of the plain
+ * loop. */
+__attribute__((target("avx512f,avx512bw,avx512vnni"), always_inline)) static inline void
+taps16(acc16 *ac, __m512i t0, __m512i t1, __m512i b0, __m512i b1, __m512i ax, __m512i ay,
+       __mmask16 valid)
+{
+	const __m512i k8 = _mm512_set1_epi32(8);
+	const __m512i dup_lo = _mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0),
+		      dup_hi = _mm512_set_epi32(15, 15, 14, 14, 13, 13, 12, 12, 11, 11, 10, 10, 9,
+						9, 8, 8);
+	/* per 64-bit lane (bytes 0-7: R0 G0 B0 X0 R1 G1 B1 X1; -1 makes a zero byte) */
+	const __m512i ctl_rg = _mm512_broadcast_i32x4(_mm_setr_epi8(0, -1, 4, -1, 1, -1, 5, -1, 8,
+								    -1, 12, -1, 9, -1, 13, -1)),
+		      ctl_b = _mm512_broadcast_i32x4(_mm_setr_epi8(2, -1, 6, -1, -1, -1, -1, -1, 10,
+								   -1, 14, -1, -1, -1, -1, -1));
+	const __m512i iax = _mm512_sub_epi32(k8, ax), iay = _mm512_sub_epi32(k8, ay);
+	const __m512i wx = _mm512_or_si512(iax, _mm512_slli_epi32(ax, 16));
+	const __m512i wt = _mm512_maskz_mov_epi32(
+			      valid, _mm512_mullo_epi16(wx, _mm512_or_si512(
+							     iay, _mm512_slli_epi32(iay, 16)))),
+		      wb = _mm512_maskz_mov_epi32(
+			      valid, _mm512_mullo_epi16(wx, _mm512_or_si512(
+							     ay, _mm512_slli_epi32(ay, 16))));
+	const __m512i wtl = _mm512_permutexvar_epi32(dup_lo, wt),
+		      wth = _mm512_permutexvar_epi32(dup_hi, wt),
+		      wbl = _mm512_permutexvar_epi32(dup_lo, wb),
+		      wbh = _mm512_permutexvar_epi32(dup_hi, wb);
+	ac->rg_lo = _mm512_dpwssd_epi32(ac->rg_lo, _mm512_shuffle_epi8(t0, ctl_rg), wtl);
+	ac->rg_lo = _mm512_dpwssd_epi32(ac->rg_lo, _mm512_shuffle_epi8(b0, ctl_rg), wbl);
+	ac->rg_hi = _mm512_dpwssd_epi32(ac->rg_hi, _mm512_shuffle_epi8(t1, ctl_rg), wth);
+	ac->rg_hi = _mm512_dpwssd_epi32(ac->rg_hi, _mm512_shuffle_epi8(b1, ctl_rg), wbh);
+	ac->b_lo = _mm512_dpwssd_epi32(ac->b_lo, _mm512_shuffle_epi8(t0, ctl_b), wtl);
+	ac->b_lo = _mm512_dpwssd_epi32(ac->b_lo, _mm512_shuffle_epi8(b0, ctl_b), wbl);
+	ac->b_hi = _mm512_dpwssd_epi32(ac->b_hi, _mm512_shuffle_epi8(t1, ctl_b), wth);
+	ac->b_hi = _mm512_dpwssd_epi32(ac->b_hi, _mm512_shuffle_epi8(b1, ctl_b), wbh);
+}
+
 /* shade_pixel_c for 16 pixels at a time, all with the same N: lane p is pixel idx[p] of
  * the run, and the loop walks their N x N subsamples together. Subsample (i, j) has the
  * same u, v and neighbours' side in every lane, so offset_at is the same products and
@@ -356,18 +396,10 @@ shade16_avx512(const render_aa *a, int y, int xs, int N, const int32_t idx[16],
 		     hix = a->wrap ? _mm512_set1_ps(fw) : _mm512_set1_ps(fw - 1.0f),
 		     loy = a->wrap ? _mm512_set1_ps(-fh) : zero,
 		     hiy = a->wrap ? _mm512_set1_ps(fh) : _mm512_set1_ps(fh - 1.0f);
-	const __m512i seven = _mm512_set1_epi32(7), k8 = _mm512_set1_epi32(8),
-		      bs = _mm512_set1_epi32(a->bs), z = _mm512_setzero_si512(),
-		      W = _mm512_set1_epi32(w), H = _mm512_set1_epi32(hgt);
-	const __m512i dup_lo = _mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0),
-		      dup_hi = _mm512_set_epi32(15, 15, 14, 14, 13, 13, 12, 12, 11, 11, 10, 10, 9,
-						9, 8, 8);
-	/* per 64-bit lane (bytes 0-7: R0 G0 B0 X0 R1 G1 B1 X1; -1 makes a zero byte) */
-	const __m512i ctl_rg = _mm512_broadcast_i32x4(_mm_setr_epi8(0, -1, 4, -1, 1, -1, 5, -1, 8,
-								    -1, 12, -1, 9, -1, 13, -1)),
-		      ctl_b = _mm512_broadcast_i32x4(_mm_setr_epi8(2, -1, 6, -1, -1, -1, -1, -1, 10,
-								   -1, 14, -1, -1, -1, -1, -1));
-	__m512i rg_lo = z, rg_hi = z, b_lo = z, b_hi = z;
+	const __m512i seven = _mm512_set1_epi32(7), bs = _mm512_set1_epi32(a->bs),
+		      z = _mm512_setzero_si512(), W = _mm512_set1_epi32(w),
+		      H = _mm512_set1_epi32(hgt);
+	acc16 ac = {z, z, z, z};
 	const float *pos = pos_tab[N];
 	for (int j = 0; j < N; j++) {
 		const float v = pos[j], wv = absf(v);
@@ -421,29 +453,7 @@ shade16_avx512(const render_aa *a, int y, int xs, int N, const int32_t idx[16],
 			const __m512i t0 = gather8(a->bgx, olo), t1 = gather8(a->bgx, ohi),
 				      b0 = gather8(a->bgx + a->bs, olo),
 				      b1 = gather8(a->bgx + a->bs, ohi);
-			/* Each 64-bit lane holds a lookup's two taps of a row, RGBX RGBX. Bytes
-			 * are spread to 16-bit pairs (R0 R1 | G0 G1 and B0 B1 | 0 0) and
-			 * multiplied by the pair of weights (w_0 w_1): vpdpwssd adds R0 w_0 +
-			 * R1 w_1 into the lookup's R lane, and so on, exactly the integer sums of
-			 * the plain loop. */
-			const __m512i iax = _mm512_sub_epi32(k8, ax), iay = _mm512_sub_epi32(k8, ay);
-			const __m512i wx = _mm512_or_si512(iax, _mm512_slli_epi32(ax, 16));
-			const __m512i wt = _mm512_mullo_epi16(
-					      wx, _mm512_or_si512(iay, _mm512_slli_epi32(iay, 16))),
-				      wb = _mm512_mullo_epi16(
-					      wx, _mm512_or_si512(ay, _mm512_slli_epi32(ay, 16)));
-			const __m512i wtl = _mm512_permutexvar_epi32(dup_lo, wt),
-				      wth = _mm512_permutexvar_epi32(dup_hi, wt),
-				      wbl = _mm512_permutexvar_epi32(dup_lo, wb),
-				      wbh = _mm512_permutexvar_epi32(dup_hi, wb);
-			rg_lo = _mm512_dpwssd_epi32(rg_lo, _mm512_shuffle_epi8(t0, ctl_rg), wtl);
-			rg_lo = _mm512_dpwssd_epi32(rg_lo, _mm512_shuffle_epi8(b0, ctl_rg), wbl);
-			rg_hi = _mm512_dpwssd_epi32(rg_hi, _mm512_shuffle_epi8(t1, ctl_rg), wth);
-			rg_hi = _mm512_dpwssd_epi32(rg_hi, _mm512_shuffle_epi8(b1, ctl_rg), wbh);
-			b_lo = _mm512_dpwssd_epi32(b_lo, _mm512_shuffle_epi8(t0, ctl_b), wtl);
-			b_lo = _mm512_dpwssd_epi32(b_lo, _mm512_shuffle_epi8(b0, ctl_b), wbl);
-			b_hi = _mm512_dpwssd_epi32(b_hi, _mm512_shuffle_epi8(t1, ctl_b), wth);
-			b_hi = _mm512_dpwssd_epi32(b_hi, _mm512_shuffle_epi8(b1, ctl_b), wbh);
+			taps16(&ac, t0, t1, b0, b1, ax, ay, 0xFFFF);
 		}
 	}
 	/* rg_*: R in the even 32-bit lanes, G in the odd; b_*: B in the even */
@@ -451,9 +461,9 @@ shade16_avx512(const render_aa *a, int y, int xs, int N, const int32_t idx[16],
 					      2, 0),
 		      odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3,
 					     1);
-	_mm512_storeu_si512(sum[0], _mm512_permutex2var_epi32(rg_lo, even, rg_hi));
-	_mm512_storeu_si512(sum[1], _mm512_permutex2var_epi32(rg_lo, odd, rg_hi));
-	_mm512_storeu_si512(sum[2], _mm512_permutex2var_epi32(b_lo, even, b_hi));
+	_mm512_storeu_si512(sum[0], _mm512_permutex2var_epi32(ac.rg_lo, even, ac.rg_hi));
+	_mm512_storeu_si512(sum[1], _mm512_permutex2var_epi32(ac.rg_lo, odd, ac.rg_hi));
+	_mm512_storeu_si512(sum[2], _mm512_permutex2var_epi32(ac.b_lo, even, ac.b_hi));
 }
 
 /*
@@ -470,9 +480,6 @@ shade16_avx512(const render_aa *a, int y, int xs, int N, const int32_t idx[16],
  * spread wider than the window, or with wrap; shade16_avx512 then takes the pixel.
  */
 #define AA_WIN_MIN 4 /* (3, 5 and 6 took more of a storm's time: a profile's samples) */
-typedef struct acc16 { /* lane sums: R, G in rg_lo (lanes 0-7) and rg_hi, B in b_lo, b_hi */
-	__m512i rg_lo, rg_hi, b_lo, b_hi;
-} acc16;
 __attribute__((target("avx512f,avx512bw,avx512vnni"))) static int
 window_pixel(const render_aa *a, int x, int y, int c, int N, const render_aa_offsets *o,
 	     uint32_t col[3])
@@ -496,6 +503,7 @@ window_pixel(const render_aa *a, int x, int y, int c, int N, const render_aa_off
 		QY[RENDER_AA_MAX_FORCE * RENDER_AA_MAX_FORCE / 16];
 	__m512i lo = _mm512_set1_epi32(INT32_MAX), hi = _mm512_set1_epi32(INT32_MIN);
 	__m512i loy = lo, hiy_ = hi;
+	__mmask16 valid[RENDER_AA_MAX_FORCE * RENDER_AA_MAX_FORCE / 16]; /* lanes < N^2 */
 	for (int b = 0; b < nb; b++) {
 		const __m512 u = _mm512_loadu_ps(pu + 16 * b), v = _mm512_loadu_ps(pv + 16 * b);
 		const __mmask16 ul = _mm512_cmp_ps_mask(u, zero, _CMP_LT_OQ),
@@ -520,13 +528,12 @@ window_pixel(const render_aa *a, int x, int y, int c, int N, const render_aa_off
 		const __m512 sy = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(fy, of[1]), zero), hiy);
 		QX[b] = _mm512_cvttps_epi32(_mm512_add_ps(_mm512_mul_ps(sx, eight), half));
 		QY[b] = _mm512_cvttps_epi32(_mm512_add_ps(_mm512_mul_ps(sy, eight), half));
-		const __mmask16 valid = (__mmask16)(nn - 16 * b >= 16 ? 0xFFFF
-							       : (1u << (nn - 16 * b)) - 1);
+		valid[b] = (__mmask16)(nn - 16 * b >= 16 ? 0xFFFF : (1u << (nn - 16 * b)) - 1);
 		const __m512i x0 = _mm512_srai_epi32(QX[b], 3), y0 = _mm512_srai_epi32(QY[b], 3);
-		lo = _mm512_mask_min_epi32(lo, valid, lo, x0);
-		hi = _mm512_mask_max_epi32(hi, valid, hi, x0);
-		loy = _mm512_mask_min_epi32(loy, valid, loy, y0);
-		hiy_ = _mm512_mask_max_epi32(hiy_, valid, hiy_, y0);
+		lo = _mm512_mask_min_epi32(lo, valid[b], lo, x0);
+		hi = _mm512_mask_max_epi32(hi, valid[b], hi, x0);
+		loy = _mm512_mask_min_epi32(loy, valid[b], loy, y0);
+		hiy_ = _mm512_mask_max_epi32(hiy_, valid[b], hiy_, y0);
 	}
 	/* the window: [X, X + 8) x [Y, Y + 4) within the stored background (w + 1 columns,
 	 * hgt + 1 rows), holding every lookup's taps x0, x0 + 1 and y0, y0 + 1 */
@@ -543,28 +550,18 @@ window_pixel(const render_aa *a, int x, int y, int c, int N, const render_aa_off
 	const __m512i whi = _mm512_inserti64x4(
 		_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(p0 + 2 * a->bs))),
 		_mm256_loadu_si256((const __m256i *)(p0 + 3 * a->bs)), 1);
-	const __m512i k8 = _mm512_set1_epi32(8), XX = _mm512_set1_epi32(X),
-		      YY = _mm512_set1_epi32(Y);
+	const __m512i XX = _mm512_set1_epi32(X), YY = _mm512_set1_epi32(Y);
 	const __m512i words = _mm512_set1_epi64(0x0003000200010000LL),
 		      down = _mm512_set1_epi64(0x0010001000100010LL); /* +16 words: a row */
-	const __m512i dup_lo = _mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0),
-		      dup_hi = _mm512_set_epi32(15, 15, 14, 14, 13, 13, 12, 12, 11, 11, 10, 10, 9,
-						9, 8, 8);
-	const __m512i ctl_rg = _mm512_broadcast_i32x4(_mm_setr_epi8(0, -1, 4, -1, 1, -1, 5, -1, 8,
-								    -1, 12, -1, 9, -1, 13, -1)),
-		      ctl_b = _mm512_broadcast_i32x4(_mm_setr_epi8(2, -1, 6, -1, -1, -1, -1, -1, 10,
-								   -1, 14, -1, -1, -1, -1, -1));
 	acc16 ac = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
 		    _mm512_setzero_si512()};
 	for (int b = 0; b < nb; b++) {
-		const __mmask16 valid = (__mmask16)(nn - 16 * b >= 16 ? 0xFFFF
-							       : (1u << (nn - 16 * b)) - 1);
 		const __m512i x0 = _mm512_sub_epi32(_mm512_srai_epi32(QX[b], 3), XX),
 			      y0 = _mm512_sub_epi32(_mm512_srai_epi32(QY[b], 3), YY);
 		const __m512i ax = _mm512_and_si512(QX[b], seven), ay = _mm512_and_si512(QY[b], seven);
 		/* each lane's top pair: words base .. base + 3, base = 16 (y0 - Y) + 2 (x0 - X);
 		 * invalid lanes read word 0 with zero weights */
-		const __m512i base = _mm512_maskz_add_epi32(valid, _mm512_slli_epi32(y0, 4),
+		const __m512i base = _mm512_maskz_add_epi32(valid[b], _mm512_slli_epi32(y0, 4),
 							    _mm512_slli_epi32(x0, 1));
 		__m512i ql = _mm512_cvtepu32_epi64(_mm512_castsi512_si256(base)),
 			qh = _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(base, 1));
@@ -576,27 +573,7 @@ window_pixel(const render_aa *a, int x, int y, int c, int N, const render_aa_off
 			      t1 = _mm512_permutex2var_epi16(wlo, qh, whi),
 			      b0 = _mm512_permutex2var_epi16(wlo, _mm512_add_epi16(ql, down), whi),
 			      b1 = _mm512_permutex2var_epi16(wlo, _mm512_add_epi16(qh, down), whi);
-		/* look16's weights and sums */
-		const __m512i iax = _mm512_sub_epi32(k8, ax), iay = _mm512_sub_epi32(k8, ay);
-		const __m512i wx = _mm512_or_si512(iax, _mm512_slli_epi32(ax, 16));
-		const __m512i wt = _mm512_maskz_mov_epi32(
-				      valid, _mm512_mullo_epi16(wx, _mm512_or_si512(
-								     iay, _mm512_slli_epi32(iay, 16)))),
-			      wb = _mm512_maskz_mov_epi32(
-				      valid, _mm512_mullo_epi16(wx, _mm512_or_si512(
-								     ay, _mm512_slli_epi32(ay, 16))));
-		const __m512i wtl = _mm512_permutexvar_epi32(dup_lo, wt),
-			      wth = _mm512_permutexvar_epi32(dup_hi, wt),
-			      wbl = _mm512_permutexvar_epi32(dup_lo, wb),
-			      wbh = _mm512_permutexvar_epi32(dup_hi, wb);
-		ac.rg_lo = _mm512_dpwssd_epi32(ac.rg_lo, _mm512_shuffle_epi8(t0, ctl_rg), wtl);
-		ac.rg_lo = _mm512_dpwssd_epi32(ac.rg_lo, _mm512_shuffle_epi8(b0, ctl_rg), wbl);
-		ac.rg_hi = _mm512_dpwssd_epi32(ac.rg_hi, _mm512_shuffle_epi8(t1, ctl_rg), wth);
-		ac.rg_hi = _mm512_dpwssd_epi32(ac.rg_hi, _mm512_shuffle_epi8(b1, ctl_rg), wbh);
-		ac.b_lo = _mm512_dpwssd_epi32(ac.b_lo, _mm512_shuffle_epi8(t0, ctl_b), wtl);
-		ac.b_lo = _mm512_dpwssd_epi32(ac.b_lo, _mm512_shuffle_epi8(b0, ctl_b), wbl);
-		ac.b_hi = _mm512_dpwssd_epi32(ac.b_hi, _mm512_shuffle_epi8(t1, ctl_b), wth);
-		ac.b_hi = _mm512_dpwssd_epi32(ac.b_hi, _mm512_shuffle_epi8(b1, ctl_b), wbh);
+		taps16(&ac, t0, t1, b0, b1, ax, ay, valid[b]);
 	}
 	/* the lanes' sums: R in the even dwords of rg_*, G in the odd, B in the even of b_*;
 	 * each total is under 2^24 (255 * 64 * 256), so the 64-bit sum of the R, G pairs

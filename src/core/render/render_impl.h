@@ -84,6 +84,26 @@ static inline float render_aa_absf(float v)
 {
 	return v < 0 ? -v : v;
 }
+/* The offsets of the same three rows from entry `by` on (column xs - 1 + by first). */
+static inline render_aa_offsets render_aa_offsets_from(const render_aa_offsets *o, int by)
+{
+	render_aa_offsets f = *o;
+	for (int r = 0; r < 3; r++)
+		for (int k = 0; k < 2; k++)
+			f.row[r][k] += by;
+	return f;
+}
+/* [*lo, *hi): from the first nonzero entry of m[0..n) to the last (empty if none). */
+static inline void render_aa_steep_span(const uint8_t *m, int n, int *lo, int *hi)
+{
+	int a = 0, b = n;
+	while (a < b && !m[a])
+		a++;
+	while (b > a && !m[b - 1])
+		b--;
+	*lo = a;
+	*hi = b;
+}
 /* The offset component k at (x + u, y + v), |u|, |v| <= 1/2, bilinear between the centre
  * entry c of the middle row and its neighbours on the side of u and of v. */
 static inline float render_aa_offset_at(const render_aa_offsets *o, int k, int c, float u, float v)
