@@ -153,10 +153,11 @@ Test(sph_implicit, a_resting_column_is_incompressible_and_hydrostatic, .init = o
 	for (int k = 0; k < 3 * 30; k++)
 		cr_assert_eq(tank_step(&t, DT), 0, "step %d: %s", k, t.d->why(t.p));
 	double n = 0, sd = 0, sdd = 0, sp = 0, sdp = 0, derr = 0, top_p = 0, top_n = 0, rmax = 0;
-	double pmin = 0, ke = 0, depth = 0;
+	double pmin = 0, ke = 0, depth = 0, mrho = 0;
 	for (int k = 0; k < 30; k++) {
 		cr_assert_eq(tank_step(&t, DT), 0);
 		derr += stat(t.d, t.p, "density_error") / 30;
+		mrho += stat(t.d, t.p, "mean_density") / 30;
 		ke += stat(t.d, t.p, "kinetic_energy") / s->n / 30;
 		float top_y[25];
 		double sum = 0;
@@ -196,10 +197,10 @@ Test(sph_implicit, a_resting_column_is_incompressible_and_hydrostatic, .init = o
 	const double b = (n * sdp - sd * sp) / (n * sdd - sd * sd), a = (sp - b * sd) / n;
 	const double want = s->rho0 * fabs(s->gravity), pbot = want * depth;
 	cr_log_info(
-		"mean compression %.4f, densest %+.4f, kinetic energy %.2f px^2/s^2 a particle; "
+		"mean density %.4f, mean compression %.4f, densest %+.4f, kinetic energy %.2f px^2/s^2 a particle; "
 		"p = %.0f + %.1f d (rho0 g = %.1f: %+.1f%%), zero at %+.2f%% of the bottom's; top "
 		"p %.3g, min p %.3g",
-		derr, rmax, ke, a, b, want, 100 * (b / want - 1), 100 * a / pbot, top_p / top_n,
+		mrho, derr, rmax, ke, a, b, want, 100 * (b / want - 1), 100 * a / pbot, top_p / top_n,
 		pmin);
 	cr_expect_leq(derr, 0.01, "mean compression %.4f", derr);
 	cr_expect_leq(rmax, 0.03, "densest particle %+.4f", rmax);
@@ -223,17 +224,18 @@ static double archimedes(double tw, double depth, double bw, double bh, double d
 	return e;
 }
 
-/* Archimedes within 5% where the implicit model holds it now: a 60x30 box of density 0.5 in
- * 70 and 140 px of water (its draft no longer depends on the depth) and a 120x60 one of
- * 0.75 (measured -2.1%, +0.6%, +1.1%). Boxes of 40x20 and 60x30 at density 0.25 ride 1 to
- * 1.5 px high (-12 to -29%): docs/sph.md. The whole grid (densities 0.25, 0.5, 0.75, depths
- * 70, 140, 280 px, tanks 300 and 600 wide, boxes 40x20, 60x30, 120x60) is the disabled test
- * below, skipped unless TP_SPH_GRID is set: make check-sph-grid. */
+/* Archimedes within 5% on a sample of the grid: each box size, each density, the three
+ * depths and both tank widths appear (measured -2.6% to +3.2%, as in the whole grid's run,
+ * docs/sph.md). The whole grid (densities 0.25, 0.5, 0.75, depths 70, 140, 280 px, tanks 300
+ * and 600 wide, boxes 40x20, 60x30, 120x60; 49 of its 54 cells within 5%, the 40x20 box of
+ * density 0.25 riding up to 1 px high) is the disabled test below, skipped unless
+ * TP_SPH_GRID is set: make check-sph-grid. */
 Test(sph_implicit, floating_boxes_settle_at_the_draft_archimedes_gives, .init = one_thread,
      .timeout = 600)
 {
 	static const double cells[][5] = {
-		{300, 70, 60, 30, 0.5}, {300, 140, 60, 30, 0.5}, {300, 70, 120, 60, 0.75}};
+		{300, 70, 40, 20, 0.5},	 {300, 140, 60, 30, 0.25}, {300, 70, 60, 30, 0.5},
+		{600, 280, 60, 30, 0.5}, {300, 70, 120, 60, 0.75}, {600, 70, 120, 60, 0.25}};
 	for (size_t k = 0; k < sizeof cells / sizeof cells[0]; k++) {
 		const double *c = cells[k];
 		const double e = archimedes(c[0], c[1], c[2], c[3], c[4]);
@@ -269,11 +271,12 @@ Test(sph_implicit, its_options_are_checked, .init = one_thread)
 {
 	/* the ranges, and the implicit model's narrower ones for radius (1.75 to 3 x spacing),
 	 * rest_density (within 10% of the lattice's 2.244 at spacing 4), viscosity (1 up) and
-	 * cfl (0.05 to 0.5) */
-	const char *names[] = {"tolerance",    "tolerance",    "max_iterations", "radius", "radius",
-			       "rest_density", "rest_density", "viscosity",      "cfl",    "cfl"};
-	const double vals[] = {0.5, 0, 4, 6.9, 12.1, 2.0, 2.5, 0.9, 0.51, 0.04};
-	for (int k = 0; k < 10; k++) {
+	 * cfl (0.05 to 0.5) and gravity (-50000 to 50000) */
+	const char *names[] = {"tolerance",    "tolerance",    "max_iterations", "radius",
+			       "radius",       "rest_density", "rest_density",   "viscosity",
+			       "cfl",          "cfl",          "gravity",        "gravity"};
+	const double vals[] = {0.5, 0, 4, 6.9, 12.1, 2.0, 2.5, 0.9, 0.51, 0.04, 50001, -50001};
+	for (int k = 0; k < 12; k++) {
 		tank t;
 		tank_scene(&t, 220, 140, 200, 120);
 		implicit(&t);
@@ -458,9 +461,9 @@ Test(sph_implicit, a_resting_column_settles_at_every_allowed_value, .init = one_
 		{"radius", 12},
 		{"viscosity", 1},
 		{"viscosity", 1000},
-		{"gravity", -1e6},
+		{"gravity", -5e4},
 		{"gravity", 0},
-		{"gravity", 1e6},
+		{"gravity", 5e4},
 		{"cfl", 0.05},
 		{"cfl", 0.5},
 		{"max_substeps", 2},
@@ -496,13 +499,14 @@ static void mm_dam(tank *t, double spacing)
 
 /* A dam break (a column 60 px wide and 120 high against the left wall of a 240 x 150 tank)
  * at spacings 2, 3 and 4, the front the rightmost particle plus half a spacing. Measured
- * with no-slip walls in the viscosity: 7 to 16% ahead of Martin & Moyce at every spacing,
- * most of it from the first instants (free slip: 14 to 20%; the relaxed model, whose water
- * starts by compressing and holds its surface in tension, is within 8%): the issue's 5% is
- * NOT met, and this test bounds what holds now (ahead by at most 17%, the three spacings
- * within 3% of each other: the front has converged in the spacing). Through the flow the mean
- * compression stays under 1% (measured 0.04-0.7%); the densest particle is under 2% at
- * spacings 2 and 3 but reaches 12% at spacing 4 at T = 0.83 (the issue asks 3%: not met;
+ * with no-slip walls in the viscosity and the free surface's rest densities: 6 to 17% ahead
+ * of Martin & Moyce at every spacing, most of it from the first instants (free slip: 14 to
+ * 20%; the relaxed model, whose water starts by compressing and holds its surface in
+ * tension, is within 8%): the issue's 5% is NOT met, and this test bounds what holds now
+ * (ahead by at most 17%, the three spacings within 4% of each other: the front has
+ * converged in the spacing; measured 3.4% apart at T = 2.55). Through the flow the mean
+ * compression stays under 1% (measured 0.02-0.6%); the densest particle is under 2% at
+ * spacings 2 and 3 but reaches 9% at spacing 4 at T = 0.83 (the issue asks 3%: not met;
  * bounded here at 15%). */
 Test(sph_implicit, the_dam_break_front_against_martin_and_moyce, .init = one_thread, .timeout = 900)
 {
@@ -541,7 +545,7 @@ Test(sph_implicit, the_dam_break_front_against_martin_and_moyce, .init = one_thr
 	}
 	for (int m = 0; m < 4; m++)
 		for (int k = 1; k < 3; k++)
-			cr_expect_lt(fabs(z[k][m] / z[0][m] - 1), 0.03,
+			cr_expect_lt(fabs(z[k][m] / z[0][m] - 1), 0.04,
 				     "T %g: Z %.3f at spacing %g, %.3f at 2", mm_T[m], z[k][m],
 				     sps[k], z[0][m]);
 }
@@ -586,12 +590,11 @@ static double water_area(const sph *s, double *topgap)
  * area its pool covers (water_area, over the whole tank width, averaged over its 10th to
  * 12th second: the pool still sloshes a little, which moves water from side to side but not
  * its mean depth) against the particle count times the lattice's area per particle.
- * Measured: 2.9, 4.4 and 5.6% short at spacings 2, 3 and 4, half a row of the pool's depth
- * each time: the top particles sink into the row below (the gap between a column's two
- * highest particles is 0.3 rows instead of 1; every gap below is within 3% of a row), as the
- * water never pulls (p >= 0) and the row below pushes them up only as they come close. The
- * issue's 1% is NOT met; this test bounds what holds (at most 7% short, never more than 1%
- * over, the shortfall shrinking with the spacing) and that the top rows are what is short. */
+ * Measured: 0.76, 0.95 and 1.25% short at spacings 2, 3 and 4, the top rows 0.95 apart
+ * (before the free surface's rest densities, sph_iisph_surface: 2.9, 4.4 and 5.6% short, the
+ * top particles sunk into the row below, 0.3 rows apart). The issue's 1% holds at spacings 2
+ * and 3; this test asks 1.5% at each (never more than 1% over), the top rows at least 0.85
+ * rows apart, and the shortfall shrinking with the spacing. */
 Test(sph_implicit, the_dam_break_pool_keeps_its_volume, .init = one_thread, .timeout = 900)
 {
 	const double sps[] = {2, 3, 4};
@@ -619,9 +622,9 @@ Test(sph_implicit, the_dam_break_pool_keeps_its_volume, .init = one_thread, .tim
 			    "top gap %.2f rows, mean compression %.4f",
 			    sps[k], s->n, rest, area, 100 * (area / rest - 1), gap,
 			    stat(t.d, t.p, "density_error"));
-		cr_expect(short_by[k] > -0.01 && short_by[k] < 0.07,
+		cr_expect(short_by[k] > -0.01 && short_by[k] < 0.015,
 			  "spacing %g: area %.1f against %.1f", sps[k], area, rest);
-		cr_expect_lt(gap, 0.6, "spacing %g: the top rows are %.2f rows apart", sps[k], gap);
+		cr_expect_gt(gap, 0.85, "spacing %g: the top rows are %.2f rows apart", sps[k], gap);
 		solver_destroy(t.s);
 	}
 	cr_expect(short_by[0] < short_by[1] && short_by[1] < short_by[2],

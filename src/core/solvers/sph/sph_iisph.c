@@ -22,11 +22,12 @@
  *     rho_i    = sum_j W_ij + rho_b,i
  *     v_adv,i  = v_i + dt (g + frame terms) + dt mu sum_j q (v_j - v_i) / rho0
  *     div_i    = sum_j (v_adv,i - v_adv,j) . grad W_ij + (v_adv,i - v_b) . G_b
- *     s_i      = 0.1 (rho0 - rho_i) - dt div_i                              (II_DRIFT)
+ *     s_i      = 0.1 (rho_t,i - rho_i) - dt div_i                           (II_DRIFT)
  *     a_p,i    = -1/rho0^2 [ p_i (G_f + G_b) + sum_j p_j grad W_ij ]
  *     (A p)_i  = dt^2 [ a_p,i . (G_f + G_b) - sum_j a_p,j . grad W_ij ]   (= rho_pred - rho_adv)
  *     a_ii     = -dt^2 / rho0^2 [ |G_f + G_b|^2 + sum_j |grad W_ij|^2 ]
  *     p_i     <- max(0, p_i + omega (s_i - (A p)_i) / a_ii)                (omega = 0.3)
+ * (rho_t,i = rho0 in the bulk, less within R of the free surface: sph_iisph_surface)
  * until the mean residual |(A p)_i - s_i| / rho0 (only compression where p = 0) is under
  * the tolerance (at least II_MIN_ITERS sweeps), then v = v_adv + dt a_p, x += dt v, and the
  * hard containment of the relaxed model (obstacles and tank). p >= 0: the water never
@@ -250,6 +251,71 @@ static void cluster_sums_cached(const sph *s, const sph_cluster *c, int mode,
 	memcpy(o[2], &a2, sizeof a2);
 }
 
+/*
+ * The free surface's rest densities. A particle within R of the free surface misses the
+ * water above it: in a lattice at rest, row m below the surface has the density rho_m < rho0
+ * and |G_f| = g_m > 0 (both from the lattice sums below). Asking such a particle for rho0
+ * (or, as p >= 0 does, for nothing at all) lets the top row sink into the hollows of the
+ * one below: half a row of the water's depth is lost (docs/sph.md, Volume). So the solve
+ * asks each particle for the density of the lattice row its kernel is cut like:
+ *     rho_t,i = rho0 f(|G_f,i + G_b,i|),   f piecewise linear through (g_m, rho_m / rho_inf)
+ * and rho_t = rho0 f(g_0) for a particle more exposed than the top row.
+ */
+void sph_iisph_surface(sph *s)
+{
+	const double sp = s->spacing, R = s->R, dy = sp * sqrt(3.0) / 2, gk = s->gk;
+	const int nx = (int)(R / sp) + 2, ny = (int)(R / dy) + 2;
+	double rho[SPH_SURF_ROWS + 1], g[SPH_SURF_ROWS + 1];
+	int rows = ny + 1 < SPH_SURF_ROWS ? ny + 1 : SPH_SURF_ROWS;
+	for (int m = 0; m <= rows; m++) {
+		/* particle at row m (x offset of its row), lattice rows j >= 0 */
+		double d = 0, gy = 0;
+		const double xm = 0.5 * sp * (m & 1), ym = dy * m;
+		for (int j = 0; j <= m + ny; j++)
+			for (int i = -nx - 1; i <= nx + 1; i++) {
+				const double px = sp * (i + 0.5 * (j & 1)) - xm, py = dy * j - ym;
+				const double r = sqrt(px * px + py * py);
+				if (r >= R)
+					continue;
+				const double q = 1 - r / R;
+				d += q * q;
+				if (r > 0)
+					gy += gk * q / r * py;
+			}
+		rho[m] = d;
+		g[m] = fabs(gy);
+	}
+	/* the last row's kernel is whole: its density is the bulk's; the rows kept are those
+	 * the surface cuts (g > 0) */
+	int cut = 0;
+	for (int m = 0; m < rows && g[m] > 1e-6 * g[0]; m++, cut++) {
+		s->sg[m] = (float)g[m];
+		s->sf[m] = (float)(rho[m] / rho[rows]);
+	}
+	s->nsurf = cut;
+}
+
+/* rho0 f(g): the rest density of a particle whose neighbours' gradients sum to g. Below
+ * half the last cut row's g, a particle counts as whole (f = 1): the bulk's own disorder
+ * gives it a small g that must not lower its rest density. */
+static inline float surf_rest(const sph *s, float g)
+{
+	if (s->nsurf == 0)
+		return s->rho0;
+	if (g >= s->sg[0])
+		return s->rho0 * s->sf[0];
+	int m = 1;
+	for (; m < s->nsurf; m++)
+		if (g >= s->sg[m]) {
+			const float t = (g - s->sg[m]) / (s->sg[m - 1] - s->sg[m]);
+			return s->rho0 * (s->sf[m] + t * (s->sf[m - 1] - s->sf[m]));
+		}
+	const float g0 = 0.5f * s->sg[m - 1];
+	if (g <= g0)
+		return s->rho0;
+	return s->rho0 * (1 + (g - g0) / (s->sg[m - 1] - g0) * (s->sf[m - 1] - 1));
+}
+
 typedef struct pass_ctx {
 	const sph_sub *c;
 	int mode;
@@ -294,7 +360,9 @@ static void finish(sph *s, const pass_ctx *pc, int i0, int i1)
 			const float fx = s->gfx[i], fy = s->gfy[i], bx = s->gbx[i], by = s->gby[i];
 			const float div = s->vax[i] * (fx + bx) + s->vay[i] * (fy + by) -
 					  s->perr[i] - s->vbg[i];
-			s->src[i] = II_DRIFT * (r0 - s->rho[i]) - dt * div;
+			const float gx = fx + bx, gy = fy + by; /* G_f + G_b */
+			const float rt = surf_rest(s, sqrtf(gx * gx + gy * gy));
+			s->src[i] = II_DRIFT * (rt - s->rho[i]) - dt * div;
 			const float d = (fx + bx) * (fx + bx) + (fy + by) * (fy + by) + s->gg[i];
 			s->aii[i] = -dt * dt * ir02 * d;
 		}

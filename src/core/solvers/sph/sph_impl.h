@@ -46,6 +46,8 @@ enum { SPH_MODEL_SEED = 0, SPH_MODEL_RELAXED = 1, SPH_MODEL_IMPLICIT = 2 };
  * lane (sph_kern.c). Every particle array has this many spare entries after the last
  * particle, so a cluster's lanes can always be loaded whole. */
 #define SPH_LANES 8
+/* most lattice rows a kernel reaches below a free surface (radius 3 spacings: 5) */
+#define SPH_SURF_ROWS 8
 /* Most threads the counting sort splits its work over. */
 #define SPH_MAX_HIST 64
 /* Particles per flag of the floating boxes' contact scan (sph.cflag). */
@@ -240,6 +242,10 @@ typedef struct sph {
 	float *perr;        /* each particle's predicted compression */
 	float *ptmp;        /* p reordered with the particles */
 	float gk;           /* the gradient's constant: grad W_ij = gk q / r r_ij */
+	/* the free surface's rest densities (sph_iisph_surface): row m of a lattice at rest
+	 * below a free surface has |sum_j grad W_ij| = sg[m] and density rho0 sf[m] */
+	float sg[SPH_SURF_ROWS], sf[SPH_SURF_ROWS];
+	int nsurf;
 	float *gwc;         /* the substep's gw of every (cluster, candidate or image, lane) */
 	int64_t gwc_cap;    /* ... its floats */
 	int64_t *gwoff;     /* nclusters + 1: where each cluster's run of gwc starts */
@@ -341,6 +347,7 @@ void sph_collide(const sph *s, const sph_sub *c, float xp, float yp, float *x, f
 double sph_iisph_substep(sph *s, const sph_sub *c);
 /* Its densities (self included) of the sorted particles, for the initial stats. */
 void sph_iisph_density(sph *s);
+void sph_iisph_surface(sph *s);
 /* Thread t's share of the clusters (sph_kern.c). */
 void sph_thread_clusters(const sph *s, int *k0, int *k1);
 /* The implicit model's body ghosts into rho, gbx, gby, vbg of particles [i0, i1), and

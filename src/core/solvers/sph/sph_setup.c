@@ -25,13 +25,14 @@
 #define SPH_RADIUS_MIN     1.2f
 /* The implicit model's ranges (check_implicit_ranges says why): kernel radius in
  * spacings, how far params.rest_density may be off the lattice's (10%, and rounding),
- * cfl, and the least viscosity. */
+ * cfl, the least viscosity, and the strongest gravity (px/s^2, either way). */
 #define SPH_II_RADIUS_MIN       1.75f
 #define SPH_II_RADIUS_MAX       3.0f
 #define SPH_II_REST_DENSITY_OFF (0.1 + 1e-9)
 #define SPH_II_CFL_MIN          0.05
 #define SPH_II_CFL_MAX          0.5
 #define SPH_II_VISCOSITY_MIN    1
+#define SPH_II_GRAVITY_MAX      5e4
 /* The automatic stiffness holds at least this many spacings of water. */
 #define SPH_MIN_DEPTH 4
 /* Most particles side by side across a stream's jet. */
@@ -162,6 +163,11 @@ static int check_implicit_ranges(const sph *s, double lat, tp_err *err)
 				  "the implicit model needs 1 or more (got %g): without it, "
 				  "water at rest never stills",
 				  s->viscosity);
+	if (fabs(s->gravity) > SPH_II_GRAVITY_MAX)
+		return scene_errf(sc, err, TP_EINPUT, "params.gravity",
+				  "the implicit model needs -50000 to 50000 px/s^2 (got %g): "
+				  "stronger, water at rest keeps jittering at its free surface",
+				  s->gravity);
 	return 0;
 }
 
@@ -360,6 +366,7 @@ static void init_ghosts(sph *s)
 		 * gradient comes out exactly, and water at rest holds p = rho0 g d */
 		s->gk = (float)(2.0 / s->R * s->rho0 /
 				(sph_lattice_moment(s->spacing, s->R, 1, 1, 0) / s->R));
+		sph_iisph_surface(s);
 	}
 }
 
