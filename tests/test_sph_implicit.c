@@ -225,16 +225,15 @@ static double archimedes(double tw, double depth, double bw, double bh, double d
 }
 
 /* Archimedes within 5% on a sample of the grid: each box size, each density, the three
- * depths and both tank widths appear (measured -2.6% to +3.2%, as in the whole grid's run,
- * docs/sph.md). The whole grid (densities 0.25, 0.5, 0.75, depths 70, 140, 280 px, tanks 300
- * and 600 wide, boxes 40x20, 60x30, 120x60; 49 of its 54 cells within 5%, the 40x20 box of
- * density 0.25 riding up to 1 px high) is the disabled test below, skipped unless
- * TP_SPH_GRID is set: make check-sph-grid. */
+ * depths and both tank widths appear (measured -2.6% to +1.0%). The whole grid (densities
+ * 0.25, 0.5, 0.75, depths 70, 140, 280 px, tanks 300 and 600 wide, boxes 40x20, 60x30,
+ * 120x60; 51 of its 54 cells within 5%, the other three 5.3-8.1% high, docs/sph.md) is the
+ * disabled test below, skipped unless TP_SPH_GRID is set: make check-sph-grid. */
 Test(sph_implicit, floating_boxes_settle_at_the_draft_archimedes_gives, .init = one_thread,
      .timeout = 600)
 {
 	static const double cells[][5] = {
-		{300, 70, 40, 20, 0.5},	 {300, 140, 60, 30, 0.25}, {300, 70, 60, 30, 0.5},
+		{300, 70, 40, 20, 0.5},	 {300, 140, 60, 30, 0.25}, {300, 280, 60, 30, 0.5},
 		{600, 280, 60, 30, 0.5}, {300, 70, 120, 60, 0.75}, {600, 70, 120, 60, 0.25}};
 	for (size_t k = 0; k < sizeof cells / sizeof cells[0]; k++) {
 		const double *c = cells[k];
@@ -402,7 +401,7 @@ Test(sph_implicit, dense_boxes_sink_bodies_do_not_overlap_and_rest_stays_rest, .
 			most = fmax(most, hypot(sp->bodies[0].x - x0, sp->bodies[0].y - y0));
 		}
 		cr_log_info("a box at rest moved at most %.2f px over 2 s", most);
-		/* Not yet at rest: it rocks and drifts 1.6 px (3.5 px with free-slip walls, whose
+		/* Not yet at rest: it rocks and drifts 1.5 px (3.5 px with free-slip walls, whose
 		 * pool sloshed longer; the issue asks for none; a body feels the water one substep
 		 * late). This bound only catches worse. */
 		cr_expect_lt(most, 2.5, "a box at rest in still water moved %.2f px", most);

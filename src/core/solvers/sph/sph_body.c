@@ -445,42 +445,117 @@ void sph_bodies_poses(sph *s)
 #define SPH_II_GAP 0.5f
 
 /*
- * The implicit model (sph_iisph.c). A body's ghosts are the fluid missing beyond each face
- * from SPH_II_GAP inside the face the particles stop at, with the particle's own pressure:
- *     rho_i += rho_w(d),   G_b,i += -gk f_w(d) n,   vbg_i += v_b . G_b   (n outward)
+ * The implicit model (sph_iisph.c). A body's ghosts are the fluid missing inside the box
+ * (from SPH_II_GAP inside the face the particles stop at: the box's own surface), at the
+ * lattice's density, with the particle's own pressure:
+ *     rho_i += rho_b = c Int_box W dA,   G_b,i += gk c Int_box q (r / |r|) dA,
+ *     vbg_i += v_b . G_b                 (c = rho0 / Int_plane W dA: the lattice's density)
  * and the body receives the reverse of the ghosts' pressure push on each particle,
  *     F = sum_i (p_i / rho0^2) G_b,i   (torque about its centre likewise),
- * summed in particle order after the solve.
+ * summed in particle order after the solve. The integrals are over the box's rectangle
+ * within R of the particle, from quadrant tables (sph_box_tables): a face's ghost ends
+ * where the face does, so a particle under a box's edge does not count the water beside
+ * the box twice, and one off a corner gets the corner's.
  */
+void sph_box_tables(sph *s)
+{
+	enum { N = SPH_BOX_N, SUB = 8 };
+	const double R = s->R, h = 2 * R / N, hs = h / SUB;
+	const double c = s->rho0 / (SPH_PI * R * R / 6); /* Int over the plane of q^2 = pi R^2/6 */
+	double w[N + 1][N + 1], wx[N + 1][N + 1]; /* suffix sums: 66 KB of stack */
+	for (int i = N; i >= 0; i--)
+		for (int j = N; j >= 0; j--) {
+			double v = 0, vx = 0;
+			if (i < N && j < N) {
+				/* cell (i, j), SUB x SUB midpoints */
+				for (int a = 0; a < SUB; a++)
+					for (int b = 0; b < SUB; b++) {
+						const double x = -R + i * h + (a + 0.5) * hs;
+						const double y = -R + j * h + (b + 0.5) * hs;
+						const double r = sqrt(x * x + y * y);
+						if (r < R) {
+							const double q = 1 - r / R;
+							v += q * q * hs * hs;
+							vx += q * x / r * hs * hs;
+						}
+					}
+				v += w[i + 1][j] + w[i][j + 1] - w[i + 1][j + 1];
+				vx += wx[i + 1][j] + wx[i][j + 1] - wx[i + 1][j + 1];
+			}
+			w[i][j] = v;
+			wx[i][j] = vx;
+		}
+	for (int i = 0; i <= N; i++)
+		for (int j = 0; j <= N; j++) {
+			s->bq[i][j] = (float)(c * w[i][j]);
+			s->bqx[i][j] = (float)(c * s->gk * wx[i][j]);
+		}
+}
+
+/* A quadrant table at (a, b), bilinear. */
+static inline float quad(const float t[SPH_BOX_N + 1][SPH_BOX_N + 1], float a, float b, float k)
+{
+	float fa = (a * k + 1) * (0.5f * SPH_BOX_N), fb = (b * k + 1) * (0.5f * SPH_BOX_N);
+	fa = fa < 0 ? 0 : fa > SPH_BOX_N ? SPH_BOX_N : fa;
+	fb = fb < 0 ? 0 : fb > SPH_BOX_N ? SPH_BOX_N : fb;
+	int i = (int)fa, j = (int)fb;
+	i = i >= SPH_BOX_N ? SPH_BOX_N - 1 : i;
+	j = j >= SPH_BOX_N ? SPH_BOX_N - 1 : j;
+	const float u = fa - i, v = fb - j;
+	return (1 - u) * ((1 - v) * t[i][j] + v * t[i][j + 1]) +
+	       u * ((1 - v) * t[i + 1][j] + v * t[i + 1][j + 1]);
+}
+
+/* The ghost of obstacle ob at a particle at (x, y): its density (returned) and gradient
+ * (gx, gy); 0 if the box is beyond R. */
+static float box_ghost(const sph *s, const sph_obst *ob, float gap, float x, float y, float *gx,
+		       float *gy)
+{
+	const float R = s->R, k = s->invR, dx = x - ob->cx, dy = y - ob->cy;
+	const float u = ob->cos_a * dx + ob->sin_a * dy, v = -ob->sin_a * dx + ob->cos_a * dy;
+	const float hx = ob->hx - gap, hy = ob->hy - gap; /* the box's own half extents */
+	if (fabsf(u) - hx >= R || fabsf(v) - hy >= R)
+		return 0;
+	/* the box relative to the particle, in the box's frame: [x0, x1] x [y0, y1] */
+	const float x0 = -hx - u, x1 = hx - u, y0 = -hy - v, y1 = hy - v;
+	const float rho = quad(s->bq, x0, y0, k) - quad(s->bq, x1, y0, k) -
+			  quad(s->bq, x0, y1, k) + quad(s->bq, x1, y1, k);
+	const float ex = quad(s->bqx, x0, y0, k) - quad(s->bqx, x1, y0, k) -
+			 quad(s->bqx, x0, y1, k) + quad(s->bqx, x1, y1, k);
+	const float ey = quad(s->bqx, y0, x0, k) - quad(s->bqx, y0, x1, k) -
+			 quad(s->bqx, y1, x0, k) + quad(s->bqx, y1, x1, k);
+	*gx = ob->cos_a * ex - ob->sin_a * ey;
+	*gy = ob->sin_a * ex + ob->cos_a * ey;
+	return rho;
+}
+
 void sph_bodies_ghosts(sph *s, const sph_sub *c, int i0, int i1)
 {
-	const float ws = (float)SPH_WALL_N * s->invR, R = s->R, gap = SPH_II_GAP * s->spacing_f,
-		    k2 = s->gk;
+	const float gap = SPH_II_GAP * s->spacing_f;
 	for (int b = 0; b < s->nfloat; b++) {
 		const sph_body *o = &s->bodies[b];
 		const sph_obst *ob = &c->cur[o->box];
 		const sph_rows r = o->rows;
 		FOR_CANDIDATES_IN(s, r, i0, i1, i)
 		{
-			float d, nx, ny;
-			if (!near_face(ob, R, gap, s->x[i], s->y[i], &d, &nx, &ny))
+			float gx, gy;
+			const float rho = box_ghost(s, ob, gap, s->x[i], s->y[i], &gx, &gy);
+			if (rho <= 0)
 				continue;
-			const float g = -k2 * wall_lookup(s->wall_f, d, ws);
 			const float rx = s->x[i] - (float)o->x, ry = s->y[i] - (float)o->y;
 			const float vbx = (float)o->vx - (float)o->w * ry;
 			const float vby = (float)o->vy + (float)o->w * rx;
-			s->rho[i] += wall_lookup(s->wall_rho, d, ws);
-			s->gbx[i] += g * nx;
-			s->gby[i] += g * ny;
-			s->vbg[i] += g * (vbx * nx + vby * ny);
+			s->rho[i] += rho;
+			s->gbx[i] += gx;
+			s->gby[i] += gy;
+			s->vbg[i] += gx * vbx + gy * vby;
 		}
 	}
 }
 
 void sph_bodies_pressure(sph *s, const sph_sub *c)
 {
-	const float ws = (float)SPH_WALL_N * s->invR, R = s->R, gap = SPH_II_GAP * s->spacing_f,
-		    k2 = s->gk;
+	const float gap = SPH_II_GAP * s->spacing_f;
 	const double ir02 = 1.0 / ((double)s->rho0 * s->rho0);
 	for (int b = 0; b < s->nfloat; b++) {
 		sph_body *o = &s->bodies[b];
@@ -488,11 +563,11 @@ void sph_bodies_pressure(sph *s, const sph_sub *c)
 		const sph_rows r = o->rows;
 		FOR_CANDIDATES(s, r, i)
 		{
-			float d, nx, ny;
-			if (!near_face(ob, R, gap, s->x[i], s->y[i], &d, &nx, &ny) || s->p[i] <= 0)
+			float gx, gy;
+			if (s->p[i] <= 0 || box_ghost(s, ob, gap, s->x[i], s->y[i], &gx, &gy) <= 0)
 				continue;
-			const double g = -k2 * wall_lookup(s->wall_f, d, ws) * s->p[i] * ir02;
-			const double fx = g * nx, fy = g * ny, rx = s->x[i] - o->x, ry = s->y[i] - o->y;
+			const double fx = gx * s->p[i] * ir02, fy = gy * s->p[i] * ir02;
+			const double rx = s->x[i] - o->x, ry = s->y[i] - o->y;
 			o->fx += fx;
 			o->fy += fy;
 			o->tq += rx * fy - ry * fx;

@@ -48,6 +48,8 @@ enum { SPH_MODEL_SEED = 0, SPH_MODEL_RELAXED = 1, SPH_MODEL_IMPLICIT = 2 };
 #define SPH_LANES 8
 /* most lattice rows a kernel reaches below a free surface (radius 3 spacings: 5) */
 #define SPH_SURF_ROWS 8
+/* cells a side of the implicit model's box ghost tables (sph.bq) */
+#define SPH_BOX_N 64
 /* Most threads the counting sort splits its work over. */
 #define SPH_MAX_HIST 64
 /* Particles per flag of the floating boxes' contact scan (sph.cflag). */
@@ -246,6 +248,10 @@ typedef struct sph {
 	 * below a free surface has |sum_j grad W_ij| = sg[m] and density rho0 sf[m] */
 	float sg[SPH_SURF_ROWS], sf[SPH_SURF_ROWS];
 	int nsurf;
+	/* the implicit model's box ghosts (sph_body.c box_ghost): over the quadrant x > a,
+	 * y > b of the kernel, a and b on SPH_BOX_N + 1 points from -R to R, the ghost
+	 * density bq and the x part of its gradient integral bqx (the y part is bqx(b, a)) */
+	float bq[SPH_BOX_N + 1][SPH_BOX_N + 1], bqx[SPH_BOX_N + 1][SPH_BOX_N + 1];
 	float *gwc;         /* the substep's gw of every (cluster, candidate or image, lane) */
 	int64_t gwc_cap;    /* ... its floats */
 	int64_t *gwoff;     /* nclusters + 1: where each cluster's run of gwc starts */
@@ -354,6 +360,8 @@ void sph_thread_clusters(const sph *s, int *k0, int *k1);
  * their pressure forces onto the bodies (sph_body.c). */
 void sph_bodies_ghosts(sph *s, const sph_sub *c, int i0, int i1);
 void sph_bodies_pressure(sph *s, const sph_sub *c);
+/* Its tables (sph.bq, sph.bqx), once gk and rho0 are known. */
+void sph_box_tables(sph *s);
 
 /* sph_surf.c */
 void sph_splat(sph *s);

@@ -367,6 +367,7 @@ static void init_ghosts(sph *s)
 		s->gk = (float)(2.0 / s->R * s->rho0 /
 				(sph_lattice_moment(s->spacing, s->R, 1, 1, 0) / s->R));
 		sph_iisph_surface(s);
+		sph_box_tables(s);
 	}
 }
 
