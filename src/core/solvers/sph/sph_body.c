@@ -441,7 +441,8 @@ void sph_bodies_poses(sph *s)
  * stop at (half a spacing out from the box): 0.5 is the box's own surface. (0.6 had been
  * chosen while the free surface sat half a row low, sph_iisph_surface: it made up for the
  * light boxes riding high; with the surface held where it belongs it sank boxes 2-4% deep,
- * and 0.5 brought 49 of the Archimedes grid's 54 cells within 5%, docs/sph.md.) */
+ * and 0.5 brought 49 of the Archimedes grid's 54 cells within 5% with half-plane ghosts,
+ * 51 with the rectangle's below, docs/sph.md.) */
 #define SPH_II_GAP 0.5f
 
 /*

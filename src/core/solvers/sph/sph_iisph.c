@@ -357,14 +357,13 @@ static void finish(sph *s, const pass_ctx *pc, int i0, int i1)
 	case P_DOT_VADV:
 		/* rho_adv, the source and the diagonal */
 		for (int i = i0; i < i1; i++) {
-			const float fx = s->gfx[i], fy = s->gfy[i], bx = s->gbx[i], by = s->gby[i];
-			const float div = s->vax[i] * (fx + bx) + s->vay[i] * (fy + by) -
-					  s->perr[i] - s->vbg[i];
-			const float gx = fx + bx, gy = fy + by; /* G_f + G_b */
-			const float rt = surf_rest(s, sqrtf(gx * gx + gy * gy));
+			/* G_f + G_b */
+			const float gx = s->gfx[i] + s->gbx[i], gy = s->gfy[i] + s->gby[i];
+			const float g2 = gx * gx + gy * gy;
+			const float div = s->vax[i] * gx + s->vay[i] * gy - s->perr[i] - s->vbg[i];
+			const float rt = surf_rest(s, sqrtf(g2));
 			s->src[i] = II_DRIFT * (rt - s->rho[i]) - dt * div;
-			const float d = (fx + bx) * (fx + bx) + (fy + by) * (fy + by) + s->gg[i];
-			s->aii[i] = -dt * dt * ir02 * d;
+			s->aii[i] = -dt * dt * ir02 * (g2 + s->gg[i]);
 		}
 		break;
 	case P_GRAD_P:

@@ -353,6 +353,7 @@ void sph_collide(const sph *s, const sph_sub *c, float xp, float yp, float *x, f
 double sph_iisph_substep(sph *s, const sph_sub *c);
 /* Its densities (self included) of the sorted particles, for the initial stats. */
 void sph_iisph_density(sph *s);
+/* Its free surface's rest densities (sph.sg, sph.sf), once gk is known. */
 void sph_iisph_surface(sph *s);
 /* Thread t's share of the clusters (sph_kern.c). */
 void sph_thread_clusters(const sph *s, int *k0, int *k1);
